@@ -1,0 +1,153 @@
+# gapscope build.  One static archive per layer; a layer links only the
+# layers it depends on (LAYER_DEPS below is the architecture, written down).
+#
+#   make                 library, the gapscope binary (CUDA objects too when nvcc is found)
+#   make test            deps step, then every test (CPU backend; GPU tests print "skipped")
+#   make test-gpu        on a GPU machine: build with nvcc and gcc alone, run the CUDA tests
+#   make demo            deps step, then the default scenario and its report
+#   make bench           Google Benchmark microbenchmarks, JSON under build/bench/
+#   make deps            install what is missing (apt-get as root, npm into node_modules/)
+#   make test-layer L=field   one layer's tests (build/test/<layer>)
+#
+# Options: CUDA=0|1 (default: 1 when nvcc is found), VERIFY=1 (invariant
+# checks), SAN=address,undefined (sanitizers), ARCH=... (default -march=native),
+# NVCC_ARCH=... (default sm_90 plus compute_90 PTX).
+
+CC      ?= gcc
+CXX     ?= g++
+ARCH    ?= -march=native
+OPT     ?= -O2
+BUILD   ?= build
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC    ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
+ifeq ($(origin CUDA), undefined)
+  CUDA := $(if $(NVCC),1,0)
+endif
+NVCC_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+
+HAVE_GMP := $(if $(wildcard /usr/include/gmp.h /usr/include/*/gmp.h),1,0)
+
+CFLAGS_BASE := -std=c17 $(OPT) -g $(ARCH) -Wall -Wextra -Werror -pthread -fno-strict-aliasing
+ifeq ($(VERIFY),1)
+  CFLAGS_BASE += -DGS_VERIFY=1
+  BUILD := $(BUILD)-verify
+endif
+ifneq ($(SAN),)
+  CFLAGS_BASE += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+  LDFLAGS_SAN := -fsanitize=$(SAN)
+  BUILD := $(BUILD)-san
+endif
+ifeq ($(CUDA),1)
+  CFLAGS_BASE += -DGS_HAVE_CUDA=1
+  LDLIBS_CUDA := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+endif
+CFLAGS  += $(CFLAGS_BASE)
+LDLIBS  += -lm -pthread
+TEST_CFLAGS := $(if $(filter 1,$(HAVE_GMP)),-DGS_HAVE_GMP=1,)
+TEST_LDLIBS := $(if $(filter 1,$(HAVE_GMP)),-lgmp,)
+
+# ---- layers ---------------------------------------------------------------
+LAYERS := common field curve pairing poly msm groth16 io circuits cuda diag engine scenarios cli
+dir_common    := prover/common
+dir_field     := prover/field
+dir_curve     := prover/curve
+dir_pairing   := prover/pairing
+dir_poly      := prover/poly
+dir_msm       := prover/msm
+dir_groth16   := prover/groth16
+dir_io        := prover/io
+dir_circuits  := prover/circuits
+dir_cuda      := prover/cuda
+dir_diag      := diag
+dir_engine    := prover/engine
+dir_scenarios := scenarios
+dir_cli       := cli
+
+# Each layer's dependencies, most dependent first (the link order).
+deps_common    :=
+deps_field     := common
+deps_curve     := field common
+deps_pairing   := curve field common
+deps_poly      := field common
+deps_msm       := curve field common
+deps_groth16   := msm poly pairing curve field common
+deps_io        := groth16 msm poly pairing curve field common
+deps_circuits  := io groth16 msm poly pairing curve field common
+deps_cuda      := groth16 msm poly pairing curve field common
+deps_diag      := common
+deps_engine    := diag cuda circuits io groth16 msm poly pairing curve field common
+deps_scenarios := engine diag cuda circuits io groth16 msm poly pairing curve field common
+deps_cli       := scenarios engine diag cuda circuits io groth16 msm poly pairing curve field common
+
+srcs_of  = $(filter-out $(dir_$(1))/test_%.c,$(wildcard $(dir_$(1))/*.c))
+tests_of = $(wildcard $(dir_$(1))/test_*.c)
+objs_of  = $(patsubst %.c,$(BUILD)/obj/%.o,$(call srcs_of,$(1))) \
+           $(if $(filter cuda,$(1)),$(CU_OBJS),)
+lib_of   = $(BUILD)/lib/$(1).a
+libs_for = $(foreach d,$(1) $(deps_$(1)),$(call lib_of,$(d)))
+
+CU_SRCS := $(if $(filter 1,$(CUDA)),$(wildcard prover/cuda/*.cu),)
+CU_OBJS := $(patsubst %.cu,$(BUILD)/obj/%.o,$(CU_SRCS))
+
+ALL_TESTS := $(foreach l,$(LAYERS),$(call tests_of,$(l)))
+TEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(ALL_TESTS) test/runner.c)
+ALL_LIBS  := $(call libs_for,cli)
+
+.PHONY: all test test-gpu test-layer demo deps bench clean check-valgrind cuda-check
+all: $(BUILD)/gapscope
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O3 $(NVCC_ARCH) -DGS_HAVE_CUDA=1 -Xcompiler -Wall,-fno-strict-aliasing -lineinfo -c $< -o $@
+
+define layer_rules
+$(call lib_of,$(1)): $(call objs_of,$(1))
+	@mkdir -p $$(dir $$@)
+	@rm -f $$@
+	ar rcs $$@ $$^ $(if $(call objs_of,$(1)),,$(BUILD)/obj/empty.o)
+$(BUILD)/test/$(1): $(patsubst %.c,$(BUILD)/obj/%.o,test/runner.c $(call tests_of,$(1))) $(call libs_for,$(1))
+	@mkdir -p $$(dir $$@)
+	$(CC) $(CFLAGS) $(LDFLAGS_SAN) -o $$@ $$^ $(TEST_LDLIBS) $(LDLIBS_CUDA) $(LDLIBS)
+endef
+$(foreach l,$(LAYERS),$(eval $(call layer_rules,$(l))))
+
+$(BUILD)/obj/empty.o:
+	@mkdir -p $(dir $@)
+	echo 'typedef int gs_empty_unit;' | $(CC) -x c -c - -o $@
+
+$(BUILD)/gapscope: $(ALL_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS_SAN) -o $@ -Wl,--whole-archive $(call lib_of,cli) -Wl,--no-whole-archive $(ALL_LIBS) $(LDLIBS_CUDA) $(LDLIBS)
+
+$(BUILD)/test/all: $(TEST_OBJS) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS_SAN) -o $@ $(TEST_OBJS) $(ALL_LIBS) $(TEST_LDLIBS) $(LDLIBS_CUDA) $(LDLIBS)
+
+deps:
+	@./scripts/deps.sh
+
+test: deps
+	@$(MAKE) --no-print-directory $(BUILD)/test/all $(BUILD)/gapscope
+	GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all $(TEST_ARGS)
+
+test-layer:
+	@$(MAKE) --no-print-directory $(BUILD)/test/$(L)
+	GS_BIN=$(BUILD)/gapscope $(BUILD)/test/$(L) $(TEST_ARGS)
+
+# On a GPU machine: nvcc and gcc only, no deps step.
+test-gpu:
+	@$(MAKE) --no-print-directory CUDA=1 $(BUILD)/test/all $(BUILD)/gapscope
+	GS_REQUIRE_GPU=1 GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all --only cuda $(TEST_ARGS)
+
+demo: deps
+	@$(MAKE) --no-print-directory $(BUILD)/gapscope
+	$(BUILD)/gapscope run scenarios/demo.ini
+
+clean:
+	rm -rf build build-* 
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,96 @@
+/*
+ * The prover backend interface.  The CPU backend (prover/groth16) and the
+ * CUDA backend (prover/cuda) implement it; the engine and the drivers hold
+ * a gs_backend and never know which one it is.
+ *
+ * Proving is split the way production daemons split it:
+ *   prove_start: the work a GPU does (H2D of a/b/c, iNTT/coset/NTT for H,
+ *     the G1 MSMs H, C ("L"), A, B1, D2H of their results);
+ *   prove_finish: the G2 MSM of B on the CPU and the epilogue (blinding,
+ *     affine conversion), yielding the proof.
+ * Each call appends the stages it ran to a gs_stage_list, with times in the
+ * host clock (gs_now_ns time base): the CUDA backend converts CUDA event
+ * times; the CPU backend reports its own steps the same way.  The engine
+ * turns them into device-lane spans.
+ *
+ * Thread safety: one gs_backend per device is shared by that device's GPU
+ * workers; prove_start serializes device work internally (a per-device
+ * mutex; the time spent waiting for it is reported as stage
+ * "device_mutex_wait" with kind GS_STAGE_HOST) and prove_finish may run
+ * concurrently with another prove_start.
+ */
+#ifndef GS_BACKEND_H
+#define GS_BACKEND_H
+
+#include <stdint.h>
+
+#include "../common/status.h"
+#include "groth16.h"
+
+typedef enum {
+    GS_STAGE_KERNEL, /* compute on the device (or the CPU backend's compute) */
+    GS_STAGE_COPY,   /* host<->device copy */
+    GS_STAGE_HOST,   /* host-side step of the backend (prep, mutex wait, CPU MSM) */
+} gs_stage_kind;
+
+typedef struct gs_stage {
+    const char *name;       /* static string: "h2d", "ntt", "msm_h", "msm_l", "msm_a",
+                               "msm_b1", "d2h", "msm_b2", "host_prep", "device_mutex_wait",
+                               "epilogue" */
+    gs_stage_kind kind;
+    int32_t device;         /* -1 for host stages */
+    int32_t stream;
+    int64_t start_ns, end_ns;
+    uint16_t flags;         /* GS_STAGE_F_* */
+} gs_stage;
+#define GS_STAGE_F_PAGEABLE 0x1u   /* the copy came from pageable memory */
+#define GS_STAGE_F_MODELLED 0x2u   /* duration taken from a model, not measured */
+
+#define GS_STAGE_MAX 32
+typedef struct gs_stage_list {
+    int n;
+    gs_stage s[GS_STAGE_MAX];
+} gs_stage_list;
+
+typedef struct gs_backend gs_backend;
+typedef struct gs_prove_state gs_prove_state;  /* between start and finish */
+
+typedef struct gs_prove_opts {
+    int pageable;           /* stage a/b/c through pageable memory (labelled) */
+    int threads;            /* CPU threads for CPU-side work (0 = all cores) */
+    int g2_on_device;       /* CUDA: run the B2 MSM on the GPU */
+} gs_prove_opts;
+
+typedef struct gs_backend_ops {
+    const char *name;                                   /* "cpu", "cuda", "model" */
+    /* Device description for reports ("NVIDIA H200, driver 580.x" / CPU model). */
+    const char *(*describe)(gs_backend *be);
+    /* Makes pk resident (SRS uploaded once, reused by every proof). */
+    gs_status (*load_pk)(gs_backend *be, const gs_pk *pk, gs_err *err);
+    /* r, s: the blinding scalars (plain); the caller draws them. */
+    gs_status (*prove_start)(gs_backend *be, const gs_pk *pk, const gs_assignment *as,
+                             const gs_scalar *r, const gs_scalar *s,
+                             const gs_prove_opts *opts, gs_prove_state **st,
+                             gs_stage_list *stages, gs_err *err);
+    gs_status (*prove_finish)(gs_backend *be, gs_prove_state *st, gs_proof *out,
+                              gs_stage_list *stages, gs_err *err);
+    /* Frees a state whose finish will not run (failure, cancel). */
+    void (*prove_abort)(gs_backend *be, gs_prove_state *st);
+    void (*destroy)(gs_backend *be);
+} gs_backend_ops;
+
+struct gs_backend {
+    const gs_backend_ops *ops;
+    int32_t device;          /* device index this backend drives (-1 for cpu) */
+    void *impl;
+};
+
+/* The CPU backend (always present).  threads: 0 = all cores. */
+gs_status gs_backend_cpu_create(gs_backend **out, int threads, gs_err *err);
+/* The CUDA backend on device `device`; GS_ERR_NODEV when there is none,
+ * GS_ERR_UNSUPPORTED when built without CUDA. */
+gs_status gs_backend_cuda_create(gs_backend **out, int device, gs_err *err);
+/* Number of CUDA devices visible (0 without CUDA or without a GPU). */
+int gs_cuda_device_count(void);
+
+#endif

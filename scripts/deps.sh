@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The one idempotent deps step (`make deps`; `make test` and `make demo` run it).
+# Installs what is missing and nothing else:
+#   Debian packages: apt-get as root, otherwise prints the exact command;
+#   npm packages (snarkjs, circom2 for interop tests): into ./node_modules
+#   from package.json / package-lock.json.
+# Set GS_NO_DEPS=1 to skip it (e.g. on a GPU box without network).
+set -u
+cd "$(dirname "$0")/.."
+[ "${GS_NO_DEPS:-0}" = 1 ] && exit 0
+
+missing=()
+need_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed' || missing+=("$1"); }
+for p in build-essential make libgmp-dev gnuplot-nox hyperfine valgrind libbenchmark-dev; do
+  need_pkg "$p"
+done
+# Node.js may come from another packaging (with npm inside): ask for the commands.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "deps: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null || echo "deps: apt-get update failed (offline?)" >&2
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+      || { echo "deps: apt-get install ${missing[*]} failed" >&2; exit 1; }
+  else
+    echo "deps: missing Debian packages: ${missing[*]}" >&2
+    echo "deps: run: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+if [ -f package.json ] && command -v npm >/dev/null; then
+  if [ ! -x node_modules/.bin/snarkjs ] || [ package-lock.json -nt node_modules/.stamp ]; then
+    echo "deps: npm ci (snarkjs, circom2 into ./node_modules)"
+    if [ -f package-lock.json ]; then
+      npm ci --no-audit --no-fund --loglevel=error >/dev/null || { echo "deps: npm ci failed" >&2; exit 1; }
+    else
+      npm install --no-audit --no-fund --loglevel=error >/dev/null || { echo "deps: npm install failed" >&2; exit 1; }
+    fi
+    touch node_modules/.stamp
+  fi
+fi
+exit 0

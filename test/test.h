@@ -1,0 +1,87 @@
+/*
+ * gapscope's table-driven test runner (one runner for every layer).
+ *
+ *   GS_TEST(field_fp_mul_vs_gmp) { ... GS_CHECK(cond); ... }
+ *
+ * Tests register themselves (a constructor appends to the table), so a test
+ * file only needs to be linked in.  Each test gets a seeded gs_rng through
+ * gs_test_rng(); the runner prints the seed, and `--seed N` reproduces a run.
+ *
+ * Runner options: --seed N, --only SUBSTR (repeatable), --list, --quick
+ * (tests read gs_test_quick() to shrink iteration counts), -v.
+ * The runner ends with the line "N passed, N failed, N skipped".
+ */
+#ifndef GS_TEST_H
+#define GS_TEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../prover/common/rng.h"
+
+typedef void (*gs_test_fn)(void);
+
+void gs_test_register(const char *name, const char *file, gs_test_fn fn);
+/* Records a failure of the running test (the test goes on). */
+void gs_test_fail(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Marks the running test skipped, with a reason printed as "skipped: reason". */
+void gs_test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The running test's generator, seeded from the run seed and the test name. */
+gs_rng *gs_test_rng(void);
+uint64_t gs_test_seed(void);
+int gs_test_quick(void);
+int gs_test_verbose(void);
+/* Number of failures recorded so far in the running test. */
+int gs_test_failures(void);
+/* A scratch directory for the running test (created on first use, under
+ * $TMPDIR or /tmp; removed when the test passes). */
+const char *gs_test_tmpdir(void);
+
+#define GS_TEST(name)                                                   \
+    static void gs_test_fn_##name(void);                                \
+    __attribute__((constructor)) static void gs_test_reg_##name(void)   \
+    {                                                                   \
+        gs_test_register(#name, __FILE__, gs_test_fn_##name);           \
+    }                                                                   \
+    static void gs_test_fn_##name(void)
+
+#define GS_CHECK(cond)                                                  \
+    do {                                                                \
+        if (!(cond))                                                    \
+            gs_test_fail(__FILE__, __LINE__, "check failed: %s", #cond); \
+    } while (0)
+
+/* Like GS_CHECK but returns from the test on failure. */
+#define GS_REQUIRE(cond)                                                \
+    do {                                                                \
+        if (!(cond)) {                                                  \
+            gs_test_fail(__FILE__, __LINE__, "required: %s", #cond);    \
+            return;                                                     \
+        }                                                               \
+    } while (0)
+
+#define GS_CHECK_MSG(cond, ...)                                         \
+    do {                                                                \
+        if (!(cond))                                                    \
+            gs_test_fail(__FILE__, __LINE__, __VA_ARGS__);              \
+    } while (0)
+
+#define GS_CHECK_EQ_INT(a, b)                                           \
+    do {                                                                \
+        long long gs_a_ = (long long)(a), gs_b_ = (long long)(b);       \
+        if (gs_a_ != gs_b_)                                             \
+            gs_test_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld",  \
+                         #a, #b, gs_a_, gs_b_);                         \
+    } while (0)
+
+/* Check a gs_status is GS_OK; prints the status name. */
+#define GS_CHECK_OK(expr)                                               \
+    do {                                                                \
+        int gs_s_ = (int)(expr);                                        \
+        if (gs_s_ != 0)                                                 \
+            gs_test_fail(__FILE__, __LINE__, "%s returned status %d",   \
+                         #expr, gs_s_);                                 \
+    } while (0)
+
+#endif
