@@ -1,0 +1,137 @@
+/*
+ * The proving engine: the system under test, shaped like a production
+ * pipelined Groth16 daemon (../shared/DOMAIN.md).
+ *
+ *   driver --submit--> job queue --> synthesis pool (N threads: real circuit
+ *   synthesis, real allocations) --> bounded priority GPU queue of
+ *   synthesized partitions --> GPU workers (M per device: tracker lock for
+ *   fail check + mark busy, then backend prove_start) --> finalizer per
+ *   partition (prove_finish, free buffers, tracker lock: store result,
+ *   malloc_trim(0), on the last partition assemble + verify) --> results.
+ *
+ * Every step is recorded in the gs_timeline given at creation (NULL: no
+ * capture).  Injection points add labelled work where a scenario asks.
+ *
+ * Ownership: the engine borrows the timeline and the backends (one per
+ * device, created by the caller, e.g. CPU, CUDA or the model device) and
+ * must be destroyed before them.  submit/cancel may be called from any
+ * thread; create/destroy from one.
+ */
+#ifndef GS_ENGINE_H
+#define GS_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../diag/timeline.h"
+#include "../common/status.h"
+#include "../groth16/backend.h"
+
+/* Proof kinds.  X(enum, name, default partitions, default priority) */
+#define GS_JOB_KIND_TABLE(X)                                  \
+    X(GS_KIND_WINNING_POST, "winning_post", 1, 0)             \
+    X(GS_KIND_WINDOW_POST, "window_post", 1, 1)               \
+    X(GS_KIND_SNAP_DEALS, "snap_deals", 16, 2)                \
+    X(GS_KIND_POREP_C2, "porep_c2", 10, 2)                    \
+    X(GS_KIND_CIRCUIT, "circuit", 1, 2)
+typedef enum {
+#define GS_X(e, n, p, pr) e,
+    GS_JOB_KIND_TABLE(GS_X)
+#undef GS_X
+    GS_KIND_COUNT
+} gs_job_kind;
+const char *gs_job_kind_name(gs_job_kind k);
+int gs_job_kind_from_name(gs_job_kind *out, const char *name);
+
+/* Policies (the fixes scenarios A/B). */
+typedef enum { GS_TRIM_UNDER_LOCK, GS_TRIM_AFTER_UNLOCK, GS_TRIM_BACKGROUND, GS_TRIM_OFF, GS_TRIM_COUNT } gs_trim_policy;
+typedef enum { GS_VERIFY_UNDER_LOCK, GS_VERIFY_AFTER_UNLOCK, GS_VERIFY_OFF, GS_VERIFY_COUNT } gs_verify_policy;
+
+/* Injection points.  X(enum, name) */
+#define GS_INJ_TABLE(X)                   \
+    X(GS_INJ_TRACKER_HOLD, "tracker_hold") \
+    X(GS_INJ_MALLOC_TRIM, "malloc_trim")   \
+    X(GS_INJ_SYNTH, "synth")               \
+    X(GS_INJ_H2D, "h2d")                   \
+    X(GS_INJ_HOST_PREP, "host_prep")       \
+    X(GS_INJ_HANDOFF, "handoff")           \
+    X(GS_INJ_DEALLOC, "dealloc")           \
+    X(GS_INJ_VERIFY, "verify")
+typedef enum {
+#define GS_X(e, n) e,
+    GS_INJ_TABLE(GS_X)
+#undef GS_X
+    GS_INJ_COUNT
+} gs_inj_point;
+const char *gs_inj_point_name(gs_inj_point p);
+
+typedef enum { GS_DIST_FIXED, GS_DIST_UNIFORM, GS_DIST_LOGNORMAL, GS_DIST_EMPIRICAL, GS_DIST_COUNT } gs_dist_kind;
+typedef struct gs_dist {
+    gs_dist_kind kind;
+    double a, b;            /* fixed: a; uniform: [a, b]; lognormal: median a, sigma b (seconds) */
+    double *samples;        /* empirical: durations in seconds (owned by the config) */
+    size_t n_samples;
+} gs_dist;
+
+typedef struct gs_injection {
+    int enabled;
+    gs_dist dist;           /* delay in seconds */
+    double probability;     /* per occurrence, 0..1 */
+    uint64_t seed;          /* draws are reproducible per point */
+    int real;               /* malloc_trim: 1 = real malloc_trim(0) on a fragmented heap */
+    uint64_t frag_bytes;    /* malloc_trim real mode: heap to fragment */
+} gs_injection;
+
+typedef struct gs_engine_config {
+    int synth_threads;              /* default 2 */
+    int gpu_workers_per_device;     /* default 1 */
+    int finalizer_threads;          /* 0 = a finalizer thread per in-flight partition */
+    int queue_depth;                /* bounded GPU queue capacity (partitions), default 4 */
+    int prove_threads;              /* CPU threads per prove step (CPU backend / CPU G2 MSM) */
+    gs_trim_policy trim;
+    gs_verify_policy verify;
+    int pageable;                   /* pageable instead of pinned staging */
+    uint64_t seed;
+    gs_injection inj[GS_INJ_COUNT];
+} gs_engine_config;
+void gs_engine_config_defaults(gs_engine_config *cfg);
+
+/* One job as submitted.  Partitions of PoRep/SnapDeals are proved
+ * separately; other kinds are monolithic (partitions = 1 unless given). */
+typedef struct gs_job_spec {
+    uint64_t id;                /* caller's id (trace id) */
+    gs_job_kind kind;
+    uint32_t partitions;
+    int priority;               /* lower value = more urgent */
+    uint32_t log_constraints;   /* circuit size per partition: 2^log_constraints */
+    int64_t intended_ns;        /* intended arrival (latency is measured from it) */
+} gs_job_spec;
+
+typedef struct gs_job_result {
+    uint64_t id;
+    gs_job_kind kind;
+    uint32_t partitions;
+    gs_status status;           /* GS_OK when completed */
+    int verified;               /* 1 verified, 0 not checked, -1 failed */
+    int64_t intended_ns, submitted_ns, done_ns;
+    char error[GS_ERR_MSG_MAX]; /* first error, empty on success */
+} gs_job_result;
+
+typedef struct gs_engine gs_engine;
+
+gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
+                           gs_backend **backends, int n_devices,
+                           gs_timeline *tl, gs_err *err);
+/* Queues a job (never blocks on proving). */
+gs_status gs_engine_submit(gs_engine *e, const gs_job_spec *job, gs_err *err);
+/* Waits until every submitted job has completed or failed (timeout_ns <= 0: forever).
+ * Returns GS_OK, or GS_ERR_STATE on timeout. */
+gs_status gs_engine_drain(gs_engine *e, int64_t timeout_ns);
+/* Cancels queued work: running partitions finish, the rest fail with GS_ERR_CANCELLED. */
+void gs_engine_cancel(gs_engine *e);
+/* Results of finished jobs, in completion order; valid until destroy. */
+const gs_job_result *gs_engine_results(gs_engine *e, size_t *n);
+/* Stops threads (cancelling what is left) and frees everything. */
+void gs_engine_destroy(gs_engine *e);
+
+#endif
