@@ -1,0 +1,47 @@
+/*
+ * Native circuits: the CPU-heavy synthesis phase the engine's synthesis
+ * workers run.  A circuit family (Merkle inclusion proofs over Poseidon with
+ * the x^5 S-box, shaped like Filecoin's PoSt/PoRep circuits) is instantiated
+ * at a size; synthesis then builds a real witness (hashing, path
+ * computation, real allocations) and the QAP evaluation vectors a, b, c for
+ * the proving key made from the same circuit.
+ *
+ * Contract for the engine: gs_circuit_create once per (family, size), then
+ * from any number of threads at once gs_circuit_synthesize (the circuit is
+ * read-only after creation).
+ */
+#ifndef GS_CIRCUITS_H
+#define GS_CIRCUITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/status.h"
+#include "../groth16/groth16.h"
+
+typedef struct gs_circuit gs_circuit;
+
+/*
+ * Creates the circuit of `family` ("merkle_poseidon"; NULL = default) with
+ * about 2^log_constraints constraints (at most that many, and more than
+ * half of it: the QAP domain is then 2^log_constraints or 2^(log+1)).
+ * Builds the R1CS shape (constraint matrices) once.
+ */
+gs_status gs_circuit_create(gs_circuit **out, const char *family,
+                            uint32_t log_constraints, gs_err *err);
+void gs_circuit_destroy(gs_circuit *c);
+const gs_r1cs *gs_circuit_r1cs(const gs_circuit *c);
+uint32_t gs_circuit_n_public(const gs_circuit *c);
+
+/*
+ * Synthesizes one instance: derives private inputs from `seed` (leaves and
+ * paths), computes the whole witness, checks A.w o B.w = C.w (GS_ERR_UNSAT
+ * otherwise), and fills `out` (allocating w, a, b, c for the domain of
+ * `pk`, which must come from this circuit's R1CS).  Public inputs are
+ * w[1 .. n_public].  Thread safe.
+ */
+gs_status gs_circuit_synthesize(const gs_circuit *c, const gs_pk *pk,
+                                uint64_t seed, gs_assignment *out, gs_err *err);
+void gs_assignment_free(gs_assignment *a);
+
+#endif
