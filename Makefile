@@ -127,6 +127,24 @@ $(BUILD)/test/all: $(TEST_OBJS) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS_SAN) -o $@ $(TEST_OBJS) $(ALL_LIBS) $(TEST_LDLIBS) $(LDLIBS_CUDA) $(LDLIBS)
 
+# ---- benchmarks (Google Benchmark through bench/gsbench.h) ------------------
+BENCH_SRCS := $(wildcard bench/bm_*.c)
+BENCH_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(BENCH_SRCS)) $(BUILD)/obj/bench/gsbench.o
+BENCH_LIBS := $(call libs_for,scenarios)
+BENCH_OUT  ?= $(BUILD)/bench/results.json
+
+$(BUILD)/obj/bench/gsbench.o: bench/gsbench.cc bench/gsbench.h
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -c $< -o $@
+
+$(BUILD)/bench/gsbench: $(BENCH_OBJS) $(BENCH_LIBS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(LDFLAGS_SAN) -o $@ $(BENCH_OBJS) $(BENCH_LIBS) -lbenchmark $(LDLIBS_CUDA) $(LDLIBS)
+
+bench: deps $(BUILD)/bench/gsbench
+	$(BUILD)/bench/gsbench --benchmark_out=$(BENCH_OUT) --benchmark_out_format=json $(BENCH_ARGS)
+	@echo "bench: results in $(BENCH_OUT) (compare two runs with bench/compare A.json B.json)"
+
 deps:
 	@./scripts/deps.sh
 
