@@ -1,0 +1,159 @@
+/*
+ * Fp, the 381-bit base field of BLS12-381: six 64-bit limbs in Montgomery
+ * form with R = 2^384 (field.h has the contract).  The generic limb code is
+ * in limbs.h; here it is instantiated with N = 6 so every loop unrolls.
+ */
+#include "field.h"
+
+#include "consts.h"
+#include "limbs.h"
+
+#define N GS_FP_LIMBS
+
+const gs_fp GS_FP_MODULUS = {GS_FPC_P};
+static const uint64_t P[N] = GS_FPC_P;
+static const uint64_t R1[N] = GS_FPC_R1;
+static const uint64_t R2[N] = GS_FPC_R2;
+static const uint64_t R3[N] = GS_FPC_R3;
+static const uint64_t PM2[N] = GS_FPC_PM2;
+static const uint64_t HALF[N] = GS_FPC_HALF;
+static const uint64_t SQRT_EXP[N] = GS_FPC_SQRT_EXP;
+
+void gs_fp_zero(gs_fp *out) { memset(out, 0, sizeof *out); }
+void gs_fp_one(gs_fp *out) { memcpy(out->l, R1, sizeof R1); }
+
+void gs_fp_set_u64(gs_fp *out, uint64_t v)
+{
+    uint64_t plain[N] = {v};
+    lb_mont_mul(out->l, plain, R2, P, GS_FPC_N0, N);
+}
+
+int gs_fp_is_zero(const gs_fp *a) { return lb_is_zero(a->l, N); }
+int gs_fp_eq(const gs_fp *a, const gs_fp *b) { return lb_eq(a->l, b->l, N); }
+
+void gs_fp_add(gs_fp *out, const gs_fp *a, const gs_fp *b) { lb_mod_add(out->l, a->l, b->l, P, N); }
+void gs_fp_sub(gs_fp *out, const gs_fp *a, const gs_fp *b) { lb_mod_sub(out->l, a->l, b->l, P, N); }
+void gs_fp_neg(gs_fp *out, const gs_fp *a) { lb_mod_neg(out->l, a->l, P, N); }
+void gs_fp_dbl(gs_fp *out, const gs_fp *a) { lb_mod_add(out->l, a->l, a->l, P, N); }
+
+void gs_fp_mul(gs_fp *out, const gs_fp *a, const gs_fp *b)
+{
+    lb_mont_mul(out->l, a->l, b->l, P, GS_FPC_N0, N);
+}
+
+void gs_fp_sqr(gs_fp *out, const gs_fp *a)
+{
+    lb_mont_mul(out->l, a->l, a->l, P, GS_FPC_N0, N);
+}
+
+/* Left-to-right square and multiply; branches on the (public) exponent only. */
+void gs_fp_pow(gs_fp *out, const gs_fp *a, const uint64_t *e, size_t n)
+{
+    gs_fp acc, base = *a;
+    gs_fp_one(&acc);
+    for (size_t i = n; i-- > 0;) {
+        for (int b = 63; b >= 0; b--) {
+            gs_fp_sqr(&acc, &acc);
+            if ((e[i] >> b) & 1) gs_fp_mul(&acc, &acc, &base);
+        }
+    }
+    *out = acc;
+}
+
+/* Fermat: a^(p-2); 0 maps to 0. */
+void gs_fp_inv(gs_fp *out, const gs_fp *a) { gs_fp_pow(out, a, PM2, N); }
+
+/*
+ * Binary extended gcd on the Montgomery value aR gives (aR)^-1 = a^-1 R^-1;
+ * one Montgomery multiplication by R^3 turns it into a^-1 R.
+ */
+void gs_fp_inv_var(gs_fp *out, const gs_fp *a)
+{
+    uint64_t t[N];
+    lb_inv_plain_var(t, a->l, P, N);
+    lb_mont_mul(out->l, t, R3, P, GS_FPC_N0, N);
+}
+
+/* p = 3 mod 4: a^((p+1)/4) is a root whenever a is a square. */
+int gs_fp_sqrt(gs_fp *out, const gs_fp *a)
+{
+    gs_fp s, c;
+    gs_fp_pow(&s, a, SQRT_EXP, N);
+    gs_fp_sqr(&c, &s);
+    int ok = gs_fp_eq(&c, a);
+    if (ok) *out = s;
+    return ok;
+}
+
+int gs_fp_is_lexlargest(const gs_fp *a)
+{
+    uint64_t t[N];
+    gs_fp_to_plain(t, a);
+    return lb_lt(HALF, t, N);
+}
+
+void gs_fp_to_plain(uint64_t out[GS_FP_LIMBS], const gs_fp *a)
+{
+    static const uint64_t one[N] = {1};
+    lb_mont_mul(out, a->l, one, P, GS_FPC_N0, N);
+}
+
+int gs_fp_from_plain(gs_fp *out, const uint64_t plain[GS_FP_LIMBS])
+{
+    if (!lb_lt(plain, P, N)) return 0;
+    lb_mont_mul(out->l, plain, R2, P, GS_FPC_N0, N);
+    return 1;
+}
+
+void gs_fp_to_bytes_le(uint8_t out[GS_FP_BYTES], const gs_fp *a)
+{
+    uint64_t t[N];
+    gs_fp_to_plain(t, a);
+    lb_to_bytes_le(out, t, N);
+}
+
+void gs_fp_to_bytes_be(uint8_t out[GS_FP_BYTES], const gs_fp *a)
+{
+    uint8_t t[GS_FP_BYTES];
+    gs_fp_to_bytes_le(t, a);
+    lb_reverse_bytes(out, t, GS_FP_BYTES);
+}
+
+int gs_fp_from_bytes_le(gs_fp *out, const uint8_t in[GS_FP_BYTES])
+{
+    uint64_t t[N];
+    lb_from_bytes_le(t, in, N);
+    return gs_fp_from_plain(out, t);
+}
+
+int gs_fp_from_bytes_be(gs_fp *out, const uint8_t in[GS_FP_BYTES])
+{
+    uint8_t t[GS_FP_BYTES];
+    lb_reverse_bytes(t, in, GS_FP_BYTES);
+    return gs_fp_from_bytes_le(out, t);
+}
+
+/* Uniform below p by rejection on a value masked to p's bit length. */
+void gs_fp_random(gs_fp *out, gs_rng *rng)
+{
+    uint64_t t[N];
+    do {
+        for (int i = 0; i < N; i++) t[i] = gs_rng_u64(rng);
+        t[N - 1] &= GS_FPC_TOP_MASK;
+    } while (!lb_lt(t, P, N));
+    memcpy(out->l, t, sizeof t);
+}
+
+void gs_fp_to_dec(char *buf, size_t len, const gs_fp *a)
+{
+    uint64_t t[N];
+    gs_fp_to_plain(t, a);
+    lb_to_dec(buf, len, t, N);
+}
+
+int gs_fp_from_dec(gs_fp *out, const char *s)
+{
+    uint64_t t[N];
+    if (!lb_from_dec(t, s, N)) return 0;
+    return gs_fp_from_plain(out, t);
+}
