@@ -13,6 +13,8 @@
 #define GS_FPC_TOP_MASK 0x1fffffffffffffffULL /* bits of the top limb */
 
 #define GS_FPC_SQRT_EXP { 0xee7fbfffffffeaabULL, 0x07aaffffac54ffffULL, 0xd9cc34a83dac3d89ULL, 0xd91dd2e13ce144afULL, 0x92c6e9ed90d2eb35ULL, 0x0680447a8e5ff9a6ULL }
+#define GS_FPC_P_M3_DIV4 { 0xee7fbfffffffeaaaULL, 0x07aaffffac54ffffULL, 0xd9cc34a83dac3d89ULL, 0xd91dd2e13ce144afULL, 0x92c6e9ed90d2eb35ULL, 0x0680447a8e5ff9a6ULL }
+#define GS_FPC_P_M1_DIV2 { 0xdcff7fffffffd555ULL, 0x0f55ffff58a9ffffULL, 0xb39869507b587b12ULL, 0xb23ba5c279c2895fULL, 0x258dd3db21a5d66bULL, 0x0d0088f51cbff34dULL }
 
 /* GS_FRC modulus = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001 */
 #define GS_FRC_P { 0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL }

@@ -140,6 +140,8 @@ int gs_fp2_sqrt(gs_fp2 *out, const gs_fp2 *a);
 int gs_fp2_is_lexlargest(const gs_fp2 *a);
 void gs_fp2_frobenius(gs_fp2 *out, const gs_fp2 *a); /* a^p = conj(a) */
 void gs_fp2_random(gs_fp2 *out, gs_rng *rng);
+/* a^e, e as n little-endian 64-bit limbs (variable time in e only). */
+void gs_fp2_pow(gs_fp2 *out, const gs_fp2 *a, const uint64_t *e, size_t n);
 
 /* ---- Fp6 --------------------------------------------------------------- */
 void gs_fp6_zero(gs_fp6 *out);

@@ -1,0 +1,175 @@
+/*
+ * Fp2 = Fp[u]/(u^2 + 1), elements c0 + c1 u (field.h has the contract).
+ * Multiplication is Karatsuba with three Fp multiplications, squaring the
+ * "complex" method with two (Devegili, O hEigeartaigh, Scott, Dahab,
+ * "Multiplication and Squaring on Pairing-Friendly Fields", eprint
+ * 2006/471, sections 3 and 3.1).
+ */
+#include "field.h"
+
+#include "consts.h"
+#include "limbs.h"
+
+static const uint64_t P_M3_DIV4[GS_FP_LIMBS] = GS_FPC_P_M3_DIV4;
+static const uint64_t P_M1_DIV2[GS_FP_LIMBS] = GS_FPC_P_M1_DIV2;
+
+void gs_fp2_zero(gs_fp2 *out) { memset(out, 0, sizeof *out); }
+
+void gs_fp2_one(gs_fp2 *out)
+{
+    gs_fp_one(&out->c0);
+    gs_fp_zero(&out->c1);
+}
+
+int gs_fp2_is_zero(const gs_fp2 *a) { return gs_fp_is_zero(&a->c0) & gs_fp_is_zero(&a->c1); }
+
+int gs_fp2_eq(const gs_fp2 *a, const gs_fp2 *b)
+{
+    return gs_fp_eq(&a->c0, &b->c0) & gs_fp_eq(&a->c1, &b->c1);
+}
+
+void gs_fp2_add(gs_fp2 *out, const gs_fp2 *a, const gs_fp2 *b)
+{
+    gs_fp_add(&out->c0, &a->c0, &b->c0);
+    gs_fp_add(&out->c1, &a->c1, &b->c1);
+}
+
+void gs_fp2_sub(gs_fp2 *out, const gs_fp2 *a, const gs_fp2 *b)
+{
+    gs_fp_sub(&out->c0, &a->c0, &b->c0);
+    gs_fp_sub(&out->c1, &a->c1, &b->c1);
+}
+
+void gs_fp2_neg(gs_fp2 *out, const gs_fp2 *a)
+{
+    gs_fp_neg(&out->c0, &a->c0);
+    gs_fp_neg(&out->c1, &a->c1);
+}
+
+void gs_fp2_dbl(gs_fp2 *out, const gs_fp2 *a)
+{
+    gs_fp_dbl(&out->c0, &a->c0);
+    gs_fp_dbl(&out->c1, &a->c1);
+}
+
+/* (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u */
+void gs_fp2_mul(gs_fp2 *out, const gs_fp2 *a, const gs_fp2 *b)
+{
+    gs_fp t0, t1, s0, s1;
+    gs_fp_mul(&t0, &a->c0, &b->c0);
+    gs_fp_mul(&t1, &a->c1, &b->c1);
+    gs_fp_add(&s0, &a->c0, &a->c1);
+    gs_fp_add(&s1, &b->c0, &b->c1);
+    gs_fp_mul(&s0, &s0, &s1);
+    gs_fp_sub(&out->c0, &t0, &t1);
+    gs_fp_sub(&s0, &s0, &t0);
+    gs_fp_sub(&out->c1, &s0, &t1);
+}
+
+/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
+void gs_fp2_sqr(gs_fp2 *out, const gs_fp2 *a)
+{
+    gs_fp s, d, m;
+    gs_fp_add(&s, &a->c0, &a->c1);
+    gs_fp_sub(&d, &a->c0, &a->c1);
+    gs_fp_mul(&m, &a->c0, &a->c1);
+    gs_fp_mul(&out->c0, &s, &d);
+    gs_fp_dbl(&out->c1, &m);
+}
+
+void gs_fp2_mul_fp(gs_fp2 *out, const gs_fp2 *a, const gs_fp *b)
+{
+    gs_fp_mul(&out->c0, &a->c0, b);
+    gs_fp_mul(&out->c1, &a->c1, b);
+}
+
+/* (a0 + a1 u)(1 + u) = (a0 - a1) + (a0 + a1) u */
+void gs_fp2_mul_nr(gs_fp2 *out, const gs_fp2 *a)
+{
+    gs_fp t;
+    gs_fp_sub(&t, &a->c0, &a->c1);
+    gs_fp_add(&out->c1, &a->c0, &a->c1);
+    out->c0 = t;
+}
+
+void gs_fp2_conj(gs_fp2 *out, const gs_fp2 *a)
+{
+    out->c0 = a->c0;
+    gs_fp_neg(&out->c1, &a->c1);
+}
+
+void gs_fp2_frobenius(gs_fp2 *out, const gs_fp2 *a) { gs_fp2_conj(out, a); }
+
+/* 1 / (a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2); 0 maps to 0. */
+void gs_fp2_inv(gs_fp2 *out, const gs_fp2 *a)
+{
+    gs_fp t0, t1;
+    gs_fp_sqr(&t0, &a->c0);
+    gs_fp_sqr(&t1, &a->c1);
+    gs_fp_add(&t0, &t0, &t1);
+    gs_fp_inv(&t0, &t0);
+    gs_fp_mul(&out->c0, &a->c0, &t0);
+    gs_fp_mul(&t1, &a->c1, &t0);
+    gs_fp_neg(&out->c1, &t1);
+}
+
+void gs_fp2_pow(gs_fp2 *out, const gs_fp2 *a, const uint64_t *e, size_t n)
+{
+    gs_fp2 acc, base = *a;
+    gs_fp2_one(&acc);
+    for (size_t i = n; i-- > 0;) {
+        for (int b = 63; b >= 0; b--) {
+            gs_fp2_sqr(&acc, &acc);
+            if ((e[i] >> b) & 1) gs_fp2_mul(&acc, &acc, &base);
+        }
+    }
+    *out = acc;
+}
+
+/*
+ * Square root for q = p = 3 mod 4: Adj and Rodriguez-Henriquez, "Square
+ * root computation over even extension fields", eprint 2012/685,
+ * algorithm 9.  The result is checked by squaring, so a non-square (or a
+ * failure of the algorithm) returns 0 with out untouched.
+ */
+int gs_fp2_sqrt(gs_fp2 *out, const gs_fp2 *a)
+{
+    gs_fp2 a1, alpha, a0, x0, x, t, minus_one;
+    gs_fp2_one(&minus_one);
+    gs_fp2_neg(&minus_one, &minus_one);
+
+    gs_fp2_pow(&a1, a, P_M3_DIV4, GS_FP_LIMBS);     /* a1 = a^((p-3)/4) */
+    gs_fp2_sqr(&alpha, &a1);
+    gs_fp2_mul(&alpha, &alpha, a);                  /* alpha = a1^2 a */
+    gs_fp2_conj(&a0, &alpha);
+    gs_fp2_mul(&a0, &a0, &alpha);                   /* a0 = alpha^(p+1) */
+    if (gs_fp2_eq(&a0, &minus_one)) return 0;
+    gs_fp2_mul(&x0, &a1, a);                        /* x0 = a1 a */
+    if (gs_fp2_eq(&alpha, &minus_one)) {
+        /* x = u x0 */
+        gs_fp_neg(&x.c0, &x0.c1);
+        x.c1 = x0.c0;
+    } else {
+        gs_fp2 b;
+        gs_fp2_one(&b);
+        gs_fp2_add(&b, &b, &alpha);
+        gs_fp2_pow(&b, &b, P_M1_DIV2, GS_FP_LIMBS); /* b = (1 + alpha)^((p-1)/2) */
+        gs_fp2_mul(&x, &b, &x0);
+    }
+    gs_fp2_sqr(&t, &x);
+    if (!gs_fp2_eq(&t, a)) return 0;
+    *out = x;
+    return 1;
+}
+
+int gs_fp2_is_lexlargest(const gs_fp2 *a)
+{
+    if (!gs_fp_is_zero(&a->c1)) return gs_fp_is_lexlargest(&a->c1);
+    return gs_fp_is_lexlargest(&a->c0);
+}
+
+void gs_fp2_random(gs_fp2 *out, gs_rng *rng)
+{
+    gs_fp_random(&out->c0, rng);
+    gs_fp_random(&out->c1, rng);
+}
