@@ -1,0 +1,412 @@
+/*
+ * spans.csv: the canonical, loss-free form of a timeline (format in
+ * diag/README.md, "spans.csv").
+ *
+ *   # gapscope timeline v1
+ *   # meta <key>=<value>          key escapes \\ \n \r \= ; value \\ \n \r
+ *   # lane <id>,<role>,<device>,<stream>,<name>   name escaped like a value
+ *   # dropped <n>                 only when spans were dropped in capture
+ *   start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args
+ *   <one row per span, sorted by (start, end, lane)>
+ *
+ * name and args are RFC 4180 fields: quoted (with "" for ") when they hold
+ * a comma, quote, CR or LF; a quoted field may span lines.  value is
+ * written with 17 significant digits, so doubles round-trip exactly.
+ * Other "#" lines are comments.  The reader checks every field and reports
+ * the first problem as GS_ERR_FORMAT at "path:line".
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tl_internal.h"
+
+#define CSV_HEADER "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args"
+#define CSV_FIELDS 11
+
+static void put_escaped(FILE *f, const char *s, int is_key)
+{
+    for (; *s; s++) {
+        if (*s == '\\')
+            fputs("\\\\", f);
+        else if (*s == '\n')
+            fputs("\\n", f);
+        else if (*s == '\r')
+            fputs("\\r", f);
+        else if (is_key && *s == '=')
+            fputs("\\=", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+static void put_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+gs_status gs_timeline_write_csv(gs_timeline *tl, const char *path, gs_err *err)
+{
+    gs_outfile o;
+    size_t n;
+    const gs_span *sp = gs_timeline_spans(tl, &n);
+    if (!sp && gs_tl_span_total(tl) > 0)
+        return gs_err_set(err, GS_ERR_NOMEM, "timeline csv", path, "out of memory sorting spans");
+    gs_status st = gs_out_open(&o, path, err);
+    if (st != GS_OK)
+        return st;
+    FILE *f = o.f;
+    fputs("# gapscope timeline v1\n", f);
+    for (size_t i = 0; i < gs_timeline_meta_count(tl); i++) {
+        const char *k, *v;
+        gs_timeline_meta_at(tl, i, &k, &v);
+        fputs("# meta ", f);
+        put_escaped(f, k, 1);
+        fputc('=', f);
+        put_escaped(f, v, 0);
+        fputc('\n', f);
+    }
+    for (size_t i = 0; i < gs_timeline_lane_count(tl); i++) {
+        const gs_lane_info *L = gs_timeline_lane(tl, (int32_t)i);
+        fprintf(f, "# lane %d,%s,%d,%d,", (int)L->id, gs_role_name(L->role),
+                (int)L->device, (int)L->stream);
+        put_escaped(f, L->name, 0);
+        fputc('\n', f);
+    }
+    if (gs_timeline_dropped(tl))
+        fprintf(f, "# dropped %llu\n", (unsigned long long)gs_timeline_dropped(tl));
+    fputs(CSV_HEADER "\n", f);
+    for (size_t i = 0; i < n; i++) {
+        const gs_span *s = &sp[i];
+        fprintf(f, "%lld,%lld,%d,%s,", (long long)s->start_ns, (long long)s->end_ns,
+                (int)s->lane, gs_span_kind_name((gs_span_kind)s->kind));
+        put_field(f, s->name);
+        fprintf(f, ",%d,%d,%u,%d,%.17g,", (int)s->job, (int)s->part, (unsigned)s->flags,
+                (int)s->holder, s->value);
+        put_field(f, s->args);
+        fputc('\n', f);
+    }
+    return gs_out_close(&o, 1, err);
+}
+
+/* ---- reader --------------------------------------------------------------- */
+
+typedef struct {
+    const char *path;
+    const char *p, *end;
+    size_t line;
+    gs_err *err;
+    char *fld[CSV_FIELDS];
+    size_t cap[CSV_FIELDS];
+} reader;
+
+static gs_status bad(reader *r, size_t line, const char *fmt, const char *detail)
+{
+    char where[4200];
+    snprintf(where, sizeof where, "%s:%zu", r->path, line);
+    return gs_err_set(r->err, GS_ERR_FORMAT, "timeline csv", where, fmt, detail);
+}
+
+static int fld_put(reader *r, int k, size_t *len, char c)
+{
+    if (*len + 1 >= r->cap[k]) {
+        size_t cap = r->cap[k] ? r->cap[k] * 2 : 64;
+        char *nb = realloc(r->fld[k], cap);
+        if (!nb)
+            return 0;
+        r->fld[k] = nb;
+        r->cap[k] = cap;
+    }
+    r->fld[k][(*len)++] = c;
+    r->fld[k][*len] = '\0';
+    return 1;
+}
+
+/* Parses one RFC 4180 record at r->p into r->fld; advances past its end of
+ * line.  Returns the field count, or -1 (error set). */
+static int parse_record(reader *r)
+{
+    size_t start_line = r->line;
+    int k = 0;
+    for (;;) {
+        if (k == CSV_FIELDS) {
+            bad(r, start_line, "%s", "more than 11 fields");
+            return -1;
+        }
+        size_t len = 0;
+        if (!fld_put(r, k, &len, 'x'))
+            goto nomem;
+        len = 0;
+        r->fld[k][0] = '\0';
+        if (r->p < r->end && *r->p == '"') {
+            r->p++;
+            for (;;) {
+                if (r->p >= r->end) {
+                    bad(r, start_line, "%s", "unterminated quoted field");
+                    return -1;
+                }
+                char c = *r->p++;
+                if (c == '"') {
+                    if (r->p < r->end && *r->p == '"')
+                        r->p++;
+                    else
+                        break;
+                } else if (c == '\n') {
+                    r->line++;
+                }
+                if (!fld_put(r, k, &len, c))
+                    goto nomem;
+            }
+            if (r->p < r->end && *r->p != ',' && *r->p != '\n' && *r->p != '\r') {
+                bad(r, r->line, "%s", "text after a closing quote");
+                return -1;
+            }
+        } else {
+            while (r->p < r->end && *r->p != ',' && *r->p != '\n' && *r->p != '\r') {
+                if (*r->p == '"') {
+                    bad(r, r->line, "%s", "quote inside an unquoted field");
+                    return -1;
+                }
+                if (!fld_put(r, k, &len, *r->p++))
+                    goto nomem;
+            }
+        }
+        k++;
+        if (r->p < r->end && *r->p == ',') {
+            r->p++;
+            continue;
+        }
+        if (r->p < r->end && *r->p == '\r')
+            r->p++;
+        if (r->p < r->end && *r->p == '\n') {
+            r->p++;
+            r->line++;
+        } else if (r->p < r->end) {
+            bad(r, r->line, "%s", "stray carriage return");
+            return -1;
+        }
+        return k;
+    }
+nomem:
+    gs_err_set(r->err, GS_ERR_NOMEM, "timeline csv", r->path, "out of memory");
+    return -1;
+}
+
+static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!*s)
+        return 0;
+    char *e;
+    errno = 0;
+    long long v = strtoll(s, &e, 10);
+    if (*e || errno || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* Unescapes \\ \n \r \= in place; stops at an unescaped '=' when stop_eq
+ * (returns the rest after it via *rest).  Returns 0 on a bad escape. */
+static int unescape(char *s, int stop_eq, char **rest)
+{
+    char *w = s;
+    if (rest)
+        *rest = NULL;
+    for (char *p = s; *p; p++) {
+        if (*p == '\\') {
+            p++;
+            if (*p == '\\')
+                *w++ = '\\';
+            else if (*p == 'n')
+                *w++ = '\n';
+            else if (*p == 'r')
+                *w++ = '\r';
+            else if (*p == '=' && stop_eq)
+                *w++ = '=';
+            else
+                return 0;
+        } else if (stop_eq && *p == '=') {
+            *w = '\0';
+            *rest = p + 1;
+            return 1;
+        } else {
+            *w++ = *p;
+        }
+    }
+    *w = '\0';
+    return !stop_eq;
+}
+
+static gs_status comment_line(reader *r, gs_timeline *tl, char *line)
+{
+    if (!strncmp(line, "# meta ", 7)) {
+        char *val;
+        if (!unescape(line + 7, 1, &val) || !unescape(val, 0, NULL))
+            return bad(r, r->line, "%s", "meta line needs key=value with valid escapes");
+        gs_timeline_meta_set(tl, line + 7, val);
+    } else if (!strncmp(line, "# lane ", 7)) {
+        char *f[5], *p = line + 7;
+        for (int i = 0; i < 4; i++) {
+            f[i] = p;
+            p = strchr(p, ',');
+            if (!p)
+                return bad(r, r->line, "%s", "lane line needs id,role,device,stream,name");
+            *p++ = '\0';
+        }
+        f[4] = p;
+        int64_t id, dev, str;
+        gs_role role;
+        if (!parse_i64(f[0], 0, INT32_MAX, &id) || (size_t)id != gs_timeline_lane_count(tl))
+            return bad(r, r->line, "lane id '%s' out of order", f[0]);
+        if (!gs_role_from_name(&role, f[1]))
+            return bad(r, r->line, "unknown lane role '%s'", f[1]);
+        if (!parse_i64(f[2], -1, INT32_MAX, &dev) || !parse_i64(f[3], -1, INT32_MAX, &str))
+            return bad(r, r->line, "%s", "lane device/stream must be integers >= -1");
+        if (!unescape(f[4], 0, NULL))
+            return bad(r, r->line, "%s", "bad escape in lane name");
+        if (!gs_tl_lane_open(tl, f[4], role, (int32_t)dev, (int32_t)str))
+            return gs_err_set(r->err, GS_ERR_NOMEM, "timeline csv", r->path, "out of memory");
+    } else if (!strncmp(line, "# dropped ", 10)) {
+        int64_t d;
+        if (!parse_i64(line + 10, 0, INT64_MAX, &d))
+            return bad(r, r->line, "%s", "dropped count must be a non-negative integer");
+        gs_tl_set_dropped(tl, (uint64_t)d);
+    }
+    return GS_OK;
+}
+
+static gs_status data_row(reader *r, gs_timeline *tl, size_t line)
+{
+    char **f = r->fld;
+    int64_t a, b, lane, job, part, flags, holder;
+    gs_span_kind kind;
+    if (!parse_i64(f[0], INT64_MIN, INT64_MAX, &a) || !parse_i64(f[1], INT64_MIN, INT64_MAX, &b))
+        return bad(r, line, "%s", "start_ns/end_ns must be integers");
+    if (b < a)
+        return bad(r, line, "%s", "end_ns before start_ns");
+    if (!parse_i64(f[2], 0, (int64_t)gs_timeline_lane_count(tl) - 1, &lane))
+        return bad(r, line, "lane '%s' is not a declared lane id", f[2]);
+    if (!gs_span_kind_from_name(&kind, f[3]))
+        return bad(r, line, "unknown span kind '%s'", f[3]);
+    if (!parse_i64(f[5], -1, INT32_MAX, &job) || !parse_i64(f[6], -1, INT32_MAX, &part))
+        return bad(r, line, "%s", "job/part must be integers >= -1");
+    if (!parse_i64(f[7], 0, 0xffff, &flags))
+        return bad(r, line, "flags '%s' must be an integer 0..65535", f[7]);
+    if (!parse_i64(f[8], -1, (int64_t)gs_timeline_lane_count(tl) - 1, &holder))
+        return bad(r, line, "holder '%s' is not -1 or a declared lane id", f[8]);
+    char *e;
+    errno = 0;
+    double v = strtod(f[9], &e);
+    if (!*f[9] || *e)
+        return bad(r, line, "value '%s' is not a number", f[9]);
+    gs_span s = {.start_ns = a, .end_ns = b, .lane = (int32_t)lane, .holder = (int32_t)holder,
+                 .job = (int32_t)job, .part = (int32_t)part, .kind = (uint16_t)kind,
+                 .flags = (uint16_t)flags, .value = v, .name = f[4], .args = f[10]};
+    size_t before = gs_timeline_dropped(tl);
+    gs_tl_append_raw(gs_tl_lane_by_id(tl, (int32_t)lane), &s);
+    if (gs_timeline_dropped(tl) != before)
+        return gs_err_set(r->err, GS_ERR_NOMEM, "timeline csv", r->path, "out of memory");
+    return GS_OK;
+}
+
+gs_status gs_timeline_read_csv(gs_timeline **out, const char *path, gs_err *err)
+{
+    reader r = {.path = path, .line = 1, .err = err};
+    gs_timeline *tl = NULL;
+    char *buf = NULL, *line = NULL;
+    size_t len;
+    int header = 0;
+    *out = NULL;
+    gs_status st = gs_read_file(&buf, &len, path, err);
+    if (st != GS_OK)
+        return st;
+    if (strlen(buf) != len) {
+        st = bad(&r, 1, "%s", "file contains a NUL byte (not a spans.csv)");
+        goto fail;
+    }
+    st = gs_timeline_create(&tl);
+    if (st != GS_OK)
+        goto fail;
+    r.p = buf;
+    r.end = buf + len;
+    while (r.p < r.end) {
+        if (*r.p == '#') {
+            const char *nl = memchr(r.p, '\n', (size_t)(r.end - r.p));
+            size_t l = nl ? (size_t)(nl - r.p) : (size_t)(r.end - r.p);
+            free(line);
+            line = strndup(r.p, l);
+            if (!line) {
+                st = gs_err_set(err, GS_ERR_NOMEM, "timeline csv", path, "out of memory");
+                goto fail;
+            }
+            if (l && line[l - 1] == '\r')
+                line[l - 1] = '\0';
+            if ((st = comment_line(&r, tl, line)) != GS_OK)
+                goto fail;
+            r.p += l + (nl ? 1 : 0);
+            r.line++;
+            continue;
+        }
+        size_t rec_line = r.line;
+        if (*r.p == '\n' || (*r.p == '\r' && r.p + 1 < r.end && r.p[1] == '\n')) {
+            r.p += *r.p == '\r' ? 2 : 1;
+            r.line++;
+            continue;
+        }
+        int k = parse_record(&r);
+        if (k < 0) {
+            st = err && err->status ? err->status : GS_ERR_FORMAT;
+            goto fail;
+        }
+        if (!header) {
+            static const char *const names[CSV_FIELDS] = {
+                "start_ns", "end_ns", "lane", "kind", "name", "job",
+                "part", "flags", "holder", "value", "args"};
+            int ok = k == CSV_FIELDS;
+            for (int i = 0; ok && i < CSV_FIELDS; i++)
+                ok = !strcmp(r.fld[i], names[i]);
+            if (!ok) {
+                st = bad(&r, rec_line, "%s", "expected the header line '" CSV_HEADER "'");
+                goto fail;
+            }
+            header = 1;
+            continue;
+        }
+        if (k != CSV_FIELDS) {
+            char d[32];
+            snprintf(d, sizeof d, "%d", k);
+            st = bad(&r, rec_line, "expected 11 fields, found %s", d);
+            goto fail;
+        }
+        if ((st = data_row(&r, tl, rec_line)) != GS_OK)
+            goto fail;
+    }
+    if (!header) {
+        st = bad(&r, r.line, "%s", "no header line (not a spans.csv)");
+        goto fail;
+    }
+    for (int i = 0; i < CSV_FIELDS; i++)
+        free(r.fld[i]);
+    free(line);
+    free(buf);
+    *out = tl;
+    return GS_OK;
+fail:
+    for (int i = 0; i < CSV_FIELDS; i++)
+        free(r.fld[i]);
+    free(line);
+    free(buf);
+    gs_timeline_destroy(tl);
+    return st;
+}
