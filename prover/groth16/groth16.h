@@ -5,7 +5,7 @@
  * H points on the odd coset of the 2n-th roots (no division by Z at prove
  * time), gamma = 1 (vk_gamma_2 = G2 generator).
  *
- * Ownership: *_create/*_destroy allocate and free; structs below own the
+ * Ownership: _create and _destroy functions allocate and free; structs below own the
  * arrays they point to unless a field says otherwise.
  */
 #ifndef GS_GROTH16_H
@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/pool.h"
+#include "../common/rng.h"
 #include "../common/status.h"
 #include "../curve/curve.h"
 #include "../field/field.h"
@@ -71,5 +73,115 @@ typedef struct gs_assignment {
     gs_scalar *w;
     gs_fr *a, *b, *c;
 } gs_assignment;
+
+/* ====================================================================== */
+/* Functions (added by the groth16 layer; the types above are the contract */
+/* the engine and the CUDA backend were written against).                 */
+/* ====================================================================== */
+
+/* ---- R1CS (r1cs.c) ------------------------------------------------------ */
+
+/* nPublic in snarkjs's sense: n_pub_out + n_pub_in (wire 0 not counted). */
+uint32_t gs_r1cs_n_public(const gs_r1cs *r);
+/* Frees the arrays of r (not r itself) and zeroes it.  NULL-safe. */
+void gs_r1cs_free(gs_r1cs *r);
+/*
+ * Structural check: starts monotone, every wire index < n_wires,
+ * n_pub_out + n_pub_in + n_prv_in < n_wires.  GS_ERR_FORMAT naming the
+ * constraint and matrix otherwise.
+ */
+gs_status gs_r1cs_validate(const gs_r1cs *r, gs_err *err);
+/* Value of the linear combination terms[0..n) at w (w plain, n_w long;
+ * wire indices must be < n_w). Result Montgomery. */
+void gs_lc_eval(gs_fr *out, const gs_lc_term *terms, size_t n, const gs_scalar *w);
+/*
+ * Checks that w (plain scalars, n_w == n_wires, w[0] == 1, every value < r)
+ * satisfies every constraint.  GS_ERR_MISMATCH for a wrong length, GS_ERR_RANGE
+ * for a value >= r or w[0] != 1, GS_ERR_UNSAT naming the first failing
+ * constraint.  pool may be NULL (serial).
+ */
+gs_status gs_r1cs_check(const gs_r1cs *r, const gs_scalar *w, size_t n_w,
+                        gs_pool *pool, gs_err *err);
+
+/* ---- Keys (keys.c) ------------------------------------------------------ */
+
+/* log2 of snarkjs's domain: smallest power of two > n_constraints + n_public
+ * (SNARKJS-FORMATS 6.2).  Returns 0 when it would exceed 2^28. */
+uint32_t gs_groth16_log_domain(uint32_t n_constraints, uint32_t n_public);
+/* Free the arrays of a key and zero it.  NULL-safe. */
+void gs_pk_free(gs_pk *pk);
+void gs_vk_free(gs_vk *vk);
+/* The verifying key of a proving key (copies alpha1, beta2, gamma2, delta2, IC). */
+gs_status gs_vk_from_pk(gs_vk *vk, const gs_pk *pk, gs_err *err);
+
+/* ---- Setup from toxic waste (setup.c) ---------------------------------- */
+
+/*
+ * INSECURE: the trapdoor is known to whoever calls this.  For tests and for
+ * the native circuits only; real deployments use a ceremony (snarkjs).
+ */
+typedef struct gs_toxic { gs_fr tau, alpha, beta, delta; } gs_toxic;
+
+/* Draws alpha, beta, delta != 0 and tau outside the 2^(log_domain+1)-th roots
+ * of unity from rng (so every Lagrange formula below is defined). */
+void gs_toxic_draw(gs_toxic *out, gs_rng *rng, uint32_t log_domain);
+
+/*
+ * Builds the proving and verifying key snarkjs would build for r1cs with
+ * these trapdoors (SNARKJS-FORMATS 6.2-6.5, gamma = 1, delta as given):
+ * A/B1/B2 = u_j/v_j(tau) G, C and H divided by delta, IC undivided, the
+ * coefficient list (A then B terms per constraint, then the public rows).
+ * pk and vk are overwritten (free them with gs_pk_free/gs_vk_free).
+ * tox must satisfy gs_toxic_draw's conditions (GS_ERR_ARG otherwise).
+ */
+gs_status gs_groth16_setup(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
+                           const gs_toxic *tox, gs_pool *pool, gs_err *err);
+/* Same with trapdoors drawn from gs_rng seeded by seed (INSECURE). */
+gs_status gs_groth16_setup_seeded(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
+                                  uint64_t seed, gs_pool *pool, gs_err *err);
+
+/*
+ * Lagrange basis of the size-n subgroup <w_n> (w_n = gs_fr_root_of_unity)
+ * at x: out[i] = L_i(x) = (x^n - 1)/n * w_n^i / (x - w_n^i), i < n.
+ * Precondition x^n != 1.  O(n) with one batch inversion.
+ */
+void gs_lagrange_eval(gs_fr *out, uint32_t log_n, const gs_fr *x, gs_pool *pool);
+
+/* ---- Witness -> QAP vectors (assignment.c) ------------------------------ */
+
+/* Allocates w (n_vars) and zeroed a, b, c (domain_size); frees with
+ * gs_assignment_free.  On failure *as is zeroed. */
+gs_status gs_assignment_alloc(gs_assignment *as, uint32_t n_vars, uint32_t domain_size,
+                              gs_err *err);
+void gs_assignment_free(gs_assignment *as);
+/*
+ * snarkjs 7.2: copies w (plain, n_w == pk->n_vars, values < r), then
+ * a[row] += v*w[wire] / b[row] likewise from pk->coefs, c = a*b.
+ * *out is allocated here.
+ */
+gs_status gs_assignment_from_witness(gs_assignment *out, const gs_pk *pk,
+                                     const gs_scalar *w, size_t n_w, gs_err *err);
+
+/* ---- Prove and verify (prove.c, verify.c) ------------------------------ */
+
+/* Draws r, s uniformly in Fr from getrandom(2) (GS_ERR_IO if it fails). */
+gs_status gs_groth16_random_rs(gs_scalar *r, gs_scalar *s, gs_err *err);
+/*
+ * One-shot CPU proof (the CPU backend's start + finish):
+ * r, s plain blinding scalars (r = s = 0 gives the deterministic proof of
+ * SNARKJS-FORMATS 7.4).  threads: 0 = all cores.
+ */
+gs_status gs_groth16_prove(gs_proof *out, const gs_pk *pk, const gs_assignment *as,
+                           const gs_scalar *r, const gs_scalar *s, int threads,
+                           gs_err *err);
+/*
+ * Verifies proof against vk and the public inputs pub[0..n_pub) (plain;
+ * n_pub must equal vk->n_public; each must be < r: GS_ERR_RANGE).
+ * Proof points must be on their curves and in the prime-order subgroups
+ * (GS_ERR_POINT).  Returns GS_OK for a valid proof, GS_ERR_VERIFY if the
+ * pairing check fails.
+ */
+gs_status gs_groth16_verify(const gs_vk *vk, const gs_scalar *pub, size_t n_pub,
+                            const gs_proof *proof, gs_err *err);
 
 #endif

@@ -1,0 +1,132 @@
+/*
+ * Fixed-base scalar multiplication for setup: a comb of precomputed
+ * multiples d * 2^(w*i) * G (one row of 2^w - 1 points per w-bit window),
+ * so k * G costs ceil(255/w) mixed additions and no doublings
+ * (the "fixed-base windowing" of Menezes, van Oorschot, Vanstone, Handbook of
+ * Applied Cryptography, 14.6.3).  Results are converted to affine with one
+ * inversion per block of points.
+ *
+ * One template, instantiated for G1 (over Fp) and G2 (over Fp2).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "g16_internal.h"
+
+#define FB_SCALAR_BITS 255u
+#define FB_BLOCK 128   /* points converted to affine together */
+
+/* The w-bit digit of k starting at bit `pos`. */
+static unsigned digit_at(const gs_scalar *k, unsigned pos, unsigned w)
+{
+    unsigned limb = pos / 64, off = pos % 64;
+    uint64_t v = k->l[limb] >> off;
+    if (off + w > 64 && limb + 1 < GS_FR_LIMBS)
+        v |= k->l[limb + 1] << (64 - off);
+    return (unsigned)(v & ((1ull << w) - 1));
+}
+
+#define FB_DEFINE(G)                                                             \
+    typedef struct {                                                             \
+        gs_fb_##G *t;                                                            \
+        const gs_##G *bases; /* 2^(w*i) * base, nwin entries */                  \
+        gs_##G *tmp;         /* nwin rows of projective scratch */               \
+    } fb_##G##_build_ctx;                                                        \
+                                                                                 \
+    static void fb_##G##_build_chunk(void *vctx, size_t begin, size_t end,       \
+                                     unsigned slot)                              \
+    {                                                                            \
+        (void)slot;                                                              \
+        fb_##G##_build_ctx *c = vctx;                                            \
+        size_t row = ((size_t)1 << c->t->wbits) - 1;                             \
+        for (size_t i = begin; i < end; i++) {                                   \
+            gs_##G *tmp = c->tmp + i * row;                                      \
+            tmp[0] = c->bases[i];                                                \
+            for (size_t d = 1; d < row; d++)                                     \
+                gs_##G##_add(&tmp[d], &tmp[d - 1], &c->bases[i]);                \
+            gs_##G##_batch_to_affine(c->t->tab + i * row, tmp, row);             \
+        }                                                                        \
+    }                                                                            \
+                                                                                 \
+    gs_status gs_fb_##G##_init(gs_fb_##G *t, const gs_##G *base, unsigned wbits, \
+                               gs_pool *pool, gs_err *err)                       \
+    {                                                                            \
+        memset(t, 0, sizeof *t);                                                 \
+        if (wbits < 1 || wbits > 12)                                             \
+            return GS_ERR(err, GS_ERR_ARG, "fixed-base", "window %u bits", wbits); \
+        t->wbits = wbits;                                                        \
+        t->nwin = (FB_SCALAR_BITS + wbits - 1) / wbits;                          \
+        size_t row = ((size_t)1 << wbits) - 1;                                   \
+        gs_##G *bases = malloc(t->nwin * sizeof *bases);                         \
+        gs_##G *tmp = malloc(t->nwin * row * sizeof *tmp);                       \
+        t->tab = malloc(t->nwin * row * sizeof *t->tab);                         \
+        if (!bases || !tmp || !t->tab) {                                         \
+            free(bases);                                                         \
+            free(tmp);                                                           \
+            free(t->tab);                                                        \
+            t->tab = NULL;                                                       \
+            return GS_ERR(err, GS_ERR_NOMEM, "fixed-base", "table of %zu points", \
+                          t->nwin * row);                                        \
+        }                                                                        \
+        bases[0] = *base;                                                        \
+        for (unsigned i = 1; i < t->nwin; i++) {                                 \
+            bases[i] = bases[i - 1];                                             \
+            for (unsigned k = 0; k < wbits; k++)                                 \
+                gs_##G##_dbl(&bases[i], &bases[i]);                              \
+        }                                                                        \
+        fb_##G##_build_ctx c = { t, bases, tmp };                                \
+        gs_pool_for(pool, t->nwin, 1, fb_##G##_build_chunk, &c);                 \
+        free(bases);                                                             \
+        free(tmp);                                                               \
+        return GS_OK;                                                            \
+    }                                                                            \
+                                                                                 \
+    void gs_fb_##G##_free(gs_fb_##G *t)                                          \
+    {                                                                            \
+        free(t->tab);                                                            \
+        memset(t, 0, sizeof *t);                                                 \
+    }                                                                            \
+                                                                                 \
+    typedef struct {                                                             \
+        gs_##G##_affine *out;                                                    \
+        const gs_fb_##G *t;                                                      \
+        const gs_fr *k;                                                          \
+    } fb_##G##_mul_ctx;                                                          \
+                                                                                 \
+    static void fb_##G##_mul_chunk(void *vctx, size_t begin, size_t end,         \
+                                   unsigned slot)                                \
+    {                                                                            \
+        (void)slot;                                                              \
+        fb_##G##_mul_ctx *c = vctx;                                              \
+        const gs_fb_##G *t = c->t;                                               \
+        size_t row = ((size_t)1 << t->wbits) - 1;                                \
+        gs_##G acc[FB_BLOCK];                                                    \
+        for (size_t b = begin; b < end; b += FB_BLOCK) {                         \
+            size_t m = end - b < FB_BLOCK ? end - b : FB_BLOCK;                  \
+            for (size_t j = 0; j < m; j++) {                                     \
+                gs_scalar s;                                                     \
+                gs_fr_to_scalar(&s, &c->k[b + j]);                               \
+                gs_##G##_set_inf(&acc[j]);                                       \
+                for (unsigned i = 0; i < t->nwin; i++) {                         \
+                    unsigned d = digit_at(&s, i * t->wbits, t->wbits);           \
+                    if (d)                                                       \
+                        gs_##G##_add_affine(&acc[j], &acc[j],                    \
+                                            &t->tab[i * row + d - 1]);           \
+                }                                                                \
+            }                                                                    \
+            gs_##G##_batch_to_affine(c->out + b, acc, m);                        \
+        }                                                                        \
+    }                                                                            \
+                                                                                 \
+    void gs_fb_##G##_mul_many(gs_##G##_affine *out, const gs_fb_##G *t,          \
+                              const gs_fr *k, size_t n, gs_pool *pool)           \
+    {                                                                            \
+        fb_##G##_mul_ctx c = { out, t, k };                                      \
+        size_t chunk = n / (4 * gs_pool_width(pool) + 1) + 1;                    \
+        if (chunk < FB_BLOCK)                                                    \
+            chunk = FB_BLOCK;                                                    \
+        gs_pool_for(pool, n, chunk, fb_##G##_mul_chunk, &c);                     \
+    }
+
+FB_DEFINE(g1)
+FB_DEFINE(g2)
