@@ -1,0 +1,267 @@
+/* The iden3 binary container; see binfile.h. */
+#define _GNU_SOURCE
+#include "binfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const uint8_t *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+static gs_status file_fail(const gs_binfile *bf, gs_err *err, uint64_t off, gs_status s,
+                           const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static gs_status file_fail(const gs_binfile *bf, gs_err *err, uint64_t off, gs_status s,
+                           const char *fmt, ...)
+{
+    char where[700], detail[400];
+    snprintf(where, sizeof where, "%s@%llu", bf->path, (unsigned long long)off);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    return gs_err_set(err, s, bf->kind, where, "%s", detail);
+}
+
+gs_status gs_binfile_open(gs_binfile *bf, const char *path, const char *magic,
+                          uint32_t max_version, gs_err *err)
+{
+    memset(bf, 0, sizeof *bf);
+    bf->path = path;
+    bf->kind = magic;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return gs_err_set(err, GS_ERR_IO, magic, path, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return gs_err_set(err, GS_ERR_IO, magic, path, "not a regular file");
+    }
+    bf->size = (size_t)st.st_size;
+    if (bf->size < 12) {
+        close(fd);
+        return file_fail(bf, err, 0, GS_ERR_FORMAT,
+                         "file is %zu bytes, too short for the %s header (12 bytes)", bf->size, magic);
+    }
+    void *m = mmap(NULL, bf->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED)
+        return gs_err_set(err, GS_ERR_IO, magic, path, "mmap: %s", strerror(errno));
+    bf->data = m;
+    if (memcmp(bf->data, magic, 4) != 0) {
+        gs_status s = file_fail(bf, err, 0, GS_ERR_FORMAT, "expected magic '%s', found '%.4s'",
+                                magic, (const char *)bf->data);
+        gs_binfile_close(bf);
+        return s;
+    }
+    bf->version = rd32(bf->data + 4);
+    if (bf->version == 0 || bf->version > max_version) {
+        gs_status s = file_fail(bf, err, 4, GS_ERR_FORMAT, "unsupported %s version %u (expected <= %u)",
+                                magic, bf->version, max_version);
+        gs_binfile_close(bf);
+        return s;
+    }
+    uint32_t n = rd32(bf->data + 8);
+    if (n > 1024) {
+        gs_status s = file_fail(bf, err, 8, GS_ERR_FORMAT, "implausible section count %u", n);
+        gs_binfile_close(bf);
+        return s;
+    }
+    bf->sections = calloc(n ? n : 1, sizeof *bf->sections);
+    if (!bf->sections) {
+        gs_binfile_close(bf);
+        return gs_err_set(err, GS_ERR_NOMEM, magic, path, "section table");
+    }
+    uint64_t pos = 12;
+    for (uint32_t i = 0; i < n; i++) {
+        if (bf->size - pos < 12) {
+            gs_status s = file_fail(bf, err, pos, GS_ERR_FORMAT,
+                                    "truncated: section %u of %u header needs 12 bytes, %llu left",
+                                    i + 1, n, (unsigned long long)(bf->size - pos));
+            gs_binfile_close(bf);
+            return s;
+        }
+        gs_binsec *sec = &bf->sections[i];
+        sec->type = rd32(bf->data + pos);
+        sec->length = rd64(bf->data + pos + 4);
+        sec->offset = pos + 12;
+        if (sec->length > bf->size - sec->offset) {
+            gs_status s = file_fail(bf, err, pos + 4, GS_ERR_FORMAT,
+                                    "truncated: section type %u declares %llu bytes, %llu left",
+                                    sec->type, (unsigned long long)sec->length,
+                                    (unsigned long long)(bf->size - sec->offset));
+            gs_binfile_close(bf);
+            return s;
+        }
+        pos = sec->offset + sec->length;
+        bf->n_sections++;
+    }
+    if (pos != bf->size) {
+        gs_status s = file_fail(bf, err, pos, GS_ERR_FORMAT,
+                                "%llu trailing bytes after the last section",
+                                (unsigned long long)(bf->size - pos));
+        gs_binfile_close(bf);
+        return s;
+    }
+    return GS_OK;
+}
+
+void gs_binfile_close(gs_binfile *bf)
+{
+    if (bf->data)
+        munmap((void *)bf->data, bf->size);
+    free(bf->sections);
+    bf->data = NULL;
+    bf->sections = NULL;
+}
+
+gs_status gs_binfile_section(const gs_binfile *bf, uint32_t type, gs_bincur *cur, gs_err *err)
+{
+    const gs_binsec *found = NULL;
+    for (size_t i = 0; i < bf->n_sections; i++) {
+        if (bf->sections[i].type != type)
+            continue;
+        if (found)
+            return file_fail(bf, err, bf->sections[i].offset - 12, GS_ERR_FORMAT,
+                             "section type %u occurs twice", type);
+        found = &bf->sections[i];
+    }
+    if (!found)
+        return file_fail(bf, err, 12, GS_ERR_FORMAT, "missing section type %u", type);
+    *cur = (gs_bincur){bf, found->offset, found->offset + found->length, type, err};
+    return GS_OK;
+}
+
+gs_status gs_bincur_fail(const gs_bincur *c, uint64_t offset, gs_status s, const char *fmt, ...)
+{
+    char where[700], detail[400];
+    snprintf(where, sizeof where, "%s@%llu", c->bf->path, (unsigned long long)offset);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    return gs_err_set(c->err, s, c->bf->kind, where, "section %u: %s", c->section, detail);
+}
+
+gs_status gs_bincur_bytes(gs_bincur *c, const uint8_t **out, uint64_t n, const char *what)
+{
+    if (c->end - c->pos < n)
+        return gs_bincur_fail(c, c->pos, GS_ERR_FORMAT,
+                              "truncated: %s needs %llu bytes, section has %llu left", what,
+                              (unsigned long long)n, (unsigned long long)(c->end - c->pos));
+    *out = c->bf->data + c->pos;
+    c->pos += n;
+    return GS_OK;
+}
+
+gs_status gs_bincur_u32(gs_bincur *c, uint32_t *out, const char *what)
+{
+    const uint8_t *p = NULL;
+    gs_status s = gs_bincur_bytes(c, &p, 4, what);
+    if (s == GS_OK)
+        *out = rd32(p);
+    return s;
+}
+
+gs_status gs_bincur_u64(gs_bincur *c, uint64_t *out, const char *what)
+{
+    const uint8_t *p = NULL;
+    gs_status s = gs_bincur_bytes(c, &p, 8, what);
+    if (s == GS_OK)
+        *out = rd64(p);
+    return s;
+}
+
+gs_status gs_bincur_end(gs_bincur *c)
+{
+    if (c->pos != c->end)
+        return gs_bincur_fail(c, c->pos, GS_ERR_FORMAT, "%llu unexpected bytes at the end of the section",
+                              (unsigned long long)(c->end - c->pos));
+    return GS_OK;
+}
+
+void gs_binbuf_put(gs_binbuf *b, const void *p, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n > b->cap) {
+        size_t nc = b->cap ? b->cap : 4096;
+        while (nc < b->len + n)
+            nc *= 2;
+        uint8_t *d = realloc(b->data, nc);
+        if (!d) {
+            b->oom = 1;
+            return;
+        }
+        b->data = d;
+        b->cap = nc;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+void gs_binbuf_u32(gs_binbuf *b, uint32_t v)
+{
+    uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    gs_binbuf_put(b, x, 4);
+}
+
+void gs_binbuf_u64(gs_binbuf *b, uint64_t v)
+{
+    gs_binbuf_u32(b, (uint32_t)v);
+    gs_binbuf_u32(b, (uint32_t)(v >> 32));
+}
+
+size_t gs_binbuf_section_begin(gs_binbuf *b, uint32_t type)
+{
+    gs_binbuf_u32(b, type);
+    size_t at = b->len;
+    gs_binbuf_u64(b, 0);
+    return at;
+}
+
+void gs_binbuf_section_end(gs_binbuf *b, size_t begin)
+{
+    if (b->oom)
+        return;
+    uint64_t len = b->len - begin - 8;
+    for (int i = 0; i < 8; i++)
+        b->data[begin + (size_t)i] = (uint8_t)(len >> (8 * i));
+}
+
+void gs_binbuf_free(gs_binbuf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+gs_status gs_file_write_atomic(const char *path, const void *data, size_t len,
+                               const char *kind, gs_err *err)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return gs_err_set(err, GS_ERR_IO, kind, path, "cannot create %s: %s", tmp, strerror(errno));
+    size_t put = len ? fwrite(data, 1, len, f) : 0;
+    int bad = put != len;
+    bad |= fflush(f) != 0;
+    bad |= fsync(fileno(f)) != 0 && errno != EINVAL;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return gs_err_set(err, GS_ERR_IO, kind, path, "write failed: %s", strerror(e));
+    }
+    return GS_OK;
+}
