@@ -14,8 +14,8 @@
  * write leaves no partial file.
  *
  * Ownership: read functions fill caller-provided structs whose arrays they
- * allocate; free them with gs_r1cs_deinit / gs_pk_deinit / gs_vk_deinit /
- * free() (witness).
+ * allocate; free them with the groth16 layer's gs_r1cs_free / gs_pk_free /
+ * gs_vk_free, and the witness and public arrays with free().
  */
 #ifndef GS_IO_H
 #define GS_IO_H
@@ -35,12 +35,6 @@ gs_status gs_wtns_write(const char *path, const gs_scalar *w, uint32_t n, gs_err
 /* pool may be NULL (single thread); it parallelizes the point checks. */
 gs_status gs_zkey_read(gs_pk *out, const char *path, unsigned flags, gs_pool *pool, gs_err *err);
 gs_status gs_zkey_write(const char *path, const gs_pk *pk, gs_err *err);
-
-void gs_r1cs_deinit(gs_r1cs *r);
-void gs_pk_deinit(gs_pk *pk);
-void gs_vk_deinit(gs_vk *vk);
-/* vk from pk (copies alpha1, beta2, gamma2, delta2, IC). */
-gs_status gs_vk_from_pk(gs_vk *out, const gs_pk *pk, gs_err *err);
 
 gs_status gs_proof_json_write(const char *path, const gs_proof *proof, gs_err *err);
 gs_status gs_public_json_write(const char *path, const gs_scalar *pub, uint32_t n, gs_err *err);

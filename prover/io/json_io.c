@@ -352,29 +352,6 @@ out:
     return s;
 }
 
-void gs_vk_deinit(gs_vk *vk)
-{
-    if (!vk)
-        return;
-    free(vk->ic);
-    memset(vk, 0, sizeof *vk);
-}
-
-gs_status gs_vk_from_pk(gs_vk *out, const gs_pk *pk, gs_err *err)
-{
-    memset(out, 0, sizeof *out);
-    out->ic = malloc((pk->n_public + 1) * sizeof *out->ic);
-    if (!out->ic)
-        return gs_err_set(err, GS_ERR_NOMEM, "vk", "memory", "IC");
-    memcpy(out->ic, pk->ic, (pk->n_public + 1) * sizeof *out->ic);
-    out->n_public = pk->n_public;
-    out->alpha1 = pk->alpha1;
-    out->beta2 = pk->beta2;
-    out->gamma2 = pk->gamma2;
-    out->delta2 = pk->delta2;
-    return GS_OK;
-}
-
 gs_status gs_vk_json_read(gs_vk *out, const char *path, gs_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -417,6 +394,6 @@ gs_status gs_vk_json_read(gs_vk *out, const char *path, gs_err *err)
         s = read_g1(&out->ic[i], &ic->items[i], "verification key", path, "IC point", err);
     gs_json_free(root);
     if (s != GS_OK)
-        gs_vk_deinit(out);
+        gs_vk_free(out);
     return s;
 }

@@ -9,19 +9,6 @@
 #include "io.h"
 #include "io_internal.h"
 
-void gs_r1cs_deinit(gs_r1cs *r)
-{
-    if (!r)
-        return;
-    free(r->a_start);
-    free(r->b_start);
-    free(r->c_start);
-    free(r->a_terms);
-    free(r->b_terms);
-    free(r->c_terms);
-    memset(r, 0, sizeof *r);
-}
-
 /* Reads one linear combination, appending to *terms (grown as needed). */
 static gs_status read_lc(gs_bincur *c, uint32_t n_wires, gs_lc_term **terms, uint64_t *n,
                          uint64_t *cap, const char *mat)
@@ -125,6 +112,6 @@ gs_status gs_r1cs_read(gs_r1cs *out, const char *path, gs_err *err)
     return GS_OK;
 fail:
     gs_binfile_close(&bf);
-    gs_r1cs_deinit(out);
+    gs_r1cs_free(out);
     return s;
 }

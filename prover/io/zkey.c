@@ -14,20 +14,6 @@
 #include "io.h"
 #include "io_internal.h"
 
-void gs_pk_deinit(gs_pk *pk)
-{
-    if (!pk)
-        return;
-    free(pk->ic);
-    free(pk->a);
-    free(pk->b1);
-    free(pk->b2);
-    free(pk->c);
-    free(pk->h);
-    free(pk->coefs);
-    memset(pk, 0, sizeof *pk);
-}
-
 static gs_status read_g1_array(const gs_binfile *bf, uint32_t type, gs_g1_affine **out,
                                size_t n, const char *what, gs_err *err)
 {
@@ -235,7 +221,7 @@ gs_status gs_zkey_read(gs_pk *out, const char *path, unsigned flags, gs_pool *po
     return GS_OK;
 fail:
     gs_binfile_close(&bf);
-    gs_pk_deinit(out);
+    gs_pk_free(out);
     return s;
 }
 
