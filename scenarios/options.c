@@ -1,0 +1,574 @@
+/*
+ * The option table: the one list of scenario keys.  Parsing (gs_scn_apply),
+ * validation (types, ranges, choices), `gapscope run --help` and the dump
+ * of the settings in effect all read GS_SCN_OPTIONS; adding a key is adding
+ * a row here and a case in apply_one.
+ *
+ * Keys of scope "inject" live in every [inject.<point>] section and may
+ * also be given in [global], where they are defaults for every injection
+ * section that does not set them (fio's [global] inheritance).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scn_internal.h"
+
+enum { T_INT, T_U64, T_BOOL, T_DUR, T_SIZE, T_REAL, T_ENUM, T_STR, T_PATH, T_DIST, T_KINDS_REAL, T_KINDS_INT };
+
+/* X(id, scope, key, type, default, lo, hi, choices, help) */
+#define GS_SCN_OPTIONS(X)                                                                   \
+    X(O_DESCRIPTION, GLOBAL, "description", T_STR, "", 0, 0, NULL, "one line saying what the scenario reproduces") \
+    X(O_SYNTH, ENGINE, "synth_threads", T_INT, "2", 1, 256, NULL, "synthesis threads (CPU)")   \
+    X(O_WORKERS, ENGINE, "gpu_workers", T_INT, "1", 1, 16, NULL, "GPU workers per device")   \
+    X(O_FINALIZERS, ENGINE, "finalizer_threads", T_INT, "0", 0, 256, NULL, "finalizer threads (0 = one per in-flight partition)") \
+    X(O_QDEPTH, ENGINE, "queue_depth", T_INT, "4", 1, 4096, NULL, "capacity of the GPU queue of synthesized partitions") \
+    X(O_PROVE_THREADS, ENGINE, "prove_threads", T_INT, "0", 0, 256, NULL, "CPU threads per prove step (0 = all cores)") \
+    X(O_TRIM, ENGINE, "trim", T_ENUM, "under_lock", 0, 0, "under_lock|after_unlock|background|off", "where the finalizer calls malloc_trim(0)") \
+    X(O_VERIFY, ENGINE, "verify", T_ENUM, "under_lock", 0, 0, "under_lock|after_unlock|off", "where the last partition's proof is self-verified") \
+    X(O_STAGING, ENGINE, "staging", T_ENUM, "pinned", 0, 0, "pinned|pageable", "host staging of a/b/c before H2D") \
+    X(O_BACKEND, ENGINE, "backend", T_ENUM, "cpu", 0, 0, "cpu|cuda|model|auto", "prover backend (auto: cuda when a GPU is visible)") \
+    X(O_DEVICES, ENGINE, "devices", T_INT, "1", 1, 16, NULL, "devices (one backend each)") \
+    X(O_SEED, ENGINE, "seed", T_U64, "1", 0, 0, NULL, "scenario seed: job mix and injection draws") \
+    X(O_MODEL_TL, ENGINE, "model_timeline", T_PATH, "", 0, 0, NULL, "model backend: spans.csv captured on a GPU") \
+    X(O_MODEL_SHIFT, ENGINE, "model_size_shift", T_INT, "0", -16, 24, NULL, "model backend: modelled log2 size = real log2 size + shift") \
+    X(O_DRAIN, ENGINE, "drain_timeout", T_DUR, "10min", 0, 0, NULL, "give up waiting for the jobs after this long") \
+    X(O_TRACE, JOBS, "trace", T_PATH, "", 0, 0, NULL, "job-mix trace (JSON Lines, traces/README.md); empty = generator below") \
+    X(O_KINDS, JOBS, "kinds", T_KINDS_REAL, "circuit:1", 0, 1e9, NULL, "generator: kind weights, kind:w,...") \
+    X(O_COUNT, JOBS, "count", T_INT, "8", 1, 1000000, NULL, "generator: number of arrivals") \
+    X(O_PARTS, JOBS, "partitions", T_KINDS_INT, "", 1, 64, NULL, "generator: partitions per kind, kind:n,... (default DOMAIN.md's)") \
+    X(O_INTERARRIVAL, JOBS, "interarrival", T_DIST, "fixed:100ms", 0, 0, NULL, "generator: time between arrivals") \
+    X(O_SIZE_MAP, JOBS, "size_map", T_KINDS_INT, "winning_post:8,window_post:10,snap_deals:10,porep_c2:10,circuit:8", 4, 28, NULL, "log2 constraints per partition, kind:log,...") \
+    X(O_SIZE_SHIFT, JOBS, "size_shift", T_INT, "0", -20, 20, NULL, "scale factor: added to every size_map log size") \
+    X(O_LIMIT, JOBS, "limit", T_INT, "0", 0, 100000000, NULL, "replay at most this many arrivals (0 = all)") \
+    X(O_REPLAY, JOBS, "replay", T_ENUM, "timed", 0, 0, "timed|afap|scaled", "arrival timing: recorded, as fast as possible, or scaled") \
+    X(O_TIME_SCALE, JOBS, "time_scale", T_REAL, "1", 1e-9, 1e9, NULL, "scaled replay: replay time = trace time * time_scale") \
+    X(O_ENABLED, INJECT, "enabled", T_ENUM, "auto", 0, 0, "auto|yes|no|true|false|1|0", "auto: on when the section is present") \
+    X(O_DIST, INJECT, "dist", T_DIST, "", 0, 0, NULL, "injected delay distribution") \
+    X(O_PROB, INJECT, "probability", T_REAL, "1", 0, 1, NULL, "chance per occurrence") \
+    X(O_ISEED, INJECT, "seed", T_STR, "auto", 0, 0, NULL, "draw seed (auto: from the scenario seed and the point)") \
+    X(O_MODE, INJECT, "mode", T_ENUM, "synthetic", 0, 0, "real|synthetic", "malloc_trim: real = malloc_trim(0) on a fragmented heap") \
+    X(O_FRAG, INJECT, "frag", T_SIZE, "0", 0, 0, NULL, "malloc_trim real mode: heap to fragment")
+
+typedef struct {
+    int scope;
+    const char *key;
+    int type;
+    const char *def;
+    double lo, hi;
+    const char *choices, *help;
+} opt_def;
+
+enum {
+#define GS_X(id, sc, k, t, d, lo, hi, ch, h) id,
+    GS_SCN_OPTIONS(GS_X)
+#undef GS_X
+    O_COUNT_
+};
+static const opt_def opts[] = {
+#define GS_X(id, sc, k, t, d, lo, hi, ch, h) {GS_SCOPE_##sc, k, t, d, lo, hi, ch, h},
+    GS_SCN_OPTIONS(GS_X)
+#undef GS_X
+};
+_Static_assert(sizeof opts / sizeof opts[0] == O_COUNT_, "option table out of step");
+
+static const char *const scope_names[] = {"global", "engine", "jobs", "inject"};
+
+/* ---- kind and injection-point names (from engine.h's tables) ---- */
+static const char *const kind_names[] = {
+#define GS_X(e, n, p, pr) n,
+    GS_JOB_KIND_TABLE(GS_X)
+#undef GS_X
+};
+static const uint32_t kind_parts[] = {
+#define GS_X(e, n, p, pr) p,
+    GS_JOB_KIND_TABLE(GS_X)
+#undef GS_X
+};
+static const int kind_prio[] = {
+#define GS_X(e, n, p, pr) pr,
+    GS_JOB_KIND_TABLE(GS_X)
+#undef GS_X
+};
+static const char *const inj_names[] = {
+#define GS_X(e, n) n,
+    GS_INJ_TABLE(GS_X)
+#undef GS_X
+};
+_Static_assert(sizeof kind_names / sizeof kind_names[0] == GS_KIND_COUNT, "kinds");
+_Static_assert(sizeof inj_names / sizeof inj_names[0] == GS_INJ_COUNT, "inj points");
+
+int gs_scn_kind_from_name(gs_job_kind *out, const char *name)
+{
+    for (int k = 0; k < GS_KIND_COUNT; k++)
+        if (!strcmp(name, kind_names[k])) {
+            *out = (gs_job_kind)k;
+            return 1;
+        }
+    return 0;
+}
+const char *gs_scn_kind_name(gs_job_kind k) { return (unsigned)k < GS_KIND_COUNT ? kind_names[k] : "?"; }
+uint32_t gs_scn_kind_default_partitions(gs_job_kind k) { return (unsigned)k < GS_KIND_COUNT ? kind_parts[k] : 1; }
+int gs_scn_kind_default_priority(gs_job_kind k) { return (unsigned)k < GS_KIND_COUNT ? kind_prio[k] : 2; }
+const char *gs_scn_inj_name(int p) { return p >= 0 && p < GS_INJ_COUNT ? inj_names[p] : "?"; }
+int gs_scn_inj_from_name(int *out, const char *name, size_t len)
+{
+    for (int p = 0; p < GS_INJ_COUNT; p++)
+        if (strlen(inj_names[p]) == len && !strncmp(name, inj_names[p], len)) {
+            *out = p;
+            return 1;
+        }
+    return 0;
+}
+
+/* ---- settings layout: non-inject options once, inject options per point + [global] ---- */
+static int setting_index(int opt, int inst)
+{
+    int idx = 0;
+    for (int o = 0; o < O_COUNT_; o++) {
+        int n = opts[o].scope == GS_SCOPE_INJECT ? GS_INJ_COUNT + 1 : 1;
+        if (o == opt)
+            return idx + (opts[o].scope == GS_SCOPE_INJECT ? inst : 0);
+        idx += n;
+    }
+    return -1;
+}
+
+gs_status gs_scn_settings_init(gs_scenario *s, gs_err *err)
+{
+    int n = setting_index(O_COUNT_ - 1, GS_INJ_COUNT) + 1;
+    s->settings = calloc((size_t)n, sizeof *s->settings);
+    if (!s->settings)
+        return GS_ERR(err, GS_ERR_NOMEM, "scenario", "out of memory");
+    s->n_settings = n;
+    for (int o = 0; o < O_COUNT_; o++) {
+        int ninst = opts[o].scope == GS_SCOPE_INJECT ? GS_INJ_COUNT + 1 : 1;
+        for (int i = 0; i < ninst; i++) {
+            int inst = opts[o].scope == GS_SCOPE_INJECT ? i : -1;
+            gs_scn_setting *st = &s->settings[setting_index(o, i)];
+            st->opt = o;
+            st->inst = inst;
+            if (inst < 0)
+                snprintf(st->key, sizeof st->key, "%s.%s", scope_names[opts[o].scope], opts[o].key);
+            else if (inst == GS_INJ_COUNT)
+                snprintf(st->key, sizeof st->key, "global.%s", opts[o].key);
+            else
+                snprintf(st->key, sizeof st->key, "inject.%s.%s", inj_names[inst], opts[o].key);
+            snprintf(st->value, sizeof st->value, "%s", opts[o].def);
+            snprintf(st->origin, sizeof st->origin, "default");
+        }
+    }
+    return GS_OK;
+}
+
+/* Parses kind:value,kind:value into vals[] (unlisted kinds keep theirs). */
+static gs_status parse_kinds(double *vals, const char *text, const opt_def *od,
+                             const char *where, gs_err *err)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char)*tok))
+            tok++;
+        char *colon = strchr(tok, ':');
+        if (!colon)
+            return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
+                              "%s: expected kind:value, got '%s'", od->key, tok);
+        *colon = '\0';
+        char *name = tok, *e = colon;
+        while (e > name && isspace((unsigned char)e[-1]))
+            *--e = '\0';
+        gs_job_kind k;
+        if (!gs_scn_kind_from_name(&k, name))
+            return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
+                              "%s: unknown proof kind '%s' (winning_post, window_post, snap_deals, porep_c2, circuit)",
+                              od->key, name);
+        char *end;
+        errno = 0;
+        double v = strtod(colon + 1, &end);
+        while (isspace((unsigned char)*end))
+            end++;
+        if (end == colon + 1 || *end || errno || v < od->lo || v > od->hi ||
+            (od->type == T_KINDS_INT && v != (double)(long)v))
+            return gs_err_set(err, GS_ERR_RANGE, "scenario", where, "%s: %s:%s must be %s in [%g, %g]",
+                              od->key, name, colon + 1, od->type == T_KINDS_INT ? "an integer" : "a number",
+                              od->lo, od->hi);
+        vals[k] = v;
+    }
+    return GS_OK;
+}
+
+static int choice_index(const char *choices, const char *v)
+{
+    int i = 0;
+    size_t n = strlen(v);
+    for (const char *p = choices; *p; i++) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && !strncmp(p, v, n))
+            return i;
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+    return -1;
+}
+
+/* Validates `value` for option o and stores it into the scenario. */
+static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
+                           const char *where, const char *base_dir, gs_err *err)
+{
+    const opt_def *od = &opts[o];
+    long long iv = 0;
+    double dv = 0;
+    int64_t ns = 0;
+    uint64_t u = 0;
+    int ci = -1;
+    char *end;
+    switch (od->type) {
+    case T_INT:
+        errno = 0;
+        iv = strtoll(value, &end, 10);
+        if (!*value || *end || errno || iv < (long long)od->lo || iv > (long long)od->hi)
+            return gs_err_set(err, GS_ERR_RANGE, "scenario", where, "%s: expected an integer in [%g, %g], got '%s'",
+                              od->key, od->lo, od->hi, value);
+        break;
+    case T_U64:
+        errno = 0;
+        u = strtoull(value, &end, 0);
+        if (!*value || *end || errno || value[0] == '-')
+            return gs_err_set(err, GS_ERR_RANGE, "scenario", where, "%s: expected an unsigned integer, got '%s'",
+                              od->key, value);
+        break;
+    case T_REAL:
+        errno = 0;
+        dv = strtod(value, &end);
+        if (!*value || *end || errno || !(dv >= od->lo && dv <= od->hi))
+            return gs_err_set(err, GS_ERR_RANGE, "scenario", where, "%s: expected a number in [%g, %g], got '%s'",
+                              od->key, od->lo, od->hi, value);
+        break;
+    case T_DUR:
+        if (!gs_parse_duration_ns(&ns, value))
+            return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
+                              "%s: expected a duration with a unit (ns, us, ms, s, min), got '%s'", od->key, value);
+        break;
+    case T_SIZE:
+        if (!gs_parse_size_bytes(&u, value))
+            return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
+                              "%s: expected a size (B, KiB, MiB, GiB, TiB), got '%s'", od->key, value);
+        break;
+    case T_ENUM:
+        ci = choice_index(od->choices, value);
+        if (ci < 0)
+            return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "%s: expected one of %s, got '%s'",
+                              od->key, od->choices, value);
+        break;
+    default:
+        break;
+    }
+    gs_injection *inj = inst >= 0 && inst < GS_INJ_COUNT ? &s->engine.inj[inst] : NULL;
+    gs_engine_config *ec = &s->engine;
+    switch (o) {
+    case O_DESCRIPTION: snprintf(s->description, sizeof s->description, "%s", value); break;
+    case O_SYNTH: ec->synth_threads = (int)iv; break;
+    case O_WORKERS: ec->gpu_workers_per_device = (int)iv; break;
+    case O_FINALIZERS: ec->finalizer_threads = (int)iv; break;
+    case O_QDEPTH: ec->queue_depth = (int)iv; break;
+    case O_PROVE_THREADS: ec->prove_threads = (int)iv; break;
+    case O_TRIM: ec->trim = (gs_trim_policy)ci; break;
+    case O_VERIFY: ec->verify = (gs_verify_policy)ci; break;
+    case O_STAGING: ec->pageable = ci == 1; break;
+    case O_BACKEND: s->backend = (gs_backend_sel)ci; break;
+    case O_DEVICES: s->devices = (int)iv; break;
+    case O_SEED: ec->seed = u; break;
+    case O_MODEL_SHIFT: s->model_size_shift = (int)iv; break;
+    case O_DRAIN: s->drain_timeout_ns = ns; break;
+    case O_MODEL_TL:
+    case O_TRACE: {
+        char *dst = o == O_TRACE ? s->trace : s->model_timeline;
+        char joined[2 * GS_SCN_PATH_MAX], *abs;
+        if (!value[0] || value[0] == '/' || !base_dir || !base_dir[0])
+            snprintf(joined, sizeof joined, "%s", value);
+        else
+            snprintf(joined, sizeof joined, "%s/%s", base_dir, value);
+        /* Absolute when the file exists, so a dumped scenario.ini reloads anywhere. */
+        if (joined[0] && (abs = realpath(joined, NULL)) != NULL) {
+            snprintf(joined, sizeof joined, "%s", abs);
+            free(abs);
+        }
+        if (strlen(joined) >= GS_SCN_PATH_MAX)
+            return gs_err_set(err, GS_ERR_RANGE, "scenario", where, "%s: path too long", od->key);
+        memcpy(dst, joined, strlen(joined) + 1);
+        break;
+    }
+    case O_KINDS:
+    case O_PARTS:
+    case O_SIZE_MAP: {
+        double vals[GS_KIND_COUNT];
+        for (int k = 0; k < GS_KIND_COUNT; k++)
+            vals[k] = o == O_KINDS ? (value[0] ? 0 : s->mix.weight[k])
+                      : o == O_PARTS ? s->mix.partitions[k] : s->size_map[k];
+        if (o == O_PARTS && value[0])
+            for (int k = 0; k < GS_KIND_COUNT; k++)
+                vals[k] = 0;
+        gs_status st = parse_kinds(vals, value, od, where, err);
+        if (st != GS_OK)
+            return st;
+        for (int k = 0; k < GS_KIND_COUNT; k++) {
+            if (o == O_KINDS)
+                s->mix.weight[k] = vals[k];
+            else if (o == O_PARTS)
+                s->mix.partitions[k] = (uint32_t)vals[k];
+            else
+                s->size_map[k] = (uint32_t)vals[k];
+        }
+        if (o == O_KINDS) {
+            double sum = 0;
+            for (int k = 0; k < GS_KIND_COUNT; k++)
+                sum += s->mix.weight[k];
+            if (sum <= 0)
+                return gs_err_set(err, GS_ERR_RANGE, "scenario", where, "kinds: weights sum to 0");
+        }
+        break;
+    }
+    case O_COUNT: s->mix.count = (uint32_t)iv; break;
+    case O_INTERARRIVAL: {
+        gs_dist d;
+        gs_status st = gs_parse_dist(&d, value, base_dir, where, err);
+        if (st != GS_OK)
+            return st;
+        free(s->mix.interarrival.samples);
+        s->mix.interarrival = d;
+        break;
+    }
+    case O_SIZE_SHIFT: s->size_shift = (int)iv; break;
+    case O_LIMIT: s->limit = (uint32_t)iv; break;
+    case O_REPLAY: s->replay = (gs_replay_mode)ci; break;
+    case O_TIME_SCALE: s->time_scale = dv; break;
+    case O_ENABLED:
+        if (inj && ci > 0)
+            inj->enabled = (ci == 1 || ci == 3 || ci == 5);
+        break;
+    case O_DIST:
+        if (inj) {
+            free(inj->dist.samples);
+            memset(&inj->dist, 0, sizeof inj->dist);
+            if (value[0]) {
+                gs_status st = gs_parse_dist(&inj->dist, value, base_dir, where, err);
+                if (st != GS_OK)
+                    return st;
+            }
+        } else if (value[0]) { /* [global] default: validate now, apply at finalize */
+            gs_dist d;
+            gs_status st = gs_parse_dist(&d, value, base_dir, where, err);
+            free(d.samples);
+            if (st != GS_OK)
+                return st;
+        }
+        break;
+    case O_PROB: if (inj) inj->probability = dv; break;
+    case O_ISEED:
+        if (strcmp(value, "auto")) {
+            errno = 0;
+            u = strtoull(value, &end, 0);
+            if (!*value || *end || errno || value[0] == '-')
+                return gs_err_set(err, GS_ERR_RANGE, "scenario", where,
+                                  "seed: expected 'auto' or an unsigned integer, got '%s'", value);
+            if (inj)
+                inj->seed = u;
+        }
+        break;
+    case O_MODE: if (inj) inj->real = ci == 0; break;
+    case O_FRAG: if (inj) inj->frag_bytes = u; break;
+    default:
+        return GS_ERR(err, GS_ERR_INTERNAL, "scenario", "option %d has no apply case", o);
+    }
+    return GS_OK;
+}
+
+gs_status gs_scn_section_check(const gs_scenario *s, const char *section, int *point,
+                               const char *where, gs_err *err)
+{
+    (void)s;
+    *point = -1;
+    if (!strcmp(section, "global") || !strcmp(section, "engine") || !strcmp(section, "jobs"))
+        return GS_OK;
+    if (!strncmp(section, "inject.", 7)) {
+        const char *name = section + 7;
+        if (gs_scn_inj_from_name(point, name, strlen(name)))
+            return GS_OK;
+        char list[256] = "";
+        for (int p = 0; p < GS_INJ_COUNT; p++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", p ? ", " : "", inj_names[p]);
+        return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
+                          "unknown injection point '%s' (known: %s)", name, list);
+    }
+    return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
+                      "unknown section [%s] (known: global, engine, jobs, inject.<point>)", section);
+}
+
+void gs_scn_inject_present(gs_scenario *s, int point, const char *where)
+{
+    if (!s->inj_present[point])
+        snprintf(s->inj_where[point], sizeof s->inj_where[point], "%s", where);
+    s->inj_present[point] = 1;
+}
+
+gs_status gs_scn_apply(gs_scenario *s, const char *section, const char *key,
+                       const char *value, const char *where, const char *base_dir,
+                       gs_err *err)
+{
+    int point;
+    gs_status st = gs_scn_section_check(s, section, &point, where, err);
+    if (st != GS_OK)
+        return st;
+    int scope = point >= 0 ? GS_SCOPE_INJECT : !strcmp(section, "global") ? GS_SCOPE_GLOBAL
+                : !strcmp(section, "engine") ? GS_SCOPE_ENGINE : GS_SCOPE_JOBS;
+    for (int o = 0; o < O_COUNT_; o++) {
+        if (strcmp(opts[o].key, key))
+            continue;
+        int inst;
+        if (opts[o].scope == scope)
+            inst = scope == GS_SCOPE_INJECT ? point : -1;
+        else if (scope == GS_SCOPE_GLOBAL && opts[o].scope == GS_SCOPE_INJECT)
+            inst = GS_INJ_COUNT;
+        else
+            continue;
+        st = apply_one(s, o, inst, value, where, base_dir, err);
+        if (st != GS_OK)
+            return st;
+        if (point >= 0)
+            gs_scn_inject_present(s, point, where);
+        gs_scn_setting *set = &s->settings[setting_index(o, inst < 0 ? 0 : inst)];
+        snprintf(set->value, sizeof set->value, "%s", value);
+        snprintf(set->origin, sizeof set->origin, "%s", where);
+        /* Paths are kept as resolved, so the dump stands on its own. */
+        if (opts[o].type == T_PATH)
+            snprintf(set->value, sizeof set->value, "%s", o == O_TRACE ? s->trace : s->model_timeline);
+        return GS_OK;
+    }
+    char list[512] = "";
+    for (int o = 0; o < O_COUNT_; o++)
+        if (opts[o].scope == scope || (scope == GS_SCOPE_GLOBAL && opts[o].scope == GS_SCOPE_INJECT))
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "", opts[o].key);
+    return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "unknown key '%s' in [%s] (known: %s)",
+                      key, section, list);
+}
+
+gs_status gs_scn_apply_defaults(gs_scenario *s, gs_err *err)
+{
+    for (int i = 0; i < s->n_settings; i++) {
+        gs_scn_setting *st = &s->settings[i];
+        gs_status r = apply_one(s, st->opt, st->inst, st->value, "default", NULL, err);
+        if (r != GS_OK)
+            return r;
+    }
+    return GS_OK;
+}
+
+gs_status gs_scn_finalize(gs_scenario *s, gs_err *err)
+{
+    for (int p = 0; p < GS_INJ_COUNT; p++) {
+        gs_injection *inj = &s->engine.inj[p];
+        /* Inherit [global] defaults for keys the section did not set. */
+        for (int o = 0; o < O_COUNT_; o++) {
+            if (opts[o].scope != GS_SCOPE_INJECT)
+                continue;
+            gs_scn_setting *mine = &s->settings[setting_index(o, p)];
+            const gs_scn_setting *glob = &s->settings[setting_index(o, GS_INJ_COUNT)];
+            if (s->inj_present[p] && !strcmp(mine->origin, "default") && strcmp(glob->origin, "default")) {
+                gs_status r = apply_one(s, o, p, glob->value, glob->origin, NULL, err);
+                if (r != GS_OK)
+                    return r;
+                memcpy(mine->value, glob->value, sizeof mine->value);
+                memcpy(mine->origin, glob->origin, sizeof mine->origin);
+            }
+        }
+        const gs_scn_setting *en = &s->settings[setting_index(O_ENABLED, p)];
+        const gs_scn_setting *seed = &s->settings[setting_index(O_ISEED, p)];
+        if (!strcmp(en->value, "auto"))
+            inj->enabled = s->inj_present[p];
+        if (inj->enabled && s->settings[setting_index(O_DIST, p)].value[0] == '\0')
+            return gs_err_set(err, GS_ERR_FORMAT, "scenario", s->inj_where[p][0] ? s->inj_where[p] : "--set",
+                              "[inject.%s] needs dist = ... (or enabled = no)", inj_names[p]);
+        if (!strcmp(seed->value, "auto")) /* golden-ratio stride keeps points apart */
+            inj->seed = s->engine.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)(p + 1) * 0xd1b54a32d192ed03ULL;
+        if (inj->real && p != GS_INJ_MALLOC_TRIM)
+            return gs_err_set(err, GS_ERR_ARG, "scenario", s->inj_where[p][0] ? s->inj_where[p] : "--set",
+                              "mode = real exists only for [inject.malloc_trim]");
+    }
+    return GS_OK;
+}
+
+/* ---- settings access, dump and help ---- */
+int gs_scenario_setting_count(const gs_scenario *s) { return s->n_settings; }
+void gs_scenario_setting_at(const gs_scenario *s, int i, const char **key, const char **value)
+{
+    *key = s->settings[i].key;
+    *value = s->settings[i].value;
+}
+
+static void dump_line(FILE *f, const opt_def *od, const gs_scn_setting *st)
+{
+    fprintf(f, "%-18s = %-32s ; %s\n", od->key, st->value, st->origin);
+}
+
+gs_status gs_scenario_dump(const gs_scenario *s, FILE *f)
+{
+    fprintf(f, "; Settings in effect (gapscope); the origin of each value follows ';'.\n");
+    if (s->path[0])
+        fprintf(f, "; scenario: %s\n", s->path);
+    for (int scope = GS_SCOPE_GLOBAL; scope <= GS_SCOPE_JOBS; scope++) {
+        fprintf(f, "\n[%s]\n", scope_names[scope]);
+        for (int o = 0; o < O_COUNT_; o++) {
+            if (opts[o].scope == scope)
+                dump_line(f, &opts[o], &s->settings[setting_index(o, 0)]);
+            else if (scope == GS_SCOPE_GLOBAL && opts[o].scope == GS_SCOPE_INJECT) {
+                const gs_scn_setting *g = &s->settings[setting_index(o, GS_INJ_COUNT)];
+                if (strcmp(g->origin, "default"))
+                    dump_line(f, &opts[o], g);
+            }
+        }
+    }
+    for (int p = 0; p < GS_INJ_COUNT; p++) {
+        if (!s->inj_present[p] && !s->engine.inj[p].enabled)
+            continue;
+        fprintf(f, "\n[inject.%s]\n", inj_names[p]);
+        for (int o = 0; o < O_COUNT_; o++)
+            if (opts[o].scope == GS_SCOPE_INJECT)
+                dump_line(f, &opts[o], &s->settings[setting_index(o, p)]);
+    }
+    fprintf(f, "\n; injection points not listed are off\n");
+    return ferror(f) ? GS_ERR_IO : GS_OK;
+}
+
+void gs_scenario_help(FILE *f)
+{
+    static const char *const type_names[] = {"int", "uint", "bool", "duration", "size", "number",
+                                             "choice", "text", "path", "dist", "kind:weight,...",
+                                             "kind:int,..."};
+    int last = -1;
+    for (int o = 0; o < O_COUNT_; o++) {
+        if (opts[o].scope != last) {
+            last = opts[o].scope;
+            fprintf(f, "\n[%s]%s\n", last == GS_SCOPE_INJECT ? "inject.<point>" : scope_names[last],
+                    last == GS_SCOPE_INJECT ? "   (these keys in [global] are defaults for every point)" : "");
+        }
+        fprintf(f, "  %-18s %-16s default %-12s %s", opts[o].key,
+                opts[o].type == T_ENUM ? "choice" : type_names[opts[o].type],
+                opts[o].def[0] ? opts[o].def : "(none)", opts[o].help);
+        if (opts[o].choices)
+            fprintf(f, " [%s]", opts[o].choices);
+        else if (opts[o].type == T_INT || opts[o].type == T_REAL)
+            fprintf(f, " [%g..%g]", opts[o].lo, opts[o].hi);
+        fputc('\n', f);
+    }
+    fprintf(f, "\ninjection points:");
+    for (int p = 0; p < GS_INJ_COUNT; p++)
+        fprintf(f, " %s", inj_names[p]);
+    fprintf(f, "\ndurations: 50ms, 1.5s, 200us (unit required); sizes: 4GiB, 512MiB\n"
+               "dists: fixed:50ms | uniform:10ms,50ms | lognormal:median=80ms,sigma=0.5 | empirical:FILE\n");
+}

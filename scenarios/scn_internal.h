@@ -1,0 +1,47 @@
+/* Internal to the scenarios layer: shared by options.c, ini.c, scenario.c. */
+#ifndef GS_SCN_INTERNAL_H
+#define GS_SCN_INTERNAL_H
+
+#include "scenario.h"
+
+/* One setting in effect: "engine.trim" = "after_unlock" (origin "demo.ini:12"). */
+typedef struct gs_scn_setting {
+    char key[64];
+    char value[GS_SCN_PATH_MAX];
+    char origin[GS_SCN_PATH_MAX + 16];
+    int opt;            /* index in the option table */
+    int inst;           /* injection point, -1 otherwise; GS_INJ_COUNT = [global] default */
+} gs_scn_setting;
+
+/* Option scopes. */
+enum { GS_SCOPE_GLOBAL, GS_SCOPE_ENGINE, GS_SCOPE_JOBS, GS_SCOPE_INJECT };
+
+/* Allocates the settings array with every option at its default text
+ * (not yet applied). */
+gs_status gs_scn_settings_init(gs_scenario *s, gs_err *err);
+/* Applies `key = value` of `section` (a section name as written: "engine",
+ * "inject.tracker_hold"). base_dir resolves relative paths. */
+gs_status gs_scn_apply(gs_scenario *s, const char *section, const char *key,
+                       const char *value, const char *where, const char *base_dir,
+                       gs_err *err);
+/* Checks a section name; sets *point for inject sections (-1 otherwise). */
+gs_status gs_scn_section_check(const gs_scenario *s, const char *section, int *point,
+                               const char *where, gs_err *err);
+/* Marks an [inject.<point>] section as present (it enables the point). */
+void gs_scn_inject_present(gs_scenario *s, int point, const char *where);
+/* Applies every default text, then finalizes inherited/derived values. */
+gs_status gs_scn_apply_defaults(gs_scenario *s, gs_err *err);
+gs_status gs_scn_finalize(gs_scenario *s, gs_err *err);
+
+/* Reads an INI file (with includes) into s (ini.c). */
+gs_status gs_scn_ini_parse_file(gs_scenario *s, const char *path, gs_err *err);
+
+/* Kind name lookup without linking the engine (from GS_JOB_KIND_TABLE). */
+int gs_scn_kind_from_name(gs_job_kind *out, const char *name);
+const char *gs_scn_kind_name(gs_job_kind k);
+uint32_t gs_scn_kind_default_partitions(gs_job_kind k);
+int gs_scn_kind_default_priority(gs_job_kind k);
+int gs_scn_inj_from_name(int *out, const char *name, size_t len);
+const char *gs_scn_inj_name(int p);
+
+#endif
