@@ -1,0 +1,63 @@
+/*
+ * Multi-scalar multiplication on G1 and G2: out = sum_i scalars[i] * points[i].
+ *
+ * Algorithm: Pippenger's bucket method (Bernstein et al., "Faster batch
+ * forgery identification", eprint 2012/549, section 4) with signed (Booth)
+ * digits of c bits, so each window needs only 2^(c-1) buckets; buckets are
+ * XYZZ points (curve.h), reduced by the running-sum trick; windows are
+ * combined by Horner's rule with c doublings each.  c is chosen from n.
+ *
+ * Inputs: points affine, on the curve (not checked; infinity allowed and
+ * skipped); scalars plain integers (gs_scalar, not Montgomery), normally
+ * < r; any 256-bit value is handled as that integer.  Repeated points,
+ * scalars 0, 1 and r-1, n = 0 (out = infinity) and n = 1 are all fine.
+ *
+ * Threads: the work is cut into (window, point range) tasks spread over
+ * `pool` (NULL = serial).  Any number of MSMs may run at once on one pool.
+ * The result does not depend on the thread count (as a group element; the
+ * Jacobian coordinates may differ, compare with gs_g1_eq).
+ *
+ * Memory: per participating thread one bucket array of 2^(c-1) XYZZ points
+ * (at most 6 MiB for G1, 12 MiB for G2), plus one Jacobian point per task.
+ * Variable time: do not use with secret scalars where timing matters
+ * (Groth16 witness scalars are treated as public to the prover host here,
+ * as in every production prover).
+ *
+ * Returns GS_OK, or GS_ERR_NOMEM (out set to infinity) when scratch memory
+ * cannot be allocated.
+ */
+#ifndef GS_MSM_H
+#define GS_MSM_H
+
+#include <stddef.h>
+
+#include "../common/pool.h"
+#include "../common/status.h"
+#include "../curve/curve.h"
+#include "../field/field.h"
+
+gs_status gs_msm_g1(gs_g1 *out, const gs_g1_affine *points, const gs_scalar *scalars,
+                    size_t n, gs_pool *pool);
+gs_status gs_msm_g2(gs_g2 *out, const gs_g2_affine *points, const gs_scalar *scalars,
+                    size_t n, gs_pool *pool);
+
+/*
+ * Explicit tuning, for tests and benchmarks: window bits (1 .. GS_MSM_MAX_WINDOW,
+ * 0 = chosen from n) and the number of point ranges each window is cut
+ * into (0 = chosen from n and the pool width).  Results are identical.
+ */
+#define GS_MSM_MAX_WINDOW 16
+typedef struct gs_msm_cfg {
+    unsigned window;
+    size_t parts;
+} gs_msm_cfg;
+
+gs_status gs_msm_g1_cfg(gs_g1 *out, const gs_g1_affine *points, const gs_scalar *scalars,
+                        size_t n, gs_pool *pool, const gs_msm_cfg *cfg);
+gs_status gs_msm_g2_cfg(gs_g2 *out, const gs_g2_affine *points, const gs_scalar *scalars,
+                        size_t n, gs_pool *pool, const gs_msm_cfg *cfg);
+
+/* The window size the automatic choice picks for n points (for reports). */
+unsigned gs_msm_window_for(size_t n);
+
+#endif

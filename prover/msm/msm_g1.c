@@ -1,0 +1,10 @@
+/* Pippenger MSM on G1: the shared template (msm_impl.h) over Fp points. */
+#include "msm_internal.h"
+
+#define MSM_AFF gs_g1_affine
+#define MSM_JAC gs_g1
+#define MSM_XYZZ gs_g1_xyzz
+#define MSM_G(name) gs_g1_##name
+#define MSM_FN gs_msm_g1
+#define MSM_FN_CFG gs_msm_g1_cfg
+#include "msm_impl.h"

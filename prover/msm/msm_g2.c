@@ -1,0 +1,10 @@
+/* Pippenger MSM on G2: the shared template (msm_impl.h) over Fp2 points. */
+#include "msm_internal.h"
+
+#define MSM_AFF gs_g2_affine
+#define MSM_JAC gs_g2
+#define MSM_XYZZ gs_g2_xyzz
+#define MSM_G(name) gs_g2_##name
+#define MSM_FN gs_msm_g2
+#define MSM_FN_CFG gs_msm_g2_cfg
+#include "msm_impl.h"

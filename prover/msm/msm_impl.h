@@ -1,0 +1,125 @@
+/*
+ * Pippenger MSM written once for G1 and G2 (msm.h has the contract).  The
+ * including file defines:
+ *   MSM_AFF, MSM_JAC, MSM_XYZZ   the point types
+ *   MSM_G(name)                  gs_g1_##name or gs_g2_##name
+ *   MSM_FN, MSM_FN_CFG           the public function names
+ * and includes this file once.
+ *
+ * Per task (window j, point range p), on slot s's bucket array B[0 .. 2^(c-1)):
+ *   for each point P_i with digit d = d_j(k_i) != 0: B[|d|-1] += sign(d) P_i
+ *   S_j,p = sum_b (b+1) B[b], by the running sum from the top bucket used.
+ * Then S_j = sum_p S_j,p and out = sum_j 2^(jc) S_j (Horner, c doublings).
+ * The bucket additions are complete (curve.h), so repeated points and
+ * buckets that cancel need no special case.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+typedef struct {
+    const MSM_AFF *points;
+    const gs_scalar *scalars;
+    size_t n;
+    msm_plan plan;
+    MSM_XYZZ **buckets;      /* one array per slot, allocated on first use */
+    MSM_JAC *sums;           /* one per task */
+    atomic_int nomem;
+} MSM_G(msm_ctx);
+
+static void MSM_G(msm_task)(void *vctx, size_t begin, size_t end, unsigned slot)
+{
+    MSM_G(msm_ctx) *c = vctx;
+    const msm_plan *pl = &c->plan;
+    size_t n_buckets = (size_t)1 << (pl->c - 1);
+    if (!c->buckets[slot]) {
+        c->buckets[slot] = malloc(n_buckets * sizeof(MSM_XYZZ));
+        if (!c->buckets[slot]) {
+            atomic_store(&c->nomem, 1);
+            return;
+        }
+    }
+    MSM_XYZZ *b = c->buckets[slot];
+    for (size_t t = begin; t < end; t++) {
+        unsigned j = (unsigned)(t / pl->n_parts);
+        size_t lo = (t % pl->n_parts) * pl->part_len;
+        size_t hi = lo + pl->part_len < c->n ? lo + pl->part_len : c->n;
+        size_t top = 0;   /* one past the highest bucket touched */
+        for (size_t i = 0; i < n_buckets; i++)
+            MSM_G(xyzz_set_inf)(&b[i]);
+        for (size_t i = lo; i < hi; i++) {
+            const MSM_AFF *p = &c->points[i];
+            if (p->inf)
+                continue;
+            int64_t d = gs_msm_digit(&c->scalars[i], j, pl->c);
+            if (d == 0)
+                continue;
+            size_t idx = (size_t)(d > 0 ? d : -d) - 1;
+            if (idx + 1 > top)
+                top = idx + 1;
+            if (d > 0) {
+                MSM_G(xyzz_add_affine)(&b[idx], &b[idx], p);
+            } else {
+                MSM_AFF neg;
+                MSM_G(affine_neg)(&neg, p);
+                MSM_G(xyzz_add_affine)(&b[idx], &b[idx], &neg);
+            }
+        }
+        /* Running sum: after step b, run = B[top-1] + ... + B[b] and acc
+         * has gained run, so acc = sum_b (b+1) B[b] at the end. */
+        MSM_XYZZ run, acc;
+        MSM_G(xyzz_set_inf)(&run);
+        MSM_G(xyzz_set_inf)(&acc);
+        for (size_t i = top; i-- > 0;) {
+            MSM_G(xyzz_add)(&run, &run, &b[i]);
+            MSM_G(xyzz_add)(&acc, &acc, &run);
+        }
+        MSM_G(xyzz_to_jacobian)(&c->sums[t], &acc);
+    }
+}
+
+gs_status MSM_FN_CFG(MSM_JAC *out, const MSM_AFF *points, const gs_scalar *scalars,
+                     size_t n, gs_pool *pool, const gs_msm_cfg *cfg)
+{
+    gs_status st = GS_OK;
+    MSM_G(msm_ctx) c = {.points = points, .scalars = scalars, .n = n};
+    unsigned width = gs_pool_width(pool);
+    MSM_G(set_inf)(out);
+    if (n == 0)
+        return GS_OK;
+    gs_msm_plan(&c.plan, n, width, cfg);
+    atomic_init(&c.nomem, 0);
+    c.buckets = calloc(width, sizeof *c.buckets);
+    c.sums = malloc(c.plan.n_tasks * sizeof *c.sums);
+    if (!c.buckets || !c.sums) {
+        st = GS_ERR_NOMEM;
+        goto fail;
+    }
+    gs_pool_for(pool, c.plan.n_tasks, 1, MSM_G(msm_task), &c);
+    if (atomic_load(&c.nomem)) {
+        st = GS_ERR_NOMEM;
+        goto fail;
+    }
+    /* out = sum_j 2^(jc) S_j, top window first. */
+    for (unsigned j = c.plan.n_windows; j-- > 0;) {
+        for (unsigned k = 0; k < c.plan.c; k++)
+            MSM_G(dbl)(out, out);
+        for (size_t p = 0; p < c.plan.n_parts; p++)
+            MSM_G(add)(out, out, &c.sums[(size_t)j * c.plan.n_parts + p]);
+    }
+
+fail:
+    if (st != GS_OK)
+        MSM_G(set_inf)(out);
+    if (c.buckets)
+        for (unsigned s = 0; s < width; s++)
+            free(c.buckets[s]);
+    free(c.buckets);
+    free(c.sums);
+    return st;
+}
+
+gs_status MSM_FN(MSM_JAC *out, const MSM_AFF *points, const gs_scalar *scalars, size_t n,
+                 gs_pool *pool)
+{
+    return MSM_FN_CFG(out, points, scalars, n, pool, NULL);
+}
