@@ -25,7 +25,25 @@
 
 typedef unsigned __int128 gs_u128;
 
-/* (carry, sum) = a + b + carry_in. */
+#if defined(__x86_64__)
+#include <immintrin.h>
+/* (carry, sum) = a + b + carry_in; carry is 0 or 1 (compiles to adc). */
+static inline uint64_t lb_adc(uint64_t a, uint64_t b, uint64_t *carry)
+{
+    unsigned long long r;
+    *carry = _addcarry_u64((unsigned char)*carry, a, b, &r);
+    return (uint64_t)r;
+}
+
+/* (borrow, diff) = a - b - borrow_in; borrow is 0 or 1 (compiles to sbb). */
+static inline uint64_t lb_sbb(uint64_t a, uint64_t b, uint64_t *borrow)
+{
+    unsigned long long r;
+    *borrow = _subborrow_u64((unsigned char)*borrow, a, b, &r);
+    return (uint64_t)r;
+}
+#else
+/* (carry, sum) = a + b + carry_in; carry is 0 or 1. */
 static inline uint64_t lb_adc(uint64_t a, uint64_t b, uint64_t *carry)
 {
     gs_u128 t = (gs_u128)a + b + *carry;
@@ -40,6 +58,7 @@ static inline uint64_t lb_sbb(uint64_t a, uint64_t b, uint64_t *borrow)
     *borrow = (uint64_t)(t >> 64) & 1;
     return (uint64_t)t;
 }
+#endif
 
 /* out = a + b; returns the carry. */
 static inline uint64_t lb_add(uint64_t *out, const uint64_t *a, const uint64_t *b, int n)
