@@ -73,6 +73,11 @@ gs_status gs_scenario_arrivals(gs_trace *out, const gs_scenario *s, gs_err *err)
     }
     if (s->limit && out->n > s->limit)
         out->n = s->limit;
+    /* [jobs] partitions overrides a trace's partition counts per kind too
+     * (the same mix at a CI-sized partition count). */
+    for (size_t i = 0; i < out->n; i++)
+        if (s->mix.partitions[out->a[i].kind])
+            out->a[i].partitions = s->mix.partitions[out->a[i].kind];
     return GS_OK;
 }
 
