@@ -1,0 +1,69 @@
+/* G2 tests: published generator, group law, scalar multiplication, XYZZ,
+ * batch normalization and the psi subgroup check (template test_group.inc). */
+#include "curve_internal.h"
+
+#include <string.h>
+
+#include "../../test/test.h"
+
+static const gs_fp2 ec_b = {{GS_CC_B}, {GS_CC_B}};
+static void rand_fe(gs_fp2 *out, gs_rng *rng) { gs_fp2_random(out, rng); }
+static void T_clear_cofactor(gs_g2 *out, const gs_g2 *a)
+{
+    static const uint64_t h2[8] = GS_CC_H2;
+    gs_g2_mul_limbs_var(out, a, h2, 8);
+}
+
+#define FE gs_fp2
+#define FE_(op) gs_fp2_##op
+#define PT gs_g2
+#define AFF gs_g2_affine
+#define XYZZ gs_g2_xyzz
+#define EC_(n) gs_g2_##n
+#define T_(n) curve_g2_##n
+#include "test_group.inc"
+
+static int fp_hex_eq(const gs_fp *a, const char *want)
+{
+    uint8_t b[48];
+    char hex[97];
+    gs_fp_to_bytes_be(b, a);
+    for (int i = 0; i < 48; i++) snprintf(hex + 2 * i, 3, "%02x", b[i]);
+    return strcmp(hex, want) == 0;
+}
+
+/* Published generator (draft-irtf-cfrg-pairing-friendly-curves-11, 4.2.1). */
+GS_TEST(curve_g2_generator_published)
+{
+    gs_g2_affine g;
+    gs_g2_affine_generator(&g);
+    GS_CHECK(fp_hex_eq(&g.x.c0, "024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac0326a805bbefd48056c8c121bdb8"));
+    GS_CHECK(fp_hex_eq(&g.x.c1, "13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e"));
+    GS_CHECK(fp_hex_eq(&g.y.c0, "0ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801"));
+    GS_CHECK(fp_hex_eq(&g.y.c1, "0606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be"));
+}
+
+/* psi(G) == [x] G (x < 0), psi^2(P) - [t]psi(P) + [p]P == 0 reduces on G2 to
+ * psi^2(G) == [x^2] G; and psi is a group homomorphism. */
+GS_TEST(curve_g2_psi)
+{
+    gs_rng *rng = gs_test_rng();
+    gs_g2 g, l, r, p, q, t;
+    gs_g2_generator(&g);
+    gs_g2_psi(&l, &g);
+    gs_g2_mul_x_abs(&r, &g);
+    gs_g2_neg(&r, &r);
+    GS_CHECK(gs_g2_eq(&l, &r));
+    gs_g2_psi(&l, &l);
+    gs_g2_mul_x_abs(&r, &g);
+    gs_g2_mul_x_abs(&r, &r);
+    GS_CHECK(gs_g2_eq(&l, &r));
+    rand_point(&p, rng);
+    rand_point(&q, rng);
+    gs_g2_add(&t, &p, &q);
+    gs_g2_psi(&l, &t);
+    gs_g2_psi(&p, &p);
+    gs_g2_psi(&q, &q);
+    gs_g2_add(&r, &p, &q);
+    GS_CHECK(gs_g2_eq(&l, &r));
+}
