@@ -1,0 +1,153 @@
+/*
+ * gapscope prove circuit.zkey witness.wtns proof.json public.json
+ * (rapidsnark's argument order): a Groth16 proof that snarkjs verifies.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../prover/common/pool.h"
+#include "../prover/groth16/backend.h"
+#include "../prover/io/io.h"
+#include "cli.h"
+#include "cli_util.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gapscope prove [options] circuit.zkey witness.wtns proof.json public.json\n"
+            "\n"
+            "Reads a snarkjs Groth16 proving key (bls12381) and a witness, writes the\n"
+            "proof and the public signals in snarkjs's JSON layout.\n"
+            "\n"
+            "options:\n"
+            "  --threads N       CPU threads (default: all cores)\n"
+            "  --backend B       cpu (default) or cuda\n"
+            "  --device N        CUDA device (default 0)\n"
+            "  --trusted-key     skip subgroup checks of the key's points (on-curve is\n"
+            "                    always checked); for keys you produced yourself\n"
+            "  --zero-blinding   r = s = 0: deterministic proof (testing only: NOT zero-knowledge)\n"
+            "  --quiet           no progress lines\n");
+}
+
+static int prove_main(int argc, char **argv)
+{
+    const char *pos[4];
+    int n_pos = 0, quiet = 0, zero = 0;
+    unsigned flags = 0;
+    uint64_t threads = 0, device = 0;
+    const char *backend = "cpu";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--threads") && i + 1 < argc) {
+            if (!gs_cli_parse_uint("prove", a, argv[++i], 4096, &threads))
+                return GS_EXIT_USAGE;
+        } else if (!strcmp(a, "--device") && i + 1 < argc) {
+            if (!gs_cli_parse_uint("prove", a, argv[++i], 64, &device))
+                return GS_EXIT_USAGE;
+        } else if (!strcmp(a, "--backend") && i + 1 < argc) {
+            backend = argv[++i];
+        } else if (!strcmp(a, "--trusted-key")) {
+            flags |= GS_IO_TRUST_POINTS;
+        } else if (!strcmp(a, "--zero-blinding")) {
+            zero = 1;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "gapscope prove: unknown option '%s'\n", a);
+            usage(stderr);
+            return GS_EXIT_USAGE;
+        } else if (n_pos < 4) {
+            pos[n_pos++] = a;
+        } else {
+            usage(stderr);
+            return GS_EXIT_USAGE;
+        }
+    }
+    if (n_pos != 4) {
+        usage(stderr);
+        return GS_EXIT_USAGE;
+    }
+    if (strcmp(backend, "cpu") && strcmp(backend, "cuda")) {
+        fprintf(stderr, "gapscope prove: --backend must be cpu or cuda, got '%s'\n", backend);
+        return GS_EXIT_USAGE;
+    }
+    gs_err err;
+    gs_err_clear(&err);
+    gs_pk pk;
+    memset(&pk, 0, sizeof pk);
+    gs_scalar *w = NULL;
+    uint32_t n_w = 0;
+    gs_assignment as;
+    memset(&as, 0, sizeof as);
+    gs_pool *pool = NULL;
+    gs_backend *be = NULL;
+    gs_prove_state *st = NULL;
+    gs_proof proof;
+    gs_stage_list stages = {0};
+    int rc = GS_EXIT_OK;
+
+    if (gs_pool_create(&pool, (unsigned)threads, &err) != GS_OK)
+        goto fail;
+    gs_cli_progress(quiet, "reading %s", pos[0]);
+    if (gs_zkey_read(&pk, pos[0], flags, pool, &err) != GS_OK)
+        goto fail;
+    gs_cli_progress(quiet, "key: %u wires, %u public, domain 2^%u%s", pk.n_vars, pk.n_public,
+                    pk.log_domain, flags & GS_IO_TRUST_POINTS ? " (subgroup checks skipped)" : "");
+    if (gs_wtns_read(&w, &n_w, pos[1], &err) != GS_OK)
+        goto fail;
+    if (n_w != pk.n_vars) {
+        gs_err_set(&err, GS_ERR_MISMATCH, "prove", pos[1],
+                   "witness has %u values but %s expects %u (nVars)", n_w, pos[0], pk.n_vars);
+        goto fail;
+    }
+    if (gs_assignment_from_witness(&as, &pk, w, n_w, &err) != GS_OK)
+        goto fail;
+    gs_scalar r = {{0}}, s = {{0}};
+    if (!zero && gs_groth16_random_rs(&r, &s, &err) != GS_OK)
+        goto fail;
+    if (!strcmp(backend, "cuda")) {
+        if (gs_backend_cuda_create(&be, (int)device, &err) != GS_OK)
+            goto fail;
+    } else if (gs_backend_cpu_create(&be, (int)threads, &err) != GS_OK) {
+        goto fail;
+    }
+    if (be->ops->load_pk(be, &pk, &err) != GS_OK)
+        goto fail;
+    gs_cli_progress(quiet, "proving on %s", be->ops->describe(be));
+    gs_prove_opts opts = {0, (int)threads, 0};
+    if (be->ops->prove_start(be, &pk, &as, &r, &s, &opts, &st, &stages, &err) != GS_OK)
+        goto fail;
+    gs_status ps = be->ops->prove_finish(be, st, &proof, &stages, &err);
+    st = NULL;
+    if (ps != GS_OK)
+        goto fail;
+    for (int i = 0; i < stages.n && !quiet; i++)
+        fprintf(stderr, "           stage %-18s %9.3f ms\n", stages.s[i].name,
+                (double)(stages.s[i].end_ns - stages.s[i].start_ns) / 1e6);
+    if (gs_proof_json_write(pos[2], &proof, &err) != GS_OK)
+        goto fail;
+    if (gs_public_json_write(pos[3], w + 1, pk.n_public, &err) != GS_OK) {
+        remove(pos[2]);
+        goto fail;
+    }
+    gs_cli_progress(quiet, "wrote %s and %s", pos[2], pos[3]);
+    goto done;
+fail:
+    rc = gs_cli_fail("prove", &err);
+done:
+    if (st)
+        be->ops->prove_abort(be, st);
+    if (be)
+        be->ops->destroy(be);
+    gs_assignment_free(&as);
+    free(w);
+    gs_pk_free(&pk);
+    gs_pool_destroy(pool);
+    return rc;
+}
+
+GS_CLI_COMMAND(prove, "prove", "Groth16 proof from a snarkjs .zkey and .wtns", prove_main)
