@@ -45,17 +45,52 @@ typedef struct {
     unsigned s;      /* phase 2: the first of the stages this pass runs */
 } ntt_ctx;
 
+/*
+ * Bit-reversal permutation, cache-blocked: write i = (hi, mid, lo) with hi
+ * and lo of T bits, so rev(i) = (rev(lo), rev(mid), rev(hi)).  For one pair
+ * (mid, rev(mid)) all 2^T x 2^T swaps touch 2^T short rows on each side, so
+ * they run from L1 instead of missing the cache on every element.
+ * Items are mid values; mid > rev(mid) is left to its partner.
+ */
+#define BITREV_T 4
+
+static void swap_fr(gs_fr *x, gs_fr *y)
+{
+    gs_fr t = *x;
+    *x = *y;
+    *y = t;
+}
+
 static void bitrev_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
 {
     (void)slot;
     ntt_ctx *c = vctx;
-    for (size_t i = begin; i < end; i++) {
-        size_t j = bit_reverse(i, c->d->log_n);
-        if (i < j) {
-            gs_fr t = c->a[i];
-            c->a[i] = c->a[j];
-            c->a[j] = t;
+    unsigned k = c->d->log_n, m = k - 2 * BITREV_T;
+    size_t tn = (size_t)1 << BITREV_T;
+    for (size_t mid = begin; mid < end; mid++) {
+        size_t rmid = bit_reverse(mid, m);
+        if (rmid < mid)
+            continue;
+        for (size_t hi = 0; hi < tn; hi++) {
+            size_t rhi = bit_reverse(hi, BITREV_T);
+            for (size_t lo = 0; lo < tn; lo++) {
+                size_t i = (hi << (m + BITREV_T)) | (mid << BITREV_T) | lo;
+                size_t j = (bit_reverse(lo, BITREV_T) << (m + BITREV_T)) |
+                           (rmid << BITREV_T) | rhi;
+                if (rmid != mid || i < j)
+                    swap_fr(&c->a[i], &c->a[j]);
+            }
         }
+    }
+}
+
+/* The plain permutation, for sizes below two tiles. */
+static void bitrev_small(gs_fr *a, unsigned k)
+{
+    for (size_t i = 0; i < ((size_t)1 << k); i++) {
+        size_t j = bit_reverse(i, k);
+        if (i < j)
+            swap_fr(&a[i], &a[j]);
     }
 }
 
@@ -80,7 +115,17 @@ static void block_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
     }
 }
 
-/* Phase 2, one stage s (h = 2^(s-1)), butterflies q in [begin, end). */
+/*
+ * Phase 2 work order.  A butterfly group's twiddles depend only on its
+ * offset j inside a block, and in the late stages consecutive j of one block
+ * use twiddles a page apart.  So an item is a tile of TILE consecutive j in
+ * one block, and items run tile-major: the blocks of a tile follow each
+ * other and reuse its twiddles from L1, while each item still reads TILE
+ * contiguous elements per stream.  h >= 2^GS_NTT_BLOCK_LOG > TILE here.
+ */
+#define TILE 16
+
+/* Phase 2, one stage s (h = 2^(s-1)); items = (tile, block of 2h). */
 static void stage_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
 {
     (void)slot;
@@ -88,17 +133,19 @@ static void stage_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
     const gs_domain *d = c->d;
     unsigned s = c->s;
     size_t h = (size_t)1 << (s - 1);
+    size_t nblk = d->n >> s;
     unsigned shift = d->log_n - s;
-    for (size_t q = begin; q < end; q++) {
-        size_t j = q & (h - 1);
-        size_t i0 = ((q >> (s - 1)) << s) + j;
-        butterfly(&c->a[i0], &c->a[i0 + h], &d->tw[j << shift]);
+    for (size_t u = begin; u < end; u++) {
+        size_t j0 = (u / nblk) * TILE;
+        gs_fr *x = c->a + (u % nblk) * 2 * h;
+        for (size_t j = j0; j < j0 + TILE; j++)
+            butterfly(&x[j], &x[j + h], &d->tw[j << shift]);
     }
 }
 
 /*
- * Phase 2, stages s and s+1 together: groups q in [begin, end), each four
- * elements i0 + {0, h, 2h, 3h} of a block of 4h.  Stage s pairs (0, h) and
+ * Phase 2, stages s and s+1 together; items = (tile, block of 4h), each
+ * group four elements j + {0, h, 2h, 3h}.  Stage s pairs (0, h) and
  * (2h, 3h) with w_(2h)^j; stage s+1 pairs (0, 2h) with w_(4h)^j and (h, 3h)
  * with w_(4h)^(j+h).
  */
@@ -109,16 +156,19 @@ static void stage2_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
     const gs_domain *d = c->d;
     unsigned s = c->s;
     size_t h = (size_t)1 << (s - 1);
+    size_t nblk = d->n >> (s + 1);
     unsigned shift1 = d->log_n - s, shift2 = d->log_n - s - 1;
-    for (size_t q = begin; q < end; q++) {
-        size_t j = q & (h - 1);
-        size_t i0 = ((q >> (s - 1)) << (s + 1)) + j;
-        gs_fr *x0 = &c->a[i0], *x1 = x0 + h, *x2 = x1 + h, *x3 = x2 + h;
-        const gs_fr *t1 = &d->tw[j << shift1];
-        butterfly(x0, x1, t1);
-        butterfly(x2, x3, t1);
-        butterfly(x0, x2, &d->tw[j << shift2]);
-        butterfly(x1, x3, &d->tw[(j + h) << shift2]);
+    for (size_t u = begin; u < end; u++) {
+        size_t j0 = (u / nblk) * TILE;
+        gs_fr *x = c->a + (u % nblk) * 4 * h;
+        for (size_t j = j0; j < j0 + TILE; j++) {
+            gs_fr *x0 = &x[j], *x1 = x0 + h, *x2 = x1 + h, *x3 = x2 + h;
+            const gs_fr *t1 = &d->tw[j << shift1];
+            butterfly(x0, x1, t1);
+            butterfly(x2, x3, t1);
+            butterfly(x0, x2, &d->tw[j << shift2]);
+            butterfly(x1, x3, &d->tw[(j + h) << shift2]);
+        }
     }
 }
 
@@ -127,16 +177,19 @@ void gs_domain_ntt(const gs_domain *d, gs_fr *a, gs_pool *pool)
     if (d->n < 2)
         return;
     ntt_ctx c = {.d = d, .a = a};
-    gs_pool_for(pool, d->n, 16384, bitrev_chunk, &c);
+    if (d->log_n < 2 * BITREV_T + 2)
+        bitrev_small(a, d->log_n);
+    else
+        gs_pool_for(pool, (size_t)1 << (d->log_n - 2 * BITREV_T), 64, bitrev_chunk, &c);
     gs_pool_for(pool, d->n >> d->log_l, 1, block_chunk, &c);
     unsigned s = d->log_l + 1;
     for (; s + 1 <= d->log_n; s += 2) {
         c.s = s;
-        gs_pool_for(pool, d->n / 4, 4096, stage2_chunk, &c);
+        gs_pool_for(pool, d->n / 4 / TILE, 64, stage2_chunk, &c);
     }
     if (s == d->log_n) {
         c.s = s;
-        gs_pool_for(pool, d->n / 2, 8192, stage_chunk, &c);
+        gs_pool_for(pool, d->n / 2 / TILE, 128, stage_chunk, &c);
     }
 }
 
