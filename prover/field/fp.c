@@ -32,10 +32,23 @@ void gs_fp_set_u64(gs_fp *out, uint64_t v)
 int gs_fp_is_zero(const gs_fp *a) { return lb_is_zero(a->l, N); }
 int gs_fp_eq(const gs_fp *a, const gs_fp *b) { return lb_eq(a->l, b->l, N); }
 
+/* Generated assembly (mont_asm.h) where available, portable code otherwise. */
+#ifdef GS_HAVE_MONgs_fp_ASM
+void gs_fp_add(gs_fp *out, const gs_fp *a, const gs_fp *b) { gs_mod_add6_asm(out->l, a->l, b->l); }
+void gs_fp_sub(gs_fp *out, const gs_fp *a, const gs_fp *b) { gs_mod_sub6_asm(out->l, a->l, b->l); }
+#else
 void gs_fp_add(gs_fp *out, const gs_fp *a, const gs_fp *b) { lb_mod_add(out->l, a->l, b->l, P, N); }
 void gs_fp_sub(gs_fp *out, const gs_fp *a, const gs_fp *b) { lb_mod_sub(out->l, a->l, b->l, P, N); }
-void gs_fp_neg(gs_fp *out, const gs_fp *a) { lb_mod_neg(out->l, a->l, P, N); }
-void gs_fp_dbl(gs_fp *out, const gs_fp *a) { lb_mod_add(out->l, a->l, a->l, P, N); }
+#endif
+
+/* 0 - a mod m: a borrow (a != 0) adds m back, so 0 stays 0. */
+void gs_fp_neg(gs_fp *out, const gs_fp *a)
+{
+    static const gs_fp zero;
+    gs_fp_sub(out, &zero, a);
+}
+
+void gs_fp_dbl(gs_fp *out, const gs_fp *a) { gs_fp_add(out, a, a); }
 
 /* mulx/adcx/adox assembly where the target has BMI2 and ADX (mont_asm.h,
  * generated), portable CIOS otherwise; both compute the same function. */

@@ -32,10 +32,23 @@ int gs_fr_is_zero(const gs_fr *a) { return lb_is_zero(a->l, N); }
 int gs_fr_is_one(const gs_fr *a) { return lb_eq(a->l, R1, N); }
 int gs_fr_eq(const gs_fr *a, const gs_fr *b) { return lb_eq(a->l, b->l, N); }
 
+/* Generated assembly (mont_asm.h) where available, portable code otherwise. */
+#ifdef GS_HAVE_MONgs_fr_ASM
+void gs_fr_add(gs_fr *out, const gs_fr *a, const gs_fr *b) { gs_mod_add4_asm(out->l, a->l, b->l); }
+void gs_fr_sub(gs_fr *out, const gs_fr *a, const gs_fr *b) { gs_mod_sub4_asm(out->l, a->l, b->l); }
+#else
 void gs_fr_add(gs_fr *out, const gs_fr *a, const gs_fr *b) { lb_mod_add(out->l, a->l, b->l, P, N); }
 void gs_fr_sub(gs_fr *out, const gs_fr *a, const gs_fr *b) { lb_mod_sub(out->l, a->l, b->l, P, N); }
-void gs_fr_neg(gs_fr *out, const gs_fr *a) { lb_mod_neg(out->l, a->l, P, N); }
-void gs_fr_dbl(gs_fr *out, const gs_fr *a) { lb_mod_add(out->l, a->l, a->l, P, N); }
+#endif
+
+/* 0 - a mod m: a borrow (a != 0) adds m back, so 0 stays 0. */
+void gs_fr_neg(gs_fr *out, const gs_fr *a)
+{
+    static const gs_fr zero;
+    gs_fr_sub(out, &zero, a);
+}
+
+void gs_fr_dbl(gs_fr *out, const gs_fr *a) { gs_fr_add(out, a, a); }
 
 /* mulx/adcx/adox assembly where the target has BMI2 and ADX (mont_asm.h,
  * generated), portable CIOS otherwise; both compute the same function. */

@@ -460,6 +460,155 @@ static inline void gs_mont_mul4_asm(uint64_t out[4], const uint64_t a[4], const 
         : [out] "r"(out)
         : "rax", "rbx", "rdx", "r8", "r9", "r10", "r11", "r12", "cc", "memory");
 }
+
+/* out = a + b mod GS_FP_MODULUS; a, b reduced; out may alias a or b. */
+static inline void gs_mod_add6_asm(uint64_t out[6], const uint64_t a[6], const uint64_t b[6])
+{
+    uint64_t t0, t1, t2, t3, t4, t5, s0, s1, s2, s3;
+    const uint64_t *pa = a, *pb = b;
+    __asm__(
+        "movq 0(%[a]), %[t0]\n\t"
+        "movq 8(%[a]), %[t1]\n\t"
+        "movq 16(%[a]), %[t2]\n\t"
+        "movq 24(%[a]), %[t3]\n\t"
+        "movq 32(%[a]), %[t4]\n\t"
+        "movq 40(%[a]), %[t5]\n\t"
+        "addq 0(%[b]), %[t0]\n\t"
+        "adcq 8(%[b]), %[t1]\n\t"
+        "adcq 16(%[b]), %[t2]\n\t"
+        "adcq 24(%[b]), %[t3]\n\t"
+        "adcq 32(%[b]), %[t4]\n\t"
+        "adcq 40(%[b]), %[t5]\n\t"
+        "movq %[t0], %[s0]\n\t"
+        "movq %[t1], %[s1]\n\t"
+        "movq %[t2], %[s2]\n\t"
+        "movq %[t3], %[s3]\n\t"
+        "movq %[t4], %[a]\n\t"
+        "movq %[t5], %[b]\n\t"
+        "subq GS_FP_MODULUS+0(%%rip), %[s0]\n\t"
+        "sbbq GS_FP_MODULUS+8(%%rip), %[s1]\n\t"
+        "sbbq GS_FP_MODULUS+16(%%rip), %[s2]\n\t"
+        "sbbq GS_FP_MODULUS+24(%%rip), %[s3]\n\t"
+        "sbbq GS_FP_MODULUS+32(%%rip), %[a]\n\t"
+        "sbbq GS_FP_MODULUS+40(%%rip), %[b]\n\t"
+        "cmovncq %[s0], %[t0]\n\t"
+        "cmovncq %[s1], %[t1]\n\t"
+        "cmovncq %[s2], %[t2]\n\t"
+        "cmovncq %[s3], %[t3]\n\t"
+        "cmovncq %[a], %[t4]\n\t"
+        "cmovncq %[b], %[t5]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5), [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [a] "+&r"(pa), [b] "+&r"(pb)
+        :
+        : "cc", "memory");
+    out[0] = t0; out[1] = t1; out[2] = t2; out[3] = t3; out[4] = t4; out[5] = t5;
+}
+
+/* out = a - b mod GS_FP_MODULUS; a, b reduced; out may alias a or b. */
+static inline void gs_mod_sub6_asm(uint64_t out[6], const uint64_t a[6], const uint64_t b[6])
+{
+    uint64_t t0, t1, t2, t3, t4, t5, s0, s1, s2, s3;
+    const uint64_t *pa = a, *pb = b;
+    __asm__(
+        "movq 0(%[a]), %[t0]\n\t"
+        "movq 8(%[a]), %[t1]\n\t"
+        "movq 16(%[a]), %[t2]\n\t"
+        "movq 24(%[a]), %[t3]\n\t"
+        "movq 32(%[a]), %[t4]\n\t"
+        "movq 40(%[a]), %[t5]\n\t"
+        "subq 0(%[b]), %[t0]\n\t"
+        "sbbq 8(%[b]), %[t1]\n\t"
+        "sbbq 16(%[b]), %[t2]\n\t"
+        "sbbq 24(%[b]), %[t3]\n\t"
+        "sbbq 32(%[b]), %[t4]\n\t"
+        "sbbq 40(%[b]), %[t5]\n\t"
+        "movq $0, %[s0]\n\t"
+        "movq $0, %[s1]\n\t"
+        "movq $0, %[s2]\n\t"
+        "movq $0, %[s3]\n\t"
+        "movq $0, %[a]\n\t"
+        "movq $0, %[b]\n\t"
+        "cmovcq GS_FP_MODULUS+0(%%rip), %[s0]\n\t"
+        "cmovcq GS_FP_MODULUS+8(%%rip), %[s1]\n\t"
+        "cmovcq GS_FP_MODULUS+16(%%rip), %[s2]\n\t"
+        "cmovcq GS_FP_MODULUS+24(%%rip), %[s3]\n\t"
+        "cmovcq GS_FP_MODULUS+32(%%rip), %[a]\n\t"
+        "cmovcq GS_FP_MODULUS+40(%%rip), %[b]\n\t"
+        "addq %[s0], %[t0]\n\t"
+        "adcq %[s1], %[t1]\n\t"
+        "adcq %[s2], %[t2]\n\t"
+        "adcq %[s3], %[t3]\n\t"
+        "adcq %[a], %[t4]\n\t"
+        "adcq %[b], %[t5]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5), [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [a] "+&r"(pa), [b] "+&r"(pb)
+        :
+        : "cc", "memory");
+    out[0] = t0; out[1] = t1; out[2] = t2; out[3] = t3; out[4] = t4; out[5] = t5;
+}
+
+/* out = a + b mod GS_FR_MODULUS; a, b reduced; out may alias a or b. */
+static inline void gs_mod_add4_asm(uint64_t out[4], const uint64_t a[4], const uint64_t b[4])
+{
+    uint64_t t0, t1, t2, t3, s0, s1;
+    const uint64_t *pa = a, *pb = b;
+    __asm__(
+        "movq 0(%[a]), %[t0]\n\t"
+        "movq 8(%[a]), %[t1]\n\t"
+        "movq 16(%[a]), %[t2]\n\t"
+        "movq 24(%[a]), %[t3]\n\t"
+        "addq 0(%[b]), %[t0]\n\t"
+        "adcq 8(%[b]), %[t1]\n\t"
+        "adcq 16(%[b]), %[t2]\n\t"
+        "adcq 24(%[b]), %[t3]\n\t"
+        "movq %[t0], %[s0]\n\t"
+        "movq %[t1], %[s1]\n\t"
+        "movq %[t2], %[a]\n\t"
+        "movq %[t3], %[b]\n\t"
+        "subq GS_FR_MODULUS+0(%%rip), %[s0]\n\t"
+        "sbbq GS_FR_MODULUS+8(%%rip), %[s1]\n\t"
+        "sbbq GS_FR_MODULUS+16(%%rip), %[a]\n\t"
+        "sbbq GS_FR_MODULUS+24(%%rip), %[b]\n\t"
+        "cmovncq %[s0], %[t0]\n\t"
+        "cmovncq %[s1], %[t1]\n\t"
+        "cmovncq %[a], %[t2]\n\t"
+        "cmovncq %[b], %[t3]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [s0] "=&r"(s0), [s1] "=&r"(s1), [a] "+&r"(pa), [b] "+&r"(pb)
+        :
+        : "cc", "memory");
+    out[0] = t0; out[1] = t1; out[2] = t2; out[3] = t3;
+}
+
+/* out = a - b mod GS_FR_MODULUS; a, b reduced; out may alias a or b. */
+static inline void gs_mod_sub4_asm(uint64_t out[4], const uint64_t a[4], const uint64_t b[4])
+{
+    uint64_t t0, t1, t2, t3, s0, s1;
+    const uint64_t *pa = a, *pb = b;
+    __asm__(
+        "movq 0(%[a]), %[t0]\n\t"
+        "movq 8(%[a]), %[t1]\n\t"
+        "movq 16(%[a]), %[t2]\n\t"
+        "movq 24(%[a]), %[t3]\n\t"
+        "subq 0(%[b]), %[t0]\n\t"
+        "sbbq 8(%[b]), %[t1]\n\t"
+        "sbbq 16(%[b]), %[t2]\n\t"
+        "sbbq 24(%[b]), %[t3]\n\t"
+        "movq $0, %[s0]\n\t"
+        "movq $0, %[s1]\n\t"
+        "movq $0, %[a]\n\t"
+        "movq $0, %[b]\n\t"
+        "cmovcq GS_FR_MODULUS+0(%%rip), %[s0]\n\t"
+        "cmovcq GS_FR_MODULUS+8(%%rip), %[s1]\n\t"
+        "cmovcq GS_FR_MODULUS+16(%%rip), %[a]\n\t"
+        "cmovcq GS_FR_MODULUS+24(%%rip), %[b]\n\t"
+        "addq %[s0], %[t0]\n\t"
+        "adcq %[s1], %[t1]\n\t"
+        "adcq %[a], %[t2]\n\t"
+        "adcq %[b], %[t3]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [s0] "=&r"(s0), [s1] "=&r"(s1), [a] "+&r"(pa), [b] "+&r"(pb)
+        :
+        : "cc", "memory");
+    out[0] = t0; out[1] = t1; out[2] = t2; out[3] = t3;
+}
+
 #endif
 
 #endif
