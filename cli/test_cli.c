@@ -1,0 +1,131 @@
+/*
+ * End-to-end tests of the gapscope binary ($GS_BIN, set by make test):
+ * interop with snarkjs both ways, and bad input giving exit 2 with no
+ * partial output.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../prover/io/io.h"
+#include "../test/test.h"
+
+static const char *bin(void)
+{
+    const char *b = getenv("GS_BIN");
+    return b && access(b, X_OK) == 0 ? b : NULL;
+}
+
+static const char *snarkjs(void)
+{
+    static char path[1024];
+    const char *root = getenv("GS_ROOT");
+    snprintf(path, sizeof path, "%s/node_modules/.bin/snarkjs", root && *root ? root : ".");
+    return access(path, X_OK) == 0 ? path : NULL;
+}
+
+/* Runs cmd with output captured into out (truncated); returns the exit status. */
+static int run(const char *cmd, char *out, size_t len)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+GS_TEST(cli_prove_then_snarkjs_verifies)
+{
+    if (!bin()) {
+        gs_test_skip("GS_BIN not set (run through make test)");
+        return;
+    }
+    const char *d = gs_test_tmpdir();
+    char cmd[4096], out[8192];
+    snprintf(cmd, sizeof cmd,
+             "%s prove --quiet test/fixtures/chain.zkey test/fixtures/chain.wtns %s/proof.json "
+             "%s/public.json 2>&1",
+             bin(), d, d);
+    GS_REQUIRE(run(cmd, out, sizeof out) == 0);
+    /* Our verifier accepts it. */
+    snprintf(cmd, sizeof cmd, "%s verify test/fixtures/chain_vk.json %s/public.json %s/proof.json 2>&1",
+             bin(), d, d);
+    GS_CHECK(run(cmd, out, sizeof out) == 0 && strstr(out, "OK"));
+    /* public.json is identical to snarkjs's. */
+    snprintf(cmd, sizeof cmd, "cmp -s test/fixtures/chain_public.json %s/public.json", d);
+    GS_CHECK(run(cmd, out, sizeof out) == 0);
+    if (!snarkjs()) {
+        gs_test_skip("snarkjs not installed in node_modules (make deps installs it)");
+        return;
+    }
+    snprintf(cmd, sizeof cmd, "%s groth16 verify test/fixtures/chain_vk.json %s/public.json %s/proof.json 2>&1",
+             snarkjs(), d, d);
+    int rc = run(cmd, out, sizeof out);
+    GS_CHECK_MSG(rc == 0 && strstr(out, "OK!"), "snarkjs said (%d): %s", rc, out);
+}
+
+GS_TEST(cli_verify_accepts_snarkjs_proof_and_rejects_tampering)
+{
+    if (!bin()) {
+        gs_test_skip("GS_BIN not set (run through make test)");
+        return;
+    }
+    char cmd[4096], out[8192];
+    snprintf(cmd, sizeof cmd,
+             "%s verify test/fixtures/chain_vk.json test/fixtures/chain_public.json "
+             "test/fixtures/chain_proof.json 2>&1",
+             bin());
+    GS_CHECK(run(cmd, out, sizeof out) == 0 && strstr(out, "OK"));
+    const char *d = gs_test_tmpdir();
+    /* Public input k changed from 11 to 12. */
+    snprintf(cmd, sizeof cmd, "sed 's/\"11\"/\"12\"/' test/fixtures/chain_public.json > %s/p.json && "
+             "%s verify test/fixtures/chain_vk.json %s/p.json test/fixtures/chain_proof.json 2>&1",
+             d, bin(), d);
+    GS_CHECK(run(cmd, out, sizeof out) == 1 && strstr(out, "INVALID"));
+    /* A missing file is bad input (2), not "invalid". */
+    snprintf(cmd, sizeof cmd, "%s verify %s/none.json test/fixtures/chain_public.json "
+             "test/fixtures/chain_proof.json 2>&1", bin(), d);
+    GS_CHECK(run(cmd, out, sizeof out) == 2 && strstr(out, "none.json"));
+}
+
+GS_TEST(cli_prove_bad_input_exits_2_without_output)
+{
+    if (!bin()) {
+        gs_test_skip("GS_BIN not set (run through make test)");
+        return;
+    }
+    const char *d = gs_test_tmpdir();
+    char cmd[4096], out[8192], wt[1024], proof[1024];
+    /* A witness of the wrong length. */
+    gs_scalar w[3] = {{{1, 0, 0, 0}}, {{2, 0, 0, 0}}, {{3, 0, 0, 0}}};
+    gs_err e;
+    gs_err_clear(&e);
+    snprintf(wt, sizeof wt, "%s/short.wtns", d);
+    GS_REQUIRE(gs_wtns_write(wt, w, 3, &e) == GS_OK);
+    snprintf(proof, sizeof proof, "%s/proof.json", d);
+    snprintf(cmd, sizeof cmd, "%s prove --quiet test/fixtures/chain.zkey %s %s %s/public.json 2>&1",
+             bin(), wt, proof, d);
+    GS_CHECK(run(cmd, out, sizeof out) == 2);
+    GS_CHECK_MSG(strstr(out, "short.wtns") && strstr(out, "103"), "%s", out);
+    GS_CHECK(!exists(proof));
+    /* A bn128 key. */
+    snprintf(cmd, sizeof cmd, "%s prove --quiet test/fixtures/chain_bn128.zkey test/fixtures/chain.wtns %s %s/public.json 2>&1",
+             bin(), proof, d);
+    GS_CHECK(run(cmd, out, sizeof out) == 2 && strstr(out, "unsupported curve"));
+    GS_CHECK(!exists(proof));
+    /* Usage errors. */
+    snprintf(cmd, sizeof cmd, "%s prove a b 2>&1", bin());
+    GS_CHECK(run(cmd, out, sizeof out) == 2 && strstr(out, "usage"));
+}
