@@ -1,0 +1,292 @@
+/* MSM tests: signed digits, naive double-and-add oracle, splits, threads. */
+#include "msm_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../test/test.h"
+
+/* ---- signed digits (no curve needed) ------------------------------------ */
+
+/* sum_j d_j 2^(jc) mod r, computed in Fr. */
+static void recompose(gs_fr *out, const gs_scalar *k, unsigned c)
+{
+    unsigned nw = (257 + c - 1) / c;
+    gs_fr acc, two_c, t;
+    uint64_t e = 1ull << c;
+    gs_fr_zero(&acc);
+    gs_fr_set_u64(&two_c, e);
+    for (unsigned j = nw; j-- > 0;) {
+        int64_t d = gs_msm_digit(k, j, c);
+        gs_fr_mul(&acc, &acc, &two_c);
+        gs_fr_set_u64(&t, (uint64_t)(d < 0 ? -d : d));
+        if (d < 0)
+            gs_fr_sub(&acc, &acc, &t);
+        else
+            gs_fr_add(&acc, &acc, &t);
+    }
+    *out = acc;
+}
+
+/* k mod r as an Fr (k any 256-bit value): Horner over the limbs in base
+ * 2^64 = (2^64 - 1) + 1. */
+static void scalar_mod_r(gs_fr *out, const gs_scalar *k)
+{
+    gs_fr acc, t, base, one;
+    gs_fr_set_u64(&base, UINT64_MAX);
+    gs_fr_one(&one);
+    gs_fr_add(&base, &base, &one);
+    gs_fr_zero(&acc);
+    for (int i = GS_FR_LIMBS; i-- > 0;) {
+        gs_fr_mul(&acc, &acc, &base);
+        gs_fr_set_u64(&t, k->l[i]);
+        gs_fr_add(&acc, &acc, &t);
+    }
+    *out = acc;
+}
+
+GS_TEST(msm_signed_digits_recompose)
+{
+    gs_scalar ks[40];
+    memset(ks, 0, sizeof ks);
+    ks[1].l[0] = 1;
+    for (int i = 0; i < 4; i++) {
+        ks[2].l[i] = UINT64_MAX;              /* 2^256 - 1 */
+        ks[3].l[i] = GS_FR_MODULUS.l[i];      /* r */
+    }
+    ks[3].l[0] -= 1;                          /* r - 1 */
+    ks[4].l[3] = 1ull << 63;                  /* 2^255 */
+    for (int i = 5; i < 40; i++)
+        gs_rng_bytes(gs_test_rng(), &ks[i], sizeof ks[i]);
+    int ok = 1, range_ok = 1;
+    for (unsigned c = 1; c <= GS_MSM_MAX_WINDOW; c++) {
+        for (int i = 0; i < 40; i++) {
+            gs_fr want, got;
+            scalar_mod_r(&want, &ks[i]);
+            recompose(&got, &ks[i], c);
+            if (!gs_fr_eq(&want, &got))
+                ok = 0;
+            for (unsigned j = 0; j < (257 + c - 1) / c; j++) {
+                int64_t d = gs_msm_digit(&ks[i], j, c);
+                if (d > (1ll << (c - 1)) || d < -(1ll << (c - 1)))
+                    range_ok = 0;
+            }
+        }
+    }
+    GS_CHECK(ok);
+    GS_CHECK(range_ok);
+    /* A known recoding: 7 with c = 2 is 2^2*2 - 1 = 8 - 1, digits -1, 2. */
+    gs_scalar seven = {{7, 0, 0, 0}};
+    GS_CHECK_EQ_INT(gs_msm_digit(&seven, 0, 2), -1);
+    GS_CHECK_EQ_INT(gs_msm_digit(&seven, 1, 2), 2);
+    GS_CHECK_EQ_INT(gs_msm_digit(&seven, 2, 2), 0);
+}
+
+GS_TEST(msm_plan_shapes)
+{
+    msm_plan p;
+    gs_msm_plan(&p, 0, 4, NULL);
+    GS_CHECK(p.n_tasks >= 1);
+    for (size_t n = 1; n < 100000; n = n * 3 + 1) {
+        for (unsigned w = 1; w <= 8; w *= 2) {
+            gs_msm_plan(&p, n, w, NULL);
+            GS_CHECK(p.c >= 1 && p.c <= GS_MSM_MAX_WINDOW);
+            GS_CHECK(p.n_windows * p.c >= 257);
+            GS_CHECK(p.n_parts >= 1 && p.n_parts * p.part_len >= n);
+            GS_CHECK((p.n_parts - 1) * p.part_len < n);
+        }
+    }
+    GS_CHECK_EQ_INT(gs_msm_window_for(1u << 16), 13);
+}
+
+/* ---- G1 / G2 against double-and-add ------------------------------------ */
+
+#define NAIVE(G, AFF, JAC)                                                    \
+    static void naive_##G(JAC *out, const AFF *pts, const gs_scalar *ks, size_t n) \
+    {                                                                         \
+        gs_##G##_set_inf(out);                                                \
+        for (size_t i = 0; i < n; i++) {                                      \
+            JAC p, acc;                                                       \
+            gs_##G##_from_affine(&p, &pts[i]);                                \
+            gs_##G##_set_inf(&acc);                                           \
+            for (int b = 255; b >= 0; b--) {                                  \
+                gs_##G##_dbl(&acc, &acc);                                     \
+                if ((ks[i].l[b / 64] >> (b % 64)) & 1)                        \
+                    gs_##G##_add(&acc, &acc, &p);                             \
+            }                                                                 \
+            gs_##G##_add(out, out, &acc);                                     \
+        }                                                                     \
+    }
+NAIVE(g1, gs_g1_affine, gs_g1)
+NAIVE(g2, gs_g2_affine, gs_g2)
+
+static void rand_scalar(gs_scalar *k)
+{
+    gs_fr f;
+    gs_fr_random(&f, gs_test_rng());
+    gs_fr_to_scalar(k, &f);
+}
+
+/* Scalar i of a test vector: edge values first, then random. */
+static void test_scalar(gs_scalar *k, size_t i)
+{
+    memset(k, 0, sizeof *k);
+    switch (i % 7) {
+    case 0: rand_scalar(k); break;
+    case 1: k->l[0] = 1; break;
+    case 2: memcpy(k->l, GS_FR_MODULUS.l, sizeof k->l); k->l[0] -= 1; break; /* r - 1 */
+    case 3: break;                                                         /* 0 */
+    default: rand_scalar(k); break;
+    }
+}
+
+/* Test points: random multiples of the generator, with repeats, a
+ * negation and infinities mixed in. */
+#define MAKE_POINTS(G, AFF, JAC)                                              \
+    static AFF *points_##G(size_t n)                                          \
+    {                                                                         \
+        JAC *j = malloc((n ? n : 1) * sizeof *j);                             \
+        AFF *a = malloc((n ? n : 1) * sizeof *a);                             \
+        if (!j || !a) {                                                       \
+            free(j);                                                          \
+            free(a);                                                          \
+            return NULL;                                                      \
+        }                                                                     \
+        JAC g;                                                                \
+        gs_##G##_generator(&g);                                               \
+        for (size_t i = 0; i < n; i++) {                                      \
+            gs_scalar k;                                                      \
+            rand_scalar(&k);                                                  \
+            gs_##G##_mul_var(&j[i], &g, &k);                                  \
+        }                                                                     \
+        gs_##G##_batch_to_affine(a, j, n);                                    \
+        for (size_t i = 5; i < n; i += 5)                                     \
+            a[i] = a[i - 3];               /* repeated point */               \
+        for (size_t i = 7; i < n; i += 11)                                    \
+            gs_##G##_affine_neg(&a[i], &a[i - 1]);   /* P and -P */           \
+        for (size_t i = 9; i < n; i += 13)                                    \
+            gs_##G##_affine_set_inf(&a[i]);                                   \
+        free(j);                                                              \
+        return a;                                                             \
+    }
+MAKE_POINTS(g1, gs_g1_affine, gs_g1)
+MAKE_POINTS(g2, gs_g2_affine, gs_g2)
+
+#define SMALL_TEST(G, AFF, JAC, MAXN)                                          \
+    GS_TEST(msm_##G##_equals_naive_small)                                      \
+    {                                                                          \
+        gs_pool *pool;                                                         \
+        GS_REQUIRE(gs_pool_create(&pool, 2, NULL) == GS_OK);                   \
+        size_t maxn = MAXN;                                                    \
+        AFF *pts = points_##G(maxn);                                           \
+        gs_scalar *ks = malloc(maxn * sizeof *ks);                             \
+        GS_REQUIRE(pts && ks);                                                 \
+        for (size_t i = 0; i < maxn; i++)                                      \
+            test_scalar(&ks[i], i);                                            \
+        for (size_t n = 0; n <= maxn; n++) {                                   \
+            JAC want, got;                                                     \
+            naive_##G(&want, pts, ks, n);                                      \
+            GS_CHECK_OK(gs_msm_##G(&got, pts, ks, n, n % 2 ? pool : NULL));    \
+            GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " msm != naive at n=%zu", n); \
+        }                                                                      \
+        /* Every window size, and split point ranges, on the full vector. */   \
+        JAC want;                                                              \
+        naive_##G(&want, pts, ks, maxn);                                       \
+        for (unsigned c = 1; c <= GS_MSM_MAX_WINDOW; c++) {                    \
+            gs_msm_cfg cfg = {.window = c, .parts = 1 + c % 4};                \
+            JAC got;                                                           \
+            GS_CHECK_OK(gs_msm_##G##_cfg(&got, pts, ks, maxn, pool, &cfg));    \
+            GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " msm window %u", c);    \
+        }                                                                      \
+        /* Single points: scalar 0, 1, r-1 (= -P), and P = infinity. */        \
+        for (size_t i = 1; i <= 3; i++) {                                      \
+            JAC got, w;                                                        \
+            naive_##G(&w, &pts[0], &ks[i], 1);                                 \
+            GS_CHECK_OK(gs_msm_##G(&got, &pts[0], &ks[i], 1, pool));           \
+            GS_CHECK(gs_##G##_eq(&got, &w));                                   \
+        }                                                                      \
+        {                                                                      \
+            JAC got, p, neg;                                                   \
+            gs_msm_##G(&got, &pts[0], &ks[2], 1, NULL);                        \
+            gs_##G##_from_affine(&p, &pts[0]);                                 \
+            gs_##G##_neg(&neg, &p);                                            \
+            GS_CHECK(gs_##G##_eq(&got, &neg));                                 \
+            GS_CHECK(!gs_##G##_is_inf(&got));                                  \
+            gs_msm_##G(&got, &pts[0], &ks[3], 1, NULL);                        \
+            GS_CHECK(gs_##G##_is_inf(&got));                                   \
+            gs_msm_##G(&got, &pts[0], &ks[1], 1, NULL);                        \
+            GS_CHECK(gs_##G##_eq(&got, &p));                                   \
+            AFF inf;                                                           \
+            gs_##G##_affine_set_inf(&inf);                                     \
+            gs_msm_##G(&got, &inf, &ks[0], 1, NULL);                           \
+            GS_CHECK(gs_##G##_is_inf(&got));                                   \
+        }                                                                      \
+        free(pts);                                                             \
+        free(ks);                                                              \
+        gs_pool_destroy(pool);                                                 \
+    }
+SMALL_TEST(g1, gs_g1_affine, gs_g1, 64)
+SMALL_TEST(g2, gs_g2_affine, gs_g2, (gs_test_quick() ? 24 : 64))
+
+/* One point repeated n times with scalar 1 and r-1 cancels; k times sums. */
+#define REPEAT_TEST(G, AFF, JAC)                                               \
+    GS_TEST(msm_##G##_repeated_point)                                          \
+    {                                                                          \
+        enum { N = 300 };                                                      \
+        AFF *pts = points_##G(1);                                              \
+        AFF rep[N];                                                            \
+        gs_scalar ks[N];                                                       \
+        GS_REQUIRE(pts);                                                       \
+        for (size_t i = 0; i < N; i++) {                                       \
+            rep[i] = pts[0];                                                   \
+            memset(&ks[i], 0, sizeof ks[i]);                                   \
+            ks[i].l[0] = 3;                                                    \
+        }                                                                      \
+        JAC got, want, p;                                                      \
+        gs_scalar k = {{3 * N, 0, 0, 0}};                                      \
+        gs_##G##_from_affine(&p, &pts[0]);                                     \
+        gs_##G##_mul_var(&want, &p, &k);                                       \
+        GS_CHECK_OK(gs_msm_##G(&got, rep, ks, N, NULL));                       \
+        GS_CHECK(gs_##G##_eq(&got, &want));                                    \
+        for (size_t i = 0; i < N; i += 2) {                                    \
+            memcpy(ks[i].l, GS_FR_MODULUS.l, sizeof ks[i].l);                  \
+            ks[i].l[0] -= 3;                                                   \
+        }                                                                      \
+        GS_CHECK_OK(gs_msm_##G(&got, rep, ks, N, NULL));                       \
+        GS_CHECK(gs_##G##_is_inf(&got));                                       \
+        free(pts);                                                             \
+    }
+REPEAT_TEST(g1, gs_g1_affine, gs_g1)
+REPEAT_TEST(g2, gs_g2_affine, gs_g2)
+
+/* Larger n: the whole equals the sum of the halves, threads equal serial. */
+#define LARGE_TEST(G, AFF, JAC, LOGN, QLOGN)                                   \
+    GS_TEST(msm_##G##_split_and_threads)                                       \
+    {                                                                          \
+        size_t n = (size_t)1 << (gs_test_quick() ? QLOGN : LOGN);              \
+        gs_pool *pool;                                                         \
+        GS_REQUIRE(gs_pool_create(&pool, 2, NULL) == GS_OK);                   \
+        AFF *pts = points_##G(n);                                              \
+        gs_scalar *ks = malloc(n * sizeof *ks);                                \
+        GS_REQUIRE(pts && ks);                                                 \
+        for (size_t i = 0; i < n; i++)                                         \
+            test_scalar(&ks[i], i);                                            \
+        JAC all, serial, lo, hi, sum, parts;                                   \
+        GS_CHECK_OK(gs_msm_##G(&all, pts, ks, n, pool));                       \
+        GS_CHECK_OK(gs_msm_##G(&serial, pts, ks, n, NULL));                    \
+        GS_CHECK_OK(gs_msm_##G(&lo, pts, ks, n / 2 + 1, pool));                \
+        GS_CHECK_OK(gs_msm_##G(&hi, pts + n / 2 + 1, ks + n / 2 + 1, n - n / 2 - 1, pool)); \
+        gs_##G##_add(&sum, &lo, &hi);                                          \
+        gs_msm_cfg cfg = {.window = 0, .parts = 7};                            \
+        GS_CHECK_OK(gs_msm_##G##_cfg(&parts, pts, ks, n, pool, &cfg));         \
+        GS_CHECK(!gs_##G##_is_inf(&all));                                      \
+        GS_CHECK(!gs_##G##_eq(&lo, &all));                                     \
+        GS_CHECK(gs_##G##_eq(&all, &serial));                                  \
+        GS_CHECK(gs_##G##_eq(&all, &sum));                                     \
+        GS_CHECK(gs_##G##_eq(&all, &parts));                                   \
+        free(pts);                                                             \
+        free(ks);                                                              \
+        gs_pool_destroy(pool);                                                 \
+    }
+LARGE_TEST(g1, gs_g1_affine, gs_g1, 12, 10)
+LARGE_TEST(g2, gs_g2_affine, gs_g2, 10, 8)
