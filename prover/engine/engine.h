@@ -42,10 +42,16 @@ typedef enum {
 } gs_job_kind;
 const char *gs_job_kind_name(gs_job_kind k);
 int gs_job_kind_from_name(gs_job_kind *out, const char *name);
+/* The table's defaults for a kind (partitions 1 for an unknown kind). */
+uint32_t gs_job_kind_partitions(gs_job_kind k);
+int gs_job_kind_priority(gs_job_kind k);
 
 /* Policies (the fixes scenarios A/B). */
 typedef enum { GS_TRIM_UNDER_LOCK, GS_TRIM_AFTER_UNLOCK, GS_TRIM_BACKGROUND, GS_TRIM_OFF, GS_TRIM_COUNT } gs_trim_policy;
 typedef enum { GS_VERIFY_UNDER_LOCK, GS_VERIFY_AFTER_UNLOCK, GS_VERIFY_OFF, GS_VERIFY_COUNT } gs_verify_policy;
+/* "under_lock", "after_unlock", "background", "off" (NULL when out of range). */
+const char *gs_trim_policy_name(gs_trim_policy p);
+const char *gs_verify_policy_name(gs_verify_policy p);
 
 /* Injection points.  X(enum, name) */
 #define GS_INJ_TABLE(X)                   \
@@ -64,8 +70,11 @@ typedef enum {
     GS_INJ_COUNT
 } gs_inj_point;
 const char *gs_inj_point_name(gs_inj_point p);
+int gs_inj_point_from_name(gs_inj_point *out, const char *name);
 
 typedef enum { GS_DIST_FIXED, GS_DIST_UNIFORM, GS_DIST_LOGNORMAL, GS_DIST_EMPIRICAL, GS_DIST_COUNT } gs_dist_kind;
+/* "fixed", "uniform", "lognormal", "empirical". */
+const char *gs_dist_kind_name(gs_dist_kind k);
 typedef struct gs_dist {
     gs_dist_kind kind;
     double a, b;            /* fixed: a; uniform: [a, b]; lognormal: median a, sigma b (seconds) */
@@ -80,7 +89,20 @@ typedef struct gs_injection {
     uint64_t seed;          /* draws are reproducible per point */
     int real;               /* malloc_trim: 1 = real malloc_trim(0) on a fragmented heap */
     uint64_t frag_bytes;    /* malloc_trim real mode: heap to fragment */
+    int fail;               /* when it fires: fail the delayed step with GS_ERR_INJECTED
+                               (its partition fails, and with it the job) */
 } gs_injection;
+
+/*
+ * The draw of injection point p for one occurrence (job id, partition; -1
+ * for per-job points such as verify): returns 1 when it fires (and sets
+ * *delay_s to the drawn delay, >= 0), else 0.  Pure: the generator is
+ * seeded from (inj->seed, p, job, part) alone, so thread timing cannot
+ * change any draw, and two runs with the same seeds draw the same values.
+ * A disabled injection never fires.
+ */
+int gs_injection_draw(const gs_injection *inj, gs_inj_point p, uint64_t job,
+                      int32_t part, double *delay_s);
 
 typedef struct gs_engine_config {
     int synth_threads;              /* default 2 */
@@ -115,6 +137,15 @@ typedef struct gs_job_result {
     int verified;               /* 1 verified, 0 not checked, -1 failed */
     int64_t intended_ns, submitted_ns, done_ns;
     char error[GS_ERR_MSG_MAX]; /* first error, empty on success */
+    /* Completed jobs: the assembled proof (partitions x 192 bytes, each
+     * partition's compressed A | B | C) and the public inputs of every
+     * partition (partitions x n_public plain scalars); NULL/0 otherwise.
+     * Owned by the engine. */
+    const uint8_t *proof;
+    size_t proof_len;
+    const gs_scalar *publics;
+    uint32_t n_public;
+    uint32_t log_constraints;   /* the size the job was proved at */
 } gs_job_result;
 
 typedef struct gs_engine gs_engine;
@@ -129,7 +160,9 @@ gs_status gs_engine_submit(gs_engine *e, const gs_job_spec *job, gs_err *err);
 gs_status gs_engine_drain(gs_engine *e, int64_t timeout_ns);
 /* Cancels queued work: running partitions finish, the rest fail with GS_ERR_CANCELLED. */
 void gs_engine_cancel(gs_engine *e);
-/* Results of finished jobs, in completion order; valid until destroy. */
+/* Results of finished jobs, in completion order.  The array stays valid
+ * until the next job completes (after drain: until the next submit) or
+ * destroy; the proof/publics arrays it points to stay valid until destroy. */
 const gs_job_result *gs_engine_results(gs_engine *e, size_t *n);
 /* Stops threads (cancelling what is left) and frees everything. */
 void gs_engine_destroy(gs_engine *e);

@@ -1,0 +1,186 @@
+/*
+ * Engine vocabulary and defaults: the name tables of job kinds, policies,
+ * injection points and distributions (kept in step with their enums by
+ * static asserts), the default configuration, and the settings written to
+ * the timeline's metadata (scenario.engine.*, scenario.inject.<point>.*).
+ *
+ * No threads, no state: every function here is pure or writes only what it
+ * is given.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+static const struct {
+    const char *name;
+    uint32_t partitions;
+    int priority;
+} kinds[] = {
+#define GS_X(e, n, p, pr) {n, p, pr},
+    GS_JOB_KIND_TABLE(GS_X)
+#undef GS_X
+};
+_Static_assert(sizeof kinds / sizeof kinds[0] == GS_KIND_COUNT, "kind table out of step");
+
+static const char *const inj_names[] = {
+#define GS_X(e, n) n,
+    GS_INJ_TABLE(GS_X)
+#undef GS_X
+};
+_Static_assert(sizeof inj_names / sizeof inj_names[0] == GS_INJ_COUNT, "inj table out of step");
+
+static const char *const trim_names[] = {"under_lock", "after_unlock", "background", "off"};
+_Static_assert(sizeof trim_names / sizeof trim_names[0] == GS_TRIM_COUNT, "trim names");
+static const char *const verify_names[] = {"under_lock", "after_unlock", "off"};
+_Static_assert(sizeof verify_names / sizeof verify_names[0] == GS_VERIFY_COUNT, "verify names");
+static const char *const dist_names[] = {"fixed", "uniform", "lognormal", "empirical"};
+_Static_assert(sizeof dist_names / sizeof dist_names[0] == GS_DIST_COUNT, "dist names");
+
+const char *gs_job_kind_name(gs_job_kind k)
+{
+    return (unsigned)k < GS_KIND_COUNT ? kinds[k].name : NULL;
+}
+
+int gs_job_kind_from_name(gs_job_kind *out, const char *name)
+{
+    for (int i = 0; name && i < GS_KIND_COUNT; i++)
+        if (strcmp(kinds[i].name, name) == 0) {
+            *out = (gs_job_kind)i;
+            return 1;
+        }
+    return 0;
+}
+
+uint32_t gs_job_kind_partitions(gs_job_kind k)
+{
+    return (unsigned)k < GS_KIND_COUNT ? kinds[k].partitions : 1;
+}
+
+int gs_job_kind_priority(gs_job_kind k)
+{
+    return (unsigned)k < GS_KIND_COUNT ? kinds[k].priority : 2;
+}
+
+const char *gs_inj_point_name(gs_inj_point p)
+{
+    return (unsigned)p < GS_INJ_COUNT ? inj_names[p] : NULL;
+}
+
+int gs_inj_point_from_name(gs_inj_point *out, const char *name)
+{
+    for (int i = 0; name && i < GS_INJ_COUNT; i++)
+        if (strcmp(inj_names[i], name) == 0) {
+            *out = (gs_inj_point)i;
+            return 1;
+        }
+    return 0;
+}
+
+const char *gs_trim_policy_name(gs_trim_policy p)
+{
+    return (unsigned)p < GS_TRIM_COUNT ? trim_names[p] : NULL;
+}
+
+const char *gs_verify_policy_name(gs_verify_policy p)
+{
+    return (unsigned)p < GS_VERIFY_COUNT ? verify_names[p] : NULL;
+}
+
+const char *gs_dist_kind_name(gs_dist_kind k)
+{
+    return (unsigned)k < GS_DIST_COUNT ? dist_names[k] : NULL;
+}
+
+void gs_engine_config_defaults(gs_engine_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->synth_threads = 2;
+    cfg->gpu_workers_per_device = 1;
+    cfg->finalizer_threads = 0;
+    cfg->queue_depth = 4;
+    cfg->prove_threads = 1;
+    cfg->trim = GS_TRIM_UNDER_LOCK;
+    cfg->verify = GS_VERIFY_UNDER_LOCK;
+    cfg->pageable = 0;
+    cfg->seed = 1;
+    for (int i = 0; i < GS_INJ_COUNT; i++) {
+        cfg->inj[i].dist.kind = GS_DIST_FIXED;
+        cfg->inj[i].probability = 1.0;
+        cfg->inj[i].seed = (uint64_t)i + 1;
+    }
+}
+
+void gs_dist_args(char *buf, size_t len, const gs_dist *d)
+{
+    switch (d->kind) {
+    case GS_DIST_FIXED:
+        snprintf(buf, len, "dist=fixed;a=%.9g", d->a);
+        break;
+    case GS_DIST_UNIFORM:
+        snprintf(buf, len, "dist=uniform;a=%.9g;b=%.9g", d->a, d->b);
+        break;
+    case GS_DIST_LOGNORMAL:
+        snprintf(buf, len, "dist=lognormal;median=%.9g;sigma=%.9g", d->a, d->b);
+        break;
+    case GS_DIST_EMPIRICAL:
+        snprintf(buf, len, "dist=empirical;n=%zu", d->n_samples);
+        break;
+    default:
+        snprintf(buf, len, "dist=?");
+        break;
+    }
+}
+
+static void meta_int(gs_timeline *tl, const char *key, long long v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", v);
+    gs_timeline_meta_set(tl, key, buf);
+}
+
+/* Writes the settings in effect, backend and device names to tl's metadata. */
+void gs_engine_write_meta(const gs_engine_config *cfg, gs_backend **be, int n_dev,
+                          gs_timeline *tl)
+{
+    char key[96], val[256];
+    if (!tl)
+        return;
+    if (n_dev > 0 && be[0]->ops->name)
+        gs_timeline_meta_set(tl, "backend", be[0]->ops->name);
+    for (int i = 0; i < n_dev; i++) {
+        const char *d = be[i]->ops->describe ? be[i]->ops->describe(be[i]) : NULL;
+        snprintf(key, sizeof key, "device.%d.name", i);
+        gs_timeline_meta_set(tl, key, d ? d : be[i]->ops->name);
+        snprintf(key, sizeof key, "device.%d.backend", i);
+        gs_timeline_meta_set(tl, key, be[i]->ops->name);
+    }
+    meta_int(tl, "scenario.engine.devices", n_dev);
+    meta_int(tl, "scenario.engine.synth_threads", cfg->synth_threads);
+    meta_int(tl, "scenario.engine.gpu_workers", cfg->gpu_workers_per_device);
+    meta_int(tl, "scenario.engine.finalizer_threads", cfg->finalizer_threads);
+    meta_int(tl, "scenario.engine.queue_depth", cfg->queue_depth);
+    meta_int(tl, "scenario.engine.prove_threads", cfg->prove_threads);
+    gs_timeline_meta_set(tl, "scenario.engine.trim", gs_trim_policy_name(cfg->trim));
+    gs_timeline_meta_set(tl, "scenario.engine.verify", gs_verify_policy_name(cfg->verify));
+    gs_timeline_meta_set(tl, "scenario.engine.staging", cfg->pageable ? "pageable" : "pinned");
+    snprintf(val, sizeof val, "%llu", (unsigned long long)cfg->seed);
+    gs_timeline_meta_set(tl, "scenario.engine.seed", val);
+    for (int i = 0; i < GS_INJ_COUNT; i++) {
+        const gs_injection *in = &cfg->inj[i];
+        if (!in->enabled)
+            continue;
+        gs_dist_args(val, sizeof val, &in->dist);
+        size_t n = strlen(val);
+        snprintf(val + n, sizeof val - n, ";probability=%.6g;seed=%llu;mode=%s%s",
+                 in->probability, (unsigned long long)in->seed,
+                 in->real ? "real" : "synthetic", in->fail ? ";fail=1" : "");
+        if (in->real) {
+            n = strlen(val);
+            snprintf(val + n, sizeof val - n, ";frag_bytes=%llu",
+                     (unsigned long long)in->frag_bytes);
+        }
+        snprintf(key, sizeof key, "scenario.inject.%s", inj_names[i]);
+        gs_timeline_meta_set(tl, key, val);
+    }
+}

@@ -1,0 +1,418 @@
+/*
+ * The engine object: creation (queues, tracker, key cache, lanes and
+ * threads), job submission, drain, cancel and destruction.
+ *
+ * Threads started here: synth/<i> (synth.c), gpu_worker/<dev>.<i>
+ * (worker.c), finalizer/<i> when pooled (finalizer.c), background/trim
+ * with trim = background.  The caller's threads run submit, drain and
+ * cancel; any number of them may submit at once.
+ *
+ * Submission takes the tracker lock once to give the job its sequence
+ * number (the second key of every queue's order) and to count it, marks
+ * `submit` on the driver lane, and queues its partitions for synthesis;
+ * it never blocks on proving.  Cancel bumps the engine's epoch: every
+ * partition of a job submitted before it that has not reached mark_busy
+ * is dropped with GS_ERR_CANCELLED (queued ones at once, others when a
+ * thread next looks at them); running partitions finish.  Destroy cancels,
+ * then closes the queues stage by stage (synthesis, GPU, finalizers) and
+ * joins every thread, so every job is published before memory is freed.
+ *
+ * Lock order: see engine_int.h.  The driver lane is written under drv_mu.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine_int.h"
+
+void gs_drv_counter(struct gs_engine *e, const char *name, int64_t t, double v)
+{
+    if (!e->drv_lane)
+        return;
+    pthread_mutex_lock(&e->drv_mu);
+    gs_tl_counter(e->drv_lane, name, t, v);
+    pthread_mutex_unlock(&e->drv_mu);
+}
+
+static void gpu_depth(struct gs_engine *e, int64_t t, size_t depth)
+{
+    gs_drv_counter(e, "gpu_queue_depth", t, (double)depth);
+}
+
+static gs_status start_thread(gs_worker *w, void *(*fn)(void *), gs_err *err)
+{
+    if (pthread_create(&w->th, NULL, fn, w) != 0)
+        return GS_ERR(err, GS_ERR_INTERNAL, "engine", "cannot start a thread");
+    w->started = 1;
+    return GS_OK;
+}
+
+static gs_tl_lane *lane(struct gs_engine *e, const char *name, gs_role role, int dev)
+{
+    return e->tl ? gs_tl_lane_open(e->tl, name, role, dev, -1) : NULL;
+}
+
+static gs_status copy_injections(gs_engine_config *cfg, gs_err *err)
+{
+    for (int i = 0; i < GS_INJ_COUNT; i++) {
+        gs_dist *d = &cfg->inj[i].dist;
+        if (d->kind != GS_DIST_EMPIRICAL || !d->n_samples) {
+            d->samples = NULL;
+            d->n_samples = d->kind == GS_DIST_EMPIRICAL ? 0 : d->n_samples;
+            continue;
+        }
+        double *s = malloc(d->n_samples * sizeof *s);
+        if (!s) {
+            for (int k = 0; k < i; k++)
+                free(cfg->inj[k].dist.samples);
+            for (int k = i; k < GS_INJ_COUNT; k++)
+                cfg->inj[k].dist.samples = NULL;
+            return GS_ERR(err, GS_ERR_NOMEM, "engine", "no memory for empirical samples");
+        }
+        memcpy(s, d->samples, d->n_samples * sizeof *s);
+        d->samples = s;
+    }
+    return GS_OK;
+}
+
+static gs_status check_config(const gs_engine_config *c, gs_backend **be, int n_dev, gs_err *err)
+{
+    if (!c || !be || n_dev < 1)
+        return GS_ERR(err, GS_ERR_ARG, "engine", "need a config and at least one backend");
+    for (int i = 0; i < n_dev; i++)
+        if (!be[i] || !be[i]->ops)
+            return GS_ERR(err, GS_ERR_ARG, "engine", "backend %d is NULL", i);
+    if (c->synth_threads < 1 || c->synth_threads > 256)
+        return GS_ERR(err, GS_ERR_RANGE, "engine", "synth_threads %d not in 1..256", c->synth_threads);
+    if (c->gpu_workers_per_device < 1 || c->gpu_workers_per_device > 64)
+        return GS_ERR(err, GS_ERR_RANGE, "engine", "gpu_workers %d not in 1..64",
+                      c->gpu_workers_per_device);
+    if (c->finalizer_threads < 0 || c->finalizer_threads > 256)
+        return GS_ERR(err, GS_ERR_RANGE, "engine", "finalizer_threads %d not in 0..256",
+                      c->finalizer_threads);
+    if (c->queue_depth < 1 || c->queue_depth > 1 << 20)
+        return GS_ERR(err, GS_ERR_RANGE, "engine", "queue_depth %d not in 1..2^20", c->queue_depth);
+    if ((unsigned)c->trim >= GS_TRIM_COUNT || (unsigned)c->verify >= GS_VERIFY_COUNT)
+        return GS_ERR(err, GS_ERR_RANGE, "engine", "unknown trim or verify policy");
+    for (int i = 0; i < GS_INJ_COUNT; i++) {
+        const gs_injection *in = &c->inj[i];
+        if (!in->enabled)
+            continue;
+        if ((unsigned)in->dist.kind >= GS_DIST_COUNT || !(in->probability >= 0.0) ||
+            in->probability > 1.0)
+            return GS_ERR(err, GS_ERR_RANGE, "engine", "injection %s: bad distribution or probability",
+                          gs_inj_point_name((gs_inj_point)i));
+        if (in->dist.kind == GS_DIST_EMPIRICAL && (!in->dist.samples || !in->dist.n_samples))
+            return GS_ERR(err, GS_ERR_ARG, "engine", "injection %s: empirical without samples",
+                          gs_inj_point_name((gs_inj_point)i));
+    }
+    return GS_OK;
+}
+
+gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
+                           gs_backend **backends, int n_devices,
+                           gs_timeline *tl, gs_err *err)
+{
+    char name[48];
+    *out = NULL;
+    gs_status s = check_config(cfg, backends, n_devices, err);
+    if (s != GS_OK)
+        return s;
+    gs_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return GS_ERR(err, GS_ERR_NOMEM, "engine", "no memory for the engine");
+    e->cfg = *cfg;
+    if ((s = copy_injections(&e->cfg, err)) != GS_OK) {
+        free(e);
+        return s;
+    }
+    e->be = backends;
+    e->n_dev = n_devices;
+    e->tl = tl;
+    pthread_mutex_init(&e->drv_mu, NULL);
+    pthread_mutex_init(&e->fin_mu, NULL);
+    pthread_cond_init(&e->fin_cv, NULL);
+    pthread_mutex_init(&e->bg_mu, NULL);
+    pthread_cond_init(&e->bg_cv, NULL);
+    atomic_init(&e->epoch, 1);
+    atomic_init(&e->stopping, 0);
+    atomic_init(&e->synth_busy, 0);
+    gs_keys_init(&e->keys, backends, n_devices);
+    if (gs_tracker_init(&e->tr) != GS_OK ||
+        gs_pq_init(&e->synth_q, 0, e, NULL) != GS_OK ||
+        gs_pq_init(&e->gpu_q, (size_t)cfg->queue_depth, e, gpu_depth) != GS_OK ||
+        gs_pq_init(&e->fin_q, 0, e, NULL) != GS_OK) {
+        s = GS_ERR(err, GS_ERR_NOMEM, "engine", "no memory for queues");
+        goto fail;
+    }
+    e->dl = calloc((size_t)n_devices, sizeof *e->dl);
+    e->synth = calloc((size_t)cfg->synth_threads, sizeof *e->synth);
+    e->workers = calloc((size_t)(n_devices * cfg->gpu_workers_per_device), sizeof *e->workers);
+    e->fin_pool = cfg->finalizer_threads
+        ? calloc((size_t)cfg->finalizer_threads, sizeof *e->fin_pool) : NULL;
+    if (!e->dl || !e->synth || !e->workers || (cfg->finalizer_threads && !e->fin_pool)) {
+        s = GS_ERR(err, GS_ERR_NOMEM, "engine", "no memory for threads");
+        goto fail;
+    }
+    for (int d = 0; d < n_devices; d++) {
+        pthread_mutex_init(&e->dl[d].mu, NULL);
+        snprintf(e->dl[d].prefix, sizeof e->dl[d].prefix, "%s",
+                 strcmp(backends[d]->ops->name, "cpu") == 0 ? "cpu" : "gpu");
+    }
+    const gs_injection *trim = &cfg->inj[GS_INJ_MALLOC_TRIM];
+    if (trim->enabled && trim->real && trim->frag_bytes > 0) {
+        s = gs_heapfrag_init(&e->frag, trim->frag_bytes, trim->seed, err);
+        if (s != GS_OK)
+            goto fail;
+        e->frag_on = 1;
+    }
+
+    gs_engine_write_meta(&e->cfg, backends, n_devices, tl);
+    if (tl) {
+        e->drv_lane = gs_tl_lane_open(tl, "driver", GS_ROLE_DRIVER, -1, -1);
+        gs_drv_counter(e, "gpu_queue_depth", gs_now_ns(), 0);
+        gs_drv_counter(e, "synth_busy", gs_now_ns(), 0);
+    }
+
+    for (int i = 0; i < cfg->synth_threads; i++) {
+        gs_worker *w = &e->synth[i];
+        w->e = e;
+        w->dev = -1;
+        w->idx = i;
+        snprintf(name, sizeof name, "synth/%d", i);
+        w->lane = lane(e, name, GS_ROLE_SYNTH, -1);
+        e->n_synth = i + 1;
+        if ((s = start_thread(w, gs_synth_main, err)) != GS_OK)
+            goto fail;
+    }
+    for (int d = 0; d < n_devices; d++)
+        for (int i = 0; i < cfg->gpu_workers_per_device; i++) {
+            gs_worker *w = &e->workers[e->n_workers];
+            w->e = e;
+            w->dev = d;
+            w->idx = i;
+            snprintf(name, sizeof name, "gpu_worker/%d.%d", d, i);
+            w->lane = lane(e, name, GS_ROLE_GPU_WORKER, d);
+            e->n_workers++;
+            if ((s = start_thread(w, gs_worker_main, err)) != GS_OK)
+                goto fail;
+        }
+    for (int i = 0; i < cfg->finalizer_threads; i++) {
+        gs_worker *w = &e->fin_pool[i];
+        w->e = e;
+        w->dev = -1;
+        w->idx = i;
+        snprintf(name, sizeof name, "finalizer/%d", i);
+        w->lane = lane(e, name, GS_ROLE_FINALIZER, n_devices == 1 ? 0 : -1);
+        e->n_fin_pool = i + 1;
+        if ((s = start_thread(w, gs_fin_pool_main, err)) != GS_OK)
+            goto fail;
+    }
+    if (cfg->trim == GS_TRIM_BACKGROUND) {
+        e->bg_lane = lane(e, "background/trim", GS_ROLE_BACKGROUND, -1);
+        if (pthread_create(&e->bg_th, NULL, gs_bg_trim_main, e) != 0) {
+            s = GS_ERR(err, GS_ERR_INTERNAL, "engine", "cannot start the trim thread");
+            goto fail;
+        }
+        e->bg_started = 1;
+    }
+    *out = e;
+    return GS_OK;
+fail:
+    gs_engine_destroy(e);
+    return s;
+}
+
+gs_status gs_engine_submit(gs_engine *e, const gs_job_spec *job, gs_err *err)
+{
+    if (!e || !job || (unsigned)job->kind >= GS_KIND_COUNT)
+        return GS_ERR(err, GS_ERR_ARG, "submit", "bad job (kind %d)", job ? (int)job->kind : -1);
+    if (atomic_load(&e->stopping))
+        return GS_ERR(err, GS_ERR_STATE, "submit", "engine is shutting down");
+    gs_job_rec *j = calloc(1, sizeof *j);
+    if (!j)
+        return GS_ERR(err, GS_ERR_NOMEM, "submit", "no memory for job %llu",
+                      (unsigned long long)job->id);
+    j->spec = *job;
+    if (!j->spec.partitions)
+        j->spec.partitions = gs_job_kind_partitions(job->kind);
+    if (!j->spec.log_constraints)
+        j->spec.log_constraints = 10;
+    if (j->spec.partitions > 4096) {
+        free(j);
+        return GS_ERR(err, GS_ERR_RANGE, "submit", "job %llu: %u partitions (at most 4096)",
+                      (unsigned long long)job->id, job->partitions);
+    }
+    uint32_t n = j->spec.partitions;
+    j->proofs = calloc(n, sizeof *j->proofs);
+    j->have = calloc(n, 1);
+    gs_part **parts = calloc(n, sizeof *parts);
+    int ok = j->proofs && j->have && parts;
+    for (uint32_t i = 0; ok && i < n; i++)
+        ok = (parts[i] = calloc(1, sizeof **parts)) != NULL;
+    if (!ok) {
+        for (uint32_t i = 0; parts && i < n; i++)
+            free(parts[i]);
+        free(parts);
+        free(j->proofs);
+        free(j->have);
+        free(j);
+        return GS_ERR(err, GS_ERR_NOMEM, "submit", "no memory for job %llu",
+                      (unsigned long long)job->id);
+    }
+    atomic_init(&j->failed, 0);
+    j->epoch = atomic_load(&e->epoch);
+    j->submitted_ns = gs_now_ns();
+
+    gs_tracker_lock(&e->tr, NULL, gs_jid(j), -1);
+    j->seq = e->tr.next_seq++;
+    j->next = e->tr.jobs;
+    e->tr.jobs = j;
+    e->tr.submitted++;
+    gs_tracker_unlock(&e->tr, NULL, gs_jid(j), -1, "submit");
+
+    if (e->drv_lane) {
+        char args[96];
+        snprintf(args, sizeof args, "kind=%s;partitions=%u;priority=%d;log=%u",
+                 gs_job_kind_name(j->spec.kind), n, j->spec.priority, j->spec.log_constraints);
+        pthread_mutex_lock(&e->drv_mu);
+        gs_tl_span(e->drv_lane, GS_SPAN_MARK, "submit", gs_jid(j), -1, j->submitted_ns,
+                   j->submitted_ns, 0, args);
+        pthread_mutex_unlock(&e->drv_mu);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        gs_part *p = parts[i];
+        int64_t t0, t1;
+        p->job = j;
+        p->index = i;
+        p->prio = j->spec.priority;
+        p->seq = j->seq;
+        p->dev = 0;
+        if (!gs_pq_push(&e->synth_q, p, &t0, &t1))
+            gs_part_drop(e, p, NULL, GS_ERR_CANCELLED, "engine shut down before synthesis");
+    }
+    free(parts);
+    return GS_OK;
+}
+
+gs_status gs_engine_drain(gs_engine *e, int64_t timeout_ns)
+{
+    int64_t deadline = timeout_ns > 0 ? gs_now_ns() + timeout_ns : 0;
+    gs_status s = GS_OK;
+    pthread_mutex_lock(&e->tr.mu);
+    while (e->tr.published < e->tr.submitted) {
+        if (!deadline) {
+            pthread_cond_wait(&e->tr.done_cv, &e->tr.mu);
+            continue;
+        }
+        int64_t left = deadline - gs_now_ns();
+        if (left <= 0) {
+            s = GS_ERR_STATE;
+            break;
+        }
+        /* done_cv uses CLOCK_REALTIME: wait at most 50 ms at a time and
+         * re-check the monotonic deadline, so clock jumps cannot hang us. */
+        if (left > 50000000)
+            left = 50000000;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += left % 1000000000;
+        ts.tv_sec += left / 1000000000 + ts.tv_nsec / 1000000000;
+        ts.tv_nsec %= 1000000000;
+        pthread_cond_timedwait(&e->tr.done_cv, &e->tr.mu, &ts);
+    }
+    pthread_mutex_unlock(&e->tr.mu);
+    return s;
+}
+
+static void drop_all(struct gs_engine *e, gs_pq *q, uint64_t epoch, const char *msg)
+{
+    gs_part **taken;
+    size_t n = gs_pq_take_cancelled(q, epoch, &taken);
+    for (size_t i = 0; i < n; i++)
+        gs_part_drop(e, taken[i], NULL, GS_ERR_CANCELLED, msg);
+    free(taken);
+}
+
+void gs_engine_cancel(gs_engine *e)
+{
+    if (!e)
+        return;
+    uint64_t epoch = atomic_fetch_add(&e->epoch, 1) + 1;
+    drop_all(e, &e->synth_q, epoch, "cancelled before synthesis");
+    drop_all(e, &e->gpu_q, epoch, "cancelled before proving");
+}
+
+const gs_job_result *gs_engine_results(gs_engine *e, size_t *n)
+{
+    pthread_mutex_lock(&e->tr.mu);
+    const gs_job_result *r = e->tr.results;
+    *n = e->tr.n_results;
+    pthread_mutex_unlock(&e->tr.mu);
+    return r;
+}
+
+static void join_all(gs_worker *w, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (w[i].started)
+            pthread_join(w[i].th, NULL);
+}
+
+void gs_engine_destroy(gs_engine *e)
+{
+    if (!e)
+        return;
+    atomic_store(&e->stopping, 1);
+    if (e->synth_q.heap && e->gpu_q.heap)
+        gs_engine_cancel(e);
+    /* Stage by stage: nothing can feed a stage once its producers are joined. */
+    if (e->synth_q.heap)
+        gs_pq_close(&e->synth_q);
+    if (e->synth)
+        join_all(e->synth, e->n_synth);
+    if (e->gpu_q.heap)
+        gs_pq_close(&e->gpu_q);
+    if (e->workers)
+        join_all(e->workers, e->n_workers);
+    if (e->fin_q.heap)
+        gs_pq_close(&e->fin_q);
+    if (e->fin_pool)
+        join_all(e->fin_pool, e->n_fin_pool);
+    pthread_mutex_lock(&e->fin_mu);
+    while (e->fin_live > 0)
+        pthread_cond_wait(&e->fin_cv, &e->fin_mu);
+    pthread_mutex_unlock(&e->fin_mu);
+    gs_fin_reap(e);
+    if (e->bg_started) {
+        pthread_mutex_lock(&e->bg_mu);
+        e->bg_stop = 1;
+        pthread_cond_signal(&e->bg_cv);
+        pthread_mutex_unlock(&e->bg_mu);
+        pthread_join(e->bg_th, NULL);
+    }
+    gs_pq_deinit(&e->synth_q);
+    gs_pq_deinit(&e->gpu_q);
+    gs_pq_deinit(&e->fin_q);
+    if (e->frag_on)
+        gs_heapfrag_deinit(&e->frag);
+    gs_keys_deinit(&e->keys);
+    gs_tracker_deinit(&e->tr);
+    if (e->dl)
+        for (int d = 0; d < e->n_dev; d++)
+            pthread_mutex_destroy(&e->dl[d].mu);
+    free(e->dl);
+    free(e->synth);
+    free(e->workers);
+    free(e->fin_pool);
+    free(e->fin_free);
+    for (int i = 0; i < GS_INJ_COUNT; i++)
+        free(e->cfg.inj[i].dist.samples);
+    pthread_cond_destroy(&e->bg_cv);
+    pthread_mutex_destroy(&e->bg_mu);
+    pthread_cond_destroy(&e->fin_cv);
+    pthread_mutex_destroy(&e->fin_mu);
+    pthread_mutex_destroy(&e->drv_mu);
+    free(e);
+}

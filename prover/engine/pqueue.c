@@ -1,0 +1,186 @@
+/*
+ * gs_pq: a blocking priority queue of partitions, used three times by the
+ * engine: pending partitions waiting for synthesis (unbounded), synthesized
+ * partitions waiting for a GPU worker (bounded: synthesis blocks when it is
+ * full, which is what bounds the memory of synthesized partitions), and
+ * proved partitions waiting for a pooled finalizer.
+ *
+ * Ordering: a binary min-heap on (priority, job sequence, partition index),
+ * so the most urgent job goes first and, within a priority, the oldest
+ * job's partitions go in index order (production's ordered queue: random
+ * interleaving across jobs makes all of them finish late).  The key is
+ * unique per partition, so the order is total and deterministic.
+ *
+ * Threads: any number of pushers and poppers.  One mutex per queue, two
+ * condition variables (not_empty, not_full).  After each change the depth
+ * callback runs under the queue lock (so counter samples are in order);
+ * it may take the driver-lane mutex, a leaf lock.  Close wakes everyone:
+ * pushes fail, pops drain what is left and then return NULL.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+static int before(const gs_part *a, const gs_part *b)
+{
+    if (a->prio != b->prio)
+        return a->prio < b->prio;
+    if (a->seq != b->seq)
+        return a->seq < b->seq;
+    return a->index < b->index;
+}
+
+static void sift_up(gs_part **h, size_t i)
+{
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!before(h[i], h[parent]))
+            break;
+        gs_part *t = h[i];
+        h[i] = h[parent];
+        h[parent] = t;
+        i = parent;
+    }
+}
+
+static void sift_down(gs_part **h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && before(h[l], h[m]))
+            m = l;
+        if (r < n && before(h[r], h[m]))
+            m = r;
+        if (m == i)
+            return;
+        gs_part *t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+gs_status gs_pq_init(gs_pq *q, size_t bound, struct gs_engine *e, gs_pq_depth_fn on_depth)
+{
+    memset(q, 0, sizeof *q);
+    q->bound = bound;
+    q->cap = bound ? bound : 16;
+    q->heap = malloc(q->cap * sizeof *q->heap);
+    if (!q->heap)
+        return GS_ERR_NOMEM;
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_cond_init(&q->not_empty, NULL);
+    pthread_cond_init(&q->not_full, NULL);
+    q->e = e;
+    q->on_depth = on_depth;
+    return GS_OK;
+}
+
+void gs_pq_deinit(gs_pq *q)
+{
+    if (!q->heap)
+        return;
+    free(q->heap);
+    pthread_cond_destroy(&q->not_full);
+    pthread_cond_destroy(&q->not_empty);
+    pthread_mutex_destroy(&q->mu);
+    memset(q, 0, sizeof *q);
+}
+
+int gs_pq_push(gs_pq *q, gs_part *p, int64_t *t0, int64_t *t1)
+{
+    pthread_mutex_lock(&q->mu);
+    *t0 = *t1 = 0;
+    if (q->bound && q->n >= q->bound && !q->closed) {
+        *t0 = gs_now_ns();
+        while (q->n >= q->bound && !q->closed)
+            pthread_cond_wait(&q->not_full, &q->mu);
+        *t1 = gs_now_ns();
+    }
+    if (q->closed) {
+        pthread_mutex_unlock(&q->mu);
+        return 0;
+    }
+    if (q->n == q->cap) {
+        size_t cap = q->cap * 2;
+        gs_part **h = realloc(q->heap, cap * sizeof *h);
+        if (!h) {
+            pthread_mutex_unlock(&q->mu);
+            return 0;
+        }
+        q->heap = h;
+        q->cap = cap;
+    }
+    q->heap[q->n] = p;
+    sift_up(q->heap, q->n++);
+    if (q->on_depth)
+        q->on_depth(q->e, gs_now_ns(), q->n);
+    pthread_cond_signal(&q->not_empty);
+    pthread_mutex_unlock(&q->mu);
+    return 1;
+}
+
+gs_part *gs_pq_pop(gs_pq *q, int64_t *t0, int64_t *t1)
+{
+    gs_part *p = NULL;
+    pthread_mutex_lock(&q->mu);
+    *t0 = *t1 = 0;
+    if (q->n == 0 && !q->closed) {
+        *t0 = gs_now_ns();
+        while (q->n == 0 && !q->closed)
+            pthread_cond_wait(&q->not_empty, &q->mu);
+        *t1 = gs_now_ns();
+    }
+    if (q->n > 0) {
+        p = q->heap[0];
+        q->heap[0] = q->heap[--q->n];
+        sift_down(q->heap, q->n, 0);
+        if (q->on_depth)
+            q->on_depth(q->e, gs_now_ns(), q->n);
+        pthread_cond_signal(&q->not_full);
+    }
+    pthread_mutex_unlock(&q->mu);
+    return p;
+}
+
+size_t gs_pq_take_cancelled(gs_pq *q, uint64_t epoch, gs_part ***out)
+{
+    size_t k = 0;
+    *out = NULL;
+    pthread_mutex_lock(&q->mu);
+    gs_part **taken = q->n ? malloc(q->n * sizeof *taken) : NULL;
+    if (taken) {
+        size_t keep = 0;
+        for (size_t i = 0; i < q->n; i++) {
+            if (q->heap[i]->job->epoch < epoch)
+                taken[k++] = q->heap[i];
+            else
+                q->heap[keep++] = q->heap[i];
+        }
+        q->n = keep;
+        /* Rebuild the heap over the kept items (Floyd). */
+        for (size_t i = keep / 2; i-- > 0;)
+            sift_down(q->heap, keep, i);
+        if (k && q->on_depth)
+            q->on_depth(q->e, gs_now_ns(), q->n);
+        if (k)
+            pthread_cond_broadcast(&q->not_full);
+    }
+    pthread_mutex_unlock(&q->mu);
+    if (!k) {
+        free(taken);
+        taken = NULL;
+    }
+    *out = taken;
+    return k;
+}
+
+void gs_pq_close(gs_pq *q)
+{
+    pthread_mutex_lock(&q->mu);
+    q->closed = 1;
+    pthread_cond_broadcast(&q->not_empty);
+    pthread_cond_broadcast(&q->not_full);
+    pthread_mutex_unlock(&q->mu);
+}

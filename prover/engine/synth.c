@@ -1,0 +1,134 @@
+/*
+ * The synthesis pool: cfg.synth_threads threads that turn pending
+ * partitions into synthesized ones.
+ *
+ * Each thread pops the most urgent pending partition from synth_q
+ * (priority, job sequence, partition index), skips it if its job was
+ * cancelled or has already failed, fetches the job's circuit and keys (the
+ * first partition of a new size creates them), runs the real circuit
+ * synthesis (gs_circuit_synthesize: witness, QAP vectors a, b, c, real
+ * allocations) with a seed derived from (cfg.seed, job id, partition), adds
+ * the `synth` injection, and pushes the result into the bounded GPU queue,
+ * blocking while the queue is full (span `queue_full_wait`).  While busy it
+ * counts itself in the driver lane's `synth_busy` counter.
+ *
+ * Also here: the partition clean-up helpers shared by every stage
+ * (gs_part_free, gs_part_drop), since a partition can be dropped at any
+ * stage (synthesis, GPU worker, shutdown).
+ *
+ * Threads: synth threads only touch the partition they popped; the
+ * tracker lock is taken only to settle a dropped partition.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+void gs_part_free(struct gs_engine *e, gs_part *p)
+{
+    if (!p)
+        return;
+    if (p->st) {
+        gs_backend *be = e->be[p->dev >= 0 && p->dev < e->n_dev ? p->dev : 0];
+        be->ops->prove_abort(be, p->st);
+        p->st = NULL;
+    }
+    if (p->has_as) {
+        gs_assignment_free(&p->as);
+        p->has_as = 0;
+    }
+    free(p->pub);
+    free(p);
+}
+
+void gs_part_drop(struct gs_engine *e, gs_part *p, gs_tl_lane *lane, gs_status s,
+                  const char *msg)
+{
+    gs_job_rec *j = p->job;
+    int32_t part = (int32_t)p->index;
+    gs_part_free(e, p);
+    gs_tracker_lock(&e->tr, lane, gs_jid(j), part);
+    if (s != GS_OK)
+        gs_tracker_fail_locked(e, j, s, msg);
+    gs_tracker_settle_locked(e, j);
+    gs_tracker_unlock(&e->tr, lane, gs_jid(j), part, s == GS_OK ? "skip" : "fail");
+}
+
+static void synth_busy(struct gs_engine *e, int delta)
+{
+    int v = atomic_fetch_add(&e->synth_busy, delta) + delta;
+    gs_drv_counter(e, "synth_busy", gs_now_ns(), v);
+}
+
+/* Synthesizes p; returns the status (detail in err). */
+static gs_status synth_one(struct gs_engine *e, gs_worker *w, gs_part *p, gs_err *err)
+{
+    gs_job_rec *j = p->job;
+    int32_t part = (int32_t)p->index;
+    int64_t k0 = gs_now_ns();
+    gs_status s = gs_keys_get(&e->keys, j->spec.kind, j->spec.log_constraints, &p->key, err);
+    int64_t k1 = gs_now_ns();
+    if (k1 - k0 > 1000000)
+        gs_tl_span(w->lane, GS_SPAN_STEP, "setup", gs_jid(j), part, k0, k1,
+                   s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL);
+    if (s != GS_OK)
+        return s;
+
+    uint64_t seed = gs_eng_mix(gs_eng_mix(e->cfg.seed, j->spec.id), p->index);
+    synth_busy(e, 1);
+    int64_t t0 = gs_now_ns();
+    s = gs_circuit_synthesize(p->key->circuit, &p->key->pk, seed, &p->as, err);
+    if (s == GS_OK) {
+        p->has_as = 1;
+        s = gs_inject(e, GS_INJ_SYNTH, w->lane, j, part, NULL, err);
+    }
+    int64_t t1 = gs_now_ns();
+    synth_busy(e, -1);
+    if (w->lane) {
+        char args[96];
+        snprintf(args, sizeof args, "log=%u;domain=%u;seed=%llu", j->spec.log_constraints,
+                 p->has_as ? p->as.domain_size : 0, (unsigned long long)seed);
+        gs_tl_span(w->lane, GS_SPAN_STEP, "synth", gs_jid(j), part, t0, t1,
+                   s == GS_OK ? 0 : GS_SPAN_F_FAILED, args);
+    }
+    return s;
+}
+
+void *gs_synth_main(void *arg)
+{
+    gs_worker *w = arg;
+    struct gs_engine *e = w->e;
+    for (;;) {
+        int64_t t0, t1;
+        gs_part *p = gs_pq_pop(&e->synth_q, &t0, &t1);
+        if (!p)
+            break;
+        gs_job_rec *j = p->job;
+        if (j->epoch < atomic_load(&e->epoch)) {
+            gs_part_drop(e, p, w->lane, GS_ERR_CANCELLED, "cancelled before synthesis");
+            continue;
+        }
+        if (atomic_load(&j->failed)) {
+            gs_part_drop(e, p, w->lane, GS_OK, NULL);
+            continue;
+        }
+        gs_err err;
+        gs_err_clear(&err);
+        gs_status s = synth_one(e, w, p, &err);
+        if (s != GS_OK) {
+            gs_part_drop(e, p, w->lane, s, err.msg);
+            continue;
+        }
+        int32_t part = (int32_t)p->index;
+        if (!gs_pq_push(&e->gpu_q, p, &t0, &t1)) {
+            gs_part_drop(e, p, w->lane, GS_ERR_CANCELLED, "engine shut down");
+            continue;
+        }
+        /* p may already be gone (popped by a worker): use the saved ids. */
+        if (t1 > t0)
+            gs_tl_span(w->lane, GS_SPAN_STEP, "queue_full_wait", gs_jid(j), part, t0, t1, 0,
+                       NULL);
+    }
+    return NULL;
+}

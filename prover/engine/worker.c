@@ -1,0 +1,234 @@
+/*
+ * GPU workers: cfg.gpu_workers_per_device threads per device, all popping
+ * the one bounded GPU queue, each driving its device's backend.
+ *
+ * Per partition, in production's order (each step a span on the worker's
+ * lane, SPANS.md):
+ *   queue_wait    blocked on an empty GPU queue (synthesis starvation)
+ *   status_check  lock-free: engine stopping, job cancelled or failed
+ *   fail_check    tracker lock: has the job failed meanwhile?
+ *   mark_busy     tracker lock: the partition is now running
+ *   host_prep     classify the witness scalars (0 / 1 / other) + injection
+ *   h2d_stage     (h2d injection) a real copy of a, b, c through freshly
+ *                 allocated pageable memory, plus the drawn delay
+ *   prove_start   the backend's device work; its stage list becomes
+ *                 device-lane spans (gpu<d>/stream<s> or cpu<d>/stream0)
+ *                 and host-stage spans on this lane
+ *   handoff       the prove state goes to a finalizer (+ injection)
+ * A partition that fails at any step fails its job (first error kept) and
+ * is settled; the worker goes on with the next one.
+ *
+ * Threads: a worker owns its lane and the partition it popped.  Device
+ * lanes are shared by a device's workers and finalizers: written under
+ * dl[dev].mu, a leaf lock.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+static gs_tl_lane *dev_lane(struct gs_engine *e, int dev, int stream)
+{
+    gs_devlanes *d = &e->dl[dev];
+    if (stream < 0 || stream >= GS_ENG_MAX_STREAMS)
+        stream = GS_ENG_MAX_STREAMS - 1;
+    if (!d->lane[stream]) {
+        char name[48];
+        snprintf(name, sizeof name, "%s%d/stream%d", d->prefix, dev, stream);
+        d->lane[stream] = gs_tl_lane_open(e->tl, name, GS_ROLE_DEVICE, dev, stream);
+    }
+    return d->lane[stream];
+}
+
+void gs_emit_stages(struct gs_engine *e, int dev, gs_tl_lane *lane, const gs_part *p,
+                    const gs_stage_list *sl)
+{
+    int32_t jid = gs_jid(p->job), part = (int32_t)p->index;
+    if (!e->tl || !sl)
+        return;
+    int locked = 0;
+    for (int i = 0; i < sl->n && i < GS_STAGE_MAX; i++) {
+        const gs_stage *st = &sl->s[i];
+        const char *name = st->name ? st->name : "stage";
+        uint16_t fl = (st->flags & GS_STAGE_F_MODELLED) ? GS_SPAN_F_MODELLED : 0;
+        if (st->kind == GS_STAGE_HOST) {
+            if (strcmp(name, "device_mutex_wait") == 0)
+                gs_tl_lock_wait(lane, "device_mutex", -1, jid, part, st->start_ns, st->end_ns);
+            else
+                gs_tl_span(lane, GS_SPAN_STEP, name, jid, part, st->start_ns, st->end_ns, fl,
+                           NULL);
+            continue;
+        }
+        if (!locked) {
+            pthread_mutex_lock(&e->dl[dev].mu);
+            locked = 1;
+        }
+        const char *args = (st->flags & GS_STAGE_F_PAGEABLE) ? "pageable=1" : NULL;
+        gs_tl_span(dev_lane(e, dev, st->stream),
+                   st->kind == GS_STAGE_COPY ? GS_SPAN_COPY : GS_SPAN_KERNEL, name, jid, part,
+                   st->start_ns, st->end_ns, fl, args);
+    }
+    if (locked)
+        pthread_mutex_unlock(&e->dl[dev].mu);
+}
+
+static void step(gs_tl_lane *lane, const char *name, const gs_part *p, int64_t t0,
+                 int failed, const char *args)
+{
+    gs_tl_span(lane, GS_SPAN_STEP, name, gs_jid(p->job), (int32_t)p->index, t0, gs_now_ns(),
+               failed ? GS_SPAN_F_FAILED : 0, args);
+}
+
+/* The CPU prep production does before device work: classify the scalars
+ * of the witness (0 and 1 go to batch additions, the rest to the MSMs). */
+static void classify(const gs_assignment *as, uint64_t *zeros, uint64_t *ones)
+{
+    uint64_t z = 0, o = 0;
+    for (uint32_t i = 0; i < as->n_vars; i++) {
+        const uint64_t *l = as->w[i].l;
+        uint64_t hi = 0;
+        for (int k = 1; k < GS_FR_LIMBS; k++)
+            hi |= l[k];
+        z += (hi | l[0]) == 0;
+        o += hi == 0 && l[0] == 1;
+    }
+    *zeros = z;
+    *ones = o;
+}
+
+static volatile uint64_t h2d_sink;
+
+/* A real staging copy of a, b, c through fresh pageable memory. */
+static int pageable_copy(const gs_assignment *as, uint64_t *bytes)
+{
+    size_t n = (size_t)as->domain_size * sizeof(gs_fr);
+    unsigned char *buf = malloc(3 * n);
+    if (!buf)
+        return 0;
+    memcpy(buf, as->a, n);
+    memcpy(buf + n, as->b, n);
+    memcpy(buf + 2 * n, as->c, n);
+    uint64_t x = 0;
+    for (size_t o = 0; o < 3 * n; o += 4096)
+        x ^= buf[o];
+    h2d_sink = x;
+    free(buf);
+    *bytes = 3 * n;
+    return 1;
+}
+
+/* Runs one popped partition through the worker's steps.  Returns with p
+ * handed off, or dropped (settled in the tracker). */
+static void run_partition(gs_worker *w, gs_part *p)
+{
+    struct gs_engine *e = w->e;
+    gs_backend *be = e->be[w->dev];
+    gs_job_rec *j = p->job;
+    int32_t jid = gs_jid(j), part = (int32_t)p->index;
+    gs_err err;
+    gs_err_clear(&err);
+    char args[96];
+
+    int64_t t0 = gs_now_ns();
+    int cancelled = j->epoch < atomic_load(&e->epoch) || atomic_load(&e->stopping);
+    int failed = atomic_load(&j->failed);
+    step(w->lane, "status_check", p, t0, 0, NULL);
+    if (cancelled) {
+        gs_part_drop(e, p, w->lane, GS_ERR_CANCELLED, "cancelled before proving");
+        return;
+    }
+    if (failed) {
+        gs_part_drop(e, p, w->lane, GS_OK, NULL);
+        return;
+    }
+
+    t0 = gs_now_ns();
+    gs_tracker_lock(&e->tr, w->lane, jid, part);
+    failed = atomic_load(&j->failed);
+    gs_tracker_unlock(&e->tr, w->lane, jid, part, "fail_check");
+    step(w->lane, "fail_check", p, t0, 0, NULL);
+    if (failed) {
+        gs_part_drop(e, p, w->lane, GS_OK, NULL);
+        return;
+    }
+
+    t0 = gs_now_ns();
+    gs_tracker_lock(&e->tr, w->lane, jid, part);
+    j->busy++;
+    p->dev = w->dev;
+    gs_tracker_unlock(&e->tr, w->lane, jid, part, "mark_busy");
+    step(w->lane, "mark_busy", p, t0, 0, NULL);
+
+    uint64_t zeros, ones;
+    t0 = gs_now_ns();
+    classify(&p->as, &zeros, &ones);
+    gs_status s = gs_inject(e, GS_INJ_HOST_PREP, w->lane, j, part, NULL, &err);
+    snprintf(args, sizeof args, "zeros=%llu;ones=%llu;n=%u", (unsigned long long)zeros,
+             (unsigned long long)ones, p->as.n_vars);
+    step(w->lane, "host_prep", p, t0, s != GS_OK, args);
+    if (s != GS_OK)
+        goto fail;
+
+    if (e->cfg.inj[GS_INJ_H2D].enabled) {
+        uint64_t bytes = 0;
+        t0 = gs_now_ns();
+        if (!pageable_copy(&p->as, &bytes))
+            s = GS_ERR(&err, GS_ERR_NOMEM, "h2d", "no memory for a pageable staging buffer");
+        else
+            s = gs_inject(e, GS_INJ_H2D, w->lane, j, part, NULL, &err);
+        snprintf(args, sizeof args, "pageable=1;bytes=%llu", (unsigned long long)bytes);
+        step(w->lane, "h2d_stage", p, t0, s != GS_OK, args);
+        if (s != GS_OK)
+            goto fail;
+    }
+
+    gs_scalar r, sb;
+    s = gs_groth16_random_rs(&r, &sb, &err);
+    if (s != GS_OK)
+        goto fail;
+    gs_prove_opts opts = {.pageable = e->cfg.pageable, .threads = e->cfg.prove_threads};
+    gs_stage_list sl;
+    sl.n = 0;
+    t0 = gs_now_ns();
+    s = be->ops->prove_start(be, &p->key->pk, &p->as, &r, &sb, &opts, &p->st, &sl, &err);
+    snprintf(args, sizeof args, "backend=%s;dev=%d", be->ops->name, w->dev);
+    step(w->lane, "prove_start", p, t0, s != GS_OK, args);
+    gs_emit_stages(e, w->dev, w->lane, p, &sl);
+    if (s != GS_OK) {
+        p->st = NULL;
+        goto fail;
+    }
+
+    t0 = gs_now_ns();
+    s = gs_inject(e, GS_INJ_HANDOFF, w->lane, j, part, NULL, &err);
+    if (s == GS_OK) {
+        /* After a successful hand-off p belongs to the finalizer: the span
+         * uses the saved ids only. */
+        s = gs_fin_handoff(e, p, &err);
+        gs_tl_span(w->lane, GS_SPAN_STEP, "handoff", jid, part, t0, gs_now_ns(),
+                   s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL);
+        if (s == GS_OK)
+            return;
+    } else {
+        step(w->lane, "handoff", p, t0, 1, NULL);
+    }
+fail:
+    gs_part_drop(e, p, w->lane, s, err.msg);
+}
+
+void *gs_worker_main(void *arg)
+{
+    gs_worker *w = arg;
+    struct gs_engine *e = w->e;
+    for (;;) {
+        int64_t t0, t1;
+        gs_part *p = gs_pq_pop(&e->gpu_q, &t0, &t1);
+        if (t1 > t0)
+            gs_tl_span(w->lane, GS_SPAN_STEP, "queue_wait", -1, -1, t0, t1, 0, NULL);
+        if (!p)
+            break;
+        run_partition(w, p);
+    }
+    return NULL;
+}
