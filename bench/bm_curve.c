@@ -1,0 +1,176 @@
+/* Curve and pairing benchmarks (issue 2: pairing <= 2 ms on the 2-core CI machine). */
+#include "../prover/pairing/pairing.h"
+#include "gsbench.h"
+
+static void random_g1(gs_g1 *out, gs_rng *rng)
+{
+    gs_fr k;
+    gs_scalar s;
+    gs_fr_random(&k, rng);
+    gs_fr_to_scalar(&s, &k);
+    gs_g1 g;
+    gs_g1_generator(&g);
+    gs_g1_mul_var(out, &g, &s);
+}
+
+static void random_g2(gs_g2 *out, gs_rng *rng)
+{
+    gs_fr k;
+    gs_scalar s;
+    gs_fr_random(&k, rng);
+    gs_fr_to_scalar(&s, &k);
+    gs_g2 g;
+    gs_g2_generator(&g);
+    gs_g2_mul_var(out, &g, &s);
+}
+
+static void bm_g1_add(gs_bench_state *st)
+{
+    gs_rng rng;
+    gs_rng_seed(&rng, 1);
+    gs_g1 a, b;
+    random_g1(&a, &rng);
+    random_g1(&b, &rng);
+    while (gs_bench_keep_running(st))
+        gs_g1_add(&a, &a, &b);
+    gs_bench_do_not_optimize(&a);
+    gs_bench_set_items_processed(st, gs_bench_iterations(st));
+}
+GS_BENCHMARK(bm_g1_add, "curve/g1_add_jacobian", NULL)
+
+static void bm_g1_add_affine(gs_bench_state *st)
+{
+    gs_rng rng;
+    gs_rng_seed(&rng, 2);
+    gs_g1 a, b;
+    gs_g1_affine bb;
+    random_g1(&a, &rng);
+    random_g1(&b, &rng);
+    gs_g1_to_affine(&bb, &b);
+    while (gs_bench_keep_running(st))
+        gs_g1_add_affine(&a, &a, &bb);
+    gs_bench_do_not_optimize(&a);
+    gs_bench_set_items_processed(st, gs_bench_iterations(st));
+}
+GS_BENCHMARK(bm_g1_add_affine, "curve/g1_add_mixed", NULL)
+
+static void bm_g1_dbl(gs_bench_state *st)
+{
+    gs_rng rng;
+    gs_rng_seed(&rng, 3);
+    gs_g1 a;
+    random_g1(&a, &rng);
+    while (gs_bench_keep_running(st))
+        gs_g1_dbl(&a, &a);
+    gs_bench_do_not_optimize(&a);
+    gs_bench_set_items_processed(st, gs_bench_iterations(st));
+}
+GS_BENCHMARK(bm_g1_dbl, "curve/g1_dbl", NULL)
+
+static void bm_g1_mul(gs_bench_state *st)
+{
+    gs_rng rng;
+    gs_rng_seed(&rng, 4);
+    gs_g1 a;
+    gs_fr k;
+    gs_scalar s;
+    random_g1(&a, &rng);
+    gs_fr_random(&k, &rng);
+    gs_fr_to_scalar(&s, &k);
+    while (gs_bench_keep_running(st))
+        gs_g1_mul_var(&a, &a, &s);
+    gs_bench_do_not_optimize(&a);
+    gs_bench_set_items_processed(st, gs_bench_iterations(st));
+}
+static void us_unit(gs_bench_reg *r) { gs_bench_unit(r, GS_BENCH_US); }
+GS_BENCHMARK(bm_g1_mul, "curve/g1_scalar_mul_var", us_unit)
+
+static void bm_g1_mul_ct(gs_bench_state *st)
+{
+    gs_rng rng;
+    gs_rng_seed(&rng, 5);
+    gs_g1 a;
+    gs_fr k;
+    gs_scalar s;
+    random_g1(&a, &rng);
+    gs_fr_random(&k, &rng);
+    gs_fr_to_scalar(&s, &k);
+    while (gs_bench_keep_running(st))
+        gs_g1_mul(&a, &a, &s);
+    gs_bench_do_not_optimize(&a);
+    gs_bench_set_items_processed(st, gs_bench_iterations(st));
+}
+GS_BENCHMARK(bm_g1_mul_ct, "curve/g1_scalar_mul_ct", us_unit)
+
+static void bm_g2_mul(gs_bench_state *st)
+{
+    gs_rng rng;
+    gs_rng_seed(&rng, 6);
+    gs_g2 a;
+    gs_fr k;
+    gs_scalar s;
+    random_g2(&a, &rng);
+    gs_fr_random(&k, &rng);
+    gs_fr_to_scalar(&s, &k);
+    while (gs_bench_keep_running(st))
+        gs_g2_mul_var(&a, &a, &s);
+    gs_bench_do_not_optimize(&a);
+    gs_bench_set_items_processed(st, gs_bench_iterations(st));
+}
+GS_BENCHMARK(bm_g2_mul, "curve/g2_scalar_mul_var", us_unit)
+
+static void bm_g1_subgroup(gs_bench_state *st)
+{
+    gs_rng rng;
+    gs_rng_seed(&rng, 7);
+    gs_g1 a;
+    gs_g1_affine p;
+    random_g1(&a, &rng);
+    gs_g1_to_affine(&p, &a);
+    int acc = 0;
+    while (gs_bench_keep_running(st))
+        acc += gs_g1_affine_in_subgroup(&p);
+    gs_bench_do_not_optimize(&acc);
+}
+GS_BENCHMARK(bm_g1_subgroup, "curve/g1_subgroup_check", us_unit)
+
+static void bm_pairing(gs_bench_state *st)
+{
+    gs_rng rng;
+    gs_rng_seed(&rng, 8);
+    gs_g1 a;
+    gs_g2 b;
+    gs_g1_affine p;
+    gs_g2_affine q;
+    random_g1(&a, &rng);
+    random_g2(&b, &rng);
+    gs_g1_to_affine(&p, &a);
+    gs_g2_to_affine(&q, &b);
+    gs_fp12 out;
+    while (gs_bench_keep_running(st))
+        gs_pairing(&out, &p, &q);
+    gs_bench_do_not_optimize(&out);
+    gs_bench_set_items_processed(st, gs_bench_iterations(st));
+}
+GS_BENCHMARK(bm_pairing, "pairing/pairing", us_unit)
+
+static void bm_pairing_check4(gs_bench_state *st)
+{
+    gs_rng rng;
+    gs_rng_seed(&rng, 9);
+    gs_g1_affine p[4];
+    gs_g2_affine q[4];
+    for (int i = 0; i < 4; i++) {
+        gs_g1 a;
+        gs_g2 b;
+        random_g1(&a, &rng);
+        random_g2(&b, &rng);
+        gs_g1_to_affine(&p[i], &a);
+        gs_g2_to_affine(&q[i], &b);
+    }
+    int acc = 0;
+    while (gs_bench_keep_running(st))
+        acc += gs_pairing_product_is_one(p, q, 4);
+    gs_bench_do_not_optimize(&acc);
+}
+GS_BENCHMARK(bm_pairing_check4, "pairing/product_check_4 (groth16 verify)", us_unit)

@@ -1,0 +1,93 @@
+/* NTT and MSM benchmarks on all cores of the machine (issue 3: NTT 2^16/2^20, MSM G1
+ * 2^16/2^20 on the 2-core CI machine). */
+#include <stdlib.h>
+
+#include "../prover/msm/msm.h"
+#include "../prover/poly/poly.h"
+#include "gsbench.h"
+
+static gs_pool *pool(void)
+{
+    static gs_pool *p;
+    if (!p)
+        gs_pool_create(&p, 0, NULL);
+    return p;
+}
+
+static void bm_ntt(gs_bench_state *st)
+{
+    unsigned log = (unsigned)gs_bench_arg(st, 0);
+    gs_domain *d;
+    if (gs_domain_create(&d, log, pool(), NULL) != GS_OK) {
+        gs_bench_skip_with_error(st, "domain");
+        return;
+    }
+    size_t n = (size_t)1 << log;
+    gs_fr *a = malloc(n * sizeof *a);
+    gs_rng rng;
+    gs_rng_seed(&rng, log);
+    for (size_t i = 0; i < n; i++)
+        gs_fr_random(&a[i], &rng);
+    while (gs_bench_keep_running(st))
+        gs_domain_ntt(d, a, pool());
+    gs_bench_set_items_processed(st, gs_bench_iterations(st) * (int64_t)n);
+    free(a);
+    gs_domain_destroy(d);
+}
+static void ntt_args(gs_bench_reg *r)
+{
+    gs_bench_arg_add(r, 16);
+    gs_bench_arg_add(r, 20);
+    gs_bench_unit(r, GS_BENCH_MS);
+    gs_bench_use_real_time(r);
+}
+GS_BENCHMARK(bm_ntt, "poly/ntt_log2", ntt_args)
+
+/* n distinct points k*G, k = 1..n, and random scalars. */
+static void make_inputs(gs_g1_affine **pts, gs_scalar **sc, size_t n, uint64_t seed)
+{
+    gs_g1 *jac = malloc(n * sizeof *jac);
+    gs_g1 g, acc;
+    gs_g1_generator(&g);
+    acc = g;
+    for (size_t i = 0; i < n; i++) {
+        jac[i] = acc;
+        gs_g1_add(&acc, &acc, &g);
+    }
+    *pts = malloc(n * sizeof **pts);
+    gs_g1_batch_to_affine(*pts, jac, n);
+    free(jac);
+    *sc = malloc(n * sizeof **sc);
+    gs_rng rng;
+    gs_rng_seed(&rng, seed);
+    for (size_t i = 0; i < n; i++) {
+        gs_fr k;
+        gs_fr_random(&k, &rng);
+        gs_fr_to_scalar(&(*sc)[i], &k);
+    }
+}
+
+static void bm_msm_g1(gs_bench_state *st)
+{
+    size_t n = (size_t)1 << gs_bench_arg(st, 0);
+    gs_g1_affine *pts;
+    gs_scalar *sc;
+    make_inputs(&pts, &sc, n, 7);
+    gs_g1 out;
+    while (gs_bench_keep_running(st))
+        gs_msm_g1(&out, pts, sc, n, pool());
+    gs_bench_do_not_optimize(&out);
+    gs_bench_set_items_processed(st, gs_bench_iterations(st) * (int64_t)n);
+    free(pts);
+    free(sc);
+}
+static void msm_args(gs_bench_reg *r)
+{
+    gs_bench_arg_add(r, 12);
+    gs_bench_arg_add(r, 16);
+    gs_bench_arg_add(r, 20);
+    gs_bench_unit(r, GS_BENCH_MS);
+    gs_bench_use_real_time(r);
+    gs_bench_min_time(r, 0.5);
+}
+GS_BENCHMARK(bm_msm_g1, "msm/g1_log2", msm_args)
