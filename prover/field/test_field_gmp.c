@@ -39,6 +39,10 @@ typedef struct {
     void (*to_dec)(char *, size_t, const void *);
     int (*from_dec)(void *, const char *);
     int (*eq)(const void *, const void *);
+    int (*is_zero)(const void *);
+    void (*set_u64)(void *, uint64_t);
+    int (*sqrt)(void *, const void *);      /* NULL for Fr */
+    int (*lexlargest)(const void *);        /* NULL for Fr */
     const uint64_t *modulus;
 } field_ops;
 
@@ -48,13 +52,15 @@ static const field_ops FP = {
     W(gs_fp_to_plain), W(gs_fp_from_plain), W(gs_fp_add), W(gs_fp_sub), W(gs_fp_mul),
     W(gs_fp_sqr), W(gs_fp_neg), W(gs_fp_dbl), W(gs_fp_inv), W(gs_fp_inv_var), W(gs_fp_pow),
     W(gs_fp_random), W(gs_fp_to_bytes_le), W(gs_fp_to_bytes_be), W(gs_fp_from_bytes_le),
-    W(gs_fp_from_bytes_be), W(gs_fp_to_dec), W(gs_fp_from_dec), W(gs_fp_eq), GS_FP_MODULUS.l};
+    W(gs_fp_from_bytes_be), W(gs_fp_to_dec), W(gs_fp_from_dec), W(gs_fp_eq), W(gs_fp_is_zero), W(gs_fp_set_u64), W(gs_fp_sqrt),
+    W(gs_fp_is_lexlargest), GS_FP_MODULUS.l};
 static const field_ops FR = {
     "Fr", GS_FR_LIMBS, 256,
     W(gs_fr_to_plain), W(gs_fr_from_plain), W(gs_fr_add), W(gs_fr_sub), W(gs_fr_mul),
     W(gs_fr_sqr), W(gs_fr_neg), W(gs_fr_dbl), W(gs_fr_inv), W(gs_fr_inv_var), W(gs_fr_pow),
     W(gs_fr_random), W(gs_fr_to_bytes_le), W(gs_fr_to_bytes_be), W(gs_fr_from_bytes_le),
-    W(gs_fr_from_bytes_be), W(gs_fr_to_dec), W(gs_fr_from_dec), W(gs_fr_eq), GS_FR_MODULUS.l};
+    W(gs_fr_from_bytes_be), W(gs_fr_to_dec), W(gs_fr_from_dec), W(gs_fr_eq), W(gs_fr_is_zero), W(gs_fr_set_u64), NULL, NULL,
+    GS_FR_MODULUS.l};
 
 typedef struct { uint64_t l[6]; } elem; /* large enough for both fields */
 
@@ -165,19 +171,35 @@ static void check_field(const field_ops *F)
         mpz_mod(e, e, m);
         elem_mpz(F, got, &c);
         GS_CHECK_MSG(mpz_cmp(e, got) == 0, "%s mul aliased", F->name);
-        if (it % 16 == 0 || it < N_EDGE * N_EDGE) {
-            /* Inversions cost a few microseconds: every 16th input. */
-            if (mpz_sgn(x) == 0) mpz_set_ui(e, 0);
-            else mpz_invert(e, x, m);
-            CHECK_OP("inv", F->inv(&c, &a), (void)0);
-            CHECK_OP("inv_var", F->inv_var(&c, &a), (void)0);
-            uint64_t ex[2] = {gs_rng_u64(rng), gs_rng_u64(rng)};
-            mpz_t ez;
-            mpz_init(ez);
-            limbs_to_mpz(ez, ex, 2);
-            CHECK_OP("pow", F->pow(&c, &a, ex, 2), mpz_powm(e, x, ez, m));
-            mpz_clear(ez);
+        if (mpz_sgn(x) == 0) mpz_set_ui(e, 0);
+        else mpz_invert(e, x, m);
+        CHECK_OP("inv", F->inv(&c, &a), (void)0);
+        CHECK_OP("inv_var", F->inv_var(&c, &a), (void)0);
+        uint64_t ex[2] = {gs_rng_u64(rng), gs_rng_u64(rng)};
+        limbs_to_mpz(t, ex, 2);
+        CHECK_OP("pow", F->pow(&c, &a, ex, 2), mpz_powm(e, x, t, m));
+        if (F->sqrt) {
+            /* sqrt succeeds exactly on squares (Legendre symbol) and squares
+             * back to the input; lexlargest is plain > (m-1)/2. */
+            int sq = mpz_sgn(x) == 0 || mpz_legendre(x, m) == 1;
+            memset(&c, 0, sizeof c);
+            int got_sq = F->sqrt(&c, &a);
+            GS_CHECK_MSG(got_sq == sq, "%s sqrt existence (iteration %ld)", F->name, it);
+            if (got_sq) {
+                elem_mpz(F, got, &c);
+                mpz_mul(e, got, got);
+                mpz_mod(e, e, m);
+                GS_CHECK_MSG(mpz_cmp(e, x) == 0, "%s sqrt value", F->name);
+            }
+            mpz_sub_ui(t, m, 1);
+            mpz_fdiv_q_2exp(t, t, 1);
+            GS_CHECK_MSG(F->lexlargest(&a) == (mpz_cmp(x, t) > 0), "%s lexlargest", F->name);
         }
+        GS_CHECK(F->is_zero(&a) == (mpz_sgn(x) == 0));
+        GS_CHECK(F->eq(&a, &b) == (mpz_cmp(x, y) == 0));
+        uint64_t small = gs_rng_u64(rng);
+        mpz_import(e, 1, -1, 8, 0, 0, &small);
+        CHECK_OP("set_u64", F->set_u64(&c, small), (void)0);
 
         /* Encodings: bytes and decimal text of the plain value. */
         uint8_t le[48], be[48], ref[48];
@@ -235,9 +257,55 @@ static void check_field(const field_ops *F)
 }
 
 GS_TEST(field_fp_vs_gmp) { check_field(&FP); }
+
+/* Fr-only operations: 64-byte wide reduction, batch inversion, scalars. */
+GS_TEST(field_fr_wide_batch_vs_gmp)
+{
+    gs_rng *rng = gs_test_rng();
+    long iters = gs_test_quick() ? 10000 : 100000;
+    enum { B = 300 };
+    static gs_fr batch[B], orig[B];
+    mpz_t m, x, e, got;
+    mpz_inits(m, x, e, got, NULL);
+    limbs_to_mpz(m, GS_FR_MODULUS.l, GS_FR_LIMBS);
+    for (long it = 0; it < iters; it++) {
+        uint8_t in[64];
+        gs_fr c;
+        uint64_t pl[4];
+        gs_rng_bytes(rng, in, sizeof in);
+        if (it == 0) memset(in, 0xff, sizeof in);
+        if (it == 1) memset(in, 0, sizeof in);
+        mpz_import(x, 64, -1, 1, 0, 0, in);
+        mpz_mod(e, x, m);
+        gs_fr_from_bytes_wide(&c, in);
+        gs_fr_to_plain(pl, &c);
+        limbs_to_mpz(got, pl, 4);
+        GS_CHECK_MSG(mpz_cmp(e, got) == 0, "from_bytes_wide (iteration %ld)", it);
+        gs_scalar sc;
+        gs_fr_to_scalar(&sc, &c);
+        limbs_to_mpz(got, sc.l, 4);
+        GS_CHECK(mpz_cmp(e, got) == 0);
+        batch[it % B] = orig[it % B] = c;
+        if (it % 17 == 0) gs_fr_zero(&batch[it % B]), gs_fr_zero(&orig[it % B]);
+        if (it % B == B - 1) {
+            gs_fr_batch_inv_var(batch, B);
+            for (int i = 0; i < B; i++) {
+                gs_fr_to_plain(pl, &orig[i]);
+                limbs_to_mpz(x, pl, 4);
+                if (mpz_sgn(x) == 0) mpz_set_ui(e, 0);
+                else mpz_invert(e, x, m);
+                gs_fr_to_plain(pl, &batch[i]);
+                limbs_to_mpz(got, pl, 4);
+                GS_CHECK_MSG(mpz_cmp(e, got) == 0, "batch_inv_var element %d", i);
+            }
+        }
+    }
+    mpz_clears(m, x, e, got, NULL);
+}
 GS_TEST(field_fr_vs_gmp) { check_field(&FR); }
 
 #else
 GS_TEST(field_fp_vs_gmp) { gs_test_skip("GMP not available (install libgmp-dev)"); }
 GS_TEST(field_fr_vs_gmp) { gs_test_skip("GMP not available (install libgmp-dev)"); }
+GS_TEST(field_fr_wide_batch_vs_gmp) { gs_test_skip("GMP not available (install libgmp-dev)"); }
 #endif
