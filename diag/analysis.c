@@ -1,0 +1,300 @@
+/*
+ * gs_analyze: per-device busy unions, idle gaps, their statistics and
+ * attribution (definitions in analysis.h and diag/README.md, "Metrics").
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "analysis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attrib.h"
+
+void gs_analysis_config_defaults(gs_analysis_config *cfg)
+{
+    cfg->micro_threshold_s = 0.001;
+    cfg->bin_s = 0.2;
+    cfg->progress = 0;
+}
+
+void gs_analysis_destroy(gs_analysis *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->n_dev; i++) {
+        gs_device_analysis *d = &a->dev[i];
+        free(d->busy);
+        free(d->kernel);
+        free(d->copy);
+        free(d->gaps);
+        free(d->pieces);
+    }
+    free(a->dev);
+    free(a);
+}
+
+double gs_analysis_cause_idle(const gs_analysis *a, const char *name)
+{
+    double t = 0;
+    for (int c = 0; c < GS_CAUSE_COUNT; c++)
+        if (gs_cause_matches((gs_cause)c, name))
+            t += a->cause_s[c];
+    return t;
+}
+
+static int cmp_i32(const void *pa, const void *pb)
+{
+    int32_t x = *(const int32_t *)pa, y = *(const int32_t *)pb;
+    return (x > y) - (x < y);
+}
+
+/* Unions and gaps of one device. */
+static int device_unions(gs_device_analysis *d, gs_timeline *tl, const gs_span *sp, size_t n)
+{
+    size_t nk = 0, nc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gs_lane_info *L = gs_timeline_lane(tl, sp[i].lane);
+        if (L->role != GS_ROLE_DEVICE || L->device != d->device)
+            continue;
+        if (sp[i].kind == GS_SPAN_KERNEL)
+            nk++;
+        else if (sp[i].kind == GS_SPAN_COPY)
+            nc++;
+    }
+    d->kernel = malloc((nk + 1) * sizeof *d->kernel);
+    d->copy = malloc((nc + 1) * sizeof *d->copy);
+    d->busy = malloc((nk + nc + 1) * sizeof *d->busy);
+    if (!d->kernel || !d->copy || !d->busy)
+        return 0;
+    d->span_start_ns = INT64_MAX;
+    d->span_end_ns = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        const gs_lane_info *L = gs_timeline_lane(tl, sp[i].lane);
+        if (L->role != GS_ROLE_DEVICE || L->device != d->device ||
+            (sp[i].kind != GS_SPAN_KERNEL && sp[i].kind != GS_SPAN_COPY))
+            continue;
+        gs_interval iv = {sp[i].start_ns, sp[i].end_ns};
+        if (sp[i].kind == GS_SPAN_KERNEL)
+            d->kernel[d->n_kernel++] = iv;
+        else
+            d->copy[d->n_copy++] = iv;
+        d->busy[d->n_busy++] = iv;
+        if (iv.start_ns < d->span_start_ns)
+            d->span_start_ns = iv.start_ns;
+        if (iv.end_ns > d->span_end_ns)
+            d->span_end_ns = iv.end_ns;
+    }
+    d->n_ops = d->n_busy;
+    d->n_kernel = gs_interval_union(d->kernel, d->n_kernel);
+    d->n_copy = gs_interval_union(d->copy, d->n_copy);
+    d->n_busy = gs_interval_union(d->busy, d->n_busy);
+    d->span_s = (double)(d->span_end_ns - d->span_start_ns) * 1e-9;
+    d->busy_s = (double)gs_interval_total(d->busy, d->n_busy) * 1e-9;
+    d->kernel_s = (double)gs_interval_total(d->kernel, d->n_kernel) * 1e-9;
+    d->copy_s = (double)gs_interval_total(d->copy, d->n_copy) * 1e-9;
+    d->util = d->span_s > 0 ? d->busy_s / d->span_s : 0;
+    d->util_kernels_only = d->span_s > 0 ? d->kernel_s / d->span_s : 0;
+    /* Gaps: the complement of busy inside the span. */
+    d->gaps = malloc((d->n_busy + 1) * sizeof *d->gaps);
+    if (!d->gaps)
+        return 0;
+    int64_t cur = d->span_start_ns;
+    for (size_t i = 0; i < d->n_busy; i++) {
+        if (d->busy[i].start_ns > cur)
+            d->gaps[d->n_gaps++] = (gs_gap){.start_ns = cur, .end_ns = d->busy[i].start_ns};
+        if (d->busy[i].end_ns > cur)
+            cur = d->busy[i].end_ns;
+    }
+    return 1;
+}
+
+static void progress(const gs_analysis_config *cfg, const char *what, size_t i, size_t n,
+                     int *last)
+{
+    if (!cfg->progress || n < 2000)
+        return;
+    int pct = (int)(100.0 * (double)i / (double)n);
+    if (pct / 10 != *last / 10 || i == n) {
+        fprintf(stderr, "\ranalyze: %s %3d%%", what, pct);
+        if (i == n)
+            fputc('\n', stderr);
+        *last = pct;
+    }
+}
+
+static int attribute_device(gs_device_analysis *d, gs_attrib *at, const gs_analysis_config *cfg)
+{
+    size_t cap = 0;
+    int last = -10;
+    for (size_t g = 0; g < d->n_gaps; g++) {
+        gs_gap *gp = &d->gaps[g];
+        gp->first_piece = d->n_pieces;
+        if (!gs_attrib_gap(at, d->device, gp->start_ns, gp->end_ns, &d->pieces, &d->n_pieces, &cap))
+            return 0;
+        gp->n_pieces = d->n_pieces - gp->first_piece;
+        double per[GS_CAUSE_COUNT] = {0};
+        for (size_t k = gp->first_piece; k < d->n_pieces; k++) {
+            double len = (double)(d->pieces[k].end_ns - d->pieces[k].start_ns) * 1e-9;
+            per[d->pieces[k].cause] += len;
+            d->cause_s[d->pieces[k].cause] += len;
+        }
+        gp->cause = GS_CAUSE_OTHER;
+        double best = -1;
+        for (int c = 0; c < GS_CAUSE_COUNT; c++)
+            if (per[c] > best) {
+                best = per[c];
+                gp->cause = (gs_cause)c;
+            }
+        progress(cfg, "attributing gaps", g + 1, d->n_gaps, &last);
+    }
+    return 1;
+}
+
+gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_config *cfg,
+                     gs_err *err)
+{
+    gs_analysis_config defcfg;
+    gs_attrib *at = NULL;
+    int32_t *devs = NULL;
+    double *lens = NULL;
+    gs_status st = GS_OK;
+    *out = NULL;
+    if (!cfg) {
+        gs_analysis_config_defaults(&defcfg);
+        cfg = &defcfg;
+    }
+    gs_analysis *a = calloc(1, sizeof *a);
+    if (!a)
+        goto nomem;
+    a->cfg = *cfg;
+    size_t n;
+    const gs_span *sp = gs_timeline_spans(tl, &n);
+    if (!sp && n == 0 && gs_timeline_lane_count(tl) == 0)
+        n = 0;
+    a->dropped_spans = gs_timeline_dropped(tl);
+    a->t0_ns = n ? sp[0].start_ns : 0;
+    a->t1_ns = a->t0_ns;
+    for (size_t i = 0; i < n; i++) {
+        if (sp[i].end_ns > a->t1_ns)
+            a->t1_ns = sp[i].end_ns;
+        if (sp[i].kind == GS_SPAN_INJECTED) {
+            a->injected_spans++;
+            a->injected_s += (double)(sp[i].end_ns - sp[i].start_ns) * 1e-9;
+        }
+    }
+    /* Devices: distinct device ids of device lanes that carry operations. */
+    size_t nl = gs_timeline_lane_count(tl), nd = 0;
+    devs = malloc((nl + 1) * sizeof *devs);
+    if (!devs)
+        goto nomem;
+    for (size_t l = 0; l < nl; l++) {
+        const gs_lane_info *L = gs_timeline_lane(tl, (int32_t)l);
+        int dup = 0;
+        for (size_t k = 0; k < nd; k++)
+            dup |= devs[k] == L->device;
+        if (L->role == GS_ROLE_DEVICE && !dup)
+            devs[nd++] = L->device;
+    }
+    qsort(devs, nd, sizeof *devs, cmp_i32);
+    a->dev = calloc(nd + 1, sizeof *a->dev);
+    if (!a->dev)
+        goto nomem;
+    if ((st = gs_attrib_create(&at, tl, err)) != GS_OK)
+        goto fail;
+    size_t total_gaps = 0;
+    for (size_t k = 0; k < nd; k++) {
+        gs_device_analysis *d = &a->dev[a->n_dev];
+        d->device = devs[k];
+        if (!device_unions(d, tl, sp, n))
+            goto nomem;
+        a->n_dev++;
+        if (d->n_ops == 0) {   /* a device lane without operations */
+            d->span_start_ns = d->span_end_ns = 0;
+            d->span_s = 0;
+            continue;
+        }
+        char key[64];
+        snprintf(key, sizeof key, "device.%d.name", (int)d->device);
+        const char *nm = gs_timeline_meta_get(tl, key);
+        snprintf(d->name, sizeof d->name, "%s", nm ? nm : "");
+        if (!attribute_device(d, at, cfg))
+            goto nomem;
+        total_gaps += d->n_gaps;
+    }
+    lens = malloc((total_gaps + 1) * sizeof *lens);
+    if (!lens)
+        goto nomem;
+    size_t m = 0;
+    for (size_t k = 0; k < a->n_dev; k++) {
+        gs_device_analysis *d = &a->dev[k];
+        size_t m0 = m;
+        for (size_t g = 0; g < d->n_gaps; g++)
+            lens[m++] = (double)(d->gaps[g].end_ns - d->gaps[g].start_ns) * 1e-9;
+        gs_gap_stats_compute(&d->gap_stats, lens + m0, d->n_gaps, cfg->micro_threshold_s);
+        d->idle_s = d->gap_stats.total_s;
+        a->idle_s += d->idle_s;
+        a->span_s += d->span_s;
+        a->busy_s += d->busy_s;
+        for (int c = 0; c < GS_CAUSE_COUNT; c++)
+            a->cause_s[c] += d->cause_s[c];
+    }
+    gs_gap_stats_compute(&a->gap_stats, lens, m, cfg->micro_threshold_s);
+    a->verdict = GS_CAUSE_OTHER;
+    double best = 0;
+    for (int c = 0; c < GS_CAUSE_COUNT; c++)
+        if (a->cause_s[c] > best) {
+            best = a->cause_s[c];
+            a->verdict = (gs_cause)c;
+        }
+    a->verdict_share = a->idle_s > 0 ? best / a->idle_s : 0;
+    free(lens);
+    free(devs);
+    gs_attrib_destroy(at);
+    *out = a;
+    return GS_OK;
+nomem:
+    st = gs_err_set(err, GS_ERR_NOMEM, "analysis", "gs_analyze", "out of memory");
+fail:
+    free(lens);
+    free(devs);
+    gs_attrib_destroy(at);
+    gs_analysis_destroy(a);
+    return st;
+}
+
+static void fmt_dur(char *b, size_t n, double s)
+{
+    if (s >= 1)
+        snprintf(b, n, "%.2f s", s);
+    else if (s >= 1e-3)
+        snprintf(b, n, "%.1f ms", s * 1e3);
+    else
+        snprintf(b, n, "%.1f us", s * 1e6);
+}
+
+void gs_analysis_verdict(char *buf, size_t n, const gs_analysis *a)
+{
+    char idle[32], span[32], top[32];
+    size_t ops = 0;
+    for (size_t i = 0; i < a->n_dev; i++)
+        ops += a->dev[i].n_ops;
+    if (ops == 0) {
+        snprintf(buf, n, "No device operations in the timeline: nothing to analyse "
+                         "(was the run captured with a device or CPU backend?).");
+        return;
+    }
+    fmt_dur(idle, sizeof idle, a->idle_s);
+    fmt_dur(span, sizeof span, a->span_s);
+    fmt_dur(top, sizeof top, a->cause_s[a->verdict]);
+    const char *who = a->n_dev == 1 ? "The GPU" : "The GPUs";
+    if (a->idle_s <= 0) {
+        snprintf(buf, n, "%s never went idle over its %s span (util = kernels-or-copies "
+                         "busy / span = 100%%).", who, span);
+        return;
+    }
+    snprintf(buf, n, "%s sat idle %s of %s (util %.1f%%, kernels-or-copies busy / span) "
+                     "in %zu gaps; the top cause is %s with %.0f%% of the idle time (%s).",
+             who, idle, span, a->span_s > 0 ? 100.0 * a->busy_s / a->span_s : 0.0,
+             a->gap_stats.count, gs_cause_name(a->verdict), 100.0 * a->verdict_share, top);
+}

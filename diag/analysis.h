@@ -1,0 +1,148 @@
+/*
+ * Gap analysis and attribution of a timeline (the definitions are in
+ * diag/README.md, "Metrics"; every output names them the same way).
+ *
+ * Per device (all lanes of role device with the same device id):
+ *   span      = [first device operation start, last device operation end]
+ *   busy      = |union of KERNEL and COPY spans over all streams|
+ *   kernel    = |union of KERNEL spans|,  copy = |union of COPY spans|
+ *   util                = busy / span     ("kernels or copies busy / span")
+ *   util_kernels_only   = kernel / span   ("kernels busy / span")
+ *   idle gaps = the maximal intervals inside the span covered by no device
+ *               operation (their lengths sum to span - busy).
+ * Gap percentiles use the nearest-rank definition: pX = the smallest gap
+ * length g such that at least X% of gaps are <= g.
+ *
+ * Attribution: every instant of every gap gets one cause from the state of
+ * that device's GPU worker lanes at that instant (precedence and mapping:
+ * diag/README.md, "Attribution"), so a gap is split into pieces when the
+ * cause changes inside it.  Per-cause idle seconds sum to the idle total.
+ *
+ * Ownership: gs_analyze allocates a gs_analysis that the caller frees with
+ * gs_analysis_destroy; it copies everything it needs, so the timeline may
+ * be destroyed first.  Not thread safe per object; reads the timeline only
+ * after capture has stopped.
+ */
+#ifndef GS_ANALYSIS_H
+#define GS_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "timeline.h"
+
+/* Causes.  X(enum, name, short description) */
+#define GS_CAUSE_TABLE(X)                                                                    \
+    X(GS_CAUSE_QUEUE_EMPTY, "queue_empty", "GPU worker waiting on an empty GPU queue (synthesis starvation)") \
+    X(GS_CAUSE_TRACKER_TRIM, "tracker_lock/malloc_trim", "waiting for the tracker lock while its holder runs malloc_trim") \
+    X(GS_CAUSE_TRACKER_VERIFY, "tracker_lock/verify", "waiting for the tracker lock while its holder verifies a proof") \
+    X(GS_CAUSE_TRACKER_INJECTED, "tracker_lock/injected", "waiting for the tracker lock while its holder runs an injected delay") \
+    X(GS_CAUSE_TRACKER_OTHER, "tracker_lock/other", "waiting for the tracker lock (holder doing other work)") \
+    X(GS_CAUSE_DEVICE_MUTEX, "device_mutex", "waiting for the per-GPU device mutex") \
+    X(GS_CAUSE_HOST_PREP, "host_prep", "CPU preparation before device work") \
+    X(GS_CAUSE_H2D_PAGEABLE, "h2d_pageable", "host-side staging of pageable (unpinned) host-to-device copies") \
+    X(GS_CAUSE_H2D_PINNED, "h2d_pinned", "host-side staging of pinned host-to-device copies") \
+    X(GS_CAUSE_HANDOFF, "handoff", "handing the prove state to the finalizer") \
+    X(GS_CAUSE_BACKEND_HOST, "backend_host", "inside prove_start with the device idle (host work in the backend call)") \
+    X(GS_CAUSE_OTHER, "other", "no GPU worker state explains it")
+typedef enum {
+#define GS_X(e, n, d) e,
+    GS_CAUSE_TABLE(GS_X)
+#undef GS_X
+    GS_CAUSE_COUNT
+} gs_cause;
+const char *gs_cause_name(gs_cause c);
+const char *gs_cause_description(gs_cause c);
+int gs_cause_from_name(gs_cause *out, const char *name);
+/* 1 when name equals the cause or is its group ("tracker_lock" matches
+ * every "tracker_lock/..." cause). */
+int gs_cause_matches(gs_cause c, const char *name_or_group);
+
+typedef struct gs_analysis_config {
+    double micro_threshold_s;  /* gaps shorter are "micro", default 0.001 */
+    double bin_s;              /* utilization-over-time bin, default 0.2 */
+    int progress;              /* print progress to stderr on long analyses */
+} gs_analysis_config;
+void gs_analysis_config_defaults(gs_analysis_config *cfg);
+
+typedef struct gs_interval {
+    int64_t start_ns, end_ns;
+} gs_interval;
+
+/* A constant-cause piece of a gap. */
+typedef struct gs_gap_piece {
+    int64_t start_ns, end_ns;
+    gs_cause cause;
+    int32_t worker;            /* deciding GPU worker lane, -1 none */
+    int32_t holder;            /* tracker_lock causes: holder lane, else -1 */
+} gs_gap_piece;
+
+typedef struct gs_gap {
+    int64_t start_ns, end_ns;
+    size_t first_piece, n_pieces;   /* into the device's pieces */
+    gs_cause cause;                 /* the cause with the most time in this gap */
+} gs_gap;
+
+typedef struct gs_gap_stats {
+    size_t count;
+    double total_s, mean_ms, p50_ms, p90_ms, p99_ms, max_ms;
+    size_t micro_count, macro_count;
+    double micro_total_s, macro_total_s;
+} gs_gap_stats;
+
+typedef struct gs_device_analysis {
+    int32_t device;
+    char name[128];            /* meta device.<i>.name, or "" */
+    size_t n_ops;              /* device operations (KERNEL + COPY spans) */
+    int64_t span_start_ns, span_end_ns;
+    double span_s, busy_s, kernel_s, copy_s, util, util_kernels_only;
+    gs_interval *busy, *kernel, *copy;     /* the unions, sorted, disjoint */
+    size_t n_busy, n_kernel, n_copy;
+    gs_gap *gaps;
+    size_t n_gaps;
+    gs_gap_piece *pieces;
+    size_t n_pieces;
+    gs_gap_stats gap_stats;
+    double cause_s[GS_CAUSE_COUNT];
+    double idle_s;
+} gs_device_analysis;
+
+typedef struct gs_analysis {
+    gs_analysis_config cfg;
+    int64_t t0_ns, t1_ns;      /* first span start / last span end of the timeline */
+    gs_device_analysis *dev;   /* sorted by device id */
+    size_t n_dev;
+    double cause_s[GS_CAUSE_COUNT];   /* summed over devices */
+    double idle_s, span_s, busy_s;    /* summed over devices */
+    gs_gap_stats gap_stats;           /* all devices' gaps together */
+    size_t injected_spans;
+    double injected_s;
+    uint64_t dropped_spans;
+    gs_cause verdict;          /* top cause (GS_CAUSE_OTHER when no idle) */
+    double verdict_share;      /* its share of idle time, 0..1 */
+} gs_analysis;
+
+gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_config *cfg,
+                     gs_err *err);
+void gs_analysis_destroy(gs_analysis *a);
+
+/* Idle seconds of the causes matching name_or_group (gs_cause_matches). */
+double gs_analysis_cause_idle(const gs_analysis *a, const char *name_or_group);
+/* The verdict in one sentence (always NUL-terminated). */
+void gs_analysis_verdict(char *buf, size_t n, const gs_analysis *a);
+
+/* ---- helpers (intervals.c), exposed for tests and the gate ---- */
+
+/* Sorts iv and merges overlapping or touching intervals in place; returns
+ * the new count.  Empty intervals (end <= start) are dropped. */
+size_t gs_interval_union(gs_interval *iv, size_t n);
+/* Total length in ns of disjoint intervals. */
+int64_t gs_interval_total(const gs_interval *iv, size_t n);
+/* Length of the overlap of disjoint sorted intervals with [a, b). */
+int64_t gs_interval_overlap(const gs_interval *iv, size_t n, int64_t a, int64_t b);
+/* Nearest-rank percentile of sorted values (p in 0..100); 0 when n == 0. */
+double gs_percentile(const double *sorted, size_t n, double p);
+/* Fills st from gap lengths in seconds (sorted ascending on return). */
+void gs_gap_stats_compute(gs_gap_stats *st, double *len_s, size_t n, double micro_s);
+
+#endif

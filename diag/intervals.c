@@ -1,0 +1,140 @@
+/* Interval unions, percentiles, gap statistics and the cause table
+ * (analysis.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+static const char *const cause_names[] = {
+#define GS_X(e, n, d) n,
+    GS_CAUSE_TABLE(GS_X)
+#undef GS_X
+};
+static const char *const cause_desc[] = {
+#define GS_X(e, n, d) d,
+    GS_CAUSE_TABLE(GS_X)
+#undef GS_X
+};
+_Static_assert(sizeof cause_names / sizeof cause_names[0] == GS_CAUSE_COUNT, "cause table");
+
+const char *gs_cause_name(gs_cause c)
+{
+    return (unsigned)c < GS_CAUSE_COUNT ? cause_names[c] : "?";
+}
+
+const char *gs_cause_description(gs_cause c)
+{
+    return (unsigned)c < GS_CAUSE_COUNT ? cause_desc[c] : "?";
+}
+
+int gs_cause_from_name(gs_cause *out, const char *name)
+{
+    for (int i = 0; i < GS_CAUSE_COUNT; i++)
+        if (!strcmp(name, cause_names[i])) {
+            *out = (gs_cause)i;
+            return 1;
+        }
+    return 0;
+}
+
+int gs_cause_matches(gs_cause c, const char *name)
+{
+    const char *cn = gs_cause_name(c);
+    size_t n = strlen(name);
+    return !strcmp(cn, name) || (!strncmp(cn, name, n) && cn[n] == '/');
+}
+
+static int cmp_iv(const void *pa, const void *pb)
+{
+    const gs_interval *a = pa, *b = pb;
+    if (a->start_ns != b->start_ns)
+        return a->start_ns < b->start_ns ? -1 : 1;
+    return (a->end_ns > b->end_ns) - (a->end_ns < b->end_ns);
+}
+
+size_t gs_interval_union(gs_interval *iv, size_t n)
+{
+    qsort(iv, n, sizeof *iv, cmp_iv);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (iv[i].end_ns <= iv[i].start_ns)
+            continue;
+        if (k && iv[i].start_ns <= iv[k - 1].end_ns) {
+            if (iv[i].end_ns > iv[k - 1].end_ns)
+                iv[k - 1].end_ns = iv[i].end_ns;
+        } else {
+            iv[k++] = iv[i];
+        }
+    }
+    return k;
+}
+
+int64_t gs_interval_total(const gs_interval *iv, size_t n)
+{
+    int64_t t = 0;
+    for (size_t i = 0; i < n; i++)
+        t += iv[i].end_ns - iv[i].start_ns;
+    return t;
+}
+
+int64_t gs_interval_overlap(const gs_interval *iv, size_t n, int64_t a, int64_t b)
+{
+    /* First interval ending after a (binary search), then walk. */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (iv[mid].end_ns <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t t = 0;
+    for (size_t i = lo; i < n && iv[i].start_ns < b; i++) {
+        int64_t s = iv[i].start_ns > a ? iv[i].start_ns : a;
+        int64_t e = iv[i].end_ns < b ? iv[i].end_ns : b;
+        if (e > s)
+            t += e - s;
+    }
+    return t;
+}
+
+double gs_percentile(const double *sorted, size_t n, double p)
+{
+    if (n == 0)
+        return 0;
+    /* Nearest rank: rank = ceil(p/100 * n), 1-based, clamped to [1, n]. */
+    double r = ceil(p / 100.0 * (double)n - 1e-9);
+    size_t rank = r < 1 ? 1 : r > (double)n ? n : (size_t)r;
+    return sorted[rank - 1];
+}
+
+static int cmp_d(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+void gs_gap_stats_compute(gs_gap_stats *st, double *len_s, size_t n, double micro_s)
+{
+    memset(st, 0, sizeof *st);
+    qsort(len_s, n, sizeof *len_s, cmp_d);
+    st->count = n;
+    for (size_t i = 0; i < n; i++) {
+        st->total_s += len_s[i];
+        if (len_s[i] < micro_s) {
+            st->micro_count++;
+            st->micro_total_s += len_s[i];
+        } else {
+            st->macro_count++;
+            st->macro_total_s += len_s[i];
+        }
+    }
+    if (!n)
+        return;
+    st->mean_ms = st->total_s / (double)n * 1e3;
+    st->p50_ms = gs_percentile(len_s, n, 50) * 1e3;
+    st->p90_ms = gs_percentile(len_s, n, 90) * 1e3;
+    st->p99_ms = gs_percentile(len_s, n, 99) * 1e3;
+    st->max_ms = len_s[n - 1] * 1e3;
+}
