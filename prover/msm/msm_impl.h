@@ -16,6 +16,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#ifndef PREFETCH_AHEAD
+#define PREFETCH_AHEAD 2
+#endif
+
 typedef struct {
     const MSM_AFF *points;
     const gs_scalar *scalars;
@@ -46,12 +50,25 @@ static void MSM_G(msm_task)(void *vctx, size_t begin, size_t end, unsigned slot)
         size_t top = 0;   /* one past the highest bucket touched */
         for (size_t i = 0; i < n_buckets; i++)
             MSM_G(xyzz_set_inf)(&b[i]);
+        /* The digit, and so the bucket, of point i + PREFETCH_AHEAD is known
+         * early: prefetch that bucket, whose add is ~10 field
+         * multiplications away, so large bucket arrays do not stall. */
+        int64_t dnext[PREFETCH_AHEAD];
+        for (size_t a = 0; a < PREFETCH_AHEAD; a++)
+            dnext[a] = lo + a < hi ? gs_msm_digit(&c->scalars[lo + a], j, pl->c) : 0;
         for (size_t i = lo; i < hi; i++) {
+            int64_t d = dnext[i % PREFETCH_AHEAD];
+            if (i + PREFETCH_AHEAD < hi) {
+                int64_t e = gs_msm_digit(&c->scalars[i + PREFETCH_AHEAD], j, pl->c);
+                dnext[i % PREFETCH_AHEAD] = e;
+                if (e != 0) {
+                    const char *q = (const char *)&b[(e > 0 ? e : -e) - 1];
+                    for (size_t off = 0; off < sizeof(MSM_XYZZ); off += 64)
+                        __builtin_prefetch(q + off, 1, 3);
+                }
+            }
             const MSM_AFF *p = &c->points[i];
-            if (p->inf)
-                continue;
-            int64_t d = gs_msm_digit(&c->scalars[i], j, pl->c);
-            if (d == 0)
+            if (d == 0 || p->inf)
                 continue;
             size_t idx = (size_t)(d > 0 ? d : -d) - 1;
             if (idx + 1 > top)
