@@ -33,12 +33,36 @@ int gs_fp_is_zero(const gs_fp *a) { return lb_is_zero(a->l, N); }
 int gs_fp_eq(const gs_fp *a, const gs_fp *b) { return lb_eq(a->l, b->l, N); }
 
 /* Generated assembly (mont_asm.h) where available, portable code otherwise. */
-#ifdef GS_HAVE_MONgs_fp_ASM
-void gs_fp_add(gs_fp *out, const gs_fp *a, const gs_fp *b) { gs_mod_add6_asm(out->l, a->l, b->l); }
-void gs_fp_sub(gs_fp *out, const gs_fp *a, const gs_fp *b) { gs_mod_sub6_asm(out->l, a->l, b->l); }
+#ifdef GS_HAVE_MONT_ASM
+void gs_fp_add(gs_fp *out, const gs_fp *a, const gs_fp *b)
+{
+    GS_VERIFY_REDUCED(a->l, P, N);
+    GS_VERIFY_REDUCED(b->l, P, N);
+    gs_mod_add6_asm(out->l, a->l, b->l);
+    GS_VERIFY_REDUCED(out->l, P, N);
+}
+void gs_fp_sub(gs_fp *out, const gs_fp *a, const gs_fp *b)
+{
+    GS_VERIFY_REDUCED(a->l, P, N);
+    GS_VERIFY_REDUCED(b->l, P, N);
+    gs_mod_sub6_asm(out->l, a->l, b->l);
+    GS_VERIFY_REDUCED(out->l, P, N);
+}
 #else
-void gs_fp_add(gs_fp *out, const gs_fp *a, const gs_fp *b) { lb_mod_add(out->l, a->l, b->l, P, N); }
-void gs_fp_sub(gs_fp *out, const gs_fp *a, const gs_fp *b) { lb_mod_sub(out->l, a->l, b->l, P, N); }
+void gs_fp_add(gs_fp *out, const gs_fp *a, const gs_fp *b)
+{
+    GS_VERIFY_REDUCED(a->l, P, N);
+    GS_VERIFY_REDUCED(b->l, P, N);
+    lb_mod_add(out->l, a->l, b->l, P, N);
+    GS_VERIFY_REDUCED(out->l, P, N);
+}
+void gs_fp_sub(gs_fp *out, const gs_fp *a, const gs_fp *b)
+{
+    GS_VERIFY_REDUCED(a->l, P, N);
+    GS_VERIFY_REDUCED(b->l, P, N);
+    lb_mod_sub(out->l, a->l, b->l, P, N);
+    GS_VERIFY_REDUCED(out->l, P, N);
+}
 #endif
 
 /* 0 - a mod m: a borrow (a != 0) adds m back, so 0 stays 0. */
@@ -54,11 +78,14 @@ void gs_fp_dbl(gs_fp *out, const gs_fp *a) { gs_fp_add(out, a, a); }
  * generated), portable CIOS otherwise; both compute the same function. */
 void gs_fp_mul(gs_fp *out, const gs_fp *a, const gs_fp *b)
 {
+    GS_VERIFY_REDUCED(a->l, P, N);
+    GS_VERIFY_REDUCED(b->l, P, N);
 #ifdef GS_HAVE_MONT_ASM
     gs_mont_mul6_asm(out->l, a->l, b->l);
 #else
     lb_mont_mul(out->l, a->l, b->l, P, GS_FPC_N0, N);
 #endif
+    GS_VERIFY_REDUCED(out->l, P, N);
 }
 
 void gs_fp_sqr(gs_fp *out, const gs_fp *a) { gs_fp_mul(out, a, a); }

@@ -33,12 +33,36 @@ int gs_fr_is_one(const gs_fr *a) { return lb_eq(a->l, R1, N); }
 int gs_fr_eq(const gs_fr *a, const gs_fr *b) { return lb_eq(a->l, b->l, N); }
 
 /* Generated assembly (mont_asm.h) where available, portable code otherwise. */
-#ifdef GS_HAVE_MONgs_fr_ASM
-void gs_fr_add(gs_fr *out, const gs_fr *a, const gs_fr *b) { gs_mod_add4_asm(out->l, a->l, b->l); }
-void gs_fr_sub(gs_fr *out, const gs_fr *a, const gs_fr *b) { gs_mod_sub4_asm(out->l, a->l, b->l); }
+#ifdef GS_HAVE_MONT_ASM
+void gs_fr_add(gs_fr *out, const gs_fr *a, const gs_fr *b)
+{
+    GS_VERIFY_REDUCED(a->l, P, N);
+    GS_VERIFY_REDUCED(b->l, P, N);
+    gs_mod_add4_asm(out->l, a->l, b->l);
+    GS_VERIFY_REDUCED(out->l, P, N);
+}
+void gs_fr_sub(gs_fr *out, const gs_fr *a, const gs_fr *b)
+{
+    GS_VERIFY_REDUCED(a->l, P, N);
+    GS_VERIFY_REDUCED(b->l, P, N);
+    gs_mod_sub4_asm(out->l, a->l, b->l);
+    GS_VERIFY_REDUCED(out->l, P, N);
+}
 #else
-void gs_fr_add(gs_fr *out, const gs_fr *a, const gs_fr *b) { lb_mod_add(out->l, a->l, b->l, P, N); }
-void gs_fr_sub(gs_fr *out, const gs_fr *a, const gs_fr *b) { lb_mod_sub(out->l, a->l, b->l, P, N); }
+void gs_fr_add(gs_fr *out, const gs_fr *a, const gs_fr *b)
+{
+    GS_VERIFY_REDUCED(a->l, P, N);
+    GS_VERIFY_REDUCED(b->l, P, N);
+    lb_mod_add(out->l, a->l, b->l, P, N);
+    GS_VERIFY_REDUCED(out->l, P, N);
+}
+void gs_fr_sub(gs_fr *out, const gs_fr *a, const gs_fr *b)
+{
+    GS_VERIFY_REDUCED(a->l, P, N);
+    GS_VERIFY_REDUCED(b->l, P, N);
+    lb_mod_sub(out->l, a->l, b->l, P, N);
+    GS_VERIFY_REDUCED(out->l, P, N);
+}
 #endif
 
 /* 0 - a mod m: a borrow (a != 0) adds m back, so 0 stays 0. */
@@ -54,11 +78,14 @@ void gs_fr_dbl(gs_fr *out, const gs_fr *a) { gs_fr_add(out, a, a); }
  * generated), portable CIOS otherwise; both compute the same function. */
 void gs_fr_mul(gs_fr *out, const gs_fr *a, const gs_fr *b)
 {
+    GS_VERIFY_REDUCED(a->l, P, N);
+    GS_VERIFY_REDUCED(b->l, P, N);
 #ifdef GS_HAVE_MONT_ASM
     gs_mont_mul4_asm(out->l, a->l, b->l);
 #else
     lb_mont_mul(out->l, a->l, b->l, P, GS_FRC_N0, N);
 #endif
+    GS_VERIFY_REDUCED(out->l, P, N);
 }
 
 void gs_fr_sqr(gs_fr *out, const gs_fr *a) { gs_fr_mul(out, a, a); }

@@ -21,6 +21,24 @@
 #include <string.h>
 
 #define GS_UNROLL _Pragma("GCC unroll 8")
+
+/*
+ * VERIFY builds (make VERIFY=1) check the representation invariant: every
+ * element handed to or returned by the arithmetic is below its modulus.
+ */
+#ifdef GS_VERIFY
+#include <stdio.h>
+#include <stdlib.h>
+#define GS_VERIFY_REDUCED(x, m, n)                                               \
+    do {                                                                         \
+        if (!lb_lt((x), (m), (n))) {                                             \
+            fprintf(stderr, "field: unreduced element @ %s:%d\n", __FILE__, __LINE__); \
+            abort();                                                             \
+        }                                                                        \
+    } while (0)
+#else
+#define GS_VERIFY_REDUCED(x, m, n) ((void)0)
+#endif
 #define GS_LB_MAX 8
 
 typedef unsigned __int128 gs_u128;
