@@ -57,10 +57,10 @@ static void MSM_G(msm_task)(void *vctx, size_t begin, size_t end, unsigned slot)
         for (size_t a = 0; a < PREFETCH_AHEAD; a++)
             dnext[a] = lo + a < hi ? gs_msm_digit(&c->scalars[lo + a], j, pl->c) : 0;
         for (size_t i = lo; i < hi; i++) {
-            int64_t d = dnext[i % PREFETCH_AHEAD];
+            int64_t d = dnext[(i - lo) % PREFETCH_AHEAD];
             if (i + PREFETCH_AHEAD < hi) {
                 int64_t e = gs_msm_digit(&c->scalars[i + PREFETCH_AHEAD], j, pl->c);
-                dnext[i % PREFETCH_AHEAD] = e;
+                dnext[(i - lo) % PREFETCH_AHEAD] = e;
                 if (e != 0) {
                     const char *q = (const char *)&b[(e > 0 ? e : -e) - 1];
                     for (size_t off = 0; off < sizeof(MSM_XYZZ); off += 64)
