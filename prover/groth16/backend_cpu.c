@@ -1,0 +1,279 @@
+/*
+ * The CPU backend (backend.h): the same split as a GPU prover, run on the
+ * backend's thread pool.
+ *
+ *   prove_start  (under the backend's "device" mutex, the stand-in for a
+ *                 GPU's per-device lock): copy a, b, c to scratch
+ *                 (host_prep), H scalars on the odd coset (intt, coset,
+ *                 ntt), then the G1 MSMs msm_h, msm_l (C points, wires >
+ *                 nPublic), msm_a, msm_b1;
+ *   prove_finish (no lock, may overlap the next prove_start): msm_b2 on G2
+ *                 and the blinding epilogue (SNARKJS-FORMATS 7.4).
+ *
+ * Stages: device-like work is reported as device 0, stream 0 (KERNEL);
+ * the mutex wait, host prep, G2 MSM and epilogue as host stages (device -1).
+ *
+ * Lock order: impl->mu only; it protects the cached domain and serializes
+ * the device-like phase.  prove_finish touches only its own state.
+ * The state keeps a copy of the witness and r, s, and borrows pk: pk must
+ * outlive prove_finish/prove_abort; the assignment may be freed as soon as
+ * prove_start returns.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../msm/msm.h"
+#include "backend.h"
+#include "g16_internal.h"
+
+typedef struct {
+    gs_pool *pool;
+    pthread_mutex_t mu;
+    gs_domain *dom;          /* protected by mu */
+    char desc[160];
+} cpu_impl;
+
+struct gs_prove_state {
+    const gs_pk *pk;
+    gs_g16_g1_part g1;
+    gs_scalar r, s;
+    gs_scalar *w;            /* copy of the witness (n_vars) */
+};
+
+static void stage_push(gs_stage_list *l, const char *name, gs_stage_kind kind, int dev,
+                       int64_t t0, int64_t t1)
+{
+    if (!l || l->n >= GS_STAGE_MAX)
+        return;
+    l->s[l->n++] = (gs_stage){ .name = name, .kind = kind, .device = dev, .stream = 0,
+                               .start_ns = t0, .end_ns = t1, .flags = 0 };
+}
+
+static const char *cpu_describe(gs_backend *be)
+{
+    return ((cpu_impl *)be->impl)->desc;
+}
+
+/* Caller holds impl->mu. */
+static gs_status ensure_domain(cpu_impl *im, uint32_t log, gs_err *err)
+{
+    if (im->dom && gs_domain_log(im->dom) == log)
+        return GS_OK;
+    gs_domain_destroy(im->dom);
+    im->dom = NULL;
+    return gs_domain_create(&im->dom, log, im->pool, err);
+}
+
+static gs_status check_inputs(const gs_pk *pk, const gs_assignment *as, gs_err *err)
+{
+    if (as->n_vars != pk->n_vars || as->domain_size != pk->domain_size)
+        return GS_ERR(err, GS_ERR_MISMATCH, "prove", "assignment (%u vars, domain %u) does "
+                      "not match the proving key (%u vars, domain %u)", as->n_vars,
+                      as->domain_size, pk->n_vars, pk->domain_size);
+    if (pk->domain_size != (1u << pk->log_domain) || pk->n_vars < pk->n_public + 1)
+        return GS_ERR(err, GS_ERR_FORMAT, "prove", "proving key: inconsistent sizes");
+    return GS_OK;
+}
+
+static gs_status cpu_load_pk(gs_backend *be, const gs_pk *pk, gs_err *err)
+{
+    cpu_impl *im = be->impl;
+    pthread_mutex_lock(&im->mu);
+    gs_status st = ensure_domain(im, pk->log_domain, err);
+    pthread_mutex_unlock(&im->mu);
+    return st;
+}
+
+static void state_free(gs_prove_state *ps)
+{
+    if (!ps)
+        return;
+    free(ps->w);
+    free(ps);
+}
+
+static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assignment *as,
+                                 const gs_scalar *r, const gs_scalar *s,
+                                 const gs_prove_opts *opts, gs_prove_state **out,
+                                 gs_stage_list *stages, gs_err *err)
+{
+    (void)opts;
+    cpu_impl *im = be->impl;
+    gs_fr *buf = NULL;
+    *out = NULL;
+    gs_status st = check_inputs(pk, as, err);
+    if (st != GS_OK)
+        return st;
+    size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public;
+    gs_prove_state *ps = calloc(1, sizeof *ps);
+    if (ps)
+        ps->w = malloc(nv * sizeof *ps->w);
+    buf = malloc(3 * n * sizeof *buf);
+    if (!ps || !ps->w || !buf) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "prove", "scratch for domain %zu", n);
+        goto fail;
+    }
+    ps->pk = pk;
+    ps->r = *r;
+    ps->s = *s;
+    memcpy(ps->w, as->w, nv * sizeof *ps->w);
+
+    int64_t t0 = gs_now_ns();
+    pthread_mutex_lock(&im->mu);
+    int64_t t1 = gs_now_ns();
+    stage_push(stages, "device_mutex_wait", GS_STAGE_HOST, -1, t0, t1);
+    if ((st = ensure_domain(im, pk->log_domain, err)) != GS_OK) {
+        pthread_mutex_unlock(&im->mu);
+        goto fail;
+    }
+    gs_fr *a = buf, *b = buf + n, *c = buf + 2 * n;
+    memcpy(a, as->a, n * sizeof *a);
+    memcpy(b, as->b, n * sizeof *b);
+    memcpy(c, as->c, n * sizeof *c);
+    int64_t t2 = gs_now_ns();
+    stage_push(stages, "host_prep", GS_STAGE_HOST, -1, t1, t2);
+
+    gs_g16_h_intt(im->dom, a, b, c, im->pool);
+    int64_t t3 = gs_now_ns();
+    stage_push(stages, "intt", GS_STAGE_KERNEL, 0, t2, t3);
+    gs_g16_h_coset(im->dom, a, b, c, im->pool);
+    int64_t t4 = gs_now_ns();
+    stage_push(stages, "coset", GS_STAGE_KERNEL, 0, t3, t4);
+    gs_scalar *h = (gs_scalar *)a;   /* join writes element i after reading a[i] */
+    gs_g16_h_ntt_join(h, im->dom, a, b, c, im->pool);
+    int64_t t5 = gs_now_ns();
+    stage_push(stages, "ntt", GS_STAGE_KERNEL, 0, t4, t5);
+
+    struct { const char *name; gs_g1 *out; const gs_g1_affine *pts; const gs_scalar *sc;
+             size_t n; } msm[4] = {
+        { "msm_h", &ps->g1.h, pk->h, h, n },
+        { "msm_l", &ps->g1.l, pk->c, ps->w + np + 1, nv - np - 1 },
+        { "msm_a", &ps->g1.a, pk->a, ps->w, nv },
+        { "msm_b1", &ps->g1.b1, pk->b1, ps->w, nv },
+    };
+    int64_t tp = t5;
+    for (int k = 0; k < 4 && st == GS_OK; k++) {
+        st = gs_msm_g1(msm[k].out, msm[k].pts, msm[k].sc, msm[k].n, im->pool);
+        int64_t tn = gs_now_ns();
+        stage_push(stages, msm[k].name, GS_STAGE_KERNEL, 0, tp, tn);
+        tp = tn;
+    }
+    pthread_mutex_unlock(&im->mu);
+    if (st != GS_OK) {
+        GS_ERR(err, st, "prove", "G1 MSM scratch");
+        goto fail;
+    }
+    free(buf);
+    *out = ps;
+    return GS_OK;
+fail:
+    free(buf);
+    state_free(ps);
+    return st;
+}
+
+static gs_status cpu_prove_finish(gs_backend *be, gs_prove_state *ps, gs_proof *out,
+                                  gs_stage_list *stages, gs_err *err)
+{
+    cpu_impl *im = be->impl;
+    if (!ps)
+        return GS_ERR(err, GS_ERR_STATE, "prove", "finish without a started proof");
+    gs_g2 b2;
+    int64_t t0 = gs_now_ns();
+    gs_status st = gs_msm_g2(&b2, ps->pk->b2, ps->w, ps->pk->n_vars, im->pool);
+    int64_t t1 = gs_now_ns();
+    stage_push(stages, "msm_b2", GS_STAGE_HOST, -1, t0, t1);
+    if (st != GS_OK) {
+        GS_ERR(err, st, "prove", "G2 MSM scratch");
+        state_free(ps);
+        return st;
+    }
+    gs_g16_epilogue(out, ps->pk, &ps->g1, &b2, &ps->r, &ps->s);
+    stage_push(stages, "epilogue", GS_STAGE_HOST, -1, t1, gs_now_ns());
+    memset(&ps->r, 0, sizeof ps->r);
+    memset(&ps->s, 0, sizeof ps->s);
+    state_free(ps);
+    return GS_OK;
+}
+
+static void cpu_prove_abort(gs_backend *be, gs_prove_state *ps)
+{
+    (void)be;
+    state_free(ps);
+}
+
+static void cpu_destroy(gs_backend *be)
+{
+    if (!be)
+        return;
+    cpu_impl *im = be->impl;
+    if (im) {
+        gs_domain_destroy(im->dom);
+        gs_pool_destroy(im->pool);
+        pthread_mutex_destroy(&im->mu);
+        free(im);
+    }
+    free(be);
+}
+
+static const gs_backend_ops cpu_ops = {
+    .name = "cpu",
+    .describe = cpu_describe,
+    .load_pk = cpu_load_pk,
+    .prove_start = cpu_prove_start,
+    .prove_finish = cpu_prove_finish,
+    .prove_abort = cpu_prove_abort,
+    .destroy = cpu_destroy,
+};
+
+/* "model name" from /proc/cpuinfo, or "unknown CPU". */
+static void cpu_model(char *buf, size_t len)
+{
+    snprintf(buf, len, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!strncmp(line, "model name", 10) && colon) {
+            colon++;
+            while (*colon == ' ')
+                colon++;
+            colon[strcspn(colon, "\n")] = 0;
+            snprintf(buf, len, "%s", colon);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+gs_status gs_backend_cpu_create(gs_backend **out, int threads, gs_err *err)
+{
+    *out = NULL;
+    gs_backend *be = calloc(1, sizeof *be);
+    cpu_impl *im = calloc(1, sizeof *im);
+    if (!be || !im) {
+        free(be);
+        free(im);
+        return GS_ERR(err, GS_ERR_NOMEM, "cpu backend", "backend object");
+    }
+    gs_status st = gs_pool_create(&im->pool, threads < 0 ? 0 : (unsigned)threads, err);
+    if (st != GS_OK) {
+        free(be);
+        free(im);
+        return st;
+    }
+    pthread_mutex_init(&im->mu, NULL);
+    char model[120];
+    cpu_model(model, sizeof model);
+    snprintf(im->desc, sizeof im->desc, "%s, %u threads", model, gs_pool_width(im->pool));
+    be->ops = &cpu_ops;
+    be->device = -1;
+    be->impl = im;
+    *out = be;
+    return GS_OK;
+}
