@@ -44,4 +44,20 @@ gs_status gs_circuit_synthesize(const gs_circuit *c, const gs_pk *pk,
                                 uint64_t seed, gs_assignment *out, gs_err *err);
 void gs_assignment_free(gs_assignment *a);
 
+/* ---- Poseidon (poseidon.c) ---------------------------------------------- */
+/*
+ * Poseidon over BLS12-381 Fr, width 3, x^5, R_F = 8, R_P = 57, constants by
+ * the reference Grain procedure (eprint 2019/458; gen/poseidon_constants.py,
+ * which checks the reference vector poseidonperm_x5_255_3).  Montgomery
+ * values in and out.  Thread safe.
+ */
+#define GS_POSEIDON_WIDTH 3
+void gs_poseidon_perm(gs_fr st[GS_POSEIDON_WIDTH]);
+/* Two-to-one hash: perm(0, a, b)[0]. */
+void gs_poseidon_hash2(gs_fr *out, const gs_fr *a, const gs_fr *b);
+
+/* Shape of a merkle_poseidon circuit: tree depth and inclusion proofs. */
+uint32_t gs_circuit_depth(const gs_circuit *c);
+uint32_t gs_circuit_n_proofs(const gs_circuit *c);
+
 #endif
