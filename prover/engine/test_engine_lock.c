@@ -1,0 +1,192 @@
+/*
+ * Engine tests: the tracker lock as the timeline shows it, and the queue
+ * order.
+ */
+#include <stdlib.h>
+
+#include "engine_test.h"
+
+/* Runs one 4-partition PoRep job and returns the GPU worker's tracker
+ * waits; holder_ok counts waits whose holder lane is a finalizer. */
+static int lock_run(gs_trim_policy trim, double hold_s, int64_t *total, int64_t *max,
+                    int64_t *by_fin, int *saw_hold_span)
+{
+    gs_engine_config cfg;
+    et_config(&cfg);
+    cfg.trim = trim;
+    cfg.queue_depth = 4;
+    if (hold_s > 0) {
+        cfg.inj[GS_INJ_TRACKER_HOLD].enabled = 1;
+        cfg.inj[GS_INJ_TRACKER_HOLD].dist.kind = GS_DIST_FIXED;
+        cfg.inj[GS_INJ_TRACKER_HOLD].dist.a = hold_s;
+        cfg.inj[GS_INJ_TRACKER_HOLD].probability = 1.0;
+    }
+    et_run r;
+    int ok = 0;
+    if (!et_start(&r, &cfg, 0))
+        goto done;
+    if (!et_submit(r.e, GS_KIND_POREP_C2, 7, 4))
+        goto done;
+    GS_CHECK_OK(gs_engine_drain(r.e, ET_DRAIN_NS));
+    size_t n;
+    const gs_job_result *res = gs_engine_results(r.e, &n);
+    GS_CHECK_EQ_INT(n, 1);
+    if (n == 1) {
+        GS_CHECK_EQ_INT(res[0].status, GS_OK);
+        GS_CHECK_EQ_INT(res[0].verified, 1);
+    }
+    et_stop(&r);
+    et_worker_waits(r.tl, total, max, by_fin);
+    size_t ns;
+    const gs_span *s = gs_timeline_spans(r.tl, &ns);
+    *saw_hold_span = 0;
+    for (size_t i = 0; i < ns; i++) {
+        if (s[i].kind == GS_SPAN_INJECTED && strcmp(s[i].name, "inj:tracker_hold") == 0) {
+            const gs_lane_info *l = et_lane(r.tl, s[i].lane);
+            GS_CHECK(l && l->role == GS_ROLE_FINALIZER);
+            GS_CHECK(s[i].end_ns - s[i].start_ns >= (int64_t)(hold_s * 1e9 * 0.9));
+            GS_CHECK(s[i].flags & GS_SPAN_F_INJECTED);
+            GS_CHECK(strstr(s[i].args, "dist=fixed") && strstr(s[i].args, "delay_s="));
+            ++*saw_hold_span;
+        }
+    }
+    ok = 1;
+done:
+    et_free(&r);
+    return ok;
+}
+
+GS_TEST(engine_tracker_hold_visible_with_finalizer_holder)
+{
+    int64_t total, max, by_fin, total2, max2, by_fin2;
+    int holds, holds2;
+    const double hold = 0.08;
+    GS_REQUIRE(lock_run(GS_TRIM_UNDER_LOCK, hold, &total, &max, &by_fin, &holds));
+    if (gs_test_verbose())
+        printf("    hold: waits total %.1f ms, max %.1f ms, finalizer-held %.1f ms\n",
+               total / 1e6, max / 1e6, by_fin / 1e6);
+    /* One injected hold per partition, on a finalizer lane. */
+    GS_CHECK_EQ_INT(holds, 4);
+    /* The GPU worker visibly waited for a finalizer holding the tracker. */
+    GS_CHECK(max >= (int64_t)(hold * 1e9 / 2));
+    GS_CHECK(by_fin >= (int64_t)(hold * 1e9 / 2));
+
+    GS_REQUIRE(lock_run(GS_TRIM_OFF, 0.0, &total2, &max2, &by_fin2, &holds2));
+    if (gs_test_verbose())
+        printf("    off:  waits total %.1f ms, max %.1f ms, finalizer-held %.1f ms\n",
+               total2 / 1e6, max2 / 1e6, by_fin2 / 1e6);
+    GS_CHECK_EQ_INT(holds2, 0);
+    /* Without the hold and with malloc_trim off the waits shrink away. */
+    GS_CHECK(total2 * 4 < total);
+    GS_CHECK(by_fin2 * 4 < by_fin);
+}
+
+/* Steps every partition goes through appear on the right lanes, and the
+ * metadata describes the run. */
+GS_TEST(engine_timeline_steps_and_metadata)
+{
+    gs_engine_config cfg;
+    et_config(&cfg);
+    et_run r;
+    if (!et_start(&r, &cfg, 0))
+        goto done;
+    et_submit(r.e, GS_KIND_SNAP_DEALS, 11, 2);
+    GS_CHECK_OK(gs_engine_drain(r.e, ET_DRAIN_NS));
+    et_stop(&r);
+    static const struct { const char *name; gs_role role; int want; } steps[] = {
+        {"synth", GS_ROLE_SYNTH, 2},         {"status_check", GS_ROLE_GPU_WORKER, 2},
+        {"fail_check", GS_ROLE_GPU_WORKER, 2}, {"mark_busy", GS_ROLE_GPU_WORKER, 2},
+        {"host_prep", GS_ROLE_GPU_WORKER, 2}, {"prove_start", GS_ROLE_GPU_WORKER, 2},
+        {"handoff", GS_ROLE_GPU_WORKER, 2},   {"prove_finish", GS_ROLE_FINALIZER, 2},
+        {"buffer_release", GS_ROLE_FINALIZER, 2}, {"process_result", GS_ROLE_FINALIZER, 2},
+        {"malloc_trim", GS_ROLE_FINALIZER, 2}, {"assemble", GS_ROLE_FINALIZER, 1},
+        {"verify", GS_ROLE_FINALIZER, 1},
+    };
+    size_t n;
+    const gs_span *s = gs_timeline_spans(r.tl, &n);
+    int device_spans = 0, counters = 0;
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        int got = 0;
+        for (size_t i = 0; i < n; i++) {
+            const gs_lane_info *l = et_lane(r.tl, s[i].lane);
+            if (s[i].kind == GS_SPAN_STEP && strcmp(s[i].name, steps[k].name) == 0 && l &&
+                l->role == steps[k].role && s[i].job == 11)
+                got++;
+        }
+        GS_CHECK_MSG(got >= steps[k].want, "step %s: %d spans, want %d", steps[k].name, got,
+                     steps[k].want);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const gs_lane_info *l = et_lane(r.tl, s[i].lane);
+        GS_CHECK(s[i].end_ns >= s[i].start_ns);
+        if (l && l->role == GS_ROLE_DEVICE && s[i].kind == GS_SPAN_KERNEL) {
+            device_spans++;
+            GS_CHECK(strncmp(l->name, "cpu0/stream", 11) == 0);
+        }
+        if (s[i].kind == GS_SPAN_COUNTER && strcmp(s[i].name, "gpu_queue_depth") == 0) {
+            counters++;
+            GS_CHECK(l && l->role == GS_ROLE_DRIVER);
+            GS_CHECK(s[i].value >= 0 && s[i].value <= cfg.queue_depth);
+        }
+    }
+    GS_CHECK(device_spans >= 2 * 4);   /* intt/coset/ntt/msm per partition */
+    GS_CHECK(counters >= 4);           /* 2 pushes and 2 pops at least */
+    GS_CHECK(gs_timeline_meta_get(r.tl, "backend") &&
+             strcmp(gs_timeline_meta_get(r.tl, "backend"), "cpu") == 0);
+    GS_CHECK(gs_timeline_meta_get(r.tl, "device.0.name") != NULL);
+    GS_CHECK(gs_timeline_meta_get(r.tl, "scenario.engine.trim") &&
+             strcmp(gs_timeline_meta_get(r.tl, "scenario.engine.trim"), "under_lock") == 0);
+    GS_CHECK(gs_timeline_meta_get(r.tl, "scenario.engine.queue_depth") &&
+             strcmp(gs_timeline_meta_get(r.tl, "scenario.engine.queue_depth"), "4") == 0);
+done:
+    et_free(&r);
+}
+
+/* The queue order is (priority, job sequence, partition index), whatever
+ * the push order. */
+GS_TEST(engine_queue_priority_order)
+{
+    gs_pq q;
+    GS_REQUIRE(gs_pq_init(&q, 0, NULL, NULL) == GS_OK);
+    enum { N = 60 };
+    gs_part parts[N];
+    gs_job_rec jobs[3];
+    memset(jobs, 0, sizeof jobs);
+    for (int i = 0; i < N; i++) {
+        memset(&parts[i], 0, sizeof parts[i]);
+        parts[i].job = &jobs[i % 3];
+        parts[i].prio = i % 3 == 2 ? 0 : 2;    /* job 2 is urgent */
+        parts[i].seq = (uint64_t)(i % 3);
+        parts[i].index = (uint32_t)(i / 3);
+    }
+    /* Push in a shuffled order. */
+    gs_rng *rng = gs_test_rng();
+    int order[N];
+    for (int i = 0; i < N; i++)
+        order[i] = i;
+    for (int i = N - 1; i > 0; i--) {
+        int k = (int)gs_rng_below(rng, (uint64_t)i + 1), t = order[i];
+        order[i] = order[k];
+        order[k] = t;
+    }
+    int64_t t0, t1;
+    for (int i = 0; i < N; i++)
+        GS_CHECK(gs_pq_push(&q, &parts[order[i]], &t0, &t1));
+    const gs_part *prev = NULL;
+    for (int i = 0; i < N; i++) {
+        gs_part *p = gs_pq_pop(&q, &t0, &t1);
+        GS_REQUIRE(p);
+        if (i < N / 3)
+            GS_CHECK(p->prio == 0);
+        if (prev) {
+            int ordered = prev->prio < p->prio ||
+                          (prev->prio == p->prio && (prev->seq < p->seq ||
+                                                     (prev->seq == p->seq && prev->index < p->index)));
+            GS_CHECK(ordered);
+        }
+        prev = p;
+    }
+    gs_pq_close(&q);
+    GS_CHECK(gs_pq_pop(&q, &t0, &t1) == NULL);
+    gs_pq_deinit(&q);
+}
