@@ -14,6 +14,21 @@
  * 192 (x.c1 before x.c0).  Top bits of byte 0: 0x80 compressed, 0x40
  * infinity, 0x20 y is lexicographically largest (compressed only).
  * Decoders return a gs_status and check flags, range, curve and subgroup.
+ *
+ * Decoder statuses: GS_ERR_FORMAT (flag bits: compression flag wrong for the
+ * length, sign flag in an uncompressed or infinity encoding, nonzero bytes
+ * after the infinity flag), GS_ERR_RANGE (a coordinate >= p), GS_ERR_POINT
+ * (not on the curve, or not in the prime-order subgroup).  err may be NULL;
+ * its message names the byte range ("G1 point (48-byte compressed) @ bytes
+ * 0..47: ...").  On failure *out is not written.
+ *
+ * Subgroup checks use endomorphisms (Scott, eprint 2021/1130): G1 via
+ * phi(x, y) = (beta x, y) and phi(P) == [-x^2]P, G2 via psi(P) == [x]P.
+ *
+ * Thread safety: every function is a pure function of its arguments (no
+ * global state, no allocation).  Timing: *_mul is constant time in the
+ * scalar (complete formulas, masked swaps); everything else may branch on
+ * exceptional cases (infinity, equal or opposite inputs).
  */
 #ifndef GS_CURVE_H
 #define GS_CURVE_H
@@ -40,7 +55,7 @@ int gs_g1_is_inf(const gs_g1 *a);
 void gs_g1_affine_set_inf(gs_g1_affine *out);
 void gs_g1_from_affine(gs_g1 *out, const gs_g1_affine *a);
 void gs_g1_to_affine(gs_g1_affine *out, const gs_g1 *a);
-/* Converts n points with one inversion. */
+/* Converts n points with one inversion; out and in must not overlap. */
 void gs_g1_batch_to_affine(gs_g1_affine *out, const gs_g1 *in, size_t n);
 int gs_g1_eq(const gs_g1 *a, const gs_g1 *b);
 int gs_g1_affine_eq(const gs_g1_affine *a, const gs_g1_affine *b);
@@ -51,7 +66,7 @@ void gs_g1_add(gs_g1 *out, const gs_g1 *a, const gs_g1 *b);      /* complete: ha
 void gs_g1_add_affine(gs_g1 *out, const gs_g1 *a, const gs_g1_affine *b); /* mixed, complete */
 /* Scalar multiplication by a plain integer (variable time: public scalars or tests). */
 void gs_g1_mul_var(gs_g1 *out, const gs_g1 *a, const gs_scalar *k);
-/* Constant-time ladder for secret scalars. */
+/* Constant-time ladder for secret scalars (k < 2^255, as every k < r). */
 void gs_g1_mul(gs_g1 *out, const gs_g1 *a, const gs_scalar *k);
 int gs_g1_affine_is_on_curve(const gs_g1_affine *a);   /* inf counts as on curve */
 int gs_g1_affine_in_subgroup(const gs_g1_affine *a);
