@@ -31,14 +31,12 @@ int gs_fp2_eq(const gs_fp2 *a, const gs_fp2 *b)
 
 void gs_fp2_add(gs_fp2 *out, const gs_fp2 *a, const gs_fp2 *b)
 {
-    fp_add(&out->c0, &a->c0, &b->c0);
-    fp_add(&out->c1, &a->c1, &b->c1);
+    fp2_add(out, a, b);
 }
 
 void gs_fp2_sub(gs_fp2 *out, const gs_fp2 *a, const gs_fp2 *b)
 {
-    fp_sub(&out->c0, &a->c0, &b->c0);
-    fp_sub(&out->c1, &a->c1, &b->c1);
+    fp2_sub(out, a, b);
 }
 
 void gs_fp2_neg(gs_fp2 *out, const gs_fp2 *a)
@@ -49,33 +47,19 @@ void gs_fp2_neg(gs_fp2 *out, const gs_fp2 *a)
 
 void gs_fp2_dbl(gs_fp2 *out, const gs_fp2 *a)
 {
-    fp_dbl(&out->c0, &a->c0);
-    fp_dbl(&out->c1, &a->c1);
+    fp2_dbl(out, a);
 }
 
 /* (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u */
 void gs_fp2_mul(gs_fp2 *out, const gs_fp2 *a, const gs_fp2 *b)
 {
-    gs_fp t0, t1, s0, s1;
-    fp_mul(&t0, &a->c0, &b->c0);
-    fp_mul(&t1, &a->c1, &b->c1);
-    fp_add(&s0, &a->c0, &a->c1);
-    fp_add(&s1, &b->c0, &b->c1);
-    fp_mul(&s0, &s0, &s1);
-    fp_sub(&out->c0, &t0, &t1);
-    fp_sub(&s0, &s0, &t0);
-    fp_sub(&out->c1, &s0, &t1);
+    fp2_mul(out, a, b);
 }
 
 /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
 void gs_fp2_sqr(gs_fp2 *out, const gs_fp2 *a)
 {
-    gs_fp s, d, m;
-    fp_add(&s, &a->c0, &a->c1);
-    fp_sub(&d, &a->c0, &a->c1);
-    fp_mul(&m, &a->c0, &a->c1);
-    fp_mul(&out->c0, &s, &d);
-    fp_dbl(&out->c1, &m);
+    fp2_sqr(out, a);
 }
 
 void gs_fp2_mul_fp(gs_fp2 *out, const gs_fp2 *a, const gs_fp *b)
@@ -87,10 +71,7 @@ void gs_fp2_mul_fp(gs_fp2 *out, const gs_fp2 *a, const gs_fp *b)
 /* (a0 + a1 u)(1 + u) = (a0 - a1) + (a0 + a1) u */
 void gs_fp2_mul_nr(gs_fp2 *out, const gs_fp2 *a)
 {
-    gs_fp t;
-    fp_sub(&t, &a->c0, &a->c1);
-    fp_add(&out->c1, &a->c0, &a->c1);
-    out->c0 = t;
+    fp2_mul_nr(out, a);
 }
 
 void gs_fp2_conj(gs_fp2 *out, const gs_fp2 *a)
