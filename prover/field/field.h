@@ -172,6 +172,11 @@ void gs_fp12_conj(gs_fp12 *out, const gs_fp12 *a);  /* a^(p^6) */
 /* a^(p^k), k = 1..11. */
 void gs_fp12_frobenius(gs_fp12 *out, const gs_fp12 *a, unsigned k);
 void gs_fp12_pow(gs_fp12 *out, const gs_fp12 *a, const uint64_t *e, size_t n);
+/* a^2 for a in the cyclotomic subgroup (a^(p^4-p^2+1) = 1, e.g. any value
+ * after the easy part of the final exponentiation); about 2/3 the cost of
+ * gs_fp12_sqr.  The result is wrong for other a.  Granger and Scott,
+ * eprint 2009/565, section 3.2. */
+void gs_fp12_cyclotomic_sqr(gs_fp12 *out, const gs_fp12 *a);
 void gs_fp12_random(gs_fp12 *out, gs_rng *rng);
 
 #endif
