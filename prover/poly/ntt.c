@@ -8,9 +8,11 @@
  *
  * Memory: the first GS_NTT_BLOCK_LOG stages only mix elements inside aligned
  * blocks of L = 2^12 elements (128 KiB, fits L2), so each block runs them all
- * while cached, with its own contiguous twiddle copy (domain->twl).  The later
- * stages go over the whole array two at a time (radix-4 groups of four
- * elements h apart), halving the passes over memory.
+ * while cached, with its own contiguous twiddle copy (domain->twl); the
+ * j = 0 butterflies (twiddle 1, about n of the n/2 log n) skip the multiply.
+ * The later stages go over the whole array two at a time (radix-4 groups of
+ * four elements h apart), halving the passes over memory, in a tile-major
+ * order that keeps twiddles cached.  The bit reversal is cache-blocked too.
  *
  * Threads: each phase is one gs_pool_for (blocks, then groups per stage
  * pair); the pool call's return is the barrier between stages.
@@ -28,6 +30,14 @@ static size_t bit_reverse(size_t i, unsigned k)
     x = ((x >> 4) & 0x0f0f0f0f0f0f0f0full) | ((x & 0x0f0f0f0f0f0f0f0full) << 4);
     x = __builtin_bswap64(x);
     return k ? (size_t)(x >> (64 - k)) : 0;
+}
+
+/* (x, y) <- (x + y, x - y): the butterfly with twiddle 1. */
+static inline void butterfly1(gs_fr *x, gs_fr *y)
+{
+    gs_fr t = *y;
+    gs_fr_sub(y, x, &t);
+    gs_fr_add(x, x, &t);
 }
 
 /* (x, y) <- (x + t y, x - t y). */
@@ -107,7 +117,7 @@ static void block_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
             size_t h = (size_t)1 << (s - 1);
             unsigned shift = d->log_l - s;   /* w_(2h)^j = w_L^(j L/2h) */
             for (size_t b = 0; b < l; b += 2 * h) {
-                butterfly(&x[b], &x[b + h], &d->twl[0]);
+                butterfly1(&x[b], &x[b + h]);
                 for (size_t j = 1; j < h; j++)
                     butterfly(&x[b + j], &x[b + j + h], &d->twl[j << shift]);
             }
