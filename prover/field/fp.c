@@ -13,6 +13,9 @@
 
 const gs_fp GS_FP_MODULUS = {GS_FPC_P};
 static const uint64_t P[N] = GS_FPC_P;
+#ifdef GS_HAVE_MONT_ASM
+const uint64_t gs_fp_modulus_asm[N] = GS_FPC_P;
+#endif
 static const uint64_t R1[N] = GS_FPC_R1;
 static const uint64_t R2[N] = GS_FPC_R2;
 static const uint64_t R3[N] = GS_FPC_R3;

@@ -13,6 +13,9 @@
 
 const gs_fr GS_FR_MODULUS = {GS_FRC_P};
 static const uint64_t P[N] = GS_FRC_P;
+#ifdef GS_HAVE_MONT_ASM
+const uint64_t gs_fr_modulus_asm[N] = GS_FRC_P;
+#endif
 static const uint64_t R1[N] = GS_FRC_R1;
 static const uint64_t R2[N] = GS_FRC_R2;
 static const uint64_t R3[N] = GS_FRC_R3;

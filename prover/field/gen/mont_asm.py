@@ -24,8 +24,8 @@ ACC = ["r8", "r9", "r10", "r11", "r12", "r13", "r14"]
 
 # limb count -> (modulus symbol with external linkage, n0 = -m^-1 mod 2^64)
 FIELDS = {
-    6: ("GS_FP_MODULUS", 0x89F3FFFCFFFCFFFD),
-    4: ("GS_FR_MODULUS", 0xFFFFFFFEFFFFFFFF),
+    6: ("gs_fp_modulus_asm", 0x89F3FFFCFFFCFFFD),
+    4: ("gs_fr_modulus_asm", 0xFFFFFFFEFFFFFFFF),
 }
 
 
@@ -156,6 +156,10 @@ def main():
     s += "#include <stdint.h>\n\n"
     s += "#if defined(__x86_64__) && defined(__ADX__) && defined(__BMI2__) && !defined(GS_NO_ASM)\n"
     s += "#define GS_HAVE_MONT_ASM 1\n\n"
+    s += "/* The moduli, defined in fp.c and fr.c; hidden, so the RIP-relative\n"
+    s += " * references below also link into position-independent code. */\n"
+    s += '__attribute__((visibility("hidden"))) extern const uint64_t gs_fp_modulus_asm[6];\n'
+    s += '__attribute__((visibility("hidden"))) extern const uint64_t gs_fr_modulus_asm[4];\n\n'
     s += func(6, "gs_mont_mul6_asm") + "\n"
     s += func(4, "gs_mont_mul4_asm") + "\n"
     for n in (6, 4):
