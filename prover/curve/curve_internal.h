@@ -4,7 +4,7 @@
  *
  * The group law is written once, in ec_jacobian.inc (affine/Jacobian),
  * ec_xyzz.inc (XYZZ) and ec_mul.inc (scalar multiplication), and
- * instantiated for G1 over Fp (g1.c, xyzz.c) and G2 over Fp2 (g2.c, xyzz.c).
+ * instantiated for G1 over Fp (g1.c) and G2 over Fp2 (g2.c).
  * An instantiating file defines, before including a template:
  *   FE       the coordinate field type (gs_fp or gs_fp2)
  *   FE_(op)  its operations: FE_(mul) -> gs_fp_mul, ...

@@ -18,7 +18,8 @@
  * Fp2 factor to clear denominators.  Point formulas: Costello, Lange,
  * Naehrig, "Faster pairing computations on curves with high-degree twists"
  * (eprint 2009/615) and Aranha et al. (eprint 2010/526, section 4),
- * re-derived for the scalings below; the tests check T against [|x|]Q.
+ * re-derived for the scalings below.  test_pairing.c checks the loop against
+ * a textbook affine Miller loop on E(Fp12) (after exact exponentiation).
  *
  * Multi-pairing: the pairs share the squarings of f; they are processed in
  * chunks of GS_MILLER_CHUNK so that nothing is allocated.
