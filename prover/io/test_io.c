@@ -99,9 +99,17 @@ GS_TEST(io_zkey_read_write_round_trip)
     GS_REQUIRE(gs_zkey_write(out, &pk, &e) == GS_OK);
     GS_REQUIRE(gs_zkey_read(&pk2, out, 0, NULL, &e) == GS_OK);
     GS_CHECK(pk2.n_coefs == pk.n_coefs && pk2.n_vars == pk.n_vars);
-    GS_CHECK(!memcmp(pk.coefs, pk2.coefs, pk.n_coefs * sizeof *pk.coefs));
-    GS_CHECK(!memcmp(pk.h, pk2.h, pk.domain_size * sizeof *pk.h));
-    GS_CHECK(!memcmp(pk.b2, pk2.b2, pk.n_vars * sizeof *pk.b2));
+    int same = 1;
+    for (size_t i = 0; i < pk.n_coefs; i++)
+        same &= pk.coefs[i].matrix == pk2.coefs[i].matrix && pk.coefs[i].row == pk2.coefs[i].row &&
+                pk.coefs[i].wire == pk2.coefs[i].wire &&
+                gs_fr_eq(&pk.coefs[i].value, &pk2.coefs[i].value);
+    GS_CHECK(same);
+    for (uint32_t i = 0; i < pk.domain_size; i++)
+        same &= gs_g1_affine_eq(&pk.h[i], &pk2.h[i]);
+    for (uint32_t i = 0; i < pk.n_vars; i++)
+        same &= gs_g2_affine_eq(&pk.b2[i], &pk2.b2[i]) && gs_g1_affine_eq(&pk.a[i], &pk2.a[i]);
+    GS_CHECK(same);
     GS_CHECK(gs_g2_affine_eq(&pk.delta2, &pk2.delta2));
     gs_pk_free(&pk);
     gs_pk_free(&pk2);
