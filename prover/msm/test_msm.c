@@ -1,6 +1,7 @@
 /* MSM tests: signed digits, naive double-and-add oracle, splits, threads. */
 #include "msm_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -290,3 +291,51 @@ REPEAT_TEST(g2, gs_g2_affine, gs_g2)
     }
 LARGE_TEST(g1, gs_g1_affine, gs_g1, 12, 10)
 LARGE_TEST(g2, gs_g2_affine, gs_g2, 10, 8)
+
+/* Several MSMs on one pool at once (the engine runs provers concurrently). */
+typedef struct {
+    gs_pool *pool;
+    const gs_g1_affine *pts;
+    const gs_scalar *ks;
+    size_t n;
+    gs_g1 out;
+    gs_status st;
+} concurrent_arg;
+
+static void *concurrent_main(void *varg)
+{
+    concurrent_arg *a = varg;
+    for (int r = 0; r < 3 && a->st == GS_OK; r++)
+        a->st = gs_msm_g1(&a->out, a->pts, a->ks, a->n, a->pool);
+    return NULL;
+}
+
+GS_TEST(msm_concurrent_calls_share_a_pool)
+{
+    enum { N_CALLERS = 3 };
+    size_t n = 600;
+    gs_pool *pool;
+    GS_REQUIRE(gs_pool_create(&pool, 3, NULL) == GS_OK);
+    gs_g1_affine *pts = points_g1(n);
+    gs_scalar *ks = malloc(n * sizeof *ks);
+    GS_REQUIRE(pts && ks);
+    for (size_t i = 0; i < n; i++)
+        test_scalar(&ks[i], i);
+    pthread_t th[N_CALLERS];
+    concurrent_arg args[N_CALLERS];
+    for (int i = 0; i < N_CALLERS; i++) {
+        /* Each caller sums a different prefix, so mixed-up scratch shows. */
+        args[i] = (concurrent_arg){.pool = pool, .pts = pts, .ks = ks, .n = n - 100 * (size_t)i};
+        GS_REQUIRE(pthread_create(&th[i], NULL, concurrent_main, &args[i]) == 0);
+    }
+    for (int i = 0; i < N_CALLERS; i++) {
+        pthread_join(th[i], NULL);
+        gs_g1 want;
+        GS_CHECK_OK(args[i].st);
+        GS_CHECK_OK(gs_msm_g1(&want, pts, ks, args[i].n, NULL));
+        GS_CHECK_MSG(gs_g1_eq(&args[i].out, &want), "caller %d", i);
+    }
+    free(pts);
+    free(ks);
+    gs_pool_destroy(pool);
+}
