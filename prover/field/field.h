@@ -9,7 +9,14 @@
  * or out is fully reduced (< p).  Outputs may alias inputs.
  *
  * Arithmetic never allocates and never fails.  Functions named *_var run in
- * time that depends on their input; the others do not branch on secrets.
+ * time that depends on their input; the others do not branch on secrets
+ * (pow branches on its exponent, which callers treat as public).  There is
+ * no mutable shared state: every function is safe to call from any thread.
+ *
+ * Implementation: fp.c, fr.c (Montgomery CIOS; on x86-64 with BMI2+ADX the
+ * generated mulx/adcx/adox assembly of mont_asm.h, portable C otherwise),
+ * fp2.c, fp6.c, fp12.c, fp12_cyclotomic.c; constants come from the
+ * generators in gen/ (consts.h, frobenius_tables.c, mont_asm.h).
  *
  * Scalars for scalar multiplication and MSM are plain integers < r
  * (gs_scalar, not Montgomery): convert with gs_fr_to_scalar.
@@ -57,7 +64,8 @@ void gs_fp_pow(gs_fp *out, const gs_fp *a, const uint64_t *e, size_t n);
 /* Inverse; inverse of 0 is 0.  _var: variable time (binary extended gcd). */
 void gs_fp_inv(gs_fp *out, const gs_fp *a);
 void gs_fp_inv_var(gs_fp *out, const gs_fp *a);
-/* Square root: returns 1 and sets out (either root) if a is a square, else 0. */
+/* Square root: returns 1 and sets out (either root) if a is a square, else 0
+ * (out untouched). */
 int gs_fp_sqrt(gs_fp *out, const gs_fp *a);
 /* 1 if the plain value of a is > (p-1)/2 (the "lexicographically largest"
  * flag of the Zcash compressed encoding). */
@@ -114,7 +122,8 @@ int gs_fp_from_dec(gs_fp *out, const char *s);
 /*
  * Roots of unity, snarkjs's convention (SNARKJS-FORMATS.md section 7.1):
  * nqr = 5, s = 32, w_(2^32) = 5^((r-1)/2^32), w_(2^k) = w_(2^32)^(2^(32-k)).
- * gs_fr_root_of_unity(out, k) sets out = w_(2^k), 0 <= k <= 32.
+ * gs_fr_root_of_unity(out, k) sets out = w_(2^k), 0 <= k <= 32 (a larger k
+ * is treated as 32).  Costs one 224-bit exponentiation (~10 us): cache it.
  */
 #define GS_FR_TWO_ADICITY 32
 void gs_fr_root_of_unity(gs_fr *out, unsigned k);
@@ -135,6 +144,8 @@ void gs_fp2_mul_fp(gs_fp2 *out, const gs_fp2 *a, const gs_fp *b);
 void gs_fp2_mul_nr(gs_fp2 *out, const gs_fp2 *a);
 void gs_fp2_conj(gs_fp2 *out, const gs_fp2 *a);
 void gs_fp2_inv(gs_fp2 *out, const gs_fp2 *a);
+/* Returns 1 and sets out (either root) if a is a square in Fp2, else 0
+ * (out untouched). */
 int gs_fp2_sqrt(gs_fp2 *out, const gs_fp2 *a);
 /* Zcash sign of an Fp2 element: lexlargest of c1, or of c0 when c1 == 0. */
 int gs_fp2_is_lexlargest(const gs_fp2 *a);
