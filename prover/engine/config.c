@@ -146,8 +146,11 @@ void gs_engine_write_meta(const gs_engine_config *cfg, gs_backend **be, int n_de
     char key[96], val[256];
     if (!tl)
         return;
-    if (n_dev > 0 && be[0]->ops->name)
+    if (n_dev > 0 && be[0]->ops->name) {
         gs_timeline_meta_set(tl, "backend", be[0]->ops->name);
+        const char *d = be[0]->ops->describe ? be[0]->ops->describe(be[0]) : NULL;
+        gs_timeline_meta_set(tl, "backend.description", d ? d : be[0]->ops->name);
+    }
     for (int i = 0; i < n_dev; i++) {
         const char *d = be[i]->ops->describe ? be[i]->ops->describe(be[i]) : NULL;
         snprintf(key, sizeof key, "device.%d.name", i);

@@ -190,3 +190,83 @@ GS_TEST(engine_queue_priority_order)
     GS_CHECK(gs_pq_pop(&q, &t0, &t1) == NULL);
     gs_pq_deinit(&q);
 }
+
+/* 1 when span s lies inside a LOCK_HOLD "tracker" span of its own lane. */
+static int under_tracker(const gs_span *all, size_t n, const gs_span *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (all[i].kind == GS_SPAN_LOCK_HOLD && all[i].lane == s->lane &&
+            strcmp(all[i].name, "tracker") == 0 && all[i].start_ns <= s->start_ns &&
+            s->end_ns <= all[i].end_ns)
+            return 1;
+    return 0;
+}
+
+/* The policies move malloc_trim and verify out of the tracker lock (or to
+ * the background thread), and proofs still verify. */
+static void policy_run(gs_trim_policy trim, gs_verify_policy verify)
+{
+    gs_engine_config cfg;
+    et_config(&cfg);
+    cfg.trim = trim;
+    cfg.verify = verify;
+    et_run r;
+    if (!et_start(&r, &cfg, 0))
+        goto done;
+    et_submit(r.e, GS_KIND_POREP_C2, 21, 3);
+    et_submit(r.e, GS_KIND_WINNING_POST, 22, 1);
+    GS_CHECK_OK(gs_engine_drain(r.e, ET_DRAIN_NS));
+    size_t n;
+    const gs_job_result *res = gs_engine_results(r.e, &n);
+    GS_CHECK_EQ_INT(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        GS_CHECK_EQ_INT(res[i].status, GS_OK);
+        GS_CHECK_EQ_INT(res[i].verified, verify == GS_VERIFY_OFF ? 0 : 1);
+        if (verify == GS_VERIFY_OFF)
+            GS_CHECK(et_verify_independent(&res[i]));
+    }
+    et_stop(&r);
+    const gs_span *s = gs_timeline_spans(r.tl, &n);
+    int trims = 0, trims_locked = 0, trims_bg = 0, verifies = 0, verifies_locked = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].kind != GS_SPAN_STEP)
+            continue;
+        const gs_lane_info *l = et_lane(r.tl, s[i].lane);
+        if (strcmp(s[i].name, "malloc_trim") == 0) {
+            trims++;
+            trims_locked += under_tracker(s, n, &s[i]);
+            trims_bg += l && l->role == GS_ROLE_BACKGROUND;
+        } else if (strcmp(s[i].name, "verify") == 0) {
+            verifies++;
+            verifies_locked += under_tracker(s, n, &s[i]);
+        }
+    }
+    switch (trim) {
+    case GS_TRIM_UNDER_LOCK:
+        GS_CHECK(trims == 4 && trims_locked == 4);
+        break;
+    case GS_TRIM_AFTER_UNLOCK:
+        GS_CHECK(trims == 4 && trims_locked == 0);
+        break;
+    case GS_TRIM_BACKGROUND:
+        GS_CHECK(trims >= 1 && trims <= 4 && trims_bg == trims && trims_locked == 0);
+        break;
+    default:
+        GS_CHECK_EQ_INT(trims, 0);
+        break;
+    }
+    if (verify == GS_VERIFY_OFF)
+        GS_CHECK_EQ_INT(verifies, 0);
+    else
+        GS_CHECK(verifies == 2 && verifies_locked == (verify == GS_VERIFY_UNDER_LOCK ? 2 : 0));
+done:
+    et_free(&r);
+}
+
+GS_TEST(engine_policies_move_work_out_of_the_lock)
+{
+    policy_run(GS_TRIM_AFTER_UNLOCK, GS_VERIFY_AFTER_UNLOCK);
+    policy_run(GS_TRIM_BACKGROUND, GS_VERIFY_OFF);
+    policy_run(GS_TRIM_UNDER_LOCK, GS_VERIFY_UNDER_LOCK);
+    policy_run(GS_TRIM_OFF, GS_VERIFY_AFTER_UNLOCK);
+}

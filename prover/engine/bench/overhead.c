@@ -1,0 +1,136 @@
+/*
+ * Timeline-capture overhead of the engine: the same run with capture on
+ * (a gs_timeline) and off (tl = NULL), alternated, median wall time of
+ * each.  Not part of the library (this folder is outside the layer's
+ * wildcard); build against the layer archives:
+ *
+ *   make CUDA=0 build/lib/engine.a ... (or `make`), then
+ *   cc -std=c17 -O2 -march=native -pthread -o build/engine_overhead \
+ *      prover/engine/bench/overhead.c build/lib/{engine,diag,cuda,circuits,io,\
+ *      groth16,msm,poly,pairing,curve,field,common}.a -lm
+ *   build/engine_overhead [rounds=7] [jobs=8] [log=9]
+ *
+ * Each round creates a backend and an engine, warms the key cache with one
+ * job (not timed), then times submit -> drain of `jobs` PoRep jobs of 3
+ * partitions each.  Prints one line per round and the medians.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine.h"
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double one_run(int capture, int jobs, uint32_t log, size_t *spans)
+{
+    gs_err err;
+    gs_err_clear(&err);
+    gs_backend *be = NULL;
+    gs_timeline *tl = NULL;
+    gs_engine *e = NULL;
+    gs_engine_config cfg;
+    gs_engine_config_defaults(&cfg);
+    cfg.synth_threads = 2;
+    cfg.prove_threads = 1;
+    double wall = -1;
+    if (gs_backend_cpu_create(&be, 1, &err) != GS_OK)
+        goto done;
+    if (capture && gs_timeline_create(&tl) != GS_OK)
+        goto done;
+    if (gs_engine_create(&e, &cfg, &be, 1, tl, &err) != GS_OK)
+        goto done;
+    gs_job_spec j = {.id = 1, .kind = GS_KIND_POREP_C2, .partitions = 1, .priority = 2,
+                     .log_constraints = log};
+    if (gs_engine_submit(e, &j, &err) != GS_OK || gs_engine_drain(e, 0) != GS_OK)
+        goto done;
+    int64_t t0 = gs_now_ns();
+    for (int i = 0; i < jobs; i++) {
+        j.id = (uint64_t)(100 + i);
+        j.partitions = 3;
+        if (gs_engine_submit(e, &j, &err) != GS_OK)
+            goto done;
+    }
+    if (gs_engine_drain(e, 0) != GS_OK)
+        goto done;
+    wall = (gs_now_ns() - t0) / 1e9;
+    size_t n;
+    const gs_job_result *r = gs_engine_results(e, &n);
+    for (size_t i = 0; i < n; i++)
+        if (r[i].status != GS_OK || r[i].verified != 1) {
+            fprintf(stderr, "job %llu: %s\n", (unsigned long long)r[i].id, r[i].error);
+            wall = -1;
+        }
+done:
+    if (err.msg[0])
+        fprintf(stderr, "overhead: %s\n", err.msg);
+    gs_engine_destroy(e);
+    *spans = 0;
+    if (tl)
+        gs_timeline_spans(tl, spans);
+    gs_timeline_destroy(tl);
+    if (be)
+        be->ops->destroy(be);
+    return wall;
+}
+
+/* Cost of one span append (ns), on a lane of a scratch timeline. */
+static double span_cost_ns(void)
+{
+    gs_timeline *tl;
+    if (gs_timeline_create(&tl) != GS_OK)
+        return -1;
+    gs_tl_lane *l = gs_tl_lane_open(tl, "bench", GS_ROLE_OTHER, -1, -1);
+    enum { N = 200000 };
+    int64_t t0 = gs_now_ns();
+    for (int i = 0; i < N; i++) {
+        int64_t t = gs_now_ns();
+        gs_tl_span(l, GS_SPAN_STEP, "fail_check", i, 0, t, t + 1, 0, NULL);
+    }
+    double c = (double)(gs_now_ns() - t0) / N;
+    gs_timeline_destroy(tl);
+    return c;
+}
+
+int main(int argc, char **argv)
+{
+    int rounds = argc > 1 ? atoi(argv[1]) : 7;
+    int jobs = argc > 2 ? atoi(argv[2]) : 8;
+    uint32_t log = argc > 3 ? (uint32_t)atoi(argv[3]) : 9;
+    if (rounds < 1 || rounds > 100 || jobs < 1)
+        return 2;
+    double *on = calloc((size_t)rounds, sizeof *on), *off = calloc((size_t)rounds, sizeof *off);
+    size_t spans = 0, none;
+    if (!on || !off)
+        return 1;
+    for (int i = 0; i < rounds; i++) {
+        /* Alternate which goes first so drift hits both alike. */
+        if (i % 2) {
+            off[i] = one_run(0, jobs, log, &none);
+            on[i] = one_run(1, jobs, log, &spans);
+        } else {
+            on[i] = one_run(1, jobs, log, &spans);
+            off[i] = one_run(0, jobs, log, &none);
+        }
+        if (on[i] < 0 || off[i] < 0)
+            return 1;
+        printf("round %d: on %.4f s (%zu spans), off %.4f s\n", i, on[i], spans, off[i]);
+    }
+    qsort(on, (size_t)rounds, sizeof *on, cmp_d);
+    qsort(off, (size_t)rounds, sizeof *off, cmp_d);
+    double mon = on[rounds / 2], moff = off[rounds / 2];
+    printf("median: on %.4f s, off %.4f s, overhead %+.2f%% (%d jobs x 3 partitions, 2^%u)\n",
+           mon, moff, 100.0 * (mon - moff) / moff, jobs, log);
+    /* The wall-time difference is within the noise of a shared machine;
+     * the capture's own cost is spans x cost per span (clock read included). */
+    double c = span_cost_ns();
+    printf("capture cost: %.0f ns per span x %zu spans = %.3f ms = %.4f%% of the run\n", c,
+           spans, c * (double)spans / 1e6, 100.0 * c * (double)spans / 1e9 / mon);
+    free(on);
+    free(off);
+    return 0;
+}
