@@ -1,0 +1,349 @@
+/*
+ * The CUDA backend (backend.h) on one device context (cuda_dev.h).
+ *
+ *   load_pk      uploads the G1 points of H, C ("L"), A and B1 once, sizes
+ *                the a/b/c and witness buffers and builds the twiddles of
+ *                the 2n-domain; the key stays resident for every proof
+ *                until another key is loaded.
+ *   prove_start  under the device mutex: clock alignment, H2D of a, b, c
+ *                and the witness (pinned staging, or pageable when asked:
+ *                flagged GS_STAGE_F_PAGEABLE), the H scalars (iNTT, odd
+ *                coset, NTT, a'b' - c'), the G1 MSMs msm_h, msm_l, msm_a,
+ *                msm_b1, then the D2H of their window sums; one stream,
+ *                CUDA events between the stages, converted to the host
+ *                clock.  The window sums are copied into the proof state
+ *                before the mutex is released.
+ *   prove_finish without the mutex: the G2 MSM of B on the CPU (the
+ *                production default), window combination of the four G1
+ *                results and the blinding epilogue (SNARKJS-FORMATS 7.4).
+ *
+ * Lock order: impl->mu only (the device mutex); it protects the device
+ * context and the resident key.  prove_finish touches only its state.
+ * The state borrows pk (which must outlive finish/abort) and copies the
+ * witness, so the assignment may be freed when prove_start returns.
+ * A resident key is identified by its address and sizes: a caller that
+ * changes a key in place must load it again.
+ *
+ * Built without CUDA, gs_backend_cuda_create returns GS_ERR_UNSUPPORTED
+ * and gs_cuda_device_count returns 0.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../groth16/backend.h"
+#include "cuda_dev.h"
+
+#ifndef GS_HAVE_CUDA
+
+int gs_cu_device_count(void) { return 0; }
+
+int gs_cuda_device_count(void) { return 0; }
+
+gs_status gs_backend_cuda_create(gs_backend **out, int device, gs_err *err)
+{
+    *out = NULL;
+    return GS_ERR(err, GS_ERR_UNSUPPORTED, "cuda backend",
+                  "device %d requested but this build has no CUDA (rebuild with CUDA=1)", device);
+}
+
+#else
+
+#include "../groth16/g16_internal.h"
+#include "../msm/msm.h"
+
+/* Stage boundaries recorded on the stream. */
+enum { M_H2D0, M_H2D1, M_NTT, M_MSM_H, M_MSM_L, M_MSM_A, M_MSM_B1, M_D2H, M_COUNT };
+
+typedef struct {
+    gs_cu_dev *dev;
+    gs_pool *pool;             /* CPU threads for the G2 MSM */
+    pthread_mutex_t mu;        /* the device mutex */
+    /* Resident key (protected by mu). */
+    const gs_pk *pk;
+    uint32_t pk_vars, pk_domain;
+    void *d_h, *d_a, *d_b1, *d_c;
+    gs_fr *d_abc;              /* 3 * domain */
+    gs_scalar *d_w;            /* n_vars */
+    char desc[300];
+} cuda_impl;
+
+struct gs_prove_state {
+    const gs_pk *pk;
+    gs_cu_msm_parts g1[4];     /* h, l, a, b1 */
+    gs_scalar r, s;
+    gs_scalar *w;
+};
+
+int gs_cuda_device_count(void) { return gs_cu_device_count(); }
+
+static void stage_push(gs_stage_list *l, const char *name, gs_stage_kind kind, int dev,
+                       int64_t t0, int64_t t1, uint16_t flags)
+{
+    if (!l || l->n >= GS_STAGE_MAX) return;
+    l->s[l->n++] = (gs_stage){ .name = name, .kind = kind, .device = dev, .stream = 0,
+                               .start_ns = t0, .end_ns = t1, .flags = flags };
+}
+
+static const char *cuda_describe(gs_backend *be) { return ((cuda_impl *)be->impl)->desc; }
+
+static void free_key(cuda_impl *im)
+{
+    gs_cu_free(im->dev, im->d_h);
+    gs_cu_free(im->dev, im->d_a);
+    gs_cu_free(im->dev, im->d_b1);
+    gs_cu_free(im->dev, im->d_c);
+    gs_cu_free(im->dev, im->d_abc);
+    gs_cu_free(im->dev, im->d_w);
+    im->d_h = im->d_a = im->d_b1 = im->d_c = NULL;
+    im->d_abc = NULL;
+    im->d_w = NULL;
+    im->pk = NULL;
+}
+
+static gs_status check_key(const gs_pk *pk, gs_err *err)
+{
+    if (pk->domain_size != (1u << pk->log_domain) || pk->log_domain == 0 ||
+        pk->log_domain >= GS_FR_TWO_ADICITY || pk->n_vars < pk->n_public + 1)
+        return GS_ERR(err, GS_ERR_FORMAT, "cuda prove", "proving key: inconsistent sizes "
+                      "(domain %u = 2^%u, %u vars, %u public)", pk->domain_size,
+                      pk->log_domain, pk->n_vars, pk->n_public);
+    return GS_OK;
+}
+
+/* Caller holds im->mu. */
+static gs_status load_locked(cuda_impl *im, const gs_pk *pk, gs_err *err)
+{
+    gs_status st = check_key(pk, err);
+    if (st != GS_OK) return st;
+    if (im->pk == pk && im->pk_vars == pk->n_vars && im->pk_domain == pk->domain_size)
+        return GS_OK;
+    free_key(im);
+    size_t n = pk->domain_size, nv = pk->n_vars, nc = nv - pk->n_public - 1;
+    size_t pt = 96;
+    if ((st = gs_cu_alloc(im->dev, &im->d_h, n * pt, err)) != GS_OK ||
+        (st = gs_cu_alloc(im->dev, &im->d_a, nv * pt, err)) != GS_OK ||
+        (st = gs_cu_alloc(im->dev, &im->d_b1, nv * pt, err)) != GS_OK ||
+        (st = gs_cu_alloc(im->dev, &im->d_c, nc * pt, err)) != GS_OK ||
+        (st = gs_cu_alloc(im->dev, (void **)&im->d_abc, 3 * n * sizeof(gs_fr), err)) != GS_OK ||
+        (st = gs_cu_alloc(im->dev, (void **)&im->d_w, nv * sizeof(gs_scalar), err)) != GS_OK)
+        goto fail;
+    if ((st = gs_cu_g1_upload(im->dev, im->d_h, pk->h, n, err)) != GS_OK ||
+        (st = gs_cu_g1_upload(im->dev, im->d_a, pk->a, nv, err)) != GS_OK ||
+        (st = gs_cu_g1_upload(im->dev, im->d_b1, pk->b1, nv, err)) != GS_OK ||
+        (st = gs_cu_g1_upload(im->dev, im->d_c, pk->c, nc, err)) != GS_OK ||
+        (st = gs_cu_ntt_prepare(im->dev, pk->log_domain + 1, err)) != GS_OK ||
+        (st = gs_cu_sync(im->dev, err)) != GS_OK)
+        goto fail;
+    im->pk = pk;
+    im->pk_vars = pk->n_vars;
+    im->pk_domain = pk->domain_size;
+    return GS_OK;
+fail:
+    free_key(im);
+    return st;
+}
+
+static gs_status cuda_load_pk(gs_backend *be, const gs_pk *pk, gs_err *err)
+{
+    cuda_impl *im = be->impl;
+    pthread_mutex_lock(&im->mu);
+    gs_status st = load_locked(im, pk, err);
+    pthread_mutex_unlock(&im->mu);
+    return st;
+}
+
+static void state_free(gs_prove_state *ps)
+{
+    if (!ps) return;
+    for (int k = 0; k < 4; k++) gs_cu_msm_parts_free(&ps->g1[k]);
+    free(ps->w);
+    free(ps);
+}
+
+/* Caller holds im->mu: the device part of prove_start. */
+static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment *as, int pageable,
+                             gs_prove_state *ps, gs_stage_list *stages, int dev, gs_err *err)
+{
+    gs_cu_dev *d = im->dev;
+    size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public;
+    gs_fr *da = im->d_abc, *db = da + n, *dc = db + n;
+    gs_scalar *dh = (gs_scalar *)da;
+    gs_status st;
+#define TRY(x) do { if ((st = (x)) != GS_OK) return st; } while (0)
+    TRY(gs_cu_clock_align(d, err));
+    TRY(gs_cu_mark(d, M_H2D0, err));
+    TRY(gs_cu_upload(d, da, as->a, n * sizeof(gs_fr), pageable, err));
+    TRY(gs_cu_upload(d, db, as->b, n * sizeof(gs_fr), pageable, err));
+    TRY(gs_cu_upload(d, dc, as->c, n * sizeof(gs_fr), pageable, err));
+    TRY(gs_cu_upload(d, im->d_w, as->w, nv * sizeof(gs_scalar), pageable, err));
+    TRY(gs_cu_mark(d, M_H2D1, err));
+    TRY(gs_cu_h_scalars(d, dh, da, db, dc, pk->log_domain, err));
+    TRY(gs_cu_mark(d, M_NTT, err));
+    TRY(gs_cu_msm_g1(d, 0, im->d_h, dh, n, 0, err));
+    TRY(gs_cu_mark(d, M_MSM_H, err));
+    TRY(gs_cu_msm_g1(d, 1, im->d_c, im->d_w + np + 1, nv - np - 1, 0, err));
+    TRY(gs_cu_mark(d, M_MSM_L, err));
+    TRY(gs_cu_msm_g1(d, 2, im->d_a, im->d_w, nv, 0, err));
+    TRY(gs_cu_mark(d, M_MSM_A, err));
+    TRY(gs_cu_msm_g1(d, 3, im->d_b1, im->d_w, nv, 0, err));
+    TRY(gs_cu_mark(d, M_MSM_B1, err));
+    for (int k = 0; k < 4; k++) TRY(gs_cu_msm_fetch(d, k, err));
+    TRY(gs_cu_mark(d, M_D2H, err));
+    TRY(gs_cu_sync(d, err));
+    for (int k = 0; k < 4; k++) TRY(gs_cu_msm_parts_take(d, k, &ps->g1[k], err));
+
+    static const struct { const char *name; int from, to; gs_stage_kind kind; } sp[] = {
+        { "h2d", M_H2D0, M_H2D1, GS_STAGE_COPY },      { "ntt", M_H2D1, M_NTT, GS_STAGE_KERNEL },
+        { "msm_h", M_NTT, M_MSM_H, GS_STAGE_KERNEL },  { "msm_l", M_MSM_H, M_MSM_L, GS_STAGE_KERNEL },
+        { "msm_a", M_MSM_L, M_MSM_A, GS_STAGE_KERNEL }, { "msm_b1", M_MSM_A, M_MSM_B1, GS_STAGE_KERNEL },
+        { "d2h", M_MSM_B1, M_D2H, GS_STAGE_COPY },
+    };
+    for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) {
+        int64_t t0, t1;
+        TRY(gs_cu_mark_ns(d, sp[i].from, &t0, err));
+        TRY(gs_cu_mark_ns(d, sp[i].to, &t1, err));
+        uint16_t fl = (sp[i].from == M_H2D0 && pageable) ? GS_STAGE_F_PAGEABLE : 0;
+        stage_push(stages, sp[i].name, sp[i].kind, dev, t0, t1, fl);
+    }
+#undef TRY
+    return GS_OK;
+}
+
+static gs_status cuda_prove_start(gs_backend *be, const gs_pk *pk, const gs_assignment *as,
+                                  const gs_scalar *r, const gs_scalar *s,
+                                  const gs_prove_opts *opts, gs_prove_state **out,
+                                  gs_stage_list *stages, gs_err *err)
+{
+    cuda_impl *im = be->impl;
+    gs_prove_state *ps = NULL;
+    gs_status st;
+    *out = NULL;
+    if (opts && opts->g2_on_device)
+        return GS_ERR(err, GS_ERR_UNSUPPORTED, "cuda prove",
+                      "the G2 MSM on the device is not implemented; it runs on the CPU");
+    if ((st = check_key(pk, err)) != GS_OK) return st;
+    if (as->n_vars != pk->n_vars || as->domain_size != pk->domain_size)
+        return GS_ERR(err, GS_ERR_MISMATCH, "cuda prove", "assignment (%u vars, domain %u) "
+                      "does not match the proving key (%u vars, domain %u)", as->n_vars,
+                      as->domain_size, pk->n_vars, pk->domain_size);
+    ps = calloc(1, sizeof *ps);
+    if (ps) ps->w = malloc((size_t)pk->n_vars * sizeof *ps->w);
+    if (!ps || !ps->w) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "cuda prove", "state for %u vars", pk->n_vars);
+        goto fail;
+    }
+    ps->pk = pk;
+    ps->r = *r;
+    ps->s = *s;
+    memcpy(ps->w, as->w, (size_t)pk->n_vars * sizeof *ps->w);
+
+    int64_t t0 = gs_now_ns();
+    pthread_mutex_lock(&im->mu);
+    int64_t t1 = gs_now_ns();
+    stage_push(stages, "device_mutex_wait", GS_STAGE_HOST, -1, t0, t1, 0);
+    st = load_locked(im, pk, err);
+    if (st == GS_OK)
+        st = device_part(im, pk, as, opts ? opts->pageable : 0, ps, stages, be->device, err);
+    pthread_mutex_unlock(&im->mu);
+    if (st != GS_OK) goto fail;
+    *out = ps;
+    return GS_OK;
+fail:
+    state_free(ps);
+    return st;
+}
+
+static gs_status cuda_prove_finish(gs_backend *be, gs_prove_state *ps, gs_proof *out,
+                                   gs_stage_list *stages, gs_err *err)
+{
+    cuda_impl *im = be->impl;
+    if (!ps) return GS_ERR(err, GS_ERR_STATE, "cuda prove", "finish without a started proof");
+    gs_g2 b2;
+    int64_t t0 = gs_now_ns();
+    gs_status st = gs_msm_g2(&b2, ps->pk->b2, ps->w, ps->pk->n_vars, im->pool);
+    int64_t t1 = gs_now_ns();
+    stage_push(stages, "msm_b2", GS_STAGE_HOST, -1, t0, t1, 0);
+    if (st != GS_OK) {
+        GS_ERR(err, st, "cuda prove", "G2 MSM scratch");
+        state_free(ps);
+        return st;
+    }
+    gs_g16_g1_part g1;
+    gs_cu_msm_parts_combine(&g1.h, &ps->g1[0]);
+    gs_cu_msm_parts_combine(&g1.l, &ps->g1[1]);
+    gs_cu_msm_parts_combine(&g1.a, &ps->g1[2]);
+    gs_cu_msm_parts_combine(&g1.b1, &ps->g1[3]);
+    gs_g16_epilogue(out, ps->pk, &g1, &b2, &ps->r, &ps->s);
+    stage_push(stages, "epilogue", GS_STAGE_HOST, -1, t1, gs_now_ns(), 0);
+    memset(&ps->r, 0, sizeof ps->r);
+    memset(&ps->s, 0, sizeof ps->s);
+    state_free(ps);
+    return GS_OK;
+}
+
+static void cuda_prove_abort(gs_backend *be, gs_prove_state *ps)
+{
+    (void)be;
+    state_free(ps);
+}
+
+static void cuda_destroy(gs_backend *be)
+{
+    if (!be) return;
+    cuda_impl *im = be->impl;
+    if (im) {
+        if (im->dev) {
+            free_key(im);
+            gs_cu_dev_destroy(im->dev);
+        }
+        gs_pool_destroy(im->pool);
+        pthread_mutex_destroy(&im->mu);
+        free(im);
+    }
+    free(be);
+}
+
+static const gs_backend_ops cuda_ops = {
+    .name = "cuda",
+    .describe = cuda_describe,
+    .load_pk = cuda_load_pk,
+    .prove_start = cuda_prove_start,
+    .prove_finish = cuda_prove_finish,
+    .prove_abort = cuda_prove_abort,
+    .destroy = cuda_destroy,
+};
+
+gs_status gs_backend_cuda_create(gs_backend **out, int device, gs_err *err)
+{
+    gs_status st;
+    *out = NULL;
+    int have = gs_cu_device_count();
+    if (have == 0) return GS_ERR(err, GS_ERR_NODEV, "cuda backend", "no CUDA device visible");
+    if (device < 0 || device >= have)
+        return GS_ERR(err, GS_ERR_NODEV, "cuda backend", "device %d requested, %d visible",
+                      device, have);
+    gs_backend *be = calloc(1, sizeof *be);
+    cuda_impl *im = calloc(1, sizeof *im);
+    if (!be || !im) {
+        free(be);
+        free(im);
+        return GS_ERR(err, GS_ERR_NOMEM, "cuda backend", "backend object");
+    }
+    pthread_mutex_init(&im->mu, NULL);
+    be->ops = &cuda_ops;
+    be->device = device;
+    be->impl = im;
+    if ((st = gs_cu_dev_create(&im->dev, device, err)) != GS_OK ||
+        (st = gs_pool_create(&im->pool, 0, err)) != GS_OK) {
+        cuda_destroy(be);
+        return st;
+    }
+    snprintf(im->desc, sizeof im->desc, "%s", gs_cu_dev_describe(im->dev));
+    *out = be;
+    return GS_OK;
+}
+
+#endif /* GS_HAVE_CUDA */

@@ -1,0 +1,215 @@
+/*
+ * The per-device context: stream, timing events, pinned staging buffers,
+ * and the host/device copies built on them (cuda_dev.h).
+ *
+ * Clock alignment: CUDA events carry device timestamps only relative to
+ * one another (cudaEventElapsedTime).  gs_cu_clock_align records a
+ * reference event on the idle stream and takes gs_now_ns() before the
+ * record and after its synchronize; the midpoint is the reference's host
+ * time.  Any later event's host time is ref_host_ns + elapsed(ref, event).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cu_internal.cuh"
+
+extern "C" int gs_cu_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+extern "C" gs_status gs_cu_dev_create(gs_cu_dev **out, int device, gs_err *err)
+{
+    gs_status st = GS_OK;
+    gs_cu_dev *d = NULL;
+    cudaDeviceProp prop;
+    int n = gs_cu_device_count(), drv = 0;
+
+    *out = NULL;
+    if (device < 0 || device >= n)
+        return GS_ERR(err, GS_ERR_NODEV, "cuda", "device %d requested, %d visible", device, n);
+    d = (gs_cu_dev *)calloc(1, sizeof *d);
+    if (!d) return GS_ERR(err, GS_ERR_NOMEM, "cuda", "context");
+    d->device = device;
+    CU_TRY_GO(cudaSetDevice(device));
+    CU_TRY_GO(cudaGetDeviceProperties(&prop, device));
+    CU_TRY_GO(cudaDriverGetVersion(&drv));
+    d->sm_count = prop.multiProcessorCount;
+    snprintf(d->desc, sizeof d->desc, "%.120s (sm_%d%d, %d SMs, %.0f GiB), CUDA driver %d.%d",
+             prop.name, prop.major, prop.minor, prop.multiProcessorCount,
+             (double)prop.totalGlobalMem / (1024.0 * 1024 * 1024), drv / 1000, (drv % 1000) / 10);
+    CU_TRY_GO(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
+    for (int i = 0; i < GS_CU_MARKS; i++) CU_TRY_GO(cudaEventCreate(&d->mark[i]));
+    CU_TRY_GO(cudaEventCreate(&d->ref));
+    for (int i = 0; i < 2; i++) {
+        CU_TRY_GO(cudaHostAlloc(&d->pin[i], GS_CU_PIN_CHUNK, cudaHostAllocDefault));
+        CU_TRY_GO(cudaEventCreateWithFlags(&d->pin_done[i], cudaEventDisableTiming));
+    }
+    CU_TRY_GO(cudaMalloc(&d->res_dev, sizeof(cu_g1_xyzz) * GS_CU_SLOT_POINTS * GS_CU_MSM_SLOTS));
+    CU_TRY_GO(cudaHostAlloc(&d->res_host, sizeof(cu_g1_xyzz) * GS_CU_SLOT_POINTS * GS_CU_MSM_SLOTS,
+                            cudaHostAllocDefault));
+    *out = d;
+    return GS_OK;
+fail:
+    gs_cu_dev_destroy(d);
+    return st;
+}
+
+extern "C" void gs_cu_dev_destroy(gs_cu_dev *d)
+{
+    if (!d) return;
+    cudaSetDevice(d->device);
+    if (d->stream) cudaStreamSynchronize(d->stream);
+    for (int i = 0; i < GS_CU_MARKS; i++)
+        if (d->mark[i]) cudaEventDestroy(d->mark[i]);
+    if (d->ref) cudaEventDestroy(d->ref);
+    for (int i = 0; i < 2; i++) {
+        if (d->pin[i]) cudaFreeHost(d->pin[i]);
+        if (d->pin_done[i]) cudaEventDestroy(d->pin_done[i]);
+    }
+    cudaFree(d->tw);
+    cudaFree(d->msm.base);
+    cudaFree(d->msm.cub_temp);
+    cudaFree(d->res_dev);
+    if (d->res_host) cudaFreeHost(d->res_host);
+    if (d->stream) cudaStreamDestroy(d->stream);
+    (void)cudaGetLastError();
+    free(d);
+}
+
+extern "C" const char *gs_cu_dev_describe(const gs_cu_dev *d) { return d->desc; }
+extern "C" int gs_cu_dev_index(const gs_cu_dev *d) { return d->device; }
+
+extern "C" gs_status gs_cu_alloc(gs_cu_dev *d, void **p, size_t bytes, gs_err *err)
+{
+    *p = NULL;
+    CU_TRY(cudaSetDevice(d->device));
+    cudaError_t e = cudaMalloc(p, bytes ? bytes : 16);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        *p = NULL;
+        return GS_ERR(err, e == cudaErrorMemoryAllocation ? GS_ERR_NOMEM : GS_ERR_CUDA, "cuda",
+                      "cudaMalloc(%zu bytes): %s", bytes, cudaGetErrorString(e));
+    }
+    return GS_OK;
+}
+
+extern "C" void gs_cu_free(gs_cu_dev *d, void *p)
+{
+    if (!p) return;
+    cudaSetDevice(d->device);
+    cudaFree(p);
+}
+
+/* Staged copy: chunk k goes through pin[k % 2] once that buffer's previous
+ * DMA has completed. */
+extern "C" gs_status gs_cu_upload(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
+                                  int pageable, gs_err *err)
+{
+    CU_TRY(cudaSetDevice(d->device));
+    if (pageable) {
+        CU_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, d->stream));
+        return GS_OK;
+    }
+    size_t off = 0;
+    for (int k = 0; off < bytes; k ^= 1) {
+        size_t len = bytes - off < GS_CU_PIN_CHUNK ? bytes - off : GS_CU_PIN_CHUNK;
+        CU_TRY(cudaEventSynchronize(d->pin_done[k]));
+        memcpy(d->pin[k], (const char *)src + off, len);
+        CU_TRY(cudaMemcpyAsync((char *)dst + off, d->pin[k], len, cudaMemcpyHostToDevice,
+                               d->stream));
+        CU_TRY(cudaEventRecord(d->pin_done[k], d->stream));
+        off += len;
+    }
+    return GS_OK;
+}
+
+extern "C" gs_status gs_cu_download(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
+                                    gs_err *err)
+{
+    CU_TRY(cudaSetDevice(d->device));
+    CU_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, d->stream));
+    CU_TRY(cudaStreamSynchronize(d->stream));
+    return GS_OK;
+}
+
+extern "C" gs_status gs_cu_g1_upload(gs_cu_dev *d, void *dst, const gs_g1_affine *pts, size_t n,
+                                     gs_err *err)
+{
+    const size_t per = GS_CU_PIN_CHUNK / sizeof(cu_g1_aff);
+    CU_TRY(cudaSetDevice(d->device));
+    size_t i = 0;
+    for (int k = 0; i < n; k ^= 1) {
+        size_t len = n - i < per ? n - i : per;
+        CU_TRY(cudaEventSynchronize(d->pin_done[k]));
+        cu_g1_aff *buf = (cu_g1_aff *)d->pin[k];
+        for (size_t j = 0; j < len; j++) {
+            const gs_g1_affine *p = &pts[i + j];
+            if (p->inf) {
+                memset(&buf[j], 0, sizeof buf[j]);
+            } else {
+                memcpy(&buf[j].x, &p->x, sizeof(gs_fp));
+                memcpy(&buf[j].y, &p->y, sizeof(gs_fp));
+            }
+        }
+        CU_TRY(cudaMemcpyAsync((cu_g1_aff *)dst + i, buf, len * sizeof(cu_g1_aff),
+                               cudaMemcpyHostToDevice, d->stream));
+        CU_TRY(cudaEventRecord(d->pin_done[k], d->stream));
+        i += len;
+    }
+    return GS_OK;
+}
+
+extern "C" gs_status gs_cu_sync(gs_cu_dev *d, gs_err *err)
+{
+    CU_TRY(cudaSetDevice(d->device));
+    CU_TRY(cudaStreamSynchronize(d->stream));
+    CU_TRY(cudaGetLastError());
+    return GS_OK;
+}
+
+extern "C" gs_status gs_cu_clock_align(gs_cu_dev *d, gs_err *err)
+{
+    CU_TRY(cudaSetDevice(d->device));
+    CU_TRY(cudaStreamSynchronize(d->stream));
+    int64_t t0 = gs_now_ns();
+    CU_TRY(cudaEventRecord(d->ref, d->stream));
+    CU_TRY(cudaEventSynchronize(d->ref));
+    int64_t t1 = gs_now_ns();
+    d->ref_host_ns = t0 + (t1 - t0) / 2;
+    return GS_OK;
+}
+
+extern "C" gs_status gs_cu_mark(gs_cu_dev *d, int i, gs_err *err)
+{
+    if (i < 0 || i >= GS_CU_MARKS)
+        return GS_ERR(err, GS_ERR_ARG, "cuda", "mark %d out of range", i);
+    CU_TRY(cudaEventRecord(d->mark[i], d->stream));
+    return GS_OK;
+}
+
+extern "C" gs_status gs_cu_mark_ns(gs_cu_dev *d, int i, int64_t *out, gs_err *err)
+{
+    float ms = 0;
+    if (i < 0 || i >= GS_CU_MARKS)
+        return GS_ERR(err, GS_ERR_ARG, "cuda", "mark %d out of range", i);
+    CU_TRY(cudaEventElapsedTime(&ms, d->ref, d->mark[i]));
+    *out = d->ref_host_ns + (int64_t)((double)ms * 1e6);
+    return GS_OK;
+}
+
+extern "C" gs_status gs_cu_mark_ms(gs_cu_dev *d, int from, int to, double *out, gs_err *err)
+{
+    float ms = 0;
+    if (from < 0 || from >= GS_CU_MARKS || to < 0 || to >= GS_CU_MARKS)
+        return GS_ERR(err, GS_ERR_ARG, "cuda", "marks %d..%d out of range", from, to);
+    CU_TRY(cudaEventElapsedTime(&ms, d->mark[from], d->mark[to]));
+    *out = ms;
+    return GS_OK;
+}

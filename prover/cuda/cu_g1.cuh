@@ -1,0 +1,191 @@
+/*
+ * Device G1 arithmetic for the MSM: compact affine points (x, y; the point
+ * at infinity is stored as x = y = 0, which is not on y^2 = x^3 + 4) and
+ * XYZZ buckets (x = X/ZZ, y = Y/ZZZ, ZZ = 0 is infinity), the same bytes as
+ * curve.h's gs_g1_xyzz.  Internal to prover/cuda.
+ *
+ * Formulas (a = 0), EFD https://hyperelliptic.org/EFD/g1p/auto-shortw-xyzz.html:
+ *   madd-2008-s (XYZZ + affine, 8M + 2S), add-2008-s (XYZZ + XYZZ, 12M + 2S),
+ *   dbl-2008-s-1 and mdbl-2008-s-1 (doubling), with the exceptional cases
+ *   (infinity, P == Q, P == -Q) handled explicitly so every function is
+ *   complete.
+ */
+#ifndef GS_CU_G1_CUH
+#define GS_CU_G1_CUH
+
+#include "cu_field.cuh"
+
+/* The point formulas are large (10-20 inlined multiplications each): kept
+ * out of line so each is compiled once per module (compile time, code
+ * size); the call costs little next to the body. */
+#define CU_PT __device__ __noinline__
+
+struct cu_g1_aff {
+    cu_fp x, y;
+};
+struct cu_g1_xyzz {
+    cu_fp X, Y, ZZ, ZZZ;
+};
+
+CU_DEV bool aff_is_inf(const cu_g1_aff &p) { return fe_is_zero(p.x) && fe_is_zero(p.y); }
+CU_DEV bool xyzz_is_inf(const cu_g1_xyzz &p) { return fe_is_zero(p.ZZ); }
+CU_DEV void xyzz_set_inf(cu_g1_xyzz &r)
+{
+    fe_zero(r.X);
+    fe_one(r.Y);
+    fe_zero(r.ZZ);
+    fe_zero(r.ZZZ);
+}
+
+CU_DEV void aff_load(cu_g1_aff &r, const cu_g1_aff *p)
+{
+    fe_load(r.x, &p->x);
+    fe_load(r.y, &p->y);
+}
+
+CU_DEV void xyzz_load(cu_g1_xyzz &r, const cu_g1_xyzz *p)
+{
+    fe_load(r.X, &p->X);
+    fe_load(r.Y, &p->Y);
+    fe_load(r.ZZ, &p->ZZ);
+    fe_load(r.ZZZ, &p->ZZZ);
+}
+
+CU_DEV void xyzz_store(cu_g1_xyzz *p, const cu_g1_xyzz &a)
+{
+    fe_store(&p->X, a.X);
+    fe_store(&p->Y, a.Y);
+    fe_store(&p->ZZ, a.ZZ);
+    fe_store(&p->ZZZ, a.ZZZ);
+}
+
+/* r = 2 * (x, y) for an affine point (mdbl-2008-s-1). */
+CU_PT void xyzz_dbl_aff(cu_g1_xyzz &r, const cu_fp &x, const cu_fp &y)
+{
+    cu_fp U, V, W, S, M, t;
+    fe_dbl(U, y);
+    fe_sqr(V, U);
+    fe_mul(W, U, V);
+    fe_mul(S, x, V);
+    fe_sqr(t, x);
+    fe_dbl(M, t);
+    fe_add(M, M, t);
+    fe_sqr(t, M);
+    fe_sub(t, t, S);
+    fe_sub(r.X, t, S);
+    fe_sub(t, S, r.X);
+    fe_mul(t, M, t);
+    fe_mul(U, W, y);
+    fe_sub(r.Y, t, U);
+    r.ZZ = V;
+    r.ZZZ = W;
+}
+
+/* r = 2 * a (dbl-2008-s-1); r may alias a. */
+CU_PT void xyzz_dbl(cu_g1_xyzz &r, const cu_g1_xyzz &a)
+{
+    if (xyzz_is_inf(a)) {
+        r = a;
+        return;
+    }
+    cu_fp U, V, W, S, M, t;
+    fe_dbl(U, a.Y);
+    fe_sqr(V, U);
+    fe_mul(W, U, V);
+    fe_mul(S, a.X, V);
+    fe_sqr(t, a.X);
+    fe_dbl(M, t);
+    fe_add(M, M, t);
+    cu_fp Y1 = a.Y;
+    fe_mul(r.ZZ, V, a.ZZ);
+    fe_mul(r.ZZZ, W, a.ZZZ);
+    fe_sqr(t, M);
+    fe_sub(t, t, S);
+    fe_sub(r.X, t, S);
+    fe_sub(t, S, r.X);
+    fe_mul(t, M, t);
+    fe_mul(U, W, Y1);
+    fe_sub(r.Y, t, U);
+}
+
+/* acc += (x, y) with sign: subtract when neg (madd-2008-s). */
+CU_PT void xyzz_add_aff(cu_g1_xyzz &acc, const cu_g1_aff &p, bool neg)
+{
+    cu_fp y = p.y;
+    if (neg) fe_neg(y, y);
+    if (xyzz_is_inf(acc)) {
+        acc.X = p.x;
+        acc.Y = y;
+        fe_one(acc.ZZ);
+        fe_one(acc.ZZZ);
+        return;
+    }
+    cu_fp U2, S2, P, R, PP, PPP, Q, t;
+    fe_mul(U2, p.x, acc.ZZ);
+    fe_mul(S2, y, acc.ZZZ);
+    fe_sub(P, U2, acc.X);
+    fe_sub(R, S2, acc.Y);
+    if (fe_is_zero(P)) {
+        if (fe_is_zero(R))
+            xyzz_dbl_aff(acc, p.x, y);
+        else
+            xyzz_set_inf(acc);
+        return;
+    }
+    fe_sqr(PP, P);
+    fe_mul(PPP, P, PP);
+    fe_mul(Q, acc.X, PP);
+    fe_sqr(t, R);
+    fe_sub(t, t, PPP);
+    fe_sub(t, t, Q);
+    fe_sub(t, t, Q);
+    fe_sub(Q, Q, t);
+    acc.X = t;
+    fe_mul(Q, R, Q);
+    fe_mul(t, acc.Y, PPP);
+    fe_sub(acc.Y, Q, t);
+    fe_mul(acc.ZZ, acc.ZZ, PP);
+    fe_mul(acc.ZZZ, acc.ZZZ, PPP);
+}
+
+/* acc += b (add-2008-s). */
+CU_PT void xyzz_add(cu_g1_xyzz &acc, const cu_g1_xyzz &b)
+{
+    if (xyzz_is_inf(b)) return;
+    if (xyzz_is_inf(acc)) {
+        acc = b;
+        return;
+    }
+    cu_fp U1, U2, S1, S2, P, R, PP, PPP, Q, t;
+    fe_mul(U1, acc.X, b.ZZ);
+    fe_mul(U2, b.X, acc.ZZ);
+    fe_mul(S1, acc.Y, b.ZZZ);
+    fe_mul(S2, b.Y, acc.ZZZ);
+    fe_sub(P, U2, U1);
+    fe_sub(R, S2, S1);
+    if (fe_is_zero(P)) {
+        if (fe_is_zero(R))
+            xyzz_dbl(acc, acc);
+        else
+            xyzz_set_inf(acc);
+        return;
+    }
+    fe_sqr(PP, P);
+    fe_mul(PPP, P, PP);
+    fe_mul(Q, U1, PP);
+    fe_sqr(t, R);
+    fe_sub(t, t, PPP);
+    fe_sub(t, t, Q);
+    fe_sub(t, t, Q);
+    acc.X = t;
+    fe_sub(Q, Q, t);
+    fe_mul(Q, R, Q);
+    fe_mul(t, S1, PPP);
+    fe_sub(acc.Y, Q, t);
+    fe_mul(acc.ZZ, acc.ZZ, b.ZZ);
+    fe_mul(acc.ZZ, acc.ZZ, PP);
+    fe_mul(acc.ZZZ, acc.ZZZ, b.ZZZ);
+    fe_mul(acc.ZZZ, acc.ZZZ, PPP);
+}
+
+#endif

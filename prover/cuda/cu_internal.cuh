@@ -1,0 +1,82 @@
+/*
+ * Internal to prover/cuda's .cu files: the context structure and the
+ * error-checking macros.  Every CUDA call goes through CU_TRY, which turns
+ * a failure into GS_ERR_CUDA naming the call and CUDA's message, and
+ * returns it (functions that own resources release them with CU_TRY_GO /
+ * a fail label instead).
+ */
+#ifndef GS_CU_INTERNAL_CUH
+#define GS_CU_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "cuda_dev.h"
+#include "cu_g1.cuh"
+
+extern "C" {
+#include "../common/rng.h"
+}
+
+#define CU_TRY(call)                                                          \
+    do {                                                                      \
+        cudaError_t cu_e_ = (call);                                           \
+        if (cu_e_ != cudaSuccess)                                             \
+            return GS_ERR(err, GS_ERR_CUDA, "cuda", "%s: %s (%s)", #call,     \
+                          cudaGetErrorString(cu_e_), cudaGetErrorName(cu_e_)); \
+    } while (0)
+
+#define CU_TRY_GO(call)                                                       \
+    do {                                                                      \
+        cudaError_t cu_e_ = (call);                                           \
+        if (cu_e_ != cudaSuccess) {                                           \
+            st = GS_ERR(err, GS_ERR_CUDA, "cuda", "%s: %s (%s)", #call,       \
+                        cudaGetErrorString(cu_e_), cudaGetErrorName(cu_e_));  \
+            goto fail;                                                        \
+        }                                                                     \
+    } while (0)
+
+/* After a kernel launch: launch errors (bad configuration, sticky faults). */
+#define CU_LAUNCHED(what) CU_TRY(cudaGetLastError())
+
+#define GS_CU_PIN_CHUNK ((size_t)64 << 20)
+#define GS_CU_MSM_MAXWIN 64     /* windows of any c >= 4 for 255-bit scalars */
+#define GS_CU_MSM_PARTS 32      /* per-window partial sums handed to the host */
+
+/* MSM scratch, carved from one device region grown on demand. */
+struct cu_msm_scratch {
+    void *base;
+    size_t bytes;
+    void *cub_temp;
+    size_t cub_bytes;
+};
+
+struct gs_cu_dev {
+    int device;
+    char desc[256];
+    int sm_count;
+    cudaStream_t stream;
+
+    cudaEvent_t mark[GS_CU_MARKS];
+    cudaEvent_t ref;
+    int64_t ref_host_ns;
+
+    /* Pinned staging: two chunks, each with the event of its last copy. */
+    void *pin[2];
+    cudaEvent_t pin_done[2];
+
+    /* NTT twiddles: tw[m + j] = w_(2m)^j, 2^tw_log entries (0: none). */
+    cu_fr *tw;
+    unsigned tw_log;
+
+    cu_msm_scratch msm;
+    /* MSM result slots: per-window partial sums, pinned host and device. */
+    cu_g1_xyzz *res_dev;
+    cu_g1_xyzz *res_host;
+    int res_nwin[GS_CU_MSM_SLOTS], res_c[GS_CU_MSM_SLOTS], res_parts[GS_CU_MSM_SLOTS];
+};
+
+/* Size of one result slot in points. */
+#define GS_CU_SLOT_POINTS (GS_CU_MSM_MAXWIN * GS_CU_MSM_PARTS)
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * The device layer under the CUDA backend (gs_cu_*): one context per
+ * visible CUDA device, owning its stream, timing events, pinned staging
+ * buffers, NTT twiddle table and MSM scratch, created once and reused.
+ * backend_cuda.c builds the gs_backend on it; tests and `gapscope
+ * cuda-bench` call it directly.
+ *
+ * Every function that touches the device returns a gs_status; a failing
+ * CUDA call becomes GS_ERR_CUDA with "cuda @ file:line: <call>: <message>"
+ * in *err.  Nothing aborts.
+ *
+ * Data layout: device field elements are the host's Montgomery bytes
+ * (gs_fp / gs_fr, R = 2^384 / 2^256; 32-bit limbs on the device).  G1
+ * points on the device are compact affine (x, y: 96 bytes; infinity as
+ * x = y = 0).  Scalars are plain gs_scalar (32 bytes, < r).
+ *
+ * Thread safety: a gs_cu_dev is used by one thread at a time (the CUDA
+ * backend holds its device mutex around every call); different contexts
+ * may be used concurrently.  Functions marked "enqueues" return once the
+ * work is queued on the context's stream; gs_cu_sync waits for it.
+ *
+ * Built without CUDA (GS_HAVE_CUDA undefined) only gs_cu_device_count
+ * exists (returning 0) so callers need no #ifdef to ask.
+ */
+#ifndef GS_CUDA_DEV_H
+#define GS_CUDA_DEV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "../common/status.h"
+#include "../curve/curve.h"
+#include "../field/field.h"
+
+/* Number of CUDA devices visible (0 without CUDA, a driver or a GPU). */
+int gs_cu_device_count(void);
+
+#ifdef GS_HAVE_CUDA
+
+typedef struct gs_cu_dev gs_cu_dev;
+
+/* Creates the context of device `device` (stream, events, pinned staging). */
+gs_status gs_cu_dev_create(gs_cu_dev **out, int device, gs_err *err);
+void gs_cu_dev_destroy(gs_cu_dev *d);
+/* "NVIDIA H200 (sm_90, 132 SMs, 139 GiB), driver 13.0"; owned by d. */
+const char *gs_cu_dev_describe(const gs_cu_dev *d);
+int gs_cu_dev_index(const gs_cu_dev *d);
+
+/* ---- memory ------------------------------------------------------------ */
+gs_status gs_cu_alloc(gs_cu_dev *d, void **p, size_t bytes, gs_err *err);
+void gs_cu_free(gs_cu_dev *d, void *p);
+/* Host -> device.  pageable = 0: staged through the context's two pinned
+ * buffers (host memcpy of one chunk overlaps the DMA of the other); returns
+ * when the last chunk is queued.  pageable = 1: cudaMemcpyAsync straight
+ * from src (the slow path production daemons hit). */
+gs_status gs_cu_upload(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
+                       int pageable, gs_err *err);
+/* Device -> host, synchronous. */
+gs_status gs_cu_download(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
+                         gs_err *err);
+/* Uploads n G1 points converted to the compact device form (dst: 96*n bytes). */
+gs_status gs_cu_g1_upload(gs_cu_dev *d, void *dst, const gs_g1_affine *pts, size_t n,
+                          gs_err *err);
+gs_status gs_cu_sync(gs_cu_dev *d, gs_err *err);
+
+/* ---- stage timing -------------------------------------------------------- */
+#define GS_CU_MARKS 24
+/* Aligns the device clock with gs_now_ns(): records a reference event on
+ * the idle stream and notes the host time it completed at (the midpoint
+ * of record and synchronize, error below a few microseconds). */
+gs_status gs_cu_clock_align(gs_cu_dev *d, gs_err *err);
+/* Enqueues event i (0 <= i < GS_CU_MARKS) on the stream. */
+gs_status gs_cu_mark(gs_cu_dev *d, int i, gs_err *err);
+/* After gs_cu_sync: the host time (gs_now_ns base) at which event i ran. */
+gs_status gs_cu_mark_ns(gs_cu_dev *d, int i, int64_t *out, gs_err *err);
+/* Milliseconds between two recorded events (after gs_cu_sync). */
+gs_status gs_cu_mark_ms(gs_cu_dev *d, int from, int to, double *out, gs_err *err);
+
+/* ---- field (differential tests, throughput) ------------------------------ */
+typedef enum { GS_CU_OP_ADD, GS_CU_OP_SUB, GS_CU_OP_MUL, GS_CU_OP_SQR, GS_CU_OP_COUNT } gs_cu_op;
+/* out[i] = a[i] op b[i] on the device; host arrays, synchronous. */
+gs_status gs_cu_fp_batch(gs_cu_dev *d, gs_fp *out, const gs_fp *a, const gs_fp *b,
+                         size_t n, gs_cu_op op, gs_err *err);
+gs_status gs_cu_fr_batch(gs_cu_dev *d, gs_fr *out, const gs_fr *a, const gs_fr *b,
+                         size_t n, gs_cu_op op, gs_err *err);
+/* Multiplications per second of dependent Montgomery multiply chains over
+ * the whole chip (fr = 0: Fp, 1: Fr). */
+gs_status gs_cu_field_bench(gs_cu_dev *d, int fr, double *mul_per_s, gs_err *err);
+
+/* ---- NTT over Fr ---------------------------------------------------------- */
+/* Builds the twiddle table w_(2m)^j for m = 1, 2, ..., 2^(log_table-1)
+ * (2^log_table entries; snarkjs's roots, field.h).  An NTT of size 2^k
+ * needs log_table >= k; the H computation of domain 2^k needs k + 1. */
+gs_status gs_cu_ntt_prepare(gs_cu_dev *d, unsigned log_table, gs_err *err);
+/* Enqueues an in-place NTT of x (device, 2^log_n Montgomery elements),
+ * natural order in and out: x[j] <- sum_k x[k] w^(jk); inverse uses w^-1
+ * and scales by 1/n (SNARKJS-FORMATS.md 7.1). */
+gs_status gs_cu_ntt(gs_cu_dev *d, gs_fr *x, unsigned log_n, int inverse, gs_err *err);
+/* Enqueues the H scalars of snarkjs's convention (SNARKJS-FORMATS.md 7.3)
+ * for a, b, c (device, 2^log_n each, Montgomery; overwritten): per array
+ * iNTT, scale coefficient k by w_(2n)^k, NTT; then out[j] = a'b' - c' as
+ * plain scalars (out may be a, reinterpreted).  Needs log_table >= log_n + 1. */
+gs_status gs_cu_h_scalars(gs_cu_dev *d, gs_scalar *out, gs_fr *a, gs_fr *b, gs_fr *c,
+                          unsigned log_n, gs_err *err);
+
+/* ---- G1 MSM ---------------------------------------------------------------- */
+#define GS_CU_MSM_SLOTS 4
+/* Enqueues sum_i scalars[i] * pts[i] (device arrays: compact points,
+ * plain scalars); its per-window partial sums stay in device result slot
+ * `slot`.  window: bits per window (0 = automatic, else 4..24). */
+gs_status gs_cu_msm_g1(gs_cu_dev *d, int slot, const void *pts, const gs_scalar *scalars,
+                       size_t n, int window, gs_err *err);
+/* Enqueues the download of slot's partial sums to pinned host memory. */
+gs_status gs_cu_msm_fetch(gs_cu_dev *d, int slot, gs_err *err);
+
+/* A fetched MSM result: per-window partial sums (XYZZ), owned copy. */
+typedef struct gs_cu_msm_parts {
+    int nwin, per, c;         /* windows, parts per window, window bits */
+    gs_g1_xyzz *p;            /* nwin * per points, window-major */
+} gs_cu_msm_parts;
+/* After fetch + gs_cu_sync: copies slot's parts out (the slot is then free). */
+gs_status gs_cu_msm_parts_take(gs_cu_dev *d, int slot, gs_cu_msm_parts *out, gs_err *err);
+/* out = sum_w 2^(c w) sum_i p[w][i] (Horner; host, any thread). */
+void gs_cu_msm_parts_combine(gs_g1 *out, const gs_cu_msm_parts *mp);
+void gs_cu_msm_parts_free(gs_cu_msm_parts *mp);
+/* Convenience for tests and benchmarks: take + combine (after fetch + sync). */
+gs_status gs_cu_msm_g1_result(gs_cu_dev *d, int slot, gs_g1 *out, gs_err *err);
+
+#endif /* GS_HAVE_CUDA */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
