@@ -516,6 +516,14 @@ static void dump_line(FILE *f, const opt_def *od, const gs_scn_setting *st)
     fprintf(f, "%-18s = %-32s ; %s\n", od->key, st->value, st->origin);
 }
 
+const char *gs_scenario_setting_value(const gs_scenario *s, const char *key)
+{
+    for (int i = 0; i < s->n_settings; i++)
+        if (!strcmp(s->settings[i].key, key))
+            return s->settings[i].value;
+    return NULL;
+}
+
 gs_status gs_scenario_dump(const gs_scenario *s, FILE *f)
 {
     fprintf(f, "; Settings in effect (gapscope); the origin of each value follows ';'.\n");

@@ -83,6 +83,8 @@ gs_status gs_scenario_dump(const gs_scenario *s, FILE *f);
 /* Each setting as (key "section.key", value), for timeline metadata. */
 int gs_scenario_setting_count(const gs_scenario *s);
 void gs_scenario_setting_at(const gs_scenario *s, int i, const char **key, const char **value);
+/* The value text of "section.key" ("engine.trim", "inject.h2d.dist"), NULL if unknown. */
+const char *gs_scenario_setting_value(const gs_scenario *s, const char *key);
 /* The option reference (`gapscope run --help`). */
 void gs_scenario_help(FILE *f);
 

@@ -1,0 +1,7 @@
+/* gapscope replay: see scenarios/cli_run.c for the options. */
+#include "../scenarios/cli_run.h"
+#include "cli.h"
+
+static int replay_main(int argc, char **argv) { return gs_scn_cmd_run(argc, argv, "replay"); }
+
+GS_CLI_COMMAND(replay, "replay", "replay a job-mix trace through the engine", replay_main)

@@ -1,0 +1,7 @@
+/* gapscope sweep: see scenarios/sweep.c and scenarios/cli_sweep.c. */
+#include "../scenarios/cli_run.h"
+#include "cli.h"
+
+static int sweep_main(int argc, char **argv) { return gs_scn_cmd_sweep(argc, argv); }
+
+GS_CLI_COMMAND(sweep, "sweep", "run a scenario over values of its keys; GPU idle sensitivity", sweep_main)

@@ -1,0 +1,362 @@
+/*
+ * `gapscope run`: one scenario through the real engine, into a run
+ * directory (layout in run.h).
+ *
+ * Threads: the calling thread is the driver: it replays the arrivals
+ * (sleeping until each intended time, or not at all for afap), then drains
+ * the engine in one-second steps so it can print progress.  Everything else
+ * runs on the engine's threads.  The timeline is read and written only
+ * after gs_engine_destroy, when capture has stopped.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../diag/jobs.h"
+#include "../diag/outfile.h"
+#include "model.h"
+#include "run.h"
+#include "scn_internal.h"
+
+#define MAX_DEVICES 16
+
+gs_status gs_mkdir_p(const char *dir, gs_err *err)
+{
+    char buf[GS_SCN_PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return gs_err_set(err, GS_ERR_IO, "run", buf, "mkdir: %s", strerror(errno));
+            *p = '/';
+        }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return gs_err_set(err, GS_ERR_IO, "run", buf, "mkdir: %s", strerror(errno));
+    return GS_OK;
+}
+
+static void default_dir(char *out, size_t cap, const gs_scenario *s)
+{
+    const char *base = strrchr(s->path, '/');
+    base = base ? base + 1 : s->path[0] ? s->path : "scenario";
+    char name[128];
+    snprintf(name, sizeof name, "%.100s", base);
+    char *dot = strrchr(name, '.');
+    if (dot && dot != name)
+        *dot = '\0';
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    snprintf(out, cap, "runs/%s-%04d%02d%02d-%02d%02d%02d", name, tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+static void path_in(char *out, size_t cap, const char *dir, const char *file)
+{
+    if (snprintf(out, cap, "%s/%s", dir, file) >= (int)cap)
+        out[0] = '\0';
+}
+
+/* Creates the backends the scenario asks for. */
+static gs_status make_backends(gs_backend **be, int *n, gs_model **model, const gs_scenario *s,
+                               gs_timeline *tl, int quiet, gs_err *err)
+{
+    gs_backend_sel sel = s->backend;
+    int want = s->devices;
+    *n = 0;
+    if (sel == GS_BACKEND_AUTO) {
+        int have = gs_cuda_device_count();
+        sel = have > 0 ? GS_BACKEND_CUDA : GS_BACKEND_CPU;
+        if (have > 0 && want > have)
+            want = have;
+        if (sel == GS_BACKEND_CPU)
+            want = 1;
+        if (!quiet)
+            fprintf(stderr, "gapscope: backend auto -> %s (%d CUDA device%s visible)\n",
+                    gs_backend_sel_name(sel), have, have == 1 ? "" : "s");
+    }
+    gs_timeline_meta_set(tl, "backend", gs_backend_sel_name(sel));
+    gs_status st = GS_OK;
+    if (sel == GS_BACKEND_MODEL) {
+        st = gs_model_load(model, s->model_timeline, err);
+        if (st != GS_OK)
+            return st;
+    }
+    for (int d = 0; d < want && d < MAX_DEVICES; d++) {
+        switch (sel) {
+        case GS_BACKEND_CPU:
+            st = gs_backend_cpu_create(&be[d], s->engine.prove_threads, err);
+            break;
+        case GS_BACKEND_CUDA:
+            st = gs_backend_cuda_create(&be[d], d, err);
+            break;
+        case GS_BACKEND_MODEL:
+            st = gs_backend_model_create(&be[d], *model, d, s->model_size_shift, s->engine.prove_threads, err);
+            break;
+        default:
+            st = GS_ERR(err, GS_ERR_ARG, "run", "backend %d", (int)sel);
+        }
+        if (st != GS_OK)
+            return st;
+        (*n)++;
+        char key[64];
+        snprintf(key, sizeof key, "device.%d.name", d);
+        const char *desc = be[d]->ops->describe ? be[d]->ops->describe(be[d]) : be[d]->ops->name;
+        gs_timeline_meta_set(tl, key, desc ? desc : be[d]->ops->name);
+    }
+    return GS_OK;
+}
+
+static void set_meta(gs_timeline *tl, const gs_scenario *s)
+{
+    gs_fingerprint fp;
+    gs_fingerprint_get(&fp);
+    char buf[64];
+    gs_timeline_meta_set(tl, "gapscope.version", fp.version);
+    gs_timeline_meta_set(tl, "build.git_rev", fp.git_rev);
+    gs_timeline_meta_set(tl, "build.binary_sha256", fp.binary_sha256);
+    gs_timeline_meta_set(tl, "host.cpu", fp.cpu);
+    snprintf(buf, sizeof buf, "%d", fp.threads);
+    gs_timeline_meta_set(tl, "host.threads", buf);
+    gs_timeline_meta_set(tl, "scenario.path", s->path[0] ? s->path : "(built in memory)");
+    if (s->description[0])
+        gs_timeline_meta_set(tl, "scenario.description", s->description);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)s->engine.seed);
+    gs_timeline_meta_set(tl, "scenario.seed", buf);
+    for (int i = 0; i < gs_scenario_setting_count(s); i++) {
+        const char *k, *v;
+        gs_scenario_setting_at(s, i, &k, &v);
+        char key[96];
+        snprintf(key, sizeof key, "scenario.%s", k);
+        gs_timeline_meta_set(tl, key, v);
+    }
+}
+
+static gs_status write_scenario(const gs_scenario *s, const char *dir, gs_err *err)
+{
+    char path[GS_SCN_PATH_MAX];
+    path_in(path, sizeof path, dir, "scenario.ini");
+    gs_outfile o;
+    gs_status st = gs_out_open(&o, path, err);
+    if (st != GS_OK)
+        return st;
+    int ok = gs_scenario_dump(s, o.f) == GS_OK;
+    return gs_out_close(&o, ok, err);
+}
+
+/* jobs.csv through diag's writer: one record per submitted job; a job
+ * without a result (drain timed out) is "pending" with done_ns -1. */
+static gs_status write_jobs(const char *dir, const gs_trace *arr, const int64_t *sub_ns, const int64_t *int_ns,
+                            const gs_job_result *r, size_t n, gs_err *err)
+{
+    char path[GS_SCN_PATH_MAX];
+    path_in(path, sizeof path, dir, "jobs.csv");
+    gs_job_record *rec = calloc(arr->n ? arr->n : 1, sizeof *rec);
+    if (!rec)
+        return GS_ERR(err, GS_ERR_NOMEM, "run", "out of memory");
+    size_t m = 0;
+    for (size_t i = 0; i < arr->n; i++) {
+        if (sub_ns[i] < 0)
+            continue;
+        gs_job_record *x = &rec[m++];
+        x->id = arr->a[i].id;
+        snprintf(x->kind, sizeof x->kind, "%s", gs_scn_kind_name(arr->a[i].kind));
+        x->partitions = arr->a[i].partitions;
+        snprintf(x->status, sizeof x->status, "pending");
+        x->intended_ns = int_ns[i];
+        x->submitted_ns = sub_ns[i];
+        x->done_ns = -1;
+        for (size_t j = 0; j < n; j++)
+            if (r[j].id == x->id) {
+                snprintf(x->status, sizeof x->status, "%s", r[j].status == GS_OK ? "ok" : gs_status_name(r[j].status));
+                x->verified = r[j].verified;
+                x->submitted_ns = r[j].submitted_ns;
+                x->done_ns = r[j].done_ns;
+                snprintf(x->error, sizeof x->error, "%s", r[j].error);
+                break;
+            }
+    }
+    gs_status st = gs_jobs_write_csv(path, rec, m, err);
+    free(rec);
+    return st;
+}
+
+static void progress(const gs_run_opts *o, int64_t t0, size_t submitted, size_t total, const char *what)
+{
+    if (o->quiet)
+        return;
+    fprintf(stderr, "gapscope: [%7.1f s] %s: submitted %zu/%zu jobs\n", (double)(gs_now_ns() - t0) * 1e-9,
+            what, submitted, total);
+}
+
+/* Submits every arrival at its intended time; returns the number submitted. */
+static size_t replay(gs_engine *e, const gs_scenario *s, const gs_trace *arr, gs_tl_lane *lane,
+                     const gs_run_opts *o, int64_t t0, int64_t *sub_ns, int64_t *int_ns, gs_run_result *res)
+{
+    double scale = s->replay == GS_REPLAY_AFAP ? 0.0 : s->replay == GS_REPLAY_SCALED ? s->time_scale : 1.0;
+    int64_t next_report = t0 + 2000000000LL;
+    size_t done = 0;
+    for (size_t i = 0; i < arr->n; i++) {
+        const gs_arrival *a = &arr->a[i];
+        int64_t intended = t0 + (int64_t)((double)a->t_ns * scale);
+        for (int64_t now = gs_now_ns(); now < intended; now = gs_now_ns()) {
+            int64_t step = intended - now;
+            if (now >= next_report) {
+                progress(o, t0, done, arr->n, "replaying");
+                next_report = now + 2000000000LL;
+            }
+            gs_sleep_ns(step < 1000000000LL ? step : 1000000000LL);
+        }
+        gs_job_spec spec = {
+            .id = a->id,
+            .kind = a->kind,
+            .partitions = a->partitions,
+            .priority = a->priority,
+            .log_constraints = gs_scenario_log_size(s, a),
+            .intended_ns = intended,
+        };
+        gs_err jerr;
+        gs_err_clear(&jerr);
+        int64_t ts = gs_now_ns();
+        char args[128];
+        snprintf(args, sizeof args, "kind=%s;partitions=%u;priority=%d;log_constraints=%u;late_us=%lld",
+                 gs_scn_kind_name(a->kind), a->partitions, a->priority, spec.log_constraints,
+                 (long long)((ts - intended) / 1000));
+        gs_tl_span(lane, GS_SPAN_MARK, "submit", (int32_t)a->id, -1, ts, ts, 0, args);
+        int_ns[i] = intended;
+        sub_ns[i] = -1;
+        if (gs_engine_submit(e, &spec, &jerr) == GS_OK) {
+            sub_ns[i] = ts;
+            done++;
+        } else if (!o->quiet)
+            fprintf(stderr, "gapscope: job %llu not submitted: %s\n", (unsigned long long)a->id, jerr.msg);
+    }
+    res->submitted = done;
+    return done;
+}
+
+gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *res, gs_err *err)
+{
+    static const gs_run_opts defaults = {0};
+    if (!o)
+        o = &defaults;
+    memset(res, 0, sizeof *res);
+    gs_trace arr = {0};
+    gs_timeline *tl = NULL;
+    gs_backend *be[MAX_DEVICES] = {0};
+    gs_model *model = NULL;
+    gs_engine *e = NULL;
+    int nbe = 0;
+    char path[GS_SCN_PATH_MAX];
+    int64_t *sub_ns = NULL, *int_ns = NULL;
+
+    gs_status st = gs_scenario_arrivals(&arr, s, err);
+    if (st != GS_OK)
+        goto fail;
+    res->arrivals = arr.n;
+    if (o->out_dir)
+        snprintf(res->dir, sizeof res->dir, "%s", o->out_dir);
+    else
+        default_dir(res->dir, sizeof res->dir, s);
+    if ((st = gs_mkdir_p(res->dir, err)) != GS_OK)
+        goto fail;
+    if ((st = write_scenario(s, res->dir, err)) != GS_OK)
+        goto fail;
+    path_in(path, sizeof path, res->dir, "arrivals.jsonl");
+    if ((st = gs_trace_write(&arr, path, "ms", err)) != GS_OK)
+        goto fail;
+    if ((st = gs_timeline_create(&tl)) != GS_OK) {
+        gs_err_set(err, st, "run", res->dir, "cannot create the timeline");
+        goto fail;
+    }
+    set_meta(tl, s);
+    if ((st = make_backends(be, &nbe, &model, s, tl, o->quiet, err)) != GS_OK)
+        goto fail;
+    if (!o->quiet)
+        fprintf(stderr, "gapscope: %s: %zu jobs, backend %s x%d, %d synth threads, %d GPU worker%s, trim %s, "
+                        "replay %s -> %s\n", s->path[0] ? s->path : "scenario", arr.n, be[0]->ops->name, nbe,
+                s->engine.synth_threads, s->engine.gpu_workers_per_device,
+                s->engine.gpu_workers_per_device == 1 ? "" : "s",
+                s->settings ? gs_scenario_setting_value(s, "engine.trim") : "?", gs_replay_mode_name(s->replay),
+                res->dir);
+    if ((st = gs_engine_create(&e, &s->engine, be, nbe, tl, err)) != GS_OK)
+        goto fail;
+    gs_tl_lane *lane = gs_tl_lane_open(tl, "driver", GS_ROLE_DRIVER, -1, -1);
+    int64_t t0 = gs_now_ns() + 5000000; /* a little lead so the first arrival is on time */
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)t0);
+    gs_timeline_meta_set(tl, "run.start_ns", buf);
+    sub_ns = malloc((arr.n ? arr.n : 1) * sizeof *sub_ns);
+    int_ns = malloc((arr.n ? arr.n : 1) * sizeof *int_ns);
+    if (!sub_ns || !int_ns) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "run", "out of memory");
+        goto fail;
+    }
+    replay(e, s, &arr, lane, o, t0, sub_ns, int_ns, res);
+    /* Drain in steps, printing progress, until done or the scenario's timeout. */
+    int64_t deadline = s->drain_timeout_ns > 0 ? gs_now_ns() + s->drain_timeout_ns : 0;
+    res->drained = 1;
+    for (int step = 0;; step++) {
+        if (gs_engine_drain(e, 1000000000LL) == GS_OK)
+            break;
+        if (step % 2 == 1)
+            progress(o, t0, res->submitted, arr.n, "draining");
+        if (deadline && gs_now_ns() > deadline) {
+            if (!o->quiet)
+                fprintf(stderr, "gapscope: drain timeout; cancelling what is left\n");
+            gs_engine_cancel(e);
+            gs_engine_drain(e, 0);
+            res->drained = 0;
+            break;
+        }
+    }
+    int64_t t1 = gs_now_ns();
+    res->wall_s = (double)(t1 - t0) * 1e-9;
+    snprintf(buf, sizeof buf, "%lld", (long long)t1);
+    gs_timeline_meta_set(tl, "run.end_ns", buf);
+    size_t nr = 0;
+    const gs_job_result *r = gs_engine_results(e, &nr);
+    for (size_t i = 0; i < nr; i++) {
+        if (r[i].status == GS_OK)
+            res->completed++;
+        else
+            res->failed++;
+        res->verified += r[i].verified == 1;
+        res->verify_failed += r[i].verified == -1;
+    }
+    st = write_jobs(res->dir, &arr, sub_ns, int_ns, r, nr, err);
+    if (st == GS_OK && o->record_path)
+        st = gs_scn_record_from_run(res->dir, o->record_path, err);
+    gs_engine_destroy(e); /* capture stops here */
+    e = NULL;
+    if (st != GS_OK)
+        goto fail;
+    path_in(path, sizeof path, res->dir, "spans.csv");
+    if ((st = gs_timeline_write_csv(tl, path, err)) != GS_OK)
+        goto fail;
+    path_in(path, sizeof path, res->dir, "timeline.json");
+    if ((st = gs_timeline_write_chrome(tl, path, err)) != GS_OK)
+        goto fail;
+    if (!o->quiet)
+        fprintf(stderr, "gapscope: %zu jobs done in %.1f s: %zu completed, %zu failed, %zu verified%s\n", nr,
+                res->wall_s, res->completed, res->failed, res->verified, res->drained ? "" : " (drain timed out)");
+    if (!o->no_report)
+        st = gs_scn_report(res, o->quiet, err);
+fail:
+    if (e)
+        gs_engine_destroy(e);
+    for (int d = 0; d < nbe; d++)
+        if (be[d])
+            be[d]->ops->destroy(be[d]);
+    gs_model_destroy(model);
+    gs_timeline_destroy(tl);
+    gs_trace_free(&arr);
+    free(sub_ns);
+    free(int_ns);
+    return st;
+}

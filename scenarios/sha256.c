@@ -1,0 +1,124 @@
+/*
+ * SHA-256 (FIPS 180-4, sections 4.1.2, 4.2.2, 5.3.3 and 6.2), for the build
+ * fingerprint: the hash of the running binary (/proc/self/exe) goes into
+ * every run's metadata.  Not constant time; hashes public data only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "run.h"
+
+static const uint32_t K[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+static uint32_t ror(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
+static void block(uint32_t h[8], const uint8_t *p)
+{
+    uint32_t w[64];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    for (int i = 16; i < 64; i++) {
+        uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3);
+        uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+    for (int i = 0; i < 64; i++) {
+        uint32_t t1 = hh + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
+        uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        hh = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
+    }
+    h[0] += a; h[1] += b; h[2] += c; h[3] += d;
+    h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+}
+
+void gs_sha256_init(gs_sha256 *c)
+{
+    static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(c->h, iv, sizeof iv);
+    c->len = 0;
+    c->n = 0;
+}
+
+void gs_sha256_update(gs_sha256 *c, const void *data, size_t n)
+{
+    const uint8_t *p = data;
+    c->len += n;
+    while (n) {
+        size_t k = 64 - c->n < n ? 64 - c->n : n;
+        memcpy(c->buf + c->n, p, k);
+        c->n += k;
+        p += k;
+        n -= k;
+        if (c->n == 64) {
+            block(c->h, c->buf);
+            c->n = 0;
+        }
+    }
+}
+
+void gs_sha256_final(uint8_t out[32], gs_sha256 *c)
+{
+    uint64_t bits = c->len * 8;
+    uint8_t pad = 0x80, zero = 0, lenb[8];
+    gs_sha256_update(c, &pad, 1);
+    while (c->n != 56)
+        gs_sha256_update(c, &zero, 1);
+    for (int i = 0; i < 8; i++)
+        lenb[i] = (uint8_t)(bits >> (56 - 8 * i));
+    gs_sha256_update(c, lenb, 8);
+    for (int i = 0; i < 8; i++) {
+        out[4 * i] = (uint8_t)(c->h[i] >> 24);
+        out[4 * i + 1] = (uint8_t)(c->h[i] >> 16);
+        out[4 * i + 2] = (uint8_t)(c->h[i] >> 8);
+        out[4 * i + 3] = (uint8_t)c->h[i];
+    }
+}
+
+void gs_sha256_hex(char out[65], const uint8_t digest[32])
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 32; i++) {
+        out[2 * i] = hex[digest[i] >> 4];
+        out[2 * i + 1] = hex[digest[i] & 15];
+    }
+    out[64] = '\0';
+}
+
+gs_status gs_sha256_file(char out[65], const char *path, gs_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gs_err_set(err, GS_ERR_IO, "sha256", path, "cannot open: %s", strerror(errno));
+    gs_sha256 c;
+    gs_sha256_init(&c);
+    uint8_t buf[65536], d[32];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        gs_sha256_update(&c, buf, n);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad)
+        return gs_err_set(err, GS_ERR_IO, "sha256", path, "read error");
+    gs_sha256_final(d, &c);
+    gs_sha256_hex(out, d);
+    return GS_OK;
+}

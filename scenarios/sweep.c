@@ -1,0 +1,304 @@
+/*
+ * `gapscope sweep`: one scenario at every combination of the --vary values,
+ * each `reps` times, plus `reps` baseline runs, all in one randomized,
+ * interleaved order (Coz-style: slow drifts of the machine spread over every
+ * point instead of biasing the last ones).  A baseline run has every varied
+ * injection off and every other varied key as the scenario writes it.
+ *
+ *   --vary inject.tracker_hold=0ms,20ms,50ms   delay of a point (fixed:D; 0 = off)
+ *   --vary engine.synth_threads=2,4,6          any key; values split at ','
+ *   --vary inject.h2d.dist=uniform:1ms,2ms|fixed:5ms   split at '|' when present
+ *
+ * Outputs in OUT: run-NNN/ (each a full run directory), sweep.csv (one row
+ * per run; columns in scenarios/README.md), sweep.dat (per point: x, mean,
+ * min, max GPU idle) and the sensitivity (least-squares slope of GPU idle
+ * seconds per unit of each varied key, 95% interval) in sensitivity.csv and
+ * on stderr.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../diag/outfile.h"
+#include "run.h"
+#include "scn_internal.h"
+
+#define MAX_VARY 4
+#define MAX_VALUES 32
+
+typedef struct {
+    char key[96];            /* as given */
+    char set_key[112];       /* section.key actually set */
+    int inject_delay;        /* key was inject.<point>: values are delays */
+    char point[32];
+    char *values[MAX_VALUES];
+    int n;
+} vary;
+
+typedef struct {
+    int point;               /* index into the product, -1 = baseline */
+    int rep;
+} slot;
+
+/* Numeric value of a setting text for regression (seconds for durations). */
+static double numeric(const char *v)
+{
+    int64_t ns;
+    uint64_t b;
+    gs_dist d;
+    char *end;
+    if (gs_parse_duration_ns(&ns, v))
+        return (double)ns * 1e-9;
+    double x = strtod(v, &end);
+    if (end != v && !*end)
+        return x;
+    if (gs_parse_size_bytes(&b, v))
+        return (double)b;
+    gs_err e;
+    gs_err_clear(&e);
+    if (gs_parse_dist(&d, v, NULL, "sweep", &e) == GS_OK) {
+        x = gs_dist_mean(&d);
+        free(d.samples);
+        return x;
+    }
+    return NAN;
+}
+
+static gs_status parse_vary(vary *v, const char *arg, gs_err *err)
+{
+    memset(v, 0, sizeof *v);
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1])
+        return GS_ERR(err, GS_ERR_ARG, "sweep", "--vary expects KEY=v1,v2,..., got '%s'", arg);
+    snprintf(v->key, sizeof v->key, "%.*s", (int)(eq - arg), arg);
+    int dots = 0;
+    for (const char *p = v->key; *p; p++)
+        dots += *p == '.';
+    if (!strncmp(v->key, "inject.", 7) && dots == 1) {
+        v->inject_delay = 1;
+        snprintf(v->point, sizeof v->point, "%s", v->key + 7);
+        snprintf(v->set_key, sizeof v->set_key, "%s.dist", v->key);
+    } else
+        snprintf(v->set_key, sizeof v->set_key, "%s", v->key);
+    char sep = strchr(eq + 1, '|') ? '|' : ',';
+    char *copy = strdup(eq + 1);
+    if (!copy)
+        return GS_ERR(err, GS_ERR_NOMEM, "sweep", "out of memory");
+    char *save = NULL, seps[2] = {sep, 0};
+    for (char *tok = strtok_r(copy, seps, &save); tok; tok = strtok_r(NULL, seps, &save)) {
+        if (v->n == MAX_VALUES) {
+            free(copy);
+            return GS_ERR(err, GS_ERR_RANGE, "sweep", "at most %d values per --vary", MAX_VALUES);
+        }
+        v->values[v->n++] = strdup(tok);
+    }
+    free(copy);
+    if (v->n == 0)
+        return GS_ERR(err, GS_ERR_ARG, "sweep", "--vary %s has no values", v->key);
+    return GS_OK;
+}
+
+/* Applies value `val` of vary v to scenario s. */
+static gs_status apply_value(gs_scenario *s, const vary *v, const char *val, gs_err *err)
+{
+    char buf[700];
+    if (v->inject_delay) {
+        int64_t ns;
+        if (!gs_parse_duration_ns(&ns, val))
+            return GS_ERR(err, GS_ERR_ARG, "sweep", "--vary %s: '%s' is not a duration", v->key, val);
+        if (ns == 0)
+            snprintf(buf, sizeof buf, "inject.%s.enabled=no", v->point);
+        else {
+            snprintf(buf, sizeof buf, "inject.%s.dist=fixed:%s", v->point, val);
+            gs_status st = gs_scenario_set(s, buf, "--vary", err);
+            if (st != GS_OK)
+                return st;
+            snprintf(buf, sizeof buf, "inject.%s.enabled=yes", v->point);
+        }
+    } else
+        snprintf(buf, sizeof buf, "%s=%s", v->set_key, val);
+    return gs_scenario_set(s, buf, "--vary", err);
+}
+
+static void free_vary(vary *v)
+{
+    for (int i = 0; i < v->n; i++)
+        free(v->values[i]);
+}
+
+gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
+{
+    vary vs[MAX_VARY];
+    int nv = 0;
+    slot *order = NULL;
+    gs_run_result *rows = NULL;
+    gs_status st = GS_OK;
+    if (o->n_vary < 1 || o->n_vary > MAX_VARY)
+        return GS_ERR(err, GS_ERR_ARG, "sweep", "give 1 to %d --vary options", MAX_VARY);
+    for (; nv < o->n_vary; nv++)
+        if ((st = parse_vary(&vs[nv], o->vary[nv], err)) != GS_OK) {
+            nv++;
+            goto done;
+        }
+    int points = 1;
+    for (int i = 0; i < nv; i++)
+        points *= vs[i].n;
+    int reps = o->reps > 0 ? o->reps : 1;
+    int total = (points + 1) * reps;
+    order = calloc((size_t)total, sizeof *order);
+    rows = calloc((size_t)total, sizeof *rows);
+    if (!order || !rows) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "sweep", "out of memory");
+        goto done;
+    }
+    for (int p = -1, k = 0; p < points; p++)
+        for (int r = 0; r < reps; r++)
+            order[k++] = (slot){p, r};
+    gs_rng rng; /* Fisher-Yates shuffle: randomized interleaved order */
+    gs_rng_seed(&rng, o->seed ^ 0x7377656570ULL);
+    for (int i = total - 1; i > 0; i--) {
+        int j = (int)gs_rng_below(&rng, (uint64_t)i + 1);
+        slot t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    if ((st = gs_mkdir_p(o->out_dir, err)) != GS_OK)
+        goto done;
+    for (int i = 0; i < total; i++) {
+        gs_scenario *s = NULL;
+        if ((st = gs_scenario_load(&s, o->scenario, err)) != GS_OK)
+            goto done;
+        for (int k = 0; k < o->n_sets && st == GS_OK; k++)
+            st = gs_scenario_set(s, o->sets[k], "--set", err);
+        int p = order[i].point;
+        for (int k = 0, rest = p; k < nv && st == GS_OK; k++) {
+            if (p < 0) { /* baseline: varied injections off */
+                if (vs[k].inject_delay)
+                    st = apply_value(s, &vs[k], "0ms", err);
+                continue;
+            }
+            st = apply_value(s, &vs[k], vs[k].values[rest % vs[k].n], err);
+            rest /= vs[k].n;
+        }
+        if (st == GS_OK)
+            st = gs_scenario_validate(s, err);
+        char dir[GS_SCN_PATH_MAX];
+        snprintf(dir, sizeof dir, "%.480s/run-%03d", o->out_dir, i);
+        gs_run_opts ro = {.out_dir = dir, .quiet = 1};
+        if (st == GS_OK) {
+            if (!o->quiet)
+                fprintf(stderr, "gapscope sweep: run %d/%d (%s rep %d)\n", i + 1, total,
+                        p < 0 ? "baseline" : "point", order[i].rep);
+            st = gs_scn_run(s, &ro, &rows[i], err);
+        }
+        gs_scenario_destroy(s);
+        if (st != GS_OK)
+            goto done;
+        if (!o->quiet)
+            fprintf(stderr, "gapscope sweep:   GPU idle %.3f s, busy %.1f%%, %zu/%zu jobs ok\n", rows[i].gpu_idle_s,
+                    100 * rows[i].gpu_util, rows[i].completed, rows[i].arrivals);
+    }
+    {
+        /* sweep.csv */
+        char path[GS_SCN_PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/sweep.csv", o->out_dir);
+        gs_outfile of;
+        if ((st = gs_out_open(&of, path, err)) != GS_OK)
+            goto done;
+        fprintf(of.f, "run,point,rep,baseline");
+        for (int k = 0; k < nv; k++)
+            fprintf(of.f, ",%s,%s_x", vs[k].key, vs[k].key);
+        fprintf(of.f, ",wall_s,jobs,completed,failed,gpu_span_s,gpu_idle_s,gpu_util,verdict,dir\n");
+        for (int i = 0; i < total; i++) {
+            int p = order[i].point;
+            fprintf(of.f, "%d,%d,%d,%d", i, p, order[i].rep, p < 0);
+            for (int k = 0, rest = p; k < nv; k++) {
+                const char *val = p < 0 ? (vs[k].inject_delay ? "0ms" : "(scenario)") : vs[k].values[rest % vs[k].n];
+                if (p >= 0)
+                    rest /= vs[k].n;
+                fprintf(of.f, ",\"%s\",%.9g", val, numeric(val));
+            }
+            char verdict[256];
+            snprintf(verdict, sizeof verdict, "%s", rows[i].verdict);
+            for (char *c = verdict; *c; c++)
+                if (*c == '"')
+                    *c = '\'';
+            fprintf(of.f, ",%.3f,%zu,%zu,%zu,%.6f,%.6f,%.6f,\"%s\",%s\n", rows[i].wall_s, rows[i].arrivals,
+                    rows[i].completed, rows[i].failed, rows[i].gpu_span_s, rows[i].gpu_idle_s, rows[i].gpu_util,
+                    verdict, rows[i].dir);
+        }
+        if ((st = gs_out_close(&of, 1, err)) != GS_OK)
+            goto done;
+    }
+    /* Sensitivity and the per-point chart data of the first varied key. */
+    {
+        char path[GS_SCN_PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/sensitivity.csv", o->out_dir);
+        gs_outfile of;
+        if ((st = gs_out_open(&of, path, err)) != GS_OK)
+            goto done;
+        fprintf(of.f, "key,n,slope_idle_s_per_unit,ci95,intercept_s\n");
+        double *x = calloc((size_t)total, sizeof *x), *y = calloc((size_t)total, sizeof *y);
+        for (int k = 0; x && y && k < nv; k++) {
+            size_t n = 0;
+            for (int i = 0; i < total; i++) {
+                int p = order[i].point, rest = p;
+                for (int q = 0; q < k && p >= 0; q++)
+                    rest /= vs[q].n;
+                const char *val = p < 0 ? (vs[k].inject_delay ? "0ms" : NULL) : vs[k].values[rest % vs[k].n];
+                double xv = val ? numeric(val) : NAN;
+                if (!isfinite(xv) || !rows[i].analyzed)
+                    continue;
+                x[n] = xv;
+                y[n++] = rows[i].gpu_idle_s;
+            }
+            double b, ci, a;
+            if (gs_ols_slope(&b, &ci, &a, x, y, n)) {
+                fprintf(of.f, "%s,%zu,%.6g,%.6g,%.6g\n", vs[k].key, n, b, ci, a);
+                if (!o->quiet)
+                    fprintf(stderr, "gapscope sweep: sensitivity of GPU idle to %s: %.3f s per unit (95%% CI +-%.3f), "
+                                    "n = %zu\n", vs[k].key, b, ci, n);
+            } else
+                fprintf(of.f, "%s,%zu,,,\n", vs[k].key, n);
+        }
+        free(x);
+        free(y);
+        if ((st = gs_out_close(&of, 1, err)) != GS_OK)
+            goto done;
+        snprintf(path, sizeof path, "%s/sweep.dat", o->out_dir);
+        if ((st = gs_out_open(&of, path, err)) != GS_OK)
+            goto done;
+        fprintf(of.f, "# x (%s, seconds for durations)  idle_mean_s  idle_min_s  idle_max_s  util_mean  n  label\n",
+                vs[0].key);
+        for (int v = -1; v < vs[0].n; v++) {
+            double sum = 0, mn = INFINITY, mx = -INFINITY, us = 0;
+            int n = 0;
+            for (int i = 0; i < total; i++) {
+                int p = order[i].point;
+                int match = v < 0 ? p < 0 : p >= 0 && p % vs[0].n == v;
+                if (!match || !rows[i].analyzed)
+                    continue;
+                sum += rows[i].gpu_idle_s;
+                us += rows[i].gpu_util;
+                mn = fmin(mn, rows[i].gpu_idle_s);
+                mx = fmax(mx, rows[i].gpu_idle_s);
+                n++;
+            }
+            const char *label = v < 0 ? "baseline" : vs[0].values[v];
+            double xv = v < 0 ? (vs[0].inject_delay ? 0.0 : NAN) : numeric(label);
+            if (n && isfinite(xv))
+                fprintf(of.f, "%.9g %.6f %.6f %.6f %.6f %d \"%s\"\n", xv, sum / n, mn, mx, us / n, n, label);
+        }
+        st = gs_out_close(&of, 1, err);
+    }
+done:
+    for (int i = 0; i < nv; i++)
+        free_vary(&vs[i]);
+    free(order);
+    free(rows);
+    return st;
+}
