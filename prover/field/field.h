@@ -80,6 +80,8 @@ void gs_fp_to_bytes_be(uint8_t out[GS_FP_BYTES], const gs_fp *a);
 int gs_fp_from_bytes_le(gs_fp *out, const uint8_t in[GS_FP_BYTES]);
 int gs_fp_from_bytes_be(gs_fp *out, const uint8_t in[GS_FP_BYTES]);
 void gs_fp_random(gs_fp *out, gs_rng *rng);
+/* Montgomery batch inversion (zeros stay zero); in place, no heap. */
+void gs_fp_batch_inv_var(gs_fp *a, size_t n);
 
 /* ---- Fr ---------------------------------------------------------------- */
 void gs_fr_zero(gs_fr *out);

@@ -204,3 +204,32 @@ int gs_fp_from_dec(gs_fp *out, const char *s)
     if (!lb_from_dec(t, s, N)) return 0;
     return gs_fp_from_plain(out, t);
 }
+
+/*
+ * Montgomery's trick (one inversion and about 3 multiplications per
+ * element), applied to chunks of BATCH elements so the prefix products fit
+ * a fixed stack buffer: no heap scratch.  Zeros are skipped and stay zero.
+ */
+#define BATCH 256
+
+void gs_fp_batch_inv_var(gs_fp *a, size_t n)
+{
+    gs_fp prefix[BATCH];
+    for (size_t base = 0; base < n; base += BATCH) {
+        size_t m = n - base < BATCH ? n - base : BATCH;
+        gs_fp *x = a + base;
+        gs_fp acc, inv, t;
+        gs_fp_one(&acc);
+        for (size_t i = 0; i < m; i++) {
+            prefix[i] = acc; /* product of the nonzero x[0..i-1] */
+            if (!gs_fp_is_zero(&x[i])) gs_fp_mul(&acc, &acc, &x[i]);
+        }
+        gs_fp_inv_var(&inv, &acc); /* inv = (product of nonzero x[0..m-1])^-1 */
+        for (size_t i = m; i-- > 0;) {
+            if (gs_fp_is_zero(&x[i])) continue;
+            gs_fp_mul(&t, &inv, &prefix[i]); /* x[i]^-1 */
+            gs_fp_mul(&inv, &inv, &x[i]);
+            x[i] = t;
+        }
+    }
+}

@@ -77,6 +77,25 @@ GS_TEST(field_fp_axioms)
     }
 }
 
+GS_TEST(field_fp_batch_inv)
+{
+    gs_rng *rng = gs_test_rng();
+    enum { M = 600 };
+    static gs_fp a[M], b[M];
+    gs_fp t;
+    for (int i = 0; i < M; i++) {
+        if (i % 89 == 5) gs_fp_zero(&a[i]);
+        else gs_fp_random(&a[i], rng);
+        b[i] = a[i];
+    }
+    gs_fp_batch_inv_var(b, M);
+    for (int i = 0; i < M; i++) {
+        gs_fp_inv(&t, &a[i]);
+        GS_CHECK(gs_fp_eq(&t, &b[i]));
+    }
+    gs_fp_batch_inv_var(b, 0);
+}
+
 GS_TEST(field_fp_sqrt_nonresidue)
 {
     gs_rng *rng = gs_test_rng();
