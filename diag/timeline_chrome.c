@@ -20,48 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "tl_internal.h"
 
 #define PID_HOST 1
 #define PID_GPU0 100
-
-/* Writes s as a JSON string; invalid UTF-8 bytes become U+FFFD (RFC 8259). */
-static void json_str(FILE *f, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    fputc('"', f);
-    while (*p) {
-        unsigned c = *p;
-        if (c == '"' || c == '\\') {
-            fputc('\\', f);
-            fputc((int)c, f);
-            p++;
-        } else if (c < 0x20) {
-            fprintf(f, "\\u%04x", c);
-            p++;
-        } else if (c < 0x80) {
-            fputc((int)c, f);
-            p++;
-        } else {
-            int n = c >= 0xf0 && c < 0xf5 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 && c < 0xe0 ? 1 : -1;
-            int ok = n > 0 && c < 0xf5;
-            for (int i = 1; ok && i <= n; i++)
-                ok = (p[i] & 0xc0) == 0x80;
-            if (ok && n == 2 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)))
-                ok = 0;
-            if (ok && n == 3 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)))
-                ok = 0;
-            if (ok) {
-                fwrite(p, 1, (size_t)n + 1, f);
-                p += n + 1;
-            } else {
-                fputs("\\ufffd", f);
-                p++;
-            }
-        }
-    }
-    fputc('"', f);
-}
 
 static void put_us(FILE *f, int64_t ns)
 {
@@ -101,9 +64,9 @@ static void put_args(FILE *f, const char *args)
                 val = seg;
             }
             fputc(',', f);
-            json_str(f, key);
+            gs_json_str(f, key);
             fputc(':', f);
-            json_str(f, val);
+            gs_json_str(f, val);
         }
         free(seg);
         idx++;
@@ -156,7 +119,7 @@ static void meta_event(FILE *f, const char *what, int pid, int tid, const char *
         fprintf(f, ",\"tid\":%d", tid);
     fprintf(f, ",\"args\":{\"%s\":", key);
     if (sval)
-        json_str(f, sval);
+        gs_json_str(f, sval);
     else
         fprintf(f, "%ld", ival);
     fputs("}}", f);
@@ -199,7 +162,7 @@ static void write_span(FILE *f, gs_timeline *tl, const gs_span *s, int64_t t0)
     int pid = lane_pid(L), tid = L->id + 1;
     if (s->kind == GS_SPAN_COUNTER) {
         fputs(",\n{\"ph\":\"C\",\"name\":", f);
-        json_str(f, s->name);
+        gs_json_str(f, s->name);
         fprintf(f, ",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
         put_us(f, s->start_ns - t0);
         fprintf(f, ",\"args\":{\"value\":%.17g}}", s->value == s->value ? s->value : 0.0);
@@ -207,7 +170,7 @@ static void write_span(FILE *f, gs_timeline *tl, const gs_span *s, int64_t t0)
     }
     int instant = s->kind == GS_SPAN_MARK && s->end_ns == s->start_ns;
     fprintf(f, ",\n{\"ph\":\"%s\",\"name\":", instant ? "i\",\"s\":\"t" : "X");
-    json_str(f, s->name);
+    gs_json_str(f, s->name);
     fprintf(f, ",\"cat\":\"%s%s\",\"pid\":%d,\"tid\":%d,\"ts\":",
             gs_span_kind_name((gs_span_kind)s->kind),
             s->flags & GS_SPAN_F_INJECTED ? ",injected" : "", pid, tid);
@@ -221,7 +184,7 @@ static void write_span(FILE *f, gs_timeline *tl, const gs_span *s, int64_t t0)
     if (s->holder >= 0) {
         const gs_lane_info *H = gs_timeline_lane(tl, s->holder);
         fputs(",\"holder\":", f);
-        json_str(f, H ? H->name : "?");
+        gs_json_str(f, H ? H->name : "?");
     }
     if (s->value != 0 && s->value == s->value)
         fprintf(f, ",\"value\":%.17g", s->value);
@@ -283,9 +246,9 @@ gs_status gs_timeline_write_chrome(gs_timeline *tl, const char *path, gs_err *er
         const char *k, *v;
         gs_timeline_meta_at(tl, i, &k, &v);
         fputc(',', f);
-        json_str(f, k);
+        gs_json_str(f, k);
         fputc(':', f);
-        json_str(f, v);
+        gs_json_str(f, v);
     }
     fputs("}}\n", f);
     free(ls);

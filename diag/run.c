@@ -1,0 +1,69 @@
+/* Loading a run directory or a spans.csv (run.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int gs_path_join(char *buf, size_t n, const char *dir, const char *name)
+{
+    int k = snprintf(buf, n, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] != '/' ? "/" : "",
+                     name);
+    return k >= 0 && (size_t)k < n;
+}
+
+gs_status gs_run_load(gs_run *r, const char *arg, const gs_analysis_config *cfg, gs_err *err)
+{
+    struct stat sb;
+    gs_status st;
+    memset(r, 0, sizeof *r);
+    if (stat(arg, &sb) != 0)
+        return gs_err_set(err, GS_ERR_IO, "run", arg, "no such run directory or spans.csv");
+    if (S_ISDIR(sb.st_mode)) {
+        snprintf(r->dir, sizeof r->dir, "%s", arg);
+        if (!gs_path_join(r->spans, sizeof r->spans, arg, "spans.csv"))
+            return gs_err_set(err, GS_ERR_ARG, "run", arg, "path too long");
+        if (stat(r->spans, &sb) != 0)
+            return gs_err_set(err, GS_ERR_IO, "run", arg,
+                              "no spans.csv in this directory (is it a run directory?)");
+    } else {
+        snprintf(r->spans, sizeof r->spans, "%s", arg);
+        const char *slash = strrchr(arg, '/');
+        if (slash)
+            snprintf(r->dir, sizeof r->dir, "%.*s", (int)(slash - arg), arg);
+        else
+            snprintf(r->dir, sizeof r->dir, ".");
+        if (!r->dir[0])
+            snprintf(r->dir, sizeof r->dir, "/");
+    }
+    if (cfg && cfg->progress)
+        fprintf(stderr, "analyze: reading %s\n", r->spans);
+    if ((st = gs_timeline_read_csv(&r->tl, r->spans, err)) != GS_OK)
+        goto fail;
+    if ((st = gs_analyze(&r->an, r->tl, cfg, err)) != GS_OK)
+        goto fail;
+    char jobs[2100];
+    if (gs_path_join(jobs, sizeof jobs, r->dir, "jobs.csv") && stat(jobs, &sb) == 0) {
+        if ((st = gs_jobs_read_csv(&r->job_records, &r->n_jobs, jobs, err)) != GS_OK)
+            goto fail;
+        gs_job_stats_from_records(&r->jobs, r->job_records, r->n_jobs);
+    } else {
+        gs_job_stats_from_timeline(&r->jobs, r->tl);
+    }
+    return GS_OK;
+fail:
+    gs_run_free(r);
+    return st;
+}
+
+void gs_run_free(gs_run *r)
+{
+    gs_analysis_destroy(r->an);
+    gs_timeline_destroy(r->tl);
+    free(r->job_records);
+    r->an = NULL;
+    r->tl = NULL;
+    r->job_records = NULL;
+}

@@ -1,0 +1,42 @@
+/*
+ * A loaded run: its directory, timeline, analysis and job statistics.
+ * Everything `gapscope analyze/report/gate` shows comes from here, and
+ * all of it is recomputed from the saved files (no re-run).
+ *
+ * gs_run_load accepts a run directory (reads DIR/spans.csv and, when
+ * present, DIR/jobs.csv) or a spans.csv path (the run directory is then its
+ * folder).  Outputs go to the run directory.
+ *
+ * Ownership: gs_run_load fills caller storage; gs_run_free releases it.
+ */
+#ifndef GS_RUN_H
+#define GS_RUN_H
+
+#include "analysis.h"
+#include "jobs.h"
+
+typedef struct gs_run {
+    char dir[2048];            /* run directory (outputs go here) */
+    char spans[2048];          /* the spans.csv that was read */
+    gs_timeline *tl;
+    gs_analysis *an;
+    gs_job_stats jobs;
+    gs_job_record *job_records;
+    size_t n_jobs;
+} gs_run;
+
+gs_status gs_run_load(gs_run *r, const char *dir_or_csv, const gs_analysis_config *cfg,
+                      gs_err *err);
+void gs_run_free(gs_run *r);
+
+/* Writes DIR/summary.json (schema: diag/README.md, "summary.json"). */
+gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err);
+
+/* Writes the plot data files into DIR/data/ (columns: diag/README.md,
+ * "Data files"). */
+gs_status gs_plot_data_write(const gs_run *r, gs_err *err);
+
+/* Joins dir and name into buf (returns 0 when it does not fit). */
+int gs_path_join(char *buf, size_t n, const char *dir, const char *name);
+
+#endif

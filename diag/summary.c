@@ -1,0 +1,191 @@
+/* summary.json (schema "gapscope.summary/1", documented in diag/README.md). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "outfile.h"
+#include "run.h"
+
+static void key(FILE *f, int *first, const char *k)
+{
+    fputs(*first ? "" : ",", f);
+    *first = 0;
+    gs_json_str(f, k);
+    fputc(':', f);
+}
+
+static void num(FILE *f, int *first, const char *k, double v)
+{
+    key(f, first, k);
+    gs_json_num(f, v);
+}
+
+static void count(FILE *f, int *first, const char *k, long v)
+{
+    key(f, first, k);
+    if (v < 0)
+        fputs("null", f);
+    else
+        fprintf(f, "%ld", v);
+}
+
+static void gap_stats(FILE *f, const gs_gap_stats *g)
+{
+    int first = 1;
+    fputc('{', f);
+    count(f, &first, "count", (long)g->count);
+    num(f, &first, "total_s", g->total_s);
+    num(f, &first, "mean_ms", g->mean_ms);
+    num(f, &first, "p50_ms", g->p50_ms);
+    num(f, &first, "p90_ms", g->p90_ms);
+    num(f, &first, "p99_ms", g->p99_ms);
+    num(f, &first, "max_ms", g->max_ms);
+    fprintf(f, ",\"micro\":{\"count\":%zu,\"total_s\":", g->micro_count);
+    gs_json_num(f, g->micro_total_s);
+    fprintf(f, "},\"macro\":{\"count\":%zu,\"total_s\":", g->macro_count);
+    gs_json_num(f, g->macro_total_s);
+    fputs("}}", f);
+}
+
+/* Causes with idle > 0, sorted by idle descending (ties: table order). */
+static void causes(FILE *f, const double *cause_s, double idle_s)
+{
+    int order[GS_CAUSE_COUNT], n = 0;
+    for (int c = 0; c < GS_CAUSE_COUNT; c++)
+        if (cause_s[c] > 0)
+            order[n++] = c;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && cause_s[order[j]] > cause_s[order[j - 1]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    fputc('[', f);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s{\"cause\":", i ? "," : "");
+        gs_json_str(f, gs_cause_name((gs_cause)order[i]));
+        fputs(",\"idle_s\":", f);
+        gs_json_num(f, cause_s[order[i]]);
+        fputs(",\"share\":", f);
+        gs_json_num(f, idle_s > 0 ? cause_s[order[i]] / idle_s : 0);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
+{
+    const gs_analysis *a = r->an;
+    gs_outfile o;
+    gs_status st = gs_out_open(&o, path, err);
+    if (st != GS_OK)
+        return st;
+    FILE *f = o.f;
+    int first = 1;
+    fputs("{\n", f);
+    key(f, &first, "schema");
+    gs_json_str(f, "gapscope.summary/1");
+    fputs(",\n\"source\":", f);
+    gs_json_str(f, r->spans);
+    fputs(",\n\"metric_definitions\":{"
+          "\"span_s\":\"first device operation start to last device operation end, per device\","
+          "\"busy_s\":\"length of the union of kernel and copy spans over all streams of the device\","
+          "\"kernel_busy_s\":\"length of the union of kernel spans over all streams\","
+          "\"copy_busy_s\":\"length of the union of copy spans over all streams\","
+          "\"util\":\"busy_s / span_s (kernels or copies busy / span)\","
+          "\"util_kernels_only\":\"kernel_busy_s / span_s (kernels busy / span)\","
+          "\"gaps\":\"maximal intervals inside the span covered by no device operation; "
+          "percentiles are nearest-rank\","
+          "\"causes\":\"idle seconds attributed from the GPU workers' state (diag/README.md)\"}", f);
+    fprintf(f, ",\n\"config\":{\"micro_threshold_ms\":");
+    gs_json_num(f, a->cfg.micro_threshold_s * 1e3);
+    fputs(",\"bin_s\":", f);
+    gs_json_num(f, a->cfg.bin_s);
+    fputs("},\n\"devices\":[", f);
+    for (size_t i = 0; i < a->n_dev; i++) {
+        const gs_device_analysis *d = &a->dev[i];
+        int df = 1;
+        fputs(i ? ",\n{" : "\n{", f);
+        count(f, &df, "device", d->device);
+        key(f, &df, "name");
+        gs_json_str(f, d->name);
+        count(f, &df, "ops", (long)d->n_ops);
+        num(f, &df, "span_s", d->span_s);
+        num(f, &df, "busy_s", d->busy_s);
+        num(f, &df, "kernel_busy_s", d->kernel_s);
+        num(f, &df, "copy_busy_s", d->copy_s);
+        num(f, &df, "util", d->util);
+        num(f, &df, "util_kernels_only", d->util_kernels_only);
+        num(f, &df, "idle_s", d->idle_s);
+        key(f, &df, "gaps");
+        gap_stats(f, &d->gap_stats);
+        key(f, &df, "causes");
+        causes(f, d->cause_s, d->idle_s);
+        fputc('}', f);
+    }
+    fputs("],\n", f);
+    first = 1;
+    double kernel = 0;
+    for (size_t i = 0; i < a->n_dev; i++)
+        kernel += a->dev[i].kernel_s;
+    num(f, &first, "util", a->span_s > 0 ? a->busy_s / a->span_s : 0);
+    num(f, &first, "util_kernels_only", a->span_s > 0 ? kernel / a->span_s : 0);
+    num(f, &first, "span_s", a->span_s);
+    num(f, &first, "busy_s", a->busy_s);
+    num(f, &first, "idle_s", a->idle_s);
+    fputs(",\n", f);
+    first = 1;
+    key(f, &first, "gaps");
+    gap_stats(f, &a->gap_stats);
+    fputs(",\n\"causes\":", f);
+    causes(f, a->cause_s, a->idle_s);
+    fputs(",\n\"jobs\":{\"source\":", f);
+    gs_json_str(f, r->jobs.source);
+    first = 0;
+    count(f, &first, "submitted", r->jobs.submitted);
+    count(f, &first, "completed", r->jobs.completed);
+    count(f, &first, "failed", r->jobs.failed);
+    count(f, &first, "verified", r->jobs.verified);
+    count(f, &first, "pending", r->jobs.pending);
+    fputs("},\n\"latency\":{", f);
+    for (size_t k = 0; k < r->jobs.n_kinds; k++) {
+        const gs_kind_latency *L = &r->jobs.kinds[k];
+        int lf = 1;
+        fputs(k ? "," : "", f);
+        gs_json_str(f, L->kind);
+        fputs(":{", f);
+        count(f, &lf, "count", (long)L->count);
+        num(f, &lf, "mean_s", L->mean_s);
+        num(f, &lf, "p50_s", L->p50_s);
+        num(f, &lf, "p90_s", L->p90_s);
+        num(f, &lf, "p99_s", L->p99_s);
+        num(f, &lf, "max_s", L->max_s);
+        fputc('}', f);
+    }
+    fprintf(f, "},\n\"injected\":{\"spans\":%zu,\"total_s\":", a->injected_spans);
+    gs_json_num(f, a->injected_s);
+    fprintf(f, "},\n\"dropped_spans\":%llu,\n\"meta\":{", (unsigned long long)a->dropped_spans);
+    for (size_t i = 0; i < gs_timeline_meta_count(r->tl); i++) {
+        const char *k, *v;
+        gs_timeline_meta_at(r->tl, i, &k, &v);
+        fputs(i ? "," : "", f);
+        gs_json_str(f, k);
+        fputc(':', f);
+        gs_json_str(f, v);
+    }
+    char sentence[1024];
+    gs_analysis_verdict(sentence, sizeof sentence, a);
+    fputs("},\n\"verdict\":{\"cause\":", f);
+    if (a->idle_s > 0)
+        gs_json_str(f, gs_cause_name(a->verdict));
+    else
+        fputs("null", f);
+    fputs(",\"share\":", f);
+    gs_json_num(f, a->verdict_share);
+    fputs(",\"idle_s\":", f);
+    gs_json_num(f, a->idle_s > 0 ? a->cause_s[a->verdict] : 0);
+    fputs(",\"sentence\":", f);
+    gs_json_str(f, sentence);
+    fputs("}\n}\n", f);
+    return gs_out_close(&o, 1, err);
+}

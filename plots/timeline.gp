@@ -1,0 +1,35 @@
+# Timeline: one row per lane (device streams, tracker lock, GPU workers,
+# finalizers, synthesis threads), spans coloured by category, idle gaps of
+# each device shaded across the whole chart and coloured by cause.
+# Data: lanes via meta.gp (ytics), timeline_spans.dat, gap_pieces.dat.
+# Variables: zoom (0 = whole run, 1 = window around the longest gap, from
+# meta.gp zoom_lo/zoom_hi), or xlo/xhi to pick any window.
+load plotsdir.'/common.gp'
+load datadir.'/meta.gp'
+if (!exists("zoom")) zoom = 0
+if (!exists("xlo")) xlo = (zoom ? zoom_lo : 0)
+if (!exists("xhi")) xhi = (zoom ? zoom_hi : t_end)
+if (xhi <= xlo) xhi = xlo + 1e-3
+set xrange [xlo:xhi]
+set yrange [-0.6:n_rows - 0.4]
+set xlabel "time since the first span (s)"
+set title (zoom ? "Timeline around the longest idle gap (gaps shaded by cause)" : "Timeline (idle gaps shaded by cause)") noenhanced
+set key outside below horizontal maxcols 7 samplen 1.5
+set ytics font ",8"
+set grid noytics
+set style fill solid 1.0 noborder
+h = n_rows / 2.0
+plot datadir.'/gap_pieces.dat' using (($3+$4)/2):(h - 0.5):(($4-$3)/2):(h):(cause_color($6)) \
+         with boxxyerror fs transparent solid 0.28 noborder lc rgb variable notitle, \
+     datadir.'/timeline_spans.dat' using (($2+$3)/2):1:(($3-$2)/2):5:(cat_color($4)) \
+         with boxxyerror lc rgb variable notitle, \
+     for [i=1:8] NaN with boxes fs solid lc rgb cat_rgb[i] title cat_label[i], \
+     for [i=1:12] NaN with boxes fs transparent solid 0.35 lc rgb cause_rgb[i] title 'gap: '.cause_label[i]
+H = (n_rows * 22 + 160 < 400) ? 400 : n_rows * 22 + 160
+set terminal @PNGTERM size 1400,H
+set output outbase.'.png'
+replot
+set terminal svg size 1400,H dynamic background rgb 'white'
+set output outbase.'.svg'
+replot
+set output
