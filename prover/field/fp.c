@@ -93,15 +93,33 @@ void gs_fp_mul(gs_fp *out, const gs_fp *a, const gs_fp *b)
 
 void gs_fp_sqr(gs_fp *out, const gs_fp *a) { gs_fp_mul(out, a, a); }
 
-/* Left-to-right square and multiply; branches on the (public) exponent only. */
+/*
+ * Fixed 4-bit window, left to right (Handbook of Applied Cryptography,
+ * algorithm 14.82): 15 table multiplications, then per nibble 4 squarings
+ * and at most one multiplication.  Leading zero nibbles are skipped.
+ * Branches and table indices depend on the exponent only (public).
+ */
 void gs_fp_pow(gs_fp *out, const gs_fp *a, const uint64_t *e, size_t n)
 {
-    gs_fp acc, base = *a;
-    gs_fp_one(&acc);
+    gs_fp tbl[16], acc;
+    int started = 0;
+    gs_fp_one(&tbl[0]);
+    tbl[1] = *a;
+    for (int i = 2; i < 16; i++) gs_fp_mul(&tbl[i], &tbl[i - 1], a);
+    acc = tbl[0];
     for (size_t i = n; i-- > 0;) {
-        for (int b = 63; b >= 0; b--) {
-            gs_fp_sqr(&acc, &acc);
-            if ((e[i] >> b) & 1) gs_fp_mul(&acc, &acc, &base);
+        for (int nib = 15; nib >= 0; nib--) {
+            unsigned d = (unsigned)(e[i] >> (4 * nib)) & 15;
+            if (started) {
+                gs_fp_sqr(&acc, &acc);
+                gs_fp_sqr(&acc, &acc);
+                gs_fp_sqr(&acc, &acc);
+                gs_fp_sqr(&acc, &acc);
+                if (d) gs_fp_mul(&acc, &acc, &tbl[d]);
+            } else if (d) {
+                acc = tbl[d];
+                started = 1;
+            }
         }
     }
     *out = acc;

@@ -95,14 +95,33 @@ void gs_fp2_inv(gs_fp2 *out, const gs_fp2 *a)
     gs_fp_neg(&out->c1, &t1);
 }
 
+/*
+ * Fixed 4-bit window, left to right (Handbook of Applied Cryptography,
+ * algorithm 14.82): 15 table multiplications, then per nibble 4 squarings
+ * and at most one multiplication.  Leading zero nibbles are skipped.
+ * Branches and table indices depend on the exponent only (public).
+ */
 void gs_fp2_pow(gs_fp2 *out, const gs_fp2 *a, const uint64_t *e, size_t n)
 {
-    gs_fp2 acc, base = *a;
-    gs_fp2_one(&acc);
+    gs_fp2 tbl[16], acc;
+    int started = 0;
+    gs_fp2_one(&tbl[0]);
+    tbl[1] = *a;
+    for (int i = 2; i < 16; i++) fp2_mul(&tbl[i], &tbl[i - 1], a);
+    acc = tbl[0];
     for (size_t i = n; i-- > 0;) {
-        for (int b = 63; b >= 0; b--) {
-            gs_fp2_sqr(&acc, &acc);
-            if ((e[i] >> b) & 1) gs_fp2_mul(&acc, &acc, &base);
+        for (int nib = 15; nib >= 0; nib--) {
+            unsigned d = (unsigned)(e[i] >> (4 * nib)) & 15;
+            if (started) {
+                fp2_sqr(&acc, &acc);
+                fp2_sqr(&acc, &acc);
+                fp2_sqr(&acc, &acc);
+                fp2_sqr(&acc, &acc);
+                if (d) fp2_mul(&acc, &acc, &tbl[d]);
+            } else if (d) {
+                acc = tbl[d];
+                started = 1;
+            }
         }
     }
     *out = acc;
