@@ -85,7 +85,14 @@ struct gs_backend {
     void *impl;
 };
 
-/* The CPU backend (always present).  threads: 0 = all cores. */
+/* The CPU backend (always present).  threads: 0 = all cores; the backend
+ * owns one pool of that width and uses it for every step (opts->threads and
+ * opts->pageable are ignored).  Its prove state borrows pk until
+ * prove_finish/prove_abort returns (pk must outlive it) and copies what it
+ * needs of the assignment, which may be freed once prove_start returns.
+ * Stages: device_mutex_wait, host_prep (HOST, device -1); intt, coset, ntt,
+ * msm_h, msm_l, msm_a, msm_b1 (KERNEL, device 0, stream 0); msm_b2,
+ * epilogue (HOST, device -1).  (prover/groth16/backend_cpu.c) */
 gs_status gs_backend_cpu_create(gs_backend **out, int threads, gs_err *err);
 /* The CUDA backend on device `device`; GS_ERR_NODEV when there is none,
  * GS_ERR_UNSUPPORTED when built without CUDA. */
