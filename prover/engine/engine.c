@@ -9,7 +9,8 @@
  *
  * Submission takes the tracker lock once to give the job its sequence
  * number (the second key of every queue's order) and to count it, marks
- * `submit` on the driver lane, and queues its partitions for synthesis;
+ * `job_queued` on the engine's driver lane ("driver/engine"; the caller's
+ * own driver lane marks `submit`), and queues its partitions for synthesis;
  * it never blocks on proving.  Cancel bumps the engine's epoch: every
  * partition of a job submitted before it that has not reached mark_busy
  * is dropped with GS_ERR_CANCELLED (queued ones at once, others when a
@@ -170,7 +171,7 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
 
     gs_engine_write_meta(&e->cfg, backends, n_devices, tl);
     if (tl) {
-        e->drv_lane = gs_tl_lane_open(tl, "driver", GS_ROLE_DRIVER, -1, -1);
+        e->drv_lane = gs_tl_lane_open(tl, "driver/engine", GS_ROLE_DRIVER, -1, -1);
         gs_drv_counter(e, "gpu_queue_depth", gs_now_ns(), 0);
         gs_drv_counter(e, "synth_busy", gs_now_ns(), 0);
     }
@@ -274,10 +275,10 @@ gs_status gs_engine_submit(gs_engine *e, const gs_job_spec *job, gs_err *err)
 
     if (e->drv_lane) {
         char args[96];
-        snprintf(args, sizeof args, "kind=%s;partitions=%u;priority=%d;log=%u",
+        snprintf(args, sizeof args, "kind=%s;partitions=%u;priority=%d;log_constraints=%u",
                  gs_job_kind_name(j->spec.kind), n, j->spec.priority, j->spec.log_constraints);
         pthread_mutex_lock(&e->drv_mu);
-        gs_tl_span(e->drv_lane, GS_SPAN_MARK, "submit", gs_jid(j), -1, j->submitted_ns,
+        gs_tl_span(e->drv_lane, GS_SPAN_MARK, "job_queued", gs_jid(j), -1, j->submitted_ns,
                    j->submitted_ns, 0, args);
         pthread_mutex_unlock(&e->drv_mu);
     }

@@ -104,7 +104,7 @@ GS_TEST(engine_timeline_steps_and_metadata)
     };
     size_t n;
     const gs_span *s = gs_timeline_spans(r.tl, &n);
-    int device_spans = 0, counters = 0;
+    int device_spans = 0, counters = 0, done_marks = 0, queued_marks = 0;
     for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
         int got = 0;
         for (size_t i = 0; i < n; i++) {
@@ -128,9 +128,16 @@ GS_TEST(engine_timeline_steps_and_metadata)
             GS_CHECK(l && l->role == GS_ROLE_DRIVER);
             GS_CHECK(s[i].value >= 0 && s[i].value <= cfg.queue_depth);
         }
+        if (s[i].kind == GS_SPAN_MARK && strcmp(s[i].name, "job_done") == 0) {
+            done_marks++;
+            GS_CHECK(s[i].job == 11 && strstr(s[i].args, "status=ok;verified=1") != NULL);
+        }
+        queued_marks += s[i].kind == GS_SPAN_MARK && strcmp(s[i].name, "job_queued") == 0;
     }
     GS_CHECK(device_spans >= 2 * 4);   /* intt/coset/ntt/msm per partition */
     GS_CHECK(counters >= 4);           /* 2 pushes and 2 pops at least */
+    GS_CHECK_EQ_INT(done_marks, 1);
+    GS_CHECK_EQ_INT(queued_marks, 1);
     GS_CHECK(gs_timeline_meta_get(r.tl, "backend") &&
              strcmp(gs_timeline_meta_get(r.tl, "backend"), "cpu") == 0);
     GS_CHECK(gs_timeline_meta_get(r.tl, "device.0.name") != NULL);

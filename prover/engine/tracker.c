@@ -141,6 +141,18 @@ void gs_tracker_publish_locked(struct gs_engine *e, gs_job_rec *j)
         r->n_public = j->key ? j->key->n_public : 0;
     }
     t->published++;
+    if (e->drv_lane) {
+        /* tracker.mu -> drv_mu (a leaf). */
+        char args[160];
+        snprintf(args, sizeof args, "status=%s;verified=%d;kind=%s;partitions=%u;latency_ns=%lld",
+                 r->status == GS_OK ? "ok" : gs_status_name(r->status), r->verified,
+                 gs_job_kind_name(r->kind), r->partitions,
+                 (long long)(r->done_ns - (r->intended_ns ? r->intended_ns : r->submitted_ns)));
+        pthread_mutex_lock(&e->drv_mu);
+        gs_tl_span(e->drv_lane, GS_SPAN_MARK, "job_done", gs_jid(j), -1, r->done_ns, r->done_ns,
+                   r->status == GS_OK ? 0 : GS_SPAN_F_FAILED, args);
+        pthread_mutex_unlock(&e->drv_mu);
+    }
     pthread_cond_broadcast(&t->done_cv);
 }
 
