@@ -94,7 +94,7 @@ ALL_TESTS := $(foreach l,$(LAYERS),$(call tests_of,$(l)))
 TEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(ALL_TESTS) test/runner.c)
 ALL_LIBS  := $(call libs_for,cli)
 
-.PHONY: all test test-gpu test-layer demo deps bench clean check-valgrind cuda-check
+.PHONY: all test test-gpu test-layer demo deps bench clean check-valgrind massif
 all: $(BUILD)/gapscope
 
 $(BUILD)/obj/%.o: %.c
@@ -164,6 +164,24 @@ test-gpu:
 demo: deps
 	@$(MAKE) --no-print-directory $(BUILD)/gapscope
 	$(BUILD)/gapscope run scenarios/demo.ini
+
+# memcheck: the fast unit tests and a tiny engine run, zero errors, no definite leaks.
+VALGRIND := valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite \
+	--error-exitcode=99 --suppressions=ci/valgrind.supp
+VALGRIND_TESTS ?= --only json --only io_ --only timeline --only analysis --only scenario \
+	--only trace --only engine_
+check-valgrind: deps
+	@$(MAKE) --no-print-directory $(BUILD)/test/all $(BUILD)/gapscope
+	GS_TEST_QUICK=1 GS_BIN=$(BUILD)/gapscope $(VALGRIND) $(BUILD)/test/all $(VALGRIND_TESTS)
+	$(VALGRIND) $(BUILD)/gapscope run scenarios/demo.ini --out $(BUILD)/valgrind-run \
+	    --set jobs.count=1 --set jobs.partitions=porep_c2:2 --set jobs.size_map=porep_c2:9 \
+	    --set inject.malloc_trim.frag=8MiB
+	@echo "check-valgrind: no memcheck errors, no definite leaks"
+
+# Heap profile of synthesis (one setup at 2^14), for ms_print.
+massif: $(BUILD)/gapscope
+	valgrind --tool=massif --massif-out-file=$(BUILD)/massif.out $(BUILD)/gapscope setup --log 14 --out $(BUILD)/massif-setup --quiet
+	@echo "massif: ms_print $(BUILD)/massif.out"
 
 clean:
 	rm -rf build build-* 
