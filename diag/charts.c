@@ -152,6 +152,9 @@ gs_status gs_charts_render(const char *run_dir, const char *plots_dir, int *n_ok
     if (st != GS_OK)
         return st;
     gs_path_join(data, sizeof data, run_dir, "data");
+    char log[4200];
+    gs_path_join(log, sizeof log, charts, "gnuplot.log");
+    unlink(log);
     chart(plots, charts, data, "timeline.gp", "timeline", "zoom=0;", n_ok);
     chart(plots, charts, data, "timeline.gp", "timeline_zoom", "zoom=1;", n_ok);
     chart(plots, charts, data, "gap_cdf.gp", "gap_cdf", NULL, n_ok);

@@ -3,6 +3,7 @@
 # label then one column per cause in GS_CAUSE_TABLE order).
 # Variable: causesfile (default datadir/causes.dat).
 load plotsdir.'/common.gp'
+if (exists("datadir") && !exists("causesfile")) load datadir.'/meta.gp'
 if (!exists("causesfile")) causesfile = datadir.'/causes.dat'
 set style data histograms
 set style histogram rowstacked
@@ -13,11 +14,10 @@ set title "GPU idle time by cause" noenhanced
 set key outside right
 set xtics rotate by -30 noenhanced
 set yrange [0:*]
-plot for [i=2:13] causesfile using i:xtic(1) title cause_label[i-1] lc rgb cause_rgb[i-1]
 set terminal @PNGTERM size 1000,560
 set output outbase.'.png'
-replot
-set terminal svg size 1000,560 dynamic background rgb 'white'
+plot for [i=2:13] causesfile using i:xtic(1) title (cause_present[i-1] ? cause_label[i-1] : '') lc rgb cause_rgb[i-1]
+set terminal @SVGTERM size 1000,560
 set output outbase.'.svg'
 replot
 set output

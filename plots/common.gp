@@ -5,8 +5,8 @@
 if (!exists("plotsdir")) plotsdir = "plots"
 if (!exists("datadir")) datadir = "data"
 if (!exists("outbase")) outbase = "chart"
-set terminal unknown
-PNGTERM = (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) ? "pngcairo enhanced font 'Sans,10'" : "png"
+PNGTERM = (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) ? "pngcairo noenhanced font 'Sans,10'" : "png noenhanced"
+SVGTERM = "svg noenhanced dynamic background rgb 'white'"
 
 # Cause colours, in the order of GS_CAUSE_TABLE (diag/analysis.h):
 # queue_empty, tracker_lock/malloc_trim, tracker_lock/verify,
@@ -14,19 +14,23 @@ PNGTERM = (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) ? "pngcairo enhanced font '
 # h2d_pageable, h2d_pinned, handoff, backend_host, other.
 array cause_rgb[12] = [0x9c755f, 0xe15759, 0xf28e2b, 0xff9da7, 0xb07aa1, \
                        0x59a14f, 0xedc948, 0x4e79a7, 0x76b7b2, 0xbab0ac, 0x17becf, 0x7f7f7f]
-array cause_label[12] = ["queue\\_empty", "tracker\\_lock/malloc\\_trim", "tracker\\_lock/verify", \
-                         "tracker\\_lock/injected", "tracker\\_lock/other", "device\\_mutex", \
-                         "host\\_prep", "h2d\\_pageable", "h2d\\_pinned", "handoff", \
-                         "backend\\_host", "other"]
+array cause_label[12] = ["queue_empty", "tracker_lock/malloc_trim", "tracker_lock/verify", \
+                         "tracker_lock/injected", "tracker_lock/other", "device_mutex", \
+                         "host_prep", "h2d_pageable", "h2d_pinned", "handoff", \
+                         "backend_host", "other"]
 cause_color(i) = cause_rgb[int(i) + 1]
 
 # Span categories of timeline_spans.dat: kernel, copy, queue_wait,
 # lock_wait, lock_hold, injected, prove/synth, other step.
 array cat_rgb[8] = [0x2ca02c, 0x1f77b4, 0xc7c7c7, 0xd62728, 0xff7f0e, 0x9467bd, 0x8c564b, 0xaec7e8]
-array cat_label[8] = ["kernel", "copy", "queue\\_wait", "lock wait", "lock hold", "injected", \
+array cat_label[8] = ["kernel", "copy", "queue_wait", "lock wait", "lock hold", "injected", \
                       "prove/synth", "other step"]
 cat_color(i) = cat_rgb[int(i) + 1]
 
 set grid xtics ytics lc rgb '#dddddd'
 set border lc rgb '#555555'
 set key noenhanced
+
+# Defaults when the data directory's meta.gp does not define them.
+if (!exists("device_ids")) device_ids = "0"
+array cause_present[12] = [1,1,1,1,1,1,1,1,1,1,1,1]

@@ -10,11 +10,10 @@ set title "Idle gap length CDF" noenhanced
 set key bottom right
 set arrow from micro_ms, graph 0 to micro_ms, graph 1 nohead dt 2 lc rgb '#888888'
 set label sprintf("micro/macro %g ms", micro_ms) at micro_ms, graph 0.95 offset 0.5,0 font ",8"
-plot for [i=0:n_devices-1] datadir.'/gap_cdf.dat' index i using 1:2 with steps lw 2 title sprintf("device block %d", i)
 set terminal @PNGTERM size 900,560
 set output outbase.'.png'
-replot
-set terminal svg size 900,560 dynamic background rgb 'white'
+plot for [i=0:n_devices-1] datadir.'/gap_cdf.dat' index i using 1:2 with steps lw 2 title "GPU ".word(device_ids, i+1)
+set terminal @SVGTERM size 900,560
 set output outbase.'.svg'
 replot
 set output

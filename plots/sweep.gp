@@ -13,11 +13,10 @@ set ylabel "GPU idle fraction (1 - util)"
 set yrange [0:*]
 set title "GPU idle versus injected delay, per suspect" noenhanced
 set key top left noenhanced
-plot for [i=1:words(suspects)] sweepfile index (i-1) using 1:2:3:4 with yerrorlines lw 2 pt 7 title word(suspects, i)
 set terminal @PNGTERM size 900,560
 set output outbase.'.png'
-replot
-set terminal svg size 900,560 dynamic background rgb 'white'
+plot for [i=1:words(suspects)] sweepfile index (i-1) using 1:2:3:4 with yerrorlines lw 2 pt 7 title word(suspects, i)
+set terminal @SVGTERM size 900,560
 set output outbase.'.svg'
 replot
 set output

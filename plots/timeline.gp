@@ -6,6 +6,7 @@
 # meta.gp zoom_lo/zoom_hi), or xlo/xhi to pick any window.
 load plotsdir.'/common.gp'
 load datadir.'/meta.gp'
+load datadir.'/lanes.gp'
 if (!exists("zoom")) zoom = 0
 if (!exists("xlo")) xlo = (zoom ? zoom_lo : 0)
 if (!exists("xhi")) xhi = (zoom ? zoom_hi : t_end)
@@ -19,17 +20,16 @@ set ytics font ",8"
 set grid noytics
 set style fill solid 1.0 noborder
 h = n_rows / 2.0
+H = (n_rows * 22 + 160 < 400) ? 400 : n_rows * 22 + 160
+set terminal @PNGTERM size 1400,H
+set output outbase.'.png'
 plot datadir.'/gap_pieces.dat' using (($3+$4)/2):(h - 0.5):(($4-$3)/2):(h):(cause_color($6)) \
          with boxxyerror fs transparent solid 0.28 noborder lc rgb variable notitle, \
      datadir.'/timeline_spans.dat' using (($2+$3)/2):1:(($3-$2)/2):5:(cat_color($4)) \
          with boxxyerror lc rgb variable notitle, \
      for [i=1:8] NaN with boxes fs solid lc rgb cat_rgb[i] title cat_label[i], \
-     for [i=1:12] NaN with boxes fs transparent solid 0.35 lc rgb cause_rgb[i] title 'gap: '.cause_label[i]
-H = (n_rows * 22 + 160 < 400) ? 400 : n_rows * 22 + 160
-set terminal @PNGTERM size 1400,H
-set output outbase.'.png'
-replot
-set terminal svg size 1400,H dynamic background rgb 'white'
+     for [i=1:12] NaN with boxes fs transparent solid 0.35 lc rgb cause_rgb[i] title (cause_present[i] ? 'gap: '.cause_label[i] : '')
+set terminal @SVGTERM size 1400,H
 set output outbase.'.svg'
 replot
 set output

@@ -7,12 +7,11 @@ set ylabel "busy fraction of the bin"
 set yrange [0:1.05]
 set title "Device utilization over time (util = kernels-or-copies busy / bin; kernels only dashed)" noenhanced
 set key outside below
-plot for [i=0:n_devices-1] datadir.'/util_bins.dat' index i using 1:2 with histeps lw 2 title sprintf("util, device block %d", i), \
-     for [i=0:n_devices-1] datadir.'/util_bins.dat' index i using 1:3 with histeps dt 2 title sprintf("util kernels only, device block %d", i)
 set terminal @PNGTERM size 1200,500
 set output outbase.'.png'
-replot
-set terminal svg size 1200,500 dynamic background rgb 'white'
+plot for [i=0:n_devices-1] datadir.'/util_bins.dat' index i using 1:2 with histeps lw 2 title "util, GPU ".word(device_ids, i+1), \
+     for [i=0:n_devices-1] datadir.'/util_bins.dat' index i using 1:3 with histeps dt 2 title "util kernels only, GPU ".word(device_ids, i+1)
+set terminal @SVGTERM size 1200,500
 set output outbase.'.svg'
 replot
 set output
