@@ -84,5 +84,5 @@ gs_status gs_scenario_arrivals(gs_trace *out, const gs_scenario *s, gs_err *err)
 uint32_t gs_scenario_log_size(const gs_scenario *s, const gs_arrival *a)
 {
     int log = (int)s->size_map[a->kind] + s->size_shift;
-    return (uint32_t)(log < 4 ? 4 : log > 30 ? 30 : log);
+    return (uint32_t)(log < 9 ? 9 : log > 28 ? 28 : log);
 }

@@ -40,7 +40,7 @@ enum { T_INT, T_U64, T_BOOL, T_DUR, T_SIZE, T_REAL, T_ENUM, T_STR, T_PATH, T_DIS
     X(O_COUNT, JOBS, "count", T_INT, "8", 1, 1000000, NULL, "generator: number of arrivals") \
     X(O_PARTS, JOBS, "partitions", T_KINDS_INT, "", 1, 64, NULL, "partitions per kind, kind:n,... (overrides the trace's; default DOMAIN.md's)") \
     X(O_INTERARRIVAL, JOBS, "interarrival", T_DIST, "fixed:100ms", 0, 0, NULL, "generator: time between arrivals") \
-    X(O_SIZE_MAP, JOBS, "size_map", T_KINDS_INT, "winning_post:8,window_post:10,snap_deals:10,porep_c2:10,circuit:8", 4, 28, NULL, "log2 constraints per partition, kind:log,...") \
+    X(O_SIZE_MAP, JOBS, "size_map", T_KINDS_INT, "winning_post:9,window_post:10,snap_deals:10,porep_c2:10,circuit:9", 9, 28, NULL, "log2 constraints per partition, kind:log,...") \
     X(O_SIZE_SHIFT, JOBS, "size_shift", T_INT, "0", -20, 20, NULL, "scale factor: added to every size_map log size") \
     X(O_LIMIT, JOBS, "limit", T_INT, "0", 0, 100000000, NULL, "replay at most this many arrivals (0 = all)") \
     X(O_REPLAY, JOBS, "replay", T_ENUM, "timed", 0, 0, "timed|afap|scaled", "arrival timing: recorded, as fast as possible, or scaled") \

@@ -96,9 +96,9 @@ gs_status gs_scenario_validate(gs_scenario *s, gs_err *err)
                           "backend = cpu drives one device (devices = 1)");
     for (int k = 0; k < GS_KIND_COUNT; k++) {
         int log = (int)s->size_map[k] + s->size_shift;
-        if (log < 4 || log > 30)
+        if (log < 9 || log > 28)
             return gs_err_set(err, GS_ERR_RANGE, "scenario", s->path[0] ? s->path : "--set",
-                              "size_map %s = %u with size_shift %d gives 2^%d constraints (allowed 2^4..2^30)",
+                              "size_map %s = %u with size_shift %d gives 2^%d constraints (the circuits allow 2^9..2^28)",
                               gs_scn_kind_name((gs_job_kind)k), s->size_map[k], s->size_shift, log);
     }
     return GS_OK;
