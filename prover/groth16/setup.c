@@ -133,8 +133,12 @@ gs_status gs_groth16_setup(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
     for (uint32_t j = 0; j <= np; j++)   /* public-input rows */
         gs_fr_add(&u[j], &u[j], &lag[r1cs->n_constraints + j]);
 
-    /* Combs: 8-bit windows pay off from a few hundred points on. */
-    unsigned wbits = (nv + n > 512) ? 8 : 4;
+    /* Comb window: a table of ceil(255/w) (2^w - 1) points per group costs
+     * about that many additions to build and saves additions on every
+     * point (255/w each); wider windows pay off as the key grows. */
+    size_t n_points = 4 * (size_t)nv + n;
+    unsigned wbits = n_points > (1u << 19) ? 12 : n_points > (1u << 15) ? 10
+                   : n_points > 2048 ? 8 : 4;
     gs_g1 g1;
     gs_g2 g2;
     gs_g1_generator(&g1);

@@ -8,6 +8,8 @@
  */
 #include "test_g16_util.h"
 
+#include "g16_internal.h"
+
 #include "backend.h"
 
 /* ---- naive helpers -------------------------------------------------------- */
@@ -228,4 +230,61 @@ GS_TEST(groth16_assignment_matches_r1cs)
     gs_vk_free(&vk);
     gs_r1cs_free(&r);
     free(w);
+}
+
+/* Fixed-base combs of every window size setup uses, against double-and-add,
+ * on random and edge scalars (0, 1, r - 1, powers of two at window edges). */
+GS_TEST(groth16_fixed_base_vs_mul)
+{
+    enum { N = 40 };
+    gs_fr k[N];
+    gs_rng *rng = gs_test_rng();
+    gs_fr_zero(&k[0]);
+    gs_fr_one(&k[1]);
+    gs_fr_neg(&k[2], &k[1]);                 /* r - 1 */
+    for (int i = 3; i < 12; i++) {           /* 2^(i*23) */
+        gs_fr two;
+        gs_fr_set_u64(&two, 2);
+        uint64_t e = (uint64_t)i * 23;
+        gs_fr_pow(&k[i], &two, &e, 1);
+    }
+    for (int i = 12; i < N; i++)
+        gs_fr_random(&k[i], rng);
+    static const unsigned ws[] = { 4, 8, 10, 12 };
+    gs_g1 g1, e1;
+    gs_g2 g2, e2;
+    gs_g1_generator(&g1);
+    gs_g2_generator(&g2);
+    gs_pool *pool = NULL;
+    gs_err e;
+    gs_err_clear(&e);
+    GS_REQUIRE(gs_pool_create(&pool, 2, &e) == GS_OK);
+    for (size_t wi = 0; wi < sizeof ws / sizeof ws[0]; wi++) {
+        if (gs_test_quick() && ws[wi] > 10)
+            continue;
+        gs_fb_g1 t1;
+        gs_fb_g2 t2;
+        GS_REQUIRE(gs_fb_g1_init(&t1, &g1, ws[wi], pool, &e) == GS_OK);
+        GS_REQUIRE(gs_fb_g2_init(&t2, &g2, ws[wi], pool, &e) == GS_OK);
+        gs_g1_affine o1[N];
+        gs_g2_affine o2[N];
+        gs_fb_g1_mul_many(o1, &t1, k, N, pool);
+        gs_fb_g2_mul_many(o2, &t2, k, N, pool);
+        for (int i = 0; i < N; i++) {
+            gs_scalar s;
+            gs_fr_to_scalar(&s, &k[i]);
+            gs_g1_mul_var(&e1, &g1, &s);
+            gs_g2_mul_var(&e2, &g2, &s);
+            gs_g1_affine a1;
+            gs_g2_affine a2;
+            gs_g1_to_affine(&a1, &e1);
+            gs_g2_to_affine(&a2, &e2);
+            GS_CHECK_MSG(gs_g1_affine_eq(&o1[i], &a1), "G1 w=%u scalar %d", ws[wi], i);
+            GS_CHECK_MSG(gs_g2_affine_eq(&o2[i], &a2), "G2 w=%u scalar %d", ws[wi], i);
+        }
+        GS_CHECK(o1[0].inf && o2[0].inf);
+        gs_fb_g1_free(&t1);
+        gs_fb_g2_free(&t2);
+    }
+    gs_pool_destroy(pool);
 }
