@@ -1,7 +1,8 @@
 /*
  * Internal to prover/groth16: fixed-base multiplication tables (setup) and
- * the prover's building blocks shared by the CPU backend and the one-shot
- * prover.  Not part of the layer's contract.
+ * the prover's building blocks shared by the CPU backend, the one-shot
+ * prover and the CUDA backend (prover/cuda uses the H-step helpers and the
+ * epilogue): keep these signatures stable.
  */
 #ifndef GS_G16_INTERNAL_H
 #define GS_G16_INTERNAL_H
