@@ -103,7 +103,7 @@ $(BUILD)/obj/%.o: %.c
 
 $(BUILD)/obj/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) -std=c++17 -O3 $(NVCC_ARCH) -DGS_HAVE_CUDA=1 -Xcompiler -Wall,-fno-strict-aliasing -lineinfo -c $< -o $@
+	$(NVCC) -std=c++17 -O3 $(NVCC_ARCH) -DGS_HAVE_CUDA=1 -Xcompiler -Wall,-fno-strict-aliasing -lineinfo -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
 define layer_rules
 $(call lib_of,$(1)): $(call objs_of,$(1))

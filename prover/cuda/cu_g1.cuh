@@ -18,7 +18,7 @@
 /* The point formulas are large (10-20 inlined multiplications each): kept
  * out of line so each is compiled once per module (compile time, code
  * size); the call costs little next to the body. */
-#define CU_PT __device__ __noinline__
+#define CU_PT static __device__ __noinline__
 
 struct cu_g1_aff {
     cu_fp x, y;
