@@ -22,6 +22,12 @@
 typedef struct gs_circuit gs_circuit;
 
 /*
+ * merkle_poseidon: n_proofs inclusion proofs of challenged leaves against
+ * one root of a binary Poseidon tree of depth D = clamp(log - 8, 1, 16)
+ * (PoSt-shaped).  Public inputs: w[1] = root, w[2 .. n_proofs+1] = the
+ * challenged leaf indices; private inputs: per proof the leaf, its D
+ * siblings and D index bits.  About 265 constraints per tree level.
+ *
  * Creates the circuit of `family` ("merkle_poseidon"; NULL = default) with
  * about 2^log_constraints constraints (at most that many, and more than
  * half of it: the QAP domain is then 2^log_constraints or 2^(log+1)).

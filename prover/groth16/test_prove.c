@@ -5,6 +5,8 @@
  */
 #include "test_g16_util.h"
 
+#include <pthread.h>
+
 #include "backend.h"
 
 typedef struct {
@@ -361,4 +363,60 @@ GS_TEST(groth16_random_rs_differ)
     GS_CHECK(memcmp(&r1, &r2, sizeof r1) != 0 && memcmp(&r1, &s1, sizeof r1) != 0);
     gs_fr t;
     GS_CHECK(gs_fr_from_scalar(&t, &r1) && gs_fr_from_scalar(&t, &s2));
+}
+
+/* backend.h's thread-safety contract: several workers share one backend;
+ * prove_start serializes internally and prove_finish may overlap a start. */
+typedef struct {
+    gs_backend *be;
+    const inst *x;
+    int ok;
+} worker_arg;
+
+static void *worker(void *p)
+{
+    worker_arg *a = p;
+    for (int it = 0; it < 3; it++) {
+        gs_err e;
+        gs_err_clear(&e);
+        gs_scalar r, s;
+        gs_fr t;
+        gs_rng rng;
+        gs_rng_seed(&rng, (uint64_t)(uintptr_t)p + (uint64_t)it);
+        gs_fr_random(&t, &rng);
+        gs_fr_to_scalar(&r, &t);
+        gs_fr_random(&t, &rng);
+        gs_fr_to_scalar(&s, &t);
+        gs_prove_state *st;
+        gs_stage_list sl = { 0 };
+        gs_proof pr;
+        if (a->be->ops->prove_start(a->be, &a->x->pk, &a->x->as, &r, &s, NULL, &st, &sl, &e) ||
+            a->be->ops->prove_finish(a->be, st, &pr, &sl, &e) ||
+            gs_groth16_verify(&a->x->vk, a->x->w + 1, a->x->vk.n_public, &pr, &e))
+            return NULL;
+        a->ok++;
+    }
+    return NULL;
+}
+
+GS_TEST(groth16_backend_shared_by_threads)
+{
+    inst x;
+    GS_REQUIRE(inst_make(&x, 40, 30, 2, 13));
+    gs_backend *be;
+    gs_err e;
+    gs_err_clear(&e);
+    GS_REQUIRE(gs_backend_cpu_create(&be, 2, &e) == GS_OK);
+    pthread_t th[3];
+    worker_arg args[3];
+    for (int i = 0; i < 3; i++) {
+        args[i] = (worker_arg){ be, &x, 0 };
+        GS_REQUIRE(pthread_create(&th[i], NULL, worker, &args[i]) == 0);
+    }
+    for (int i = 0; i < 3; i++) {
+        pthread_join(th[i], NULL);
+        GS_CHECK_EQ_INT(args[i].ok, 3);
+    }
+    be->ops->destroy(be);
+    inst_free(&x);
 }
