@@ -1,0 +1,427 @@
+/* Gate limits, checks, paired comparison and their outputs (gate.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "gate.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "outfile.h"
+
+void gs_gate_limits_init(gs_gate_limits *l)
+{
+    memset(l, 0, sizeof *l);
+    l->min_util = l->min_util_kernels_only = NAN;
+    l->max_gap_p99_ms = l->max_gap_max_ms = NAN;
+    l->max_failed_jobs = -1;
+    l->alpha = 0.05;
+    l->min_util_drop = 0.02;
+    l->min_gap_p99_increase_ms = 5;
+}
+
+static int parse_num(const char *s, double *out)
+{
+    char *e;
+    double v = strtod(s, &e);
+    while (isspace((unsigned char)*e))
+        e++;
+    if (e == s || *e || !isfinite(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* "50ms", "1.5s", "200us", "50" (ms) -> milliseconds. */
+static int parse_ms(const char *s, double *out)
+{
+    char *e;
+    double v = strtod(s, &e);
+    if (e == s || !isfinite(v) || v < 0)
+        return 0;
+    double mul = !strcmp(e, "") || !strcmp(e, "ms") ? 1
+                 : !strcmp(e, "s")                  ? 1e3
+                 : !strcmp(e, "us")                 ? 1e-3
+                 : !strcmp(e, "ns")                 ? 1e-6
+                                                    : -1;
+    if (mul < 0)
+        return 0;
+    *out = v * mul;
+    return 1;
+}
+
+static gs_status set_share(gs_gate_limits *l, const char *cause, const char *value,
+                           const char *where, gs_err *err)
+{
+    double v;
+    gs_cause c;
+    int known = gs_cause_from_name(&c, cause);
+    for (int k = 0; !known && k < GS_CAUSE_COUNT; k++)
+        known = gs_cause_matches((gs_cause)k, cause);
+    if (!known)
+        return gs_err_set(err, GS_ERR_ARG, "gate", where, "unknown cause or group '%s'", cause);
+    if (!parse_num(value, &v) || v < 0 || v > 1)
+        return gs_err_set(err, GS_ERR_ARG, "gate", where, "share for %s must be 0..1, got '%s'",
+                          cause, value);
+    int k;
+    for (k = 0; k < l->n_cause && strcmp(l->cause[k].cause, cause); k++)
+        ;
+    if (k == l->n_cause) {
+        if (l->n_cause == GS_GATE_MAX_CAUSES)
+            return gs_err_set(err, GS_ERR_ARG, "gate", where, "too many cause limits");
+        l->n_cause++;
+    }
+    snprintf(l->cause[k].cause, sizeof l->cause[k].cause, "%s", cause);
+    l->cause[k].max_share = v;
+    return GS_OK;
+}
+
+gs_status gs_gate_limits_set(gs_gate_limits *l, const char *section, const char *key,
+                             const char *value, const char *where, gs_err *err)
+{
+    double v;
+    if (section && !strcmp(section, "cause_share"))
+        return set_share(l, key, value, where, err);
+    if (!strcmp(key, "max_cause_share")) {
+        const char *eq = strchr(value, '=');
+        char cause[64];
+        if (!eq || (size_t)(eq - value) >= sizeof cause)
+            return gs_err_set(err, GS_ERR_ARG, "gate", where, "want CAUSE=SHARE, got '%s'", value);
+        snprintf(cause, sizeof cause, "%.*s", (int)(eq - value), value);
+        return set_share(l, cause, eq + 1, where, err);
+    }
+    struct {
+        const char *key;
+        double *dst;
+        int dur;
+        double lo, hi;
+    } tab[] = {
+        {"min_util", &l->min_util, 0, 0, 1},
+        {"min_util_kernels_only", &l->min_util_kernels_only, 0, 0, 1},
+        {"max_gap_p99", &l->max_gap_p99_ms, 1, 0, 1e12},
+        {"max_gap_max", &l->max_gap_max_ms, 1, 0, 1e12},
+        {"alpha", &l->alpha, 0, 1e-9, 0.5},
+        {"min_util_drop", &l->min_util_drop, 0, 0, 1},
+        {"min_gap_p99_increase", &l->min_gap_p99_increase_ms, 1, 0, 1e12},
+    };
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
+        if (strcmp(key, tab[i].key))
+            continue;
+        if (!(tab[i].dur ? parse_ms(value, &v) : parse_num(value, &v)) || v < tab[i].lo ||
+            v > tab[i].hi)
+            return gs_err_set(err, GS_ERR_ARG, "gate", where, "bad value '%s' for %s%s", value,
+                              key, tab[i].dur ? " (a duration: 50ms, 1.5s, 200us)" : "");
+        *tab[i].dst = v;
+        return GS_OK;
+    }
+    if (!strcmp(key, "max_failed_jobs")) {
+        if (!parse_num(value, &v) || v < 0 || v != floor(v))
+            return gs_err_set(err, GS_ERR_ARG, "gate", where, "max_failed_jobs wants a count");
+        l->max_failed_jobs = (long)v;
+        return GS_OK;
+    }
+    return gs_err_set(err, GS_ERR_ARG, "gate", where, "unknown limit '%s'", key);
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+gs_status gs_gate_limits_load(gs_gate_limits *l, const char *path, gs_err *err)
+{
+    char *buf, section[64] = "gate", where[4200];
+    size_t len, line = 0;
+    gs_status st = gs_read_file(&buf, &len, path, err);
+    if (st != GS_OK)
+        return st;
+    for (char *p = buf, *next; p && *p && st == GS_OK; p = next) {
+        next = strchr(p, '\n');
+        if (next)
+            *next++ = '\0';
+        line++;
+        snprintf(where, sizeof where, "%s:%zu", path, line);
+        char *hash = strpbrk(p, "#;");
+        if (hash)
+            *hash = '\0';
+        char *s = trim(p);
+        if (!*s)
+            continue;
+        if (*s == '[') {
+            char *e = strchr(s, ']');
+            if (!e || e[1] || e - s - 1 >= (long)sizeof section) {
+                st = gs_err_set(err, GS_ERR_FORMAT, "thresholds", where, "bad section header");
+                break;
+            }
+            snprintf(section, sizeof section, "%.*s", (int)(e - s - 1), s + 1);
+            if (strcmp(section, "gate") && strcmp(section, "cause_share") &&
+                strcmp(section, "paired"))
+                st = gs_err_set(err, GS_ERR_FORMAT, "thresholds", where,
+                                "unknown section [%s] (gate, cause_share, paired)", section);
+            continue;
+        }
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            st = gs_err_set(err, GS_ERR_FORMAT, "thresholds", where, "expected key = value");
+            break;
+        }
+        *eq = '\0';
+        st = gs_gate_limits_set(l, section, trim(s), trim(eq + 1), where, err);
+        if (st != GS_OK)
+            err->status = st = GS_ERR_FORMAT;
+    }
+    free(buf);
+    return st;
+}
+
+void gs_gate_result_init(gs_gate_result *res, const char *mode)
+{
+    memset(res, 0, sizeof *res);
+    res->pass = 1;
+    snprintf(res->mode, sizeof res->mode, "%s", mode);
+}
+
+void gs_gate_result_free(gs_gate_result *res)
+{
+    free(res->checks);
+    res->checks = NULL;
+    res->n = res->cap = 0;
+}
+
+static gs_status add(gs_gate_result *res, const char *name, const char *op, double value,
+                     double limit, const char *unit, const char *detail)
+{
+    if (res->n == res->cap) {
+        size_t cap = res->cap ? res->cap * 2 : 16;
+        gs_gate_check *nc = realloc(res->checks, cap * sizeof *nc);
+        if (!nc)
+            return GS_ERR_NOMEM;
+        res->checks = nc;
+        res->cap = cap;
+    }
+    gs_gate_check *c = &res->checks[res->n++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    snprintf(c->op, sizeof c->op, "%s", op);
+    snprintf(c->unit, sizeof c->unit, "%s", unit);
+    snprintf(c->detail, sizeof c->detail, "%s", detail);
+    c->value = value;
+    c->limit = limit;
+    c->pass = !strcmp(op, ">=") ? value >= limit : value <= limit;
+    if (isnan(value))
+        c->pass = 0;
+    res->pass &= c->pass;
+    return GS_OK;
+}
+
+gs_status gs_gate_evaluate(gs_gate_result *res, const gs_run *r, const gs_gate_limits *l)
+{
+    const gs_analysis *a = r->an;
+    char name[128];
+    gs_status st = GS_OK;
+    size_t devs_with_ops = 0;
+    for (size_t i = 0; i < a->n_dev && st == GS_OK; i++) {
+        const gs_device_analysis *d = &a->dev[i];
+        if (!d->n_ops)
+            continue;
+        devs_with_ops++;
+        if (!isnan(l->min_util) && st == GS_OK) {
+            snprintf(name, sizeof name, "util gpu%d", (int)d->device);
+            st = add(res, name, ">=", d->util, l->min_util, "",
+                     "kernels or copies busy / span (first to last device operation)");
+        }
+        if (!isnan(l->min_util_kernels_only) && st == GS_OK) {
+            snprintf(name, sizeof name, "util_kernels_only gpu%d", (int)d->device);
+            st = add(res, name, ">=", d->util_kernels_only, l->min_util_kernels_only, "",
+                     "kernels busy / span");
+        }
+        if (!isnan(l->max_gap_p99_ms) && st == GS_OK) {
+            snprintf(name, sizeof name, "gap_p99 gpu%d", (int)d->device);
+            st = add(res, name, "<=", d->gap_stats.p99_ms, l->max_gap_p99_ms, "ms",
+                     "nearest-rank p99 of idle gap lengths inside the span");
+        }
+        if (!isnan(l->max_gap_max_ms) && st == GS_OK) {
+            snprintf(name, sizeof name, "gap_max gpu%d", (int)d->device);
+            st = add(res, name, "<=", d->gap_stats.max_ms, l->max_gap_max_ms, "ms",
+                     "longest idle gap inside the span");
+        }
+    }
+    if (!devs_with_ops && st == GS_OK)
+        st = add(res, "device operations", ">=", 0, 1, "", "the timeline has no device operation");
+    for (int k = 0; k < l->n_cause && st == GS_OK; k++) {
+        double idle = gs_analysis_cause_idle(a, l->cause[k].cause);
+        snprintf(name, sizeof name, "cause_share %s", l->cause[k].cause);
+        st = add(res, name, "<=", a->span_s > 0 ? idle / a->span_s : 0, l->cause[k].max_share, "",
+                 "idle seconds attributed to the cause (group) / summed device span");
+    }
+    if (l->max_failed_jobs >= 0 && st == GS_OK)
+        st = add(res, "failed jobs", "<=",
+                 r->jobs.failed < 0 ? NAN : (double)(r->jobs.failed + r->jobs.pending),
+                 (double)l->max_failed_jobs, "",
+                 r->jobs.failed < 0 ? "no job results recorded" : "failed + never finished jobs");
+    return st;
+}
+
+static int cmp_d(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double run_util(const gs_run *r)
+{
+    return r->an->span_s > 0 ? r->an->busy_s / r->an->span_s : 0;
+}
+
+gs_status gs_gate_paired(gs_gate_result *res, const gs_run *const *base, size_t nb,
+                         const gs_run *const *head, size_t nh, const gs_gate_limits *l)
+{
+    double *b = malloc((nb + 1) * sizeof *b), *h = malloc((nh + 1) * sizeof *h);
+    gs_status st = GS_OK;
+    char detail[256];
+    if (!b || !h) {
+        st = GS_ERR_NOMEM;
+        goto done;
+    }
+    for (int metric = 0; metric < 2 && st == GS_OK; metric++) {
+        /* Oriented so that smaller is worse: util, and minus the gap p99. */
+        for (size_t i = 0; i < nb; i++)
+            b[i] = metric == 0 ? run_util(base[i]) : -base[i]->an->gap_stats.p99_ms;
+        for (size_t i = 0; i < nh; i++)
+            h[i] = metric == 0 ? run_util(head[i]) : -head[i]->an->gap_stats.p99_ms;
+        double u;
+        double p = gs_mann_whitney_less(b, nb, h, nh, &u);
+        double mb = median(b, nb), mh = median(h, nh);
+        double delta = mb - mh;   /* regression amount: util drop, or gap p99 increase */
+        double floor_v = metric == 0 ? l->min_util_drop : l->min_gap_p99_increase_ms;
+        int regress = p < l->alpha && delta >= floor_v;
+        snprintf(detail, sizeof detail,
+                 "median base %.4g, head %.4g; Mann-Whitney U = %.1f, one-sided p = %.4g "
+                 "(alpha %.3g); fails only when significant and >= the floor; n = %zu + %zu",
+                 metric == 0 ? mb : -mb, metric == 0 ? mh : -mh, u, p, l->alpha, nb, nh);
+        st = add(res, metric == 0 ? "paired util drop (base - head)"
+                                  : "paired gap_p99 increase (head - base)",
+                 "<=", delta, floor_v, metric == 0 ? "" : "ms", detail);
+        if (st == GS_OK) {
+            res->checks[res->n - 1].pass = !regress;
+            res->pass = 1;
+            for (size_t k = 0; k < res->n; k++)
+                res->pass &= res->checks[k].pass;
+        }
+    }
+done:
+    free(b);
+    free(h);
+    return st;
+}
+
+static void xml_esc(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n')
+                fputc(*s, f);
+        }
+}
+
+static void check_line(char *buf, size_t n, const gs_gate_check *c)
+{
+    snprintf(buf, n, "%s %s = %.6g%s %s %.6g%s", c->pass ? "PASS" : "FAIL", c->name, c->value,
+             c->unit, c->op, c->limit, c->unit);
+}
+
+void gs_gate_print(const gs_gate_result *res, FILE *f)
+{
+    char line[512];
+    for (size_t i = 0; i < res->n; i++) {
+        check_line(line, sizeof line, &res->checks[i]);
+        fprintf(f, "%s   (%s)\n", line, res->checks[i].detail);
+    }
+    size_t failed = 0;
+    for (size_t i = 0; i < res->n; i++)
+        failed += !res->checks[i].pass;
+    fprintf(f, "gate %s: %zu checks, %zu failed\n", res->pass ? "PASSED" : "FAILED", res->n, failed);
+}
+
+gs_status gs_gate_write_junit(const gs_gate_result *res, const char *path, gs_err *err)
+{
+    gs_outfile o;
+    gs_status st = gs_out_open(&o, path, err);
+    if (st != GS_OK)
+        return st;
+    size_t failed = 0;
+    for (size_t i = 0; i < res->n; i++)
+        failed += !res->checks[i].pass;
+    fprintf(o.f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                 "<testsuites name=\"gapscope gate\" tests=\"%zu\" failures=\"%zu\">\n"
+                 "<testsuite name=\"gapscope.gate.%s\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n",
+            res->n, failed, res->mode, res->n, failed);
+    char line[512];
+    for (size_t i = 0; i < res->n; i++) {
+        const gs_gate_check *c = &res->checks[i];
+        check_line(line, sizeof line, c);
+        fputs("  <testcase classname=\"gapscope.gate\" name=\"", o.f);
+        xml_esc(o.f, c->name);
+        fputs("\">", o.f);
+        if (!c->pass) {
+            fputs("<failure message=\"", o.f);
+            xml_esc(o.f, line);
+            fputs("\">", o.f);
+            xml_esc(o.f, c->detail);
+            fputs("</failure>", o.f);
+        }
+        fputs("<system-out>", o.f);
+        xml_esc(o.f, line);
+        fputs(" (", o.f);
+        xml_esc(o.f, c->detail);
+        fputs(")</system-out></testcase>\n", o.f);
+    }
+    fputs("</testsuite>\n</testsuites>\n", o.f);
+    return gs_out_close(&o, 1, err);
+}
+
+gs_status gs_gate_write_json(const gs_gate_result *res, const char *path, gs_err *err)
+{
+    gs_outfile o;
+    gs_status st = gs_out_open(&o, path, err);
+    if (st != GS_OK)
+        return st;
+    fprintf(o.f, "{\"schema\":\"gapscope.gate/1\",\"mode\":\"%s\",\"pass\":%s,\"checks\":[",
+            res->mode, res->pass ? "true" : "false");
+    for (size_t i = 0; i < res->n; i++) {
+        const gs_gate_check *c = &res->checks[i];
+        fputs(i ? ",\n{\"name\":" : "\n{\"name\":", o.f);
+        gs_json_str(o.f, c->name);
+        fputs(",\"op\":", o.f);
+        gs_json_str(o.f, c->op);
+        fputs(",\"value\":", o.f);
+        gs_json_num(o.f, c->value);
+        fputs(",\"limit\":", o.f);
+        gs_json_num(o.f, c->limit);
+        fputs(",\"unit\":", o.f);
+        gs_json_str(o.f, c->unit);
+        fprintf(o.f, ",\"pass\":%s,\"detail\":", c->pass ? "true" : "false");
+        gs_json_str(o.f, c->detail);
+        fputc('}', o.f);
+    }
+    fputs("]}\n", o.f);
+    return gs_out_close(&o, 1, err);
+}
