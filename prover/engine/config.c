@@ -2,7 +2,7 @@
  * Engine vocabulary and defaults: the name tables of job kinds, policies,
  * injection points and distributions (kept in step with their enums by
  * static asserts), the default configuration, and the settings written to
- * the timeline's metadata (scenario.engine.*, scenario.inject.<point>.*).
+ * the timeline's metadata (scenario.engine.*, scenario.engine.inject.<point>).
  *
  * No threads, no state: every function here is pure or writes only what it
  * is given.
@@ -183,7 +183,7 @@ void gs_engine_write_meta(const gs_engine_config *cfg, gs_backend **be, int n_de
             snprintf(val + n, sizeof val - n, ";frag_bytes=%llu",
                      (unsigned long long)in->frag_bytes);
         }
-        snprintf(key, sizeof key, "scenario.inject.%s", inj_names[i]);
+        snprintf(key, sizeof key, "scenario.engine.inject.%s", inj_names[i]);
         gs_timeline_meta_set(tl, key, val);
     }
 }

@@ -170,9 +170,10 @@ typedef struct gs_heapfrag {
 } gs_heapfrag;
 gs_status gs_heapfrag_init(gs_heapfrag *h, uint64_t bytes, uint64_t seed, gs_err *err);
 void gs_heapfrag_deinit(gs_heapfrag *h);
-/* Frees a seeded half of the live blocks and refills a seeded half of the
- * holes (touching them), so the next malloc_trim(0) has dirty free pages
- * scattered through the heap to give back.  Returns the bytes freed. */
+/* Toggles a seeded eighth of the blocks (frees live ones, refills and
+ * touches holes), so the next malloc_trim(0) has dirty free pages scattered
+ * through the heap to give back.  Returns the bytes freed, or UINT64_MAX
+ * when another round was running (this one skipped). */
 uint64_t gs_heapfrag_churn(gs_heapfrag *h);
 
 /* ---- inject.c ---------------------------------------------------------- */

@@ -59,6 +59,8 @@ static void real_trim_churn(struct gs_engine *e, gs_tl_lane *lane, const gs_part
         return;
     int64_t t0 = gs_now_ns();
     uint64_t freed = gs_heapfrag_churn(&e->frag);
+    if (freed == UINT64_MAX)
+        return;
     char args[128];
     snprintf(args, sizeof args, "mode=real;phase=fragment;frag_bytes=%llu;freed=%llu",
              (unsigned long long)e->frag.bytes, (unsigned long long)freed);

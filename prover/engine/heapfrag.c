@@ -8,13 +8,16 @@
  * them.  gs_heapfrag builds that shape for real: `bytes` worth of blocks of
  * seeded sizes between 4 KiB and 60 KiB (under glibc's mmap threshold, so
  * they live in the arena, not in their own mappings), every block written
- * (resident), then a seeded half freed.  Each churn round frees a seeded
- * half of the live blocks and refills a seeded half of the holes, so the
- * following malloc_trim(0) again finds dirty free pages everywhere.
+ * (resident), then a seeded half freed.  Each churn round toggles a seeded
+ * eighth of the blocks (frees live ones, refills and touches holes), so the
+ * following malloc_trim(0) again finds dirty free pages scattered through
+ * the heap, while a round costs only a fraction of the heap's size.
  *
- * Threads: any thread; one mutex (a leaf lock) serializes rounds.  The
- * blocks are allocated by whichever thread churns, as real application
- * churn would be.
+ * Threads: any thread; one mutex (a leaf lock) guards the blocks.  A round
+ * that finds another round running is skipped (the heap is being churned
+ * anyway), so finalizers never queue up behind each other here.  The blocks
+ * are allocated by whichever thread churns, as real application churn
+ * would be.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -93,10 +96,11 @@ uint64_t gs_heapfrag_churn(gs_heapfrag *h)
     uint64_t freed = 0;
     if (!h->slot)
         return 0;
-    pthread_mutex_lock(&h->mu);
+    if (pthread_mutex_trylock(&h->mu) != 0)
+        return UINT64_MAX;
     gs_rng_seed(&r, gs_eng_mix(h->seed, ++h->round));
     for (size_t i = 0; i < h->n; i++) {
-        if (!(gs_rng_u64(&r) & 1))
+        if ((gs_rng_u64(&r) & 7) != 0)
             continue;
         if (h->slot[i]) {
             free(h->slot[i]);
