@@ -188,8 +188,7 @@ gs_status gs_sweep_chart(const char *dir, const char *plots_dir, gs_err *err)
     }
     fclose(f);
     if (!names[0])
-        return gs_err_set(err, GS_ERR_FORMAT, "sweep chart", path,
-                          "no '# suspect <name>' block headers");
+        snprintf(names, sizeof names, "suspect");   /* one unnamed block */
     gp_var(extra, sizeof extra, "suspects", names);
     gp_var(extra, sizeof extra, "sweepfile", path);
     int n_ok = 0;

@@ -407,3 +407,34 @@ GS_TEST(diag_gate_cli_exit_codes)
     GS_CHECK(s && json_valid(s));
     free(s);
 }
+
+GS_TEST(diag_sweep_chart)
+{
+    char plots[4096];
+    if (!gs_gnuplot_available() || !gs_plots_dir(plots, sizeof plots, "plots")) {
+        gs_test_skip("gnuplot or plots/ not found: sweep chart not drawn");
+        return;
+    }
+    const char *dir = gs_test_tmpdir();
+    char p[700];
+    snprintf(p, sizeof p, "%s/sweep.dat", dir);
+    FILE *f = fopen(p, "w");
+    GS_REQUIRE(f);
+    fputs("# suspect tracker_hold\n# x idle_mean_s idle_min_s idle_max_s util_mean n label\n"
+          "0 0.1 0.09 0.12 0.95 3 \"baseline\"\n0.05 1.2 1.1 1.3 0.6 3 \"50ms\"\n\n\n"
+          "# suspect malloc_trim\n0 0.1 0.09 0.12 0.95 3 \"baseline\"\n0.05 0.8 0.7 0.9 0.7 3 \"50ms\"\n",
+          f);
+    fclose(f);
+    gs_err err;
+    gs_err_clear(&err);
+    GS_CHECK_OK(gs_sweep_chart(dir, plots, &err));
+    char *png = slurp(dir, "charts/sweep.png"), *svg = slurp(dir, "charts/sweep.svg");
+    GS_CHECK(png && !memcmp(png, "\x89PNG", 4));
+    GS_CHECK(svg && strstr(svg, "<svg") && strstr(svg, "tracker_hold") && strstr(svg, "malloc_trim"));
+    free(png);
+    free(svg);
+    /* A missing sweep.dat is an error naming the file, not a crash. */
+    gs_err_clear(&err);
+    snprintf(p, sizeof p, "%s/nodir", dir);
+    GS_CHECK(gs_sweep_chart(p, plots, &err) != GS_OK && strstr(err.msg, "sweep.dat"));
+}
