@@ -169,13 +169,15 @@ gs_status gs_charts_render(const char *run_dir, const char *plots_dir, int *n_ok
 gs_status gs_sweep_chart(const char *dir, const char *plots_dir, gs_err *err)
 {
     char plots[4096], charts[4096], path[4200], extra[8192] = "";
-    gs_status st = prepare(dir, plots_dir, plots, charts, err);
-    if (st != GS_OK)
-        return st;
     gs_path_join(path, sizeof path, dir, "sweep.dat");
     FILE *f = fopen(path, "r");
     if (!f)
         return gs_err_set(err, GS_ERR_IO, "sweep chart", path, "cannot open: %s", strerror(errno));
+    gs_status st = prepare(dir, plots_dir, plots, charts, err);
+    if (st != GS_OK) {
+        fclose(f);
+        return st;
+    }
     char line[1024], names[4096] = "";
     while (fgets(line, sizeof line, f)) {
         char name[256];
