@@ -267,3 +267,52 @@ GS_TEST(poly_mul_powers)
     free(x);
     gs_pool_destroy(pool);
 }
+
+/* Beyond the naive range (2^10 < n, so the stages outside the cache block
+ * run): spot-check outputs of ntt and of the odd-coset step against Horner
+ * evaluation at w^j and w_(2n)^(2j+1). */
+GS_TEST(poly_ntt_spot_checks_large)
+{
+    gs_pool *pool;
+    GS_REQUIRE(gs_pool_create(&pool, 2, NULL) == GS_OK);
+    const unsigned ks[] = {11, 12, 13, 14, 15, 17};
+    for (size_t t = 0; t < sizeof ks / sizeof *ks; t++) {
+        unsigned k = ks[t];
+        size_t n = (size_t)1 << k;
+        gs_domain *d;
+        GS_REQUIRE(gs_domain_create(&d, k, pool, NULL) == GS_OK);
+        gs_fr *coef = rand_vec(n), *x = malloc(n * sizeof *x);
+        GS_REQUIRE(coef && x);
+        memcpy(x, coef, n * sizeof *x);
+        gs_domain_ntt(d, x, pool);
+        int ok = 1;
+        for (int s = 0; s < 12; s++) {
+            uint64_t j = s == 0 ? 0 : s == 1 ? 1 : s == 2 ? n - 1 : s == 3 ? n / 2 + 1
+                                                             : gs_rng_below(gs_test_rng(), n);
+            gs_fr pt, want;
+            gs_fr_pow(&pt, gs_domain_root(d), &j, 1);
+            horner(&want, coef, n, &pt);
+            if (!gs_fr_eq(&want, &x[j]))
+                ok = 0;
+        }
+        GS_CHECK_MSG(ok, "ntt spot check at 2^%u", k);
+
+        /* Odd coset from values: x holds the values of coef on <w_n>. */
+        gs_domain_to_odd_coset(d, x, pool);
+        ok = 1;
+        for (int s = 0; s < 6; s++) {
+            uint64_t j = s == 0 ? 0 : s == 1 ? n - 1 : gs_rng_below(gs_test_rng(), n);
+            uint64_t e = 2 * j + 1;
+            gs_fr pt, want;
+            gs_fr_pow(&pt, gs_domain_odd_shift(d), &e, 1);
+            horner(&want, coef, n, &pt);
+            if (!gs_fr_eq(&want, &x[j]))
+                ok = 0;
+        }
+        GS_CHECK_MSG(ok, "odd coset spot check at 2^%u", k);
+        free(coef);
+        free(x);
+        gs_domain_destroy(d);
+    }
+    gs_pool_destroy(pool);
+}
