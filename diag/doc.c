@@ -10,7 +10,7 @@ static const char CSS[] =
     "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1200px;"
     "margin:2em auto;padding:0 1em;color:#222;line-height:1.45}"
     "h1{border-bottom:2px solid #444}h2{border-bottom:1px solid #ccc;margin-top:2em}"
-    "table{border-collapse:collapse;margin:1em 0;font-size:0.92em}"
+    "table{border-collapse:collapse;margin:1em 0;font-size:0.92em;display:block;overflow-x:auto}"
     "th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}"
     "th{background:#f0f0f0}tr:nth-child(even) td{background:#fafafa}"
     "pre{background:#f6f6f6;padding:0.8em;overflow-x:auto;font-size:0.85em}"
