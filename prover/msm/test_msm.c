@@ -261,7 +261,7 @@ REPEAT_TEST(g1, gs_g1_affine, gs_g1)
 REPEAT_TEST(g2, gs_g2_affine, gs_g2)
 
 /* Larger n: the whole equals the sum of the halves, threads equal serial. */
-#define LARGE_TEST(G, AFF, JAC, LOGN, QLOGN)                                   \
+#define LARGE_TEST(G, AFF, JAC, LOGN, QLOGN, NAIVE_TOO)                                   \
     GS_TEST(msm_##G##_split_and_threads)                                       \
     {                                                                          \
         size_t n = (size_t)1 << (gs_test_quick() ? QLOGN : LOGN);              \
@@ -285,12 +285,17 @@ REPEAT_TEST(g2, gs_g2_affine, gs_g2)
         GS_CHECK(gs_##G##_eq(&all, &serial));                                  \
         GS_CHECK(gs_##G##_eq(&all, &sum));                                     \
         GS_CHECK(gs_##G##_eq(&all, &parts));                                   \
+        if (NAIVE_TOO) {                                                       \
+            JAC want;                                                          \
+            naive_##G(&want, pts, ks, n);                                      \
+            GS_CHECK(gs_##G##_eq(&all, &want));                                \
+        }                                                                      \
         free(pts);                                                             \
         free(ks);                                                              \
         gs_pool_destroy(pool);                                                 \
     }
-LARGE_TEST(g1, gs_g1_affine, gs_g1, 12, 10)
-LARGE_TEST(g2, gs_g2_affine, gs_g2, 10, 8)
+LARGE_TEST(g1, gs_g1_affine, gs_g1, 12, 10, 1)
+LARGE_TEST(g2, gs_g2_affine, gs_g2, 10, 8, 0)
 
 /* Several MSMs on one pool at once (the engine runs provers concurrently). */
 typedef struct {
