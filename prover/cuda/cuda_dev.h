@@ -130,6 +130,13 @@ void gs_cu_msm_parts_free(gs_cu_msm_parts *mp);
 /* Convenience for tests and benchmarks: take + combine (after fetch + sync). */
 gs_status gs_cu_msm_g1_result(gs_cu_dev *d, int slot, gs_g1 *out, gs_err *err);
 
+/* ---- benchmark inputs (cu_bench.cu) ---------------------------------------- */
+/* Enqueues n pseudo-random values below r into dst (device; usable as
+ * gs_scalar or as Montgomery gs_fr), a pure function of (seed, index). */
+gs_status gs_cu_fill_random(gs_cu_dev *d, void *dst, size_t n, uint64_t seed, gs_err *err);
+/* Enqueues copies of pts[0 .. have) until pts[0 .. n) is filled (device). */
+gs_status gs_cu_g1_replicate(gs_cu_dev *d, void *pts, size_t n, size_t have, gs_err *err);
+
 #endif /* GS_HAVE_CUDA */
 
 #ifdef __cplusplus

@@ -1,0 +1,402 @@
+/*
+ * gapscope cuda-bench: throughput of the CUDA backend's pieces on one
+ * device, for bench/RESULTS.md.
+ *
+ *   --field            Fp and Fr Montgomery multiplications per second
+ *   --ntt LO:HI        forward NTT (natural order), 2^LO .. 2^HI, device data
+ *   --msm LO:HI        G1 MSM, 2^LO .. 2^HI, points and scalars on the device;
+ *                      device time (events) and the host window combination
+ *   --prove LO:HI      full proofs through the backend on a synthetic key
+ *                      (domain 2^k, n_vars = 2^k, B2 density 1/16), SRS
+ *                      resident: per-stage times, prove_start, prove_finish
+ *   --check            MSM: compare sizes <= 2^20 with the CPU MSM
+ *   --reps N           timed repetitions after one warm-up (median; default 5)
+ *   --window C         MSM window bits (default: automatic)
+ *   --device N         device index (default 0)
+ *
+ * Inputs are drawn on the device (gs_cu_fill_random) or replicated from a
+ * few thousand distinct points: timing-representative, not proofs anyone
+ * should verify (the synthetic key has no trapdoor relation); proof
+ * correctness is what the cuda_* tests check.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../prover/cuda/cuda_dev.h"
+#include "../prover/groth16/backend.h"
+#include "../prover/msm/msm.h"
+#include "cli.h"
+#include "cli_util.h"
+
+#ifndef GS_HAVE_CUDA
+
+static int bench_main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "gapscope cuda-bench: this build has no CUDA (rebuild with CUDA=1)\n");
+    return GS_EXIT_USAGE;
+}
+
+#else
+
+typedef struct {
+    int field, check, reps, window, device;
+    int want_ntt, want_msm, want_prove;
+    unsigned ntt_lo, ntt_hi, msm_lo, msm_hi, prove_lo, prove_hi;
+} bench_opts;
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int parse_range(const char *s, unsigned *lo, unsigned *hi)
+{
+    unsigned a, b;
+    if (sscanf(s, "%u:%u", &a, &b) == 2 && a <= b && b <= 31) {
+        *lo = a;
+        *hi = b;
+        return 1;
+    }
+    if (sscanf(s, "%u", &a) == 1 && a <= 31) {
+        *lo = *hi = a;
+        return 1;
+    }
+    return 0;
+}
+
+#define TRY(x) do { if ((st = (x)) != GS_OK) goto fail; } while (0)
+
+static gs_status bench_ntt(gs_cu_dev *d, const bench_opts *o, gs_err *err)
+{
+    gs_status st = GS_OK;
+    gs_fr *x = NULL;
+    double t[64];
+    TRY(gs_cu_ntt_prepare(d, o->ntt_hi, err));
+    TRY(gs_cu_alloc(d, (void **)&x, ((size_t)1 << o->ntt_hi) * sizeof(gs_fr), err));
+    for (unsigned k = o->ntt_lo; k <= o->ntt_hi; k++) {
+        size_t n = (size_t)1 << k;
+        TRY(gs_cu_fill_random(d, x, n, k, err));
+        for (int r = -1; r < o->reps; r++) {
+            TRY(gs_cu_mark(d, 0, err));
+            TRY(gs_cu_ntt(d, x, k, 0, err));
+            TRY(gs_cu_mark(d, 1, err));
+            TRY(gs_cu_sync(d, err));
+            if (r >= 0) TRY(gs_cu_mark_ms(d, 0, 1, &t[r], err));
+        }
+        printf("ntt    2^%-2u  forward, natural order   median %9.3f ms  (%d reps)\n", k,
+               median(t, o->reps), o->reps);
+        fflush(stdout);
+    }
+fail:
+    gs_cu_free(d, x);
+    return st;
+}
+
+/* 4096 distinct points k*G, uploaded and replicated to n on the device. */
+static gs_status bench_points(gs_cu_dev *d, void **dp, size_t n, gs_g1_affine **host_base,
+                              size_t *nbase, gs_err *err)
+{
+    gs_status st;
+    size_t nb = 4096 < n ? 4096 : n;
+    gs_g1 *jac = malloc(nb * sizeof *jac);
+    gs_g1_affine *aff = malloc(nb * sizeof *aff);
+    if (!jac || !aff) {
+        free(jac);
+        free(aff);
+        return GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "base points");
+    }
+    gs_g1 g, acc;
+    gs_g1_generator(&g);
+    acc = g;
+    for (size_t i = 0; i < nb; i++) {
+        jac[i] = acc;
+        gs_g1_add(&acc, &acc, &g);
+        gs_g1_dbl(&acc, &acc);
+    }
+    gs_g1_batch_to_affine(aff, jac, nb);
+    free(jac);
+    if ((st = gs_cu_alloc(d, dp, n * 96, err)) == GS_OK &&
+        (st = gs_cu_g1_upload(d, *dp, aff, nb, err)) == GS_OK)
+        st = gs_cu_g1_replicate(d, *dp, n, nb, err);
+    *host_base = aff;
+    *nbase = nb;
+    return st;
+}
+
+static gs_status bench_msm(gs_cu_dev *d, const bench_opts *o, gs_pool *pool, gs_err *err)
+{
+    gs_status st = GS_OK;
+    void *dp = NULL;
+    gs_scalar *ds = NULL, *hs = NULL;
+    gs_g1_affine *base = NULL, *hp = NULL;
+    size_t nb = 0, nmax = (size_t)1 << o->msm_hi;
+    double td[64], th[64];
+    TRY(bench_points(d, &dp, nmax, &base, &nb, err));
+    TRY(gs_cu_alloc(d, (void **)&ds, nmax * sizeof *ds, err));
+    TRY(gs_cu_fill_random(d, ds, nmax, 12345, err));
+    TRY(gs_cu_sync(d, err));
+    for (unsigned k = o->msm_lo; k <= o->msm_hi; k++) {
+        size_t n = (size_t)1 << k;
+        gs_g1 res;
+        for (int r = -1; r < o->reps; r++) {
+            TRY(gs_cu_mark(d, 0, err));
+            TRY(gs_cu_msm_g1(d, 0, dp, ds, n, o->window, err));
+            TRY(gs_cu_msm_fetch(d, 0, err));
+            TRY(gs_cu_mark(d, 1, err));
+            TRY(gs_cu_sync(d, err));
+            int64_t h0 = gs_now_ns();
+            TRY(gs_cu_msm_g1_result(d, 0, &res, err));
+            int64_t h1 = gs_now_ns();
+            if (r >= 0) {
+                TRY(gs_cu_mark_ms(d, 0, 1, &td[r], err));
+                th[r] = (double)(h1 - h0) * 1e-6;
+            }
+        }
+        double md = median(td, o->reps), mh = median(th, o->reps);
+        printf("msm_g1 2^%-2u  device %9.3f ms + host combine %6.3f ms = %9.3f ms  (%d reps)",
+               k, md, mh, md + mh, o->reps);
+        if (o->check && k <= 20) {
+            hp = realloc(hp, n * sizeof *hp);
+            hs = realloc(hs, n * sizeof *hs);
+            if (!hp || !hs) {
+                st = GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "check arrays");
+                goto fail;
+            }
+            for (size_t i = 0; i < n; i++) hp[i] = base[i % nb];
+            TRY(gs_cu_download(d, hs, ds, n * sizeof *hs, err));
+            gs_g1 want;
+            TRY(gs_msm_g1(&want, hp, hs, n, pool));
+            printf("  check vs CPU: %s", gs_g1_eq(&res, &want) ? "equal" : "DIFFERENT");
+            if (!gs_g1_eq(&res, &want)) st = GS_ERR(err, GS_ERR_INTERNAL, "cuda-bench",
+                                                    "MSM 2^%u differs from the CPU", k);
+        }
+        printf("\n");
+        fflush(stdout);
+        if (st != GS_OK) goto fail;
+    }
+fail:
+    gs_cu_free(d, dp);
+    gs_cu_free(d, ds);
+    free(base);
+    free(hp);
+    free(hs);
+    return st;
+}
+
+/* Synthetic key of domain 2^k (see the file comment) and a random assignment. */
+static gs_status make_key(gs_pk *pk, gs_assignment *as, unsigned k, gs_err *err)
+{
+    gs_status st;
+    size_t n = (size_t)1 << k, nv = n, np = 1, nb = 4096, nb2 = 64;
+    gs_g1 *jac = malloc(nb * sizeof *jac);
+    gs_g2 *jac2 = malloc(nb2 * sizeof *jac2);
+    gs_g1_affine *base = malloc(nb * sizeof *base);
+    gs_g2_affine *base2 = malloc(nb2 * sizeof *base2);
+    memset(pk, 0, sizeof *pk);
+    memset(as, 0, sizeof *as);
+    if (!jac || !jac2 || !base || !base2) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "base points");
+        goto fail;
+    }
+    gs_g1 g, acc;
+    gs_g1_generator(&g);
+    acc = g;
+    for (size_t i = 0; i < nb; i++) {
+        jac[i] = acc;
+        gs_g1_add(&acc, &acc, &g);
+        gs_g1_dbl(&acc, &acc);
+    }
+    gs_g1_batch_to_affine(base, jac, nb);
+    gs_g2 g2, acc2;
+    gs_g2_generator(&g2);
+    acc2 = g2;
+    for (size_t i = 0; i < nb2; i++) {
+        jac2[i] = acc2;
+        gs_g2_add(&acc2, &acc2, &g2);
+        gs_g2_dbl(&acc2, &acc2);
+    }
+    gs_g2_batch_to_affine(base2, jac2, nb2);
+    pk->n_vars = (uint32_t)nv;
+    pk->n_public = (uint32_t)np;
+    pk->domain_size = (uint32_t)n;
+    pk->log_domain = k;
+    pk->alpha1 = base[1];
+    pk->beta1 = base[2];
+    pk->delta1 = base[3];
+    pk->beta2 = base2[1];
+    pk->gamma2 = base2[2];
+    pk->delta2 = base2[3];
+    pk->ic = malloc((np + 1) * sizeof *pk->ic);
+    pk->a = malloc(nv * sizeof *pk->a);
+    pk->b1 = malloc(nv * sizeof *pk->b1);
+    pk->b2 = malloc(nv * sizeof *pk->b2);
+    pk->c = malloc((nv - np - 1) * sizeof *pk->c);
+    pk->h = malloc(n * sizeof *pk->h);
+    if (!pk->ic || !pk->a || !pk->b1 || !pk->b2 || !pk->c || !pk->h) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "synthetic key of 2^%u", k);
+        goto fail;
+    }
+    for (size_t i = 0; i <= np; i++) pk->ic[i] = base[4 + i];
+    for (size_t i = 0; i < nv; i++) {
+        pk->a[i] = base[i % nb];
+        pk->b1[i] = base[(i + 7) % nb];
+        if (i < nv / 16) pk->b2[i] = base2[i % nb2]; else gs_g2_affine_set_inf(&pk->b2[i]);
+    }
+    for (size_t i = 0; i < nv - np - 1; i++) pk->c[i] = base[(i + 11) % nb];
+    for (size_t i = 0; i < n; i++) pk->h[i] = base[(i + 13) % nb];
+    if ((st = gs_assignment_alloc(as, (uint32_t)nv, (uint32_t)n, err)) != GS_OK) goto fail;
+    gs_rng rng;
+    gs_rng_seed(&rng, 42 + k);
+    for (size_t i = 0; i < nv; i++) {
+        gs_fr f;
+        gs_fr_random(&f, &rng);
+        gs_fr_to_scalar(&as->w[i], &f);
+    }
+    memset(&as->w[0], 0, sizeof as->w[0]);
+    as->w[0].l[0] = 1;
+    for (size_t i = 0; i < n; i++) {
+        gs_fr_random(&as->a[i], &rng);
+        gs_fr_random(&as->b[i], &rng);
+        gs_fr_mul(&as->c[i], &as->a[i], &as->b[i]);
+    }
+    st = GS_OK;
+fail:
+    free(jac);
+    free(jac2);
+    free(base);
+    free(base2);
+    return st;
+}
+
+static gs_status bench_prove(const bench_opts *o, gs_err *err)
+{
+    gs_status st = GS_OK;
+    gs_backend *be = NULL;
+    gs_pk pk;
+    gs_assignment as;
+    memset(&pk, 0, sizeof pk);
+    memset(&as, 0, sizeof as);
+    TRY(gs_backend_cuda_create(&be, o->device, err));
+    for (unsigned k = o->prove_lo; k <= o->prove_hi; k++) {
+        int64_t t0 = gs_now_ns();
+        TRY(make_key(&pk, &as, k, err));
+        int64_t t1 = gs_now_ns();
+        TRY(be->ops->load_pk(be, &pk, err));
+        int64_t t2 = gs_now_ns();
+        printf("prove  2^%-2u  synthetic key built in %.2f s, made resident (load_pk) in %.2f s\n",
+               k, (double)(t1 - t0) * 1e-9, (double)(t2 - t1) * 1e-9);
+        double ts[GS_STAGE_MAX][64], tst[64], tfin[64];
+        const char *names[GS_STAGE_MAX] = { 0 };
+        int nst = 0;
+        for (int pageable = 0; pageable < 2; pageable++) {
+            for (int r = -1; r < o->reps; r++) {
+                gs_scalar rr, ss;
+                memset(&rr, 0, sizeof rr);
+                memset(&ss, 0, sizeof ss);
+                rr.l[0] = 3 + (uint64_t)r;
+                ss.l[0] = 5;
+                gs_prove_opts po = { .pageable = pageable, .threads = 0, .g2_on_device = 0 };
+                gs_stage_list sl = { 0 };
+                gs_prove_state *ps = NULL;
+                gs_proof proof;
+                int64_t a0 = gs_now_ns();
+                TRY(be->ops->prove_start(be, &pk, &as, &rr, &ss, &po, &ps, &sl, err));
+                int64_t a1 = gs_now_ns();
+                TRY(be->ops->prove_finish(be, ps, &proof, &sl, err));
+                int64_t a2 = gs_now_ns();
+                if (r < 0) continue;
+                tst[r] = (double)(a1 - a0) * 1e-6;
+                tfin[r] = (double)(a2 - a1) * 1e-6;
+                nst = sl.n;
+                for (int i = 0; i < sl.n; i++) {
+                    names[i] = sl.s[i].name;
+                    ts[i][r] = (double)(sl.s[i].end_ns - sl.s[i].start_ns) * 1e-6;
+                }
+            }
+            printf("prove  2^%-2u  %s a/b/c: prove_start %9.3f ms, prove_finish %9.3f ms, "
+                   "total %9.3f ms  (median of %d)\n", k, pageable ? "pageable" : "pinned  ",
+                   median(tst, o->reps), median(tfin, o->reps),
+                   median(tst, o->reps) + median(tfin, o->reps), o->reps);
+            printf("             stages (median ms):");
+            for (int i = 0; i < nst; i++) printf(" %s %.3f", names[i], median(ts[i], o->reps));
+            printf("\n");
+            fflush(stdout);
+        }
+        gs_pk_free(&pk);
+        gs_assignment_free(&as);
+    }
+fail:
+    if (be) be->ops->destroy(be);
+    gs_pk_free(&pk);
+    gs_assignment_free(&as);
+    return st;
+}
+
+static int bench_main(int argc, char **argv)
+{
+    bench_opts o = { .reps = 5 };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--field")) o.field = 1;
+        else if (!strcmp(a, "--check")) o.check = 1;
+        else if (!strcmp(a, "--ntt") && v && parse_range(v, &o.ntt_lo, &o.ntt_hi)) { o.want_ntt = 1; i++; }
+        else if (!strcmp(a, "--msm") && v && parse_range(v, &o.msm_lo, &o.msm_hi)) { o.want_msm = 1; i++; }
+        else if (!strcmp(a, "--prove") && v && parse_range(v, &o.prove_lo, &o.prove_hi)) { o.want_prove = 1; i++; }
+        else if (!strcmp(a, "--reps") && v) { o.reps = atoi(v); i++; }
+        else if (!strcmp(a, "--window") && v) { o.window = atoi(v); i++; }
+        else if (!strcmp(a, "--device") && v) { o.device = atoi(v); i++; }
+        else {
+            fprintf(stderr, "usage: gapscope cuda-bench [--field] [--ntt LO:HI] [--msm LO:HI] "
+                            "[--prove LO:HI] [--check] [--reps N] [--window C] [--device N]\n");
+            return GS_EXIT_USAGE;
+        }
+    }
+    if (o.reps < 1 || o.reps > 64) {
+        fprintf(stderr, "gapscope cuda-bench: --reps must be 1..64\n");
+        return GS_EXIT_USAGE;
+    }
+    gs_err err;
+    gs_err_clear(&err);
+    gs_status st = GS_OK;
+    gs_cu_dev *d = NULL;
+    gs_pool *pool = NULL;
+    TRY(gs_cu_dev_create(&d, o.device, &err));
+    TRY(gs_pool_create(&pool, 0, &err));
+    printf("device: %s\n", gs_cu_dev_describe(d));
+    if (o.field) {
+        double fp = 0, fr = 0;
+        TRY(gs_cu_field_bench(d, 0, &fp, &err));
+        TRY(gs_cu_field_bench(d, 1, &fr, &err));
+        printf("field  Fp mont_mul %.2f G/s, Fr mont_mul %.2f G/s (dependent chains, whole chip)\n",
+               fp * 1e-9, fr * 1e-9);
+        fflush(stdout);
+    }
+    if (o.want_ntt) TRY(bench_ntt(d, &o, &err));
+    if (o.want_msm) TRY(bench_msm(d, &o, pool, &err));
+    if (o.want_prove) {
+        gs_cu_dev_destroy(d);
+        d = NULL;
+        TRY(bench_prove(&o, &err));
+    }
+fail:
+    gs_cu_dev_destroy(d);
+    gs_pool_destroy(pool);
+    if (st != GS_OK) return gs_cli_fail("cuda-bench", &err);
+    return GS_EXIT_OK;
+}
+
+#endif /* GS_HAVE_CUDA */
+
+GS_CLI_COMMAND(cuda_bench, "cuda-bench", "CUDA backend microbenchmarks (field, NTT, MSM, prove)",
+               bench_main)
