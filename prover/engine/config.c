@@ -2,12 +2,14 @@
  * Engine vocabulary and defaults: the name tables of job kinds, policies,
  * injection points and distributions (kept in step with their enums by
  * static asserts), the default configuration, and the settings written to
- * the timeline's metadata (scenario.engine.*, scenario.engine.inject.<point>).
+ * the timeline's metadata (scenario.engine.*, scenario.engine.inject.<point>),
+ * and the checks and copies gs_engine_create makes of a configuration.
  *
  * No threads, no state: every function here is pure or writes only what it
  * is given.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine_int.h"
@@ -130,6 +132,64 @@ void gs_dist_args(char *buf, size_t len, const gs_dist *d)
         snprintf(buf, len, "dist=?");
         break;
     }
+}
+
+gs_status gs_engine_config_copy_samples(gs_engine_config *cfg, gs_err *err)
+{
+    for (int i = 0; i < GS_INJ_COUNT; i++) {
+        gs_dist *d = &cfg->inj[i].dist;
+        if (d->kind != GS_DIST_EMPIRICAL || !d->n_samples) {
+            d->samples = NULL;
+            d->n_samples = d->kind == GS_DIST_EMPIRICAL ? 0 : d->n_samples;
+            continue;
+        }
+        double *s = malloc(d->n_samples * sizeof *s);
+        if (!s) {
+            for (int k = 0; k < i; k++)
+                free(cfg->inj[k].dist.samples);
+            for (int k = i; k < GS_INJ_COUNT; k++)
+                cfg->inj[k].dist.samples = NULL;
+            return GS_ERR(err, GS_ERR_NOMEM, "engine", "no memory for empirical samples");
+        }
+        memcpy(s, d->samples, d->n_samples * sizeof *s);
+        d->samples = s;
+    }
+    return GS_OK;
+}
+
+gs_status gs_engine_config_check(const gs_engine_config *c, gs_backend **be, int n_dev,
+                                gs_err *err)
+{
+    if (!c || !be || n_dev < 1)
+        return GS_ERR(err, GS_ERR_ARG, "engine", "need a config and at least one backend");
+    for (int i = 0; i < n_dev; i++)
+        if (!be[i] || !be[i]->ops)
+            return GS_ERR(err, GS_ERR_ARG, "engine", "backend %d is NULL", i);
+    if (c->synth_threads < 1 || c->synth_threads > 256)
+        return GS_ERR(err, GS_ERR_RANGE, "engine", "synth_threads %d not in 1..256", c->synth_threads);
+    if (c->gpu_workers_per_device < 1 || c->gpu_workers_per_device > 64)
+        return GS_ERR(err, GS_ERR_RANGE, "engine", "gpu_workers %d not in 1..64",
+                      c->gpu_workers_per_device);
+    if (c->finalizer_threads < 0 || c->finalizer_threads > 256)
+        return GS_ERR(err, GS_ERR_RANGE, "engine", "finalizer_threads %d not in 0..256",
+                      c->finalizer_threads);
+    if (c->queue_depth < 1 || c->queue_depth > 1 << 20)
+        return GS_ERR(err, GS_ERR_RANGE, "engine", "queue_depth %d not in 1..2^20", c->queue_depth);
+    if ((unsigned)c->trim >= GS_TRIM_COUNT || (unsigned)c->verify >= GS_VERIFY_COUNT)
+        return GS_ERR(err, GS_ERR_RANGE, "engine", "unknown trim or verify policy");
+    for (int i = 0; i < GS_INJ_COUNT; i++) {
+        const gs_injection *in = &c->inj[i];
+        if (!in->enabled)
+            continue;
+        if ((unsigned)in->dist.kind >= GS_DIST_COUNT || !(in->probability >= 0.0) ||
+            in->probability > 1.0)
+            return GS_ERR(err, GS_ERR_RANGE, "engine", "injection %s: bad distribution or probability",
+                          gs_inj_point_name((gs_inj_point)i));
+        if (in->dist.kind == GS_DIST_EMPIRICAL && (!in->dist.samples || !in->dist.n_samples))
+            return GS_ERR(err, GS_ERR_ARG, "engine", "injection %s: empirical without samples",
+                          gs_inj_point_name((gs_inj_point)i));
+    }
+    return GS_OK;
 }
 
 static void meta_int(gs_timeline *tl, const char *key, long long v)

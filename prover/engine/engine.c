@@ -54,77 +54,20 @@ static gs_tl_lane *lane(struct gs_engine *e, const char *name, gs_role role, int
     return e->tl ? gs_tl_lane_open(e->tl, name, role, dev, -1) : NULL;
 }
 
-static gs_status copy_injections(gs_engine_config *cfg, gs_err *err)
-{
-    for (int i = 0; i < GS_INJ_COUNT; i++) {
-        gs_dist *d = &cfg->inj[i].dist;
-        if (d->kind != GS_DIST_EMPIRICAL || !d->n_samples) {
-            d->samples = NULL;
-            d->n_samples = d->kind == GS_DIST_EMPIRICAL ? 0 : d->n_samples;
-            continue;
-        }
-        double *s = malloc(d->n_samples * sizeof *s);
-        if (!s) {
-            for (int k = 0; k < i; k++)
-                free(cfg->inj[k].dist.samples);
-            for (int k = i; k < GS_INJ_COUNT; k++)
-                cfg->inj[k].dist.samples = NULL;
-            return GS_ERR(err, GS_ERR_NOMEM, "engine", "no memory for empirical samples");
-        }
-        memcpy(s, d->samples, d->n_samples * sizeof *s);
-        d->samples = s;
-    }
-    return GS_OK;
-}
-
-static gs_status check_config(const gs_engine_config *c, gs_backend **be, int n_dev, gs_err *err)
-{
-    if (!c || !be || n_dev < 1)
-        return GS_ERR(err, GS_ERR_ARG, "engine", "need a config and at least one backend");
-    for (int i = 0; i < n_dev; i++)
-        if (!be[i] || !be[i]->ops)
-            return GS_ERR(err, GS_ERR_ARG, "engine", "backend %d is NULL", i);
-    if (c->synth_threads < 1 || c->synth_threads > 256)
-        return GS_ERR(err, GS_ERR_RANGE, "engine", "synth_threads %d not in 1..256", c->synth_threads);
-    if (c->gpu_workers_per_device < 1 || c->gpu_workers_per_device > 64)
-        return GS_ERR(err, GS_ERR_RANGE, "engine", "gpu_workers %d not in 1..64",
-                      c->gpu_workers_per_device);
-    if (c->finalizer_threads < 0 || c->finalizer_threads > 256)
-        return GS_ERR(err, GS_ERR_RANGE, "engine", "finalizer_threads %d not in 0..256",
-                      c->finalizer_threads);
-    if (c->queue_depth < 1 || c->queue_depth > 1 << 20)
-        return GS_ERR(err, GS_ERR_RANGE, "engine", "queue_depth %d not in 1..2^20", c->queue_depth);
-    if ((unsigned)c->trim >= GS_TRIM_COUNT || (unsigned)c->verify >= GS_VERIFY_COUNT)
-        return GS_ERR(err, GS_ERR_RANGE, "engine", "unknown trim or verify policy");
-    for (int i = 0; i < GS_INJ_COUNT; i++) {
-        const gs_injection *in = &c->inj[i];
-        if (!in->enabled)
-            continue;
-        if ((unsigned)in->dist.kind >= GS_DIST_COUNT || !(in->probability >= 0.0) ||
-            in->probability > 1.0)
-            return GS_ERR(err, GS_ERR_RANGE, "engine", "injection %s: bad distribution or probability",
-                          gs_inj_point_name((gs_inj_point)i));
-        if (in->dist.kind == GS_DIST_EMPIRICAL && (!in->dist.samples || !in->dist.n_samples))
-            return GS_ERR(err, GS_ERR_ARG, "engine", "injection %s: empirical without samples",
-                          gs_inj_point_name((gs_inj_point)i));
-    }
-    return GS_OK;
-}
-
 gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
                            gs_backend **backends, int n_devices,
                            gs_timeline *tl, gs_err *err)
 {
     char name[48];
     *out = NULL;
-    gs_status s = check_config(cfg, backends, n_devices, err);
+    gs_status s = gs_engine_config_check(cfg, backends, n_devices, err);
     if (s != GS_OK)
         return s;
     gs_engine *e = calloc(1, sizeof *e);
     if (!e)
         return GS_ERR(err, GS_ERR_NOMEM, "engine", "no memory for the engine");
     e->cfg = *cfg;
-    if ((s = copy_injections(&e->cfg, err)) != GS_OK) {
+    if ((s = gs_engine_config_copy_samples(&e->cfg, err)) != GS_OK) {
         free(e);
         return s;
     }

@@ -272,7 +272,12 @@ void gs_drv_counter(struct gs_engine *e, const char *name, int64_t t, double v);
 /* One malloc_trim(0) step (span "malloc_trim" plus a synthetic injected
  * delay when configured) on lane. */
 void gs_trim_step(struct gs_engine *e, gs_tl_lane *lane, const gs_job_rec *j, int32_t part);
-/* config.c: settings, backend and devices as timeline metadata. */
+/* config.c: validation (GS_ERR_RANGE/ARG naming the setting), a deep copy
+ * of the empirical samples (the engine owns its copy), and the settings,
+ * backend and devices as timeline metadata. */
+gs_status gs_engine_config_check(const gs_engine_config *c, gs_backend **be, int n_dev,
+                                gs_err *err);
+gs_status gs_engine_config_copy_samples(gs_engine_config *cfg, gs_err *err);
 void gs_engine_write_meta(const gs_engine_config *cfg, gs_backend **be, int n_dev,
                           gs_timeline *tl);
 /* Span job id of a job record. */

@@ -256,3 +256,60 @@ GS_TEST(engine_destroy_with_work_in_flight)
 done:
     et_free(&r);
 }
+
+/* Bad configurations are refused with a reason naming the setting; the
+ * engine keeps its own copy of empirical samples. */
+GS_TEST(engine_config_rejected_with_reason)
+{
+    gs_err err;
+    gs_backend *be = NULL;
+    gs_engine *e = NULL;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_backend_cpu_create(&be, 1, &err) == GS_OK);
+    gs_engine_config cfg;
+    et_config(&cfg);
+    cfg.queue_depth = 0;
+    GS_CHECK_EQ_INT(gs_engine_create(&e, &cfg, &be, 1, NULL, &err), GS_ERR_RANGE);
+    GS_CHECK(e == NULL && strstr(err.msg, "queue_depth") != NULL);
+    et_config(&cfg);
+    cfg.inj[GS_INJ_DEALLOC].enabled = 1;
+    cfg.inj[GS_INJ_DEALLOC].dist.kind = GS_DIST_EMPIRICAL;
+    gs_err_clear(&err);
+    GS_CHECK_EQ_INT(gs_engine_create(&e, &cfg, &be, 1, NULL, &err), GS_ERR_ARG);
+    GS_CHECK(strstr(err.msg, "dealloc") != NULL);
+    et_config(&cfg);
+    cfg.inj[GS_INJ_VERIFY].enabled = 1;
+    cfg.inj[GS_INJ_VERIFY].probability = 1.5;
+    gs_err_clear(&err);
+    GS_CHECK_EQ_INT(gs_engine_create(&e, &cfg, &be, 1, NULL, &err), GS_ERR_RANGE);
+    gs_err_clear(&err);
+    GS_CHECK_EQ_INT(gs_engine_create(&e, &cfg, NULL, 0, NULL, &err), GS_ERR_ARG);
+    /* Empirical samples: the caller's array may go away after create. */
+    et_config(&cfg);
+    double *samples = malloc(2 * sizeof *samples);
+    GS_REQUIRE(samples);
+    samples[0] = 0.001;
+    samples[1] = 0.002;
+    cfg.inj[GS_INJ_HANDOFF] = (gs_injection){.enabled = 1, .probability = 1.0, .seed = 9,
+                                             .dist = {GS_DIST_EMPIRICAL, 0, 0, samples, 2}};
+    gs_err_clear(&err);
+    GS_CHECK_OK(gs_engine_create(&e, &cfg, &be, 1, NULL, &err));
+    free(samples);
+    if (e) {
+        et_submit(e, GS_KIND_WINDOW_POST, 3, 1);
+        GS_CHECK_OK(gs_engine_drain(e, ET_DRAIN_NS));
+        size_t n;
+        const gs_job_result *r = gs_engine_results(e, &n);
+        GS_CHECK(n == 1 && r[0].status == GS_OK && r[0].verified == 1);
+        gs_engine_destroy(e);
+    }
+    /* Unknown names. */
+    gs_job_kind k;
+    gs_inj_point p;
+    GS_CHECK(gs_job_kind_from_name(&k, "porep_c2") && k == GS_KIND_POREP_C2);
+    GS_CHECK(!gs_job_kind_from_name(&k, "porep"));
+    GS_CHECK(gs_inj_point_from_name(&p, "tracker_hold") && p == GS_INJ_TRACKER_HOLD);
+    GS_CHECK(!gs_inj_point_from_name(&p, "nope"));
+    GS_CHECK(gs_job_kind_partitions(GS_KIND_SNAP_DEALS) == 16 && gs_job_kind_partitions(GS_KIND_POREP_C2) == 10);
+    be->ops->destroy(be);
+}

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "../engine.h"
 
@@ -26,7 +27,15 @@ static int cmp_d(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double one_run(int capture, int jobs, uint32_t log, size_t *spans)
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec * 1e-6;
+}
+
+static double one_run(int capture, int jobs, uint32_t log, size_t *spans, double *cpu)
 {
     gs_err err;
     gs_err_clear(&err);
@@ -49,6 +58,7 @@ static double one_run(int capture, int jobs, uint32_t log, size_t *spans)
     if (gs_engine_submit(e, &j, &err) != GS_OK || gs_engine_drain(e, 0) != GS_OK)
         goto done;
     int64_t t0 = gs_now_ns();
+    double c0 = cpu_s();
     for (int i = 0; i < jobs; i++) {
         j.id = (uint64_t)(100 + i);
         j.partitions = 3;
@@ -58,6 +68,7 @@ static double one_run(int capture, int jobs, uint32_t log, size_t *spans)
     if (gs_engine_drain(e, 0) != GS_OK)
         goto done;
     wall = (gs_now_ns() - t0) / 1e9;
+    *cpu = cpu_s() - c0;
     size_t n;
     const gs_job_result *r = gs_engine_results(e, &n);
     for (size_t i = 0; i < n; i++)
@@ -104,25 +115,31 @@ int main(int argc, char **argv)
     if (rounds < 1 || rounds > 100 || jobs < 1)
         return 2;
     double *on = calloc((size_t)rounds, sizeof *on), *off = calloc((size_t)rounds, sizeof *off);
+    double *con = calloc((size_t)rounds, sizeof *con), *coff = calloc((size_t)rounds, sizeof *coff);
     size_t spans = 0, none;
-    if (!on || !off)
+    if (!on || !off || !con || !coff)
         return 1;
     for (int i = 0; i < rounds; i++) {
         /* Alternate which goes first so drift hits both alike. */
         if (i % 2) {
-            off[i] = one_run(0, jobs, log, &none);
-            on[i] = one_run(1, jobs, log, &spans);
+            off[i] = one_run(0, jobs, log, &none, &coff[i]);
+            on[i] = one_run(1, jobs, log, &spans, &con[i]);
         } else {
-            on[i] = one_run(1, jobs, log, &spans);
-            off[i] = one_run(0, jobs, log, &none);
+            on[i] = one_run(1, jobs, log, &spans, &con[i]);
+            off[i] = one_run(0, jobs, log, &none, &coff[i]);
         }
         if (on[i] < 0 || off[i] < 0)
             return 1;
-        printf("round %d: on %.4f s (%zu spans), off %.4f s\n", i, on[i], spans, off[i]);
+        printf("round %d: on %.4f s wall %.4f s cpu (%zu spans), off %.4f s wall %.4f s cpu\n", i,
+               on[i], con[i], spans, off[i], coff[i]);
     }
     qsort(on, (size_t)rounds, sizeof *on, cmp_d);
     qsort(off, (size_t)rounds, sizeof *off, cmp_d);
+    qsort(con, (size_t)rounds, sizeof *con, cmp_d);
+    qsort(coff, (size_t)rounds, sizeof *coff, cmp_d);
     double mon = on[rounds / 2], moff = off[rounds / 2];
+    printf("median cpu: on %.4f s, off %.4f s, %+.2f%%\n", con[rounds / 2], coff[rounds / 2],
+           100.0 * (con[rounds / 2] - coff[rounds / 2]) / coff[rounds / 2]);
     printf("median: on %.4f s, off %.4f s, overhead %+.2f%% (%d jobs x 3 partitions, 2^%u)\n",
            mon, moff, 100.0 * (mon - moff) / moff, jobs, log);
     /* The wall-time difference is within the noise of a shared machine;
@@ -132,5 +149,7 @@ int main(int argc, char **argv)
            spans, c * (double)spans / 1e6, 100.0 * c * (double)spans / 1e9 / mon);
     free(on);
     free(off);
+    free(con);
+    free(coff);
     return 0;
 }
