@@ -37,11 +37,9 @@ static void *submit_main(void *arg)
     return NULL;
 }
 
-GS_TEST(engine_concurrent_arrivals_complete_once_and_verify)
+static void arrivals_run(const gs_engine_config *cfgp)
 {
-    gs_engine_config cfg;
-    et_config(&cfg);
-    cfg.queue_depth = 3;
+    gs_engine_config cfg = *cfgp;
     et_run r;
     enum { THREADS = 3, PER = 4 };
     if (!et_start(&r, &cfg, 0))
@@ -96,6 +94,24 @@ GS_TEST(engine_concurrent_arrivals_complete_once_and_verify)
     }
 done:
     et_free(&r);
+}
+
+GS_TEST(engine_concurrent_arrivals_complete_once_and_verify)
+{
+    gs_engine_config cfg;
+    et_config(&cfg);
+    cfg.queue_depth = 3;
+    arrivals_run(&cfg);
+    if (gs_test_quick())
+        return;
+    /* The other shapes: two workers, a finalizer pool, work after unlock. */
+    et_config(&cfg);
+    cfg.queue_depth = 2;
+    cfg.gpu_workers_per_device = 2;
+    cfg.finalizer_threads = 2;
+    cfg.trim = GS_TRIM_AFTER_UNLOCK;
+    cfg.verify = GS_VERIFY_AFTER_UNLOCK;
+    arrivals_run(&cfg);
 }
 
 /* Picks a synth-failure seed for which some of `jobs` x `parts` partitions
