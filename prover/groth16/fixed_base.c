@@ -17,7 +17,19 @@
 #include "g16_internal.h"
 
 #define FB_SCALAR_BITS 255u
-#define FB_BATCH 256   /* accumulators sharing one inversion per window */
+#define FB_BATCH 1024  /* accumulators sharing one inversion per window */
+
+#define FB_PREFETCH 12  /* table entries requested ahead of their use */
+
+/* Requests every cache line of an object (NULL: nothing). */
+static inline void fb_prefetch(const void *p, size_t size)
+{
+    if (!p)
+        return;
+    const char *c = p;
+    for (size_t o = 0; o < size + 63; o += 64)
+        __builtin_prefetch(c + (o < size ? o : size - 1));
+}
 
 /* The w-bit digit of k starting at bit `pos`. */
 static unsigned digit_at(const gs_scalar *k, unsigned pos, unsigned w)
@@ -90,10 +102,20 @@ static unsigned digit_at(const gs_scalar *k, unsigned pos, unsigned w)
         memset(t, 0, sizeof *t);                                                 \
     }                                                                            \
                                                                                  \
+    /* Per-thread scratch for one batch of FB_BATCH scalars. */                 \
+    typedef struct {                                                             \
+        gs_scalar sc[FB_BATCH];                                                  \
+        gs_##F ax[FB_BATCH], ay[FB_BATCH], den[FB_BATCH], pre[FB_BATCH];         \
+        const gs_##G##_affine *add[FB_BATCH];                                    \
+        uint16_t idx[FB_BATCH];                                                  \
+        unsigned char inf[FB_BATCH];                                             \
+    } fb_##G##_scratch;                                                          \
+                                                                                 \
     typedef struct {                                                             \
         gs_##G##_affine *out;                                                    \
         const gs_fb_##G *t;                                                      \
         const gs_fr *k;                                                          \
+        fb_##G##_scratch *scr; /* one per pool slot */                           \
     } fb_##G##_mul_ctx;                                                          \
                                                                                  \
     /* FB_BATCH accumulators in affine form; per window, every addition of  */  \
@@ -101,90 +123,102 @@ static unsigned digit_at(const gs_scalar *k, unsigned pos, unsigned w)
     static void fb_##G##_mul_chunk(void *vctx, size_t begin, size_t end,         \
                                    unsigned slot)                                \
     {                                                                            \
-        (void)slot;                                                              \
         fb_##G##_mul_ctx *c = vctx;                                              \
         const gs_fb_##G *t = c->t;                                               \
+        fb_##G##_scratch *z = &c->scr[slot];                                     \
         size_t row = ((size_t)1 << t->wbits) - 1;                                \
-        gs_scalar sc[FB_BATCH];                                                  \
-        gs_##F ax[FB_BATCH], ay[FB_BATCH], den[FB_BATCH], pre[FB_BATCH];         \
-        const gs_##G##_affine *add[FB_BATCH];                                    \
-        uint16_t idx[FB_BATCH];                                                  \
-        unsigned char inf[FB_BATCH];                                             \
         for (size_t b = begin; b < end; b += FB_BATCH) {                         \
             size_t m = end - b < FB_BATCH ? end - b : FB_BATCH;                  \
             for (size_t j = 0; j < m; j++) {                                     \
-                gs_fr_to_scalar(&sc[j], &c->k[b + j]);                           \
-                inf[j] = 1;                                                      \
+                gs_fr_to_scalar(&z->sc[j], &c->k[b + j]);                        \
+                z->inf[j] = 1;                                                   \
             }                                                                    \
             for (unsigned i = 0; i < t->nwin; i++) {                             \
                 size_t cnt = 0;                                                  \
+                /* Tables are megabytes: look every entry up first, then   */  \
+                /* prefetch FB_PREFETCH entries ahead of their use.         */  \
                 for (size_t j = 0; j < m; j++) {                                 \
-                    unsigned d = digit_at(&sc[j], i * t->wbits, t->wbits);       \
-                    if (!d)                                                      \
+                    unsigned d = digit_at(&z->sc[j], i * t->wbits, t->wbits);    \
+                    z->add[j] = d ? &t->tab[i * row + d - 1] : NULL;             \
+                }                                                                \
+                for (size_t j = 0; j < m && j < FB_PREFETCH; j++)                \
+                    fb_prefetch(z->add[j], sizeof *z->add[j]);                   \
+                for (size_t j = 0; j < m; j++) {                                 \
+                    if (j + FB_PREFETCH < m)                                     \
+                        fb_prefetch(z->add[j + FB_PREFETCH], sizeof *z->add[j]); \
+                    const gs_##G##_affine *p = z->add[j];                        \
+                    if (!p)                                                      \
                         continue;                                                \
-                    const gs_##G##_affine *p = &t->tab[i * row + d - 1];         \
-                    if (inf[j]) {                                                \
-                        ax[j] = p->x;                                            \
-                        ay[j] = p->y;                                            \
-                        inf[j] = 0;                                              \
+                    if (z->inf[j]) {                                             \
+                        z->ax[j] = p->x;                                         \
+                        z->ay[j] = p->y;                                         \
+                        z->inf[j] = 0;                                           \
                         continue;                                                \
                     }                                                            \
                     /* x(p) != x(acc): acc < d 2^(w i) <= scalar < r as      */  \
                     /* integers, so acc = +-p would force scalar = 0 or r.   */  \
-                    gs_##F##_sub(&den[cnt], &p->x, &ax[j]);                      \
+                    gs_##F##_sub(&z->den[cnt], &p->x, &z->ax[j]);                \
                     if (cnt)                                                     \
-                        gs_##F##_mul(&pre[cnt], &pre[cnt - 1], &den[cnt]);       \
+                        gs_##F##_mul(&z->pre[cnt], &z->pre[cnt - 1],             \
+                                     &z->den[cnt]);                              \
                     else                                                         \
-                        pre[0] = den[0];                                         \
-                    add[cnt] = p;                                                \
-                    idx[cnt++] = (uint16_t)j;                                    \
+                        z->pre[0] = z->den[0];                                   \
+                    z->idx[cnt++] = (uint16_t)j;                                 \
                 }                                                                \
                 if (!cnt)                                                        \
                     continue;                                                    \
                 gs_##F inv, dinv, lam, x3, tmp;                                  \
-                INV(&inv, &pre[cnt - 1]);                                        \
+                INV(&inv, &z->pre[cnt - 1]);                                     \
                 for (size_t q = cnt; q-- > 0;) {                                 \
                     if (q) {                                                     \
-                        gs_##F##_mul(&dinv, &inv, &pre[q - 1]);                  \
-                        gs_##F##_mul(&inv, &inv, &den[q]);                       \
+                        gs_##F##_mul(&dinv, &inv, &z->pre[q - 1]);               \
+                        gs_##F##_mul(&inv, &inv, &z->den[q]);                    \
                     } else {                                                     \
                         dinv = inv;                                              \
                     }                                                            \
-                    size_t j = idx[q];                                           \
-                    const gs_##G##_affine *p = add[q];                           \
+                    size_t j = z->idx[q];                                        \
+                    const gs_##G##_affine *p = z->add[j];                        \
                     /* Affine addition, EFD g1p/auto-shortw.html (a = 0). */     \
-                    gs_##F##_sub(&lam, &p->y, &ay[j]);                           \
+                    gs_##F##_sub(&lam, &p->y, &z->ay[j]);                        \
                     gs_##F##_mul(&lam, &lam, &dinv);                             \
                     gs_##F##_sqr(&x3, &lam);                                     \
-                    gs_##F##_sub(&x3, &x3, &ax[j]);                              \
+                    gs_##F##_sub(&x3, &x3, &z->ax[j]);                           \
                     gs_##F##_sub(&x3, &x3, &p->x);                               \
-                    gs_##F##_sub(&tmp, &ax[j], &x3);                             \
+                    gs_##F##_sub(&tmp, &z->ax[j], &x3);                          \
                     gs_##F##_mul(&tmp, &tmp, &lam);                              \
-                    gs_##F##_sub(&ay[j], &tmp, &ay[j]);                          \
-                    ax[j] = x3;                                                  \
+                    gs_##F##_sub(&z->ay[j], &tmp, &z->ay[j]);                    \
+                    z->ax[j] = x3;                                               \
                 }                                                                \
             }                                                                    \
             for (size_t j = 0; j < m; j++) {                                     \
                 gs_##G##_affine *o = &c->out[b + j];                             \
-                if (inf[j]) {                                                    \
+                if (z->inf[j]) {                                                 \
                     gs_##G##_affine_set_inf(o);                                  \
                 } else {                                                         \
-                    o->x = ax[j];                                                \
-                    o->y = ay[j];                                                \
+                    o->x = z->ax[j];                                             \
+                    o->y = z->ay[j];                                             \
                     o->inf = 0;                                                  \
                 }                                                                \
             }                                                                    \
         }                                                                        \
     }                                                                            \
                                                                                  \
-    void gs_fb_##G##_mul_many(gs_##G##_affine *out, const gs_fb_##G *t,          \
-                              const gs_fr *k, size_t n, gs_pool *pool)           \
+    gs_status gs_fb_##G##_mul_many(gs_##G##_affine *out, const gs_fb_##G *t,     \
+                                   const gs_fr *k, size_t n, gs_pool *pool,      \
+                                   gs_err *err)                                  \
     {                                                                            \
-        fb_##G##_mul_ctx c = { out, t, k };                                      \
-        size_t chunk = n / (4 * gs_pool_width(pool) + 1) + 1;                    \
-        if (chunk < FB_BATCH)                                                    \
-            chunk = FB_BATCH;                                                    \
+        if (n == 0)                                                              \
+            return GS_OK;                                                        \
+        unsigned width = gs_pool_width(pool);                                    \
+        fb_##G##_mul_ctx c = { out, t, k, malloc(width * sizeof *c.scr) };       \
+        if (!c.scr)                                                              \
+            return GS_ERR(err, GS_ERR_NOMEM, "fixed-base", "scratch for %u "     \
+                          "threads", width);                                     \
+        size_t chunk = n / (4 * (size_t)width) + 1;                              \
+        chunk = (chunk + FB_BATCH - 1) / FB_BATCH * FB_BATCH;                    \
         gs_pool_for(pool, n, chunk, fb_##G##_mul_chunk, &c);                     \
+        free(c.scr);                                                             \
+        return GS_OK;                                                            \
     }
 
 FB_DEFINE(g1, fp, gs_fp_inv_var)

@@ -26,11 +26,12 @@ gs_status gs_fb_g2_init(gs_fb_g2 *t, const gs_g2 *base, unsigned wbits, gs_pool 
                         gs_err *err);
 void gs_fb_g1_free(gs_fb_g1 *t);
 void gs_fb_g2_free(gs_fb_g2 *t);
-/* out[i] = k[i] * base (k Montgomery), affine; k[i] = 0 gives infinity. */
-void gs_fb_g1_mul_many(gs_g1_affine *out, const gs_fb_g1 *t, const gs_fr *k, size_t n,
-                       gs_pool *pool);
-void gs_fb_g2_mul_many(gs_g2_affine *out, const gs_fb_g2 *t, const gs_fr *k, size_t n,
-                       gs_pool *pool);
+/* out[i] = k[i] * base (k Montgomery), affine; k[i] = 0 gives infinity.
+ * GS_ERR_NOMEM when the per-thread scratch cannot be allocated. */
+gs_status gs_fb_g1_mul_many(gs_g1_affine *out, const gs_fb_g1 *t, const gs_fr *k, size_t n,
+                            gs_pool *pool, gs_err *err);
+gs_status gs_fb_g2_mul_many(gs_g2_affine *out, const gs_fb_g2 *t, const gs_fr *k, size_t n,
+                            gs_pool *pool, gs_err *err);
 
 /*
  * H scalars (SNARKJS-FORMATS 7.3), in three steps so each can be timed:

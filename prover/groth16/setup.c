@@ -147,9 +147,10 @@ gs_status gs_groth16_setup(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
         (st = gs_fb_g2_init(&fb2, &g2, wbits, pool, err)) != GS_OK)
         goto fail;
 
-    gs_fb_g1_mul_many(pk->a, &fb1, u, nv, pool);
-    gs_fb_g1_mul_many(pk->b1, &fb1, v, nv, pool);
-    gs_fb_g2_mul_many(pk->b2, &fb2, v, nv, pool);
+    if ((st = gs_fb_g1_mul_many(pk->a, &fb1, u, nv, pool, err)) != GS_OK ||
+        (st = gs_fb_g1_mul_many(pk->b1, &fb1, v, nv, pool, err)) != GS_OK ||
+        (st = gs_fb_g2_mul_many(pk->b2, &fb2, v, nv, pool, err)) != GS_OK)
+        goto fail;
 
     gs_fr dinv;
     gs_fr_inv(&dinv, &tox->delta);
@@ -162,25 +163,30 @@ gs_status gs_groth16_setup(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
         if (j > np)
             gs_fr_mul(&sc[j], &sc[j], &dinv);
     }
-    gs_fb_g1_mul_many(pk->ic, &fb1, sc, (size_t)np + 1, pool);
-    gs_fb_g1_mul_many(pk->c, &fb1, sc + np + 1, (size_t)nv - np - 1, pool);
+    if ((st = gs_fb_g1_mul_many(pk->ic, &fb1, sc, (size_t)np + 1, pool, err)) != GS_OK ||
+        (st = gs_fb_g1_mul_many(pk->c, &fb1, sc + np + 1, (size_t)nv - np - 1, pool,
+                                err)) != GS_OK)
+        goto fail;
 
     /* H: odd-indexed Lagrange values of the 2n-domain, over delta. */
     gs_lagrange_eval(lag2, log + 1, &tox->tau, pool);
     for (size_t k = 0; k < n; k++)
         gs_fr_mul(&sc[k], &lag2[2 * k + 1], &dinv);
-    gs_fb_g1_mul_many(pk->h, &fb1, sc, n, pool);
+    if ((st = gs_fb_g1_mul_many(pk->h, &fb1, sc, n, pool, err)) != GS_OK)
+        goto fail;
 
     /* Header points. */
     gs_fr hdr1[3] = { tox->alpha, tox->beta, tox->delta };
     gs_g1_affine p1[3];
-    gs_fb_g1_mul_many(p1, &fb1, hdr1, 3, pool);
+    if ((st = gs_fb_g1_mul_many(p1, &fb1, hdr1, 3, pool, err)) != GS_OK)
+        goto fail;
     pk->alpha1 = p1[0];
     pk->beta1 = p1[1];
     pk->delta1 = p1[2];
     gs_fr hdr2[2] = { tox->beta, tox->delta };
     gs_g2_affine p2[2];
-    gs_fb_g2_mul_many(p2, &fb2, hdr2, 2, pool);
+    if ((st = gs_fb_g2_mul_many(p2, &fb2, hdr2, 2, pool, err)) != GS_OK)
+        goto fail;
     pk->beta2 = p2[0];
     pk->delta2 = p2[1];
     gs_g2_affine_generator(&pk->gamma2);

@@ -268,8 +268,8 @@ GS_TEST(groth16_fixed_base_vs_mul)
         GS_REQUIRE(gs_fb_g2_init(&t2, &g2, ws[wi], pool, &e) == GS_OK);
         gs_g1_affine o1[N];
         gs_g2_affine o2[N];
-        gs_fb_g1_mul_many(o1, &t1, k, N, pool);
-        gs_fb_g2_mul_many(o2, &t2, k, N, pool);
+        GS_REQUIRE(gs_fb_g1_mul_many(o1, &t1, k, N, pool, &e) == GS_OK);
+        GS_REQUIRE(gs_fb_g2_mul_many(o2, &t2, k, N, pool, &e) == GS_OK);
         for (int i = 0; i < N; i++) {
             gs_scalar s;
             gs_fr_to_scalar(&s, &k[i]);
