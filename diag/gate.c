@@ -308,10 +308,13 @@ gs_status gs_gate_paired(gs_gate_result *res, const gs_run *const *base, size_t 
         double delta = mb - mh;   /* regression amount: util drop, or gap p99 increase */
         double floor_v = metric == 0 ? l->min_util_drop : l->min_gap_p99_increase_ms;
         int regress = p < l->alpha && delta >= floor_v;
+        const char *why = regress ? "regression: "
+                          : delta >= floor_v ? "not significant (p >= alpha): "
+                          : p < l->alpha ? "below the practical floor: " : "";
         snprintf(detail, sizeof detail,
-                 "median base %.4g, head %.4g; Mann-Whitney U = %.1f, one-sided p = %.4g "
+                 "%smedian base %.4g, head %.4g; Mann-Whitney U = %.1f, one-sided p = %.4g "
                  "(alpha %.3g); fails only when significant and >= the floor; n = %zu + %zu",
-                 metric == 0 ? mb : -mb, metric == 0 ? mh : -mh, u, p, l->alpha, nb, nh);
+                 why, metric == 0 ? mb : -mb, metric == 0 ? mh : -mh, u, p, l->alpha, nb, nh);
         st = add(res, metric == 0 ? "paired util drop (base - head)"
                                   : "paired gap_p99 increase (head - base)",
                  "<=", delta, floor_v, metric == 0 ? "" : "ms", detail);
