@@ -395,21 +395,21 @@ size_t gs_tl_span_total(const gs_timeline *tl)
     return total;
 }
 
+/* Sort key: 24 bytes instead of a whole span; ord is the span's position
+ * in lane-major order, so equal (start, end) fall back to (lane, append order). */
 typedef struct {
-    gs_span s;
-    size_t seq;   /* position in lane order: makes the sort deterministic */
-} sort_item;
+    int64_t start, end;
+    size_t ord;
+} sort_key;
 
-static int cmp_item(const void *pa, const void *pb)
+static int cmp_key(const void *pa, const void *pb)
 {
-    const sort_item *a = pa, *b = pb;
-    if (a->s.start_ns != b->s.start_ns)
-        return a->s.start_ns < b->s.start_ns ? -1 : 1;
-    if (a->s.end_ns != b->s.end_ns)
-        return a->s.end_ns < b->s.end_ns ? -1 : 1;
-    if (a->s.lane != b->s.lane)
-        return a->s.lane < b->s.lane ? -1 : 1;
-    return a->seq < b->seq ? -1 : a->seq > b->seq;
+    const sort_key *a = pa, *b = pb;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    if (a->end != b->end)
+        return a->end < b->end ? -1 : 1;
+    return (a->ord > b->ord) - (a->ord < b->ord);
 }
 
 const gs_span *gs_timeline_spans(gs_timeline *tl, size_t *n)
@@ -427,22 +427,27 @@ const gs_span *gs_timeline_spans(gs_timeline *tl, size_t *n)
     *n = 0;
     if (total == 0)
         return NULL;
-    sort_item *items = malloc(total * sizeof *items);
+    sort_key *keys = malloc(total * sizeof *keys);
+    const gs_span **ptr = malloc(total * sizeof *ptr);
     gs_span *out = malloc(total * sizeof *out);
-    if (!items || !out) {
-        free(items);
+    if (!keys || !ptr || !out) {
+        free(keys);
+        free(ptr);
         free(out);
         return NULL;
     }
     size_t k = 0;
     for (size_t i = 0; i < tl->n_lanes; i++)
         for (span_chunk *c = tl->lanes[i]->head; c; c = c->next)
-            for (size_t j = 0; j < c->n; j++, k++)
-                items[k] = (sort_item){c->s[j], k};
-    qsort(items, total, sizeof *items, cmp_item);
+            for (size_t j = 0; j < c->n; j++, k++) {
+                keys[k] = (sort_key){c->s[j].start_ns, c->s[j].end_ns, k};
+                ptr[k] = &c->s[j];
+            }
+    qsort(keys, total, sizeof *keys, cmp_key);
     for (size_t i = 0; i < total; i++)
-        out[i] = items[i].s;
-    free(items);
+        out[i] = *ptr[keys[i].ord];
+    free(keys);
+    free(ptr);
     tl->sorted = out;
     tl->n_sorted = total;
     *n = total;
