@@ -43,6 +43,7 @@ static void usage(FILE *f, const char *cmd)
                "  --record TRACE         also write the processed arrivals as a trace\n"
                "  --no-report            skip the analysis and report\n"
                "  --quiet                no progress lines\n"
+               "  --dry-run              print the settings in effect and the job mix, run nothing\n"
                "\nscenario options (INI sections and keys):\n");
     gs_scenario_help(f);
 }
@@ -56,7 +57,7 @@ static int is_dir(const char *p)
 int gs_scn_cmd_run(int argc, char **argv, const char *cmd)
 {
     const char *pos[2] = {NULL, NULL}, *sets[MAX_SETS], *seed = NULL, *record = NULL;
-    int npos = 0, nsets = 0, rc = 2;
+    int npos = 0, nsets = 0, rc = 2, dry = 0;
     gs_run_opts ro = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -74,6 +75,8 @@ int gs_scn_cmd_run(int argc, char **argv, const char *cmd)
             record = argv[++i];
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
             ro.quiet = 1;
+        else if (!strcmp(a, "--dry-run"))
+            dry = 1;
         else if (!strcmp(a, "--no-report"))
             ro.no_report = 1;
         else if (a[0] == '-' || npos == 2) {
@@ -117,6 +120,22 @@ int gs_scn_cmd_run(int argc, char **argv, const char *cmd)
         fprintf(stderr, "gapscope %s: %s\n", cmd, err.msg);
         gs_scenario_destroy(s);
         return 2;
+    }
+    if (dry) {
+        gs_scenario_dump(s, stdout);
+        gs_trace arr;
+        st = gs_scenario_arrivals(&arr, s, &err);
+        if (st == GS_OK) {
+            uint32_t parts = 0;
+            for (size_t i = 0; i < arr.n; i++)
+                parts += arr.a[i].partitions;
+            printf("\n; job mix: %zu arrivals, %u partitions, last at %.3f s (before replay scaling)\n", arr.n, parts,
+                   arr.n ? (double)arr.a[arr.n - 1].t_ns * 1e-9 : 0.0);
+            gs_trace_free(&arr);
+        } else
+            fprintf(stderr, "gapscope %s: %s\n", cmd, err.msg);
+        gs_scenario_destroy(s);
+        return st == GS_OK ? 0 : 2;
     }
     ro.record_path = record;
     gs_run_result res;

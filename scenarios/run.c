@@ -346,7 +346,7 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
         fprintf(stderr, "gapscope: %zu jobs done in %.1f s: %zu completed, %zu failed, %zu verified%s\n", nr,
                 res->wall_s, res->completed, res->failed, res->verified, res->drained ? "" : " (drain timed out)");
     if (!o->no_report)
-        st = gs_scn_report(res, o->quiet, err);
+        st = gs_scn_report(res, o->quiet, !o->no_charts, err);
 fail:
     if (e)
         gs_engine_destroy(e);

@@ -21,6 +21,8 @@
 #ifndef GS_SCN_RUN_H
 #define GS_SCN_RUN_H
 
+#define GS_SCN_MAX_CAUSES 16
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +61,7 @@ typedef struct gs_run_opts {
     const char *out_dir;     /* NULL: runs/<scenario>-<UTC time> */
     int quiet;               /* no progress lines */
     int no_report;           /* skip diag's analysis and report */
+    int no_charts;           /* analysis and summary.json only (sweeps) */
     const char *record_path; /* also write the processed arrivals as a trace */
 } gs_run_opts;
 
@@ -70,15 +73,17 @@ typedef struct gs_run_result {
     /* From diag's analysis when it ran (analyzed = 1). */
     int analyzed;
     double gpu_idle_s, gpu_span_s, gpu_util;
-    char verdict[256];
+    double cause_idle_s[GS_SCN_MAX_CAUSES];   /* diag's GS_CAUSE_TABLE order */
+    char verdict[512];
 } gs_run_result;
 
 /* Runs s (validated) and writes the run directory. */
 gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *res, gs_err *err);
 
-/* Runs diag's analysis and report on the finished run directory res->dir
- * and fills res's analysis fields (report.c). */
-gs_status gs_scn_report(gs_run_result *res, int quiet, gs_err *err);
+/* Runs diag's analysis on the finished run directory res->dir, fills res's
+ * analysis fields and writes summary.json; with charts also the data
+ * files, the charts and report.md/report.html (report.c). */
+gs_status gs_scn_report(gs_run_result *res, int quiet, int charts, gs_err *err);
 
 /* Writes the arrivals a run processed (jobs.csv of RUN_DIR: actual
  * submission times, first = 0) as a trace. */

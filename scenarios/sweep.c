@@ -188,7 +188,7 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
             st = gs_scenario_validate(s, err);
         char dir[GS_SCN_PATH_MAX];
         snprintf(dir, sizeof dir, "%.480s/run-%03d", o->out_dir, i);
-        gs_run_opts ro = {.out_dir = dir, .quiet = 1};
+        gs_run_opts ro = {.out_dir = dir, .quiet = 1, .no_charts = 1};
         if (st == GS_OK) {
             if (!o->quiet)
                 fprintf(stderr, "gapscope sweep: run %d/%d (%s rep %d)\n", i + 1, total,
