@@ -9,11 +9,12 @@
  *   --vary engine.synth_threads=2,4,6          any key; values split at ','
  *   --vary inject.h2d.dist=uniform:1ms,2ms|fixed:5ms   split at '|' when present
  *
- * Outputs in OUT: run-NNN/ (each a full run directory), sweep.csv (one row
- * per run; columns in scenarios/README.md), sweep.dat (per point: x, mean,
- * min, max GPU idle) and the sensitivity (least-squares slope of GPU idle
- * seconds per unit of each varied key, 95% interval) in sensitivity.csv and
- * on stderr.
+ * Outputs in OUT: run-NNN/ (each a run directory with summary.json),
+ * sweep.csv (one row per run; columns in scenarios/README.md), sweep.dat
+ * and sweep_causes.dat (diag/README.md formats), charts/sweep.png/.svg
+ * (plots/sweep.gp), and the sensitivity (least-squares slope of GPU idle
+ * seconds per unit of each varied key, 95% interval) in sensitivity.csv
+ * and on stderr.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +24,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../diag/analysis.h"
+#include "../diag/charts.h"
 #include "../diag/outfile.h"
 #include "run.h"
 #include "scn_internal.h"
@@ -272,28 +275,82 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
         snprintf(path, sizeof path, "%s/sweep.dat", o->out_dir);
         if ((st = gs_out_open(&of, path, err)) != GS_OK)
             goto done;
-        fprintf(of.f, "# x (%s, seconds for durations)  idle_mean_s  idle_min_s  idle_max_s  util_mean  n  label\n",
-                vs[0].key);
-        for (int v = -1; v < vs[0].n; v++) {
-            double sum = 0, mn = INFINITY, mx = -INFINITY, us = 0;
-            int n = 0;
-            for (int i = 0; i < total; i++) {
-                int p = order[i].point;
-                int match = v < 0 ? p < 0 : p >= 0 && p % vs[0].n == v;
-                if (!match || !rows[i].analyzed)
-                    continue;
-                sum += rows[i].gpu_idle_s;
-                us += rows[i].gpu_util;
-                mn = fmin(mn, rows[i].gpu_idle_s);
-                mx = fmax(mx, rows[i].gpu_idle_s);
-                n++;
+        /* diag/README.md "sweep.dat": a block per varied key ("suspect"),
+         * x idle_mean_s idle_lo_s idle_hi_s util_mean n "label"; lo/hi are
+         * the min/max over the repetitions; the baseline is x = 0 for delays. */
+        for (int k = 0; k < nv; k++) {
+            if (k)
+                fprintf(of.f, "\n\n");
+            fprintf(of.f, "# suspect %s\n", vs[k].key);
+            for (int v = -1; v < vs[k].n; v++) {
+                double sum = 0, mn = INFINITY, mx = -INFINITY, us = 0;
+                int n = 0;
+                for (int i = 0; i < total; i++) {
+                    int p = order[i].point, rest = p;
+                    for (int q = 0; q < k && p >= 0; q++)
+                        rest /= vs[q].n;
+                    int match = v < 0 ? p < 0 : p >= 0 && rest % vs[k].n == v;
+                    if (!match || !rows[i].analyzed)
+                        continue;
+                    sum += rows[i].gpu_idle_s;
+                    us += rows[i].gpu_util;
+                    mn = fmin(mn, rows[i].gpu_idle_s);
+                    mx = fmax(mx, rows[i].gpu_idle_s);
+                    n++;
+                }
+                const char *label = v < 0 ? "baseline" : vs[k].values[v];
+                double xv = v < 0 ? (vs[k].inject_delay ? 0.0 : NAN) : numeric(label);
+                if (n && isfinite(xv))
+                    fprintf(of.f, "%.9g %.6f %.6f %.6f %.6f %d \"%s\"\n", xv, sum / n, mn, mx, us / n, n, label);
             }
-            const char *label = v < 0 ? "baseline" : vs[0].values[v];
-            double xv = v < 0 ? (vs[0].inject_delay ? 0.0 : NAN) : numeric(label);
-            if (n && isfinite(xv))
-                fprintf(of.f, "%.9g %.6f %.6f %.6f %.6f %d \"%s\"\n", xv, sum / n, mn, mx, us / n, n, label);
         }
-        st = gs_out_close(&of, 1, err);
+        if ((st = gs_out_close(&of, 1, err)) != GS_OK)
+            goto done;
+        /* sweep_causes.dat: idle by cause per sweep point (mean over reps). */
+        snprintf(path, sizeof path, "%s/sweep_causes.dat", o->out_dir);
+        if ((st = gs_out_open(&of, path, err)) != GS_OK)
+            goto done;
+        fprintf(of.f, "label");
+        for (int c = 0; c < GS_CAUSE_COUNT; c++)
+            fprintf(of.f, " %s", gs_cause_name((gs_cause)c));
+        fprintf(of.f, "\n");
+        for (int p = -1; p < points; p++) {
+            double cs[GS_SCN_MAX_CAUSES] = {0};
+            int n = 0;
+            for (int i = 0; i < total; i++)
+                if (order[i].point == p && rows[i].analyzed) {
+                    for (int c = 0; c < GS_CAUSE_COUNT; c++)
+                        cs[c] += rows[i].cause_idle_s[c];
+                    n++;
+                }
+            if (!n)
+                continue;
+            char label[256] = "baseline";
+            if (p >= 0) {
+                label[0] = '\0';
+                for (int k = 0, rest = p; k < nv; k++) {
+                    const char *name = vs[k].inject_delay ? vs[k].point : vs[k].key;
+                    snprintf(label + strlen(label), sizeof label - strlen(label), "%s%.60s@%.60s", k ? "," : "", name,
+                             vs[k].values[rest % vs[k].n]);
+                    rest /= vs[k].n;
+                }
+            }
+            for (char *c = label; *c; c++)
+                if (*c == ' ' || *c == '"')
+                    *c = '_';
+            fprintf(of.f, "%s", label);
+            for (int c = 0; c < GS_CAUSE_COUNT; c++)
+                fprintf(of.f, " %.6f", cs[c] / n);
+            fprintf(of.f, "\n");
+        }
+        if ((st = gs_out_close(&of, 1, err)) != GS_OK)
+            goto done;
+    }
+    {
+        gs_err cerr;
+        gs_err_clear(&cerr);
+        if (gs_sweep_chart(o->out_dir, NULL, &cerr) != GS_OK && !o->quiet)
+            fprintf(stderr, "gapscope sweep: chart not drawn: %s\n", cerr.msg);
     }
 done:
     for (int i = 0; i < nv; i++)
