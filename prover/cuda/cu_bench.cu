@@ -29,11 +29,11 @@ __global__ void k_fill_below_r(cu_fr *out, size_t n, uint64_t seed)
     }
     x.l[7] &= 0x7fffffffu;
     uint32_t mask;
-    asm("sub.cc.u32 %0, %1, %2;" : "=r"(y.l[0]) : "r"(x.l[0]), "r"(cu_fr_cfg::p(0)));
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(y.l[0]) : "r"(x.l[0]), "r"(cu_fr_cfg::p(0)));
 #pragma unroll
     for (int k = 1; k < 8; k++)
-        asm("subc.cc.u32 %0, %1, %2;" : "=r"(y.l[k]) : "r"(x.l[k]), "r"(cu_fr_cfg::p(k)));
-    asm("subc.u32 %0, 0, 0;" : "=r"(mask));
+        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(y.l[k]) : "r"(x.l[k]), "r"(cu_fr_cfg::p(k)));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(mask));
 #pragma unroll
     for (int k = 0; k < 8; k++) x.l[k] = (x.l[k] & mask) | (y.l[k] & ~mask);
     fe_store(&out[i], x);

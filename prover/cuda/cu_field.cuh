@@ -15,7 +15,11 @@
  * the CIOS result is < 2p and one conditional subtraction reduces it.
  *
  * The carry flag lives between consecutive asm statements of one unrolled
- * chain; nothing else is placed inside a chain.
+ * chain; nothing else is placed inside a chain.  Every chain statement is
+ * `asm volatile`: the compiler cannot see the carry flag, and would
+ * otherwise drop a statement whose register result is dead (the first
+ * mad.lo.cc of each reduction row, whose word is shifted out) together
+ * with the carry it produces, or move statements across each other.
  */
 #ifndef GS_CU_FIELD_CUH
 #define GS_CU_FIELD_CUH
@@ -114,15 +118,15 @@ template <class C> CU_DEV void fe_add(cu_fe<C> &r, const cu_fe<C> &a, const cu_f
 {
     constexpr int N = C::N;
     uint32_t s[N], d[N], mask;
-    asm("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(a.l[0]), "r"(b.l[0]));
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(a.l[0]), "r"(b.l[0]));
 #pragma unroll
     for (int i = 1; i < N; i++)
-        asm("addc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(a.l[i]), "r"(b.l[i]));
-    asm("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(s[0]), "r"(C::p(0)));
+        asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[i]) : "r"(a.l[i]), "r"(b.l[i]));
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(s[0]), "r"(C::p(0)));
 #pragma unroll
     for (int i = 1; i < N; i++)
-        asm("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(s[i]), "r"(C::p(i)));
-    asm("subc.u32 %0, 0, 0;" : "=r"(mask));
+        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(s[i]), "r"(C::p(i)));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(mask));
     /* mask = all ones when s < p: keep s. */
 #pragma unroll
     for (int i = 0; i < N; i++) r.l[i] = (s[i] & mask) | (d[i] & ~mask);
@@ -133,15 +137,15 @@ template <class C> CU_DEV void fe_sub(cu_fe<C> &r, const cu_fe<C> &a, const cu_f
 {
     constexpr int N = C::N;
     uint32_t d[N], mask;
-    asm("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(a.l[0]), "r"(b.l[0]));
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(a.l[0]), "r"(b.l[0]));
 #pragma unroll
     for (int i = 1; i < N; i++)
-        asm("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(a.l[i]), "r"(b.l[i]));
-    asm("subc.u32 %0, 0, 0;" : "=r"(mask));
-    asm("add.cc.u32 %0, %1, %2;" : "=r"(r.l[0]) : "r"(d[0]), "r"(C::p(0) & mask));
+        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(a.l[i]), "r"(b.l[i]));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(mask));
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.l[0]) : "r"(d[0]), "r"(C::p(0) & mask));
 #pragma unroll
     for (int i = 1; i < N; i++)
-        asm("addc.cc.u32 %0, %1, %2;" : "=r"(r.l[i]) : "r"(d[i]), "r"(C::p(i) & mask));
+        asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.l[i]) : "r"(d[i]), "r"(C::p(i) & mask));
 }
 
 template <class C> CU_DEV void fe_dbl(cu_fe<C> &r, const cu_fe<C> &a) { fe_add(r, a, a); }
@@ -160,24 +164,24 @@ template <class C> CU_DEV void fe_neg(cu_fe<C> &r, const cu_fe<C> &a)
  */
 template <int N> CU_DEV void mac_row(uint32_t *t, const uint32_t *a, uint32_t b)
 {
-    asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a[0]), "r"(b));
-    asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[0]), "r"(b));
+    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a[0]), "r"(b));
+    asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[0]), "r"(b));
 #pragma unroll
     for (int j = 2; j < N; j += 2) {
-        asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(b));
-        asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(b));
+        asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(b));
+        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(b));
     }
-    asm("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
-    asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+    asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[N]));
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
 
-    asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[1]), "r"(b));
-    asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[2]) : "r"(a[1]), "r"(b));
+    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[1]), "r"(b));
+    asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[2]) : "r"(a[1]), "r"(b));
 #pragma unroll
     for (int j = 3; j < N; j += 2) {
-        asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(b));
-        asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(b));
+        asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(b));
+        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(b));
     }
-    asm("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
 }
 
 /* r = a * b * R^-1 mod p (CIOS, see the file comment). */
@@ -200,11 +204,11 @@ template <class C> CU_DEV void fe_mul(cu_fe<C> &r, const cu_fe<C> &a, const cu_f
         t[N + 1] = 0;
     }
     uint32_t d[N], mask;
-    asm("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(pm[0]));
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(pm[0]));
 #pragma unroll
     for (int i = 1; i < N; i++)
-        asm("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(t[i]), "r"(pm[i]));
-    asm("subc.u32 %0, %1, 0;" : "=r"(mask) : "r"(t[N]));
+        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(t[i]), "r"(pm[i]));
+    asm volatile("subc.u32 %0, %1, 0;" : "=r"(mask) : "r"(t[N]));
     /* t < 2p < 2^(32N): t[N] = 0, mask = all ones iff t < p. */
 #pragma unroll
     for (int i = 0; i < N; i++) r.l[i] = (t[i] & mask) | (d[i] & ~mask);

@@ -272,7 +272,7 @@ static void make_scalars(gs_scalar *sc, size_t n, int kind)
             case 1: memset(&sc[i], 0, sizeof sc[i]); sc[i].l[0] = 1; break;
             case 2: /* r - 1 */
                 memcpy(&sc[i], &GS_FR_MODULUS, sizeof sc[i]); sc[i].l[0] -= 1; break;
-            case 3: memset(&sc[i], 0, sizeof sc[i]); sc[i].l[i % 4] = 1ull << (i % 64); break;
+            case 3: memset(&sc[i], 0, sizeof sc[i]); sc[i].l[i % 4] = 1ull << (i % 63); break;
             default: break;
             }
         }
