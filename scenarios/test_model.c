@@ -1,10 +1,13 @@
 /* Model device: fitting the hand-made sample timeline (traces/model-sample.spans.csv). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../test/test.h"
+#include "../diag/timeline.h"
 #include "model.h"
+#include "run.h"
 
 static int near(double a, double b, double rel) { return fabs(a - b) <= rel * fabs(b); }
 
@@ -61,4 +64,64 @@ GS_TEST(model_rejects_sizeless_timeline)
     gs_err_clear(&err);
     GS_CHECK(gs_model_load(&m, path, &err) == GS_ERR_FORMAT && m == NULL);
     GS_CHECK(strstr(err.msg, "known size") != NULL);
+}
+
+/* A run on the model device: real proofs (verified), device spans flagged
+ * MODELLED with exactly the fitted stage times. */
+GS_TEST(model_backend_run)
+{
+    const char *root = getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : ".";
+    char sample[600], text[1400];
+    snprintf(sample, sizeof sample, "%s/traces/model-sample.spans.csv", root);
+    gs_model *m = NULL;
+    gs_err err;
+    gs_err_clear(&err);
+    if (gs_model_load(&m, sample, &err) != GS_OK) {
+        gs_test_skip("%s: %s", sample, err.msg);
+        return;
+    }
+    snprintf(text, sizeof text,
+             "[engine]\nbackend = model\nmodel_timeline = %s\nmodel_size_shift = 11\nsynth_threads = 1\n"
+             "prove_threads = 1\ntrim = off\nverify = after_unlock\n"
+             "[jobs]\nkinds = porep_c2:1\npartitions = porep_c2:3\ncount = 1\nsize_map = porep_c2:9\nreplay = afap\n",
+             sample);
+    gs_scenario *s;
+    GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
+    GS_REQUIRE(gs_scenario_parse_text(s, text, "model.ini", &err) == GS_OK);
+    GS_REQUIRE(gs_scenario_validate(s, &err) == GS_OK);
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/run", gs_test_tmpdir());
+    gs_run_opts o = {.out_dir = dir, .quiet = 1, .no_report = 1};
+    gs_run_result r;
+    gs_status st = gs_scn_run(s, &o, &r, &err);
+    gs_scenario_destroy(s);
+    GS_REQUIRE(st == GS_OK || (gs_test_fail(__FILE__, __LINE__, "run: %s", err.msg), 0));
+    GS_CHECK_EQ_INT(r.completed, 1);
+    GS_CHECK_EQ_INT(r.verified, 1);
+    char path[700];
+    snprintf(path, sizeof path, "%s/spans.csv", dir);
+    gs_timeline *tl = NULL;
+    GS_REQUIRE(gs_timeline_read_csv(&tl, path, &err) == GS_OK);
+    size_t n, dev_spans = 0, msm_h = 0;
+    const gs_span *sp = gs_timeline_spans(tl, &n);
+    int64_t d20 = (int64_t)(gs_model_stage_s(m, "msm_h", 20, 0) * 1e9);
+    int64_t d21 = (int64_t)(gs_model_stage_s(m, "msm_h", 21, 0) * 1e9);
+    for (size_t i = 0; i < n; i++) {
+        if (sp[i].kind != GS_SPAN_KERNEL && sp[i].kind != GS_SPAN_COPY)
+            continue;
+        dev_spans++;
+        GS_CHECK(sp[i].flags & GS_SPAN_F_MODELLED);
+        if (!strcmp(sp[i].name, "msm_h")) {
+            int64_t d = sp[i].end_ns - sp[i].start_ns;
+            GS_CHECK_MSG(d == d20 || d == d21, "msm_h lasted %lld ns, model %lld or %lld", (long long)d,
+                         (long long)d20, (long long)d21);
+            msm_h++;
+        }
+    }
+    GS_CHECK_EQ_INT(msm_h, 3);
+    GS_CHECK_EQ_INT(dev_spans, 27); /* 9 modelled stages x 3 partitions */
+    const char *be = gs_timeline_meta_get(tl, "backend");
+    GS_CHECK(be && !strcmp(be, "model"));
+    gs_timeline_destroy(tl);
+    gs_model_destroy(m);
 }
