@@ -50,7 +50,8 @@ enum { T_INT, T_U64, T_BOOL, T_DUR, T_SIZE, T_REAL, T_ENUM, T_STR, T_PATH, T_DIS
     X(O_PROB, INJECT, "probability", T_REAL, "1", 0, 1, NULL, "chance per occurrence") \
     X(O_ISEED, INJECT, "seed", T_STR, "auto", 0, 0, NULL, "draw seed (auto: from the scenario seed and the point)") \
     X(O_MODE, INJECT, "mode", T_ENUM, "synthetic", 0, 0, "real|synthetic", "malloc_trim: real = malloc_trim(0) on a fragmented heap") \
-    X(O_FRAG, INJECT, "frag", T_SIZE, "0", 0, 0, NULL, "malloc_trim real mode: heap to fragment")
+    X(O_FRAG, INJECT, "frag", T_SIZE, "0", 0, 0, NULL, "malloc_trim real mode: heap to fragment") \
+    X(O_FAIL, INJECT, "fail", T_ENUM, "no", 0, 0, "no|yes", "when it fires, fail the delayed step (and its job) with GS_ERR_INJECTED")
 
 typedef struct {
     int scope;
@@ -383,6 +384,7 @@ static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
         break;
     case O_MODE: if (inj) inj->real = ci == 0; break;
     case O_FRAG: if (inj) inj->frag_bytes = u; break;
+    case O_FAIL: if (inj) inj->fail = ci == 1; break;
     default:
         return GS_ERR(err, GS_ERR_INTERNAL, "scenario", "option %d has no apply case", o);
     }

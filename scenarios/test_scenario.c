@@ -104,7 +104,10 @@ static const char *demo_text =
     "dist = lognormal:median=80ms,sigma=0.5\n"
     "probability = 1\n"
     "mode = real\n"
-    "frag = 64MiB\n";
+    "frag = 64MiB\n"
+    "[inject.verify]\n"
+    "dist = fixed:1ms\n"
+    "fail = yes\n";
 
 GS_TEST(scenario_parse_values)
 {
@@ -133,6 +136,7 @@ GS_TEST(scenario_parse_values)
     GS_CHECK(th->probability == 0.5);                 /* inherited from [global] */
     GS_CHECK(mt->enabled && mt->probability == 1.0 && mt->real && mt->frag_bytes == 64ULL << 20);
     GS_CHECK(!s->engine.inj[GS_INJ_SYNTH].enabled);
+    GS_CHECK(s->engine.inj[GS_INJ_VERIFY].fail == 1 && th->fail == 0);
     GS_CHECK(th->seed != mt->seed);                   /* per-point draw streams */
     /* --set overrides and switches a suspect off. */
     GS_CHECK_OK(gs_scenario_set(s, "inject.tracker_hold.enabled=no", "--set", &err));
