@@ -158,6 +158,7 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
     gs_attrib *at = NULL;
     int32_t *devs = NULL;
     double *lens = NULL;
+    gs_interval *trims = NULL;
     gs_status st = GS_OK;
     *out = NULL;
     if (!cfg) {
@@ -183,6 +184,16 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
             a->injected_s += (double)(sp[i].end_ns - sp[i].start_ns) * 1e-9;
         }
     }
+    /* Every malloc_trim (real or injected) on any lane, as one union. */
+    size_t n_trim = 0;
+    trims = malloc((n + 1) * sizeof *trims);
+    if (!trims)
+        goto nomem;
+    for (size_t i = 0; i < n; i++)
+        if ((sp[i].kind == GS_SPAN_STEP || sp[i].kind == GS_SPAN_INJECTED) &&
+            (!strcmp(sp[i].name, "malloc_trim") || !strcmp(sp[i].name, "inj:malloc_trim")))
+            trims[n_trim++] = (gs_interval){sp[i].start_ns, sp[i].end_ns};
+    n_trim = gs_interval_union(trims, n_trim);
     /* Devices: distinct device ids of device lanes that carry operations. */
     size_t nl = gs_timeline_lane_count(tl), nd = 0;
     devs = malloc((nl + 1) * sizeof *devs);
@@ -233,6 +244,10 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
             lens[m++] = (double)(d->gaps[g].end_ns - d->gaps[g].start_ns) * 1e-9;
         gs_gap_stats_compute(&d->gap_stats, lens + m0, d->n_gaps, cfg->micro_threshold_s);
         d->idle_s = d->gap_stats.total_s;
+        for (size_t g = 0; g < d->n_gaps; g++)
+            d->idle_during_trim_s += (double)gs_interval_overlap(trims, n_trim, d->gaps[g].start_ns,
+                                                                 d->gaps[g].end_ns) * 1e-9;
+        a->idle_during_trim_s += d->idle_during_trim_s;
         a->idle_s += d->idle_s;
         a->span_s += d->span_s;
         a->busy_s += d->busy_s;
@@ -248,6 +263,7 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
             a->verdict = (gs_cause)c;
         }
     a->verdict_share = a->idle_s > 0 ? best / a->idle_s : 0;
+    free(trims);
     free(lens);
     free(devs);
     gs_attrib_destroy(at);
@@ -256,6 +272,7 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
 nomem:
     st = gs_err_set(err, GS_ERR_NOMEM, "analysis", "gs_analyze", "out of memory");
 fail:
+    free(trims);
     free(lens);
     free(devs);
     gs_attrib_destroy(at);

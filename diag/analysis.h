@@ -105,6 +105,10 @@ typedef struct gs_device_analysis {
     gs_gap_stats gap_stats;
     double cause_s[GS_CAUSE_COUNT];
     double idle_s;
+    /* Idle seconds during which malloc_trim runs on any thread (whatever the
+     * cause): glibc's malloc_trim(0) holds the arena locks, so every
+     * allocation elsewhere waits, even with trim = background. */
+    double idle_during_trim_s;
 } gs_device_analysis;
 
 typedef struct gs_analysis {
@@ -117,6 +121,7 @@ typedef struct gs_analysis {
     gs_gap_stats gap_stats;           /* all devices' gaps together */
     size_t injected_spans;
     double injected_s;
+    double idle_during_trim_s;        /* summed over devices (see above) */
     uint64_t dropped_spans;
     gs_cause verdict;          /* top cause (GS_CAUSE_OTHER when no idle) */
     double verdict_share;      /* its share of idle time, 0..1 */

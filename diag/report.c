@@ -97,6 +97,12 @@ static void causes_section(gs_doc *d, const gs_run *r)
         gs_doc_row(d, cells);
     }
     gs_doc_table_end(d);
+    if (a->idle_during_trim_s > 0)
+        gs_doc_pf(d, "%.3f s of the idle time (%.1f%%) overlaps a malloc_trim(0) running on some "
+                     "thread, whatever the cause above.  glibc's malloc_trim holds the malloc arena "
+                     "locks while it trims, so allocations on other threads (hand-off, staging, "
+                     "synthesis) wait for it even when it runs outside the tracker lock.",
+                  a->idle_during_trim_s, 100 * a->idle_during_trim_s / a->idle_s);
 }
 
 static void jobs_section(gs_doc *d, const gs_run *r)

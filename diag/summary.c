@@ -117,6 +117,7 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
         num(f, &df, "util", d->util);
         num(f, &df, "util_kernels_only", d->util_kernels_only);
         num(f, &df, "idle_s", d->idle_s);
+        num(f, &df, "idle_during_malloc_trim_s", d->idle_during_trim_s);
         key(f, &df, "gaps");
         gap_stats(f, &d->gap_stats);
         key(f, &df, "causes");
@@ -133,6 +134,7 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
     num(f, &first, "span_s", a->span_s);
     num(f, &first, "busy_s", a->busy_s);
     num(f, &first, "idle_s", a->idle_s);
+    num(f, &first, "idle_during_malloc_trim_s", a->idle_during_trim_s);
     fputs(",\n", f);
     first = 1;
     key(f, &first, "gaps");

@@ -141,6 +141,7 @@ GS_TEST(diag_analysis_cause_changes_mid_gap)
     }
     GS_CHECK(d->pieces[2].holder == gs_tl_lane_id(fin) && d->pieces[2].worker == gs_tl_lane_id(w));
     GS_CHECK(d->gaps[0].cause == GS_CAUSE_TRACKER_TRIM);
+    GS_CHECK(NEAR(d->idle_during_trim_s, 0.035) && NEAR(a->idle_during_trim_s, 0.035));
     GS_CHECK(a->verdict == GS_CAUSE_TRACKER_TRIM && NEAR(a->verdict_share, 0.35));
     GS_CHECK(NEAR(gs_analysis_cause_idle(a, "tracker_lock"), 0.060));
     GS_CHECK(NEAR(gs_analysis_cause_idle(a, "tracker_lock/verify"), 0.010));
