@@ -112,7 +112,9 @@ gs_status gs_timeline_create(gs_timeline **out);
 void gs_timeline_destroy(gs_timeline *tl);
 
 /* Run metadata (build fingerprint, backend, device, scenario settings):
- * key/value strings, last set wins; written with the timeline. */
+ * key/value strings, last set wins; written with the timeline.  meta_get's
+ * pointer is valid until the key is set again or the timeline destroyed;
+ * meta_count/meta_at only once capture has stopped. */
 void gs_timeline_meta_set(gs_timeline *tl, const char *key, const char *value);
 const char *gs_timeline_meta_get(const gs_timeline *tl, const char *key);
 size_t gs_timeline_meta_count(const gs_timeline *tl);
