@@ -8,6 +8,7 @@
  * record and after its synchronize; the midpoint is the reference's host
  * time.  Any later event's host time is ref_host_ns + elapsed(ref, event).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,47 @@ extern "C" void gs_cu_free(gs_cu_dev *d, void *p)
     cudaFree(p);
 }
 
+/* Host copy into a pinned chunk, split over a few threads: one core copies
+ * at ~6 GB/s, well under the ~55 GB/s the DMA takes from pinned memory. */
+#define PAR_COPY_THREADS 8
+struct par_copy {
+    char *dst;
+    const char *src;
+    size_t len;
+};
+
+static void *par_copy_run(void *arg)
+{
+    par_copy *c = (par_copy *)arg;
+    memcpy(c->dst, c->src, c->len);
+    return NULL;
+}
+
+static void par_memcpy(void *dst, const void *src, size_t len)
+{
+    pthread_t th[PAR_COPY_THREADS];
+    par_copy job[PAR_COPY_THREADS];
+    int started[PAR_COPY_THREADS] = {0};
+    size_t per = (len / PAR_COPY_THREADS + 4095) & ~(size_t)4095;
+    if (len < ((size_t)4 << 20)) {
+        memcpy(dst, src, len);
+        return;
+    }
+    for (int i = 0; i < PAR_COPY_THREADS; i++) {
+        size_t off = per * (size_t)i;
+        job[i].dst = (char *)dst + off;
+        job[i].src = (const char *)src + off;
+        job[i].len = off >= len ? 0 : (len - off < per ? len - off : per);
+    }
+    for (int i = 1; i < PAR_COPY_THREADS; i++)
+        if (job[i].len) started[i] = pthread_create(&th[i], NULL, par_copy_run, &job[i]) == 0;
+    par_copy_run(&job[0]);
+    for (int i = 1; i < PAR_COPY_THREADS; i++) {
+        if (started[i]) pthread_join(th[i], NULL);
+        else if (job[i].len) par_copy_run(&job[i]);
+    }
+}
+
 /* Staged copy: chunk k goes through pin[k % 2] once that buffer's previous
  * DMA has completed. */
 extern "C" gs_status gs_cu_upload(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
@@ -121,7 +163,7 @@ extern "C" gs_status gs_cu_upload(gs_cu_dev *d, void *dst, const void *src, size
     for (int k = 0; off < bytes; k ^= 1) {
         size_t len = bytes - off < GS_CU_PIN_CHUNK ? bytes - off : GS_CU_PIN_CHUNK;
         CU_TRY(cudaEventSynchronize(d->pin_done[k]));
-        memcpy(d->pin[k], (const char *)src + off, len);
+        par_memcpy(d->pin[k], (const char *)src + off, len);
         CU_TRY(cudaMemcpyAsync((char *)dst + off, d->pin[k], len, cudaMemcpyHostToDevice,
                                d->stream));
         CU_TRY(cudaEventRecord(d->pin_done[k], d->stream));
