@@ -518,6 +518,16 @@ static void dump_line(FILE *f, const opt_def *od, const gs_scn_setting *st)
     fprintf(f, "%-18s = %-32s ; %s\n", od->key, st->value, st->origin);
 }
 
+int gs_scn_setting_in_effect(const gs_scenario *s, int i)
+{
+    const gs_scn_setting *st = &s->settings[i];
+    if (st->inst == GS_INJ_COUNT)
+        return strcmp(st->origin, "default") != 0;
+    if (st->inst >= 0)
+        return s->inj_present[st->inst] || s->engine.inj[st->inst].enabled;
+    return 1;
+}
+
 const char *gs_scenario_setting_value(const gs_scenario *s, const char *key)
 {
     for (int i = 0; i < s->n_settings; i++)

@@ -131,6 +131,8 @@ static void set_meta(gs_timeline *tl, const gs_scenario *s)
     for (int i = 0; i < gs_scenario_setting_count(s); i++) {
         const char *k, *v;
         gs_scenario_setting_at(s, i, &k, &v);
+        if (!gs_scn_setting_in_effect(s, i))
+            continue;
         char key[96];
         snprintf(key, sizeof key, "scenario.%s", k);
         gs_timeline_meta_set(tl, key, v);

@@ -33,6 +33,10 @@ void gs_scn_inject_present(gs_scenario *s, int point, const char *where);
 gs_status gs_scn_apply_defaults(gs_scenario *s, gs_err *err);
 gs_status gs_scn_finalize(gs_scenario *s, gs_err *err);
 
+/* 0 for settings that do not act: keys of injection points that are off,
+ * [global] injection defaults never set. */
+int gs_scn_setting_in_effect(const gs_scenario *s, int i);
+
 /* Reads an INI file (with includes) into s (ini.c). */
 gs_status gs_scn_ini_parse_file(gs_scenario *s, const char *path, gs_err *err);
 
