@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
 
+#include "../prover/common/rng.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +42,20 @@ gs_status gs_run_load(gs_run *r, const char *arg, const gs_analysis_config *cfg,
     }
     if (cfg && cfg->progress)
         fprintf(stderr, "analyze: reading %s\n", r->spans);
+    int64_t t0 = gs_now_ns();
     if ((st = gs_timeline_read_csv(&r->tl, r->spans, err)) != GS_OK)
         goto fail;
+    size_t n;
+    gs_timeline_spans(r->tl, &n);
+    int64_t t1 = gs_now_ns();
+    if (cfg && cfg->progress)
+        fprintf(stderr, "analyze: %zu spans on %zu lanes read and sorted in %.2f s\n", n,
+                gs_timeline_lane_count(r->tl), (double)(t1 - t0) * 1e-9);
     if ((st = gs_analyze(&r->an, r->tl, cfg, err)) != GS_OK)
         goto fail;
+    if (cfg && cfg->progress)
+        fprintf(stderr, "analyze: %zu gaps on %zu devices analysed in %.2f s\n",
+                r->an->gap_stats.count, r->an->n_dev, (double)(gs_now_ns() - t1) * 1e-9);
     char jobs[2100];
     if (gs_path_join(jobs, sizeof jobs, r->dir, "jobs.csv") && stat(jobs, &sb) == 0) {
         if ((st = gs_jobs_read_csv(&r->job_records, &r->n_jobs, jobs, err)) != GS_OK)
