@@ -16,7 +16,6 @@
 
 #include "scn_internal.h"
 
-enum { T_INT, T_U64, T_BOOL, T_DUR, T_SIZE, T_REAL, T_ENUM, T_STR, T_PATH, T_DIST, T_KINDS_REAL, T_KINDS_INT };
 
 /* X(id, scope, key, type, default, lo, hi, choices, help) */
 #define GS_SCN_OPTIONS(X)                                                                   \
@@ -53,14 +52,6 @@ enum { T_INT, T_U64, T_BOOL, T_DUR, T_SIZE, T_REAL, T_ENUM, T_STR, T_PATH, T_DIS
     X(O_FRAG, INJECT, "frag", T_SIZE, "0", 0, 0, NULL, "malloc_trim real mode: heap to fragment") \
     X(O_FAIL, INJECT, "fail", T_ENUM, "no", 0, 0, "no|yes", "when it fires, fail the delayed step (and its job) with GS_ERR_INJECTED")
 
-typedef struct {
-    int scope;
-    const char *key;
-    int type;
-    const char *def;
-    double lo, hi;
-    const char *choices, *help;
-} opt_def;
 
 enum {
 #define GS_X(id, sc, k, t, d, lo, hi, ch, h) id,
@@ -68,64 +59,19 @@ enum {
 #undef GS_X
     O_COUNT_
 };
-static const opt_def opts[] = {
+const gs_scn_opt_def gs_scn_opts[] = {
 #define GS_X(id, sc, k, t, d, lo, hi, ch, h) {GS_SCOPE_##sc, k, t, d, lo, hi, ch, h},
     GS_SCN_OPTIONS(GS_X)
 #undef GS_X
 };
-_Static_assert(sizeof opts / sizeof opts[0] == O_COUNT_, "option table out of step");
-
-static const char *const scope_names[] = {"global", "engine", "jobs", "inject"};
-
-/* ---- kind and injection-point names (from engine.h's tables) ---- */
-static const char *const kind_names[] = {
-#define GS_X(e, n, p, pr) n,
-    GS_JOB_KIND_TABLE(GS_X)
-#undef GS_X
-};
-static const uint32_t kind_parts[] = {
-#define GS_X(e, n, p, pr) p,
-    GS_JOB_KIND_TABLE(GS_X)
-#undef GS_X
-};
-static const int kind_prio[] = {
-#define GS_X(e, n, p, pr) pr,
-    GS_JOB_KIND_TABLE(GS_X)
-#undef GS_X
-};
-static const char *const inj_names[] = {
-#define GS_X(e, n) n,
-    GS_INJ_TABLE(GS_X)
-#undef GS_X
-};
-_Static_assert(sizeof kind_names / sizeof kind_names[0] == GS_KIND_COUNT, "kinds");
-_Static_assert(sizeof inj_names / sizeof inj_names[0] == GS_INJ_COUNT, "inj points");
-
-int gs_scn_kind_from_name(gs_job_kind *out, const char *name)
-{
-    for (int k = 0; k < GS_KIND_COUNT; k++)
-        if (!strcmp(name, kind_names[k])) {
-            *out = (gs_job_kind)k;
-            return 1;
-        }
-    return 0;
-}
-const char *gs_scn_kind_name(gs_job_kind k) { return (unsigned)k < GS_KIND_COUNT ? kind_names[k] : "?"; }
-uint32_t gs_scn_kind_default_partitions(gs_job_kind k) { return (unsigned)k < GS_KIND_COUNT ? kind_parts[k] : 1; }
-int gs_scn_kind_default_priority(gs_job_kind k) { return (unsigned)k < GS_KIND_COUNT ? kind_prio[k] : 2; }
-const char *gs_scn_inj_name(int p) { return p >= 0 && p < GS_INJ_COUNT ? inj_names[p] : "?"; }
-int gs_scn_inj_from_name(int *out, const char *name, size_t len)
-{
-    for (int p = 0; p < GS_INJ_COUNT; p++)
-        if (strlen(inj_names[p]) == len && !strncmp(name, inj_names[p], len)) {
-            *out = p;
-            return 1;
-        }
-    return 0;
-}
+_Static_assert(sizeof gs_scn_opts / sizeof gs_scn_opts[0] == O_COUNT_, "option table out of step");
+const int gs_scn_n_opts = O_COUNT_;
+const char *const gs_scn_scope_names[] = {"global", "engine", "jobs", "inject"};
+#define opts gs_scn_opts
+#define scope_names gs_scn_scope_names
 
 /* ---- settings layout: non-inject options once, inject options per point + [global] ---- */
-static int setting_index(int opt, int inst)
+int gs_scn_setting_index(int opt, int inst)
 {
     int idx = 0;
     for (int o = 0; o < O_COUNT_; o++) {
@@ -139,7 +85,7 @@ static int setting_index(int opt, int inst)
 
 gs_status gs_scn_settings_init(gs_scenario *s, gs_err *err)
 {
-    int n = setting_index(O_COUNT_ - 1, GS_INJ_COUNT) + 1;
+    int n = gs_scn_setting_index(O_COUNT_ - 1, GS_INJ_COUNT) + 1;
     s->settings = calloc((size_t)n, sizeof *s->settings);
     if (!s->settings)
         return GS_ERR(err, GS_ERR_NOMEM, "scenario", "out of memory");
@@ -148,7 +94,7 @@ gs_status gs_scn_settings_init(gs_scenario *s, gs_err *err)
         int ninst = opts[o].scope == GS_SCOPE_INJECT ? GS_INJ_COUNT + 1 : 1;
         for (int i = 0; i < ninst; i++) {
             int inst = opts[o].scope == GS_SCOPE_INJECT ? i : -1;
-            gs_scn_setting *st = &s->settings[setting_index(o, i)];
+            gs_scn_setting *st = &s->settings[gs_scn_setting_index(o, i)];
             st->opt = o;
             st->inst = inst;
             if (inst < 0)
@@ -156,7 +102,7 @@ gs_status gs_scn_settings_init(gs_scenario *s, gs_err *err)
             else if (inst == GS_INJ_COUNT)
                 snprintf(st->key, sizeof st->key, "global.%s", opts[o].key);
             else
-                snprintf(st->key, sizeof st->key, "inject.%s.%s", inj_names[inst], opts[o].key);
+                snprintf(st->key, sizeof st->key, "inject.%s.%s", gs_scn_inj_name_table[inst], opts[o].key);
             snprintf(st->value, sizeof st->value, "%s", opts[o].def);
             snprintf(st->origin, sizeof st->origin, "default");
         }
@@ -165,7 +111,7 @@ gs_status gs_scn_settings_init(gs_scenario *s, gs_err *err)
 }
 
 /* Parses kind:value,kind:value into vals[] (unlisted kinds keep theirs). */
-static gs_status parse_kinds(double *vals, const char *text, const opt_def *od,
+static gs_status parse_kinds(double *vals, const char *text, const gs_scn_opt_def *od,
                              const char *where, gs_err *err)
 {
     char buf[256];
@@ -222,7 +168,7 @@ static int choice_index(const char *choices, const char *v)
 static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
                            const char *where, const char *base_dir, gs_err *err)
 {
-    const opt_def *od = &opts[o];
+    const gs_scn_opt_def *od = &opts[o];
     long long iv = 0;
     double dv = 0;
     int64_t ns = 0;
@@ -404,7 +350,7 @@ gs_status gs_scn_section_check(const gs_scenario *s, const char *section, int *p
             return GS_OK;
         char list[256] = "";
         for (int p = 0; p < GS_INJ_COUNT; p++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", p ? ", " : "", inj_names[p]);
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", p ? ", " : "", gs_scn_inj_name_table[p]);
         return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
                           "unknown injection point '%s' (known: %s)", name, list);
     }
@@ -444,7 +390,7 @@ gs_status gs_scn_apply(gs_scenario *s, const char *section, const char *key,
             return st;
         if (point >= 0)
             gs_scn_inject_present(s, point, where);
-        gs_scn_setting *set = &s->settings[setting_index(o, inst < 0 ? 0 : inst)];
+        gs_scn_setting *set = &s->settings[gs_scn_setting_index(o, inst < 0 ? 0 : inst)];
         snprintf(set->value, sizeof set->value, "%s", value);
         snprintf(set->origin, sizeof set->origin, "%s", where);
         /* Paths are kept as resolved, so the dump stands on its own. */
@@ -479,8 +425,8 @@ gs_status gs_scn_finalize(gs_scenario *s, gs_err *err)
         for (int o = 0; o < O_COUNT_; o++) {
             if (opts[o].scope != GS_SCOPE_INJECT)
                 continue;
-            gs_scn_setting *mine = &s->settings[setting_index(o, p)];
-            const gs_scn_setting *glob = &s->settings[setting_index(o, GS_INJ_COUNT)];
+            gs_scn_setting *mine = &s->settings[gs_scn_setting_index(o, p)];
+            const gs_scn_setting *glob = &s->settings[gs_scn_setting_index(o, GS_INJ_COUNT)];
             if (s->inj_present[p] && !strcmp(mine->origin, "default") && strcmp(glob->origin, "default")) {
                 gs_status r = apply_one(s, o, p, glob->value, glob->origin, NULL, err);
                 if (r != GS_OK)
@@ -489,13 +435,13 @@ gs_status gs_scn_finalize(gs_scenario *s, gs_err *err)
                 memcpy(mine->origin, glob->origin, sizeof mine->origin);
             }
         }
-        const gs_scn_setting *en = &s->settings[setting_index(O_ENABLED, p)];
-        const gs_scn_setting *seed = &s->settings[setting_index(O_ISEED, p)];
+        const gs_scn_setting *en = &s->settings[gs_scn_setting_index(O_ENABLED, p)];
+        const gs_scn_setting *seed = &s->settings[gs_scn_setting_index(O_ISEED, p)];
         if (!strcmp(en->value, "auto"))
             inj->enabled = s->inj_present[p];
-        if (inj->enabled && s->settings[setting_index(O_DIST, p)].value[0] == '\0')
+        if (inj->enabled && s->settings[gs_scn_setting_index(O_DIST, p)].value[0] == '\0')
             return gs_err_set(err, GS_ERR_FORMAT, "scenario", s->inj_where[p][0] ? s->inj_where[p] : "--set",
-                              "[inject.%s] needs dist = ... (or enabled = no)", inj_names[p]);
+                              "[inject.%s] needs dist = ... (or enabled = no)", gs_scn_inj_name_table[p]);
         if (!strcmp(seed->value, "auto")) /* golden-ratio stride keeps points apart */
             inj->seed = s->engine.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)(p + 1) * 0xd1b54a32d192ed03ULL;
         if (inj->real && p != GS_INJ_MALLOC_TRIM)
@@ -505,90 +451,3 @@ gs_status gs_scn_finalize(gs_scenario *s, gs_err *err)
     return GS_OK;
 }
 
-/* ---- settings access, dump and help ---- */
-int gs_scenario_setting_count(const gs_scenario *s) { return s->n_settings; }
-void gs_scenario_setting_at(const gs_scenario *s, int i, const char **key, const char **value)
-{
-    *key = s->settings[i].key;
-    *value = s->settings[i].value;
-}
-
-static void dump_line(FILE *f, const opt_def *od, const gs_scn_setting *st)
-{
-    fprintf(f, "%-18s = %-32s ; %s\n", od->key, st->value, st->origin);
-}
-
-int gs_scn_setting_in_effect(const gs_scenario *s, int i)
-{
-    const gs_scn_setting *st = &s->settings[i];
-    if (st->inst == GS_INJ_COUNT)
-        return strcmp(st->origin, "default") != 0;
-    if (st->inst >= 0)
-        return s->inj_present[st->inst] || s->engine.inj[st->inst].enabled;
-    return 1;
-}
-
-const char *gs_scenario_setting_value(const gs_scenario *s, const char *key)
-{
-    for (int i = 0; i < s->n_settings; i++)
-        if (!strcmp(s->settings[i].key, key))
-            return s->settings[i].value;
-    return NULL;
-}
-
-gs_status gs_scenario_dump(const gs_scenario *s, FILE *f)
-{
-    fprintf(f, "; Settings in effect (gapscope); the origin of each value follows ';'.\n");
-    if (s->path[0])
-        fprintf(f, "; scenario: %s\n", s->path);
-    for (int scope = GS_SCOPE_GLOBAL; scope <= GS_SCOPE_JOBS; scope++) {
-        fprintf(f, "\n[%s]\n", scope_names[scope]);
-        for (int o = 0; o < O_COUNT_; o++) {
-            if (opts[o].scope == scope)
-                dump_line(f, &opts[o], &s->settings[setting_index(o, 0)]);
-            else if (scope == GS_SCOPE_GLOBAL && opts[o].scope == GS_SCOPE_INJECT) {
-                const gs_scn_setting *g = &s->settings[setting_index(o, GS_INJ_COUNT)];
-                if (strcmp(g->origin, "default"))
-                    dump_line(f, &opts[o], g);
-            }
-        }
-    }
-    for (int p = 0; p < GS_INJ_COUNT; p++) {
-        if (!s->inj_present[p] && !s->engine.inj[p].enabled)
-            continue;
-        fprintf(f, "\n[inject.%s]\n", inj_names[p]);
-        for (int o = 0; o < O_COUNT_; o++)
-            if (opts[o].scope == GS_SCOPE_INJECT)
-                dump_line(f, &opts[o], &s->settings[setting_index(o, p)]);
-    }
-    fprintf(f, "\n; injection points not listed are off\n");
-    return ferror(f) ? GS_ERR_IO : GS_OK;
-}
-
-void gs_scenario_help(FILE *f)
-{
-    static const char *const type_names[] = {"int", "uint", "bool", "duration", "size", "number",
-                                             "choice", "text", "path", "dist", "kind:weight,...",
-                                             "kind:int,..."};
-    int last = -1;
-    for (int o = 0; o < O_COUNT_; o++) {
-        if (opts[o].scope != last) {
-            last = opts[o].scope;
-            fprintf(f, "\n[%s]%s\n", last == GS_SCOPE_INJECT ? "inject.<point>" : scope_names[last],
-                    last == GS_SCOPE_INJECT ? "   (these keys in [global] are defaults for every point)" : "");
-        }
-        fprintf(f, "  %-18s %-16s default %-12s %s", opts[o].key,
-                opts[o].type == T_ENUM ? "choice" : type_names[opts[o].type],
-                opts[o].def[0] ? opts[o].def : "(none)", opts[o].help);
-        if (opts[o].choices)
-            fprintf(f, " [%s]", opts[o].choices);
-        else if (opts[o].type == T_INT || opts[o].type == T_REAL)
-            fprintf(f, " [%g..%g]", opts[o].lo, opts[o].hi);
-        fputc('\n', f);
-    }
-    fprintf(f, "\ninjection points:");
-    for (int p = 0; p < GS_INJ_COUNT; p++)
-        fprintf(f, " %s", inj_names[p]);
-    fprintf(f, "\ndurations: 50ms, 1.5s, 200us (unit required); sizes: 4GiB, 512MiB\n"
-               "dists: fixed:50ms | uniform:10ms,50ms | lognormal:median=80ms,sigma=0.5 | empirical:FILE\n");
-}

@@ -16,6 +16,24 @@ typedef struct gs_scn_setting {
 /* Option scopes. */
 enum { GS_SCOPE_GLOBAL, GS_SCOPE_ENGINE, GS_SCOPE_JOBS, GS_SCOPE_INJECT };
 
+/* ---- the option table (options.c), read by dump.c ---- */
+enum { T_INT, T_U64, T_BOOL, T_DUR, T_SIZE, T_REAL, T_ENUM, T_STR, T_PATH, T_DIST, T_KINDS_REAL, T_KINDS_INT };
+typedef struct gs_scn_opt_def {
+    int scope;                 /* GS_SCOPE_* */
+    const char *key;
+    int type;                  /* T_* */
+    const char *def;           /* default, as text */
+    double lo, hi;             /* ranges of numbers */
+    const char *choices, *help;
+} gs_scn_opt_def;
+extern const gs_scn_opt_def gs_scn_opts[];
+extern const int gs_scn_n_opts;
+extern const char *const gs_scn_scope_names[];
+extern const char *const gs_scn_inj_name_table[];
+/* Index in s->settings of option opt, instance inst (injection point,
+ * GS_INJ_COUNT = the [global] default; ignored for other scopes). */
+int gs_scn_setting_index(int opt, int inst);
+
 /* Allocates the settings array with every option at its default text
  * (not yet applied). */
 gs_status gs_scn_settings_init(gs_scenario *s, gs_err *err);

@@ -13,167 +13,9 @@
 
 #include "scn_internal.h"
 #include "trace.h"
+#include "trace_json.h"
 
-#define MAX_FIELDS 16
-
-typedef struct {
-    char key[32];
-    int is_str;
-    char str[256];
-    double num;
-} field;
-
-static const char *skip_ws(const char *p, const char *end)
-{
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
-        p++;
-    return p;
-}
-
-/* Parses a JSON string at p (at the opening quote) into dst. */
-static const char *parse_string(char *dst, size_t cap, const char *p, const char *end, const char **why)
-{
-    size_t n = 0;
-    p++;
-    while (p < end && *p != '"') {
-        char c = *p++;
-        if ((unsigned char)c < 0x20) {
-            *why = "control character in string";
-            return NULL;
-        }
-        if (c == '\\') {
-            if (p >= end) {
-                *why = "unterminated escape";
-                return NULL;
-            }
-            char e = *p++;
-            switch (e) {
-            case '"': case '\\': case '/': c = e; break;
-            case 'n': c = '\n'; break;
-            case 't': c = '\t'; break;
-            case 'r': c = '\r'; break;
-            case 'b': c = '\b'; break;
-            case 'f': c = '\f'; break;
-            case 'u': {
-                if (end - p < 4) {
-                    *why = "short \\u escape";
-                    return NULL;
-                }
-                unsigned v = 0;
-                for (int i = 0; i < 4; i++) {
-                    char h = *p++;
-                    v = v * 16 + (unsigned)(isdigit((unsigned char)h) ? h - '0' : (tolower((unsigned char)h) - 'a' + 10));
-                    if (!isxdigit((unsigned char)h)) {
-                        *why = "bad \\u escape";
-                        return NULL;
-                    }
-                }
-                c = v < 0x80 ? (char)v : '?'; /* names and notes are ASCII */
-                break;
-            }
-            default:
-                *why = "unknown escape";
-                return NULL;
-            }
-        }
-        if (n + 1 >= cap) {
-            *why = "string too long";
-            return NULL;
-        }
-        dst[n++] = c;
-    }
-    if (p >= end) {
-        *why = "unterminated string";
-        return NULL;
-    }
-    dst[n] = '\0';
-    return p + 1;
-}
-
-/* Parses one flat JSON object; returns the field count or -1 (why set). */
-static int parse_object(field *f, const char *p, const char *end, const char **why)
-{
-    int n = 0;
-    p = skip_ws(p, end);
-    if (p >= end || *p != '{') {
-        *why = "expected a JSON object starting with '{'";
-        return -1;
-    }
-    p = skip_ws(p + 1, end);
-    if (p < end && *p == '}')
-        return skip_ws(p + 1, end) == end ? 0 : (*why = "text after the object", -1);
-    for (;;) {
-        if (n == MAX_FIELDS) {
-            *why = "too many fields";
-            return -1;
-        }
-        if (p >= end || *p != '"') {
-            *why = "expected a quoted key";
-            return -1;
-        }
-        if (!(p = parse_string(f[n].key, sizeof f[n].key, p, end, why)))
-            return -1;
-        for (int i = 0; i < n; i++)
-            if (!strcmp(f[i].key, f[n].key)) {
-                *why = "duplicate key";
-                return -1;
-            }
-        p = skip_ws(p, end);
-        if (p >= end || *p != ':') {
-            *why = "expected ':' after a key";
-            return -1;
-        }
-        p = skip_ws(p + 1, end);
-        if (p < end && *p == '"') {
-            f[n].is_str = 1;
-            if (!(p = parse_string(f[n].str, sizeof f[n].str, p, end, why)))
-                return -1;
-        } else if (p < end && (*p == '{' || *p == '[')) {
-            *why = "nested objects and arrays are not part of the format";
-            return -1;
-        } else if (end - p >= 4 && (!strncmp(p, "true", 4) || !strncmp(p, "null", 4))) {
-            f[n].is_str = 0;
-            f[n].num = *p == 't' ? 1 : 0;
-            p += 4;
-        } else if (end - p >= 5 && !strncmp(p, "false", 5)) {
-            f[n].is_str = 0;
-            f[n].num = 0;
-            p += 5;
-        } else {
-            char num[64];
-            size_t k = 0;
-            while (p < end && k + 1 < sizeof num && (isdigit((unsigned char)*p) || strchr("+-.eE", *p)))
-                num[k++] = *p++;
-            num[k] = '\0';
-            char *e;
-            errno = 0;
-            f[n].num = strtod(num, &e);
-            if (!k || *e || errno || !isfinite(f[n].num)) {
-                *why = "expected a string, number, true, false or null";
-                return -1;
-            }
-            f[n].is_str = 0;
-        }
-        n++;
-        p = skip_ws(p, end);
-        if (p < end && *p == ',') {
-            p = skip_ws(p + 1, end);
-            continue;
-        }
-        if (p < end && *p == '}') {
-            p = skip_ws(p + 1, end);
-            if (p != end) {
-                *why = "text after the object";
-                return -1;
-            }
-            return n;
-        }
-        *why = "expected ',' or '}'";
-        return -1;
-    }
-}
-
-static const field *get(const field *f, int n, const char *key)
+static const gs_json_field *get(const gs_json_field *f, int n, const char *key)
 {
     for (int i = 0; i < n; i++)
         if (!strcmp(f[i].key, key))
@@ -213,7 +55,7 @@ static int unit_ns(double *out, const char *u)
 }
 
 /* Integer field in [lo, hi]; returns 0 (and why) when present but bad. */
-static int int_field(double *out, const field *f, double lo, double hi, const char **why)
+static int int_field(double *out, const gs_json_field *f, double lo, double hi, const char **why)
 {
     if (f->is_str || f->num != floor(f->num) || f->num < lo || f->num > hi) {
         *why = "must be an integer in range";
@@ -227,7 +69,7 @@ gs_status gs_trace_parse(gs_trace *out, const char *text, size_t len, const char
 {
     memset(out, 0, sizeof *out);
     char where[GS_SCN_PATH_MAX + 32];
-    field f[MAX_FIELDS];
+    gs_json_field f[GS_JSON_MAX_FIELDS];
     const char *why = NULL, *p = text, *end = text + len;
     double unit = 0;
     int lineno = 0, have_header = 0;
@@ -238,17 +80,17 @@ gs_status gs_trace_parse(gs_trace *out, const char *text, size_t len, const char
         const char *le = nl ? nl : end;
         lineno++;
         snprintf(where, sizeof where, "%s:%d", name, lineno);
-        const char *q = skip_ws(p, le);
+        const char *q = gs_json_skip_ws(p, le);
         p = nl ? nl + 1 : end;
         if (q == le)
             continue; /* blank line */
-        int nf = parse_object(f, q, le, &why);
+        int nf = gs_json_flat_object(f, q, le, &why);
         if (nf < 0) {
             st = gs_err_set(err, GS_ERR_FORMAT, "trace", where, "%s", why);
             goto fail;
         }
         if (!have_header) {
-            const field *fmt = get(f, nf, "format"), *ver = get(f, nf, "version"), *tu = get(f, nf, "time_unit");
+            const gs_json_field *fmt = get(f, nf, "format"), *ver = get(f, nf, "version"), *tu = get(f, nf, "time_unit");
             if (!fmt || !fmt->is_str || strcmp(fmt->str, "gapscope-trace")) {
                 st = gs_err_set(err, GS_ERR_FORMAT, "trace", where,
                                 "first line must be the header {\"format\":\"gapscope-trace\",\"version\":1,\"time_unit\":...}");
@@ -263,7 +105,7 @@ gs_status gs_trace_parse(gs_trace *out, const char *text, size_t len, const char
                 st = gs_err_set(err, GS_ERR_FORMAT, "trace", where, "time_unit must be \"ns\", \"us\", \"ms\" or \"s\"");
                 goto fail;
             }
-            const field *d = get(f, nf, "description"), *g = get(f, nf, "generator");
+            const gs_json_field *d = get(f, nf, "description"), *g = get(f, nf, "generator");
             if (d && d->is_str)
                 snprintf(out->description, sizeof out->description, "%s", d->str);
             if (g && g->is_str)
@@ -274,7 +116,7 @@ gs_status gs_trace_parse(gs_trace *out, const char *text, size_t len, const char
         gs_arrival a = {0};
         double v;
         for (int i = 0; i < nf; i++) {
-            const field *x = &f[i];
+            const gs_json_field *x = &f[i];
             why = NULL;
             if (!strcmp(x->key, "t")) {
                 if (x->is_str || x->num < 0 || x->num * unit > 9.2e18)

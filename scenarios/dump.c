@@ -1,0 +1,100 @@
+/*
+ * The settings in effect: access by index or key, the INI dump written as
+ * scenario.ini into every run directory (reloadable: each value is followed
+ * by its origin as a comment), and the option reference of `--help`, all
+ * read from the one option table (options.c).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "scn_internal.h"
+
+#define opts gs_scn_opts
+#define scope_names gs_scn_scope_names
+
+int gs_scenario_setting_count(const gs_scenario *s) { return s->n_settings; }
+void gs_scenario_setting_at(const gs_scenario *s, int i, const char **key, const char **value)
+{
+    *key = s->settings[i].key;
+    *value = s->settings[i].value;
+}
+
+static void dump_line(FILE *f, const gs_scn_opt_def *od, const gs_scn_setting *st)
+{
+    fprintf(f, "%-18s = %-32s ; %s\n", od->key, st->value, st->origin);
+}
+
+int gs_scn_setting_in_effect(const gs_scenario *s, int i)
+{
+    const gs_scn_setting *st = &s->settings[i];
+    if (st->inst == GS_INJ_COUNT)
+        return strcmp(st->origin, "default") != 0;
+    if (st->inst >= 0)
+        return s->inj_present[st->inst] || s->engine.inj[st->inst].enabled;
+    return 1;
+}
+
+const char *gs_scenario_setting_value(const gs_scenario *s, const char *key)
+{
+    for (int i = 0; i < s->n_settings; i++)
+        if (!strcmp(s->settings[i].key, key))
+            return s->settings[i].value;
+    return NULL;
+}
+
+gs_status gs_scenario_dump(const gs_scenario *s, FILE *f)
+{
+    fprintf(f, "; Settings in effect (gapscope); the origin of each value follows ';'.\n");
+    if (s->path[0])
+        fprintf(f, "; scenario: %s\n", s->path);
+    for (int scope = GS_SCOPE_GLOBAL; scope <= GS_SCOPE_JOBS; scope++) {
+        fprintf(f, "\n[%s]\n", scope_names[scope]);
+        for (int o = 0; o < gs_scn_n_opts; o++) {
+            if (opts[o].scope == scope)
+                dump_line(f, &opts[o], &s->settings[gs_scn_setting_index(o, 0)]);
+            else if (scope == GS_SCOPE_GLOBAL && opts[o].scope == GS_SCOPE_INJECT) {
+                const gs_scn_setting *g = &s->settings[gs_scn_setting_index(o, GS_INJ_COUNT)];
+                if (strcmp(g->origin, "default"))
+                    dump_line(f, &opts[o], g);
+            }
+        }
+    }
+    for (int p = 0; p < GS_INJ_COUNT; p++) {
+        if (!s->inj_present[p] && !s->engine.inj[p].enabled)
+            continue;
+        fprintf(f, "\n[inject.%s]\n", gs_scn_inj_name_table[p]);
+        for (int o = 0; o < gs_scn_n_opts; o++)
+            if (opts[o].scope == GS_SCOPE_INJECT)
+                dump_line(f, &opts[o], &s->settings[gs_scn_setting_index(o, p)]);
+    }
+    fprintf(f, "\n; injection points not listed are off\n");
+    return ferror(f) ? GS_ERR_IO : GS_OK;
+}
+
+void gs_scenario_help(FILE *f)
+{
+    static const char *const type_names[] = {"int", "uint", "bool", "duration", "size", "number",
+                                             "choice", "text", "path", "dist", "kind:weight,...",
+                                             "kind:int,..."};
+    int last = -1;
+    for (int o = 0; o < gs_scn_n_opts; o++) {
+        if (opts[o].scope != last) {
+            last = opts[o].scope;
+            fprintf(f, "\n[%s]%s\n", last == GS_SCOPE_INJECT ? "inject.<point>" : scope_names[last],
+                    last == GS_SCOPE_INJECT ? "   (these keys in [global] are defaults for every point)" : "");
+        }
+        fprintf(f, "  %-18s %-16s default %-12s %s", opts[o].key,
+                opts[o].type == T_ENUM ? "choice" : type_names[opts[o].type],
+                opts[o].def[0] ? opts[o].def : "(none)", opts[o].help);
+        if (opts[o].choices)
+            fprintf(f, " [%s]", opts[o].choices);
+        else if (opts[o].type == T_INT || opts[o].type == T_REAL)
+            fprintf(f, " [%g..%g]", opts[o].lo, opts[o].hi);
+        fputc('\n', f);
+    }
+    fprintf(f, "\ninjection points:");
+    for (int p = 0; p < GS_INJ_COUNT; p++)
+        fprintf(f, " %s", gs_scn_inj_name_table[p]);
+    fprintf(f, "\ndurations: 50ms, 1.5s, 200us (unit required); sizes: 4GiB, 512MiB\n"
+               "dists: fixed:50ms | uniform:10ms,50ms | lognormal:median=80ms,sigma=0.5 | empirical:FILE\n");
+}
