@@ -57,9 +57,16 @@ void gs_tracker_lock(gs_tracker *t, gs_tl_lane *lane, int32_t job, int32_t part)
 {
     int64_t t0 = gs_now_ns();
     int32_t holder = -1;
+    if (!lane) {
+        /* Capture off: a plain lock, nothing to learn about the holder. */
+        pthread_mutex_lock(&t->mu);
+        t->hold_start = gs_now_ns();
+        return;
+    }
     if (pthread_mutex_trylock(&t->mu) != 0) {
         /* The holder publishes its lane id right after acquiring: retry a
-         * few times to read it rather than report "unknown". */
+         * few times to read it rather than report "unknown" (only while
+         * the holder is between its acquire and that store). */
         holder = atomic_load_explicit(&t->holder, memory_order_acquire);
         for (int i = 0; holder < 0 && i < 64; i++) {
             if (pthread_mutex_trylock(&t->mu) == 0)

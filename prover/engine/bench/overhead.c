@@ -8,7 +8,7 @@
  *   cc -std=c17 -O2 -march=native -pthread -o build/engine_overhead \
  *      prover/engine/bench/overhead.c build/lib/{engine,diag,cuda,circuits,io,\
  *      groth16,msm,poly,pairing,curve,field,common}.a -lm
- *   build/engine_overhead [rounds=7] [jobs=8] [log=9]
+ *   build/engine_overhead [rounds=7] [jobs=8] [log=9] [trim policy=under_lock]
  *
  * Each round creates a backend and an engine, warms the key cache with one
  * job (not timed), then times submit -> drain of `jobs` PoRep jobs of 3
@@ -35,6 +35,8 @@ static double cpu_s(void)
            ru.ru_stime.tv_usec * 1e-6;
 }
 
+static gs_trim_policy trim_policy = GS_TRIM_UNDER_LOCK;
+
 static double one_run(int capture, int jobs, uint32_t log, size_t *spans, double *cpu)
 {
     gs_err err;
@@ -46,6 +48,7 @@ static double one_run(int capture, int jobs, uint32_t log, size_t *spans, double
     gs_engine_config_defaults(&cfg);
     cfg.synth_threads = 2;
     cfg.prove_threads = 1;
+    cfg.trim = trim_policy;
     double wall = -1;
     if (gs_backend_cpu_create(&be, 1, &err) != GS_OK)
         goto done;
@@ -112,12 +115,16 @@ int main(int argc, char **argv)
     int rounds = argc > 1 ? atoi(argv[1]) : 7;
     int jobs = argc > 2 ? atoi(argv[2]) : 8;
     uint32_t log = argc > 3 ? (uint32_t)atoi(argv[3]) : 9;
+    for (int t = 0; argc > 4 && t < GS_TRIM_COUNT; t++)
+        if (strcmp(argv[4], gs_trim_policy_name((gs_trim_policy)t)) == 0)
+            trim_policy = (gs_trim_policy)t;
     if (rounds < 1 || rounds > 100 || jobs < 1)
         return 2;
     double *on = calloc((size_t)rounds, sizeof *on), *off = calloc((size_t)rounds, sizeof *off);
     double *con = calloc((size_t)rounds, sizeof *con), *coff = calloc((size_t)rounds, sizeof *coff);
+    double *aa = calloc((size_t)rounds, sizeof *aa), caa;
     size_t spans = 0, none;
-    if (!on || !off || !con || !coff)
+    if (!on || !off || !con || !coff || !aa)
         return 1;
     for (int i = 0; i < rounds; i++) {
         /* Alternate which goes first so drift hits both alike. */
@@ -128,13 +135,18 @@ int main(int argc, char **argv)
             on[i] = one_run(1, jobs, log, &spans, &con[i]);
             off[i] = one_run(0, jobs, log, &none, &coff[i]);
         }
-        if (on[i] < 0 || off[i] < 0)
+        /* A second capture-off run: the A/A noise floor of this machine. */
+        aa[i] = one_run(0, jobs, log, &none, &caa);
+        if (on[i] < 0 || off[i] < 0 || aa[i] < 0)
             return 1;
-        printf("round %d: on %.4f s wall %.4f s cpu (%zu spans), off %.4f s wall %.4f s cpu\n", i,
-               on[i], con[i], spans, off[i], coff[i]);
+        printf("round %d: on %.4f s wall %.4f s cpu (%zu spans), off %.4f s wall %.4f s cpu, "
+               "off again %.4f s wall\n", i, on[i], con[i], spans, off[i], coff[i], aa[i]);
     }
     qsort(on, (size_t)rounds, sizeof *on, cmp_d);
     qsort(off, (size_t)rounds, sizeof *off, cmp_d);
+    qsort(aa, (size_t)rounds, sizeof *aa, cmp_d);
+    printf("noise floor (off vs off again): median %.4f s vs %.4f s, %+.2f%%\n", off[rounds / 2],
+           aa[rounds / 2], 100.0 * (aa[rounds / 2] - off[rounds / 2]) / off[rounds / 2]);
     qsort(con, (size_t)rounds, sizeof *con, cmp_d);
     qsort(coff, (size_t)rounds, sizeof *coff, cmp_d);
     double mon = on[rounds / 2], moff = off[rounds / 2];
@@ -151,5 +163,6 @@ int main(int argc, char **argv)
     free(off);
     free(con);
     free(coff);
+    free(aa);
     return 0;
 }
