@@ -73,9 +73,12 @@ gs_status gs_gate_evaluate(gs_gate_result *res, const gs_run *r, const gs_gate_l
                      "kernels busy / span");
         }
         if (!isnan(l->max_gap_p99_ms) && st == GS_OK) {
+            char det[160];
             snprintf(name, sizeof name, "gap_p99 gpu%d", (int)d->device);
-            st = add(res, name, "<=", d->gap_stats.p99_ms, l->max_gap_p99_ms, "ms",
-                     "nearest-rank p99 of idle gap lengths inside the span");
+            snprintf(det, sizeof det, "nearest-rank p99 of %zu idle gaps inside the span%s",
+                     d->gap_stats.count,
+                     d->gap_stats.count < 100 ? "; with < 100 gaps it is the longest gap" : "");
+            st = add(res, name, "<=", d->gap_stats.p99_ms, l->max_gap_p99_ms, "ms", det);
         }
         if (!isnan(l->max_gap_max_ms) && st == GS_OK) {
             snprintf(name, sizeof name, "gap_max gpu%d", (int)d->device);
