@@ -192,6 +192,9 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
     TRY(gs_cu_mark(d, M_MSM_B1, err));
     for (int k = 0; k < 4; k++) TRY(gs_cu_msm_fetch(d, k, err));
     TRY(gs_cu_mark(d, M_D2H, err));
+    /* The state's copy of the witness (for the CPU G2 MSM) is made while the
+     * device works through the queue. */
+    memcpy(ps->w, as->w, nv * sizeof *ps->w);
     TRY(gs_cu_sync(d, err));
     for (int k = 0; k < 4; k++) TRY(gs_cu_msm_parts_take(d, k, &ps->g1[k], err));
 
@@ -238,7 +241,6 @@ static gs_status cuda_prove_start(gs_backend *be, const gs_pk *pk, const gs_assi
     ps->pk = pk;
     ps->r = *r;
     ps->s = *s;
-    memcpy(ps->w, as->w, (size_t)pk->n_vars * sizeof *ps->w);
 
     int64_t t0 = gs_now_ns();
     pthread_mutex_lock(&im->mu);
