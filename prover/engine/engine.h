@@ -53,7 +53,25 @@ typedef enum { GS_VERIFY_UNDER_LOCK, GS_VERIFY_AFTER_UNLOCK, GS_VERIFY_OFF, GS_V
 const char *gs_trim_policy_name(gs_trim_policy p);
 const char *gs_verify_policy_name(gs_verify_policy p);
 
-/* Injection points.  X(enum, name) */
+/*
+ * Injection points.  X(enum, name).  Where each acts (span inj:<name>
+ * nested in the step it delays; draws per (job id, partition)):
+ *   tracker_hold  finalizer, under the tracker lock after process_result
+ *   malloc_trim   synthetic: inside the malloc_trim step (wherever the trim
+ *                 policy puts it; nothing when trim = off); real (`real`,
+ *                 `frag_bytes`): the engine keeps a heap of frag_bytes
+ *                 fragmented, churns part of it before each finalizer takes
+ *                 the lock, and every malloc_trim(0) runs on that heap
+ *   synth         synthesis thread, inside `synth`
+ *   h2d           GPU worker, `h2d_stage`: a real copy of a, b, c through
+ *                 fresh pageable memory, then the drawn delay
+ *   host_prep     GPU worker, inside `host_prep`
+ *   handoff       GPU worker, inside `handoff`
+ *   dealloc       finalizer, inside `buffer_release`
+ *   verify        finalizer, inside `verify` (per job: partition -1)
+ * A point with `fail` set fails its partition (and job) with
+ * GS_ERR_INJECTED when it fires; malloc_trim never fails.
+ */
 #define GS_INJ_TABLE(X)                   \
     X(GS_INJ_TRACKER_HOLD, "tracker_hold") \
     X(GS_INJ_MALLOC_TRIM, "malloc_trim")   \
@@ -84,7 +102,7 @@ typedef struct gs_dist {
 
 typedef struct gs_injection {
     int enabled;
-    gs_dist dist;           /* delay in seconds */
+    gs_dist dist;           /* delay in seconds (the engine copies empirical samples) */
     double probability;     /* per occurrence, 0..1 */
     uint64_t seed;          /* draws are reproducible per point */
     int real;               /* malloc_trim: 1 = real malloc_trim(0) on a fragmented heap */
