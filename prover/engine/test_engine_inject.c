@@ -207,3 +207,74 @@ GS_TEST(engine_malloc_trim_real_mode_on_fragmented_heap)
 done:
     et_free(&r);
 }
+
+/* Every point fires where engine.h says: its inj:<point> span lies inside
+ * the step it delays, on the lane of the role that runs that step. */
+GS_TEST(engine_injections_nest_in_their_steps)
+{
+    static const struct {
+        gs_inj_point p;
+        const char *step;       /* enclosing span name */
+        gs_span_kind kind;      /* enclosing span kind */
+        gs_role role;
+        int per_job;            /* fires once per job instead of per partition */
+    } where[] = {
+        {GS_INJ_TRACKER_HOLD, "tracker", GS_SPAN_LOCK_HOLD, GS_ROLE_FINALIZER, 0},
+        {GS_INJ_MALLOC_TRIM, "malloc_trim", GS_SPAN_STEP, GS_ROLE_FINALIZER, 0},
+        {GS_INJ_SYNTH, "synth", GS_SPAN_STEP, GS_ROLE_SYNTH, 0},
+        {GS_INJ_H2D, "h2d_stage", GS_SPAN_STEP, GS_ROLE_GPU_WORKER, 0},
+        {GS_INJ_HOST_PREP, "host_prep", GS_SPAN_STEP, GS_ROLE_GPU_WORKER, 0},
+        {GS_INJ_HANDOFF, "handoff", GS_SPAN_STEP, GS_ROLE_GPU_WORKER, 0},
+        {GS_INJ_DEALLOC, "buffer_release", GS_SPAN_STEP, GS_ROLE_FINALIZER, 0},
+        {GS_INJ_VERIFY, "verify", GS_SPAN_STEP, GS_ROLE_FINALIZER, 1},
+    };
+    _Static_assert(sizeof where / sizeof where[0] == GS_INJ_COUNT, "every point");
+    gs_engine_config cfg;
+    et_config(&cfg);
+    for (int i = 0; i < GS_INJ_COUNT; i++)
+        cfg.inj[i] = (gs_injection){.enabled = 1, .dist = {GS_DIST_FIXED, 0.002, 0, 0, 0},
+                                    .probability = 1.0, .seed = (uint64_t)i};
+    et_run r;
+    if (!et_start(&r, &cfg, 0))
+        goto done;
+    et_submit(r.e, GS_KIND_POREP_C2, 61, 2);
+    et_submit(r.e, GS_KIND_WINDOW_POST, 62, 1);
+    GS_CHECK_OK(gs_engine_drain(r.e, ET_DRAIN_NS));
+    size_t n;
+    const gs_job_result *res = gs_engine_results(r.e, &n);
+    for (size_t i = 0; i < n; i++)
+        GS_CHECK(res[i].status == GS_OK && res[i].verified == 1);
+    et_stop(&r);
+    const gs_span *s = gs_timeline_spans(r.tl, &n);
+    for (int k = 0; k < GS_INJ_COUNT; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "inj:%s", gs_inj_point_name(where[k].p));
+        int fired = 0, nested = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (s[i].kind != GS_SPAN_INJECTED || strcmp(s[i].name, name) != 0)
+                continue;
+            fired++;
+            GS_CHECK(s[i].end_ns - s[i].start_ns >= 1500000);
+            GS_CHECK(strstr(s[i].args, "dist=fixed;a=0.002") && strstr(s[i].args, "delay_s=0.002"));
+            for (size_t o = 0; o < n; o++) {
+                const gs_lane_info *l = et_lane(r.tl, s[o].lane);
+                if (s[o].lane == s[i].lane && s[o].kind == where[k].kind &&
+                    strcmp(s[o].name, where[k].step) == 0 && l && l->role == where[k].role &&
+                    s[o].start_ns <= s[i].start_ns && s[i].end_ns <= s[o].end_ns) {
+                    nested++;
+                    break;
+                }
+            }
+        }
+        GS_CHECK_MSG(fired == (where[k].per_job ? 2 : 3), "%s fired %d times", name, fired);
+        GS_CHECK_MSG(nested == fired, "%s: %d of %d inside %s", name, nested, fired, where[k].step);
+    }
+    /* The h2d stage made a real pageable copy of a, b, c. */
+    for (size_t i = 0; i < n; i++)
+        if (s[i].kind == GS_SPAN_STEP && strcmp(s[i].name, "h2d_stage") == 0) {
+            const char *b = strstr(s[i].args, "bytes=");
+            GS_CHECK(strstr(s[i].args, "pageable=1") && b && strtoull(b + 6, NULL, 10) >= 3 * 512 * 32);
+        }
+done:
+    et_free(&r);
+}

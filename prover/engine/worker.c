@@ -170,7 +170,9 @@ static void run_partition(gs_worker *w, gs_part *p)
     if (s != GS_OK)
         goto fail;
 
-    if (e->cfg.inj[GS_INJ_H2D].enabled) {
+    double h2d_delay;
+    if (gs_injection_draw(&e->cfg.inj[GS_INJ_H2D], GS_INJ_H2D, j->spec.id, part, &h2d_delay)) {
+        /* Fires for this partition: the copy, then the delay (same draw). */
         uint64_t bytes = 0;
         t0 = gs_now_ns();
         if (!pageable_copy(&p->as, &bytes))
