@@ -57,8 +57,19 @@ static int plan_msm(msm_plan *p, size_t n, int window)
     p->n = n;
     int c = window;
     if (c <= 0) {
-        c = (int)ilog2_ceil(n) - 7;
-        c = c < 5 ? 5 : c > 20 ? 20 : c;
+        /* Measured on the H200 (bench/RESULTS.md window sweep): c = 16 for
+         * 2^21..2^25 (2^22: 63 ms vs 87 ms at c = 15; 2^24: 206 ms vs 289 ms
+         * at c = 17), 18 from 2^26 (761 ms vs 783 ms at 16, 796 ms at 19).
+         * Widths that divide 255 (5, 15, 17) cost a whole extra window for
+         * the last carry, so the small-n formula steps over them. */
+        unsigned lg = ilog2_ceil(n);
+        if (lg >= 26) c = 18;
+        else if (lg >= 21) c = 16;
+        else {
+            c = (int)lg - 8;
+            c = c < 6 ? 6 : c;
+            if (255 % c == 0) c++;
+        }
     }
     if (c < 4 || c > 24) return 0;
     p->c = (unsigned)c;
