@@ -227,6 +227,7 @@ void gs_engine_write_meta(const gs_engine_config *cfg, gs_backend **be, int n_de
     gs_timeline_meta_set(tl, "scenario.engine.trim", gs_trim_policy_name(cfg->trim));
     gs_timeline_meta_set(tl, "scenario.engine.verify", gs_verify_policy_name(cfg->verify));
     gs_timeline_meta_set(tl, "scenario.engine.staging", cfg->pageable ? "pageable" : "pinned");
+    meta_int(tl, "scenario.engine.finish_in_worker", cfg->finish_in_worker);
     snprintf(val, sizeof val, "%llu", (unsigned long long)cfg->seed);
     gs_timeline_meta_set(tl, "scenario.engine.seed", val);
     for (int i = 0; i < GS_INJ_COUNT; i++) {

@@ -131,6 +131,9 @@ typedef struct gs_engine_config {
     gs_trim_policy trim;
     gs_verify_policy verify;
     int pageable;                   /* pageable instead of pinned staging */
+    int finish_in_worker;           /* 1: the GPU worker runs prove_finish (the CPU G2
+                                       MSM) itself before its next pop, as daemons did
+                                       before splitting prove (DOMAIN.md); 0: finalizer */
     uint64_t seed;
     gs_injection inj[GS_INJ_COUNT];
 } gs_engine_config;

@@ -96,6 +96,9 @@ typedef struct gs_part {
     gs_assignment as;
     int has_as;
     gs_prove_state *st;
+    int finished;              /* prove_finish already ran (finish_in_worker) */
+    gs_status finish_status;   /* its status, detail in finish_err */
+    gs_err finish_err;
     int dev;                   /* engine device index of the worker that proved it */
     gs_proof proof;
     gs_scalar *pub;            /* copied public inputs (n_public) */
@@ -264,6 +267,9 @@ void gs_fin_reap(struct gs_engine *e);
 void gs_part_drop(struct gs_engine *e, gs_part *p, gs_tl_lane *lane, gs_status s,
                   const char *msg);
 void gs_part_free(struct gs_engine *e, gs_part *p);
+/* Runs the backend's prove_finish for p on lane (span prove_finish, its
+ * stages); records the status in p->finish_status / finish_err. */
+void gs_part_finish(struct gs_engine *e, gs_part *p, gs_tl_lane *lane);
 /* Device-lane spans for the stages a backend reported; host stages go on
  * the worker/finalizer lane. */
 void gs_emit_stages(struct gs_engine *e, int dev, gs_tl_lane *lane, const gs_part *p,

@@ -11,7 +11,8 @@
  * malloc_trim(0) whenever finalizers ask for it (requests coalesce).
  *
  * Per partition, in production's order:
- *   prove_finish    the CPU G2 MSM and epilogue (backend)
+ *   prove_finish    the CPU G2 MSM and epilogue (backend; already done by
+ *                   the GPU worker when cfg.finish_in_worker)
  *   buffer_release  copy the public inputs, free w, a, b, c (+ dealloc
  *                   injection; real malloc_trim mode churns the fragmented
  *                   heap here, labelled inj:malloc_trim phase=fragment)
@@ -68,6 +69,21 @@ static void real_trim_churn(struct gs_engine *e, gs_tl_lane *lane, const gs_part
                t0, gs_now_ns(), GS_SPAN_F_INJECTED, args);
 }
 
+void gs_part_finish(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
+{
+    gs_backend *be = e->be[p->dev];
+    gs_stage_list sl;
+    sl.n = 0;
+    gs_err_clear(&p->finish_err);
+    int64_t t0 = gs_now_ns();
+    p->finish_status = be->ops->prove_finish(be, p->st, &p->proof, &sl, &p->finish_err);
+    p->st = NULL;
+    p->finished = 1;
+    gs_tl_span(lane, GS_SPAN_STEP, "prove_finish", gs_jid(p->job), (int32_t)p->index, t0,
+               gs_now_ns(), p->finish_status == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL);
+    gs_emit_stages(e, p->dev, lane, p, &sl);
+}
+
 /* Verify step of job j (span "verify" with the verify injection nested). */
 static gs_status verify_step(struct gs_engine *e, gs_tl_lane *lane, gs_job_rec *j, gs_err *err)
 {
@@ -105,20 +121,16 @@ static void finalize(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
 {
     gs_job_rec *j = p->job;
     int32_t jid = gs_jid(j), part = (int32_t)p->index;
-    gs_backend *be = e->be[p->dev];
     gs_err err;
     gs_err_clear(&err);
-    gs_stage_list sl;
-    sl.n = 0;
+
+    if (!p->finished)
+        gs_part_finish(e, p, lane);
+    gs_status s = p->finish_status;
+    if (s != GS_OK)
+        err = p->finish_err;
 
     int64_t t0 = gs_now_ns();
-    gs_status s = be->ops->prove_finish(be, p->st, &p->proof, &sl, &err);
-    p->st = NULL;
-    gs_tl_span(lane, GS_SPAN_STEP, "prove_finish", jid, part, t0, gs_now_ns(),
-               s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL);
-    gs_emit_stages(e, p->dev, lane, p, &sl);
-
-    t0 = gs_now_ns();
     if (p->has_as) {
         p->n_pub = p->key->n_public;
         p->pub = malloc((p->n_pub ? p->n_pub : 1) * sizeof *p->pub);

@@ -325,3 +325,38 @@ GS_TEST(engine_schedules_by_priority_then_age)
 done:
     et_free(&r);
 }
+
+/* finish_in_worker: the G2 MSM moves into the GPU worker's loop. */
+GS_TEST(engine_finish_in_worker)
+{
+    gs_engine_config cfg;
+    et_config(&cfg);
+    cfg.finish_in_worker = 1;
+    et_run r;
+    if (!et_start(&r, &cfg, 0))
+        goto done;
+    et_submit(r.e, GS_KIND_POREP_C2, 31, 3);
+    GS_CHECK_OK(gs_engine_drain(r.e, ET_DRAIN_NS));
+    size_t n;
+    const gs_job_result *res = gs_engine_results(r.e, &n);
+    GS_CHECK(n == 1 && res[0].status == GS_OK && res[0].verified == 1 &&
+             et_verify_independent(&res[0]));
+    et_stop(&r);
+    const gs_span *s = gs_timeline_spans(r.tl, &n);
+    int on_worker = 0, on_fin = 0, b2_on_worker = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gs_lane_info *l = et_lane(r.tl, s[i].lane);
+        if (!l || s[i].kind != GS_SPAN_STEP)
+            continue;
+        if (strcmp(s[i].name, "prove_finish") == 0) {
+            on_worker += l->role == GS_ROLE_GPU_WORKER;
+            on_fin += l->role == GS_ROLE_FINALIZER;
+        }
+        b2_on_worker += strcmp(s[i].name, "msm_b2") == 0 && l->role == GS_ROLE_GPU_WORKER;
+    }
+    GS_CHECK_EQ_INT(on_worker, 3);
+    GS_CHECK_EQ_INT(on_fin, 0);
+    GS_CHECK_EQ_INT(b2_on_worker, 3);   /* the CPU backend's G2 MSM host stage */
+done:
+    et_free(&r);
+}

@@ -14,6 +14,8 @@
  *   prove_start   the backend's device work; its stage list becomes
  *                 device-lane spans (gpu<d>/stream<s> or cpu<d>/stream0)
  *                 and host-stage spans on this lane
+ *   prove_finish  only with cfg.finish_in_worker: the CPU G2 MSM in the
+ *                 worker loop (the pre-split daemon shape)
  *   handoff       the prove state goes to a finalizer (+ injection)
  * A partition that fails at any step fails its job (first error kept) and
  * is settled; the worker goes on with the next one.
@@ -201,6 +203,9 @@ static void run_partition(gs_worker *w, gs_part *p)
         p->st = NULL;
         goto fail;
     }
+
+    if (e->cfg.finish_in_worker)
+        gs_part_finish(e, p, w->lane);   /* its failure is the finalizer's to record */
 
     t0 = gs_now_ns();
     s = gs_inject(e, GS_INJ_HANDOFF, w->lane, j, part, NULL, &err);
