@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/pool.h"
 #include "engine_int.h"
 
 void gs_keys_init(gs_keys *k, gs_backend **be, int n_dev)
@@ -55,8 +56,14 @@ static gs_status key_build(gs_keys *k, gs_eng_key *x)
     if (s != GS_OK)
         return s;
     x->n_public = gs_circuit_n_public(x->circuit);
+    /* Setup runs once per (kind, size) before any proof of it; spread it over
+     * all cores (a 2^20 key takes ~50 s of CPU on one core). */
+    gs_pool *pool = NULL;
+    if (gs_pool_create(&pool, 0, NULL) != GS_OK)
+        pool = NULL; /* serial setup still works */
     s = gs_groth16_setup_seeded(&x->pk, &x->vk, gs_circuit_r1cs(x->circuit),
-                                gs_keys_setup_seed(x->kind, x->log), NULL, &x->err);
+                                gs_keys_setup_seed(x->kind, x->log), pool, &x->err);
+    gs_pool_destroy(pool);
     if (s != GS_OK)
         return s;
     for (int i = 0; i < k->n_dev; i++) {
