@@ -108,8 +108,8 @@ GS_TEST(library_same_seed_same_draws)
         gs_err err;
         gs_err_clear(&err);
         GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
-        GS_REQUIRE(gs_scenario_parse_text(s, text, "det.ini", &err) == GS_OK);
-        GS_REQUIRE(gs_scenario_validate(s, &err) == GS_OK);
+        GS_REQUIRE(gs_scenario_parse_text(s, text, "det.ini", &err) == GS_OK || (gs_test_fail(__FILE__, __LINE__, "%s", err.msg), 0));
+        GS_REQUIRE(gs_scenario_validate(s, &err) == GS_OK || (gs_test_fail(__FILE__, __LINE__, "%s", err.msg), 0));
         char dir[600];
         snprintf(dir, sizeof dir, "%s/run%d", gs_test_tmpdir(), run);
         gs_run_opts o = {.out_dir = dir, .quiet = 1, .no_report = 1};
