@@ -45,6 +45,18 @@ GS_TEST(library_scenarios_load)
             fclose(f);
         }
         GS_CHECK_MSG(line[0] == ';' && strstr(line, e->d_name), "%s does not open with a comment naming it", e->d_name);
+        /* Regression scenarios (a fixed bug) open with Expected: and Buggy: lines. */
+        if (!strncmp(e->d_name, "regress-", 8) || !strcmp(e->d_name, "demo-fixed.ini")) {
+            char head[2048] = "";
+            f = fopen(path, "r");
+            size_t got = f ? fread(head, 1, sizeof head - 1, f) : 0;
+            head[got] = '\0';
+            if (f)
+                fclose(f);
+            char *ex = strstr(head, "; Expected:"), *bug = strstr(head, "; Buggy:"), *sect = strchr(head, '[');
+            GS_CHECK_MSG(ex && bug && (!sect || (ex < sect && bug < sect)), "%s lacks opening Expected:/Buggy: lines",
+                         e->d_name);
+        }
         if (st == GS_OK && s->description[0] == '\0')
             GS_CHECK_MSG(0, "%s has no [global] description", e->d_name);
         if (!strcmp(e->d_name, "demo.ini")) {
