@@ -3,8 +3,11 @@
  *
  * Algorithm: Pippenger's bucket method (Bernstein et al., "Faster batch
  * forgery identification", eprint 2012/549, section 4) with signed (Booth)
- * digits of c bits, so each window needs only 2^(c-1) buckets; buckets are
- * XYZZ points (curve.h), reduced by the running-sum trick; windows are
+ * digits of c bits, so each window needs only 2^(c-1) buckets.  From
+ * c = 9 up buckets are affine points filled by batch-affine additions (one
+ * inversion per batch, msm_affine.h), with XYZZ spill buckets for points
+ * whose bucket is already waiting in the batch; below, XYZZ buckets
+ * (curve.h).  Buckets are reduced by the running-sum trick; windows are
  * combined by Horner's rule with c doublings each.  c is chosen from n.
  *
  * Inputs: points affine, on the curve (not checked; infinity allowed and
@@ -18,7 +21,8 @@
  * Jacobian coordinates may differ, compare with gs_g1_eq).
  *
  * Memory: per participating thread one bucket array of 2^(c-1) XYZZ points
- * (at most 6 MiB for G1, 12 MiB for G2), plus one Jacobian point per task.
+ * (at most 6 MiB for G1, 12 MiB for G2; batch-affine adds 2^(c-1) affine
+ * points and the batch), plus one Jacobian point per task.
  * Variable time: do not use with secret scalars where timing matters
  * (Groth16 witness scalars are treated as public to the prover host here,
  * as in every production prover).
@@ -50,6 +54,7 @@ gs_status gs_msm_g2(gs_g2 *out, const gs_g2_affine *points, const gs_scalar *sca
 typedef struct gs_msm_cfg {
     unsigned window;
     size_t parts;
+    size_t batch;   /* 0 = chosen from the window; 1 = XYZZ buckets; >= 2 = batch-affine, that batch */
 } gs_msm_cfg;
 
 gs_status gs_msm_g1_cfg(gs_g1 *out, const gs_g1_affine *points, const gs_scalar *scalars,

@@ -5,6 +5,9 @@
 #define MSM_JAC gs_g1
 #define MSM_XYZZ gs_g1_xyzz
 #define MSM_G(name) gs_g1_##name
+#define MSM_FE gs_fp
+#define MSM_FE_(op) gs_fp_##op
+#define MSM_FE_INV gs_fp_inv_var
 #define MSM_FN gs_msm_g1
 #define MSM_FN_CFG gs_msm_g1_cfg
 #include "msm_impl.h"

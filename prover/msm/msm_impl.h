@@ -15,17 +15,25 @@
  */
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef PREFETCH_AHEAD
 #define PREFETCH_AHEAD 2
 #endif
+
+#ifndef AFF_AHEAD
+#define AFF_AHEAD 4
+#endif
+
+#include "msm_affine.h"
 
 typedef struct {
     const MSM_AFF *points;
     const gs_scalar *scalars;
     size_t n;
     msm_plan plan;
-    MSM_XYZZ **buckets;      /* one array per slot, allocated on first use */
+    MSM_XYZZ **buckets;      /* XYZZ mode: one array per slot, allocated on first use */
+    MSM_G(aff_scratch) **aff; /* batch-affine mode: one per slot, allocated on first use */
     MSM_JAC *sums;           /* one per task */
     atomic_int nomem;
 } MSM_G(msm_ctx);
@@ -94,6 +102,56 @@ static void MSM_G(msm_task)(void *vctx, size_t begin, size_t end, unsigned slot)
     }
 }
 
+/* The same task with batch-affine buckets (msm_affine.h). */
+static void MSM_G(msm_task_aff)(void *vctx, size_t begin, size_t end, unsigned slot)
+{
+    MSM_G(msm_ctx) *c = vctx;
+    const msm_plan *pl = &c->plan;
+    size_t n_buckets = (size_t)1 << (pl->c - 1);
+    if (!c->aff[slot]) {
+        c->aff[slot] = MSM_G(aff_alloc)(n_buckets, pl->batch);
+        if (!c->aff[slot]) {
+            atomic_store(&c->nomem, 1);
+            return;
+        }
+    }
+    MSM_G(aff_scratch) *s = c->aff[slot];
+    for (size_t t = begin; t < end; t++) {
+        unsigned j = (unsigned)(t / pl->n_parts);
+        size_t lo = (t % pl->n_parts) * pl->part_len;
+        size_t hi = lo + pl->part_len < c->n ? lo + pl->part_len : c->n;
+        size_t top = 0;
+        memset(s->st, 0, n_buckets);
+        s->m = 0;
+        int64_t dnext[AFF_AHEAD];
+        for (size_t a = 0; a < AFF_AHEAD; a++)
+            dnext[a] = lo + a < hi ? gs_msm_digit(&c->scalars[lo + a], j, pl->c) : 0;
+        for (size_t i = lo; i < hi; i++) {
+            int64_t d = dnext[(i - lo) % AFF_AHEAD];
+            if (i + AFF_AHEAD < hi) {
+                int64_t e = gs_msm_digit(&c->scalars[i + AFF_AHEAD], j, pl->c);
+                dnext[(i - lo) % AFF_AHEAD] = e;
+                if (e != 0) {
+                    size_t eb = (size_t)(e > 0 ? e : -e) - 1;
+                    const char *q = (const char *)&s->bk[eb];
+                    __builtin_prefetch(q, 1, 3);
+                    __builtin_prefetch(q + sizeof(MSM_AFF) - 1, 1, 3);
+                    __builtin_prefetch(&s->st[eb], 1, 3);
+                }
+            }
+            const MSM_AFF *p = &c->points[i];
+            if (d == 0 || p->inf)
+                continue;
+            size_t idx = (size_t)(d > 0 ? d : -d) - 1;
+            if (idx + 1 > top)
+                top = idx + 1;
+            MSM_G(aff_insert)(s, idx, p, d < 0, pl->batch);
+        }
+        MSM_G(aff_flush)(s);
+        MSM_G(aff_reduce)(&c->sums[t], s, top);
+    }
+}
+
 gs_status MSM_FN_CFG(MSM_JAC *out, const MSM_AFF *points, const gs_scalar *scalars,
                      size_t n, gs_pool *pool, const gs_msm_cfg *cfg)
 {
@@ -106,12 +164,13 @@ gs_status MSM_FN_CFG(MSM_JAC *out, const MSM_AFF *points, const gs_scalar *scala
     gs_msm_plan(&c.plan, n, width, cfg);
     atomic_init(&c.nomem, 0);
     c.buckets = calloc(width, sizeof *c.buckets);
+    c.aff = calloc(width, sizeof *c.aff);
     c.sums = malloc(c.plan.n_tasks * sizeof *c.sums);
-    if (!c.buckets || !c.sums) {
+    if (!c.buckets || !c.aff || !c.sums) {
         st = GS_ERR_NOMEM;
         goto fail;
     }
-    gs_pool_for(pool, c.plan.n_tasks, 1, MSM_G(msm_task), &c);
+    gs_pool_for(pool, c.plan.n_tasks, 1, c.plan.batch ? MSM_G(msm_task_aff) : MSM_G(msm_task), &c);
     if (atomic_load(&c.nomem)) {
         st = GS_ERR_NOMEM;
         goto fail;
@@ -130,7 +189,11 @@ fail:
     if (c.buckets)
         for (unsigned s = 0; s < width; s++)
             free(c.buckets[s]);
+    if (c.aff)
+        for (unsigned s = 0; s < width; s++)
+            MSM_G(aff_free)(c.aff[s]);
     free(c.buckets);
+    free(c.aff);
     free(c.sums);
     return st;
 }

@@ -15,9 +15,16 @@ typedef struct msm_plan {
     size_t n_parts;      /* point ranges per window */
     size_t part_len;     /* points per range (the last may be shorter) */
     size_t n_tasks;      /* n_windows * n_parts */
+    size_t batch;        /* batch-affine batch size; 0 = XYZZ buckets */
 } msm_plan;
 
 void gs_msm_plan(msm_plan *p, size_t n, unsigned width, const gs_msm_cfg *cfg);
+
+/* Batch-affine buckets from this window size up; batch size for window c
+ * (0 = XYZZ buckets). */
+#define MSM_AFF_MIN_WINDOW 9
+#define MSM_AFF_MAX_BATCH 512
+size_t gs_msm_batch_for(unsigned c);
 
 /*
  * Signed digit of window j (Booth recoding; e.g. the "signed window" of

@@ -33,6 +33,14 @@ unsigned gs_msm_window_for(size_t n)
     return best;
 }
 
+size_t gs_msm_batch_for(unsigned c)
+{
+    if (c < MSM_AFF_MIN_WINDOW)
+        return 0;
+    size_t b = ((size_t)1 << (c - 1)) / 8;
+    return b > MSM_AFF_MAX_BATCH ? MSM_AFF_MAX_BATCH : b;
+}
+
 void gs_msm_plan(msm_plan *p, size_t n, unsigned width, const gs_msm_cfg *cfg)
 {
     unsigned c = cfg && cfg->window ? cfg->window : gs_msm_window_for(n);
@@ -40,6 +48,10 @@ void gs_msm_plan(msm_plan *p, size_t n, unsigned width, const gs_msm_cfg *cfg)
         c = GS_MSM_MAX_WINDOW;
     p->c = c;
     p->n_windows = windows_for(c);
+    if (cfg && cfg->batch)
+        p->batch = cfg->batch == 1 ? 0 : cfg->batch;
+    else
+        p->batch = gs_msm_batch_for(c);
 
     size_t parts;
     if (cfg && cfg->parts) {

@@ -199,6 +199,19 @@ MAKE_POINTS(g2, gs_g2_affine, gs_g2)
             GS_CHECK_OK(gs_msm_##G##_cfg(&got, pts, ks, maxn, pool, &cfg));    \
             GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " msm window %u", c);    \
         }                                                                      \
+        /* Batch-affine buckets forced on small and tiny windows and batches  \
+         * (constant bucket collisions, spills, P + P and P - P in a batch),   \
+         * and XYZZ buckets forced on a batch-affine window. */                \
+        static const unsigned bw[] = {1, 2, 3, 5, 9, 13};                      \
+        static const size_t bb[] = {1, 2, 3, 4, 16, 200};                      \
+        for (size_t wi = 0; wi < sizeof bw / sizeof bw[0]; wi++)               \
+            for (size_t bi = 0; bi < sizeof bb / sizeof bb[0]; bi++) {         \
+                gs_msm_cfg cfg = {.window = bw[wi], .parts = 1 + bi % 3, .batch = bb[bi]}; \
+                JAC got;                                                       \
+                GS_CHECK_OK(gs_msm_##G##_cfg(&got, pts, ks, maxn, bi % 2 ? pool : NULL, &cfg)); \
+                GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " msm window %u batch %zu", \
+                             bw[wi], bb[bi]);                                  \
+            }                                                                  \
         /* Single points: scalar 0, 1, r-1 (= -P), and P = infinity. */        \
         for (size_t i = 1; i <= 3; i++) {                                      \
             JAC got, w;                                                        \
@@ -249,12 +262,33 @@ SMALL_TEST(g2, gs_g2_affine, gs_g2, (gs_test_quick() ? 24 : 64))
         gs_##G##_mul_var(&want, &p, &k);                                       \
         GS_CHECK_OK(gs_msm_##G(&got, rep, ks, N, NULL));                       \
         GS_CHECK(gs_##G##_eq(&got, &want));                                    \
+        /* Batch-affine: P + P in a batch, then every later point spills. */   \
+        static const size_t bb[] = {1, 2, 5, 64};                              \
+        for (size_t bi = 0; bi < 4; bi++) {                                    \
+            gs_msm_cfg cfg = {.window = 4 + 5 * (unsigned)(bi % 2), .batch = bb[bi]}; \
+            GS_CHECK_OK(gs_msm_##G##_cfg(&got, rep, ks, N, NULL, &cfg));       \
+            GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " repeated, batch %zu", bb[bi]); \
+        }                                                                      \
         for (size_t i = 0; i < N; i += 2) {                                    \
             memcpy(ks[i].l, GS_FR_MODULUS.l, sizeof ks[i].l);                  \
             ks[i].l[0] -= 3;                                                   \
         }                                                                      \
         GS_CHECK_OK(gs_msm_##G(&got, rep, ks, N, NULL));                       \
         GS_CHECK(gs_##G##_is_inf(&got));                                       \
+        /* P + (-P) empties the bucket inside a batch; sums cancel. */         \
+        for (size_t bi = 0; bi < 4; bi++) {                                    \
+            gs_msm_cfg cfg = {.window = 4 + 5 * (unsigned)(bi % 2), .batch = bb[bi]}; \
+            GS_CHECK_OK(gs_msm_##G##_cfg(&got, rep, ks, N, NULL, &cfg));       \
+            GS_CHECK_MSG(gs_##G##_is_inf(&got), #G " cancel, batch %zu", bb[bi]); \
+        }                                                                      \
+        /* One point short of cancelling: the sum is 3P or -3P. */            \
+        for (size_t bi = 0; bi < 4; bi++) {                                    \
+            gs_msm_cfg cfg = {.window = 4 + 5 * (unsigned)(bi % 2), .batch = bb[bi]}; \
+            gs_scalar k3 = {{3, 0, 0, 0}};                                     \
+            gs_##G##_mul_var(&want, &p, &k3);                                  \
+            GS_CHECK_OK(gs_msm_##G##_cfg(&got, rep + 1, ks + 1, N - 1, NULL, &cfg)); \
+            GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " 3P, batch %zu", bb[bi]); \
+        }                                                                      \
         free(pts);                                                             \
     }
 REPEAT_TEST(g1, gs_g1_affine, gs_g1)
