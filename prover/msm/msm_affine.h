@@ -1,7 +1,7 @@
 /*
  * Batch-affine bucket accumulation, written once for G1 and G2 (included by
  * msm_impl.h; the including file defines MSM_FE, MSM_FE_(op), MSM_FE_INV
- * besides the point types).
+ * and MSM_FE_SUB besides the point types).
  *
  * Buckets are affine points.  Adding P to a full bucket Q is the affine
  * chord rule (Hankerson, Menezes, Vanstone, "Guide to Elliptic Curve
@@ -98,11 +98,11 @@ static void MSM_G(aff_flush)(MSM_G(aff_scratch) *s)
         MSM_AFF *q = &s->bk[s->bidx[i]];
         MSM_FE_(mul)(&lam, &s->num[i], &dinv);
         MSM_FE_(sqr)(&t, &lam);
-        MSM_FE_(sub)(&t, &t, &q->x);
-        MSM_FE_(sub)(&t, &t, s->px[i]);        /* x3 */
-        MSM_FE_(sub)(&q->x, &q->x, &t);         /* x_Q - x3 */
+        MSM_FE_SUB(&t, &t, &q->x);
+        MSM_FE_SUB(&t, &t, s->px[i]);        /* x3 */
+        MSM_FE_SUB(&q->x, &q->x, &t);         /* x_Q - x3 */
         MSM_FE_(mul)(&lam, &lam, &q->x);
-        MSM_FE_(sub)(&q->y, &lam, &q->y);
+        MSM_FE_SUB(&q->y, &lam, &q->y);
         q->x = t;
         s->st[s->bidx[i]] &= (uint8_t)~AFF_BUSY;
     }
@@ -156,8 +156,8 @@ static inline void MSM_G(aff_insert)(MSM_G(aff_scratch) *s, size_t b, const MSM_
         MSM_FE_(add)(&s->num[k], &s->num[k], &t);
         MSM_FE_(dbl)(&s->den[k], &q->y);
     } else {
-        MSM_FE_(sub)(&s->num[k], &y2, &q->y);
-        MSM_FE_(sub)(&s->den[k], &p->x, &q->x);
+        MSM_FE_SUB(&s->num[k], &y2, &q->y);
+        MSM_FE_SUB(&s->den[k], &p->x, &q->x);
     }
     s->bidx[k] = (uint32_t)b;
     s->px[k] = &p->x;

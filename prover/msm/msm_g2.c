@@ -8,6 +8,7 @@
 #define MSM_FE gs_fp2
 #define MSM_FE_(op) gs_fp2_##op
 #define MSM_FE_INV fp2_inv_var
+#define MSM_FE_SUB gs_msm_fp2_sub
 
 /* 1/(a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2) (u^2 = -1), variable time. */
 static void fp2_inv_var(gs_fp2 *out, const gs_fp2 *a)
