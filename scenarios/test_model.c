@@ -125,3 +125,28 @@ GS_TEST(model_backend_run)
     gs_timeline_destroy(tl);
     gs_model_destroy(m);
 }
+
+/* The shipped H200 capture (backlog-incident-gpu.ini, CUDA backend, 2^20 per partition)
+ * loads and yields stage times of the right magnitude for that GPU. */
+GS_TEST(model_fit_h200_capture)
+{
+    const char *root = getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : ".";
+    char path[600];
+    snprintf(path, sizeof path, "%s/traces/h200-backlog.spans.csv", root);
+    gs_model *m = NULL;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_model_load(&m, path, &err) == GS_OK);
+    GS_CHECK(strstr(gs_model_source(m), "H200") != NULL);
+    static const char *stages[] = {"h2d", "ntt", "msm_h", "msm_l", "msm_a", "msm_b1", "d2h"};
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+        double s = gs_model_stage_s(m, stages[i], 20, 0);
+        GS_CHECK_MSG(s > 0 && s < 1.0, "%s at 2^20: %g s", stages[i], s);
+    }
+    /* A 2^20 G1 MSM on the H200 takes tens of ms (DOMAIN.md: sppark 21-27 ms). */
+    double msm = gs_model_stage_s(m, "msm_h", 20, 0);
+    GS_CHECK_MSG(msm > 0.005 && msm < 0.1, "msm_h 2^20 = %g s", msm);
+    /* Pageable staging costs more than pinned. */
+    GS_CHECK(gs_model_stage_s(m, "h2d", 20, 1) > gs_model_stage_s(m, "h2d", 20, 0));
+    gs_model_destroy(m);
+}
