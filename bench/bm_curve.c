@@ -2,12 +2,12 @@
 #include "../prover/pairing/pairing.h"
 #include "gsbench.h"
 
+static void random_scalar(gs_scalar *out, gs_rng *rng);
+
 static void random_g1(gs_g1 *out, gs_rng *rng)
 {
-    gs_fr k;
     gs_scalar s;
-    gs_fr_random(&k, rng);
-    gs_fr_to_scalar(&s, &k);
+    random_scalar(&s, rng);
     gs_g1 g;
     gs_g1_generator(&g);
     gs_g1_mul_var(out, &g, &s);
@@ -15,10 +15,8 @@ static void random_g1(gs_g1 *out, gs_rng *rng)
 
 static void random_g2(gs_g2 *out, gs_rng *rng)
 {
-    gs_fr k;
     gs_scalar s;
-    gs_fr_random(&k, rng);
-    gs_fr_to_scalar(&s, &k);
+    random_scalar(&s, rng);
     gs_g2 g;
     gs_g2_generator(&g);
     gs_g2_mul_var(out, &g, &s);
@@ -67,57 +65,35 @@ static void bm_g1_dbl(gs_bench_state *st)
 }
 GS_BENCHMARK(bm_g1_dbl, "curve/g1_dbl", NULL)
 
-static void bm_g1_mul(gs_bench_state *st)
+static void random_scalar(gs_scalar *out, gs_rng *rng)
 {
-    gs_rng rng;
-    gs_rng_seed(&rng, 4);
-    gs_g1 a;
     gs_fr k;
-    gs_scalar s;
-    random_g1(&a, &rng);
-    gs_fr_random(&k, &rng);
-    gs_fr_to_scalar(&s, &k);
-    while (gs_bench_keep_running(st))
-        gs_g1_mul_var(&a, &a, &s);
-    gs_bench_do_not_optimize(&a);
-    gs_bench_set_items_processed(st, gs_bench_iterations(st));
+    gs_fr_random(&k, rng);
+    gs_fr_to_scalar(out, &k);
 }
+
 static void us_unit(gs_bench_reg *r) { gs_bench_unit(r, GS_BENCH_US); }
-GS_BENCHMARK(bm_g1_mul, "curve/g1_scalar_mul_var", us_unit)
 
-static void bm_g1_mul_ct(gs_bench_state *st)
-{
-    gs_rng rng;
-    gs_rng_seed(&rng, 5);
-    gs_g1 a;
-    gs_fr k;
-    gs_scalar s;
-    random_g1(&a, &rng);
-    gs_fr_random(&k, &rng);
-    gs_fr_to_scalar(&s, &k);
-    while (gs_bench_keep_running(st))
-        gs_g1_mul(&a, &a, &s);
-    gs_bench_do_not_optimize(&a);
-    gs_bench_set_items_processed(st, gs_bench_iterations(st));
-}
-GS_BENCHMARK(bm_g1_mul_ct, "curve/g1_scalar_mul_ct", us_unit)
+/* Scalar multiplication benchmarks: GROUP (g1/g2), the multiply function, a seed. */
+#define SCALAR_MUL_BENCH(fn_name, label, group, mul_fn, seed)              \
+    static void fn_name(gs_bench_state *st)                                \
+    {                                                                      \
+        gs_rng rng;                                                        \
+        gs_rng_seed(&rng, seed);                                           \
+        gs_##group a;                                                      \
+        gs_scalar s;                                                       \
+        random_##group(&a, &rng);                                          \
+        random_scalar(&s, &rng);                                           \
+        while (gs_bench_keep_running(st))                                  \
+            mul_fn(&a, &a, &s);                                            \
+        gs_bench_do_not_optimize(&a);                                      \
+        gs_bench_set_items_processed(st, gs_bench_iterations(st));         \
+    }                                                                      \
+    GS_BENCHMARK(fn_name, label, us_unit)
 
-static void bm_g2_mul(gs_bench_state *st)
-{
-    gs_rng rng;
-    gs_rng_seed(&rng, 6);
-    gs_g2 a;
-    gs_fr k;
-    gs_scalar s;
-    random_g2(&a, &rng);
-    gs_fr_random(&k, &rng);
-    gs_fr_to_scalar(&s, &k);
-    while (gs_bench_keep_running(st))
-        gs_g2_mul_var(&a, &a, &s);
-    gs_bench_do_not_optimize(&a);
-    gs_bench_set_items_processed(st, gs_bench_iterations(st));
-}
-GS_BENCHMARK(bm_g2_mul, "curve/g2_scalar_mul_var", us_unit)
+SCALAR_MUL_BENCH(bm_g1_mul, "curve/g1_scalar_mul_var", g1, gs_g1_mul_var, 4)
+SCALAR_MUL_BENCH(bm_g1_mul_ct, "curve/g1_scalar_mul_ct", g1, gs_g1_mul, 5)
+SCALAR_MUL_BENCH(bm_g2_mul, "curve/g2_scalar_mul_var", g2, gs_g2_mul_var, 6)
 
 static void bm_g1_subgroup(gs_bench_state *st)
 {
