@@ -84,9 +84,9 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
     atomic_init(&e->synth_busy, 0);
     gs_keys_init(&e->keys, backends, n_devices);
     if (gs_tracker_init(&e->tr) != GS_OK ||
-        gs_pq_init(&e->synth_q, 0, e, NULL) != GS_OK ||
-        gs_pq_init(&e->gpu_q, (size_t)cfg->queue_depth, e, gpu_depth) != GS_OK ||
-        gs_pq_init(&e->fin_q, 0, e, NULL) != GS_OK) {
+        gs_pq_init(&e->synth_q, "synth_queue", 0, e, NULL) != GS_OK ||
+        gs_pq_init(&e->gpu_q, "gpu_queue", (size_t)cfg->queue_depth, e, gpu_depth) != GS_OK ||
+        gs_pq_init(&e->fin_q, "fin_queue", 0, e, NULL) != GS_OK) {
         s = GS_ERR(err, GS_ERR_NOMEM, "engine", "no memory for queues");
         goto fail;
     }
@@ -233,7 +233,7 @@ gs_status gs_engine_submit(gs_engine *e, const gs_job_spec *job, gs_err *err)
         p->prio = j->spec.priority;
         p->seq = j->seq;
         p->dev = 0;
-        if (!gs_pq_push(&e->synth_q, p, &t0, &t1))
+        if (!gs_pq_push(&e->synth_q, p, NULL, &t0, &t1))
             gs_part_drop(e, p, NULL, GS_ERR_CANCELLED, "engine shut down before synthesis");
     }
     free(parts);

@@ -110,6 +110,8 @@ typedef void (*gs_pq_depth_fn)(struct gs_engine *e, int64_t t_ns, size_t depth);
 
 typedef struct gs_pq {
     pthread_mutex_t mu;
+    atomic_int holder;         /* lane id of the holder when it has a lane, else -1 */
+    const char *name;          /* lock name in LOCK_WAIT spans ("gpu_queue", ...) */
     pthread_cond_t not_empty, not_full;
     gs_part **heap;
     size_t n, cap, bound;      /* bound 0: unbounded */
@@ -118,14 +120,17 @@ typedef struct gs_pq {
     gs_pq_depth_fn on_depth;   /* called under mu after every change, may be NULL */
 } gs_pq;
 
-gs_status gs_pq_init(gs_pq *q, size_t bound, struct gs_engine *e, gs_pq_depth_fn on_depth);
+gs_status gs_pq_init(gs_pq *q, const char *name, size_t bound, struct gs_engine *e,
+                     gs_pq_depth_fn on_depth);
 void gs_pq_deinit(gs_pq *q);
 /* Blocks while full; *t0 and *t1 bracket the blocked time (equal: no wait).
- * Returns 0 (p not queued) when the queue is closed or out of memory. */
-int gs_pq_push(gs_pq *q, gs_part *p, int64_t *t0, int64_t *t1);
+ * Returns 0 (p not queued) when the queue is closed or out of memory.
+ * A contended queue lock is recorded on lane (may be NULL) as a LOCK_WAIT
+ * named after the queue, with the holder's lane. */
+int gs_pq_push(gs_pq *q, gs_part *p, gs_tl_lane *lane, int64_t *t0, int64_t *t1);
 /* Blocks while empty; *t0 and *t1 bracket the blocked time (equal: no wait).
  * NULL once closed and empty. */
-gs_part *gs_pq_pop(gs_pq *q, int64_t *t0, int64_t *t1);
+gs_part *gs_pq_pop(gs_pq *q, gs_tl_lane *lane, int64_t *t0, int64_t *t1);
 /* Removes every item with job epoch < epoch into out (caller frees), returns count. */
 size_t gs_pq_take_cancelled(gs_pq *q, uint64_t epoch, gs_part ***out);
 void gs_pq_close(gs_pq *q);

@@ -208,7 +208,7 @@ void *gs_fin_pool_main(void *arg)
     gs_worker *w = arg;
     for (;;) {
         int64_t t0, t1;
-        gs_part *p = gs_pq_pop(&w->e->fin_q, &t0, &t1);
+        gs_part *p = gs_pq_pop(&w->e->fin_q, w->lane, &t0, &t1);
         if (!p)
             break;
         finalize(w->e, p, w->lane);
@@ -263,7 +263,7 @@ gs_status gs_fin_handoff(struct gs_engine *e, gs_part *p, gs_err *err)
 {
     int64_t t0, t1;
     if (e->n_fin_pool > 0) {
-        if (!gs_pq_push(&e->fin_q, p, &t0, &t1))
+        if (!gs_pq_push(&e->fin_q, p, NULL, &t0, &t1))
             return GS_ERR(err, GS_ERR_CANCELLED, "handoff", "finalizer queue closed");
         return GS_OK;
     }

@@ -12,7 +12,10 @@
  * unique per partition, so the order is total and deterministic.
  *
  * Threads: any number of pushers and poppers.  One mutex per queue, two
- * condition variables (not_empty, not_full).  After each change the depth
+ * condition variables (not_empty, not_full).  The lock is instrumented
+ * like the tracker's, but only when contended (a failed trylock): a
+ * LOCK_WAIT named after the queue, with the lane that held it; the holder
+ * field is cleared while a holder sleeps on a condition variable.  After each change the depth
  * callback runs under the queue lock (so counter samples are in order);
  * it may take the driver-lane mutex, a leaf lock.  Close wakes everyone:
  * pushes fail, pops drain what is left and then return NULL.
@@ -61,9 +64,43 @@ static void sift_down(gs_part **h, size_t n, size_t i)
     }
 }
 
-gs_status gs_pq_init(gs_pq *q, size_t bound, struct gs_engine *e, gs_pq_depth_fn on_depth)
+/* Takes q->mu; a contended acquire becomes a LOCK_WAIT span on lane. */
+static void pq_lock(gs_pq *q, gs_tl_lane *lane)
+{
+    if (!lane) {
+        pthread_mutex_lock(&q->mu);
+        return;
+    }
+    if (pthread_mutex_trylock(&q->mu) != 0) {
+        int64_t t0 = gs_now_ns();
+        int32_t holder = atomic_load_explicit(&q->holder, memory_order_acquire);
+        pthread_mutex_lock(&q->mu);
+        gs_tl_lock_wait(lane, q->name, holder, -1, -1, t0, gs_now_ns());
+    }
+    atomic_store_explicit(&q->holder, gs_tl_lane_id(lane), memory_order_release);
+}
+
+static void pq_unlock(gs_pq *q)
+{
+    atomic_store_explicit(&q->holder, -1, memory_order_release);
+    pthread_mutex_unlock(&q->mu);
+}
+
+/* pthread_cond_wait releasing q->mu: the holder field follows. */
+static void pq_wait(gs_pq *q, pthread_cond_t *cv, gs_tl_lane *lane)
+{
+    atomic_store_explicit(&q->holder, -1, memory_order_release);
+    pthread_cond_wait(cv, &q->mu);
+    if (lane)
+        atomic_store_explicit(&q->holder, gs_tl_lane_id(lane), memory_order_release);
+}
+
+gs_status gs_pq_init(gs_pq *q, const char *name, size_t bound, struct gs_engine *e,
+                     gs_pq_depth_fn on_depth)
 {
     memset(q, 0, sizeof *q);
+    atomic_init(&q->holder, -1);
+    q->name = name;
     q->bound = bound;
     q->cap = bound ? bound : 16;
     q->heap = malloc(q->cap * sizeof *q->heap);
@@ -88,25 +125,25 @@ void gs_pq_deinit(gs_pq *q)
     memset(q, 0, sizeof *q);
 }
 
-int gs_pq_push(gs_pq *q, gs_part *p, int64_t *t0, int64_t *t1)
+int gs_pq_push(gs_pq *q, gs_part *p, gs_tl_lane *lane, int64_t *t0, int64_t *t1)
 {
-    pthread_mutex_lock(&q->mu);
+    pq_lock(q, lane);
     *t0 = *t1 = 0;
     if (q->bound && q->n >= q->bound && !q->closed) {
         *t0 = gs_now_ns();
         while (q->n >= q->bound && !q->closed)
-            pthread_cond_wait(&q->not_full, &q->mu);
+            pq_wait(q, &q->not_full, lane);
         *t1 = gs_now_ns();
     }
     if (q->closed) {
-        pthread_mutex_unlock(&q->mu);
+        pq_unlock(q);
         return 0;
     }
     if (q->n == q->cap) {
         size_t cap = q->cap * 2;
         gs_part **h = realloc(q->heap, cap * sizeof *h);
         if (!h) {
-            pthread_mutex_unlock(&q->mu);
+            pq_unlock(q);
             return 0;
         }
         q->heap = h;
@@ -117,19 +154,19 @@ int gs_pq_push(gs_pq *q, gs_part *p, int64_t *t0, int64_t *t1)
     if (q->on_depth)
         q->on_depth(q->e, gs_now_ns(), q->n);
     pthread_cond_signal(&q->not_empty);
-    pthread_mutex_unlock(&q->mu);
+    pq_unlock(q);
     return 1;
 }
 
-gs_part *gs_pq_pop(gs_pq *q, int64_t *t0, int64_t *t1)
+gs_part *gs_pq_pop(gs_pq *q, gs_tl_lane *lane, int64_t *t0, int64_t *t1)
 {
     gs_part *p = NULL;
-    pthread_mutex_lock(&q->mu);
+    pq_lock(q, lane);
     *t0 = *t1 = 0;
     if (q->n == 0 && !q->closed) {
         *t0 = gs_now_ns();
         while (q->n == 0 && !q->closed)
-            pthread_cond_wait(&q->not_empty, &q->mu);
+            pq_wait(q, &q->not_empty, lane);
         *t1 = gs_now_ns();
     }
     if (q->n > 0) {
@@ -140,7 +177,7 @@ gs_part *gs_pq_pop(gs_pq *q, int64_t *t0, int64_t *t1)
             q->on_depth(q->e, gs_now_ns(), q->n);
         pthread_cond_signal(&q->not_full);
     }
-    pthread_mutex_unlock(&q->mu);
+    pq_unlock(q);
     return p;
 }
 

@@ -101,7 +101,7 @@ void *gs_synth_main(void *arg)
     struct gs_engine *e = w->e;
     for (;;) {
         int64_t t0, t1;
-        gs_part *p = gs_pq_pop(&e->synth_q, &t0, &t1);
+        gs_part *p = gs_pq_pop(&e->synth_q, w->lane, &t0, &t1);
         if (!p)
             break;
         gs_job_rec *j = p->job;
@@ -121,7 +121,7 @@ void *gs_synth_main(void *arg)
             continue;
         }
         int32_t part = (int32_t)p->index;
-        if (!gs_pq_push(&e->gpu_q, p, &t0, &t1)) {
+        if (!gs_pq_push(&e->gpu_q, p, w->lane, &t0, &t1)) {
             gs_part_drop(e, p, w->lane, GS_ERR_CANCELLED, "engine shut down");
             continue;
         }

@@ -154,7 +154,7 @@ done:
 GS_TEST(engine_queue_priority_order)
 {
     gs_pq q;
-    GS_REQUIRE(gs_pq_init(&q, 0, NULL, NULL) == GS_OK);
+    GS_REQUIRE(gs_pq_init(&q, "test_queue", 0, NULL, NULL) == GS_OK);
     enum { N = 60 };
     gs_part parts[N];
     gs_job_rec jobs[3];
@@ -178,10 +178,10 @@ GS_TEST(engine_queue_priority_order)
     }
     int64_t t0, t1;
     for (int i = 0; i < N; i++)
-        GS_CHECK(gs_pq_push(&q, &parts[order[i]], &t0, &t1));
+        GS_CHECK(gs_pq_push(&q, &parts[order[i]], NULL, &t0, &t1));
     const gs_part *prev = NULL;
     for (int i = 0; i < N; i++) {
-        gs_part *p = gs_pq_pop(&q, &t0, &t1);
+        gs_part *p = gs_pq_pop(&q, NULL, &t0, &t1);
         GS_REQUIRE(p);
         if (i < N / 3)
             GS_CHECK(p->prio == 0);
@@ -194,7 +194,7 @@ GS_TEST(engine_queue_priority_order)
         prev = p;
     }
     gs_pq_close(&q);
-    GS_CHECK(gs_pq_pop(&q, &t0, &t1) == NULL);
+    GS_CHECK(gs_pq_pop(&q, NULL, &t0, &t1) == NULL);
     gs_pq_deinit(&q);
 }
 
@@ -359,4 +359,66 @@ GS_TEST(engine_finish_in_worker)
     GS_CHECK_EQ_INT(b2_on_worker, 3);   /* the CPU backend's G2 MSM host stage */
 done:
     et_free(&r);
+}
+
+typedef struct pusher {
+    gs_pq *q;
+    gs_part *p;
+    gs_tl_lane *lane;
+    atomic_int started;
+} pusher;
+
+static void *push_main(void *arg)
+{
+    pusher *a = arg;
+    int64_t t0, t1;
+    atomic_store(&a->started, 1);
+    gs_pq_push(a->q, a->p, a->lane, &t0, &t1);
+    return NULL;
+}
+
+/* A contended queue lock shows as a LOCK_WAIT named after the queue, with
+ * the holder's lane. */
+GS_TEST(engine_queue_lock_wait_names_holder)
+{
+    gs_timeline *tl;
+    GS_REQUIRE(gs_timeline_create(&tl) == GS_OK);
+    gs_tl_lane *holder = gs_tl_lane_open(tl, "holder", GS_ROLE_OTHER, -1, -1);
+    gs_tl_lane *waiter = gs_tl_lane_open(tl, "waiter", GS_ROLE_OTHER, -1, -1);
+    gs_pq q;
+    GS_REQUIRE(gs_pq_init(&q, "gpu_queue", 4, NULL, NULL) == GS_OK);
+    gs_job_rec job;
+    memset(&job, 0, sizeof job);
+    gs_part parts[5];
+    memset(parts, 0, sizeof parts);
+    int waited = 0;
+    /* Each attempt: hold the lock as `holder`, let a pusher block on it. */
+    for (int attempt = 0; attempt < 5 && !waited; attempt++) {
+        parts[attempt].job = &job;
+        parts[attempt].index = (uint32_t)attempt;
+        pusher a = {.q = &q, .p = &parts[attempt], .lane = waiter};
+        atomic_init(&a.started, 0);
+        pthread_mutex_lock(&q.mu);
+        atomic_store(&q.holder, gs_tl_lane_id(holder));
+        pthread_t th;
+        GS_REQUIRE(pthread_create(&th, NULL, push_main, &a) == 0);
+        for (int i = 0; i < 1000 && !atomic_load(&a.started); i++)
+            gs_sleep_ns(1000000);
+        gs_sleep_ns(20000000 * (attempt + 1));
+        atomic_store(&q.holder, -1);
+        pthread_mutex_unlock(&q.mu);
+        pthread_join(th, NULL);
+        size_t n;
+        const gs_span *s = gs_timeline_spans(tl, &n);
+        for (size_t i = 0; i < n; i++)
+            if (s[i].kind == GS_SPAN_LOCK_WAIT && strcmp(s[i].name, "gpu_queue") == 0) {
+                GS_CHECK_EQ_INT(s[i].holder, gs_tl_lane_id(holder));
+                GS_CHECK_EQ_INT(s[i].lane, gs_tl_lane_id(waiter));
+                waited = 1;
+            }
+    }
+    GS_CHECK(waited);
+    gs_pq_close(&q);
+    gs_pq_deinit(&q);
+    gs_timeline_destroy(tl);
 }

@@ -230,7 +230,7 @@ void *gs_worker_main(void *arg)
     struct gs_engine *e = w->e;
     for (;;) {
         int64_t t0, t1;
-        gs_part *p = gs_pq_pop(&e->gpu_q, &t0, &t1);
+        gs_part *p = gs_pq_pop(&e->gpu_q, w->lane, &t0, &t1);
         if (t1 > t0)
             gs_tl_span(w->lane, GS_SPAN_STEP, "queue_wait", -1, -1, t0, t1, 0, NULL);
         if (!p)
