@@ -1,7 +1,8 @@
 /*
  * Batch-affine bucket accumulation, written once for G1 and G2 (included by
- * msm_impl.h; the including file defines MSM_FE, MSM_FE_(op), MSM_FE_INV
- * and MSM_FE_SUB besides the point types).
+ * msm_impl.h; the including file defines MSM_FE, MSM_FE_(op), MSM_FE_SUB
+ * and MSM_BATCH_INV(den, scratch, m), which replaces the m nonzero den[i]
+ * by their inverses using m elements of scratch, besides the point types).
  *
  * Buckets are affine points.  Adding P to a full bucket Q is the affine
  * chord rule (Hankerson, Menezes, Vanstone, "Guide to Elliptic Curve
@@ -75,32 +76,22 @@ static MSM_G(aff_scratch) *MSM_G(aff_alloc)(size_t n_buckets, size_t batch)
     return s;
 }
 
-/* Completes the batch: one inversion for all denominators (all nonzero),
- * then each bucket gets its chord or tangent result. */
+/* Completes the batch: one inversion for all denominators (all nonzero,
+ * MSM_BATCH_INV), then each bucket gets its chord or tangent result. */
 static void MSM_G(aff_flush)(MSM_G(aff_scratch) *s)
 {
     size_t m = s->m;
     if (m == 0)
         return;
-    MSM_FE acc = s->den[0], inv, dinv, lam, t;
-    for (size_t i = 1; i < m; i++) {
-        s->pre[i] = acc;
-        MSM_FE_(mul)(&acc, &acc, &s->den[i]);
-    }
-    MSM_FE_INV(&inv, &acc);
-    for (size_t i = m; i-- > 0;) {
-        if (i > 0) {
-            MSM_FE_(mul)(&dinv, &inv, &s->pre[i]);
-            MSM_FE_(mul)(&inv, &inv, &s->den[i]);
-        } else {
-            dinv = inv;
-        }
+    MSM_BATCH_INV(s->den, s->pre, m);
+    for (size_t i = 0; i < m; i++) {
+        MSM_FE lam, t;
         MSM_AFF *q = &s->bk[s->bidx[i]];
-        MSM_FE_(mul)(&lam, &s->num[i], &dinv);
+        MSM_FE_(mul)(&lam, &s->num[i], &s->den[i]);
         MSM_FE_(sqr)(&t, &lam);
         MSM_FE_SUB(&t, &t, &q->x);
-        MSM_FE_SUB(&t, &t, s->px[i]);        /* x3 */
-        MSM_FE_SUB(&q->x, &q->x, &t);         /* x_Q - x3 */
+        MSM_FE_SUB(&t, &t, s->px[i]);           /* x3 */
+        MSM_FE_SUB(&q->x, &q->x, &t);           /* x_Q - x3 */
         MSM_FE_(mul)(&lam, &lam, &q->x);
         MSM_FE_SUB(&q->y, &lam, &q->y);
         q->x = t;
