@@ -44,6 +44,7 @@
     X(GS_CAUSE_H2D_PINNED, "h2d_pinned", "host-side staging of pinned host-to-device copies") \
     X(GS_CAUSE_HANDOFF, "handoff", "handing the prove state to the finalizer") \
     X(GS_CAUSE_BACKEND_HOST, "backend_host", "inside prove_start with the device idle (host work in the backend call)") \
+    X(GS_CAUSE_FINISH_IN_WORKER, "finish_in_worker", "the GPU worker runs prove_finish (the CPU G2 MSM) in its own loop") \
     X(GS_CAUSE_OTHER, "other", "no GPU worker state explains it")
 typedef enum {
 #define GS_X(e, n, d) e,

@@ -8,12 +8,14 @@
  *
  *   1. Precedence: the worker closest to launching device work decides.
  *      Rank by the worker-loop step it is in (outermost span), in loop
- *      order: handoff 0 < queue_wait 1 < status_check 2 < fail_check 3 <
+ *      order: handoff 0 = prove_finish 0 < queue_wait 1 < status_check 2 < fail_check 3 <
  *      mark_busy 4 < host_prep 5 < h2d_stage 6 < device_mutex wait 7 <
  *      prove_start 8; a worker in no span ranks -1.  Ties: the worker whose
  *      step started first (it has waited longest), then the lower lane id.
  *      handoff ranks lowest because a worker in hand-off must still pop the
- *      queue before it can launch anything.
+ *      queue before it can launch anything; so does prove_finish, which a
+ *      worker runs only when the scenario puts the CPU G2 MSM in its loop
+ *      (engine finish = worker).
  *   2. Cause of the deciding worker: its innermost span mapped by name
  *      (table in map_span), else its outermost span, else "other".
  *   3. A tracker lock wait becomes tracker_lock/<activity>, the activity
@@ -59,7 +61,7 @@ static const struct {
     const char *name;
     int rank;
 } step_ranks[] = {
-    {"handoff", 0},      {"queue_wait", 1}, {"status_check", 2},
+    {"handoff", 0},      {"prove_finish", 0}, {"queue_wait", 1}, {"status_check", 2},
     {"fail_check", 3},   {"mark_busy", 4},  {"host_prep", 5},
     {"h2d_stage", 6},    {"device_mutex", 7}, {"device_mutex_wait", 7},
     {"prove_start", 8},
@@ -107,6 +109,8 @@ static int map_span(const gs_span *s)
             return GS_CAUSE_HANDOFF;
         if (!strcmp(n, "prove_start"))
             return GS_CAUSE_BACKEND_HOST;
+        if (!strcmp(n, "prove_finish"))
+            return GS_CAUSE_FINISH_IN_WORKER;
         if (!strcmp(n, "device_mutex_wait"))
             return GS_CAUSE_DEVICE_MUTEX;
         return -1;

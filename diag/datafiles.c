@@ -15,7 +15,7 @@
 #include "run.h"
 
 /* plots/common.gp and the templates hold one colour and label per cause. */
-_Static_assert(GS_CAUSE_COUNT == 12, "update plots/common.gp cause arrays and meta.gp");
+_Static_assert(GS_CAUSE_COUNT == 13, "update plots/common.gp cause arrays and meta.gp");
 
 typedef struct {
     gs_outfile o;
@@ -166,7 +166,7 @@ static gs_status write_timeline(const gs_run *r, gs_err *err)
     fprintf(f, "zoom_lo = %.9f\nzoom_hi = %.9f\ndevice_ids = \"", zlo, zhi);
     for (size_t d = 0; d < a->n_dev; d++)
         fprintf(f, "%s%d", d ? " " : "", (int)a->dev[d].device);
-    fputs("\"\narray cause_present[12] = [", f);
+    fputs("\"\narray cause_present[13] = [", f);
     for (int c = 0; c < GS_CAUSE_COUNT; c++)
         fprintf(f, "%s%d", c ? "," : "", a->cause_s[c] > 0);
     fputs("]\n", f);

@@ -204,6 +204,37 @@ GS_TEST(diag_analysis_precedence)
     gs_timeline_destroy(tl);
 }
 
+/* The CPU G2 MSM run by the GPU worker itself (engine finish = worker): the
+ * worker's prove_finish is the cause; a second worker waiting on an empty queue
+ * outranks it (it is closer to launching device work). */
+GS_TEST(diag_analysis_finish_in_worker)
+{
+    gs_timeline *tl;
+    GS_REQUIRE(gs_timeline_create(&tl) == GS_OK);
+    gs_tl_lane *g0 = gs_tl_lane_open(tl, "gpu0/stream0", GS_ROLE_DEVICE, 0, 0);
+    gs_tl_lane *w1 = gs_tl_lane_open(tl, "gpu_worker/0.0", GS_ROLE_GPU_WORKER, 0, -1);
+    gs_tl_lane *w2 = gs_tl_lane_open(tl, "gpu_worker/0.1", GS_ROLE_GPU_WORKER, 0, -1);
+    gs_tl_span(g0, GS_SPAN_KERNEL, "msm_b1", 1, 0, 0, 10 * MS, 0, NULL);
+    gs_tl_span(g0, GS_SPAN_KERNEL, "ntt", 1, 1, 90 * MS, 100 * MS, 0, NULL);
+    gs_tl_span(w1, GS_SPAN_STEP, "prove_start", 1, 0, 0, 10 * MS, 0, NULL);
+    gs_tl_span(w1, GS_SPAN_STEP, "prove_finish", 1, 0, 10 * MS, 70 * MS, 0, NULL);
+    gs_tl_span(w1, GS_SPAN_STEP, "status_check", 1, 1, 70 * MS, 75 * MS, 0, NULL);
+    gs_tl_span(w1, GS_SPAN_STEP, "host_prep", 1, 1, 75 * MS, 90 * MS, 0, NULL);
+    gs_tl_span(w2, GS_SPAN_STEP, "queue_wait", -1, -1, 50 * MS, 100 * MS, 0, NULL);
+    gs_analysis *a = NULL;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_analyze(&a, tl, NULL, &err) == GS_OK);
+    const gs_device_analysis *d = dev_of(a, 0);
+    GS_REQUIRE(d && d->n_gaps == 1);
+    GS_CHECK(NEAR(cause_ms(d, GS_CAUSE_FINISH_IN_WORKER), 40));   /* 10..50 */
+    GS_CHECK(NEAR(cause_ms(d, GS_CAUSE_QUEUE_EMPTY), 20));        /* 50..70 */
+    GS_CHECK(NEAR(cause_ms(d, GS_CAUSE_HOST_PREP), 15));          /* 75..90 */
+    GS_CHECK(a->verdict == GS_CAUSE_FINISH_IN_WORKER);
+    gs_analysis_destroy(a);
+    gs_timeline_destroy(tl);
+}
+
 /* Random device spans and worker states against a brute-force per-ns scan. */
 GS_TEST(diag_analysis_random_vs_bruteforce)
 {

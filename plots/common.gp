@@ -11,13 +11,14 @@ SVGTERM = "svg noenhanced dynamic background rgb 'white'"
 # Cause colours, in the order of GS_CAUSE_TABLE (diag/analysis.h):
 # queue_empty, tracker_lock/malloc_trim, tracker_lock/verify,
 # tracker_lock/injected, tracker_lock/other, device_mutex, host_prep,
-# h2d_pageable, h2d_pinned, handoff, backend_host, other.
-array cause_rgb[12] = [0x9c755f, 0xe15759, 0xf28e2b, 0xff9da7, 0xb07aa1, \
-                       0x59a14f, 0xedc948, 0x4e79a7, 0x76b7b2, 0xbab0ac, 0x17becf, 0x7f7f7f]
-array cause_label[12] = ["queue_empty", "tracker_lock/malloc_trim", "tracker_lock/verify", \
+# h2d_pageable, h2d_pinned, handoff, backend_host, finish_in_worker, other.
+array cause_rgb[13] = [0x9c755f, 0xe15759, 0xf28e2b, 0xff9da7, 0xb07aa1, \
+                       0x59a14f, 0xedc948, 0x4e79a7, 0x76b7b2, 0xbab0ac, 0x17becf, 0xbcbd22, \
+                       0x7f7f7f]
+array cause_label[13] = ["queue_empty", "tracker_lock/malloc_trim", "tracker_lock/verify", \
                          "tracker_lock/injected", "tracker_lock/other", "device_mutex", \
                          "host_prep", "h2d_pageable", "h2d_pinned", "handoff", \
-                         "backend_host", "other"]
+                         "backend_host", "finish_in_worker", "other"]
 cause_color(i) = cause_rgb[int(i) + 1]
 
 # Span categories of timeline_spans.dat: kernel, copy, queue_wait,
@@ -33,4 +34,4 @@ set key noenhanced
 
 # Defaults when the data directory's meta.gp does not define them.
 if (!exists("device_ids")) device_ids = "0"
-array cause_present[12] = [1,1,1,1,1,1,1,1,1,1,1,1]
+array cause_present[13] = [1,1,1,1,1,1,1,1,1,1,1,1,1]
