@@ -30,15 +30,25 @@
 
 enum { AFF_FULL = 1, AFF_BUSY = 2, AFF_SPILL = 4 };
 
+#ifndef APPLY_AHEAD
+#define APPLY_AHEAD 4
+#endif
+
+/* Chains of the batch-affine running sum (msm_affine_reduce.h). */
+#define AFF_CHAINS 256
+
 typedef struct {
     MSM_AFF *bk;           /* n_buckets affine buckets (inf = 0 when full) */
     MSM_XYZZ *spill;       /* n_buckets spill buckets, valid where AFF_SPILL */
     uint8_t *st;           /* n_buckets states */
-    uint32_t *bidx;        /* batch: bucket of each pending addition */
-    const MSM_FE **px;     /* batch: x of the point added */
+    size_t cap;            /* batch capacity: max(batch, AFF_CHAINS) */
+    MSM_AFF **tq;          /* batch: the point each pending addition updates */
+    const MSM_FE **px;     /* batch: x of the point added to it */
     MSM_FE *num, *den;     /* batch: slope numerator and denominator */
-    MSM_FE *pre;           /* batch: prefix products of den */
+    MSM_FE *pre;           /* batch: scratch of MSM_BATCH_INV */
     size_t m;              /* additions in the batch */
+    MSM_AFF *tmp;          /* cap points: spill buckets made affine */
+    MSM_AFF *run, *acc;    /* AFF_CHAINS running sums */
 } MSM_G(aff_scratch);
 
 static void MSM_G(aff_free)(MSM_G(aff_scratch) *s)
@@ -48,11 +58,14 @@ static void MSM_G(aff_free)(MSM_G(aff_scratch) *s)
     free(s->bk);
     free(s->spill);
     free(s->st);
-    free(s->bidx);
+    free(s->tq);
     free(s->px);
     free(s->num);
     free(s->den);
     free(s->pre);
+    free(s->tmp);
+    free(s->run);
+    free(s->acc);
     free(s);
 }
 
@@ -61,24 +74,60 @@ static MSM_G(aff_scratch) *MSM_G(aff_alloc)(size_t n_buckets, size_t batch)
     MSM_G(aff_scratch) *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
+    size_t cap = batch > AFF_CHAINS ? batch : AFF_CHAINS;
+    s->cap = cap;
     s->bk = malloc(n_buckets * sizeof *s->bk);
     s->spill = malloc(n_buckets * sizeof *s->spill);
     s->st = malloc(n_buckets);
-    s->bidx = malloc(batch * sizeof *s->bidx);
-    s->px = malloc(batch * sizeof *s->px);
-    s->num = malloc(batch * sizeof *s->num);
-    s->den = malloc(batch * sizeof *s->den);
-    s->pre = malloc(batch * sizeof *s->pre);
-    if (!s->bk || !s->spill || !s->st || !s->bidx || !s->px || !s->num || !s->den || !s->pre) {
+    s->tq = malloc(cap * sizeof *s->tq);
+    s->px = malloc(cap * sizeof *s->px);
+    s->num = malloc(cap * sizeof *s->num);
+    s->den = malloc(cap * sizeof *s->den);
+    s->pre = malloc(cap * sizeof *s->pre);
+    s->tmp = malloc(cap * sizeof *s->tmp);
+    s->run = malloc(AFF_CHAINS * sizeof *s->run);
+    s->acc = malloc(AFF_CHAINS * sizeof *s->acc);
+    if (!s->bk || !s->spill || !s->st || !s->tq || !s->px || !s->num || !s->den || !s->pre ||
+        !s->tmp || !s->run || !s->acc) {
         MSM_G(aff_free)(s);
         return NULL;
     }
     return s;
 }
 
-/* Completes the batch: one inversion for all denominators (all nonzero,
- * MSM_BATCH_INV), then each bucket gets its chord or tangent result. */
-static void MSM_G(aff_flush)(MSM_G(aff_scratch) *s)
+/*
+ * Queues Q += A for finite Q and A (Q not already queued): a chord or a
+ * tangent goes into the batch; Q + (-Q) makes Q infinity at once.  Returns
+ * 1 if queued.
+ */
+static inline int MSM_G(aff_queue)(MSM_G(aff_scratch) *s, MSM_AFF *q, const MSM_FE *ax,
+                                   const MSM_FE *ay)
+{
+    size_t k = s->m;
+    if (MSM_FE_(eq)(&q->x, ax)) {
+        if (!MSM_FE_(eq)(&q->y, ay)) {
+            q->inf = 1;                              /* Q + (-Q) */
+            return 0;
+        }
+        MSM_FE t;                                    /* Q + Q: tangent */
+        MSM_FE_(sqr)(&t, &q->x);
+        MSM_FE_(dbl)(&s->num[k], &t);
+        MSM_FE_(add)(&s->num[k], &s->num[k], &t);
+        MSM_FE_(dbl)(&s->den[k], &q->y);
+    } else {
+        MSM_FE_SUB(&s->num[k], ay, &q->y);
+        MSM_FE_SUB(&s->den[k], ax, &q->x);
+    }
+    s->tq[k] = q;
+    s->px[k] = ax;
+    s->m = k + 1;
+    return 1;
+}
+
+/* Completes the queued additions: one inversion for all denominators (all
+ * nonzero, MSM_BATCH_INV), then each target gets its chord or tangent
+ * result. */
+static void MSM_G(aff_apply)(MSM_G(aff_scratch) *s)
 {
     size_t m = s->m;
     if (m == 0)
@@ -86,7 +135,13 @@ static void MSM_G(aff_flush)(MSM_G(aff_scratch) *s)
     MSM_BATCH_INV(s->den, s->pre, m);
     for (size_t i = 0; i < m; i++) {
         MSM_FE lam, t;
-        MSM_AFF *q = &s->bk[s->bidx[i]];
+        MSM_AFF *q = s->tq[i];
+        if (i + APPLY_AHEAD < m) {
+            /* The target was last touched a batch ago: fetch it early. */
+            const char *f = (const char *)s->tq[i + APPLY_AHEAD];
+            __builtin_prefetch(f, 1, 3);
+            __builtin_prefetch(f + sizeof(MSM_AFF) - 1, 1, 3);
+        }
         MSM_FE_(mul)(&lam, &s->num[i], &s->den[i]);
         MSM_FE_(sqr)(&t, &lam);
         MSM_FE_SUB(&t, &t, &q->x);
@@ -95,8 +150,15 @@ static void MSM_G(aff_flush)(MSM_G(aff_scratch) *s)
         MSM_FE_(mul)(&lam, &lam, &q->x);
         MSM_FE_SUB(&q->y, &lam, &q->y);
         q->x = t;
-        s->st[s->bidx[i]] &= (uint8_t)~AFF_BUSY;
     }
+}
+
+/* The bucket batch: apply, then the buckets are no longer busy. */
+static void MSM_G(aff_flush)(MSM_G(aff_scratch) *s)
+{
+    MSM_G(aff_apply)(s);
+    for (size_t i = 0; i < s->m; i++)
+        s->st[s->tq[i] - s->bk] &= (uint8_t)~AFF_BUSY;
     s->m = 0;
 }
 
@@ -135,31 +197,18 @@ static inline void MSM_G(aff_insert)(MSM_G(aff_scratch) *s, size_t b, const MSM_
         MSM_FE_(neg)(&y2, &p->y);
     else
         y2 = p->y;
-    size_t k = s->m;
-    if (MSM_FE_(eq)(&q->x, &p->x)) {
-        if (!MSM_FE_(eq)(&q->y, &y2)) {
-            s->st[b] = (uint8_t)(f & ~AFF_FULL);     /* Q + (-Q) */
-            return;
-        }
-        MSM_FE t;                                    /* Q + Q: tangent */
-        MSM_FE_(sqr)(&t, &q->x);
-        MSM_FE_(dbl)(&s->num[k], &t);
-        MSM_FE_(add)(&s->num[k], &s->num[k], &t);
-        MSM_FE_(dbl)(&s->den[k], &q->y);
-    } else {
-        MSM_FE_SUB(&s->num[k], &y2, &q->y);
-        MSM_FE_SUB(&s->den[k], &p->x, &q->x);
+    if (!MSM_G(aff_queue)(s, q, &p->x, &y2)) {
+        s->st[b] = (uint8_t)(f & ~AFF_FULL);         /* Q + (-Q) */
+        return;
     }
-    s->bidx[k] = (uint32_t)b;
-    s->px[k] = &p->x;
     s->st[b] = (uint8_t)(f | AFF_BUSY);
-    s->m = k + 1;
     if (s->m == batch)
         MSM_G(aff_flush)(s);
 }
 
-/* S = sum_b (b+1) B[b] over buckets [0, top), B[b] = affine part + spill. */
-static void MSM_G(aff_reduce)(MSM_JAC *out, const MSM_G(aff_scratch) *s, size_t top)
+/* S = sum_b (b+1) B[b] over buckets [0, top), B[b] = affine part + spill,
+ * by the XYZZ running sum (small windows). */
+static void MSM_G(aff_reduce_xyzz)(MSM_JAC *out, const MSM_G(aff_scratch) *s, size_t top)
 {
     MSM_XYZZ run, acc;
     MSM_G(xyzz_set_inf)(&run);

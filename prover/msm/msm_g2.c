@@ -20,6 +20,7 @@
 static void fp2_batch_inv(gs_fp2 *den, gs_fp2 *scratch, size_t m)
 {
     gs_fp acc, inv, t, ninv;
+    gs_fp_one(&acc);
     for (size_t i = 0; i < m; i++) {
         gs_fp_sqr(&scratch[i].c0, &den[i].c0);
         gs_fp_sqr(&t, &den[i].c1);

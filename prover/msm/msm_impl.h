@@ -26,6 +26,7 @@
 #endif
 
 #include "msm_affine.h"
+#include "msm_affine_reduce.h"
 
 typedef struct {
     const MSM_AFF *points;
