@@ -1,0 +1,103 @@
+/*
+ * Attribution accuracy on real engine runs (issue 7): for each suspect with
+ * a known injected cause, the verdict names that cause, and the idle the
+ * analysis attributes to it is within 10% of the idle the injection produced,
+ * measured against the same scenario with the injection off
+ * (scenarios/accuracy.ini; CPU backend, real synthesis and proofs).
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../prover/common/json.h"
+#include "../test/test.h"
+
+typedef struct {
+    double idle_s;
+    double cause_s;      /* idle of the cause asked for */
+    char verdict[64];
+} run_result;
+
+/* Runs accuracy.ini with extra --set arguments; reads device 0 of summary.json. */
+static int run_one(const char *sets, const char *cause, const char *tag, run_result *out)
+{
+    const char *bin = getenv("GS_BIN");
+    char dir[1024], cmd[4096], path[1100];
+    snprintf(dir, sizeof dir, "%s/%s", gs_test_tmpdir(), tag);
+    snprintf(cmd, sizeof cmd, "%s run scenarios/accuracy.ini --quiet --no-report --out %s %s >%s.log 2>&1",
+             bin, dir, sets, dir);
+    if (system(cmd) != 0) {
+        gs_test_fail(__FILE__, __LINE__, "run failed: %s (see %s.log)", cmd, dir);
+        return 0;
+    }
+    snprintf(cmd, sizeof cmd, "%s analyze %s >>%s.log 2>&1", bin, dir, dir);
+    if (system(cmd) != 0) {
+        gs_test_fail(__FILE__, __LINE__, "analyze failed: %s", cmd);
+        return 0;
+    }
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    gs_json *j;
+    gs_err err;
+    gs_err_clear(&err);
+    if (gs_json_parse_file(&j, path, &err) != GS_OK) {
+        gs_test_fail(__FILE__, __LINE__, "%s", err.msg);
+        return 0;
+    }
+    const gs_json *dev = gs_json_at(gs_json_get(j, "devices"), 0);
+    const gs_json *causes = gs_json_get(dev, "causes");
+    const gs_json *idle = gs_json_get(dev, "idle_s");
+    memset(out, 0, sizeof *out);
+    out->idle_s = idle ? idle->number : -1;
+    for (size_t i = 0; causes && i < causes->n; i++) {
+        const gs_json *c = gs_json_at(causes, i);
+        const gs_json *name = gs_json_get(c, "cause"), *s = gs_json_get(c, "idle_s");
+        if (name && s && !strcmp(name->text, cause))
+            out->cause_s = s->number;
+        if (i == 0 && name)
+            snprintf(out->verdict, sizeof out->verdict, "%s", name->text);
+    }
+    gs_json_free(j);
+    return out->idle_s >= 0;
+}
+
+GS_TEST(accuracy_injected_causes_within_10pct)
+{
+    if (!getenv("GS_BIN") || access(getenv("GS_BIN"), X_OK) != 0) {
+        gs_test_skip("GS_BIN not set (run through make test)");
+        return;
+    }
+    static const struct {
+        const char *cause, *sets;
+    } cases[] = {
+        {"tracker_lock/injected", "--set inject.tracker_hold.dist=fixed:60ms"},
+        {"tracker_lock/malloc_trim",
+         "--set inject.malloc_trim.dist=fixed:60ms --set engine.trim=under_lock"},
+        {"queue_empty", "--set inject.synth.dist=fixed:120ms"},
+        {"h2d_pageable", "--set inject.h2d.dist=fixed:60ms --set engine.staging=pageable"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_result off, on;
+        char tag[32];
+        snprintf(tag, sizeof tag, "off%zu", i);
+        if (!run_one("", cases[i].cause, tag, &off))
+            return;
+        snprintf(tag, sizeof tag, "on%zu", i);
+        if (!run_one(cases[i].sets, cases[i].cause, tag, &on))
+            return;
+        double produced = on.idle_s - off.idle_s;
+        double attributed = on.cause_s - off.cause_s;
+        if (gs_test_verbose())
+            printf("  %-26s produced %.3f s, attributed %.3f s (off: idle %.3f s)\n",
+                   cases[i].cause, produced, attributed, off.idle_s);
+        GS_CHECK_MSG(!strcmp(on.verdict, cases[i].cause), "%s: verdict is %s", cases[i].cause,
+                     on.verdict);
+        GS_CHECK_MSG(produced > 0.1, "%s: the injection produced only %.3f s of idle",
+                     cases[i].cause, produced);
+        GS_CHECK_MSG(fabs(attributed - produced) <= 0.10 * produced,
+                     "%s: attributed %.3f s vs produced %.3f s (more than 10%% apart)",
+                     cases[i].cause, attributed, produced);
+    }
+}
