@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../prover/common/json.h"
@@ -100,4 +101,31 @@ GS_TEST(accuracy_injected_causes_within_10pct)
                      "%s: attributed %.3f s vs produced %.3f s (more than 10%% apart)",
                      cases[i].cause, attributed, produced);
     }
+}
+
+/* issue 7: the gate fails on the demo's buggy configuration and passes on the
+ * fixed one, with the thresholds of ci/thresholds.ini. */
+GS_TEST(accuracy_gate_demo_buggy_fails_fixed_passes)
+{
+    const char *bin = getenv("GS_BIN");
+    if (!bin || access(bin, X_OK) != 0) {
+        gs_test_skip("GS_BIN not set (run through make test)");
+        return;
+    }
+    char cmd[4096];
+    const char *d = gs_test_tmpdir();
+    snprintf(cmd, sizeof cmd,
+             "%s gate scenarios/demo.ini --thresholds ci/thresholds.ini --run-out %s/buggy "
+             "--quiet >%s/buggy.log 2>&1",
+             bin, d, d);
+    int st = system(cmd);
+    GS_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 1, "demo.ini gate exit %d (want 1), see %s/buggy.log",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1, d);
+    snprintf(cmd, sizeof cmd,
+             "%s gate scenarios/demo-fixed.ini --thresholds ci/thresholds.ini --run-out %s/fixed "
+             "--quiet >%s/fixed.log 2>&1",
+             bin, d, d);
+    st = system(cmd);
+    GS_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                 "demo-fixed.ini gate exit %d (want 0), see %s/fixed.log", WIFEXITED(st) ? WEXITSTATUS(st) : -1, d);
 }
