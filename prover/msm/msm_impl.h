@@ -162,7 +162,13 @@ gs_status MSM_FN_CFG(MSM_JAC *out, const MSM_AFF *points, const gs_scalar *scala
     MSM_G(set_inf)(out);
     if (n == 0)
         return GS_OK;
-    gs_msm_plan(&c.plan, n, width, cfg);
+    int below_2_255 = 1;
+    for (size_t i = 0; i < n; i++)
+        if (scalars[i].l[GS_FR_LIMBS - 1] >> 63) {
+            below_2_255 = 0;
+            break;
+        }
+    gs_msm_plan(&c.plan, n, width, below_2_255, cfg);
     atomic_init(&c.nomem, 0);
     c.buckets = calloc(width, sizeof *c.buckets);
     c.aff = calloc(width, sizeof *c.aff);

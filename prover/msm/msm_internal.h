@@ -11,14 +11,15 @@
 
 typedef struct msm_plan {
     unsigned c;          /* window bits */
-    unsigned n_windows;  /* ceil(257 / c): covers any 256-bit scalar */
+    unsigned n_windows;  /* ceil(257 / c), or ceil(256 / c) if all scalars < 2^255 */
     size_t n_parts;      /* point ranges per window */
     size_t part_len;     /* points per range (the last may be shorter) */
     size_t n_tasks;      /* n_windows * n_parts */
     size_t batch;        /* batch-affine batch size; 0 = XYZZ buckets */
 } msm_plan;
 
-void gs_msm_plan(msm_plan *p, size_t n, unsigned width, const gs_msm_cfg *cfg);
+/* below_2_255: every scalar is below 2^255 (one window fewer for c = 16). */
+void gs_msm_plan(msm_plan *p, size_t n, unsigned width, int below_2_255, const gs_msm_cfg *cfg);
 
 /* Batch-affine buckets from this window size up; batch size for window c
  * (0 = XYZZ buckets). */
@@ -31,7 +32,8 @@ size_t gs_msm_batch_for(unsigned c);
  * blst's ec_mult.h and of Pippenger MSM implementations):
  *   d_j = b[jc .. jc+c-2] + b[jc-1] - 2^(c-1) b[jc+c-1],   b[-1] = 0,
  * so d_j is in [-2^(c-1), 2^(c-1)] and sum_j d_j 2^(jc) = k whenever the top
- * window's highest bit is 0 (n_windows * c >= 257 ensures it for 256 bits).
+ * window's highest bit is 0 (n_windows * c >= 257 ensures it for 256 bits,
+ * n_windows * c >= 256 for k < 2^255).
  */
 static inline int64_t gs_msm_digit(const gs_scalar *k, unsigned j, unsigned c)
 {

@@ -1,9 +1,15 @@
 /*
  * MSM planning: the window size and how the work is cut into tasks.
  *
- * Cost model (in point additions): each window costs one bucket addition per
- * point with a nonzero digit plus about 2 * 2^(c-1) additions for the
- * running-sum reduction, so cost(c) ~ ceil(257/c) * (n + 2^c).  The c that
+ * Windows: signed digits need n_windows * c > (highest scalar bit), so
+ * ceil(257/c) windows cover any 256-bit scalar and ceil(256/c) suffice when
+ * every scalar is below 2^255 (every reduced scalar: r < 2^255); the
+ * caller says which.  That saves a window for c = 16 (16 instead of 17).
+ *
+ * Cost model (in bucket additions): each window costs one addition per
+ * point plus about 2^c for the reduction of its 2^(c-1) buckets (two
+ * running-sum additions each), and the top window has few buckets, so
+ * cost(c) ~ W(c) n + (W(c) - 1) 2^c with W(c) windows.  The c that
  * minimises it is taken, capped at GS_MSM_MAX_WINDOW.
  *
  * Tasks: a window alone is one task when there are enough windows to keep
@@ -14,23 +20,30 @@
  */
 #include "msm_internal.h"
 
-static unsigned windows_for(unsigned c)
+static unsigned windows_for(unsigned c, int below_2_255)
 {
-    return (257 + c - 1) / c;
+    unsigned bits = below_2_255 ? 256 : 257;
+    return (bits + c - 1) / c;
 }
 
-unsigned gs_msm_window_for(size_t n)
+static unsigned window_for(size_t n, int below_2_255)
 {
     unsigned best = 1;
     double best_cost = 0;
     for (unsigned c = 1; c <= GS_MSM_MAX_WINDOW; c++) {
-        double cost = (double)windows_for(c) * ((double)n + (double)(1ull << c));
+        double w = (double)windows_for(c, below_2_255);
+        double cost = w * (double)n + (w - 1) * (double)(1ull << c);
         if (c == 1 || cost < best_cost) {
             best = c;
             best_cost = cost;
         }
     }
     return best;
+}
+
+unsigned gs_msm_window_for(size_t n)
+{
+    return window_for(n, 1);
 }
 
 size_t gs_msm_batch_for(unsigned c)
@@ -41,13 +54,13 @@ size_t gs_msm_batch_for(unsigned c)
     return b > MSM_AFF_MAX_BATCH ? MSM_AFF_MAX_BATCH : b;
 }
 
-void gs_msm_plan(msm_plan *p, size_t n, unsigned width, const gs_msm_cfg *cfg)
+void gs_msm_plan(msm_plan *p, size_t n, unsigned width, int below_2_255, const gs_msm_cfg *cfg)
 {
-    unsigned c = cfg && cfg->window ? cfg->window : gs_msm_window_for(n);
+    unsigned c = cfg && cfg->window ? cfg->window : window_for(n, below_2_255);
     if (c > GS_MSM_MAX_WINDOW)
         c = GS_MSM_MAX_WINDOW;
     p->c = c;
-    p->n_windows = windows_for(c);
+    p->n_windows = windows_for(c, below_2_255);
     if (cfg && cfg->batch)
         p->batch = cfg->batch == 1 ? 0 : cfg->batch;
     else

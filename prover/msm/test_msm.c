@@ -76,6 +76,34 @@ GS_TEST(msm_signed_digits_recompose)
     }
     GS_CHECK(ok);
     GS_CHECK(range_ok);
+    /* Below 2^255, ceil(256/c) windows suffice (and the top digit's carry
+     * never needs another window). */
+    int ok255 = 1;
+    for (unsigned c = 1; c <= GS_MSM_MAX_WINDOW; c++) {
+        unsigned nw = (256 + c - 1) / c;
+        for (int i = 0; i < 40; i++) {
+            gs_scalar k = ks[i];
+            k.l[3] &= ~(1ull << 63);
+            if (i == 2)
+                k.l[3] = (1ull << 63) - 1;        /* 2^255 - 1 */
+            gs_fr want, acc, two_c, t;
+            scalar_mod_r(&want, &k);
+            gs_fr_zero(&acc);
+            gs_fr_set_u64(&two_c, 1ull << c);
+            for (unsigned j = nw; j-- > 0;) {
+                int64_t d = gs_msm_digit(&k, j, c);
+                gs_fr_mul(&acc, &acc, &two_c);
+                gs_fr_set_u64(&t, (uint64_t)(d < 0 ? -d : d));
+                if (d < 0)
+                    gs_fr_sub(&acc, &acc, &t);
+                else
+                    gs_fr_add(&acc, &acc, &t);
+            }
+            if (!gs_fr_eq(&want, &acc))
+                ok255 = 0;
+        }
+    }
+    GS_CHECK(ok255);
     /* A known recoding: 7 with c = 2 is 2^2*2 - 1 = 8 - 1, digits -1, 2. */
     gs_scalar seven = {{7, 0, 0, 0}};
     GS_CHECK_EQ_INT(gs_msm_digit(&seven, 0, 2), -1);
@@ -86,18 +114,26 @@ GS_TEST(msm_signed_digits_recompose)
 GS_TEST(msm_plan_shapes)
 {
     msm_plan p;
-    gs_msm_plan(&p, 0, 4, NULL);
+    gs_msm_plan(&p, 0, 4, 0, NULL);
     GS_CHECK(p.n_tasks >= 1);
     for (size_t n = 1; n < 100000; n = n * 3 + 1) {
         for (unsigned w = 1; w <= 8; w *= 2) {
-            gs_msm_plan(&p, n, w, NULL);
+            gs_msm_plan(&p, n, w, 0, NULL);
             GS_CHECK(p.c >= 1 && p.c <= GS_MSM_MAX_WINDOW);
             GS_CHECK(p.n_windows * p.c >= 257);
+            gs_msm_plan(&p, n, w, 1, NULL);
+            GS_CHECK(p.n_windows * p.c >= 256);
             GS_CHECK(p.n_parts >= 1 && p.n_parts * p.part_len >= n);
             GS_CHECK((p.n_parts - 1) * p.part_len < n);
         }
     }
     GS_CHECK_EQ_INT(gs_msm_window_for(1u << 16), 13);
+    /* c = 16: 16 windows for scalars below 2^255, 17 otherwise. */
+    gs_msm_cfg c16 = {.window = 16};
+    gs_msm_plan(&p, 1u << 20, 2, 1, &c16);
+    GS_CHECK_EQ_INT(p.n_windows, 16);
+    gs_msm_plan(&p, 1u << 20, 2, 0, &c16);
+    GS_CHECK_EQ_INT(p.n_windows, 17);
 }
 
 /* ---- G1 / G2 against double-and-add ------------------------------------ */
@@ -212,6 +248,20 @@ MAKE_POINTS(g2, gs_g2_affine, gs_g2)
                 GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " msm window %u batch %zu", \
                              bw[wi], bb[bi]);                                  \
             }                                                                  \
+        /* A scalar >= 2^255 (all ones) needs the extra window of c = 8, 16. */ \
+        {                                                                      \
+            gs_scalar keep = ks[4];                                            \
+            memset(&ks[4], 0xff, sizeof ks[4]);                                \
+            JAC w2;                                                            \
+            naive_##G(&w2, pts, ks, maxn);                                     \
+            for (unsigned c = 8; c <= 16; c += 8) {                            \
+                gs_msm_cfg cfg = {.window = c};                                \
+                JAC got;                                                       \
+                GS_CHECK_OK(gs_msm_##G##_cfg(&got, pts, ks, maxn, pool, &cfg)); \
+                GS_CHECK_MSG(gs_##G##_eq(&got, &w2), #G " 2^256-1, window %u", c); \
+            }                                                                  \
+            ks[4] = keep;                                                      \
+        }                                                                      \
         /* Single points: scalar 0, 1, r-1 (= -P), and P = infinity. */        \
         for (size_t i = 1; i <= 3; i++) {                                      \
             JAC got, w;                                                        \
