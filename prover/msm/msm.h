@@ -5,10 +5,12 @@
  * forgery identification", eprint 2012/549, section 4) with signed (Booth)
  * digits of c bits, so each window needs only 2^(c-1) buckets.  From
  * c = 9 up buckets are affine points filled by batch-affine additions (one
- * inversion per batch, msm_affine.h), with XYZZ spill buckets for points
- * whose bucket is already waiting in the batch; below, XYZZ buckets
- * (curve.h).  Buckets are reduced by the running-sum trick; windows are
- * combined by Horner's rule with c doublings each.  c is chosen from n.
+ * inversion per batch, msm_affine.h); a point whose bucket is already in
+ * the batch waits for the next batch (beyond a bound it goes to an XYZZ
+ * spill bucket), and the running-sum reduction is batch-affine too
+ * (msm_affine_reduce.h); below c = 9, XYZZ buckets (curve.h) and the XYZZ
+ * running sum.  Windows are combined by Horner's rule with c doublings
+ * each.  c is chosen from n.
  *
  * Inputs: points affine, on the curve (not checked; infinity allowed and
  * skipped); scalars plain integers (gs_scalar, not Montgomery), normally

@@ -17,9 +17,10 @@
  * accumulation of production MSMs (e.g. Aztec's barretenberg, gnark-crypto).
  *
  * A bucket waiting in the current batch is busy.  A point whose bucket is
- * busy is added to that bucket's XYZZ spill point instead (complete mixed
- * addition, curve.h), so no point ever waits and the work stays bounded
- * whatever the scalars (all-equal digits just spill).  P + (-P) empties the
+ * busy is deferred to the next batch, up to `batch` deferred points; beyond
+ * that it is added to the bucket's XYZZ spill point (complete mixed
+ * addition, curve.h), so the work stays bounded whatever the scalars
+ * (all-equal digits fill the deferral list, then spill).  P + (-P) empties the
  * bucket at once; P + P goes into the batch with the tangent slope (y != 0:
  * G1 and G2 points of order r have no 2-torsion).  Infinity points are
  * skipped by the caller.
@@ -47,6 +48,8 @@ typedef struct {
     MSM_FE *num, *den;     /* batch: slope numerator and denominator */
     MSM_FE *pre;           /* batch: scratch of MSM_BATCH_INV */
     size_t m;              /* additions in the batch */
+    struct MSM_G(aff_pend) { const MSM_AFF *p; uint32_t b, neg; } *pend;
+    size_t n_pend, pend_cap;  /* points deferred to the next batch */
     MSM_AFF *tmp;          /* cap points: spill buckets made affine */
     MSM_AFF *run, *acc;    /* AFF_CHAINS running sums */
 } MSM_G(aff_scratch);
@@ -64,6 +67,7 @@ static void MSM_G(aff_free)(MSM_G(aff_scratch) *s)
     free(s->den);
     free(s->pre);
     free(s->tmp);
+    free(s->pend);
     free(s->run);
     free(s->acc);
     free(s);
@@ -85,10 +89,12 @@ static MSM_G(aff_scratch) *MSM_G(aff_alloc)(size_t n_buckets, size_t batch)
     s->den = malloc(cap * sizeof *s->den);
     s->pre = malloc(cap * sizeof *s->pre);
     s->tmp = malloc(cap * sizeof *s->tmp);
+    s->pend_cap = batch;
+    s->pend = malloc(batch * sizeof *s->pend);
     s->run = malloc(AFF_CHAINS * sizeof *s->run);
     s->acc = malloc(AFF_CHAINS * sizeof *s->acc);
     if (!s->bk || !s->spill || !s->st || !s->tq || !s->px || !s->num || !s->den || !s->pre ||
-        !s->tmp || !s->run || !s->acc) {
+        !s->tmp || !s->pend || !s->run || !s->acc) {
         MSM_G(aff_free)(s);
         return NULL;
     }
@@ -153,21 +159,15 @@ static void MSM_G(aff_apply)(MSM_G(aff_scratch) *s)
     }
 }
 
-/* The bucket batch: apply, then the buckets are no longer busy. */
-static void MSM_G(aff_flush)(MSM_G(aff_scratch) *s)
-{
-    MSM_G(aff_apply)(s);
-    for (size_t i = 0; i < s->m; i++)
-        s->st[s->tq[i] - s->bk] &= (uint8_t)~AFF_BUSY;
-    s->m = 0;
-}
-
 /* Bucket b += (neg ? -p : p); p finite. */
-static inline void MSM_G(aff_insert)(MSM_G(aff_scratch) *s, size_t b, const MSM_AFF *p, int neg,
-                                     size_t batch)
+static inline void MSM_G(aff_insert)(MSM_G(aff_scratch) *s, size_t b, const MSM_AFF *p, int neg)
 {
     uint8_t f = s->st[b];
     if (f & AFF_BUSY) {
+        if (s->n_pend < s->pend_cap) {
+            s->pend[s->n_pend++] = (struct MSM_G(aff_pend)){p, (uint32_t)b, (uint32_t)neg};
+            return;
+        }
         if (!(f & AFF_SPILL)) {
             MSM_G(xyzz_set_inf)(&s->spill[b]);
             s->st[b] = (uint8_t)(f | AFF_SPILL);
@@ -202,7 +202,30 @@ static inline void MSM_G(aff_insert)(MSM_G(aff_scratch) *s, size_t b, const MSM_
         return;
     }
     s->st[b] = (uint8_t)(f | AFF_BUSY);
-    if (s->m == batch)
+}
+
+/* The bucket batch: apply, then the buckets are free again and the
+ * deferred points are inserted anew (one whose bucket another deferred
+ * point took first waits again). */
+static void MSM_G(aff_flush)(MSM_G(aff_scratch) *s)
+{
+    MSM_G(aff_apply)(s);
+    for (size_t i = 0; i < s->m; i++)
+        s->st[s->tq[i] - s->bk] &= (uint8_t)~AFF_BUSY;
+    s->m = 0;
+    size_t n = s->n_pend;
+    s->n_pend = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct MSM_G(aff_pend) e = s->pend[i];   /* re-deferral writes at <= i */
+        MSM_G(aff_insert)(s, e.b, e.p, (int)e.neg);
+    }
+}
+
+/* Completes the window: flushes until no point waits (each flush places at
+ * least the first deferred point, whose bucket it has just freed). */
+static void MSM_G(aff_finish)(MSM_G(aff_scratch) *s)
+{
+    while (s->m || s->n_pend)
         MSM_G(aff_flush)(s);
 }
 

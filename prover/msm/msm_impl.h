@@ -124,6 +124,7 @@ static void MSM_G(msm_task_aff)(void *vctx, size_t begin, size_t end, unsigned s
         size_t top = 0;
         memset(s->st, 0, n_buckets);
         s->m = 0;
+        s->n_pend = 0;
         int64_t dnext[AFF_AHEAD];
         for (size_t a = 0; a < AFF_AHEAD; a++)
             dnext[a] = lo + a < hi ? gs_msm_digit(&c->scalars[lo + a], j, pl->c) : 0;
@@ -146,9 +147,11 @@ static void MSM_G(msm_task_aff)(void *vctx, size_t begin, size_t end, unsigned s
             size_t idx = (size_t)(d > 0 ? d : -d) - 1;
             if (idx + 1 > top)
                 top = idx + 1;
-            MSM_G(aff_insert)(s, idx, p, d < 0, pl->batch);
+            MSM_G(aff_insert)(s, idx, p, d < 0);
+            if (s->m >= pl->batch)
+                MSM_G(aff_flush)(s);
         }
-        MSM_G(aff_flush)(s);
+        MSM_G(aff_finish)(s);
         MSM_G(aff_reduce)(&c->sums[t], s, top);
     }
 }

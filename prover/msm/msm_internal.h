@@ -24,7 +24,7 @@ void gs_msm_plan(msm_plan *p, size_t n, unsigned width, int below_2_255, const g
 /* Batch-affine buckets from this window size up; batch size for window c
  * (0 = XYZZ buckets). */
 #define MSM_AFF_MIN_WINDOW 9
-#define MSM_AFF_MAX_BATCH 512
+#define MSM_AFF_MAX_BATCH 2048
 size_t gs_msm_batch_for(unsigned c);
 
 /*

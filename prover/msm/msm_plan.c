@@ -50,7 +50,7 @@ size_t gs_msm_batch_for(unsigned c)
 {
     if (c < MSM_AFF_MIN_WINDOW)
         return 0;
-    size_t b = ((size_t)1 << (c - 1)) / 8;
+    size_t b = ((size_t)1 << (c - 1)) / 4;
     return b > MSM_AFF_MAX_BATCH ? MSM_AFF_MAX_BATCH : b;
 }
 
