@@ -17,8 +17,8 @@
  * accumulation of production MSMs (e.g. Aztec's barretenberg, gnark-crypto).
  *
  * A bucket waiting in the current batch is busy.  A point whose bucket is
- * busy is deferred to the next batch, up to `batch` deferred points; beyond
- * that it is added to the bucket's XYZZ spill point (complete mixed
+ * busy is deferred to the next batch, once, up to `batch` deferred points;
+ * otherwise it is added to the bucket's XYZZ spill point (complete mixed
  * addition, curve.h), so the work stays bounded whatever the scalars
  * (all-equal digits fill the deferral list, then spill).  P + (-P) empties the
  * bucket at once; P + P goes into the batch with the tangent slope (y != 0:
@@ -160,11 +160,12 @@ static void MSM_G(aff_apply)(MSM_G(aff_scratch) *s)
 }
 
 /* Bucket b += (neg ? -p : p); p finite. */
-static inline void MSM_G(aff_insert)(MSM_G(aff_scratch) *s, size_t b, const MSM_AFF *p, int neg)
+static inline void MSM_G(aff_insert)(MSM_G(aff_scratch) *s, size_t b, const MSM_AFF *p, int neg,
+                                     int may_defer)
 {
     uint8_t f = s->st[b];
     if (f & AFF_BUSY) {
-        if (s->n_pend < s->pend_cap) {
+        if (may_defer && s->n_pend < s->pend_cap) {
             s->pend[s->n_pend++] = (struct MSM_G(aff_pend)){p, (uint32_t)b, (uint32_t)neg};
             return;
         }
@@ -205,8 +206,9 @@ static inline void MSM_G(aff_insert)(MSM_G(aff_scratch) *s, size_t b, const MSM_
 }
 
 /* The bucket batch: apply, then the buckets are free again and the
- * deferred points are inserted anew (one whose bucket another deferred
- * point took first waits again). */
+ * deferred points are inserted anew; one whose bucket another deferred
+ * point took first spills (a point waits at most once: with many equal
+ * scalars, waiting again and again would leave batches of one). */
 static void MSM_G(aff_flush)(MSM_G(aff_scratch) *s)
 {
     MSM_G(aff_apply)(s);
@@ -216,13 +218,13 @@ static void MSM_G(aff_flush)(MSM_G(aff_scratch) *s)
     size_t n = s->n_pend;
     s->n_pend = 0;
     for (size_t i = 0; i < n; i++) {
-        struct MSM_G(aff_pend) e = s->pend[i];   /* re-deferral writes at <= i */
-        MSM_G(aff_insert)(s, e.b, e.p, (int)e.neg);
+        struct MSM_G(aff_pend) e = s->pend[i];
+        MSM_G(aff_insert)(s, e.b, e.p, (int)e.neg, 0);
     }
 }
 
-/* Completes the window: flushes until no point waits (each flush places at
- * least the first deferred point, whose bucket it has just freed). */
+/* Completes the window: at most two flushes (the second applies what the
+ * first placed from the deferred points). */
 static void MSM_G(aff_finish)(MSM_G(aff_scratch) *s)
 {
     while (s->m || s->n_pend)
