@@ -65,6 +65,8 @@ GS_TEST(library_scenarios_load)
             GS_CHECK(s && s->engine.inj[GS_INJ_MALLOC_TRIM].enabled && s->engine.inj[GS_INJ_MALLOC_TRIM].real);
         }
         if (!strcmp(e->d_name, "demo-fixed.ini"))
+            GS_CHECK(s && s->engine.trim == GS_TRIM_OFF && s->engine.inj[GS_INJ_MALLOC_TRIM].real);
+        if (!strcmp(e->d_name, "demo-trim-background.ini"))
             GS_CHECK(s && s->engine.trim == GS_TRIM_BACKGROUND && s->engine.inj[GS_INJ_MALLOC_TRIM].real);
         gs_scenario_destroy(s);
         n++;

@@ -97,14 +97,16 @@ static int cmp_entry(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    const char *only[MAX_ONLY];
-    int n_only = 0, list = 0, have_seed = 0;
+    const char *only[MAX_ONLY], *skip[MAX_ONLY];
+    int n_only = 0, n_skip = 0, list = 0, have_seed = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
             run_seed = strtoull(argv[++i], NULL, 0);
             have_seed = 1;
         } else if (!strcmp(argv[i], "--only") && i + 1 < argc && n_only < MAX_ONLY) {
             only[n_only++] = argv[++i];
+        } else if (!strcmp(argv[i], "--skip") && i + 1 < argc && n_skip < MAX_ONLY) {
+            skip[n_skip++] = argv[++i];
         } else if (!strcmp(argv[i], "--list")) {
             list = 1;
         } else if (!strcmp(argv[i], "--quick")) {
@@ -115,7 +117,7 @@ int main(int argc, char **argv)
             only[n_only++] = argv[i];
         } else {
             fprintf(stderr,
-                    "usage: %s [--seed N] [--only SUBSTR]... [--list] [--quick] [-v] [SUBSTR]...\n",
+                    "usage: %s [--seed N] [--only SUBSTR]... [--skip SUBSTR]... [--list] [--quick] [-v] [SUBSTR]...\n",
                     argv[0]);
             return 2;
         }
@@ -140,6 +142,11 @@ int main(int argc, char **argv)
             if (!hit)
                 continue;
         }
+        int skipped_by_name = 0;
+        for (int k = 0; k < n_skip; k++)
+            skipped_by_name |= strstr(tests[t].name, skip[k]) != NULL;
+        if (skipped_by_name)
+            continue;
         if (list) {
             printf("%s\t%s\n", tests[t].name, tests[t].file);
             continue;

@@ -7,7 +7,8 @@
  * file only needs to be linked in.  Each test gets a seeded gs_rng through
  * gs_test_rng(); the runner prints the seed, and `--seed N` reproduces a run.
  *
- * Runner options: --seed N, --only SUBSTR (repeatable), --list, --quick
+ * Runner options: --seed N, --only SUBSTR (repeatable), --skip SUBSTR
+ * (repeatable), --list, --quick
  * (tests read gs_test_quick() to shrink iteration counts), -v.
  * The runner ends with the line "N passed, N failed, N skipped".
  */
