@@ -10,7 +10,9 @@
  * spill bucket), and the running-sum reduction is batch-affine too
  * (msm_affine_reduce.h); below c = 9, XYZZ buckets (curve.h) and the XYZZ
  * running sum.  Windows are combined by Horner's rule with c doublings
- * each.  c is chosen from n.
+ * each.  c is chosen from n.  First, when scalars repeat (witness vectors:
+ * 0, 1, copies), points with equal scalars are summed and enter the buckets
+ * once (msm_group.h); zero scalars and points at infinity are dropped.
  *
  * Inputs: points affine, on the curve (not checked; infinity allowed and
  * skipped); scalars plain integers (gs_scalar, not Montgomery), normally
@@ -22,7 +24,8 @@
  * The result does not depend on the thread count (as a group element; the
  * Jacobian coordinates may differ, compare with gs_g1_eq).
  *
- * Memory: per participating thread one bucket array of 2^(c-1) XYZZ points
+ * Memory: grouping takes about 30 bytes per point plus the merged points
+ * while it runs; per participating thread one bucket array of 2^(c-1) XYZZ points
  * (at most 6 MiB for G1, 12 MiB for G2; batch-affine adds 2^(c-1) affine
  * points and the batch), plus one Jacobian point per task.
  * Variable time: do not use with secret scalars where timing matters
@@ -57,6 +60,7 @@ typedef struct gs_msm_cfg {
     unsigned window;
     size_t parts;
     size_t batch;   /* 0 = chosen from the window; 1 = XYZZ buckets; >= 2 = batch-affine, that batch */
+    unsigned group; /* 0 = merge points with equal scalars when that saves >= 5% of them; 1 = never */
 } gs_msm_cfg;
 
 gs_status gs_msm_g1_cfg(gs_g1 *out, const gs_g1_affine *points, const gs_scalar *scalars,

@@ -27,6 +27,7 @@
 
 #include "msm_affine.h"
 #include "msm_affine_reduce.h"
+#include "msm_group.h"
 
 typedef struct {
     const MSM_AFF *points;
@@ -162,9 +163,24 @@ gs_status MSM_FN_CFG(MSM_JAC *out, const MSM_AFF *points, const gs_scalar *scala
     gs_status st = GS_OK;
     MSM_G(msm_ctx) c = {.points = points, .scalars = scalars, .n = n};
     unsigned width = gs_pool_width(pool);
+    MSM_AFF *gp = NULL;
+    gs_scalar *gk = NULL;
     MSM_G(set_inf)(out);
     if (n == 0)
         return GS_OK;
+    if (!(cfg && cfg->group == 1)) {
+        size_t gm;
+        st = MSM_G(msm_group)(&gp, &gk, &gm, points, scalars, n);
+        if (st != GS_OK)
+            goto fail;
+        if (gp) {
+            c.points = gp;
+            c.scalars = scalars = gk;
+            c.n = n = gm;
+            if (n == 0)
+                goto fail;                             /* all zero: infinity */
+        }
+    }
     int below_2_255 = 1;
     for (size_t i = 0; i < n; i++)
         if (scalars[i].l[GS_FR_LIMBS - 1] >> 63) {
@@ -205,6 +221,8 @@ fail:
     free(c.buckets);
     free(c.aff);
     free(c.sums);
+    free(gp);
+    free(gk);
     return st;
 }
 

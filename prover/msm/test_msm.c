@@ -230,7 +230,7 @@ MAKE_POINTS(g2, gs_g2_affine, gs_g2)
         JAC want;                                                              \
         naive_##G(&want, pts, ks, maxn);                                       \
         for (unsigned c = 1; c <= GS_MSM_MAX_WINDOW; c++) {                    \
-            gs_msm_cfg cfg = {.window = c, .parts = 1 + c % 4};                \
+            gs_msm_cfg cfg = {.window = c, .parts = 1 + c % 4, .group = c % 2};   \
             JAC got;                                                           \
             GS_CHECK_OK(gs_msm_##G##_cfg(&got, pts, ks, maxn, pool, &cfg));    \
             GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " msm window %u", c);    \
@@ -242,7 +242,7 @@ MAKE_POINTS(g2, gs_g2_affine, gs_g2)
         static const size_t bb[] = {1, 2, 3, 4, 16, 200};                      \
         for (size_t wi = 0; wi < sizeof bw / sizeof bw[0]; wi++)               \
             for (size_t bi = 0; bi < sizeof bb / sizeof bb[0]; bi++) {         \
-                gs_msm_cfg cfg = {.window = bw[wi], .parts = 1 + bi % 3, .batch = bb[bi]}; \
+                gs_msm_cfg cfg = {.window = bw[wi], .parts = 1 + bi % 3, .batch = bb[bi], .group = 1}; \
                 JAC got;                                                       \
                 GS_CHECK_OK(gs_msm_##G##_cfg(&got, pts, ks, maxn, bi % 2 ? pool : NULL, &cfg)); \
                 GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " msm window %u batch %zu", \
@@ -255,7 +255,7 @@ MAKE_POINTS(g2, gs_g2_affine, gs_g2)
             JAC w2;                                                            \
             naive_##G(&w2, pts, ks, maxn);                                     \
             for (unsigned c = 8; c <= 16; c += 8) {                            \
-                gs_msm_cfg cfg = {.window = c};                                \
+                gs_msm_cfg cfg = {.window = c, .group = c / 8 - 1};                  \
                 JAC got;                                                       \
                 GS_CHECK_OK(gs_msm_##G##_cfg(&got, pts, ks, maxn, pool, &cfg)); \
                 GS_CHECK_MSG(gs_##G##_eq(&got, &w2), #G " 2^256-1, window %u", c); \
@@ -315,7 +315,7 @@ SMALL_TEST(g2, gs_g2_affine, gs_g2, (gs_test_quick() ? 24 : 64))
         /* Batch-affine: P + P in a batch, then every later point spills. */   \
         static const size_t bb[] = {1, 2, 5, 64};                              \
         for (size_t bi = 0; bi < 4; bi++) {                                    \
-            gs_msm_cfg cfg = {.window = 4 + 5 * (unsigned)(bi % 2), .batch = bb[bi]}; \
+            gs_msm_cfg cfg = {.window = 4 + 5 * (unsigned)(bi % 2), .batch = bb[bi], .group = 1}; \
             GS_CHECK_OK(gs_msm_##G##_cfg(&got, rep, ks, N, NULL, &cfg));       \
             GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " repeated, batch %zu", bb[bi]); \
         }                                                                      \
@@ -327,13 +327,13 @@ SMALL_TEST(g2, gs_g2_affine, gs_g2, (gs_test_quick() ? 24 : 64))
         GS_CHECK(gs_##G##_is_inf(&got));                                       \
         /* P + (-P) empties the bucket inside a batch; sums cancel. */         \
         for (size_t bi = 0; bi < 4; bi++) {                                    \
-            gs_msm_cfg cfg = {.window = 4 + 5 * (unsigned)(bi % 2), .batch = bb[bi]}; \
+            gs_msm_cfg cfg = {.window = 4 + 5 * (unsigned)(bi % 2), .batch = bb[bi], .group = 1}; \
             GS_CHECK_OK(gs_msm_##G##_cfg(&got, rep, ks, N, NULL, &cfg));       \
             GS_CHECK_MSG(gs_##G##_is_inf(&got), #G " cancel, batch %zu", bb[bi]); \
         }                                                                      \
         /* One point short of cancelling: the sum is 3P or -3P. */            \
         for (size_t bi = 0; bi < 4; bi++) {                                    \
-            gs_msm_cfg cfg = {.window = 4 + 5 * (unsigned)(bi % 2), .batch = bb[bi]}; \
+            gs_msm_cfg cfg = {.window = 4 + 5 * (unsigned)(bi % 2), .batch = bb[bi], .group = 1}; \
             gs_scalar k3 = {{3, 0, 0, 0}};                                     \
             gs_##G##_mul_var(&want, &p, &k3);                                  \
             GS_CHECK_OK(gs_msm_##G##_cfg(&got, rep + 1, ks + 1, N - 1, NULL, &cfg)); \
@@ -504,7 +504,7 @@ GS_TEST(msm_fp_sub_matches_field)
         gs_##G##_mul_var(&want, &gj, &kt);                                     \
         static const size_t bb[] = {0, 3, 64, 4096};                           \
         for (size_t bi = 0; bi < 4; bi++) {                                    \
-            gs_msm_cfg cfg = {.window = 13, .parts = 1 + bi % 2, .batch = bb[bi]}; \
+            gs_msm_cfg cfg = {.window = 13, .parts = 1 + bi % 2, .batch = bb[bi], .group = 1}; \
             GS_CHECK_OK(gs_msm_##G##_cfg(&got, pts, ks, n, NULL, &cfg));       \
             GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " chains, batch %zu", bb[bi]); \
         }                                                                      \
@@ -513,3 +513,58 @@ GS_TEST(msm_fp_sub_matches_field)
     }
 CHAIN_TEST(g1, gs_g1_affine, gs_g1)
 CHAIN_TEST(g2, gs_g2_affine, gs_g2)
+
+/*
+ * Merging points with equal scalars: many repeated scalars (0, 1, r-1 and a
+ * few random values), groups whose points cancel (P and -P with the same
+ * scalar), all-zero scalars, against double-and-add and against the MSM
+ * with merging off.
+ */
+#define GROUP_TEST(G, AFF, JAC, N)                                             \
+    GS_TEST(msm_##G##_equal_scalars_merged)                                    \
+    {                                                                          \
+        size_t n = N;                                                          \
+        AFF *pts = points_##G(n);                                              \
+        gs_scalar *ks = calloc(n, sizeof *ks), vals[5];                        \
+        GS_REQUIRE(pts && ks);                                                 \
+        for (int v = 0; v < 5; v++)                                            \
+            rand_scalar(&vals[v]);                                             \
+        vals[0].l[0] = 1, vals[0].l[1] = vals[0].l[2] = vals[0].l[3] = 0;      \
+        for (size_t i = 0; i < n; i++) {                                       \
+            if (i % 9 == 8)                                                    \
+                rand_scalar(&ks[i]);               /* singletons */            \
+            else if (i % 9 != 7)                                               \
+                ks[i] = vals[i % 5];               /* zero stays for i%9==7 */ \
+        }                                                                      \
+        /* A group that cancels: P and -P both with scalar vals[1]. */         \
+        pts[11] = pts[1];                                                      \
+        gs_##G##_affine_neg(&pts[6], &pts[1]);                                 \
+        ks[1] = ks[6] = ks[11] = vals[3];                                      \
+        gs_##G##_affine_neg(&pts[16], &pts[11]);                               \
+        ks[16] = vals[3];                                                      \
+        JAC want, got, off;                                                    \
+        naive_##G(&want, pts, ks, n);                                          \
+        gs_msm_cfg no = {.group = 1};                                          \
+        GS_CHECK_OK(gs_msm_##G(&got, pts, ks, n, NULL));                       \
+        GS_CHECK_OK(gs_msm_##G##_cfg(&off, pts, ks, n, NULL, &no));            \
+        GS_CHECK(!gs_##G##_is_inf(&want));                                     \
+        GS_CHECK(gs_##G##_eq(&got, &want));                                    \
+        GS_CHECK(gs_##G##_eq(&off, &want));                                    \
+        for (unsigned c = 9; c <= 13; c += 4) {                                \
+            gs_msm_cfg cfg = {.window = c, .batch = 3};                        \
+            GS_CHECK_OK(gs_msm_##G##_cfg(&got, pts, ks, n, NULL, &cfg));       \
+            GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " merged, window %u", c); \
+        }                                                                      \
+        /* Only zeros and one cancelling group: infinity. */                   \
+        memset(ks, 0, n * sizeof *ks);                                         \
+        ks[1] = ks[6] = vals[2];                                               \
+        GS_CHECK_OK(gs_msm_##G(&got, pts, ks, n, NULL));                       \
+        GS_CHECK(gs_##G##_is_inf(&got));                                       \
+        memset(ks, 0, n * sizeof *ks);                                         \
+        GS_CHECK_OK(gs_msm_##G(&got, pts, ks, n, NULL));                       \
+        GS_CHECK(gs_##G##_is_inf(&got));                                       \
+        free(pts);                                                             \
+        free(ks);                                                              \
+    }
+GROUP_TEST(g1, gs_g1_affine, gs_g1, 120)
+GROUP_TEST(g2, gs_g2_affine, gs_g2, (gs_test_quick() ? 40 : 90))

@@ -1,0 +1,131 @@
+/*
+ * Points with equal scalars, merged before the buckets (written once for G1
+ * and G2; included by msm_impl.h):
+ *   sum_i k_i P_i = sum_k k (sum_{i : k_i = k} P_i).
+ * Witness vectors repeat values (booleans, copied wires, constants), and a
+ * point merged into its group costs one XYZZ mixed addition (8M + 2S)
+ * instead of one bucket addition per window (about 20 of them).  This is
+ * the general form of the 0 / 1 scalar classification of production
+ * provers: scalar 0 drops the point, scalar 1 leaves one point, the sum.
+ *
+ * One pass hashes the scalars (open addressing, linear probing, table of
+ * at least 2n slots) into groups; points at infinity and zero scalars are
+ * dropped.  When the groups save less than GROUP_MIN_SAVED of the points
+ * nothing is built (the caller runs on the input as it is).  Otherwise the
+ * groups with several points are summed in XYZZ, converted to affine with
+ * one batch inversion, and the MSM runs on one point per group.
+ */
+
+#define GROUP_MIN_SAVED 0.05
+
+static uint64_t MSM_G(group_hash)(const gs_scalar *k)
+{
+    uint64_t h = k->l[0] ^ (k->l[1] * 0x9e3779b97f4a7c15ull) ^ (k->l[2] * 0xc2b2ae3d27d4eb4full) ^
+                 (k->l[3] * 0x165667b19e3779f9ull);
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 32);
+}
+
+/*
+ * On GS_OK either *gp = NULL (no grouping: use the input) or *gp, *gk hold
+ * *gm merged points and their scalars (caller frees both).
+ */
+static gs_status MSM_G(msm_group)(MSM_AFF **gp, gs_scalar **gk, size_t *gm, const MSM_AFF *points,
+                                  const gs_scalar *scalars, size_t n)
+{
+    gs_status st = GS_ERR_NOMEM;
+    size_t tsize = 16;
+    while (tsize < 2 * n)
+        tsize *= 2;
+    uint32_t *tab = calloc(tsize, sizeof *tab);      /* group + 1, 0 = empty */
+    uint32_t *gid = malloc(n * sizeof *gid);         /* group of point i */
+    uint32_t *first = malloc(n * sizeof *first);     /* first point of group g */
+    uint32_t *cnt = calloc(n, sizeof *cnt);          /* points, then XYZZ slot */
+    MSM_AFF *pts = NULL, *aff = NULL;
+    gs_scalar *ks = NULL;
+    MSM_XYZZ *acc = NULL;
+    MSM_JAC *jac = NULL;
+    uint32_t *slot_g = NULL;
+    *gp = NULL;
+    *gk = NULL;
+    *gm = 0;
+    if (!tab || !gid || !first || !cnt || n >= UINT32_MAX)
+        goto fail;
+    size_t groups = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gs_scalar *k = &scalars[i];
+        gid[i] = UINT32_MAX;
+        if (points[i].inf || (k->l[0] | k->l[1] | k->l[2] | k->l[3]) == 0)
+            continue;
+        size_t h = (size_t)MSM_G(group_hash)(k) & (tsize - 1);
+        for (;; h = (h + 1) & (tsize - 1)) {
+            uint32_t e = tab[h];
+            if (e == 0) {
+                tab[h] = (uint32_t)groups + 1;
+                first[groups] = (uint32_t)i;
+                gid[i] = (uint32_t)groups++;
+                break;
+            }
+            if (!memcmp(&scalars[first[e - 1]], k, sizeof *k)) {
+                gid[i] = e - 1;
+                break;
+            }
+        }
+        cnt[gid[i]]++;
+    }
+    st = GS_OK;
+    if ((double)groups > (1.0 - GROUP_MIN_SAVED) * (double)n)
+        goto fail;                                     /* not worth it */
+    st = GS_ERR_NOMEM;
+    size_t multi = 0;
+    for (size_t g = 0; g < groups; g++)
+        multi += cnt[g] > 1;
+    pts = malloc((groups ? groups : 1) * sizeof *pts);
+    ks = malloc((groups ? groups : 1) * sizeof *ks);
+    acc = malloc((multi ? multi : 1) * sizeof *acc);
+    jac = malloc((multi ? multi : 1) * sizeof *jac);
+    aff = malloc((multi ? multi : 1) * sizeof *aff);
+    slot_g = malloc((multi ? multi : 1) * sizeof *slot_g);
+    if (!pts || !ks || !acc || !jac || !aff || !slot_g)
+        goto fail;
+    size_t s = 0;
+    for (size_t g = 0; g < groups; g++) {
+        ks[g] = scalars[first[g]];
+        if (cnt[g] > 1) {
+            slot_g[s] = (uint32_t)g;
+            cnt[g] = (uint32_t)s;                       /* now the XYZZ slot */
+            MSM_G(xyzz_set_inf)(&acc[s++]);
+        } else {
+            pts[g] = points[first[g]];
+            cnt[g] = UINT32_MAX;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (gid[i] != UINT32_MAX && cnt[gid[i]] != UINT32_MAX)
+            MSM_G(xyzz_add_affine)(&acc[cnt[gid[i]]], &acc[cnt[gid[i]]], &points[i]);
+    for (size_t j = 0; j < multi; j++)
+        MSM_G(xyzz_to_jacobian)(&jac[j], &acc[j]);
+    MSM_G(batch_to_affine)(aff, jac, multi);
+    for (size_t j = 0; j < multi; j++)
+        pts[slot_g[j]] = aff[j];
+    *gp = pts;
+    *gk = ks;
+    *gm = groups;
+    pts = NULL;
+    ks = NULL;
+    st = GS_OK;
+
+fail:
+    free(tab);
+    free(gid);
+    free(first);
+    free(cnt);
+    free(pts);
+    free(ks);
+    free(acc);
+    free(jac);
+    free(aff);
+    free(slot_g);
+    return st;
+}
