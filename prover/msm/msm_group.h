@@ -35,6 +35,11 @@ static gs_status MSM_G(msm_group)(MSM_AFF **gp, gs_scalar **gk, size_t *gm, cons
                                   const gs_scalar *scalars, size_t n)
 {
     gs_status st = GS_ERR_NOMEM;
+    *gp = NULL;
+    *gk = NULL;
+    *gm = 0;
+    if (n >= UINT32_MAX / 2)
+        return GS_OK;                                  /* 32-bit indices: no grouping */
     size_t tsize = 16;
     while (tsize < 2 * n)
         tsize *= 2;
@@ -47,10 +52,7 @@ static gs_status MSM_G(msm_group)(MSM_AFF **gp, gs_scalar **gk, size_t *gm, cons
     MSM_XYZZ *acc = NULL;
     MSM_JAC *jac = NULL;
     uint32_t *slot_g = NULL;
-    *gp = NULL;
-    *gk = NULL;
-    *gm = 0;
-    if (!tab || !gid || !first || !cnt || n >= UINT32_MAX)
+    if (!tab || !gid || !first || !cnt)
         goto fail;
     size_t groups = 0;
     for (size_t i = 0; i < n; i++) {
