@@ -12,8 +12,9 @@
  * at least 2n slots) into groups; points at infinity and zero scalars are
  * dropped.  When the groups save less than GROUP_MIN_SAVED of the points
  * nothing is built (the caller runs on the input as it is).  Otherwise the
- * groups with several points are summed in XYZZ, converted to affine with
- * one batch inversion, and the MSM runs on one point per group.
+ * groups with several points are summed in XYZZ (slot ranges spread over
+ * the pool), converted to affine with one batch inversion per range, and
+ * the MSM runs on one point per group.
  */
 
 #define GROUP_MIN_SAVED 0.05
@@ -27,12 +28,45 @@ static uint64_t MSM_G(group_hash)(const gs_scalar *k)
     return h ^ (h >> 32);
 }
 
+/* Group sums for slots [lo, hi) of `chunks` equal parts: every task scans
+ * all points and adds those of its slots, then converts its slots. */
+typedef struct {
+    const MSM_AFF *points;
+    const uint32_t *gid, *cnt;
+    MSM_XYZZ *acc;
+    MSM_JAC *jac;
+    MSM_AFF *aff;
+    size_t n, multi, chunks;
+} MSM_G(group_ctx);
+
+static void MSM_G(group_task)(void *vctx, size_t begin, size_t end, unsigned slot)
+{
+    const MSM_G(group_ctx) *g = vctx;
+    (void)slot;
+    for (size_t t = begin; t < end; t++) {
+        size_t lo = t * g->multi / g->chunks, hi = (t + 1) * g->multi / g->chunks;
+        for (size_t j = lo; j < hi; j++)
+            MSM_G(xyzz_set_inf)(&g->acc[j]);
+        for (size_t i = 0; i < g->n; i++) {
+            uint32_t id = g->gid[i];
+            if (id == UINT32_MAX)
+                continue;
+            uint32_t sl = g->cnt[id];
+            if (sl != UINT32_MAX && sl >= lo && sl < hi)
+                MSM_G(xyzz_add_affine)(&g->acc[sl], &g->acc[sl], &g->points[i]);
+        }
+        for (size_t j = lo; j < hi; j++)
+            MSM_G(xyzz_to_jacobian)(&g->jac[j], &g->acc[j]);
+        MSM_G(batch_to_affine)(g->aff + lo, g->jac + lo, hi - lo);
+    }
+}
+
 /*
  * On GS_OK either *gp = NULL (no grouping: use the input) or *gp, *gk hold
  * *gm merged points and their scalars (caller frees both).
  */
 static gs_status MSM_G(msm_group)(MSM_AFF **gp, gs_scalar **gk, size_t *gm, const MSM_AFF *points,
-                                  const gs_scalar *scalars, size_t n)
+                                  const gs_scalar *scalars, size_t n, gs_pool *pool)
 {
     gs_status st = GS_ERR_NOMEM;
     *gp = NULL;
@@ -96,19 +130,16 @@ static gs_status MSM_G(msm_group)(MSM_AFF **gp, gs_scalar **gk, size_t *gm, cons
         ks[g] = scalars[first[g]];
         if (cnt[g] > 1) {
             slot_g[s] = (uint32_t)g;
-            cnt[g] = (uint32_t)s;                       /* now the XYZZ slot */
-            MSM_G(xyzz_set_inf)(&acc[s++]);
+            cnt[g] = (uint32_t)s++;                     /* now the XYZZ slot */
         } else {
             pts[g] = points[first[g]];
             cnt[g] = UINT32_MAX;
         }
     }
-    for (size_t i = 0; i < n; i++)
-        if (gid[i] != UINT32_MAX && cnt[gid[i]] != UINT32_MAX)
-            MSM_G(xyzz_add_affine)(&acc[cnt[gid[i]]], &acc[cnt[gid[i]]], &points[i]);
-    for (size_t j = 0; j < multi; j++)
-        MSM_G(xyzz_to_jacobian)(&jac[j], &acc[j]);
-    MSM_G(batch_to_affine)(aff, jac, multi);
+    MSM_G(group_ctx) gc = {.points = points, .gid = gid, .cnt = cnt, .acc = acc, .jac = jac,
+                           .aff = aff, .n = n, .multi = multi};
+    gc.chunks = multi < 64 ? 1 : gs_pool_width(pool);
+    gs_pool_for(pool, gc.chunks, 1, MSM_G(group_task), &gc);
     for (size_t j = 0; j < multi; j++)
         pts[slot_g[j]] = aff[j];
     *gp = pts;

@@ -170,7 +170,7 @@ gs_status MSM_FN_CFG(MSM_JAC *out, const MSM_AFF *points, const gs_scalar *scala
         return GS_OK;
     if (!(cfg && cfg->group == 1)) {
         size_t gm;
-        st = MSM_G(msm_group)(&gp, &gk, &gm, points, scalars, n);
+        st = MSM_G(msm_group)(&gp, &gk, &gm, points, scalars, n, pool);
         if (st != GS_OK)
             goto fail;
         if (gp) {
