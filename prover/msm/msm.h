@@ -20,12 +20,14 @@
  * scalars 0, 1 and r-1, n = 0 (out = infinity) and n = 1 are all fine.
  *
  * Threads: the work is cut into (window, point range) tasks spread over
- * `pool` (NULL = serial).  Any number of MSMs may run at once on one pool.
+ * `pool` (NULL = serial), and so are the group sums.  Any number of MSMs may run at once on one pool.
  * The result does not depend on the thread count (as a group element; the
  * Jacobian coordinates may differ, compare with gs_g1_eq).
  *
- * Memory: grouping takes about 30 bytes per point plus the merged points
- * while it runs; per participating thread one bucket array of 2^(c-1) XYZZ points
+ * Memory: grouping takes about 20 bytes per point, one point and scalar
+ * per group and, per group of several points, its XYZZ, Jacobian and affine
+ * sum (about 450 bytes on G1, 900 on G2), freed before returning; then per
+ * participating thread one bucket array of 2^(c-1) XYZZ points
  * (at most 6 MiB for G1, 12 MiB for G2; batch-affine adds 2^(c-1) affine
  * points and the batch), plus one Jacobian point per task.
  * Variable time: do not use with secret scalars where timing matters
