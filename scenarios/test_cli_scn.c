@@ -72,7 +72,7 @@ GS_TEST(cli_scn_errors_and_dry_run)
     snprintf(cmd, sizeof cmd, "%s run scenarios/demo-fixed.ini --dry-run --seed 9", b);
     if (access("scenarios/demo-fixed.ini", R_OK) == 0) {
         GS_CHECK_EQ_INT(sh(out, sizeof out, cmd), 0);
-        GS_CHECK_MSG(strstr(out, "trim") && strstr(out, "background") && strstr(out, "demo-fixed.ini:") &&
+        GS_CHECK_MSG(strstr(out, "trim") && strstr(out, "= off") && strstr(out, "demo-fixed.ini:") &&
                          strstr(out, "= 9 ") && strstr(out, "job mix: 6 arrivals"), "%s", out);
     }
     snprintf(cmd, sizeof cmd, "%s run --help", b);
