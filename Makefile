@@ -36,7 +36,8 @@ endif
 ifneq ($(SAN),)
   CFLAGS_BASE += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
   LDFLAGS_SAN := -fsanitize=$(SAN)
-  BUILD := $(BUILD)-san
+  comma := ,
+  BUILD := $(BUILD)-san-$(subst $(comma),-,$(SAN))
 endif
 ifeq ($(CUDA),1)
   CFLAGS_BASE += -DGS_HAVE_CUDA=1

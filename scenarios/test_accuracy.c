@@ -107,6 +107,12 @@ GS_TEST(accuracy_injected_causes_within_10pct)
  * fixed one, with the thresholds of ci/thresholds.ini. */
 GS_TEST(accuracy_gate_demo_buggy_fails_fixed_passes)
 {
+#ifdef __SANITIZE_ADDRESS__
+    /* The demo's bug is glibc's malloc_trim on a fragmented glibc heap; under
+     * AddressSanitizer malloc is ASan's and the trim has nothing to do. */
+    gs_test_skip("AddressSanitizer build: glibc malloc_trim is not in play");
+    return;
+#endif
     const char *bin = getenv("GS_BIN");
     if (!bin || access(bin, X_OK) != 0) {
         gs_test_skip("GS_BIN not set (run through make test)");
