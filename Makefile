@@ -185,10 +185,12 @@ check-valgrind: deps
 	    --set inject.malloc_trim.frag=8MiB
 	@echo "check-valgrind: no memcheck errors, no definite leaks"
 
-# Heap profile of synthesis (one setup at 2^14), for ms_print.
-massif: $(BUILD)/gapscope
-	valgrind --tool=massif --massif-out-file=$(BUILD)/massif.out $(BUILD)/gapscope setup --log 14 --out $(BUILD)/massif-setup --quiet
-	@echo "massif: ms_print $(BUILD)/massif.out"
+# Heap profile of synthesis (one setup at 2^14), for ms_print; the valgrind build.
+massif:
+	@$(MAKE) --no-print-directory BUILD=$(VG_BUILD) ARCH=-march=broadwell CUDA=0 $(VG_BUILD)/gapscope
+	valgrind --tool=massif --massif-out-file=$(VG_BUILD)/massif.out $(VG_BUILD)/gapscope setup \
+	    --log 14 --out $(VG_BUILD)/massif-setup --quiet
+	@echo "massif: ms_print $(VG_BUILD)/massif.out"
 
 clean:
 	rm -rf build build-* 
