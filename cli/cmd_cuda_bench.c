@@ -103,6 +103,20 @@ fail:
     return st;
 }
 
+/* k*G-style distinct base points: P_0 = G, P_{i+1} = 2 (P_i + G), n of them, affine. */
+static void g1_base_points(gs_g1_affine *out, gs_g1 *scratch, size_t n)
+{
+    gs_g1 g, acc;
+    gs_g1_generator(&g);
+    acc = g;
+    for (size_t i = 0; i < n; i++) {
+        scratch[i] = acc;
+        gs_g1_add(&acc, &acc, &g);
+        gs_g1_dbl(&acc, &acc);
+    }
+    gs_g1_batch_to_affine(out, scratch, n);
+}
+
 /* 4096 distinct points k*G, uploaded and replicated to n on the device. */
 static gs_status bench_points(gs_cu_dev *d, void **dp, size_t n, gs_g1_affine **host_base,
                               size_t *nbase, gs_err *err)
@@ -116,15 +130,7 @@ static gs_status bench_points(gs_cu_dev *d, void **dp, size_t n, gs_g1_affine **
         free(aff);
         return GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "base points");
     }
-    gs_g1 g, acc;
-    gs_g1_generator(&g);
-    acc = g;
-    for (size_t i = 0; i < nb; i++) {
-        jac[i] = acc;
-        gs_g1_add(&acc, &acc, &g);
-        gs_g1_dbl(&acc, &acc);
-    }
-    gs_g1_batch_to_affine(aff, jac, nb);
+    g1_base_points(aff, jac, nb);
     free(jac);
     if ((st = gs_cu_alloc(d, dp, n * 96, err)) == GS_OK &&
         (st = gs_cu_g1_upload(d, *dp, aff, nb, err)) == GS_OK)
@@ -209,15 +215,7 @@ static gs_status make_key(gs_pk *pk, gs_assignment *as, unsigned k, gs_err *err)
         st = GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "base points");
         goto fail;
     }
-    gs_g1 g, acc;
-    gs_g1_generator(&g);
-    acc = g;
-    for (size_t i = 0; i < nb; i++) {
-        jac[i] = acc;
-        gs_g1_add(&acc, &acc, &g);
-        gs_g1_dbl(&acc, &acc);
-    }
-    gs_g1_batch_to_affine(base, jac, nb);
+    g1_base_points(base, jac, nb);
     gs_g2 g2, acc2;
     gs_g2_generator(&g2);
     acc2 = g2;

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../prover/io/io.h"
@@ -28,17 +27,6 @@ static const char *snarkjs(void)
     return access(path, X_OK) == 0 ? path : NULL;
 }
 
-/* Runs cmd with output captured into out (truncated); returns the exit status. */
-static int run(const char *cmd, char *out, size_t len)
-{
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(out, 1, len - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static int exists(const char *p)
 {
@@ -58,21 +46,21 @@ GS_TEST(cli_prove_then_snarkjs_verifies)
              "%s prove --quiet test/fixtures/chain.zkey test/fixtures/chain.wtns %s/proof.json "
              "%s/public.json 2>&1",
              bin(), d, d);
-    GS_REQUIRE(run(cmd, out, sizeof out) == 0);
+    GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
     /* Our verifier accepts it. */
     snprintf(cmd, sizeof cmd, "%s verify test/fixtures/chain_vk.json %s/public.json %s/proof.json 2>&1",
              bin(), d, d);
-    GS_CHECK(run(cmd, out, sizeof out) == 0 && strstr(out, "OK"));
+    GS_CHECK(gs_test_run(cmd, out, sizeof out) == 0 && strstr(out, "OK"));
     /* public.json is identical to snarkjs's. */
     snprintf(cmd, sizeof cmd, "cmp -s test/fixtures/chain_public.json %s/public.json", d);
-    GS_CHECK(run(cmd, out, sizeof out) == 0);
+    GS_CHECK(gs_test_run(cmd, out, sizeof out) == 0);
     if (!snarkjs()) {
         gs_test_skip("snarkjs not installed in node_modules (make deps installs it)");
         return;
     }
     snprintf(cmd, sizeof cmd, "%s groth16 verify test/fixtures/chain_vk.json %s/public.json %s/proof.json 2>&1",
              snarkjs(), d, d);
-    int rc = run(cmd, out, sizeof out);
+    int rc = gs_test_run(cmd, out, sizeof out);
     GS_CHECK_MSG(rc == 0 && strstr(out, "OK!"), "snarkjs said (%d): %s", rc, out);
 }
 
@@ -87,17 +75,17 @@ GS_TEST(cli_verify_accepts_snarkjs_proof_and_rejects_tampering)
              "%s verify test/fixtures/chain_vk.json test/fixtures/chain_public.json "
              "test/fixtures/chain_proof.json 2>&1",
              bin());
-    GS_CHECK(run(cmd, out, sizeof out) == 0 && strstr(out, "OK"));
+    GS_CHECK(gs_test_run(cmd, out, sizeof out) == 0 && strstr(out, "OK"));
     const char *d = gs_test_tmpdir();
     /* Public input k changed from 11 to 12. */
     snprintf(cmd, sizeof cmd, "sed 's/\"11\"/\"12\"/' test/fixtures/chain_public.json > %s/p.json && "
              "%s verify test/fixtures/chain_vk.json %s/p.json test/fixtures/chain_proof.json 2>&1",
              d, bin(), d);
-    GS_CHECK(run(cmd, out, sizeof out) == 1 && strstr(out, "INVALID"));
+    GS_CHECK(gs_test_run(cmd, out, sizeof out) == 1 && strstr(out, "INVALID"));
     /* A missing file is bad input (2), not "invalid". */
     snprintf(cmd, sizeof cmd, "%s verify %s/none.json test/fixtures/chain_public.json "
              "test/fixtures/chain_proof.json 2>&1", bin(), d);
-    GS_CHECK(run(cmd, out, sizeof out) == 2 && strstr(out, "none.json"));
+    GS_CHECK(gs_test_run(cmd, out, sizeof out) == 2 && strstr(out, "none.json"));
 }
 
 GS_TEST(cli_prove_bad_input_exits_2_without_output)
@@ -117,15 +105,15 @@ GS_TEST(cli_prove_bad_input_exits_2_without_output)
     snprintf(proof, sizeof proof, "%s/proof.json", d);
     snprintf(cmd, sizeof cmd, "%s prove --quiet test/fixtures/chain.zkey %s %s %s/public.json 2>&1",
              bin(), wt, proof, d);
-    GS_CHECK(run(cmd, out, sizeof out) == 2);
+    GS_CHECK(gs_test_run(cmd, out, sizeof out) == 2);
     GS_CHECK_MSG(strstr(out, "short.wtns") && strstr(out, "103"), "%s", out);
     GS_CHECK(!exists(proof));
     /* A bn128 key. */
     snprintf(cmd, sizeof cmd, "%s prove --quiet test/fixtures/chain_bn128.zkey test/fixtures/chain.wtns %s %s/public.json 2>&1",
              bin(), proof, d);
-    GS_CHECK(run(cmd, out, sizeof out) == 2 && strstr(out, "unsupported curve"));
+    GS_CHECK(gs_test_run(cmd, out, sizeof out) == 2 && strstr(out, "unsupported curve"));
     GS_CHECK(!exists(proof));
     /* Usage errors. */
     snprintf(cmd, sizeof cmd, "%s prove a b 2>&1", bin());
-    GS_CHECK(run(cmd, out, sizeof out) == 2 && strstr(out, "usage"));
+    GS_CHECK(gs_test_run(cmd, out, sizeof out) == 2 && strstr(out, "usage"));
 }

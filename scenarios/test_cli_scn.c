@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../test/test.h"
@@ -20,13 +19,7 @@ static int sh(char *out, size_t cap, const char *cmd)
 {
     char full[4096];
     snprintf(full, sizeof full, "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return gs_test_run(full, out, cap);
 }
 
 GS_TEST(cli_scn_errors_and_dry_run)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_TESTS 4096
@@ -65,6 +66,17 @@ uint64_t gs_test_seed(void) { return run_seed; }
 int gs_test_quick(void) { return quick; }
 int gs_test_verbose(void) { return verbose; }
 int gs_test_failures(void) { return cur_failures; }
+
+int gs_test_run(const char *cmd, char *out, size_t len)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
 
 const char *gs_test_tmpdir(void)
 {

@@ -35,6 +35,9 @@ int gs_test_quick(void);
 int gs_test_verbose(void);
 /* Number of failures recorded so far in the running test. */
 int gs_test_failures(void);
+/* Runs a shell command, captures up to len-1 bytes of its standard output
+ * into out (NUL-terminated), returns its exit code (-1 if it did not exit). */
+int gs_test_run(const char *cmd, char *out, size_t len);
 /* A scratch directory for the running test (created on first use, under
  * $TMPDIR or /tmp; removed when the test passes). */
 const char *gs_test_tmpdir(void);
