@@ -7,8 +7,9 @@
  *     carries one into the next window); entry (key = w << c | |d|,
  *     value = i | sign << 31).  One extra window takes the last carry when
  *     the top window has c bits.
- *  2. sort: CUB radix sort of all entries by key, so every bucket's points
- *     are contiguous; a boundary pass writes each key's [start, end).
+ *  2. sort: CUB radix sort of each window's entries on the c digit bits,
+ *     so every bucket's points are contiguous; a boundary pass writes each
+ *     key's [start, end).
  *  3. accumulate: buckets are cut into chunks of at most S1 entries, one
  *     thread per chunk summing its points into an XYZZ partial (madd);
  *     then, while some bucket still has several partials, chunks of S2
@@ -37,7 +38,7 @@
 
 struct msm_plan {
     size_t n;
-    unsigned c, nwin, key_bits;
+    unsigned c, nwin;
     uint32_t B, K;                /* buckets per window (|d| max), key space */
     uint32_t ntot;                /* n * nwin entries */
     uint32_t t1max, t2max;        /* chunk bounds of level 1 and later levels */
@@ -79,7 +80,6 @@ static int plan_msm(msm_plan *p, size_t n, int window)
     if ((uint64_t)n * p->nwin >= (1ull << 31)) return 0;
     p->B = 1u << (p->c - 1);
     p->K = p->nwin << p->c;
-    p->key_bits = p->c + ilog2_ceil(p->nwin);
     p->ntot = (uint32_t)(n * p->nwin);
     p->t1max = p->ntot / MSM_S1 + p->K + 1;
     p->t2max = p->t1max / MSM_S2 + p->K + 1;
@@ -282,8 +282,8 @@ static gs_status ensure_scratch(gs_cu_dev *d, const msm_plan *p, msm_bufs *b, gs
     size_t need = carve(b, NULL, p);
     size_t cub_sort = 0, cub_scan = 0;
     cub::DoubleBuffer<uint32_t> dk(NULL, NULL), dv(NULL, NULL);
-    CU_TRY(cub::DeviceRadixSort::SortPairs(NULL, cub_sort, dk, dv, (int)p->ntot, 0,
-                                           (int)p->key_bits, d->stream));
+    CU_TRY(cub::DeviceRadixSort::SortPairs(NULL, cub_sort, dk, dv, (int)p->n, 0,
+                                           (int)p->c, d->stream));
     CU_TRY(cub::DeviceScan::ExclusiveSum(NULL, cub_scan, (uint32_t *)NULL, (uint32_t *)NULL,
                                          (int)(p->K + 1), d->stream));
     size_t cub_need = cub_sort > cub_scan ? cub_sort : cub_scan;
@@ -336,10 +336,20 @@ extern "C" gs_status gs_cu_msm_g1(gs_cu_dev *d, int slot, const void *pts, const
     k_digits<<<nblk(n, 256), 256, 0, s>>>(b.keys[0], b.vals[0], (const uint32_t *)scalars,
                                           (uint32_t)n, p.c, p.nwin);
     CU_LAUNCHED("k_digits");
-    cub::DoubleBuffer<uint32_t> dk(b.keys[0], b.keys[1]), dv(b.vals[0], b.vals[1]);
-    size_t tb = d->msm.cub_bytes;
-    CU_TRY(cub::DeviceRadixSort::SortPairs(d->msm.cub_temp, tb, dk, dv, (int)p.ntot, 0,
-                                           (int)p.key_bits, s));
+    /* The entries are window-major, so each window's n entries are sorted
+     * on their c digit bits alone (2 radix passes for c <= 16 where the
+     * whole key would take 3); every window makes the same passes, so all
+     * end in the same half of the double buffer. */
+    int sel = 0;
+    size_t tb;
+    for (unsigned w = 0; w < p.nwin; w++) {
+        size_t o = (size_t)w * n;
+        cub::DoubleBuffer<uint32_t> wk(b.keys[0] + o, b.keys[1] + o), wv(b.vals[0] + o, b.vals[1] + o);
+        tb = d->msm.cub_bytes;
+        CU_TRY(cub::DeviceRadixSort::SortPairs(d->msm.cub_temp, tb, wk, wv, (int)n, 0, (int)p.c, s));
+        sel = wk.selector;
+    }
+    cub::DoubleBuffer<uint32_t> dk(b.keys[sel], b.keys[sel ^ 1]), dv(b.vals[sel], b.vals[sel ^ 1]);
     CU_TRY(cudaMemsetAsync(b.bstart, 0, sizeof(uint32_t) * p.K, s));
     CU_TRY(cudaMemsetAsync(b.bend, 0, sizeof(uint32_t) * p.K, s));
     k_bounds<<<nblk(p.ntot, 256), 256, 0, s>>>(dk.Current(), p.ntot, b.bstart, b.bend);
