@@ -152,6 +152,30 @@ GS_TEST(scenario_parse_values)
 }
 
 /* The dump of the settings in effect reloads into the same settings. */
+/* engine.g2 = device reaches the engine config, and only with a GPU backend. */
+GS_TEST(scenario_g2_placement)
+{
+    static const struct { const char *text; int ok, g2; } cases[] = {
+        {"[engine]\nbackend = cuda\ng2 = device\n", 1, 1},
+        {"[engine]\nbackend = auto\ng2 = device\n", 1, 1},
+        {"[engine]\nbackend = cuda\n", 1, 0},
+        {"[engine]\nbackend = cpu\ng2 = device\n", 0, 0},
+        {"[engine]\nbackend = cpu\ng2 = cpu\n", 1, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gs_scenario *s;
+        gs_err err;
+        gs_err_clear(&err);
+        GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
+        GS_CHECK_OK(gs_scenario_parse_text(s, cases[i].text, "g2.ini", &err));
+        gs_status st = gs_scenario_validate(s, &err);
+        GS_CHECK_MSG((st == GS_OK) == cases[i].ok, "case %zu: %s", i, err.msg);
+        if (cases[i].ok) GS_CHECK_EQ_INT(s->engine.g2_on_device, cases[i].g2);
+        else GS_CHECK_MSG(strstr(err.msg, "g2 = device needs backend = cuda") != NULL, "case %zu: %s", i, err.msg);
+        gs_scenario_destroy(s);
+    }
+}
+
 GS_TEST(scenario_dump_roundtrip)
 {
     gs_scenario *s, *t;

@@ -131,6 +131,8 @@ typedef struct gs_engine_config {
     gs_trim_policy trim;
     gs_verify_policy verify;
     int pageable;                   /* pageable instead of pinned staging */
+    int g2_on_device;               /* CUDA backend: the B G2 MSM on the GPU in
+                                       prove_start instead of the CPU in prove_finish */
     int finish_in_worker;           /* 1: the GPU worker runs prove_finish (the CPU G2
                                        MSM) itself before its next pop, as daemons did
                                        before splitting prove (DOMAIN.md); 0: finalizer */

@@ -191,7 +191,8 @@ static void run_partition(gs_worker *w, gs_part *p)
     s = gs_groth16_random_rs(&r, &sb, &err);
     if (s != GS_OK)
         goto fail;
-    gs_prove_opts opts = {.pageable = e->cfg.pageable, .threads = e->cfg.prove_threads};
+    gs_prove_opts opts = {.pageable = e->cfg.pageable, .threads = e->cfg.prove_threads,
+                          .g2_on_device = e->cfg.g2_on_device};
     gs_stage_list sl;
     sl.n = 0;
     t0 = gs_now_ns();
