@@ -6,10 +6,13 @@
  *   --ntt LO:HI        forward NTT (natural order), 2^LO .. 2^HI, device data
  *   --msm LO:HI        G1 MSM, 2^LO .. 2^HI, points and scalars on the device;
  *                      device time (events) and the host window combination
+ *   --msm-g2 LO:HI     the same for the G2 MSM
  *   --prove LO:HI      full proofs through the backend on a synthetic key
  *                      (domain 2^k, n_vars = 2^k, B2 density 1/16), SRS
  *                      resident: per-stage times, prove_start, prove_finish
- *   --check            MSM: compare sizes <= 2^20 with the CPU MSM
+ *   --g2-device        --prove runs the G2 MSM of B on the device
+ *                      (gs_prove_opts.g2_on_device) instead of the CPU
+ *   --check            MSM: compare sizes <= 2^20 (G2: 2^18) with the CPU MSM
  *   --reps N           timed repetitions after one warm-up (median; default 5)
  *   --window C         MSM window bits (default: automatic)
  *   --device N         device index (default 0)
@@ -43,9 +46,9 @@ static int bench_main(int argc, char **argv)
 #else
 
 typedef struct {
-    int field, check, reps, window, device;
-    int want_ntt, want_msm, want_prove;
-    unsigned ntt_lo, ntt_hi, msm_lo, msm_hi, prove_lo, prove_hi;
+    int field, check, reps, window, device, g2_device;
+    int want_ntt, want_msm, want_msm2, want_prove;
+    unsigned ntt_lo, ntt_hi, msm_lo, msm_hi, msm2_lo, msm2_hi, prove_lo, prove_hi;
 } bench_opts;
 
 static int cmp_dbl(const void *a, const void *b)
@@ -104,65 +107,107 @@ fail:
 }
 
 /* k*G-style distinct base points: P_0 = G, P_{i+1} = 2 (P_i + G), n of them, affine. */
-static void g1_base_points(gs_g1_affine *out, gs_g1 *scratch, size_t n)
-{
-    gs_g1 g, acc;
-    gs_g1_generator(&g);
-    acc = g;
-    for (size_t i = 0; i < n; i++) {
-        scratch[i] = acc;
-        gs_g1_add(&acc, &acc, &g);
-        gs_g1_dbl(&acc, &acc);
+#define BASE_POINTS(g)                                                                \
+    static void g##_base_points(gs_##g##_affine *out, gs_##g *scratch, size_t n)       \
+    {                                                                                  \
+        gs_##g gen, acc;                                                               \
+        gs_##g##_generator(&gen);                                                      \
+        acc = gen;                                                                     \
+        for (size_t i = 0; i < n; i++) {                                               \
+            scratch[i] = acc;                                                          \
+            gs_##g##_add(&acc, &acc, &gen);                                            \
+            gs_##g##_dbl(&acc, &acc);                                                  \
+        }                                                                              \
+        gs_##g##_batch_to_affine(out, scratch, n);                                     \
     }
-    gs_g1_batch_to_affine(out, scratch, n);
-}
+BASE_POINTS(g1)
+BASE_POINTS(g2)
 
-/* 4096 distinct points k*G, uploaded and replicated to n on the device. */
-static gs_status bench_points(gs_cu_dev *d, void **dp, size_t n, gs_g1_affine **host_base,
-                              size_t *nbase, gs_err *err)
-{
-    gs_status st;
-    size_t nb = 4096 < n ? 4096 : n;
-    gs_g1 *jac = malloc(nb * sizeof *jac);
-    gs_g1_affine *aff = malloc(nb * sizeof *aff);
-    if (!jac || !aff) {
-        free(jac);
-        free(aff);
-        return GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "base points");
-    }
-    g1_base_points(aff, jac, nb);
-    free(jac);
-    if ((st = gs_cu_alloc(d, dp, n * 96, err)) == GS_OK &&
-        (st = gs_cu_g1_upload(d, *dp, aff, nb, err)) == GS_OK)
-        st = gs_cu_g1_replicate(d, *dp, n, nb, err);
-    *host_base = aff;
-    *nbase = nb;
-    return st;
-}
+/*
+ * One curve's pieces for bench_msm: 4096 distinct base points uploaded and
+ * replicated to n on the device (*host_base keeps them, for --check), the
+ * device MSM, the host take + combine of slot 0 into *res, and the CPU MSM
+ * of the same points (base[i % nb]) and scalars into *want.
+ */
+typedef struct {
+    const char *name;
+    size_t dev_size, check_max;
+    gs_status (*points)(gs_cu_dev *d, void **dp, size_t n, void **host_base, size_t *nbase,
+                        gs_err *err);
+    gs_status (*msm)(gs_cu_dev *d, int slot, const void *pts, const gs_scalar *sc, size_t n,
+                     int window, gs_err *err);
+    gs_status (*result)(gs_cu_dev *d, void *res, gs_err *err);
+    gs_status (*cpu)(void *want, const void *base, size_t nb, const gs_scalar *sc, size_t n,
+                     gs_pool *pool, gs_err *err);
+    int (*eq)(const void *a, const void *b);
+} bench_curve;
 
-static gs_status bench_msm(gs_cu_dev *d, const bench_opts *o, gs_pool *pool, gs_err *err)
+#define BENCH_CURVE(g, DEV_SIZE, UPLOAD, CHECK_MAX)                                       \
+    static gs_status g##_points(gs_cu_dev *d, void **dp, size_t n, void **host_base,       \
+                                size_t *nbase, gs_err *err)                                \
+    {                                                                                      \
+        gs_status st;                                                                      \
+        size_t nb = 4096 < n ? 4096 : n;                                                   \
+        gs_##g *jac = malloc(nb * sizeof *jac);                                            \
+        gs_##g##_affine *aff = malloc(nb * sizeof *aff);                                   \
+        *host_base = aff;                                                                  \
+        *nbase = nb;                                                                       \
+        if (!jac || !aff) {                                                                \
+            free(jac);                                                                     \
+            return GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "base points");                 \
+        }                                                                                  \
+        g##_base_points(aff, jac, nb);                                                     \
+        free(jac);                                                                         \
+        if ((st = gs_cu_alloc(d, dp, n * DEV_SIZE, err)) == GS_OK &&                       \
+            (st = UPLOAD) == GS_OK)                                                        \
+            st = gs_cu_##g##_replicate(d, *dp, n, nb, err);                                \
+        return st;                                                                         \
+    }                                                                                      \
+    static gs_status g##_result(gs_cu_dev *d, void *res, gs_err *err)                      \
+    {                                                                                      \
+        return gs_cu_msm_##g##_result(d, 0, res, err);                                     \
+    }                                                                                      \
+    static gs_status g##_cpu(void *want, const void *base, size_t nb, const gs_scalar *sc, \
+                             size_t n, gs_pool *pool, gs_err *err)                         \
+    {                                                                                      \
+        const gs_##g##_affine *b = base;                                                   \
+        gs_##g##_affine *hp = malloc(n * sizeof *hp);                                      \
+        if (!hp) return GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "check points");           \
+        for (size_t i = 0; i < n; i++) hp[i] = b[i % nb];                                  \
+        gs_status st = gs_msm_##g(want, hp, sc, n, pool);                                  \
+        free(hp);                                                                          \
+        return st == GS_OK ? GS_OK : GS_ERR(err, st, "cuda-bench", "CPU MSM");             \
+    }                                                                                      \
+    static int g##_eq(const void *a, const void *b) { return gs_##g##_eq(a, b); }          \
+    static const bench_curve g##_curve = { "msm_" #g, DEV_SIZE, CHECK_MAX, g##_points,     \
+                                           gs_cu_msm_##g, g##_result, g##_cpu, g##_eq };
+
+BENCH_CURVE(g1, 96, gs_cu_g1_upload(d, *dp, aff, nb, err), 20)
+BENCH_CURVE(g2, 192, gs_cu_g2_upload(d, *dp, aff, NULL, nb, err), 18)
+
+static gs_status bench_msm(gs_cu_dev *d, const bench_curve *cv, unsigned lo, unsigned hi,
+                           const bench_opts *o, gs_pool *pool, gs_err *err)
 {
     gs_status st = GS_OK;
-    void *dp = NULL;
+    void *dp = NULL, *base = NULL;
     gs_scalar *ds = NULL, *hs = NULL;
-    gs_g1_affine *base = NULL, *hp = NULL;
-    size_t nb = 0, nmax = (size_t)1 << o->msm_hi;
+    size_t nb = 0, nmax = (size_t)1 << hi;
     double td[64], th[64];
-    TRY(bench_points(d, &dp, nmax, &base, &nb, err));
+    gs_g2 res, want; /* room for either curve's result */
+    TRY(cv->points(d, &dp, nmax, &base, &nb, err));
     TRY(gs_cu_alloc(d, (void **)&ds, nmax * sizeof *ds, err));
     TRY(gs_cu_fill_random(d, ds, nmax, 12345, err));
     TRY(gs_cu_sync(d, err));
-    for (unsigned k = o->msm_lo; k <= o->msm_hi; k++) {
+    for (unsigned k = lo; k <= hi; k++) {
         size_t n = (size_t)1 << k;
-        gs_g1 res;
         for (int r = -1; r < o->reps; r++) {
             TRY(gs_cu_mark(d, 0, err));
-            TRY(gs_cu_msm_g1(d, 0, dp, ds, n, o->window, err));
+            TRY(cv->msm(d, 0, dp, ds, n, o->window, err));
             TRY(gs_cu_msm_fetch(d, 0, err));
             TRY(gs_cu_mark(d, 1, err));
             TRY(gs_cu_sync(d, err));
             int64_t h0 = gs_now_ns();
-            TRY(gs_cu_msm_g1_result(d, 0, &res, err));
+            TRY(cv->result(d, &res, err));
             int64_t h1 = gs_now_ns();
             if (r >= 0) {
                 TRY(gs_cu_mark_ms(d, 0, 1, &td[r], err));
@@ -170,22 +215,21 @@ static gs_status bench_msm(gs_cu_dev *d, const bench_opts *o, gs_pool *pool, gs_
             }
         }
         double md = median(td, o->reps), mh = median(th, o->reps);
-        printf("msm_g1 2^%-2u  device %9.3f ms + host combine %6.3f ms = %9.3f ms  (%d reps)",
-               k, md, mh, md + mh, o->reps);
-        if (o->check && k <= 20) {
-            hp = realloc(hp, n * sizeof *hp);
+        printf("%s 2^%-2u  device %9.3f ms + host combine %6.3f ms = %9.3f ms  (%d reps)",
+               cv->name, k, md, mh, md + mh, o->reps);
+        if (o->check && k <= cv->check_max) {
             hs = realloc(hs, n * sizeof *hs);
-            if (!hp || !hs) {
-                st = GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "check arrays");
+            if (!hs) {
+                st = GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "check scalars");
                 goto fail;
             }
-            for (size_t i = 0; i < n; i++) hp[i] = base[i % nb];
             TRY(gs_cu_download(d, hs, ds, n * sizeof *hs, err));
-            gs_g1 want;
-            TRY(gs_msm_g1(&want, hp, hs, n, pool));
-            printf("  check vs CPU: %s", gs_g1_eq(&res, &want) ? "equal" : "DIFFERENT");
-            if (!gs_g1_eq(&res, &want)) st = GS_ERR(err, GS_ERR_INTERNAL, "cuda-bench",
-                                                    "MSM 2^%u differs from the CPU", k);
+            TRY(cv->cpu(&want, base, nb, hs, n, pool, err));
+            int same = cv->eq(&res, &want);
+            printf("  check vs CPU: %s", same ? "equal" : "DIFFERENT");
+            if (!same)
+                st = GS_ERR(err, GS_ERR_INTERNAL, "cuda-bench", "%s 2^%u differs from the CPU",
+                            cv->name, k);
         }
         printf("\n");
         fflush(stdout);
@@ -195,7 +239,6 @@ fail:
     gs_cu_free(d, dp);
     gs_cu_free(d, ds);
     free(base);
-    free(hp);
     free(hs);
     return st;
 }
@@ -216,15 +259,7 @@ static gs_status make_key(gs_pk *pk, gs_assignment *as, unsigned k, gs_err *err)
         goto fail;
     }
     g1_base_points(base, jac, nb);
-    gs_g2 g2, acc2;
-    gs_g2_generator(&g2);
-    acc2 = g2;
-    for (size_t i = 0; i < nb2; i++) {
-        jac2[i] = acc2;
-        gs_g2_add(&acc2, &acc2, &g2);
-        gs_g2_dbl(&acc2, &acc2);
-    }
-    gs_g2_batch_to_affine(base2, jac2, nb2);
+    g2_base_points(base2, jac2, nb2);
     pk->n_vars = (uint32_t)nv;
     pk->n_public = (uint32_t)np;
     pk->domain_size = (uint32_t)n;
@@ -304,7 +339,8 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
                 memset(&ss, 0, sizeof ss);
                 rr.l[0] = 3 + (uint64_t)r;
                 ss.l[0] = 5;
-                gs_prove_opts po = { .pageable = pageable, .threads = 0, .g2_on_device = 0 };
+                gs_prove_opts po = { .pageable = pageable, .threads = 0,
+                                     .g2_on_device = o->g2_device };
                 gs_stage_list sl = { 0 };
                 gs_prove_state *ps = NULL;
                 gs_proof proof;
@@ -322,8 +358,9 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
                     ts[i][r] = (double)(sl.s[i].end_ns - sl.s[i].start_ns) * 1e-6;
                 }
             }
-            printf("prove  2^%-2u  %s a/b/c: prove_start %9.3f ms, prove_finish %9.3f ms, "
-                   "total %9.3f ms  (median of %d)\n", k, pageable ? "pageable" : "pinned  ",
+            printf("prove  2^%-2u  %s a/b/c, G2 MSM on the %s: prove_start %9.3f ms, "
+                   "prove_finish %9.3f ms, total %9.3f ms  (median of %d)\n", k,
+                   pageable ? "pageable" : "pinned  ", o->g2_device ? "device" : "CPU   ",
                    median(tst, o->reps), median(tfin, o->reps),
                    median(tst, o->reps) + median(tfin, o->reps), o->reps);
             printf("             stages (median ms):");
@@ -350,13 +387,16 @@ static int bench_main(int argc, char **argv)
         else if (!strcmp(a, "--check")) o.check = 1;
         else if (!strcmp(a, "--ntt") && v && parse_range(v, &o.ntt_lo, &o.ntt_hi)) { o.want_ntt = 1; i++; }
         else if (!strcmp(a, "--msm") && v && parse_range(v, &o.msm_lo, &o.msm_hi)) { o.want_msm = 1; i++; }
+        else if (!strcmp(a, "--msm-g2") && v && parse_range(v, &o.msm2_lo, &o.msm2_hi)) { o.want_msm2 = 1; i++; }
+        else if (!strcmp(a, "--g2-device")) o.g2_device = 1;
         else if (!strcmp(a, "--prove") && v && parse_range(v, &o.prove_lo, &o.prove_hi)) { o.want_prove = 1; i++; }
         else if (!strcmp(a, "--reps") && v) { o.reps = atoi(v); i++; }
         else if (!strcmp(a, "--window") && v) { o.window = atoi(v); i++; }
         else if (!strcmp(a, "--device") && v) { o.device = atoi(v); i++; }
         else {
             fprintf(stderr, "usage: gapscope cuda-bench [--field] [--ntt LO:HI] [--msm LO:HI] "
-                            "[--prove LO:HI] [--check] [--reps N] [--window C] [--device N]\n");
+                            "[--msm-g2 LO:HI] [--prove LO:HI] [--g2-device] [--check] [--reps N] "
+                            "[--window C] [--device N]\n");
             return GS_EXIT_USAGE;
         }
     }
@@ -381,7 +421,8 @@ static int bench_main(int argc, char **argv)
         fflush(stdout);
     }
     if (o.want_ntt) TRY(bench_ntt(d, &o, &err));
-    if (o.want_msm) TRY(bench_msm(d, &o, pool, &err));
+    if (o.want_msm) TRY(bench_msm(d, &g1_curve, o.msm_lo, o.msm_hi, &o, pool, &err));
+    if (o.want_msm2) TRY(bench_msm(d, &g2_curve, o.msm2_lo, o.msm2_hi, &o, pool, &err));
     if (o.want_prove) {
         gs_cu_dev_destroy(d);
         d = NULL;

@@ -4,18 +4,25 @@
  *   load_pk      uploads the G1 points of H, C ("L"), A and B1 once, sizes
  *                the a/b/c and witness buffers and builds the twiddles of
  *                the 2n-domain; the key stays resident for every proof
- *                until another key is loaded.
+ *                until another key is loaded.  B2 is uploaded only when a
+ *                proof first asks for the G2 MSM on the device
+ *                (opts->g2_on_device), then stays resident with the rest:
+ *                its non-infinity points, compacted, and their wire
+ *                indices (B2 is sparse: only wires that occur in B).
  *   prove_start  under the device mutex: clock alignment, H2D of a, b, c
  *                and the witness (pinned staging, or pageable when asked:
  *                flagged GS_STAGE_F_PAGEABLE), the H scalars (iNTT, odd
  *                coset, NTT, a'b' - c'), the G1 MSMs msm_h, msm_l, msm_a,
- *                msm_b1, then the D2H of their window sums; one stream,
+ *                msm_b1, with g2_on_device the G2 MSM msm_b2 (the witness
+ *                scalars of B2's wires gathered on the device first), then
+ *                the D2H of their window sums; one stream,
  *                CUDA events between the stages, converted to the host
  *                clock.  The window sums are copied into the proof state
  *                before the mutex is released.
  *   prove_finish without the mutex: the G2 MSM of B on the CPU (the
- *                production default), window combination of the four G1
- *                results and the blinding epilogue (SNARKJS-FORMATS 7.4).
+ *                production default) unless it ran on the device, window
+ *                combination of the MSM results and the blinding epilogue
+ *                (SNARKJS-FORMATS 7.4).
  *
  * Lock order: impl->mu only (the device mutex); it protects the device
  * context and the resident key.  prove_finish touches only its state.
@@ -54,8 +61,10 @@ gs_status gs_backend_cuda_create(gs_backend **out, int device, gs_err *err)
 #include "../groth16/g16_internal.h"
 #include "../msm/msm.h"
 
-/* Stage boundaries recorded on the stream. */
-enum { M_H2D0, M_H2D1, M_NTT, M_MSM_H, M_MSM_L, M_MSM_A, M_MSM_B1, M_D2H, M_COUNT };
+/* Stage boundaries recorded on the stream (M_MSM_B2 with g2_on_device only). */
+enum { M_H2D0, M_H2D1, M_NTT, M_MSM_H, M_MSM_L, M_MSM_A, M_MSM_B1, M_MSM_B2, M_D2H, M_COUNT };
+/* Result slots: the four G1 MSMs, then B2. */
+enum { SLOT_B2 = 4 };
 
 typedef struct {
     gs_cu_dev *dev;
@@ -67,14 +76,23 @@ typedef struct {
     void *d_h, *d_a, *d_b1, *d_c;
     gs_fr *d_abc;              /* 3 * domain */
     gs_scalar *d_w;            /* n_vars */
+    /* B2, once a proof asked for it: b2_n non-infinity points (compact),
+     * their wire indices and the gathered witness scalars. */
+    int b2_loaded;
+    size_t b2_n;
+    void *d_b2;
+    uint32_t *d_b2_idx;
+    gs_scalar *d_b2_w;
     char desc[300];
 } cuda_impl;
 
 struct gs_prove_state {
     const gs_pk *pk;
     gs_cu_msm_parts g1[4];     /* h, l, a, b1 */
+    int g2_dev;                /* B2 ran on the device: g2 holds it */
+    gs_cu_msm_g2_parts g2;
     gs_scalar r, s;
-    gs_scalar *w;
+    gs_scalar *w;              /* witness copy for the CPU G2 MSM (else NULL) */
 };
 
 int gs_cuda_device_count(void) { return gs_cu_device_count(); }
@@ -97,9 +115,15 @@ static void free_key(cuda_impl *im)
     gs_cu_free(im->dev, im->d_c);
     gs_cu_free(im->dev, im->d_abc);
     gs_cu_free(im->dev, im->d_w);
-    im->d_h = im->d_a = im->d_b1 = im->d_c = NULL;
+    gs_cu_free(im->dev, im->d_b2);
+    gs_cu_free(im->dev, im->d_b2_idx);
+    gs_cu_free(im->dev, im->d_b2_w);
+    im->d_h = im->d_a = im->d_b1 = im->d_c = im->d_b2 = NULL;
     im->d_abc = NULL;
-    im->d_w = NULL;
+    im->d_w = im->d_b2_w = NULL;
+    im->d_b2_idx = NULL;
+    im->b2_loaded = 0;
+    im->b2_n = 0;
     im->pk = NULL;
 }
 
@@ -146,6 +170,40 @@ fail:
     return st;
 }
 
+/* Caller holds im->mu and has loaded pk: uploads B2 (compacted) if it is
+ * not resident yet. */
+static gs_status load_b2_locked(cuda_impl *im, const gs_pk *pk, gs_err *err)
+{
+    gs_status st = GS_OK;
+    uint32_t *idx = NULL;
+    size_t m = 0;
+    if (im->b2_loaded) return GS_OK;
+    idx = malloc(((size_t)pk->n_vars + 1) * sizeof *idx);
+    if (!idx) return GS_ERR(err, GS_ERR_NOMEM, "cuda prove", "B2 index of %u wires", pk->n_vars);
+    for (uint32_t i = 0; i < pk->n_vars; i++)
+        if (!pk->b2[i].inf) idx[m++] = i;
+    if ((st = gs_cu_alloc(im->dev, &im->d_b2, m * 192, err)) != GS_OK ||
+        (st = gs_cu_alloc(im->dev, (void **)&im->d_b2_idx, m * sizeof *idx, err)) != GS_OK ||
+        (st = gs_cu_alloc(im->dev, (void **)&im->d_b2_w, m * sizeof(gs_scalar), err)) != GS_OK ||
+        (st = gs_cu_upload(im->dev, im->d_b2_idx, idx, m * sizeof *idx, 0, err)) != GS_OK ||
+        (st = gs_cu_g2_upload(im->dev, im->d_b2, pk->b2, idx, m, err)) != GS_OK ||
+        (st = gs_cu_sync(im->dev, err)) != GS_OK)
+        goto fail;
+    free(idx);
+    im->b2_n = m;
+    im->b2_loaded = 1;
+    return GS_OK;
+fail:
+    free(idx);
+    gs_cu_free(im->dev, im->d_b2);
+    gs_cu_free(im->dev, im->d_b2_idx);
+    gs_cu_free(im->dev, im->d_b2_w);
+    im->d_b2 = NULL;
+    im->d_b2_idx = NULL;
+    im->d_b2_w = NULL;
+    return st;
+}
+
 static gs_status cuda_load_pk(gs_backend *be, const gs_pk *pk, gs_err *err)
 {
     cuda_impl *im = be->impl;
@@ -159,6 +217,7 @@ static void state_free(gs_prove_state *ps)
 {
     if (!ps) return;
     for (int k = 0; k < 4; k++) gs_cu_msm_parts_free(&ps->g1[k]);
+    gs_cu_msm_g2_parts_free(&ps->g2);
     free(ps->w);
     free(ps);
 }
@@ -190,22 +249,31 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
     TRY(gs_cu_mark(d, M_MSM_A, err));
     TRY(gs_cu_msm_g1(d, 3, im->d_b1, im->d_w, nv, 0, err));
     TRY(gs_cu_mark(d, M_MSM_B1, err));
-    for (int k = 0; k < 4; k++) TRY(gs_cu_msm_fetch(d, k, err));
+    if (ps->g2_dev) {
+        TRY(gs_cu_gather_scalars(d, im->d_b2_w, im->d_w, im->d_b2_idx, im->b2_n, err));
+        TRY(gs_cu_msm_g2(d, SLOT_B2, im->d_b2, im->d_b2_w, im->b2_n, 0, err));
+        TRY(gs_cu_mark(d, M_MSM_B2, err));
+    }
+    for (int k = 0; k < (ps->g2_dev ? 5 : 4); k++) TRY(gs_cu_msm_fetch(d, k, err));
     TRY(gs_cu_mark(d, M_D2H, err));
     /* The state's copy of the witness (for the CPU G2 MSM) is made while the
      * device works through the queue. */
-    memcpy(ps->w, as->w, nv * sizeof *ps->w);
+    if (ps->w) memcpy(ps->w, as->w, nv * sizeof *ps->w);
     TRY(gs_cu_sync(d, err));
     for (int k = 0; k < 4; k++) TRY(gs_cu_msm_parts_take(d, k, &ps->g1[k], err));
+    if (ps->g2_dev) TRY(gs_cu_msm_g2_parts_take(d, SLOT_B2, &ps->g2, err));
 
-    static const struct { const char *name; int from, to; gs_stage_kind kind; } sp[] = {
+    const int last = ps->g2_dev ? M_MSM_B2 : M_MSM_B1;
+    const struct { const char *name; int from, to; gs_stage_kind kind; } sp[] = {
         { "h2d", M_H2D0, M_H2D1, GS_STAGE_COPY },      { "ntt", M_H2D1, M_NTT, GS_STAGE_KERNEL },
         { "msm_h", M_NTT, M_MSM_H, GS_STAGE_KERNEL },  { "msm_l", M_MSM_H, M_MSM_L, GS_STAGE_KERNEL },
         { "msm_a", M_MSM_L, M_MSM_A, GS_STAGE_KERNEL }, { "msm_b1", M_MSM_A, M_MSM_B1, GS_STAGE_KERNEL },
-        { "d2h", M_MSM_B1, M_D2H, GS_STAGE_COPY },
+        { "msm_b2", M_MSM_B1, M_MSM_B2, GS_STAGE_KERNEL },
+        { "d2h", last, M_D2H, GS_STAGE_COPY },
     };
     for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) {
         int64_t t0, t1;
+        if (sp[i].to == M_MSM_B2 && !ps->g2_dev) continue;
         TRY(gs_cu_mark_ns(d, sp[i].from, &t0, err));
         TRY(gs_cu_mark_ns(d, sp[i].to, &t1, err));
         uint16_t fl = (sp[i].from == M_H2D0 && pageable) ? GS_STAGE_F_PAGEABLE : 0;
@@ -223,22 +291,21 @@ static gs_status cuda_prove_start(gs_backend *be, const gs_pk *pk, const gs_assi
     cuda_impl *im = be->impl;
     gs_prove_state *ps = NULL;
     gs_status st;
+    int g2_dev = opts && opts->g2_on_device;
     *out = NULL;
-    if (opts && opts->g2_on_device)
-        return GS_ERR(err, GS_ERR_UNSUPPORTED, "cuda prove",
-                      "the G2 MSM on the device is not implemented; it runs on the CPU");
     if ((st = check_key(pk, err)) != GS_OK) return st;
     if (as->n_vars != pk->n_vars || as->domain_size != pk->domain_size)
         return GS_ERR(err, GS_ERR_MISMATCH, "cuda prove", "assignment (%u vars, domain %u) "
                       "does not match the proving key (%u vars, domain %u)", as->n_vars,
                       as->domain_size, pk->n_vars, pk->domain_size);
     ps = calloc(1, sizeof *ps);
-    if (ps) ps->w = malloc((size_t)pk->n_vars * sizeof *ps->w);
-    if (!ps || !ps->w) {
+    if (ps && !g2_dev) ps->w = malloc((size_t)pk->n_vars * sizeof *ps->w);
+    if (!ps || (!g2_dev && !ps->w)) {
         st = GS_ERR(err, GS_ERR_NOMEM, "cuda prove", "state for %u vars", pk->n_vars);
         goto fail;
     }
     ps->pk = pk;
+    ps->g2_dev = g2_dev;
     ps->r = *r;
     ps->s = *s;
 
@@ -247,6 +314,10 @@ static gs_status cuda_prove_start(gs_backend *be, const gs_pk *pk, const gs_assi
     int64_t t1 = gs_now_ns();
     stage_push(stages, "device_mutex_wait", GS_STAGE_HOST, -1, t0, t1, 0);
     st = load_locked(im, pk, err);
+    if (st == GS_OK && g2_dev && !im->b2_loaded) {
+        st = load_b2_locked(im, pk, err);
+        stage_push(stages, "load_b2", GS_STAGE_HOST, -1, t1, gs_now_ns(), 0);
+    }
     if (st == GS_OK)
         st = device_part(im, pk, as, opts ? opts->pageable : 0, ps, stages, be->device, err);
     pthread_mutex_unlock(&im->mu);
@@ -264,14 +335,19 @@ static gs_status cuda_prove_finish(gs_backend *be, gs_prove_state *ps, gs_proof 
     cuda_impl *im = be->impl;
     if (!ps) return GS_ERR(err, GS_ERR_STATE, "cuda prove", "finish without a started proof");
     gs_g2 b2;
-    int64_t t0 = gs_now_ns();
-    gs_status st = gs_msm_g2(&b2, ps->pk->b2, ps->w, ps->pk->n_vars, im->pool);
     int64_t t1 = gs_now_ns();
-    stage_push(stages, "msm_b2", GS_STAGE_HOST, -1, t0, t1, 0);
-    if (st != GS_OK) {
-        GS_ERR(err, st, "cuda prove", "G2 MSM scratch");
-        state_free(ps);
-        return st;
+    if (ps->g2_dev) {
+        gs_cu_msm_g2_parts_combine(&b2, &ps->g2);
+    } else {
+        int64_t t0 = t1;
+        gs_status st = gs_msm_g2(&b2, ps->pk->b2, ps->w, ps->pk->n_vars, im->pool);
+        t1 = gs_now_ns();
+        stage_push(stages, "msm_b2", GS_STAGE_HOST, -1, t0, t1, 0);
+        if (st != GS_OK) {
+            GS_ERR(err, st, "cuda prove", "G2 MSM scratch");
+            state_free(ps);
+            return st;
+        }
     }
     gs_g16_g1_part g1;
     gs_cu_msm_parts_combine(&g1.h, &ps->g1[0]);

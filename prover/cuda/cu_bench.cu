@@ -47,14 +47,25 @@ extern "C" gs_status gs_cu_fill_random(gs_cu_dev *d, void *dst, size_t n, uint64
     return GS_OK;
 }
 
-extern "C" gs_status gs_cu_g1_replicate(gs_cu_dev *d, void *pts, size_t n, size_t have, gs_err *err)
+/* Doubles the filled prefix of an array of elem-byte items until n are set. */
+static gs_status replicate(gs_cu_dev *d, char *p, size_t elem, size_t n, size_t have, gs_err *err)
 {
     CU_TRY(cudaSetDevice(d->device));
-    cu_g1_aff *p = (cu_g1_aff *)pts;
     while (have < n) {
         size_t len = have < n - have ? have : n - have;
-        CU_TRY(cudaMemcpyAsync(p + have, p, len * sizeof *p, cudaMemcpyDeviceToDevice, d->stream));
+        CU_TRY(cudaMemcpyAsync(p + have * elem, p, len * elem, cudaMemcpyDeviceToDevice,
+                               d->stream));
         have += len;
     }
     return GS_OK;
+}
+
+extern "C" gs_status gs_cu_g1_replicate(gs_cu_dev *d, void *pts, size_t n, size_t have, gs_err *err)
+{
+    return replicate(d, (char *)pts, sizeof(cu_g1_aff), n, have, err);
+}
+
+extern "C" gs_status gs_cu_g2_replicate(gs_cu_dev *d, void *pts, size_t n, size_t have, gs_err *err)
+{
+    return replicate(d, (char *)pts, sizeof(cu_g2_aff), n, have, err);
 }

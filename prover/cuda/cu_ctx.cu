@@ -52,9 +52,8 @@ extern "C" gs_status gs_cu_dev_create(gs_cu_dev **out, int device, gs_err *err)
         CU_TRY_GO(cudaHostAlloc(&d->pin[i], GS_CU_PIN_CHUNK, cudaHostAllocDefault));
         CU_TRY_GO(cudaEventCreateWithFlags(&d->pin_done[i], cudaEventDisableTiming));
     }
-    CU_TRY_GO(cudaMalloc(&d->res_dev, sizeof(cu_g1_xyzz) * GS_CU_SLOT_POINTS * GS_CU_MSM_SLOTS));
-    CU_TRY_GO(cudaHostAlloc(&d->res_host, sizeof(cu_g1_xyzz) * GS_CU_SLOT_POINTS * GS_CU_MSM_SLOTS,
-                            cudaHostAllocDefault));
+    CU_TRY_GO(cudaMalloc(&d->res_dev, GS_CU_SLOT_BYTES * GS_CU_MSM_SLOTS));
+    CU_TRY_GO(cudaHostAlloc(&d->res_host, GS_CU_SLOT_BYTES * GS_CU_MSM_SLOTS, cudaHostAllocDefault));
     *out = d;
     return GS_OK;
 fail:
@@ -181,30 +180,66 @@ extern "C" gs_status gs_cu_download(gs_cu_dev *d, void *dst, const void *src, si
     return GS_OK;
 }
 
-extern "C" gs_status gs_cu_g1_upload(gs_cu_dev *d, void *dst, const gs_g1_affine *pts, size_t n,
-                                     gs_err *err)
+/* Host affine point -> compact device point (infinity: x = y = 0). */
+template <class A, class H> static void to_compact(A *out, const H *p)
 {
-    const size_t per = GS_CU_PIN_CHUNK / sizeof(cu_g1_aff);
+    static_assert(sizeof(out->x) == sizeof(p->x) && sizeof(A) == 2 * sizeof(p->x),
+                  "host and device coordinate layouts differ");
+    if (p->inf) {
+        memset(out, 0, sizeof *out);
+    } else {
+        memcpy(&out->x, &p->x, sizeof p->x);
+        memcpy(&out->y, &p->y, sizeof p->y);
+    }
+}
+
+/* dst[i] = compact(pts[idx ? idx[i] : i]), converted chunk by chunk into
+ * the pinned buffers (each reused once its previous DMA has completed). */
+template <class A, class H>
+static gs_status upload_compact(gs_cu_dev *d, void *dst, const H *pts, const uint32_t *idx,
+                                size_t n, gs_err *err)
+{
+    const size_t per = GS_CU_PIN_CHUNK / sizeof(A);
     CU_TRY(cudaSetDevice(d->device));
     size_t i = 0;
     for (int k = 0; i < n; k ^= 1) {
         size_t len = n - i < per ? n - i : per;
         CU_TRY(cudaEventSynchronize(d->pin_done[k]));
-        cu_g1_aff *buf = (cu_g1_aff *)d->pin[k];
-        for (size_t j = 0; j < len; j++) {
-            const gs_g1_affine *p = &pts[i + j];
-            if (p->inf) {
-                memset(&buf[j], 0, sizeof buf[j]);
-            } else {
-                memcpy(&buf[j].x, &p->x, sizeof(gs_fp));
-                memcpy(&buf[j].y, &p->y, sizeof(gs_fp));
-            }
-        }
-        CU_TRY(cudaMemcpyAsync((cu_g1_aff *)dst + i, buf, len * sizeof(cu_g1_aff),
-                               cudaMemcpyHostToDevice, d->stream));
+        A *buf = (A *)d->pin[k];
+        for (size_t j = 0; j < len; j++) to_compact(&buf[j], &pts[idx ? idx[i + j] : i + j]);
+        CU_TRY(cudaMemcpyAsync((A *)dst + i, buf, len * sizeof(A), cudaMemcpyHostToDevice,
+                               d->stream));
         CU_TRY(cudaEventRecord(d->pin_done[k], d->stream));
         i += len;
     }
+    return GS_OK;
+}
+
+extern "C" gs_status gs_cu_g1_upload(gs_cu_dev *d, void *dst, const gs_g1_affine *pts, size_t n,
+                                     gs_err *err)
+{
+    return upload_compact<cu_g1_aff>(d, dst, pts, NULL, n, err);
+}
+
+extern "C" gs_status gs_cu_g2_upload(gs_cu_dev *d, void *dst, const gs_g2_affine *pts,
+                                     const uint32_t *idx, size_t n, gs_err *err)
+{
+    return upload_compact<cu_g2_aff>(d, dst, pts, idx, n, err);
+}
+
+__global__ void k_gather(gs_scalar *out, const gs_scalar *in, const uint32_t *idx, size_t m)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < m) out[i] = in[idx[i]];
+}
+
+extern "C" gs_status gs_cu_gather_scalars(gs_cu_dev *d, gs_scalar *out, const gs_scalar *in,
+                                          const uint32_t *idx, size_t m, gs_err *err)
+{
+    if (m == 0) return GS_OK;
+    CU_TRY(cudaSetDevice(d->device));
+    k_gather<<<(unsigned)((m + 255) / 256), 256, 0, d->stream>>>(out, in, idx, m);
+    CU_LAUNCHED("k_gather");
     return GS_OK;
 }
 

@@ -1,21 +1,23 @@
 /*
  * Field kernels for the differential tests (element-wise add, sub, mul,
- * sqr of host arrays) and the multiply-throughput benchmark: every thread
- * runs a dependent chain of Montgomery multiplications (x <- x * y), so the
- * count of multiplications over the elapsed time is the chip's rate for
- * this instruction mix, the figure DOMAIN.md compares with (~16 G/s for a
- * plain 12x32-bit CIOS Fp multiply on the H200).
+ * sqr of host arrays, over Fp, Fr and Fp2) and the multiply-throughput
+ * benchmark: every thread runs a dependent chain of Montgomery
+ * multiplications (x <- x * y), so the count of multiplications over the
+ * elapsed time is the chip's rate for this instruction mix, the figure
+ * DOMAIN.md compares with (~16 G/s for a plain 12x32-bit CIOS Fp multiply
+ * on the H200).
  */
 #include <string.h>
 
 #include "cu_internal.cuh"
 
-template <class C>
-__global__ void k_field_op(cu_fe<C> *out, const cu_fe<C> *a, const cu_fe<C> *b, size_t n, int op)
+/* F: cu_fe<C> or cu_fp2 (the fe_* overloads). */
+template <class F>
+__global__ void k_field_op(F *out, const F *a, const F *b, size_t n, int op)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    cu_fe<C> x, y, r;
+    F x, y, r;
     fe_load(x, &a[i]);
     fe_load(y, &b[i]);
     switch (op) {
@@ -41,14 +43,14 @@ __global__ void k_field_chain(cu_fe<C> *io, int iters)
     fe_store(&io[2 * i], x);
 }
 
-template <class C, class H>
+template <class F, class H>
 static gs_status field_batch(gs_cu_dev *d, H *out, const H *a, const H *b, size_t n, int op,
                              gs_err *err)
 {
     gs_status st = GS_OK;
-    cu_fe<C> *da = NULL, *db = NULL, *dout = NULL;
+    F *da = NULL, *db = NULL, *dout = NULL;
     size_t bytes = n * sizeof(H);
-    static_assert(sizeof(H) == sizeof(cu_fe<C>), "host and device layouts differ");
+    static_assert(sizeof(H) == sizeof(F), "host and device layouts differ");
     if (op < 0 || op >= GS_CU_OP_COUNT) return GS_ERR(err, GS_ERR_ARG, "cuda", "field op %d", op);
     if (n == 0) return GS_OK;
     CU_TRY_GO(cudaSetDevice(d->device));
@@ -57,7 +59,7 @@ static gs_status field_batch(gs_cu_dev *d, H *out, const H *a, const H *b, size_
     CU_TRY_GO(cudaMalloc(&dout, bytes));
     CU_TRY_GO(cudaMemcpyAsync(da, a, bytes, cudaMemcpyHostToDevice, d->stream));
     CU_TRY_GO(cudaMemcpyAsync(db, b, bytes, cudaMemcpyHostToDevice, d->stream));
-    k_field_op<C><<<(unsigned)((n + 127) / 128), 128, 0, d->stream>>>(dout, da, db, n, op);
+    k_field_op<F><<<(unsigned)((n + 127) / 128), 128, 0, d->stream>>>(dout, da, db, n, op);
     CU_TRY_GO(cudaGetLastError());
     CU_TRY_GO(cudaMemcpyAsync(out, dout, bytes, cudaMemcpyDeviceToHost, d->stream));
     CU_TRY_GO(cudaStreamSynchronize(d->stream));
@@ -71,13 +73,19 @@ fail:
 extern "C" gs_status gs_cu_fp_batch(gs_cu_dev *d, gs_fp *out, const gs_fp *a, const gs_fp *b,
                                     size_t n, gs_cu_op op, gs_err *err)
 {
-    return field_batch<cu_fp_cfg>(d, out, a, b, n, (int)op, err);
+    return field_batch<cu_fp>(d, out, a, b, n, (int)op, err);
+}
+
+extern "C" gs_status gs_cu_fp2_batch(gs_cu_dev *d, gs_fp2 *out, const gs_fp2 *a, const gs_fp2 *b,
+                                     size_t n, gs_cu_op op, gs_err *err)
+{
+    return field_batch<cu_fp2>(d, out, a, b, n, (int)op, err);
 }
 
 extern "C" gs_status gs_cu_fr_batch(gs_cu_dev *d, gs_fr *out, const gs_fr *a, const gs_fr *b,
                                     size_t n, gs_cu_op op, gs_err *err)
 {
-    return field_batch<cu_fr_cfg>(d, out, a, b, n, (int)op, err);
+    return field_batch<cu_fr>(d, out, a, b, n, (int)op, err);
 }
 
 /* Fills io with small nonzero Montgomery-looking values (any value < p works). */

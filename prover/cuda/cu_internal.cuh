@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "cuda_dev.h"
-#include "cu_g1.cuh"
+#include "cu_ec.cuh"
 
 extern "C" {
 #include "../common/rng.h"
@@ -70,13 +70,16 @@ struct gs_cu_dev {
     unsigned tw_log;
 
     cu_msm_scratch msm;
-    /* MSM result slots: per-window partial sums, pinned host and device. */
-    cu_g1_xyzz *res_dev;
-    cu_g1_xyzz *res_host;
+    /* MSM result slots: per-window partial sums (XYZZ points of the curve
+     * res_g2 names), pinned host and device, GS_CU_SLOT_BYTES each. */
+    char *res_dev;
+    char *res_host;
     int res_nwin[GS_CU_MSM_SLOTS], res_c[GS_CU_MSM_SLOTS], res_parts[GS_CU_MSM_SLOTS];
+    int res_g2[GS_CU_MSM_SLOTS];
 };
 
-/* Size of one result slot in points. */
+/* Size of one result slot: the most points, of the larger (G2) kind. */
 #define GS_CU_SLOT_POINTS (GS_CU_MSM_MAXWIN * GS_CU_MSM_PARTS)
+#define GS_CU_SLOT_BYTES (GS_CU_SLOT_POINTS * sizeof(cu_g2_xyzz))
 
 #endif

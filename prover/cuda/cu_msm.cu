@@ -1,6 +1,7 @@
 /*
- * G1 multi-scalar multiplication on the device: Pippenger's bucket method
- * with signed-digit windows.
+ * Multi-scalar multiplication on the device, G1 and G2 from one source
+ * (the point kernels are templates over the coordinate field F = cu_fp or
+ * cu_fp2, cu_ec.cuh): Pippenger's bucket method with signed-digit windows.
  *
  *  1. digits: scalar i gives, per window w of c bits, a signed digit
  *     d in [-2^(c-1), 2^(c-1)] (a digit above 2^(c-1) becomes d - 2^c and
@@ -20,7 +21,9 @@
  *     R = sum B_b, T = sum (b - jL) B_b, and returns T + jL * R; groups of
  *     these are summed on the device down to GS_CU_MSM_PARTS per window.
  *  5. the per-window parts go to a pinned result slot; the host adds them
- *     and combines windows by Horner's rule (gs_cu_msm_g1_result).
+ *     and combines windows by Horner's rule (gs_cu_msm_g1_result /
+ *     gs_cu_msm_g2_result).
+ * Steps 1 and 2 see only scalars and are the same for both curves.
  * Bucket 0 (digit 0) is skipped; points at infinity (x = y = 0) are
  * skipped when accumulated.
  */
@@ -161,28 +164,30 @@ CU_DEV uint32_t find_key(const uint32_t *coff, uint32_t K, uint32_t t)
     return lo;
 }
 
-__global__ void __launch_bounds__(128) k_accum1(cu_g1_xyzz *part, const uint32_t *coff, uint32_t K,
+template <class F>
+__global__ void __launch_bounds__(128) k_accum1(cu_xyzz<F> *part, const uint32_t *coff, uint32_t K,
                                                 const uint32_t *bstart, const uint32_t *bend,
-                                                const uint32_t *vals, const cu_g1_aff *pts)
+                                                const uint32_t *vals, const cu_aff<F> *pts)
 {
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= coff[K]) return;
     uint32_t k = find_key(coff, K, t);
     uint32_t e = bstart[k] + (t - coff[k]) * MSM_S1;
     uint32_t end = min(e + MSM_S1, bend[k]);
-    cu_g1_xyzz acc;
+    cu_xyzz<F> acc;
     xyzz_set_inf(acc);
     for (; e < end; e++) {
         uint32_t v = vals[e];
-        cu_g1_aff p;
+        cu_aff<F> p;
         aff_load(p, &pts[v & 0x7fffffffu]);
         if (!aff_is_inf(p)) xyzz_add_aff(acc, p, (v >> 31) != 0);
     }
     xyzz_store(&part[t], acc);
 }
 
-__global__ void __launch_bounds__(128) k_accumN(cu_g1_xyzz *out, const uint32_t *coff_new,
-                                                const cu_g1_xyzz *in, const uint32_t *coff_old,
+template <class F>
+__global__ void __launch_bounds__(128) k_accumN(cu_xyzz<F> *out, const uint32_t *coff_new,
+                                                const cu_xyzz<F> *in, const uint32_t *coff_old,
                                                 uint32_t K)
 {
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -190,7 +195,7 @@ __global__ void __launch_bounds__(128) k_accumN(cu_g1_xyzz *out, const uint32_t 
     uint32_t k = find_key(coff_new, K, t);
     uint32_t e = coff_old[k] + (t - coff_new[k]) * MSM_S2;
     uint32_t end = min(e + MSM_S2, coff_old[k + 1]);
-    cu_g1_xyzz acc, q;
+    cu_xyzz<F> acc, q;
     xyzz_load(acc, &in[e]);
     for (e++; e < end; e++) {
         xyzz_load(q, &in[e]);
@@ -200,14 +205,15 @@ __global__ void __launch_bounds__(128) k_accumN(cu_g1_xyzz *out, const uint32_t 
 }
 
 /* Thread (w, j): buckets jL+1 .. (j+1)L of window w -> T + jL * R. */
-__global__ void __launch_bounds__(128) k_reduce(cu_g1_xyzz *seg, const cu_g1_xyzz *part,
+template <class F>
+__global__ void __launch_bounds__(128) k_reduce(cu_xyzz<F> *seg, const cu_xyzz<F> *part,
                                                 const uint32_t *coff, unsigned c, uint32_t nwin,
                                                 uint32_t L, uint32_t T)
 {
     uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
     if (id >= nwin * T) return;
     uint32_t w = id / T, j = id % T;
-    cu_g1_xyzz R, S, q;
+    cu_xyzz<F> R, S, q;
     xyzz_set_inf(R);
     xyzz_set_inf(S);
     for (uint32_t b = (j + 1) * L; b > j * L; b--) {
@@ -231,11 +237,12 @@ __global__ void __launch_bounds__(128) k_reduce(cu_g1_xyzz *seg, const cu_g1_xyz
     xyzz_store(&seg[id], S);
 }
 
-__global__ void k_sum_groups(cu_g1_xyzz *out, const cu_g1_xyzz *in, uint32_t groups, uint32_t G)
+template <class F>
+__global__ void k_sum_groups(cu_xyzz<F> *out, const cu_xyzz<F> *in, uint32_t groups, uint32_t G)
 {
     uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= groups) return;
-    cu_g1_xyzz acc, q;
+    cu_xyzz<F> acc, q;
     xyzz_load(acc, &in[(size_t)g * G]);
     for (uint32_t i = 1; i < G; i++) {
         xyzz_load(q, &in[(size_t)g * G + i]);
@@ -246,13 +253,14 @@ __global__ void k_sum_groups(cu_g1_xyzz *out, const cu_g1_xyzz *in, uint32_t gro
 
 static unsigned nblk(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
 
-/* Carves the scratch region; returns the bytes needed when base is NULL. */
+/* Carves the scratch region; returns the bytes needed when base is NULL.
+ * part and seg hold XYZZ points of psz bytes (the curve's). */
 struct msm_bufs {
     uint32_t *keys[2], *vals[2], *bstart, *bend, *chunks, *coff[2];
-    cu_g1_xyzz *part[2], *seg[2];
+    char *part[2], *seg[2];
 };
 
-static size_t carve(msm_bufs *b, char *base, const msm_plan *p)
+static size_t carve(msm_bufs *b, char *base, const msm_plan *p, size_t psz)
 {
     size_t off = 0;
 #define CARVE(ptr, type, count)                                   \
@@ -269,17 +277,18 @@ static size_t carve(msm_bufs *b, char *base, const msm_plan *p)
     CARVE(b->chunks, uint32_t, p->K + 1);
     CARVE(b->coff[0], uint32_t, p->K + 1);
     CARVE(b->coff[1], uint32_t, p->K + 1);
-    CARVE(b->part[0], cu_g1_xyzz, p->t1max);
-    CARVE(b->part[1], cu_g1_xyzz, p->t2max);
-    CARVE(b->seg[0], cu_g1_xyzz, (size_t)p->nwin * p->T);
-    CARVE(b->seg[1], cu_g1_xyzz, (size_t)p->nwin * p->T);
+    CARVE(b->part[0], char, p->t1max * psz);
+    CARVE(b->part[1], char, p->t2max * psz);
+    CARVE(b->seg[0], char, (size_t)p->nwin * p->T * psz);
+    CARVE(b->seg[1], char, (size_t)p->nwin * p->T * psz);
 #undef CARVE
     return off;
 }
 
-static gs_status ensure_scratch(gs_cu_dev *d, const msm_plan *p, msm_bufs *b, gs_err *err)
+static gs_status ensure_scratch(gs_cu_dev *d, const msm_plan *p, size_t psz, msm_bufs *b,
+                                gs_err *err)
 {
-    size_t need = carve(b, NULL, p);
+    size_t need = carve(b, NULL, p, psz);
     size_t cub_sort = 0, cub_scan = 0;
     cub::DoubleBuffer<uint32_t> dk(NULL, NULL), dv(NULL, NULL);
     CU_TRY(cub::DeviceRadixSort::SortPairs(NULL, cub_sort, dk, dv, (int)p->n, 0,
@@ -310,13 +319,17 @@ static gs_status ensure_scratch(gs_cu_dev *d, const msm_plan *p, msm_bufs *b, gs
         CU_TRY(cudaMalloc(&d->msm.cub_temp, cub_need));
         d->msm.cub_bytes = cub_need;
     }
-    carve(b, (char *)d->msm.base, p);
+    carve(b, (char *)d->msm.base, p, psz);
     return GS_OK;
 }
 
-extern "C" gs_status gs_cu_msm_g1(gs_cu_dev *d, int slot, const void *pts, const gs_scalar *scalars,
-                                  size_t n, int window, gs_err *err)
+/* The MSM of either curve: F = cu_fp (G1) or cu_fp2 (G2). */
+template <class F>
+static gs_status msm_run(gs_cu_dev *d, int slot, const void *pts, const gs_scalar *scalars,
+                         size_t n, int window, gs_err *err)
 {
+    typedef cu_xyzz<F> X;
+    const int g2 = sizeof(F) == sizeof(cu_fp2);
     gs_status st;
     msm_plan p;
     msm_bufs b;
@@ -324,6 +337,7 @@ extern "C" gs_status gs_cu_msm_g1(gs_cu_dev *d, int slot, const void *pts, const
     if (slot < 0 || slot >= GS_CU_MSM_SLOTS)
         return GS_ERR(err, GS_ERR_ARG, "msm", "result slot %d", slot);
     if (n == 0) {
+        d->res_g2[slot] = g2;
         d->res_nwin[slot] = 0;
         d->res_parts[slot] = 0;
         return GS_OK;
@@ -331,7 +345,7 @@ extern "C" gs_status gs_cu_msm_g1(gs_cu_dev *d, int slot, const void *pts, const
     if (!plan_msm(&p, n, window))
         return GS_ERR(err, GS_ERR_RANGE, "msm", "n = %zu with window %d is out of range", n, window);
     CU_TRY(cudaSetDevice(d->device));
-    if ((st = ensure_scratch(d, &p, &b, err)) != GS_OK) return st;
+    if ((st = ensure_scratch(d, &p, sizeof(X), &b, err)) != GS_OK) return st;
 
     k_digits<<<nblk(n, 256), 256, 0, s>>>(b.keys[0], b.vals[0], (const uint32_t *)scalars,
                                           (uint32_t)n, p.c, p.nwin);
@@ -360,8 +374,8 @@ extern "C" gs_status gs_cu_msm_g1(gs_cu_dev *d, int slot, const void *pts, const
     CU_LAUNCHED("k_chunks1");
     tb = d->msm.cub_bytes;
     CU_TRY(cub::DeviceScan::ExclusiveSum(d->msm.cub_temp, tb, b.chunks, b.coff[0], (int)(p.K + 1), s));
-    k_accum1<<<nblk(p.t1max, 128), 128, 0, s>>>(b.part[0], b.coff[0], p.K, b.bstart, b.bend,
-                                                dv.Current(), (const cu_g1_aff *)pts);
+    k_accum1<F><<<nblk(p.t1max, 128), 128, 0, s>>>((X *)b.part[0], b.coff[0], p.K, b.bstart,
+                                                   b.bend, dv.Current(), (const cu_aff<F> *)pts);
     CU_LAUNCHED("k_accum1");
 
     /* Later levels until every bucket has at most one partial. */
@@ -374,80 +388,166 @@ extern "C" gs_status gs_cu_msm_g1(gs_cu_dev *d, int slot, const void *pts, const
         CU_TRY(cub::DeviceScan::ExclusiveSum(d->msm.cub_temp, tb, b.chunks, b.coff[cur ^ 1],
                                              (int)(p.K + 1), s));
         uint32_t cap = cur == 0 ? p.t2max : p.t1max;
-        k_accumN<<<nblk(cap, 128), 128, 0, s>>>(b.part[cur ^ 1], b.coff[cur ^ 1], b.part[cur],
-                                                b.coff[cur], p.K);
+        k_accumN<F><<<nblk(cap, 128), 128, 0, s>>>((X *)b.part[cur ^ 1], b.coff[cur ^ 1],
+                                                   (const X *)b.part[cur], b.coff[cur], p.K);
         CU_LAUNCHED("k_accumN");
         cur ^= 1;
         bound = (bound + MSM_S2 - 1) / MSM_S2;
     }
 
     /* Bucket reduction, then groups down to at most GS_CU_MSM_PARTS per window. */
-    k_reduce<<<nblk((size_t)p.nwin * p.T, 128), 128, 0, s>>>(b.seg[0], b.part[cur], b.coff[cur],
-                                                             p.c, p.nwin, p.L, p.T);
+    k_reduce<F><<<nblk((size_t)p.nwin * p.T, 128), 128, 0, s>>>((X *)b.seg[0],
+                                                                (const X *)b.part[cur], b.coff[cur],
+                                                                p.c, p.nwin, p.L, p.T);
     CU_LAUNCHED("k_reduce");
     int sc = 0;
     uint32_t per = p.T;
     while (per > GS_CU_MSM_PARTS) {
         uint32_t G = per >= GS_CU_MSM_PARTS * GS_CU_MSM_PARTS ? GS_CU_MSM_PARTS : per / GS_CU_MSM_PARTS;
         uint32_t groups = p.nwin * (per / G);
-        k_sum_groups<<<nblk(groups, 128), 128, 0, s>>>(b.seg[sc ^ 1], b.seg[sc], groups, G);
+        k_sum_groups<F><<<nblk(groups, 128), 128, 0, s>>>((X *)b.seg[sc ^ 1],
+                                                          (const X *)b.seg[sc], groups, G);
         CU_LAUNCHED("k_sum_groups");
         sc ^= 1;
         per /= G;
     }
     size_t cnt = (size_t)p.nwin * per;
-    CU_TRY(cudaMemcpyAsync(d->res_dev + (size_t)slot * GS_CU_SLOT_POINTS, b.seg[sc],
-                           cnt * sizeof(cu_g1_xyzz), cudaMemcpyDeviceToDevice, s));
+    static_assert(GS_CU_SLOT_POINTS * sizeof(X) <= GS_CU_SLOT_BYTES, "result slot too small");
+    CU_TRY(cudaMemcpyAsync(d->res_dev + (size_t)slot * GS_CU_SLOT_BYTES, b.seg[sc],
+                           cnt * sizeof(X), cudaMemcpyDeviceToDevice, s));
+    d->res_g2[slot] = g2;
     d->res_nwin[slot] = (int)p.nwin;
     d->res_c[slot] = (int)p.c;
     d->res_parts[slot] = (int)per;
     return GS_OK;
 }
 
+extern "C" gs_status gs_cu_msm_g1(gs_cu_dev *d, int slot, const void *pts, const gs_scalar *scalars,
+                                  size_t n, int window, gs_err *err)
+{
+    return msm_run<cu_fp>(d, slot, pts, scalars, n, window, err);
+}
+
+extern "C" gs_status gs_cu_msm_g2(gs_cu_dev *d, int slot, const void *pts, const gs_scalar *scalars,
+                                  size_t n, int window, gs_err *err)
+{
+    return msm_run<cu_fp2>(d, slot, pts, scalars, n, window, err);
+}
+
+static size_t slot_point_size(const gs_cu_dev *d, int slot)
+{
+    return d->res_g2[slot] ? sizeof(cu_g2_xyzz) : sizeof(cu_g1_xyzz);
+}
+
 extern "C" gs_status gs_cu_msm_fetch(gs_cu_dev *d, int slot, gs_err *err)
 {
     if (slot < 0 || slot >= GS_CU_MSM_SLOTS)
         return GS_ERR(err, GS_ERR_ARG, "msm", "result slot %d", slot);
-    size_t off = (size_t)slot * GS_CU_SLOT_POINTS;
+    size_t off = (size_t)slot * GS_CU_SLOT_BYTES;
     size_t cnt = (size_t)d->res_nwin[slot] * d->res_parts[slot];
     if (cnt == 0) return GS_OK;
     CU_TRY(cudaSetDevice(d->device));
-    CU_TRY(cudaMemcpyAsync(d->res_host + off, d->res_dev + off, cnt * sizeof(cu_g1_xyzz),
+    CU_TRY(cudaMemcpyAsync(d->res_host + off, d->res_dev + off, cnt * slot_point_size(d, slot),
                            cudaMemcpyDeviceToHost, d->stream));
+    return GS_OK;
+}
+
+/*
+ * The host side of a result, per curve: H names the parts type and the
+ * curve layer's Jacobian functions (curve.h), so take and combine are
+ * written once.
+ */
+struct host_g1 {
+    typedef gs_cu_msm_parts parts;
+    typedef gs_g1 jac;
+    typedef gs_g1_xyzz xyzz;
+    typedef cu_g1_xyzz dev;
+    static const int g2 = 0;
+    static void set_inf(jac *o) { gs_g1_set_inf(o); }
+    static int is_inf(const jac *a) { return gs_g1_is_inf(a); }
+    static void dbl(jac *o, const jac *a) { gs_g1_dbl(o, a); }
+    static void add(jac *o, const jac *a, const jac *b) { gs_g1_add(o, a, b); }
+    static void from_xyzz(jac *o, const xyzz *a) { gs_g1_xyzz_to_jacobian(o, a); }
+};
+struct host_g2 {
+    typedef gs_cu_msm_g2_parts parts;
+    typedef gs_g2 jac;
+    typedef gs_g2_xyzz xyzz;
+    typedef cu_g2_xyzz dev;
+    static const int g2 = 1;
+    static void set_inf(jac *o) { gs_g2_set_inf(o); }
+    static int is_inf(const jac *a) { return gs_g2_is_inf(a); }
+    static void dbl(jac *o, const jac *a) { gs_g2_dbl(o, a); }
+    static void add(jac *o, const jac *a, const jac *b) { gs_g2_add(o, a, b); }
+    static void from_xyzz(jac *o, const xyzz *a) { gs_g2_xyzz_to_jacobian(o, a); }
+};
+
+template <class H>
+static gs_status parts_take(gs_cu_dev *d, int slot, typename H::parts *out, gs_err *err)
+{
+    typedef typename H::xyzz X;
+    static_assert(sizeof(X) == sizeof(typename H::dev), "XYZZ layouts differ");
+    memset(out, 0, sizeof *out);
+    if (slot < 0 || slot >= GS_CU_MSM_SLOTS)
+        return GS_ERR(err, GS_ERR_ARG, "msm", "result slot %d", slot);
+    if (d->res_g2[slot] != H::g2)
+        return GS_ERR(err, GS_ERR_ARG, "msm", "result slot %d holds a G%d result, not G%d", slot,
+                      d->res_g2[slot] ? 2 : 1, H::g2 ? 2 : 1);
+    size_t cnt = (size_t)d->res_nwin[slot] * d->res_parts[slot];
+    out->nwin = d->res_nwin[slot];
+    out->per = d->res_parts[slot];
+    out->c = d->res_c[slot];
+    if (cnt == 0) return GS_OK;
+    out->p = (X *)malloc(cnt * sizeof(X));
+    if (!out->p) return GS_ERR(err, GS_ERR_NOMEM, "msm", "%zu window parts", cnt);
+    memcpy(out->p, d->res_host + (size_t)slot * GS_CU_SLOT_BYTES, cnt * sizeof(X));
+    return GS_OK;
+}
+
+template <class H> static void parts_combine(typename H::jac *out, const typename H::parts *mp)
+{
+    H::set_inf(out);
+    for (int w = mp->nwin - 1; w >= 0; w--) {
+        for (int i = 0; i < mp->c && !H::is_inf(out); i++) H::dbl(out, out);
+        for (int i = 0; i < mp->per; i++) {
+            typename H::jac j;
+            H::from_xyzz(&j, &mp->p[(size_t)w * mp->per + i]);
+            H::add(out, out, &j);
+        }
+    }
+}
+
+template <class H>
+static gs_status parts_result(gs_cu_dev *d, int slot, typename H::jac *out, gs_err *err)
+{
+    typename H::parts mp;
+    gs_status st = parts_take<H>(d, slot, &mp, err);
+    if (st != GS_OK) return st;
+    parts_combine<H>(out, &mp);
+    free(mp.p);
     return GS_OK;
 }
 
 extern "C" gs_status gs_cu_msm_parts_take(gs_cu_dev *d, int slot, gs_cu_msm_parts *out,
                                           gs_err *err)
 {
-    static_assert(sizeof(gs_g1_xyzz) == sizeof(cu_g1_xyzz), "XYZZ layouts differ");
-    memset(out, 0, sizeof *out);
-    if (slot < 0 || slot >= GS_CU_MSM_SLOTS)
-        return GS_ERR(err, GS_ERR_ARG, "msm", "result slot %d", slot);
-    size_t cnt = (size_t)d->res_nwin[slot] * d->res_parts[slot];
-    out->nwin = d->res_nwin[slot];
-    out->per = d->res_parts[slot];
-    out->c = d->res_c[slot];
-    if (cnt == 0) return GS_OK;
-    out->p = (gs_g1_xyzz *)malloc(cnt * sizeof(gs_g1_xyzz));
-    if (!out->p) return GS_ERR(err, GS_ERR_NOMEM, "msm", "%zu window parts", cnt);
-    memcpy(out->p, d->res_host + (size_t)slot * GS_CU_SLOT_POINTS, cnt * sizeof(gs_g1_xyzz));
-    return GS_OK;
+    return parts_take<host_g1>(d, slot, out, err);
+}
+
+extern "C" gs_status gs_cu_msm_g2_parts_take(gs_cu_dev *d, int slot, gs_cu_msm_g2_parts *out,
+                                             gs_err *err)
+{
+    return parts_take<host_g2>(d, slot, out, err);
 }
 
 extern "C" void gs_cu_msm_parts_combine(gs_g1 *out, const gs_cu_msm_parts *mp)
 {
-    gs_g1_set_inf(out);
-    for (int w = mp->nwin - 1; w >= 0; w--) {
-        for (int i = 0; i < mp->c && !gs_g1_is_inf(out); i++) gs_g1_dbl(out, out);
-        for (int i = 0; i < mp->per; i++) {
-            const gs_g1_xyzz *q = &mp->p[(size_t)w * mp->per + i];
-            if (gs_fp_is_zero(&q->ZZ)) continue;
-            gs_g1 j;
-            gs_g1_xyzz_to_jacobian(&j, q);
-            gs_g1_add(out, out, &j);
-        }
-    }
+    parts_combine<host_g1>(out, mp);
+}
+
+extern "C" void gs_cu_msm_g2_parts_combine(gs_g2 *out, const gs_cu_msm_g2_parts *mp)
+{
+    parts_combine<host_g2>(out, mp);
 }
 
 extern "C" void gs_cu_msm_parts_free(gs_cu_msm_parts *mp)
@@ -456,12 +556,18 @@ extern "C" void gs_cu_msm_parts_free(gs_cu_msm_parts *mp)
     mp->p = NULL;
 }
 
+extern "C" void gs_cu_msm_g2_parts_free(gs_cu_msm_g2_parts *mp)
+{
+    free(mp->p);
+    mp->p = NULL;
+}
+
 extern "C" gs_status gs_cu_msm_g1_result(gs_cu_dev *d, int slot, gs_g1 *out, gs_err *err)
 {
-    gs_cu_msm_parts mp;
-    gs_status st = gs_cu_msm_parts_take(d, slot, &mp, err);
-    if (st != GS_OK) return st;
-    gs_cu_msm_parts_combine(out, &mp);
-    gs_cu_msm_parts_free(&mp);
-    return GS_OK;
+    return parts_result<host_g1>(d, slot, out, err);
+}
+
+extern "C" gs_status gs_cu_msm_g2_result(gs_cu_dev *d, int slot, gs_g2 *out, gs_err *err)
+{
+    return parts_result<host_g2>(d, slot, out, err);
 }

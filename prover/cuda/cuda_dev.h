@@ -10,9 +10,9 @@
  * in *err.  Nothing aborts.
  *
  * Data layout: device field elements are the host's Montgomery bytes
- * (gs_fp / gs_fr, R = 2^384 / 2^256; 32-bit limbs on the device).  G1
- * points on the device are compact affine (x, y: 96 bytes; infinity as
- * x = y = 0).  Scalars are plain gs_scalar (32 bytes, < r).
+ * (gs_fp / gs_fr / gs_fp2, R = 2^384 / 2^256; 32-bit limbs on the device).
+ * Points on the device are compact affine (x, y; infinity as x = y = 0):
+ * 96 bytes on G1, 192 on G2.  Scalars are plain gs_scalar (32 bytes, < r).
  *
  * Thread safety: a gs_cu_dev is used by one thread at a time (the CUDA
  * backend holds its device mutex around every call); different contexts
@@ -65,6 +65,13 @@ gs_status gs_cu_download(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
 /* Uploads n G1 points converted to the compact device form (dst: 96*n bytes). */
 gs_status gs_cu_g1_upload(gs_cu_dev *d, void *dst, const gs_g1_affine *pts, size_t n,
                           gs_err *err);
+/* Uploads n G2 points in the compact device form (dst: 192*n bytes):
+ * dst[i] = pts[idx[i]], or pts[i] when idx is NULL (host arrays). */
+gs_status gs_cu_g2_upload(gs_cu_dev *d, void *dst, const gs_g2_affine *pts, const uint32_t *idx,
+                          size_t n, gs_err *err);
+/* Enqueues out[i] = in[idx[i]] for i < m (device arrays; idx[i] < len(in)). */
+gs_status gs_cu_gather_scalars(gs_cu_dev *d, gs_scalar *out, const gs_scalar *in,
+                               const uint32_t *idx, size_t m, gs_err *err);
 gs_status gs_cu_sync(gs_cu_dev *d, gs_err *err);
 
 /* ---- stage timing -------------------------------------------------------- */
@@ -87,6 +94,8 @@ gs_status gs_cu_fp_batch(gs_cu_dev *d, gs_fp *out, const gs_fp *a, const gs_fp *
                          size_t n, gs_cu_op op, gs_err *err);
 gs_status gs_cu_fr_batch(gs_cu_dev *d, gs_fr *out, const gs_fr *a, const gs_fr *b,
                          size_t n, gs_cu_op op, gs_err *err);
+gs_status gs_cu_fp2_batch(gs_cu_dev *d, gs_fp2 *out, const gs_fp2 *a, const gs_fp2 *b,
+                          size_t n, gs_cu_op op, gs_err *err);
 /* Multiplications per second of dependent Montgomery multiply chains over
  * the whole chip (fr = 0: Fp, 1: Fr). */
 gs_status gs_cu_field_bench(gs_cu_dev *d, int fr, double *mul_per_s, gs_err *err);
@@ -107,12 +116,15 @@ gs_status gs_cu_ntt(gs_cu_dev *d, gs_fr *x, unsigned log_n, int inverse, gs_err 
 gs_status gs_cu_h_scalars(gs_cu_dev *d, gs_scalar *out, gs_fr *a, gs_fr *b, gs_fr *c,
                           unsigned log_n, gs_err *err);
 
-/* ---- G1 MSM ---------------------------------------------------------------- */
-#define GS_CU_MSM_SLOTS 4
+/* ---- G1 and G2 MSM --------------------------------------------------------- */
+#define GS_CU_MSM_SLOTS 5
 /* Enqueues sum_i scalars[i] * pts[i] (device arrays: compact points,
  * plain scalars); its per-window partial sums stay in device result slot
- * `slot`.  window: bits per window (0 = automatic, else 4..24). */
+ * `slot` (one result of either curve per slot).  window: bits per window
+ * (0 = automatic, else 4..24). */
 gs_status gs_cu_msm_g1(gs_cu_dev *d, int slot, const void *pts, const gs_scalar *scalars,
+                       size_t n, int window, gs_err *err);
+gs_status gs_cu_msm_g2(gs_cu_dev *d, int slot, const void *pts, const gs_scalar *scalars,
                        size_t n, int window, gs_err *err);
 /* Enqueues the download of slot's partial sums to pinned host memory. */
 gs_status gs_cu_msm_fetch(gs_cu_dev *d, int slot, gs_err *err);
@@ -122,20 +134,31 @@ typedef struct gs_cu_msm_parts {
     int nwin, per, c;         /* windows, parts per window, window bits */
     gs_g1_xyzz *p;            /* nwin * per points, window-major */
 } gs_cu_msm_parts;
-/* After fetch + gs_cu_sync: copies slot's parts out (the slot is then free). */
+typedef struct gs_cu_msm_g2_parts {
+    int nwin, per, c;
+    gs_g2_xyzz *p;
+} gs_cu_msm_g2_parts;
+/* After fetch + gs_cu_sync: copies slot's parts out (the slot is then
+ * free).  GS_ERR_ARG when the slot holds the other curve's result. */
 gs_status gs_cu_msm_parts_take(gs_cu_dev *d, int slot, gs_cu_msm_parts *out, gs_err *err);
+gs_status gs_cu_msm_g2_parts_take(gs_cu_dev *d, int slot, gs_cu_msm_g2_parts *out, gs_err *err);
 /* out = sum_w 2^(c w) sum_i p[w][i] (Horner; host, any thread). */
 void gs_cu_msm_parts_combine(gs_g1 *out, const gs_cu_msm_parts *mp);
+void gs_cu_msm_g2_parts_combine(gs_g2 *out, const gs_cu_msm_g2_parts *mp);
 void gs_cu_msm_parts_free(gs_cu_msm_parts *mp);
+void gs_cu_msm_g2_parts_free(gs_cu_msm_g2_parts *mp);
 /* Convenience for tests and benchmarks: take + combine (after fetch + sync). */
 gs_status gs_cu_msm_g1_result(gs_cu_dev *d, int slot, gs_g1 *out, gs_err *err);
+gs_status gs_cu_msm_g2_result(gs_cu_dev *d, int slot, gs_g2 *out, gs_err *err);
 
 /* ---- benchmark inputs (cu_bench.cu) ---------------------------------------- */
 /* Enqueues n pseudo-random values below r into dst (device; usable as
  * gs_scalar or as Montgomery gs_fr), a pure function of (seed, index). */
 gs_status gs_cu_fill_random(gs_cu_dev *d, void *dst, size_t n, uint64_t seed, gs_err *err);
-/* Enqueues copies of pts[0 .. have) until pts[0 .. n) is filled (device). */
+/* Enqueues copies of pts[0 .. have) until pts[0 .. n) is filled (device;
+ * compact G1 / G2 points). */
 gs_status gs_cu_g1_replicate(gs_cu_dev *d, void *pts, size_t n, size_t have, gs_err *err);
+gs_status gs_cu_g2_replicate(gs_cu_dev *d, void *pts, size_t n, size_t have, gs_err *err);
 
 #endif /* GS_HAVE_CUDA */
 

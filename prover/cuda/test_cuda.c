@@ -77,77 +77,106 @@ static gs_cu_dev *open_dev(void)
         }                                                                     \
     } while (0)
 
-GS_TEST(cuda_field_fp_ops)
+/*
+ * One field's host oracle for the element-wise differential test, built by
+ * FIELD_ORACLE from the field's gs_<f>_* functions.  The first EDGES pairs
+ * are edge values: (0, 0), (1, -1), (-1, -1), (0, -1); Fp2 adds (u, u),
+ * whose product is -1, and (-1 - u, u).
+ */
+#define EDGES 6
+typedef struct {
+    const char *name;
+    size_t size;
+    void (*random)(void *out, gs_rng *rng);
+    void (*edges)(void *a, void *b);
+    void (*op)(void *out, const void *a, const void *b, int op);
+    int (*eq)(const void *a, const void *b);
+    gs_status (*batch)(gs_cu_dev *d, void *out, const void *a, const void *b, size_t n,
+                       gs_cu_op op, gs_err *err);
+} field_oracle;
+
+#define FIELD_ORACLE(f, T, NAME)                                                       \
+    static void f##_o_random(void *o, gs_rng *r) { gs_##f##_random((T *)o, r); }      \
+    static void f##_o_edges(void *va, void *vb)                                       \
+    {                                                                                 \
+        T *a = va, *b = vb;                                                           \
+        gs_##f##_zero(&a[0]); gs_##f##_zero(&b[0]);                                   \
+        gs_##f##_one(&a[1]); gs_##f##_neg(&b[1], &a[1]);                              \
+        gs_##f##_neg(&a[2], &a[1]); gs_##f##_neg(&b[2], &a[1]);                       \
+        gs_##f##_zero(&a[3]); gs_##f##_neg(&b[3], &a[1]);                             \
+    }                                                                                 \
+    static void f##_o_op(void *o, const void *a, const void *b, int op)               \
+    {                                                                                 \
+        if (op == GS_CU_OP_ADD) gs_##f##_add(o, a, b);                                \
+        else if (op == GS_CU_OP_SUB) gs_##f##_sub(o, a, b);                           \
+        else if (op == GS_CU_OP_MUL) gs_##f##_mul(o, a, b);                           \
+        else gs_##f##_sqr(o, a);                                                      \
+    }                                                                                 \
+    static int f##_o_eq(const void *a, const void *b) { return gs_##f##_eq(a, b); }   \
+    static gs_status f##_o_batch(gs_cu_dev *d, void *o, const void *a, const void *b, \
+                                 size_t n, gs_cu_op op, gs_err *err)                  \
+    {                                                                                 \
+        return gs_cu_##f##_batch(d, o, a, b, n, op, err);                             \
+    }                                                                                 \
+    static const field_oracle f##_oracle = { NAME, sizeof(T), f##_o_random, f##_o_edges, \
+                                             f##_o_op, f##_o_eq, f##_o_batch };
+
+FIELD_ORACLE(fp, gs_fp, "Fp")
+FIELD_ORACLE(fr, gs_fr, "Fr")
+FIELD_ORACLE(fp2, gs_fp2, "Fp2")
+
+static void field_vs_cpu(const field_oracle *f, void (*more_edges)(void *a, void *b))
 {
     if (!need_device()) return;
     gs_cu_dev *d = open_dev();
     if (!d) return;
     gs_err e;
-    size_t n = gs_test_quick() ? 4096 : 65536;
-    gs_fp *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *r = malloc(n * sizeof *r);
-    GS_REQUIRE(a && b && r);
-    for (size_t i = 0; i < n; i++) {
-        gs_fp_random(&a[i], gs_test_rng());
-        gs_fp_random(&b[i], gs_test_rng());
+    size_t n = gs_test_quick() ? 4096 : 65536, sz = f->size;
+    char *a = malloc(n * sz), *b = malloc(n * sz), *r = malloc(n * sz), *want = malloc(sz);
+    if (!a || !b || !r || !want) {
+        gs_test_fail(__FILE__, __LINE__, "%s: out of memory", f->name);
+        goto done;
     }
-    /* Edge values: 0, 1, -1 against each other. */
-    gs_fp_zero(&a[0]); gs_fp_zero(&b[0]);
-    gs_fp_one(&a[1]); gs_fp_neg(&b[1], &a[1]);
-    gs_fp_neg(&a[2], &a[1]); gs_fp_neg(&b[2], &a[1]);
-    gs_fp_zero(&a[3]); gs_fp_neg(&b[3], &a[1]);
+    for (size_t i = 0; i < n; i++) {
+        f->random(a + i * sz, gs_test_rng());
+        f->random(b + i * sz, gs_test_rng());
+    }
+    f->edges(a, b);
+    if (more_edges) more_edges(a, b);
     for (int op = 0; op < GS_CU_OP_COUNT; op++) {
-        memset(r, 0xa5, n * sizeof *r);
-        CU_OK(gs_cu_fp_batch(d, r, a, b, n, (gs_cu_op)op, &e));
-        size_t bad = 0;
+        memset(r, 0xa5, n * sz);
+        CU_OK(f->batch(d, r, a, b, n, (gs_cu_op)op, &e));
+        size_t bad = 0, bad_edge = 0;
         for (size_t i = 0; i < n; i++) {
-            gs_fp want;
-            if (op == GS_CU_OP_ADD) gs_fp_add(&want, &a[i], &b[i]);
-            else if (op == GS_CU_OP_SUB) gs_fp_sub(&want, &a[i], &b[i]);
-            else if (op == GS_CU_OP_MUL) gs_fp_mul(&want, &a[i], &b[i]);
-            else gs_fp_sqr(&want, &a[i]);
-            bad += !gs_fp_eq(&want, &r[i]);
+            f->op(want, a + i * sz, b + i * sz, op);
+            int differs = !f->eq(want, r + i * sz);
+            bad += differs;
+            bad_edge += differs && i < EDGES;
         }
-        GS_CHECK_MSG(bad == 0, "Fp op %d: %zu of %zu differ from the CPU", op, bad, n);
+        GS_CHECK_MSG(bad == 0, "%s op %d: %zu of %zu differ from the CPU (%zu of the %d edges)",
+                     f->name, op, bad, n, bad_edge, EDGES);
     }
 done:
-    free(a); free(b); free(r);
+    free(a); free(b); free(r); free(want);
     gs_cu_dev_destroy(d);
 }
 
-GS_TEST(cuda_field_fr_ops)
+/* Fp2 edges 4, 5: (u, u) and (-1 - u, u). */
+static void fp2_more_edges(void *va, void *vb)
 {
-    if (!need_device()) return;
-    gs_cu_dev *d = open_dev();
-    if (!d) return;
-    gs_err e;
-    size_t n = gs_test_quick() ? 4096 : 65536;
-    gs_fr *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *r = malloc(n * sizeof *r);
-    GS_REQUIRE(a && b && r);
-    for (size_t i = 0; i < n; i++) {
-        gs_fr_random(&a[i], gs_test_rng());
-        gs_fr_random(&b[i], gs_test_rng());
-    }
-    gs_fr_zero(&a[0]); gs_fr_zero(&b[0]);
-    gs_fr_one(&a[1]); gs_fr_neg(&b[1], &a[1]);
-    gs_fr_neg(&a[2], &a[1]); gs_fr_neg(&b[2], &a[1]);
-    for (int op = 0; op < GS_CU_OP_COUNT; op++) {
-        memset(r, 0x5a, n * sizeof *r);
-        CU_OK(gs_cu_fr_batch(d, r, a, b, n, (gs_cu_op)op, &e));
-        size_t bad = 0;
-        for (size_t i = 0; i < n; i++) {
-            gs_fr want;
-            if (op == GS_CU_OP_ADD) gs_fr_add(&want, &a[i], &b[i]);
-            else if (op == GS_CU_OP_SUB) gs_fr_sub(&want, &a[i], &b[i]);
-            else if (op == GS_CU_OP_MUL) gs_fr_mul(&want, &a[i], &b[i]);
-            else gs_fr_sqr(&want, &a[i]);
-            bad += !gs_fr_eq(&want, &r[i]);
-        }
-        GS_CHECK_MSG(bad == 0, "Fr op %d: %zu of %zu differ from the CPU", op, bad, n);
-    }
-done:
-    free(a); free(b); free(r);
-    gs_cu_dev_destroy(d);
+    gs_fp2 *a = va, *b = vb;
+    gs_fp2_zero(&a[4]);
+    gs_fp_one(&a[4].c1);
+    b[4] = a[4];
+    gs_fp2_one(&a[5]);
+    gs_fp2_add(&a[5], &a[5], &a[4]);
+    gs_fp2_neg(&a[5], &a[5]);
+    b[5] = a[4];
 }
+
+GS_TEST(cuda_field_fp_ops) { field_vs_cpu(&fp_oracle, NULL); }
+GS_TEST(cuda_field_fr_ops) { field_vs_cpu(&fr_oracle, NULL); }
+GS_TEST(cuda_field_fp2_ops) { field_vs_cpu(&fp2_oracle, fp2_more_edges); }
 
 /* Sizes: inside one shared-memory block, + one radix-2 pass, + radix-4
  * passes, + radix-4 and radix-2. */
@@ -237,23 +266,6 @@ done:
     gs_cu_dev_destroy(d);
 }
 
-/* n distinct-ish points: multiples k*G for small k (cheap), some infinity. */
-static void make_points(gs_g1_affine *pts, size_t n, size_t distinct)
-{
-    gs_g1 g, acc;
-    gs_g1_generator(&g);
-    gs_g1 *jac = malloc(distinct * sizeof *jac);
-    acc = g;
-    for (size_t i = 0; i < distinct; i++) {
-        jac[i] = acc;
-        gs_g1_add(&acc, &acc, &g);
-        gs_g1_dbl(&acc, &acc);
-    }
-    gs_g1_batch_to_affine(pts, jac, distinct);
-    for (size_t i = distinct; i < n; i++) pts[i] = pts[i % distinct];
-    free(jac);
-}
-
 /* kind 0: random; 1: edge scalars mixed in; 2: all equal (one bucket); 3: small values. */
 static void make_scalars(gs_scalar *sc, size_t n, int kind)
 {
@@ -279,43 +291,140 @@ static void make_scalars(gs_scalar *sc, size_t n, int kind)
     }
 }
 
-GS_TEST(cuda_msm_vs_cpu)
+/*
+ * One curve's side of the MSM differential test, built by MSM_ORACLE from
+ * the curve's gs_<g>_* functions: distinct points (P_0 = G,
+ * P_(i+1) = 2 (P_i + G), repeated cyclically), the device upload, and the
+ * comparison of a result slot with the CPU MSM.  other_take reads a slot as
+ * the other curve's result (it must refuse).
+ */
+typedef struct {
+    const char *name;
+    size_t aff_size, dev_size;
+    void (*make_points)(void *pts, size_t n, size_t distinct);
+    void (*set_inf)(void *pts, size_t i);
+    gs_status (*upload)(gs_cu_dev *d, void *dst, const void *pts, size_t n, gs_err *err);
+    gs_status (*msm)(gs_cu_dev *d, int slot, const void *pts, const gs_scalar *sc, size_t n,
+                     int window, gs_err *err);
+    /* 1: equal, 0: different, -1: a call failed (message in *err). */
+    int (*same_as_cpu)(gs_cu_dev *d, int slot, const gs_scalar *sc, const void *pts, size_t n,
+                       gs_err *err);
+    gs_status (*other_take)(gs_cu_dev *d, int slot, gs_err *err);
+} msm_oracle;
+
+#define MSM_ORACLE(g, NAME, DEV_SIZE, UPLOAD, OTHER_TAKE)                                  \
+    static void g##_o_points(void *out, size_t n, size_t distinct)                        \
+    {                                                                                     \
+        gs_##g##_affine *pts = out;                                                       \
+        gs_##g *jac = malloc(distinct * sizeof *jac), gen, acc;                           \
+        if (!jac) return;                                                                 \
+        gs_##g##_generator(&gen);                                                         \
+        acc = gen;                                                                        \
+        for (size_t i = 0; i < distinct; i++) {                                           \
+            jac[i] = acc;                                                                 \
+            gs_##g##_add(&acc, &acc, &gen);                                               \
+            gs_##g##_dbl(&acc, &acc);                                                     \
+        }                                                                                 \
+        gs_##g##_batch_to_affine(pts, jac, distinct);                                     \
+        for (size_t i = distinct; i < n; i++) pts[i] = pts[i % distinct];                 \
+        free(jac);                                                                        \
+    }                                                                                     \
+    static void g##_o_set_inf(void *pts, size_t i)                                        \
+    {                                                                                     \
+        gs_##g##_affine_set_inf(&((gs_##g##_affine *)pts)[i]);                            \
+    }                                                                                     \
+    static int g##_o_same(gs_cu_dev *d, int slot, const gs_scalar *sc, const void *pts,   \
+                          size_t n, gs_err *err)                                          \
+    {                                                                                     \
+        gs_##g got, want;                                                                 \
+        if (gs_cu_msm_##g##_result(d, slot, &got, err) != GS_OK) return -1;               \
+        if (gs_msm_##g(&want, pts, sc, n, NULL) != GS_OK) {                               \
+            GS_ERR(err, GS_ERR_NOMEM, "test", "CPU MSM of %zu points", n);               \
+            return -1;                                                                    \
+        }                                                                                 \
+        return gs_##g##_eq(&got, &want);                                                  \
+    }                                                                                     \
+    static const msm_oracle g##_oracle = { NAME, sizeof(gs_##g##_affine), DEV_SIZE,       \
+                                           g##_o_points, g##_o_set_inf, UPLOAD,           \
+                                           gs_cu_msm_##g, g##_o_same, OTHER_TAKE };
+
+static gs_status g1_upload(gs_cu_dev *d, void *dst, const void *pts, size_t n, gs_err *err)
+{
+    return gs_cu_g1_upload(d, dst, pts, n, err);
+}
+
+static gs_status g2_upload(gs_cu_dev *d, void *dst, const void *pts, size_t n, gs_err *err)
+{
+    return gs_cu_g2_upload(d, dst, pts, NULL, n, err);
+}
+
+static gs_status g1_take(gs_cu_dev *d, int slot, gs_err *err)
+{
+    gs_cu_msm_parts mp;
+    gs_status st = gs_cu_msm_parts_take(d, slot, &mp, err);
+    gs_cu_msm_parts_free(&mp);
+    return st;
+}
+
+static gs_status g2_take(gs_cu_dev *d, int slot, gs_err *err)
+{
+    gs_cu_msm_g2_parts mp;
+    gs_status st = gs_cu_msm_g2_parts_take(d, slot, &mp, err);
+    gs_cu_msm_g2_parts_free(&mp);
+    return st;
+}
+
+MSM_ORACLE(g1, "G1", 96, g1_upload, g2_take)
+MSM_ORACLE(g2, "G2", 192, g2_upload, g1_take)
+
+typedef struct {
+    size_t n;
+    int kind;   /* make_scalars */
+    int window; /* 0: automatic */
+} msm_case;
+
+/* Points: `distinct` different ones repeated, infinity at the indices inf_at. */
+static void msm_vs_cpu(const msm_oracle *o, const msm_case *cases, size_t ncases, size_t distinct,
+                       const size_t *inf_at, size_t ninf, size_t quick_max)
 {
     if (!need_device()) return;
     gs_cu_dev *d = open_dev();
     if (!d) return;
     gs_err e;
-    static const struct { size_t n; int kind; int window; } cases[] = {
-        { 1, 0, 0 }, { 2, 1, 0 }, { 3, 2, 0 }, { 100, 1, 0 }, { 1000, 0, 0 }, { 1000, 1, 4 },
-        { 5000, 2, 0 }, { 5000, 3, 8 }, { 20000, 1, 0 }, { 20000, 0, 13 }, { 1 << 17, 0, 0 },
-        { 1 << 17, 3, 16 },
-    };
-    size_t nmax = (size_t)1 << 17;
-    gs_g1_affine *pts = malloc(nmax * sizeof *pts);
-    gs_scalar *sc = malloc(nmax * sizeof *sc);
-    void *dp = NULL;
-    gs_scalar *ds = NULL;
-    GS_REQUIRE(pts && sc);
-    make_points(pts, nmax, 4093);
-    pts[7].inf = 1;
-    pts[4000].inf = 1;
-    CU_OK(gs_cu_alloc(d, &dp, nmax * 96, &e));
+    size_t nmax = 1;
+    for (size_t k = 0; k < ncases; k++) nmax = cases[k].n > nmax ? cases[k].n : nmax;
+    void *pts = malloc(nmax * o->aff_size), *dp = NULL;
+    gs_scalar *sc = malloc(nmax * sizeof *sc), *ds = NULL;
+    int slot = 0, ran = 0;
+    if (!pts || !sc) {
+        gs_test_fail(__FILE__, __LINE__, "%s: out of memory", o->name);
+        goto done;
+    }
+    o->make_points(pts, nmax, distinct < nmax ? distinct : nmax);
+    for (size_t i = 0; i < ninf; i++)
+        if (inf_at[i] < nmax) o->set_inf(pts, inf_at[i]);
+    CU_OK(gs_cu_alloc(d, &dp, nmax * o->dev_size, &e));
     CU_OK(gs_cu_alloc(d, (void **)&ds, nmax * sizeof *ds, &e));
-    CU_OK(gs_cu_g1_upload(d, dp, pts, nmax, &e));
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    CU_OK(o->upload(d, dp, pts, nmax, &e));
+    for (size_t k = 0; k < ncases; k++) {
         size_t n = cases[k].n;
-        if (gs_test_quick() && n > 20000) continue;
+        if (gs_test_quick() && n > quick_max) continue;
+        slot = (int)(k % GS_CU_MSM_SLOTS);
         make_scalars(sc, n, cases[k].kind);
         CU_OK(gs_cu_upload(d, ds, sc, n * sizeof *sc, 0, &e));
-        CU_OK(gs_cu_msm_g1(d, (int)(k % GS_CU_MSM_SLOTS), dp, ds, n, cases[k].window, &e));
-        CU_OK(gs_cu_msm_fetch(d, (int)(k % GS_CU_MSM_SLOTS), &e));
+        CU_OK(o->msm(d, slot, dp, ds, n, cases[k].window, &e));
+        CU_OK(gs_cu_msm_fetch(d, slot, &e));
         CU_OK(gs_cu_sync(d, &e));
-        gs_g1 got, want;
-        CU_OK(gs_cu_msm_g1_result(d, (int)(k % GS_CU_MSM_SLOTS), &got, &e));
-        GS_CHECK_OK(gs_msm_g1(&want, pts, sc, n, NULL));
-        GS_CHECK_MSG(gs_g1_eq(&got, &want), "MSM n = %zu kind %d window %d differs from the CPU",
-                     n, cases[k].kind, cases[k].window);
+        gs_err_clear(&e);
+        int same = o->same_as_cpu(d, slot, sc, pts, n, &e);
+        GS_CHECK_MSG(same == 1, "%s MSM n = %zu kind %d window %d differs from the CPU%s%s",
+                     o->name, n, cases[k].kind, cases[k].window, same < 0 ? ": " : "", e.msg);
+        ran++;
     }
+    GS_CHECK(ran > 0);
+    /* A slot holding this curve's result is refused as the other curve's. */
+    gs_err_clear(&e);
+    GS_CHECK_EQ_INT(o->other_take(d, slot, &e), GS_ERR_ARG);
 done:
     gs_cu_free(d, dp);
     gs_cu_free(d, ds);
@@ -323,18 +432,70 @@ done:
     gs_cu_dev_destroy(d);
 }
 
+GS_TEST(cuda_msm_vs_cpu)
+{
+    static const msm_case cases[] = {
+        { 1, 0, 0 }, { 2, 1, 0 }, { 3, 2, 0 }, { 100, 1, 0 }, { 1000, 0, 0 }, { 1000, 1, 4 },
+        { 5000, 2, 0 }, { 5000, 3, 8 }, { 20000, 1, 0 }, { 20000, 0, 13 }, { 1 << 17, 0, 0 },
+        { 1 << 17, 3, 16 },
+    };
+    static const size_t inf_at[] = { 7, 4000 };
+    msm_vs_cpu(&g1_oracle, cases, sizeof cases / sizeof cases[0], 4093, inf_at, 2, 20000);
+}
+
+/* G2: n = 0 (infinity), 1, 2 (one point at infinity), 3, 64, 1000, 2^12,
+ * 2^15; random, edge (0, 1, r-1, powers of two), all-equal and {0, 1, 2}
+ * scalars; automatic and explicit windows. */
+GS_TEST(cuda_msm_g2_vs_cpu)
+{
+    static const msm_case cases[] = {
+        { 0, 0, 0 }, { 1, 0, 0 }, { 1, 1, 0 }, { 2, 0, 0 }, { 2, 1, 5 }, { 3, 2, 0 },
+        { 3, 1, 0 }, { 64, 1, 0 }, { 64, 0, 4 }, { 1000, 0, 0 }, { 1000, 1, 0 },
+        { 1000, 2, 7 }, { 4096, 0, 0 }, { 4096, 3, 0 }, { 4096, 1, 12 }, { 1 << 15, 0, 0 },
+        { 1 << 15, 1, 0 }, { 1 << 15, 2, 16 },
+    };
+    static const size_t inf_at[] = { 1, 700, 3001, 20000 };
+    msm_vs_cpu(&g2_oracle, cases, sizeof cases / sizeof cases[0], 1021, inf_at, 4, 4096);
+}
+
+/* One proof on each backend with the same r, s; 1 if they are equal.  The
+ * CPU backend always runs its own G2 MSM. */
+static int prove_pair(gs_backend *gpu, gs_backend *cpu, const gs_pk *pk, const gs_assignment *as,
+                      const gs_scalar *r, const gs_scalar *s, const gs_prove_opts *opts,
+                      gs_proof *pg, gs_stage_list *sg, gs_err *e)
+{
+    gs_prove_opts copts = *opts;
+    gs_stage_list sc = { 0 };
+    gs_prove_state *st_g = NULL, *st_c = NULL;
+    gs_proof pc;
+    copts.g2_on_device = 0;
+    if (gpu->ops->prove_start(gpu, pk, as, r, s, opts, &st_g, sg, e) != GS_OK ||
+        gpu->ops->prove_finish(gpu, st_g, pg, sg, e) != GS_OK ||
+        cpu->ops->prove_start(cpu, pk, as, r, s, &copts, &st_c, &sc, e) != GS_OK ||
+        cpu->ops->prove_finish(cpu, st_c, &pc, &sc, e) != GS_OK)
+        return -1;
+    return gs_g1_affine_eq(&pg->a, &pc.a) && gs_g2_affine_eq(&pg->b, &pc.b) &&
+           gs_g1_affine_eq(&pg->c, &pc.c);
+}
+
 /* Full proofs through the backend: equal to the CPU backend's for the same
- * r, s (and r = s = 0), and verifying. */
+ * r, s (and r = s = 0), and verifying; with the G2 MSM on the CPU and on the
+ * device (B2 uploaded on first use), in an order that switches back and
+ * forth.  Then a key whose B2 has holes in the middle (every third point at
+ * infinity, a copy at another address so it is loaded anew): the device's
+ * compaction and gather must give the CPU's proof for that key too (which
+ * no longer verifies; the key is not a real one). */
 GS_TEST(cuda_prove_vs_cpu)
 {
     if (!need_device()) return;
     gs_err e;
     gs_r1cs r1cs;
     gs_scalar *w = NULL;
-    gs_pk pk;
+    gs_pk pk, holed;
     gs_vk vk;
     gs_assignment as;
     gs_backend *gpu = NULL, *cpu = NULL;
+    gs_g2_affine *b2h = NULL;
     memset(&pk, 0, sizeof pk);
     memset(&vk, 0, sizeof vk);
     memset(&as, 0, sizeof as);
@@ -345,56 +506,94 @@ GS_TEST(cuda_prove_vs_cpu)
     CU_OK(gs_backend_cuda_create(&gpu, 0, &e));
     CU_OK(gs_backend_cpu_create(&cpu, 2, &e));
     CU_OK(gpu->ops->load_pk(gpu, &pk, &e));
-    for (int round = 0; round < 3; round++) {
+    static const struct { int g2, pageable, random; } rounds[] = {
+        { 0, 0, 0 }, { 0, 0, 1 }, { 0, 1, 1 }, { 1, 0, 0 }, { 1, 0, 1 }, { 1, 1, 1 }, { 0, 0, 1 },
+        { 1, 0, 1 },
+    };
+    for (int round = 0; round < (int)(sizeof rounds / sizeof rounds[0]); round++) {
         gs_scalar r, s;
         gs_fr f;
+        int g2 = rounds[round].g2;
         memset(&r, 0, sizeof r);
         memset(&s, 0, sizeof s);
-        if (round > 0) {
+        if (rounds[round].random) {
             gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(&r, &f);
             gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(&s, &f);
         }
-        gs_prove_opts opts = { .pageable = round == 2, .threads = 0, .g2_on_device = 0 };
-        gs_stage_list sg = { 0 }, sc = { 0 };
-        gs_prove_state *st_g = NULL, *st_c = NULL;
-        gs_proof pg, pc;
-        CU_OK(gpu->ops->prove_start(gpu, &pk, &as, &r, &s, &opts, &st_g, &sg, &e));
-        CU_OK(gpu->ops->prove_finish(gpu, st_g, &pg, &sg, &e));
-        CU_OK(cpu->ops->prove_start(cpu, &pk, &as, &r, &s, &opts, &st_c, &sc, &e));
-        CU_OK(cpu->ops->prove_finish(cpu, st_c, &pc, &sc, &e));
-        GS_CHECK_MSG(gs_g1_affine_eq(&pg.a, &pc.a) && gs_g2_affine_eq(&pg.b, &pc.b) &&
-                     gs_g1_affine_eq(&pg.c, &pc.c), "round %d: GPU proof differs from CPU proof",
-                     round);
+        gs_prove_opts opts = { .pageable = rounds[round].pageable, .threads = 0,
+                               .g2_on_device = g2 };
+        gs_stage_list sg = { 0 };
+        gs_proof pg;
+        gs_err_clear(&e);
+        int same = prove_pair(gpu, cpu, &pk, &as, &r, &s, &opts, &pg, &sg, &e);
+        GS_CHECK_MSG(same == 1, "round %d (G2 on %s): GPU proof differs from CPU proof%s%s", round,
+                     g2 ? "device" : "CPU", same < 0 ? ": " : "", e.msg);
+        if (same < 0) goto done;
         gs_err_clear(&e);
         GS_CHECK_MSG(gs_groth16_verify(&vk, w + 1, n_pub, &pg, &e) == GS_OK,
                      "round %d: GPU proof does not verify: %s", round, e.msg);
-        /* Stages: the device ones in order, on the host clock, non-decreasing. */
-        static const char *names[] = { "device_mutex_wait", "h2d", "ntt", "msm_h", "msm_l",
-                                       "msm_a", "msm_b1", "d2h", "msm_b2", "epilogue" };
+        /* Stages: the device ones in order, on the host clock, non-decreasing;
+         * msm_b2 a device kernel stage before d2h, or a host stage after it. */
+        static const char *cpu_g2[] = { "device_mutex_wait", "h2d", "ntt", "msm_h", "msm_l",
+                                        "msm_a", "msm_b1", "d2h", "msm_b2", "epilogue" };
+        static const char *dev_g2[] = { "device_mutex_wait", "h2d", "ntt", "msm_h", "msm_l",
+                                        "msm_a", "msm_b1", "msm_b2", "d2h", "epilogue" };
+        const char **names = g2 ? dev_g2 : cpu_g2;
+        int b2 = g2 ? 7 : 8, last_dev = g2 ? 8 : 7;
+        /* The first proof with the G2 MSM on the device uploads B2 first
+         * (stage load_b2, right after the mutex wait): drop it from sg. */
+        int loads = sg.n > 1 && strcmp(sg.s[1].name, "load_b2") == 0;
+        GS_CHECK_MSG(loads == (round == 3), "round %d: load_b2 stage %s", round,
+                     loads ? "present" : "missing");
+        if (loads) {
+            GS_CHECK(sg.s[1].kind == GS_STAGE_HOST && sg.s[1].end_ns >= sg.s[1].start_ns);
+            memmove(&sg.s[1], &sg.s[2], (size_t)(sg.n - 2) * sizeof sg.s[0]);
+            sg.n--;
+        }
         GS_CHECK_EQ_INT(sg.n, 10);
         for (int i = 0; i < sg.n && i < 10; i++) {
-            GS_CHECK_MSG(strcmp(sg.s[i].name, names[i]) == 0, "stage %d is %s", i, sg.s[i].name);
+            GS_CHECK_MSG(strcmp(sg.s[i].name, names[i]) == 0, "round %d: stage %d is %s", round,
+                         i, sg.s[i].name);
             GS_CHECK(sg.s[i].end_ns >= sg.s[i].start_ns);
-            if (i > 1 && i < 8) GS_CHECK(sg.s[i].start_ns >= sg.s[i - 1].end_ns - 20000);
+            if (i > 1 && i <= last_dev) GS_CHECK(sg.s[i].start_ns >= sg.s[i - 1].end_ns - 20000);
         }
-        GS_CHECK_EQ_INT(!!(sg.s[1].flags & GS_STAGE_F_PAGEABLE), round == 2);
+        GS_CHECK_EQ_INT(!!(sg.s[1].flags & GS_STAGE_F_PAGEABLE), rounds[round].pageable);
         GS_CHECK(sg.s[1].kind == GS_STAGE_COPY && sg.s[3].kind == GS_STAGE_KERNEL);
         GS_CHECK(sg.s[3].device == 0 && sg.s[0].device == -1);
+        if (sg.n == 10) {
+            GS_CHECK_EQ_INT(sg.s[b2].kind, g2 ? GS_STAGE_KERNEL : GS_STAGE_HOST);
+            GS_CHECK_EQ_INT(sg.s[b2].device, g2 ? 0 : -1);
+        }
     }
-    /* The G2-on-device switch is refused explicitly, not ignored. */
-    {
-        gs_scalar z;
-        memset(&z, 0, sizeof z);
-        gs_prove_opts o2 = { .pageable = 0, .threads = 0, .g2_on_device = 1 };
-        gs_prove_state *st2 = NULL;
+    /* The holed key. */
+    holed = pk;
+    b2h = malloc((size_t)pk.n_vars * sizeof *b2h);
+    GS_REQUIRE(b2h);
+    size_t live = 0;
+    for (uint32_t i = 0; i < pk.n_vars; i++) {
+        b2h[i] = pk.b2[i];
+        if (i % 3 == 1) gs_g2_affine_set_inf(&b2h[i]);
+        live += !b2h[i].inf;
+    }
+    GS_CHECK(live > 10 && live < pk.n_vars / 2 + pk.n_vars / 4);
+    holed.b2 = b2h;
+    for (int g2 = 1; g2 >= 0; g2--) {
+        gs_scalar r, s;
+        gs_fr f;
+        gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(&r, &f);
+        gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(&s, &f);
+        gs_prove_opts opts = { .pageable = 0, .threads = 0, .g2_on_device = g2 };
+        gs_stage_list sg = { 0 };
+        gs_proof pg;
         gs_err_clear(&e);
-        GS_CHECK_EQ_INT(gpu->ops->prove_start(gpu, &pk, &as, &z, &z, &o2, &st2, NULL, &e),
-                        GS_ERR_UNSUPPORTED);
-        GS_CHECK(st2 == NULL);
+        int same = prove_pair(gpu, cpu, &holed, &as, &r, &s, &opts, &pg, &sg, &e);
+        GS_CHECK_MSG(same == 1, "holed B2 (G2 on %s): GPU proof differs from CPU proof%s%s",
+                     g2 ? "device" : "CPU", same < 0 ? ": " : "", e.msg);
     }
 done:
     if (gpu) gpu->ops->destroy(gpu);
     if (cpu) cpu->ops->destroy(cpu);
+    free(b2h);
     gs_assignment_free(&as);
     gs_pk_free(&pk);
     gs_vk_free(&vk);
@@ -407,9 +606,11 @@ done:
 /* The GPU tests exist in every build, so CI shows them skipped. */
 GS_TEST(cuda_field_fp_ops) { need_device(); }
 GS_TEST(cuda_field_fr_ops) { need_device(); }
+GS_TEST(cuda_field_fp2_ops) { need_device(); }
 GS_TEST(cuda_ntt_vs_cpu) { need_device(); }
 GS_TEST(cuda_h_scalars_vs_cpu) { need_device(); }
 GS_TEST(cuda_msm_vs_cpu) { need_device(); }
+GS_TEST(cuda_msm_g2_vs_cpu) { need_device(); }
 GS_TEST(cuda_prove_vs_cpu) { need_device(); }
 
 #endif

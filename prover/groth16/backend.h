@@ -36,7 +36,8 @@ typedef enum {
 typedef struct gs_stage {
     const char *name;       /* static string: "h2d", "ntt", "msm_h", "msm_l", "msm_a",
                                "msm_b1", "d2h", "msm_b2", "host_prep", "device_mutex_wait",
-                               "epilogue" */
+                               "epilogue", "load_b2" (CUDA: B2 made resident on the
+                               first proof with g2_on_device) */
     gs_stage_kind kind;
     int32_t device;         /* -1 for host stages */
     int32_t stream;
@@ -95,7 +96,11 @@ struct gs_backend {
  * epilogue (HOST, device -1).  (prover/groth16/backend_cpu.c) */
 gs_status gs_backend_cpu_create(gs_backend **out, int threads, gs_err *err);
 /* The CUDA backend on device `device`; GS_ERR_NODEV when there is none,
- * GS_ERR_UNSUPPORTED when built without CUDA. */
+ * GS_ERR_UNSUPPORTED when built without CUDA.  Stages: device_mutex_wait,
+ * load_b2 (first proof with g2_on_device only) (HOST, device -1); h2d
+ * (COPY), ntt, msm_h, msm_l, msm_a, msm_b1, [msm_b2 with g2_on_device]
+ * (KERNEL), d2h (COPY) (device `device`, stream 0); [msm_b2 on the CPU
+ * without it,] epilogue (HOST, device -1).  (prover/cuda/backend_cuda.c) */
 gs_status gs_backend_cuda_create(gs_backend **out, int device, gs_err *err);
 /* Number of CUDA devices visible (0 without CUDA or without a GPU). */
 int gs_cuda_device_count(void);
