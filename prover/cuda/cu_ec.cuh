@@ -125,8 +125,11 @@ template <class F> CU_PT void xyzz_dbl(cu_xyzz<F> &r, const cu_xyzz<F> &a)
 /* acc += (x, y) with sign: subtract when neg (madd-2008-s).  Inlined into
  * the bucket loop: out of line, acc and p live in local memory across the
  * call; inlined (G1, H200, cuda-bench --msm): 2^24 204.9 -> 182.0 ms,
- * 2^26 757 -> 674 ms.  (For G2, check `nvcc -Xptxas -v` for spills.) */
-template <class F> static __device__ __forceinline__ void xyzz_add_aff(cu_xyzz<F> &acc, const cu_aff<F> &p, bool neg)
+ * 2^26 757 -> 674 ms.  G2's k_accum1 with it inlined: 120 registers, no
+ * spills (`nvcc -Xptxas -v`; its 2 KiB frame holds the arguments of the
+ * out-of-line Fp2 multiplications). */
+template <class F>
+static __device__ __forceinline__ void xyzz_add_aff(cu_xyzz<F> &acc, const cu_aff<F> &p, bool neg)
 {
     F y = p.y;
     if (neg) fe_neg(y, y);
