@@ -1,10 +1,11 @@
 /*
  * CUDA backend tests: the device against the CPU layers (the oracle) on
- * seeded random inputs.  Field ops (with edge values), NTT forward and
- * inverse at sizes that exercise every kernel path, the H scalars, G1 MSM
- * at several sizes with edge scalars and skewed digit distributions, and
- * full proofs through the backend interface that verify and equal the CPU
- * backend's proofs for the same r, s.
+ * seeded random inputs.  Fp, Fr and Fp2 ops (with edge values), NTT
+ * forward and inverse at sizes that exercise every kernel path, the H
+ * scalars, G1 and G2 MSM at several sizes with edge scalars, points at
+ * infinity and skewed digit distributions, and full proofs through the
+ * backend interface (G2 MSM on the CPU and on the device) that verify and
+ * equal the CPU backend's proofs for the same r, s.
  *
  * Without a device (or a CUDA build) every test prints "skipped: no CUDA
  * device"; with GS_REQUIRE_GPU=1 (make test-gpu) that is a failure instead.
