@@ -24,6 +24,8 @@ static void usage(FILE *f)
             "  --threads N       CPU threads (default: all cores)\n"
             "  --backend B       cpu (default) or cuda\n"
             "  --device N        CUDA device (default 0)\n"
+            "  --g2-device       with --backend cuda: the G2 MSM of B on the GPU too\n"
+            "                    (default: on the CPU, as production provers do)\n"
             "  --trusted-key     skip subgroup checks of the key's points (on-curve is\n"
             "                    always checked); for keys you produced yourself\n"
             "  --zero-blinding   r = s = 0: deterministic proof (testing only: NOT zero-knowledge)\n"
@@ -33,7 +35,7 @@ static void usage(FILE *f)
 static int prove_main(int argc, char **argv)
 {
     const char *pos[4];
-    int n_pos = 0, quiet = 0, zero = 0;
+    int n_pos = 0, quiet = 0, zero = 0, g2_device = 0;
     unsigned flags = 0;
     uint64_t threads = 0, device = 0;
     const char *backend = "cpu";
@@ -50,6 +52,8 @@ static int prove_main(int argc, char **argv)
                 return GS_EXIT_USAGE;
         } else if (!strcmp(a, "--backend") && i + 1 < argc) {
             backend = argv[++i];
+        } else if (!strcmp(a, "--g2-device")) {
+            g2_device = 1;
         } else if (!strcmp(a, "--trusted-key")) {
             flags |= GS_IO_TRUST_POINTS;
         } else if (!strcmp(a, "--zero-blinding")) {
@@ -73,6 +77,10 @@ static int prove_main(int argc, char **argv)
     }
     if (strcmp(backend, "cpu") && strcmp(backend, "cuda")) {
         fprintf(stderr, "gapscope prove: --backend must be cpu or cuda, got '%s'\n", backend);
+        return GS_EXIT_USAGE;
+    }
+    if (g2_device && strcmp(backend, "cuda")) {
+        fprintf(stderr, "gapscope prove: --g2-device needs --backend cuda\n");
         return GS_EXIT_USAGE;
     }
     gs_err err;
@@ -118,7 +126,7 @@ static int prove_main(int argc, char **argv)
     if (be->ops->load_pk(be, &pk, &err) != GS_OK)
         goto fail;
     gs_cli_progress(quiet, "proving on %s", be->ops->describe(be));
-    gs_prove_opts opts = {0, (int)threads, 0};
+    gs_prove_opts opts = {.pageable = 0, .threads = (int)threads, .g2_on_device = g2_device};
     if (be->ops->prove_start(be, &pk, &as, &r, &s, &opts, &st, &stages, &err) != GS_OK)
         goto fail;
     gs_status ps = be->ops->prove_finish(be, st, &proof, &stages, &err);
