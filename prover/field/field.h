@@ -129,6 +129,11 @@ int gs_fp_from_dec(gs_fp *out, const char *s);
  */
 #define GS_FR_TWO_ADICITY 32
 void gs_fr_root_of_unity(gs_fr *out, unsigned k);
+/* A generator of Fr^* (bellman/ff's MULTIPLICATIVE_GENERATOR for
+ * BLS12-381): a non-residue, so g^(2^k) != 1 for every k <= 31 and g H is a
+ * coset disjoint from any 2^k-element subgroup H (the classic H convention,
+ * groth16.h). */
+#define GS_FR_GENERATOR 7u
 
 /* ---- Fp2 --------------------------------------------------------------- */
 void gs_fp2_zero(gs_fp2 *out);

@@ -5,6 +5,21 @@
  * H points on the odd coset of the 2n-th roots (no division by Z at prove
  * time), gamma = 1 (vk_gamma_2 = G2 generator).
  *
+ * H conventions.  A proving key states how its H points fold in the
+ * division by Z(X) = X^n - 1 (gs_pk.h_conv); the prover's H scalars follow
+ * the key, and both give the same H_msm = h(tau) Z(tau)/delta G1 (h the
+ * quotient (A B - C)/Z), hence the same proof for the same r, s:
+ *   GS_H_SNARKJS (0, every .zkey): h[j] = L_(2j+1)^(2n)(tau)/delta G1, the
+ *     odd-coset Lagrange points; scalars = (A B - C) at w_(2n)^(2j+1):
+ *     iNTT, scale by w_(2n)^k, NTT, a'b' - c' (SNARKJS-FORMATS 7.3).
+ *   GS_H_CLASSIC (bellman/Zcash style, in-memory keys only): h[i] =
+ *     tau^i Z(tau)/delta G1, i < n; scalars = the coefficients of the
+ *     quotient h: iNTT, coset NTT on g H with g = GS_FR_GENERATOR (7),
+ *     (a'b' - c') (g^n - 1)^-1 (Z is the constant g^n - 1 on that coset),
+ *     coset iNTT.  h has degree <= n - 2, so the last scalar is 0 and the
+ *     last point is never weighted; it is kept so both conventions have n
+ *     points.  A classic key has no .zkey form (gs_zkey_write refuses it).
+ *
  * Ownership: _create and _destroy functions allocate and free; structs below own the
  * arrays they point to unless a field says otherwise.
  */
@@ -33,7 +48,24 @@ typedef struct gs_r1cs {
     gs_lc_term *a_terms, *b_terms, *c_terms;
 } gs_r1cs;
 
-/* Proving key, the content of a snarkjs .zkey (sections 2-9). */
+/* How the H points fold in 1/Z (file comment).  X(enum, name) */
+#define GS_H_CONV_TABLE(X)            \
+    X(GS_H_SNARKJS, "snarkjs")        \
+    X(GS_H_CLASSIC, "classic")
+typedef enum {
+#define GS_X(e, n) e,
+    GS_H_CONV_TABLE(GS_X)
+#undef GS_X
+    GS_H_CONV_COUNT
+} gs_h_convention;
+/* "snarkjs", "classic"; NULL out of range. */
+const char *gs_h_convention_name(gs_h_convention c);
+/* 1 and *out set when name is one of the names above, else 0. */
+int gs_h_convention_from_name(gs_h_convention *out, const char *name);
+
+/* Proving key, the content of a snarkjs .zkey (sections 2-9), plus the H
+ * convention (0 = snarkjs, so a zeroed key and every key read from a .zkey
+ * are snarkjs keys). */
 typedef struct gs_pk {
     uint32_t n_vars, n_public, domain_size, log_domain;
     gs_g1_affine alpha1, beta1, delta1;
@@ -44,6 +76,7 @@ typedef struct gs_pk {
     gs_g2_affine *b2;     /* n_vars */
     gs_g1_affine *c;      /* n_vars - n_public - 1 */
     gs_g1_affine *h;      /* domain_size */
+    gs_h_convention h_conv;   /* which H points h holds (file comment) */
     /* Coefficients (zkey section 4): A and B entries only, coef Montgomery. */
     size_t n_coefs;
     struct gs_coef { uint32_t matrix, row, wire; gs_fr value; } *coefs;
@@ -139,6 +172,19 @@ gs_status gs_groth16_setup(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
 /* Same with trapdoors drawn from gs_rng seeded by seed (INSECURE). */
 gs_status gs_groth16_setup_seeded(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
                                   uint64_t seed, gs_pool *pool, gs_err *err);
+/*
+ * The same two with the H convention chosen (the two above make snarkjs
+ * keys).  A GS_H_CLASSIC key has h[i] = tau^i Z(tau)/delta G1, i < n, and
+ * pk->h_conv = GS_H_CLASSIC; every other point, the coefficients and the
+ * vk are those of the snarkjs key from the same trapdoors.  GS_ERR_ARG for
+ * a convention out of range.
+ */
+gs_status gs_groth16_setup_conv(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
+                                const gs_toxic *tox, gs_h_convention conv, gs_pool *pool,
+                                gs_err *err);
+gs_status gs_groth16_setup_seeded_conv(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
+                                       uint64_t seed, gs_h_convention conv, gs_pool *pool,
+                                       gs_err *err);
 
 /*
  * Lagrange basis of the size-n subgroup <w_n> (w_n = gs_fr_root_of_unity)

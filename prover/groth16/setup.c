@@ -9,7 +9,8 @@
  *   A_j = u_j G1, B1_j = v_j G1, B2_j = v_j G2,
  *   IC_j  = (beta u_j + alpha v_j + w_j) G1          for j <= nPublic (gamma = 1),
  *   C_j   = (beta u_j + alpha v_j + w_j)/delta G1    for j >  nPublic,
- *   H_k   = L_(2k+1)^(2n)(tau)/delta G1,  k < n      (odd-coset Lagrange points).
+ *   H_k   = L_(2k+1)^(2n)(tau)/delta G1,  k < n      (odd-coset Lagrange points),
+ *           or tau^k Z(tau)/delta G1 for a classic key (groth16.h).
  *
  * The Lagrange values come from gs_lagrange_eval (closed form, batch
  * inversion) and the points from fixed-base combs, so setup costs a few
@@ -85,11 +86,20 @@ static gs_status build_coefs(gs_pk *pk, const gs_r1cs *r, gs_err *err)
 gs_status gs_groth16_setup(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
                            const gs_toxic *tox, gs_pool *pool, gs_err *err)
 {
+    return gs_groth16_setup_conv(pk, vk, r1cs, tox, GS_H_SNARKJS, pool, err);
+}
+
+gs_status gs_groth16_setup_conv(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
+                                const gs_toxic *tox, gs_h_convention conv, gs_pool *pool,
+                                gs_err *err)
+{
     memset(pk, 0, sizeof *pk);
     memset(vk, 0, sizeof *vk);
     gs_fr *lag = NULL, *lag2 = NULL, *u = NULL, *v = NULL, *w = NULL, *sc = NULL;
     gs_fb_g1 fb1 = { 0 };
     gs_fb_g2 fb2 = { 0 };
+    if ((unsigned)conv >= GS_H_CONV_COUNT)
+        return GS_ERR(err, GS_ERR_ARG, "setup", "H convention %d out of range", (int)conv);
     gs_status st = gs_r1cs_validate(r1cs, err);
     if (st != GS_OK)
         return st;
@@ -106,9 +116,10 @@ gs_status gs_groth16_setup(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
     pk->n_public = np;
     pk->domain_size = (uint32_t)n;
     pk->log_domain = log;
+    pk->h_conv = conv;
 
     lag = malloc(n * sizeof *lag);
-    lag2 = malloc(2 * n * sizeof *lag2);
+    lag2 = conv == GS_H_SNARKJS ? malloc(2 * n * sizeof *lag2) : NULL;
     u = calloc(nv, sizeof *u);
     v = calloc(nv, sizeof *v);
     w = calloc(nv, sizeof *w);
@@ -119,7 +130,7 @@ gs_status gs_groth16_setup(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
     pk->b2 = malloc((size_t)nv * sizeof *pk->b2);
     pk->c = malloc(((size_t)nv - np - 1 + 1) * sizeof *pk->c);
     pk->h = malloc(n * sizeof *pk->h);
-    if (!lag || !lag2 || !u || !v || !w || !sc || !pk->ic || !pk->a || !pk->b1 || !pk->b2 ||
+    if (!lag || (conv == GS_H_SNARKJS && !lag2) || !u || !v || !w || !sc || !pk->ic || !pk->a || !pk->b1 || !pk->b2 ||
         !pk->c || !pk->h) {
         st = GS_ERR(err, GS_ERR_NOMEM, "setup", "keys for %u wires, domain 2^%u", nv, log);
         goto fail;
@@ -168,10 +179,23 @@ gs_status gs_groth16_setup(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
                                 err)) != GS_OK)
         goto fail;
 
-    /* H: odd-indexed Lagrange values of the 2n-domain, over delta. */
-    gs_lagrange_eval(lag2, log + 1, &tox->tau, pool);
-    for (size_t k = 0; k < n; k++)
-        gs_fr_mul(&sc[k], &lag2[2 * k + 1], &dinv);
+    if (conv == GS_H_SNARKJS) {
+        /* H: odd-indexed Lagrange values of the 2n-domain, over delta. */
+        gs_lagrange_eval(lag2, log + 1, &tox->tau, pool);
+        for (size_t k = 0; k < n; k++)
+            gs_fr_mul(&sc[k], &lag2[2 * k + 1], &dinv);
+    } else {
+        /* Classic H: tau^k Z(tau) / delta with Z(tau) = tau^n - 1 (nonzero:
+         * tau is no 2n-th root of unity). */
+        gs_fr one;
+        uint64_t e = n;
+        gs_fr_one(&one);
+        gs_fr_pow(&sc[0], &tox->tau, &e, 1);
+        gs_fr_sub(&sc[0], &sc[0], &one);
+        gs_fr_mul(&sc[0], &sc[0], &dinv);
+        for (size_t k = 1; k < n; k++)
+            gs_fr_mul(&sc[k], &sc[k - 1], &tox->tau);
+    }
     if ((st = gs_fb_g1_mul_many(pk->h, &fb1, sc, n, pool, err)) != GS_OK)
         goto fail;
 
@@ -214,12 +238,19 @@ done:
 gs_status gs_groth16_setup_seeded(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
                                   uint64_t seed, gs_pool *pool, gs_err *err)
 {
+    return gs_groth16_setup_seeded_conv(pk, vk, r1cs, seed, GS_H_SNARKJS, pool, err);
+}
+
+gs_status gs_groth16_setup_seeded_conv(gs_pk *pk, gs_vk *vk, const gs_r1cs *r1cs,
+                                       uint64_t seed, gs_h_convention conv, gs_pool *pool,
+                                       gs_err *err)
+{
     gs_rng rng;
     gs_rng_seed(&rng, seed);
     gs_toxic tox;
     uint32_t log = gs_groth16_log_domain(r1cs->n_constraints, gs_r1cs_n_public(r1cs));
     gs_toxic_draw(&tox, &rng, log);
-    gs_status st = gs_groth16_setup(pk, vk, r1cs, &tox, pool, err);
+    gs_status st = gs_groth16_setup_conv(pk, vk, r1cs, &tox, conv, pool, err);
     memset(&tox, 0, sizeof tox);
     return st;
 }
