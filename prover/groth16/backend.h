@@ -4,8 +4,10 @@
  * a gs_backend and never know which one it is.
  *
  * Proving is split the way production daemons split it:
- *   prove_start: the work a GPU does (H2D of a/b/c, iNTT/coset/NTT for H,
- *     the G1 MSMs H, C ("L"), A, B1, D2H of their results);
+ *   prove_start: the work a GPU does (H2D of a/b/c, iNTT/coset/NTT for H
+ *     in the key's H convention, pk->h_conv (groth16.h): every backend
+ *     gives the same H scalars, hence the same proof, for a key; the G1
+ *     MSMs H, C ("L"), A, B1, D2H of their results);
  *   prove_finish: the G2 MSM of B on the CPU and the epilogue (blinding,
  *     affine conversion), yielding the proof.
  * Each call appends the stages it ran to a gs_stage_list, with times in the
@@ -93,7 +95,12 @@ struct gs_backend {
  * needs of the assignment, which may be freed once prove_start returns.
  * Stages: device_mutex_wait, host_prep (HOST, device -1); intt, coset, ntt,
  * msm_h, msm_l, msm_a, msm_b1 (KERNEL, device 0, stream 0); msm_b2,
- * epilogue (HOST, device -1).  (prover/groth16/backend_cpu.c) */
+ * epilogue (HOST, device -1).  (prover/groth16/backend_cpu.c)
+ * The H scalars follow pk->h_conv (groth16.h) under the same stage names:
+ * snarkjs keys: intt = iNTT of a, b, c; coset = scale by w_(2n)^k; ntt =
+ * NTT and a'b' - c'.  Classic keys: intt the same; coset = scale by g^k
+ * (g = GS_FR_GENERATOR); ntt = NTT, (a'b' - c')/(g^n - 1) and the coset
+ * iNTT back to the quotient's coefficients. */
 gs_status gs_backend_cpu_create(gs_backend **out, int threads, gs_err *err);
 /* The CUDA backend on device `device`; GS_ERR_NODEV when there is none,
  * GS_ERR_UNSUPPORTED when built without CUDA.  Stages: device_mutex_wait,

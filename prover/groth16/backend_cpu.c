@@ -4,8 +4,8 @@
  *
  *   prove_start  (under the backend's "device" mutex, the stand-in for a
  *                 GPU's per-device lock): copy a, b, c to scratch
- *                 (host_prep), H scalars on the odd coset (intt, coset,
- *                 ntt), then the G1 MSMs msm_h, msm_l (C points, wires >
+ *                 (host_prep), H scalars in the key's convention (intt,
+ *                 coset, ntt; groth16.h), then the G1 MSMs msm_h, msm_l (C points, wires >
  *                 nPublic), msm_a, msm_b1;
  *   prove_finish (no lock, may overlap the next prove_start): msm_b2 on G2
  *                 and the blinding epilogue (SNARKJS-FORMATS 7.4).
@@ -69,6 +69,9 @@ static gs_status ensure_domain(cpu_impl *im, uint32_t log, gs_err *err)
 
 static gs_status check_inputs(const gs_pk *pk, const gs_assignment *as, gs_err *err)
 {
+    if ((unsigned)pk->h_conv >= GS_H_CONV_COUNT)
+        return GS_ERR(err, GS_ERR_FORMAT, "prove", "proving key: unknown H convention %d",
+                      (int)pk->h_conv);
     if (as->n_vars != pk->n_vars || as->domain_size != pk->domain_size)
         return GS_ERR(err, GS_ERR_MISMATCH, "prove", "assignment (%u vars, domain %u) does "
                       "not match the proving key (%u vars, domain %u)", as->n_vars,
@@ -139,11 +142,18 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
     gs_g16_h_intt(im->dom, a, b, c, im->pool);
     int64_t t3 = gs_now_ns();
     stage_push(stages, "intt", GS_STAGE_KERNEL, 0, t2, t3);
-    gs_g16_h_coset(im->dom, a, b, c, im->pool);
+    int classic = pk->h_conv == GS_H_CLASSIC;
+    if (classic)
+        gs_g16_h_coset_classic(im->dom, a, b, c, im->pool);
+    else
+        gs_g16_h_coset(im->dom, a, b, c, im->pool);
     int64_t t4 = gs_now_ns();
     stage_push(stages, "coset", GS_STAGE_KERNEL, 0, t3, t4);
     gs_scalar *h = (gs_scalar *)a;   /* join writes element i after reading a[i] */
-    gs_g16_h_ntt_join(h, im->dom, a, b, c, im->pool);
+    if (classic)
+        gs_g16_h_ntt_join_classic(h, im->dom, a, b, c, im->pool);
+    else
+        gs_g16_h_ntt_join(h, im->dom, a, b, c, im->pool);
     int64_t t5 = gs_now_ns();
     stage_push(stages, "ntt", GS_STAGE_KERNEL, 0, t4, t5);
 

@@ -45,6 +45,18 @@ void gs_g16_h_coset(const gs_domain *d, gs_fr *a, gs_fr *b, gs_fr *c, gs_pool *p
 void gs_g16_h_ntt_join(gs_scalar *out, const gs_domain *d, gs_fr *a, gs_fr *b, gs_fr *c,
                        gs_pool *pool);
 
+/*
+ * H scalars of the classic convention (groth16.h), in the same three steps
+ * (gs_g16_h_intt is shared): coefficient k times g^k with g =
+ * GS_FR_GENERATOR -> ntt (values on the coset g<w_n>), then
+ * p[j] = (a'[j] b'[j] - c'[j]) (g^n - 1)^-1, coset intt of p with g, and
+ * out[k] = plain(p_k), the coefficients of (A B - C)/Z (out[n-1] = 0 when
+ * A B - C vanishes on <w_n>).  a, b, c are overwritten; out may alias a.
+ */
+void gs_g16_h_coset_classic(const gs_domain *d, gs_fr *a, gs_fr *b, gs_fr *c, gs_pool *pool);
+void gs_g16_h_ntt_join_classic(gs_scalar *out, const gs_domain *d, gs_fr *a, gs_fr *b,
+                               gs_fr *c, gs_pool *pool);
+
 /* The results of the G1 half of a proof (projective). */
 typedef struct {
     gs_g1 h, l, a, b1;
