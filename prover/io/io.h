@@ -33,7 +33,10 @@ gs_status gs_r1cs_read(gs_r1cs *out, const char *path, gs_err *err);
 gs_status gs_wtns_read(gs_scalar **w, uint32_t *n, const char *path, gs_err *err);
 gs_status gs_wtns_write(const char *path, const gs_scalar *w, uint32_t n, gs_err *err);
 /* pool may be NULL (single thread); it parallelizes the point checks. */
+/* The key read is always a snarkjs-convention key (out->h_conv = GS_H_SNARKJS). */
 gs_status gs_zkey_read(gs_pk *out, const char *path, unsigned flags, gs_pool *pool, gs_err *err);
+/* GS_ERR_ARG, writing nothing, for a key whose h_conv is not GS_H_SNARKJS
+ * (groth16.h: a classic key has no .zkey form). */
 gs_status gs_zkey_write(const char *path, const gs_pk *pk, gs_err *err);
 
 gs_status gs_proof_json_write(const char *path, const gs_proof *proof, gs_err *err);

@@ -335,3 +335,30 @@ GS_TEST(io_failed_write_leaves_no_file)
     struct stat st;
     GS_CHECK(stat(tmp, &st) != 0);
 }
+
+/* A classic-convention key (groth16.h) has no .zkey form: the writer says so
+ * and leaves no file; a key read back from a .zkey is snarkjs-convention. */
+GS_TEST(io_zkey_write_refuses_classic_key)
+{
+    gs_err e;
+    gs_pk pk, pk2;
+    gs_err_clear(&e);
+    GS_REQUIRE(gs_zkey_read(&pk, fixture("chain.zkey"), 0, NULL, &e) == GS_OK);
+    GS_CHECK_EQ_INT(pk.h_conv, GS_H_SNARKJS);
+    const char *out = tmp_path("classic.zkey");
+    pk.h_conv = GS_H_CLASSIC;
+    gs_err_clear(&e);
+    GS_CHECK_EQ_INT(gs_zkey_write(out, &pk, &e), GS_ERR_ARG);
+    GS_CHECK_MSG(strstr(e.msg, "classic") && strstr(e.msg, "no .zkey form") &&
+                 strstr(e.msg, "classic.zkey"), "message: %s", e.msg);
+    struct stat st;
+    GS_CHECK(stat(out, &st) != 0);
+    pk.h_conv = GS_H_SNARKJS;
+    gs_err_clear(&e);
+    GS_REQUIRE(gs_zkey_write(out, &pk, &e) == GS_OK);
+    memset(&pk2, 0x5a, sizeof pk2);
+    GS_REQUIRE(gs_zkey_read(&pk2, out, 0, NULL, &e) == GS_OK);
+    GS_CHECK_EQ_INT(pk2.h_conv, GS_H_SNARKJS);
+    gs_pk_free(&pk);
+    gs_pk_free(&pk2);
+}

@@ -127,7 +127,7 @@ static gs_status check_subgroup(const gs_binfile *bf, uint32_t type, const void 
 
 gs_status gs_zkey_read(gs_pk *out, const char *path, unsigned flags, gs_pool *pool, gs_err *err)
 {
-    memset(out, 0, sizeof *out);
+    memset(out, 0, sizeof *out);   /* h_conv = GS_H_SNARKJS: what every .zkey holds */
     gs_binfile bf;
     gs_status s = gs_binfile_open(&bf, path, "zkey", 1, err);
     if (s != GS_OK)
@@ -260,6 +260,16 @@ fail:
 
 gs_status gs_zkey_write(const char *path, const gs_pk *pk, gs_err *err)
 {
+    /* A .zkey's H section is snarkjs's odd-coset points: a classic key
+     * written there would make snarkjs (and this reader) prove wrongly. */
+    if (pk->h_conv != GS_H_SNARKJS) {
+        const char *name = gs_h_convention_name(pk->h_conv);
+        return gs_err_set(err, GS_ERR_ARG, "zkey", path,
+                          "the proving key uses the %s H convention; a .zkey holds only "
+                          "snarkjs-convention H points (odd-coset Lagrange points), so this key "
+                          "has no .zkey form (snarkjs would prove wrongly with it)",
+                          name ? name : "unknown");
+    }
     gs_binbuf b = {0};
     uint8_t x[48];
     gs_binbuf_put(&b, "zkey", 4);
