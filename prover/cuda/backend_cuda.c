@@ -239,7 +239,9 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
     TRY(gs_cu_upload(d, dc, as->c, n * sizeof(gs_fr), pageable, err));
     TRY(gs_cu_upload(d, im->d_w, as->w, nv * sizeof(gs_scalar), pageable, err));
     TRY(gs_cu_mark(d, M_H2D1, err));
-    TRY(gs_cu_h_scalars(d, dh, da, db, dc, pk->log_domain, err));
+    /* H scalars in the key's convention (groth16.h). */
+    TRY(pk->h_conv == GS_H_CLASSIC ? gs_cu_h_scalars_classic(d, dh, da, db, dc, pk->log_domain, err)
+                                   : gs_cu_h_scalars(d, dh, da, db, dc, pk->log_domain, err));
     TRY(gs_cu_mark(d, M_NTT, err));
     TRY(gs_cu_msm_g1(d, 0, im->d_h, dh, n, 0, err));
     TRY(gs_cu_mark(d, M_MSM_H, err));

@@ -1,6 +1,7 @@
 /*
  * Radix-2 NTT over Fr on the device, natural order in and out, and the H
- * scalars of snarkjs's prover (SNARKJS-FORMATS.md 7.1 and 7.3).
+ * scalars of snarkjs's prover (SNARKJS-FORMATS.md 7.1 and 7.3) and of the
+ * classic convention (groth16.h).
  *
  * Layout of a transform of size n = 2^L (decimation in time):
  *   bit-reversal permutation (optionally scaling each element first);
@@ -17,6 +18,12 @@
  * the product of the roots w_(2m / 2^b) over the set bits b of j.  Since
  * w_(2n)^k = tw[n + k], the coset factors of the H computation come from
  * the same table (it must hold 2n entries).
+ *
+ * The classic H convention's coset shift g = 7 is no root of unity, so its
+ * factors g^k come from k_scale_pow instead: thread t of T scales the
+ * elements t, t + T, t + 2T, ... (coalesced), starting from c g^t (one
+ * product per set bit of t, from the table g^(2^b) passed by value) and
+ * stepping by g^T; about two multiplications per element.
  */
 #include <string.h>
 
@@ -163,7 +170,9 @@ __global__ void k_ntt_radix4(cu_fr *x, unsigned log_n, unsigned s, const cu_fr *
     fe_store(&x[i + 3 * m], a3);
 }
 
-/* out[i] = a[i] * b[i] - c[i], converted to a plain scalar. */
+/* out[i] = a[i] * b[i] - c[i], converted to a plain scalar (PLAIN) or kept
+ * Montgomery. */
+template <bool PLAIN>
 __global__ void k_h_combine(cu_fr *out, const cu_fr *a, const cu_fr *b, const cu_fr *c, uint32_t n)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -174,8 +183,36 @@ __global__ void k_h_combine(cu_fr *out, const cu_fr *a, const cu_fr *b, const cu
     fe_load(z, &c[i]);
     fe_mul(x, x, y);
     fe_sub(x, x, z);
-    fe_from_mont(x, x);
+    if (PLAIN) fe_from_mont(x, x);
     fe_store(&out[i], x);
+}
+
+/* g^(2^b), b < 32: the powers k_scale_pow builds g^t from. */
+struct cu_pow_tab {
+    cu_fr p[32];
+};
+
+/*
+ * x[i] <- x[i] * c * g^i for i < n (in place), with tab.p[b] = g^(2^b) and
+ * step = g^T for T = gridDim.x * blockDim.x threads (a power of two
+ * dividing n).  PLAIN: also convert out of Montgomery (the H scalars).
+ */
+template <bool PLAIN>
+__global__ void k_scale_pow(cu_fr *x, uint32_t n, cu_fr c, cu_fr step, cu_pow_tab tab)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t T = gridDim.x * blockDim.x;
+    if (t >= n) return;
+    cu_fr f = c, v;
+    for (uint32_t b = 0, e = t; e; b++, e >>= 1)
+        if (e & 1) fe_mul(f, f, tab.p[b]);
+    for (uint32_t i = t; i < n; i += T) {
+        fe_load(v, &x[i]);
+        fe_mul(v, v, f);
+        if (PLAIN) fe_from_mont(v, v);
+        fe_store(&x[i], v);
+        fe_mul(f, f, step);
+    }
 }
 
 static unsigned blocks_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
@@ -286,8 +323,73 @@ extern "C" gs_status gs_cu_h_scalars(gs_cu_dev *d, gs_scalar *out, gs_fr *a, gs_
         if ((st = dit<false>(d, v[k], log_n, err)) != GS_OK) return st;
     }
     size_t n = (size_t)1 << log_n;
-    k_h_combine<<<blocks_for(n, 256), 256, 0, d->stream>>>((cu_fr *)out, v[0], v[1], v[2],
-                                                          (uint32_t)n);
+    k_h_combine<true><<<blocks_for(n, 256), 256, 0, d->stream>>>((cu_fr *)out, v[0], v[1], v[2],
+                                                                (uint32_t)n);
     CU_LAUNCHED("k_h_combine");
     return GS_OK;
+}
+
+/* Enqueues x[i] *= c * g^i (PLAIN: then out of Montgomery), i < 2^log_n. */
+static gs_status scale_pow(gs_cu_dev *d, cu_fr *x, unsigned log_n, const gs_fr *g, const gs_fr *c,
+                           bool plain, gs_err *err)
+{
+    /* 16 elements per thread from 2^4 up; T = n / 16 threads. */
+    unsigned log_t = log_n > 4 ? log_n - 4 : 0;
+    uint32_t n = 1u << log_n, T = 1u << log_t;
+    unsigned threads = T < 256 ? T : 256;
+    cu_pow_tab tab;
+    gs_fr p = *g;
+    for (unsigned b = 0; b < 32; b++) {
+        memcpy(&tab.p[b], &p, sizeof p);
+        gs_fr_sqr(&p, &p);
+    }
+    cu_fr cc;
+    memcpy(&cc, c, sizeof cc);
+    if (plain)
+        k_scale_pow<true><<<T / threads, threads, 0, d->stream>>>(x, n, cc, tab.p[log_t], tab);
+    else
+        k_scale_pow<false><<<T / threads, threads, 0, d->stream>>>(x, n, cc, tab.p[log_t], tab);
+    CU_LAUNCHED("k_scale_pow");
+    return GS_OK;
+}
+
+extern "C" gs_status gs_cu_h_scalars_classic(gs_cu_dev *d, gs_scalar *out, gs_fr *a, gs_fr *b,
+                                             gs_fr *c, unsigned log_n, gs_err *err)
+{
+    gs_status st;
+    gs_fr ninv, g, ginv, zinv, one;
+    cu_fr *v[3] = {(cu_fr *)a, (cu_fr *)b, (cu_fr *)c};
+    if (log_n == 0 || log_n >= GS_FR_TWO_ADICITY)
+        return GS_ERR(err, GS_ERR_RANGE, "ntt", "H domain 2^%u outside 2^1..2^31", log_n);
+    if (!d->tw || d->tw_log < log_n)
+        return GS_ERR(err, GS_ERR_STATE, "ntt", "twiddles cover 2^%u, classic H of 2^%u needs 2^%u",
+                      d->tw ? d->tw_log : 0, log_n, log_n);
+    CU_TRY(cudaSetDevice(d->device));
+    fr_inv_n(&ninv, log_n);
+    /* g = 7, Z = g^n - 1 on the whole coset g<w_n>: zinv = (g^n - 1)^-1. */
+    gs_fr_set_u64(&g, GS_FR_GENERATOR);
+    gs_fr_inv(&ginv, &g);
+    gs_fr_one(&one);
+    zinv = g;
+    for (unsigned i = 0; i < log_n; i++) gs_fr_sqr(&zinv, &zinv);
+    gs_fr_sub(&zinv, &zinv, &one);
+    gs_fr_inv(&zinv, &zinv);
+    for (int k = 0; k < 3; k++) {
+        /* iNTT without its 1/n; coefficient i times g^i / n; NTT: values on g<w_n>. */
+        if ((st = bitrev(d, v[k], log_n, 0, NULL, err)) != GS_OK) return st;
+        if ((st = dit<true>(d, v[k], log_n, err)) != GS_OK) return st;
+        if ((st = scale_pow(d, v[k], log_n, &g, &ninv, false, err)) != GS_OK) return st;
+        if ((st = bitrev(d, v[k], log_n, 0, NULL, err)) != GS_OK) return st;
+        if ((st = dit<false>(d, v[k], log_n, err)) != GS_OK) return st;
+    }
+    size_t n = (size_t)1 << log_n;
+    cu_fr *p = (cu_fr *)out;
+    k_h_combine<false><<<blocks_for(n, 256), 256, 0, d->stream>>>(p, v[0], v[1], v[2], (uint32_t)n);
+    CU_LAUNCHED("k_h_combine");
+    /* Coset iNTT of a'b' - c' with 1/Z folded in: iNTT without its 1/n, then
+     * coefficient i times zinv / n * g^-i, out of Montgomery. */
+    gs_fr_mul(&zinv, &zinv, &ninv);
+    if ((st = bitrev(d, p, log_n, 0, NULL, err)) != GS_OK) return st;
+    if ((st = dit<true>(d, p, log_n, err)) != GS_OK) return st;
+    return scale_pow(d, p, log_n, &ginv, &zinv, true, err);
 }

@@ -115,6 +115,15 @@ gs_status gs_cu_ntt(gs_cu_dev *d, gs_fr *x, unsigned log_n, int inverse, gs_err 
  * plain scalars (out may be a, reinterpreted).  Needs log_table >= log_n + 1. */
 gs_status gs_cu_h_scalars(gs_cu_dev *d, gs_scalar *out, gs_fr *a, gs_fr *b, gs_fr *c,
                           unsigned log_n, gs_err *err);
+/* Enqueues the H scalars of the classic convention (groth16.h), the same
+ * values as the CPU's gs_g16_h_*_classic: per array iNTT, scale
+ * coefficient k by g^k (g = GS_FR_GENERATOR), NTT; then p = a'b' - c',
+ * coset iNTT of p with g, times (g^n - 1)^-1, as plain scalars: the
+ * coefficients of (A B - C)/Z.  Same buffers and aliasing as
+ * gs_cu_h_scalars; needs log_table >= log_n only (keys loaded by the
+ * backend have log_n + 1 anyway). */
+gs_status gs_cu_h_scalars_classic(gs_cu_dev *d, gs_scalar *out, gs_fr *a, gs_fr *b, gs_fr *c,
+                                  unsigned log_n, gs_err *err);
 
 /* ---- G1 and G2 MSM --------------------------------------------------------- */
 #define GS_CU_MSM_SLOTS 5
