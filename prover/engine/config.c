@@ -178,6 +178,8 @@ gs_status gs_engine_config_check(const gs_engine_config *c, gs_backend **be, int
         return GS_ERR(err, GS_ERR_RANGE, "engine", "queue_depth %d not in 1..2^20", c->queue_depth);
     if ((unsigned)c->trim >= GS_TRIM_COUNT || (unsigned)c->verify >= GS_VERIFY_COUNT)
         return GS_ERR(err, GS_ERR_RANGE, "engine", "unknown trim or verify policy");
+    if ((unsigned)c->h_conv >= GS_H_CONV_COUNT)
+        return GS_ERR(err, GS_ERR_RANGE, "engine", "unknown H convention %d", (int)c->h_conv);
     for (int i = 0; i < GS_INJ_COUNT; i++) {
         const gs_injection *in = &c->inj[i];
         if (!in->enabled)
@@ -230,6 +232,7 @@ void gs_engine_write_meta(const gs_engine_config *cfg, gs_backend **be, int n_de
     gs_timeline_meta_set(tl, "scenario.engine.staging", cfg->pageable ? "pageable" : "pinned");
     meta_int(tl, "scenario.engine.finish_in_worker", cfg->finish_in_worker);
     gs_timeline_meta_set(tl, "scenario.engine.g2", cfg->g2_on_device ? "device" : "cpu");
+    gs_timeline_meta_set(tl, "scenario.engine.h_convention", gs_h_convention_name(cfg->h_conv));
     snprintf(val, sizeof val, "%llu", (unsigned long long)cfg->seed);
     gs_timeline_meta_set(tl, "scenario.engine.seed", val);
     for (int i = 0; i < GS_INJ_COUNT; i++) {

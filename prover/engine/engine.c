@@ -83,6 +83,7 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
     atomic_init(&e->stopping, 0);
     atomic_init(&e->synth_busy, 0);
     gs_keys_init(&e->keys, backends, n_devices);
+    e->keys.h_conv = cfg->h_conv;
     if (gs_tracker_init(&e->tr) != GS_OK ||
         gs_pq_init(&e->synth_q, "synth_queue", 0, e, NULL) != GS_OK ||
         gs_pq_init(&e->gpu_q, "gpu_queue", (size_t)cfg->queue_depth, e, gpu_depth) != GS_OK ||

@@ -137,6 +137,8 @@ typedef struct gs_engine_config {
                                        MSM) itself before its next pop, as daemons did
                                        before splitting prove (DOMAIN.md); 0: finalizer */
     uint64_t seed;
+    gs_h_convention h_conv;         /* H convention of the keys the engine sets up
+                                       (groth16.h); default GS_H_SNARKJS */
     gs_injection inj[GS_INJ_COUNT];
 } gs_engine_config;
 void gs_engine_config_defaults(gs_engine_config *cfg);

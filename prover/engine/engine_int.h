@@ -51,6 +51,7 @@ typedef struct gs_keys {
     gs_eng_key *head;
     gs_backend **be;
     int n_dev;
+    gs_h_convention h_conv;    /* of every key set up (set once, before any get) */
 } gs_keys;
 
 void gs_keys_init(gs_keys *k, gs_backend **be, int n_dev);

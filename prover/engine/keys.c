@@ -4,7 +4,8 @@
  * first time a synthesis thread needs it and kept until the engine is
  * destroyed.  The keys come from the groth16 layer's INSECURE seeded setup
  * (the seed is a fixed function of kind and size, so a test can rebuild the
- * same verifying key); each new proving key is loaded into every backend
+ * same verifying key; the H convention, cfg.h_conv, changes only the H
+ * points, never the verifying key); each new proving key is loaded into every backend
  * once (load_pk: the SRS made resident on the device).
  *
  * Threads: any synthesis thread.  keys.mu protects the list and each
@@ -61,8 +62,9 @@ static gs_status key_build(gs_keys *k, gs_eng_key *x)
     gs_pool *pool = NULL;
     if (gs_pool_create(&pool, 0, NULL) != GS_OK)
         pool = NULL; /* serial setup still works */
-    s = gs_groth16_setup_seeded(&x->pk, &x->vk, gs_circuit_r1cs(x->circuit),
-                                gs_keys_setup_seed(x->kind, x->log), pool, &x->err);
+    s = gs_groth16_setup_seeded_conv(&x->pk, &x->vk, gs_circuit_r1cs(x->circuit),
+                                     gs_keys_setup_seed(x->kind, x->log), k->h_conv, pool,
+                                     &x->err);
     gs_pool_destroy(pool);
     if (s != GS_OK)
         return s;
