@@ -3,7 +3,7 @@
  * zero-blinding proof equals snarkjs's for the snarkjs key of the same
  * trapdoors (the H MSM is the same point in both conventions), a blinded
  * proof verifies with our verifier and with `snarkjs groth16 verify` (the
- * vk is the snarkjs key's), and a tampered one is rejected.
+ * vk is the snarkjs key's), and a tampered one is rejected by ours.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -59,7 +59,7 @@ GS_TEST(circuits_classic_key_proof_verifies)
     GS_CHECK_EQ_INT(gs_groth16_verify(&vk, as.w + 1, vk.n_public, &bad, &e), GS_ERR_VERIFY);
 
     /* The .zkey form is refused; the JSON files are snarkjs's. */
-    char path[1200], vkp[1200], pubp[1200], prp[1200], badp[1200];
+    char path[1200], vkp[1200], pubp[1200], prp[1200];
     const char *d = gs_test_tmpdir();
     snprintf(path, sizeof path, "%s/classic.zkey", d);
     gs_err_clear(&e);
@@ -67,11 +67,9 @@ GS_TEST(circuits_classic_key_proof_verifies)
     snprintf(vkp, sizeof vkp, "%s/vk.json", d);
     snprintf(pubp, sizeof pubp, "%s/public.json", d);
     snprintf(prp, sizeof prp, "%s/proof.json", d);
-    snprintf(badp, sizeof badp, "%s/bad.json", d);
     GS_REQUIRE(gs_vk_json_write(vkp, &vk, &e) == GS_OK);
     GS_REQUIRE(gs_public_json_write(pubp, as.w + 1, vk.n_public, &e) == GS_OK);
     GS_REQUIRE(gs_proof_json_write(prp, &got, &e) == GS_OK);
-    GS_REQUIRE(gs_proof_json_write(badp, &bad, &e) == GS_OK);
     gs_assignment_free(&as);
     gs_pk_free(&pk);
     gs_vk_free(&vk);
@@ -84,7 +82,4 @@ GS_TEST(circuits_classic_key_proof_verifies)
     snprintf(cmd, sizeof cmd, "%s groth16 verify %s %s %s 2>&1", snarkjs_bin(), vkp, pubp, prp);
     int rc = gs_test_run(cmd, out, sizeof out);
     GS_CHECK_MSG(rc == 0 && strstr(out, "OK!"), "snarkjs said (%d): %s", rc, out);
-    snprintf(cmd, sizeof cmd, "%s groth16 verify %s %s %s 2>&1", snarkjs_bin(), vkp, pubp, badp);
-    rc = gs_test_run(cmd, out, sizeof out);
-    GS_CHECK_MSG(rc != 0 && !strstr(out, "OK!"), "snarkjs accepted a tampered proof: %s", out);
 }
