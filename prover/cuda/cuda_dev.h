@@ -103,7 +103,8 @@ gs_status gs_cu_field_bench(gs_cu_dev *d, int fr, double *mul_per_s, gs_err *err
 /* ---- NTT over Fr ---------------------------------------------------------- */
 /* Builds the twiddle table w_(2m)^j for m = 1, 2, ..., 2^(log_table-1)
  * (2^log_table entries; snarkjs's roots, field.h).  An NTT of size 2^k
- * needs log_table >= k; the H computation of domain 2^k needs k + 1. */
+ * needs log_table >= k; the H computation of domain 2^k needs k + 1 for
+ * snarkjs keys (its coset factors are table entries), k for classic keys. */
 gs_status gs_cu_ntt_prepare(gs_cu_dev *d, unsigned log_table, gs_err *err);
 /* Enqueues an in-place NTT of x (device, 2^log_n Montgomery elements),
  * natural order in and out: x[j] <- sum_k x[k] w^(jk); inverse uses w^-1
