@@ -221,7 +221,11 @@ done:
     gs_cu_dev_destroy(d);
 }
 
-GS_TEST(cuda_h_scalars_vs_cpu)
+/* H scalars on the device equal the CPU's, on satisfied and unsatisfied
+ * rows, in either convention (groth16.h).  The classic H is checked with a
+ * twiddle table of exactly 2^log_n (all it needs) at the largest size, and
+ * a smaller table must be refused, not overrun. */
+static void h_scalars_vs_cpu(int classic)
 {
     if (!need_device()) return;
     gs_cu_dev *d = open_dev();
@@ -235,7 +239,7 @@ GS_TEST(cuda_h_scalars_vs_cpu)
     abc = malloc(3 * nmax * sizeof *abc);
     got = malloc(nmax * sizeof *got);
     GS_REQUIRE(abc && got);
-    CU_OK(gs_cu_ntt_prepare(d, 15, &e));
+    CU_OK(gs_cu_ntt_prepare(d, classic ? 14 : 15, &e));
     CU_OK(gs_cu_alloc(d, (void **)&dabc, 3 * nmax * sizeof *dabc, &e));
     for (size_t li = 0; li < sizeof logs / sizeof logs[0]; li++) {
         unsigned lg = logs[li];
@@ -248,17 +252,31 @@ GS_TEST(cuda_h_scalars_vs_cpu)
             if (i % 7) gs_fr_mul(&c[i], &a[i], &b[i]); else gs_fr_random(&c[i], gs_test_rng());
         }
         CU_OK(gs_cu_upload(d, dabc, abc, 3 * n * sizeof *abc, 0, &e));
-        CU_OK(gs_cu_h_scalars(d, (gs_scalar *)dabc, dabc, dabc + n, dabc + 2 * n, lg, &e));
+        if (classic)
+            CU_OK(gs_cu_h_scalars_classic(d, (gs_scalar *)dabc, dabc, dabc + n, dabc + 2 * n, lg, &e));
+        else
+            CU_OK(gs_cu_h_scalars(d, (gs_scalar *)dabc, dabc, dabc + n, dabc + 2 * n, lg, &e));
         CU_OK(gs_cu_download(d, got, dabc, n * sizeof *got, &e));
         CU_OK(gs_domain_create(&dom, lg, NULL, &e));
         gs_g16_h_intt(dom, a, b, c, NULL);
-        gs_g16_h_coset(dom, a, b, c, NULL);
-        gs_g16_h_ntt_join((gs_scalar *)a, dom, a, b, c, NULL);
+        if (classic) {
+            gs_g16_h_coset_classic(dom, a, b, c, NULL);
+            gs_g16_h_ntt_join_classic((gs_scalar *)a, dom, a, b, c, NULL);
+        } else {
+            gs_g16_h_coset(dom, a, b, c, NULL);
+            gs_g16_h_ntt_join((gs_scalar *)a, dom, a, b, c, NULL);
+        }
         size_t bad = 0;
         for (size_t i = 0; i < n; i++) bad += memcmp(&((gs_scalar *)a)[i], &got[i], sizeof *got) != 0;
-        GS_CHECK_MSG(bad == 0, "H scalars 2^%u: %zu of %zu differ", lg, bad, n);
+        GS_CHECK_MSG(bad == 0, "%s H scalars 2^%u: %zu of %zu differ", classic ? "classic" : "snarkjs",
+                     lg, bad, n);
         gs_domain_destroy(dom);
         dom = NULL;
+    }
+    if (classic) {
+        gs_err_clear(&e);
+        GS_CHECK_EQ_INT(gs_cu_h_scalars_classic(d, (gs_scalar *)dabc, dabc, dabc + 2, dabc + 4, 15, &e),
+                        GS_ERR_STATE);
     }
 done:
     gs_domain_destroy(dom);
@@ -266,6 +284,9 @@ done:
     free(abc); free(got);
     gs_cu_dev_destroy(d);
 }
+
+GS_TEST(cuda_h_scalars_vs_cpu) { h_scalars_vs_cpu(0); }
+GS_TEST(cuda_h_scalars_classic_vs_cpu) { h_scalars_vs_cpu(1); }
 
 /* kind 0: random; 1: edge scalars mixed in; 2: all equal (one bucket); 3: small values. */
 static void make_scalars(gs_scalar *sc, size_t n, int kind)
@@ -619,58 +640,6 @@ GS_TEST(cuda_prove_vs_cpu) { need_device(); }
 /* ---- The classic H convention (groth16.h) --------------------------------- */
 
 #ifdef GS_HAVE_CUDA
-
-/* Classic H scalars on the device equal the CPU's, on satisfied and
- * unsatisfied rows, with a twiddle table of exactly 2^log_n (all the
- * classic H needs) at the largest size. */
-GS_TEST(cuda_h_scalars_classic_vs_cpu)
-{
-    if (!need_device()) return;
-    gs_cu_dev *d = open_dev();
-    if (!d) return;
-    gs_err e;
-    static const unsigned logs[] = { 1, 4, 11, 14 };
-    gs_fr *abc = NULL, *dabc = NULL;
-    gs_scalar *got = NULL;
-    gs_domain *dom = NULL;
-    size_t nmax = (size_t)1 << 14;
-    abc = malloc(3 * nmax * sizeof *abc);
-    got = malloc(nmax * sizeof *got);
-    GS_REQUIRE(abc && got);
-    CU_OK(gs_cu_ntt_prepare(d, 14, &e));
-    CU_OK(gs_cu_alloc(d, (void **)&dabc, 3 * nmax * sizeof *dabc, &e));
-    for (size_t li = 0; li < sizeof logs / sizeof logs[0]; li++) {
-        unsigned lg = logs[li];
-        size_t n = (size_t)1 << lg;
-        gs_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
-        for (size_t i = 0; i < n; i++) {
-            gs_fr_random(&a[i], gs_test_rng());
-            gs_fr_random(&b[i], gs_test_rng());
-            if (i % 7) gs_fr_mul(&c[i], &a[i], &b[i]); else gs_fr_random(&c[i], gs_test_rng());
-        }
-        CU_OK(gs_cu_upload(d, dabc, abc, 3 * n * sizeof *abc, 0, &e));
-        CU_OK(gs_cu_h_scalars_classic(d, (gs_scalar *)dabc, dabc, dabc + n, dabc + 2 * n, lg, &e));
-        CU_OK(gs_cu_download(d, got, dabc, n * sizeof *got, &e));
-        CU_OK(gs_domain_create(&dom, lg, NULL, &e));
-        gs_g16_h_intt(dom, a, b, c, NULL);
-        gs_g16_h_coset_classic(dom, a, b, c, NULL);
-        gs_g16_h_ntt_join_classic((gs_scalar *)a, dom, a, b, c, NULL);
-        size_t bad = 0;
-        for (size_t i = 0; i < n; i++) bad += memcmp(&((gs_scalar *)a)[i], &got[i], sizeof *got) != 0;
-        GS_CHECK_MSG(bad == 0, "classic H scalars 2^%u: %zu of %zu differ", lg, bad, n);
-        gs_domain_destroy(dom);
-        dom = NULL;
-    }
-    /* A table smaller than the domain is refused, not overrun. */
-    gs_err_clear(&e);
-    GS_CHECK_EQ_INT(gs_cu_h_scalars_classic(d, (gs_scalar *)dabc, dabc, dabc + 2, dabc + 4, 15, &e),
-                    GS_ERR_STATE);
-done:
-    gs_domain_destroy(dom);
-    gs_cu_free(d, dabc);
-    free(abc); free(got);
-    gs_cu_dev_destroy(d);
-}
 
 /* The 192-byte compressed proof A | B | C; 1 on success. */
 static int classic_proof_bytes(uint8_t out[192], const gs_proof *p)

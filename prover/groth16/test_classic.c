@@ -40,66 +40,6 @@ GS_TEST(groth16_classic_shift_is_nonresidue)
     GS_CHECK(gs_fr_eq(&t, &minus_one));
 }
 
-/* coef[k] = (1/n) sum_j v[j] w_n^(-jk): schoolbook interpolation on <w_n>. */
-static void naive_interpolate(gs_fr *coef, const gs_fr *v, uint32_t log)
-{
-    uint32_t n = 1u << log;
-    gs_fr w, winv, ninv, t;
-    gs_fr_root_of_unity(&w, log);
-    gs_fr_inv(&winv, &w);
-    gs_fr_set_u64(&ninv, n);
-    gs_fr_inv(&ninv, &ninv);
-    for (uint32_t k = 0; k < n; k++) {
-        gs_fr acc, step, pw;
-        uint64_t e = k;
-        gs_fr_pow(&step, &winv, &e, 1);
-        gs_fr_zero(&acc);
-        gs_fr_one(&pw);
-        for (uint32_t j = 0; j < n; j++) {
-            gs_fr_mul(&t, &v[j], &pw);
-            gs_fr_add(&acc, &acc, &t);
-            gs_fr_mul(&pw, &pw, &step);
-        }
-        gs_fr_mul(&coef[k], &acc, &ninv);
-    }
-}
-
-/*
- * The oracle: quotient h (n coefficients) of A*B - C by X^n - 1, from the
- * values a, b, c on <w_n>; returns 1 when the remainder is zero.
- */
-static int naive_quotient(gs_fr *h, const gs_fr *a, const gs_fr *b, const gs_fr *c,
-                          uint32_t log)
-{
-    uint32_t n = 1u << log;
-    gs_fr *ca = calloc(n, sizeof *ca), *cb = calloc(n, sizeof *cb), *cc = calloc(n, sizeof *cc);
-    gs_fr *prod = calloc(2 * (size_t)n, sizeof *prod), t;
-    naive_interpolate(ca, a, log);
-    naive_interpolate(cb, b, log);
-    naive_interpolate(cc, c, log);
-    for (uint32_t i = 0; i < n; i++)
-        for (uint32_t j = 0; j < n; j++) {
-            gs_fr_mul(&t, &ca[i], &cb[j]);
-            gs_fr_add(&prod[i + j], &prod[i + j], &t);
-        }
-    for (uint32_t i = 0; i < n; i++)
-        gs_fr_sub(&prod[i], &prod[i], &cc[i]);
-    /* Long division by X^n - 1, highest term first: X^k = X^(k-n) (X^n - 1) + X^(k-n). */
-    for (uint32_t k = 2 * n - 1; k >= n; k--) {
-        h[k - n] = prod[k];
-        gs_fr_add(&prod[k - n], &prod[k - n], &prod[k]);
-        gs_fr_zero(&prod[k]);
-    }
-    int zero_rem = 1;
-    for (uint32_t i = 0; i < n; i++)
-        zero_rem &= gs_fr_is_zero(&prod[i]);
-    free(ca);
-    free(cb);
-    free(cc);
-    free(prod);
-    return zero_rem;
-}
-
 GS_TEST(groth16_classic_h_equals_long_division)
 {
     static const uint32_t logs[] = { 1, 2, 3, 5, 7 };
@@ -135,7 +75,7 @@ GS_TEST(groth16_classic_h_equals_long_division)
         gs_scalar *out = (gs_scalar *)a;
         gs_g16_h_ntt_join_classic(out, d, a, b, c, p);
 
-        GS_CHECK_MSG(naive_quotient(h, a0, b0, c0, log), "2^%u: A*B - C not divisible by Z", log);
+        GS_CHECK_MSG(tg_naive_quotient(h, a0, b0, c0, log), "2^%u: A*B - C not divisible by Z", log);
         GS_CHECK_MSG(gs_fr_is_zero(&h[n - 1]), "2^%u: quotient of degree n - 1", log);
         size_t bad = 0;
         for (uint32_t k = 0; k < n; k++) {
@@ -150,7 +90,7 @@ GS_TEST(groth16_classic_h_equals_long_division)
         gs_fr one;
         gs_fr_one(&one);
         gs_fr_add(&c0[0], &c0[0], &one);
-        GS_CHECK_MSG(!naive_quotient(h, a0, b0, c0, log), "2^%u: oracle missed a remainder", log);
+        GS_CHECK_MSG(!tg_naive_quotient(h, a0, b0, c0, log), "2^%u: oracle missed a remainder", log);
         gs_domain_destroy(d);
         free(a); free(b); free(c); free(a0); free(b0); free(c0); free(h);
     }

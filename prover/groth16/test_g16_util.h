@@ -100,4 +100,64 @@ static inline int tg_random_r1cs(gs_r1cs *r, gs_scalar **w_out, uint32_t n_cons,
     return 1;
 }
 
+/* coef[k] = (1/n) sum_j v[j] w_n^(-jk): schoolbook interpolation on <w_n>. */
+static inline void tg_naive_interpolate(gs_fr *coef, const gs_fr *v, uint32_t log)
+{
+    uint32_t n = 1u << log;
+    gs_fr w, winv, ninv, t;
+    gs_fr_root_of_unity(&w, log);
+    gs_fr_inv(&winv, &w);
+    gs_fr_set_u64(&ninv, n);
+    gs_fr_inv(&ninv, &ninv);
+    for (uint32_t k = 0; k < n; k++) {
+        gs_fr acc, step, pw;
+        uint64_t e = k;
+        gs_fr_pow(&step, &winv, &e, 1);
+        gs_fr_zero(&acc);
+        gs_fr_one(&pw);
+        for (uint32_t j = 0; j < n; j++) {
+            gs_fr_mul(&t, &v[j], &pw);
+            gs_fr_add(&acc, &acc, &t);
+            gs_fr_mul(&pw, &pw, &step);
+        }
+        gs_fr_mul(&coef[k], &acc, &ninv);
+    }
+}
+
+/*
+ * The oracle: quotient h (n coefficients) of A*B - C by X^n - 1, from the
+ * values a, b, c on <w_n>; returns 1 when the remainder is zero.
+ */
+static inline int tg_naive_quotient(gs_fr *h, const gs_fr *a, const gs_fr *b, const gs_fr *c,
+                                    uint32_t log)
+{
+    uint32_t n = 1u << log;
+    gs_fr *ca = calloc(n, sizeof *ca), *cb = calloc(n, sizeof *cb), *cc = calloc(n, sizeof *cc);
+    gs_fr *prod = calloc(2 * (size_t)n, sizeof *prod), t;
+    tg_naive_interpolate(ca, a, log);
+    tg_naive_interpolate(cb, b, log);
+    tg_naive_interpolate(cc, c, log);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < n; j++) {
+            gs_fr_mul(&t, &ca[i], &cb[j]);
+            gs_fr_add(&prod[i + j], &prod[i + j], &t);
+        }
+    for (uint32_t i = 0; i < n; i++)
+        gs_fr_sub(&prod[i], &prod[i], &cc[i]);
+    /* Long division by X^n - 1, highest term first: X^k = X^(k-n) (X^n - 1) + X^(k-n). */
+    for (uint32_t k = 2 * n - 1; k >= n; k--) {
+        h[k - n] = prod[k];
+        gs_fr_add(&prod[k - n], &prod[k - n], &prod[k]);
+        gs_fr_zero(&prod[k]);
+    }
+    int zero_rem = 1;
+    for (uint32_t i = 0; i < n; i++)
+        zero_rem &= gs_fr_is_zero(&prod[i]);
+    free(ca);
+    free(cb);
+    free(cc);
+    free(prod);
+    return zero_rem;
+}
+
 #endif
