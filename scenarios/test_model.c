@@ -67,8 +67,10 @@ GS_TEST(model_rejects_sizeless_timeline)
 }
 
 /* A run on the model device: real proofs (verified), device spans flagged
- * MODELLED with exactly the fitted stage times. */
-GS_TEST(model_backend_run)
+ * MODELLED with exactly the fitted stage times.  With devices = 2 the
+ * engine's multi-device path runs (one backend, one GPU worker and one
+ * device lane per device): the partitions must land on both devices. */
+static void model_run(int devices)
 {
     const char *root = getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : ".";
     char sample[600], text[1400];
@@ -81,10 +83,10 @@ GS_TEST(model_backend_run)
         return;
     }
     snprintf(text, sizeof text,
-             "[engine]\nbackend = model\nmodel_timeline = %s\nmodel_size_shift = 11\nsynth_threads = 1\n"
-             "prove_threads = 1\ntrim = off\nverify = after_unlock\n"
-             "[jobs]\nkinds = porep_c2:1\npartitions = porep_c2:3\ncount = 1\nsize_map = porep_c2:9\nreplay = afap\n",
-             sample);
+             "[engine]\nbackend = model\nmodel_timeline = %s\nmodel_size_shift = 11\nsynth_threads = %d\n"
+             "prove_threads = 1\ntrim = off\nverify = after_unlock\ndevices = %d\n"
+             "[jobs]\nkinds = porep_c2:1\npartitions = porep_c2:%d\ncount = 1\nsize_map = porep_c2:9\nreplay = afap\n",
+             sample, devices, devices, 3 * devices);
     gs_scenario *s;
     GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
     GS_REQUIRE(gs_scenario_parse_text(s, text, "model.ini", &err) == GS_OK);
@@ -102,7 +104,7 @@ GS_TEST(model_backend_run)
     snprintf(path, sizeof path, "%s/spans.csv", dir);
     gs_timeline *tl = NULL;
     GS_REQUIRE(gs_timeline_read_csv(&tl, path, &err) == GS_OK);
-    size_t n, dev_spans = 0, msm_h = 0;
+    size_t n, dev_spans = 0, msm_h = 0, on_dev[2] = { 0, 0 };
     const gs_span *sp = gs_timeline_spans(tl, &n);
     int64_t d20 = (int64_t)(gs_model_stage_s(m, "msm_h", 20, 0) * 1e9);
     int64_t d21 = (int64_t)(gs_model_stage_s(m, "msm_h", 21, 0) * 1e9);
@@ -111,6 +113,9 @@ GS_TEST(model_backend_run)
             continue;
         dev_spans++;
         GS_CHECK(sp[i].flags & GS_SPAN_F_MODELLED);
+        const gs_lane_info *li = gs_timeline_lane(tl, sp[i].lane);
+        GS_CHECK(li && li->device >= 0 && li->device < devices);
+        if (li && li->device >= 0 && li->device < 2) on_dev[li->device]++;
         if (!strcmp(sp[i].name, "msm_h")) {
             int64_t d = sp[i].end_ns - sp[i].start_ns;
             GS_CHECK_MSG(d == d20 || d == d21, "msm_h lasted %lld ns, model %lld or %lld", (long long)d,
@@ -118,13 +123,19 @@ GS_TEST(model_backend_run)
             msm_h++;
         }
     }
-    GS_CHECK_EQ_INT(msm_h, 3);
-    GS_CHECK_EQ_INT(dev_spans, 27); /* 9 modelled stages x 3 partitions */
+    GS_CHECK_EQ_INT(msm_h, 3 * devices);
+    GS_CHECK_EQ_INT(dev_spans, 27 * devices); /* 9 modelled stages x 3 partitions per device */
+    for (int d = 0; d < devices; d++)
+        GS_CHECK_MSG(on_dev[d] > 0, "no device span on device %d of %d", d, devices);
     const char *be = gs_timeline_meta_get(tl, "backend");
     GS_CHECK(be && !strcmp(be, "model"));
+    GS_CHECK(gs_timeline_meta_get(tl, "device.1.name") != NULL || devices == 1);
     gs_timeline_destroy(tl);
     gs_model_destroy(m);
 }
+
+GS_TEST(model_backend_run) { model_run(1); }
+GS_TEST(model_backend_two_devices) { model_run(2); }
 
 /* The shipped H200 capture (backlog-incident-gpu.ini, CUDA backend, 2^20 per partition)
  * loads and yields stage times of the right magnitude for that GPU. */
