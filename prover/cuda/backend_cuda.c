@@ -134,6 +134,9 @@ static gs_status check_key(const gs_pk *pk, gs_err *err)
         return GS_ERR(err, GS_ERR_FORMAT, "cuda prove", "proving key: inconsistent sizes "
                       "(domain %u = 2^%u, %u vars, %u public)", pk->domain_size,
                       pk->log_domain, pk->n_vars, pk->n_public);
+    if ((unsigned)pk->h_conv >= GS_H_CONV_COUNT)
+        return GS_ERR(err, GS_ERR_FORMAT, "cuda prove", "proving key: unknown H convention %d",
+                      (int)pk->h_conv);
     return GS_OK;
 }
 
