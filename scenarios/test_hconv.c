@@ -10,6 +10,7 @@
 
 #include "../test/test.h"
 #include "run.h"
+#include "test_scn_util.h"
 
 GS_TEST(scenario_h_convention_key)
 {
@@ -36,19 +37,9 @@ GS_TEST(scenario_classic_keys_run_and_verify)
         "h_convention = classic\n"
         "[jobs]\nkinds = circuit:1\ncount = 1\ninterarrival = fixed:1ms\nsize_map = circuit:9\n"
         "replay = afap\n";
-    gs_scenario *s;
-    gs_err err;
-    gs_err_clear(&err);
-    GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
-    GS_REQUIRE(gs_scenario_parse_text(s, text, "classic.ini", &err) == GS_OK);
-    GS_REQUIRE(gs_scenario_validate(s, &err) == GS_OK);
-    GS_CHECK_EQ_INT(s->engine.h_conv, GS_H_CLASSIC);
     char dir[600];
-    snprintf(dir, sizeof dir, "%s/run", gs_test_tmpdir());
-    gs_run_opts o = {.out_dir = dir, .quiet = 1};
     gs_run_result r;
-    gs_status st = gs_scn_run(s, &o, &r, &err);
-    GS_REQUIRE(st == GS_OK || (gs_test_fail(__FILE__, __LINE__, "run: %s", err.msg), 0));
+    GS_REQUIRE(ts_run_text(text, "classic.ini", "run", 0, &r, dir, sizeof dir));
     GS_CHECK_EQ_INT(r.completed, 1);
     GS_CHECK_EQ_INT(r.failed, 0);
     GS_CHECK_EQ_INT(r.verified, 1);
@@ -62,5 +53,4 @@ GS_TEST(scenario_classic_keys_run_and_verify)
         seen |= strstr(line, "h_convention") && strstr(line, "classic");
     fclose(f);
     GS_CHECK(seen);
-    gs_scenario_destroy(s);
 }

@@ -9,6 +9,7 @@
 #include "../diag/timeline.h"
 #include "../test/test.h"
 #include "run.h"
+#include "test_scn_util.h"
 
 static const char *root(void) { return getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : "."; }
 
@@ -118,19 +119,10 @@ GS_TEST(library_same_seed_same_draws)
     int nd[2];
     char *arr[2] = {NULL, NULL};
     for (int run = 0; run < 2; run++) {
-        gs_scenario *s;
-        gs_err err;
-        gs_err_clear(&err);
-        GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
-        GS_REQUIRE(gs_scenario_parse_text(s, text, "det.ini", &err) == GS_OK || (gs_test_fail(__FILE__, __LINE__, "%s", err.msg), 0));
-        GS_REQUIRE(gs_scenario_validate(s, &err) == GS_OK || (gs_test_fail(__FILE__, __LINE__, "%s", err.msg), 0));
-        char dir[600];
-        snprintf(dir, sizeof dir, "%s/run%d", gs_test_tmpdir(), run);
-        gs_run_opts o = {.out_dir = dir, .quiet = 1, .no_report = 1};
+        char dir[600], sub[16];
+        snprintf(sub, sizeof sub, "run%d", run);
         gs_run_result r;
-        gs_status st = gs_scn_run(s, &o, &r, &err);
-        gs_scenario_destroy(s);
-        GS_REQUIRE(st == GS_OK || (gs_test_fail(__FILE__, __LINE__, "run: %s", err.msg), 0));
+        GS_REQUIRE(ts_run_text(text, "det.ini", sub, 1, &r, dir, sizeof dir));
         GS_CHECK_EQ_INT(r.completed, 3);
         char **keys = NULL;
         nd[run] = collect_draws(&keys, dir);

@@ -7,6 +7,7 @@
 #include "../test/test.h"
 #include "../diag/timeline.h"
 #include "model.h"
+#include "test_scn_util.h"
 #include "run.h"
 
 static int near(double a, double b, double rel) { return fabs(a - b) <= rel * fabs(b); }
@@ -87,17 +88,9 @@ static void model_run(int devices)
              "prove_threads = 1\ntrim = off\nverify = after_unlock\ndevices = %d\n"
              "[jobs]\nkinds = porep_c2:1\npartitions = porep_c2:%d\ncount = 1\nsize_map = porep_c2:9\nreplay = afap\n",
              sample, devices, devices, 3 * devices);
-    gs_scenario *s;
-    GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
-    GS_REQUIRE(gs_scenario_parse_text(s, text, "model.ini", &err) == GS_OK);
-    GS_REQUIRE(gs_scenario_validate(s, &err) == GS_OK);
     char dir[600];
-    snprintf(dir, sizeof dir, "%s/run", gs_test_tmpdir());
-    gs_run_opts o = {.out_dir = dir, .quiet = 1, .no_report = 1};
     gs_run_result r;
-    gs_status st = gs_scn_run(s, &o, &r, &err);
-    gs_scenario_destroy(s);
-    GS_REQUIRE(st == GS_OK || (gs_test_fail(__FILE__, __LINE__, "run: %s", err.msg), 0));
+    GS_REQUIRE(ts_run_text(text, "model.ini", devices == 1 ? "run1" : "run2", 1, &r, dir, sizeof dir));
     GS_CHECK_EQ_INT(r.completed, 1);
     GS_CHECK_EQ_INT(r.verified, 1);
     char path[700];

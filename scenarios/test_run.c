@@ -9,6 +9,7 @@
 #include "../diag/jobs.h"
 #include "../test/test.h"
 #include "run.h"
+#include "test_scn_util.h"
 
 GS_TEST(run_sha256_vectors)
 {
@@ -87,18 +88,11 @@ GS_TEST(run_end_to_end_tiny)
         "[engine]\nsynth_threads = 1\ngpu_workers = 1\nprove_threads = 1\nseed = 5\ntrim = under_lock\n"
         "[jobs]\nkinds = circuit:1\ncount = 3\ninterarrival = fixed:5ms\nsize_map = circuit:9\nreplay = timed\n"
         "[inject.tracker_hold]\ndist = fixed:3ms\n";
-    gs_scenario *s;
     gs_err err;
     gs_err_clear(&err);
-    GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
-    GS_REQUIRE(gs_scenario_parse_text(s, text, "tiny.ini", &err) == GS_OK);
-    GS_REQUIRE(gs_scenario_validate(s, &err) == GS_OK);
     char dir[600];
-    snprintf(dir, sizeof dir, "%s/run", gs_test_tmpdir());
-    gs_run_opts o = {.out_dir = dir, .quiet = 1};
     gs_run_result r;
-    gs_status st = gs_scn_run(s, &o, &r, &err);
-    GS_REQUIRE(st == GS_OK || (gs_test_fail(__FILE__, __LINE__, "run: %s", err.msg), 0));
+    GS_REQUIRE(ts_run_text(text, "tiny.ini", "run", 0, &r, dir, sizeof dir));
     GS_CHECK_EQ_INT(r.arrivals, 3);
     GS_CHECK_EQ_INT(r.completed, 3);
     GS_CHECK_EQ_INT(r.failed, 0);
@@ -136,5 +130,4 @@ GS_TEST(run_end_to_end_tiny)
     GS_REQUIRE(gs_trace_read(&tr, p, &err) == GS_OK);
     GS_CHECK(tr.n == 3 && tr.a[0].t_ns == 0 && tr.a[2].t_ns > 5000000);
     gs_trace_free(&tr);
-    gs_scenario_destroy(s);
 }

@@ -15,7 +15,8 @@ typedef struct {
     gs_fr *p;            /* classic: where (a b - c) zinv goes (Montgomery) */
 } join_ctx;
 
-/* p[j] = a'[j] b'[j] - c'[j], out of Montgomery (qap_joinABC + fromMontgomery). */
+/* t = a'[j] b'[j] - c'[j]; snarkjs: out[j] = t out of Montgomery (qap_joinABC +
+ * fromMontgomery); classic (p set): p[j] = t zinv, kept Montgomery. */
 static void join_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
 {
     (void)slot;
@@ -24,20 +25,10 @@ static void join_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
         gs_fr t;
         gs_fr_mul(&t, &j->a[i], &j->b[i]);
         gs_fr_sub(&t, &t, &j->c[i]);
-        gs_fr_to_scalar(&j->out[i], &t);
-    }
-}
-
-/* Classic: p[j] = (a'[j] b'[j] - c'[j]) zinv, kept Montgomery. */
-static void join_classic_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
-{
-    (void)slot;
-    join_ctx *j = vctx;
-    for (size_t i = begin; i < end; i++) {
-        gs_fr t;
-        gs_fr_mul(&t, &j->a[i], &j->b[i]);
-        gs_fr_sub(&t, &t, &j->c[i]);
-        gs_fr_mul(&j->p[i], &t, &j->zinv);
+        if (j->p)
+            gs_fr_mul(&j->p[i], &t, &j->zinv);
+        else
+            gs_fr_to_scalar(&j->out[i], &t);
     }
 }
 
@@ -112,7 +103,7 @@ void gs_g16_h_ntt_join_classic(gs_scalar *out, const gs_domain *d, gs_fr *a, gs_
     gs_fr_pow(&j.zinv, &g, &e, 1);
     gs_fr_sub(&j.zinv, &j.zinv, &one);
     gs_fr_inv(&j.zinv, &j.zinv);
-    gs_pool_for(pool, n, 0, join_classic_chunk, &j);
+    gs_pool_for(pool, n, 0, join_chunk, &j);
     /* Values of the quotient on g<w_n> -> its coefficients. */
     gs_domain_coset_intt(d, a, &g, pool);
     gs_pool_for(pool, n, 0, plain_chunk, &j);
