@@ -73,16 +73,9 @@ static int run_scenario(const char *path, const char **sets, int nsets, const ch
     gs_err err;
     gs_err_clear(&err);
     gs_scenario *s = NULL;
-    char buf[4200];
     gs_status st = gs_scenario_load(&s, path, &err);
-    if (st == GS_OK && seed) {
-        snprintf(buf, sizeof buf, "engine.seed=%s", seed);
-        st = gs_scenario_set(s, buf, "--seed", &err);
-    }
-    for (int k = 0; st == GS_OK && k < nsets; k++)
-        st = gs_scenario_set(s, sets[k], "--set", &err);
     if (st == GS_OK)
-        st = gs_scenario_validate(s, &err);
+        st = gs_scenario_apply_cli(s, seed, sets, nsets, &err);
     gs_run_opts ro = {.out_dir = out, .quiet = quiet};
     gs_run_result res;
     if (st == GS_OK)

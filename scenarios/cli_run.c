@@ -108,14 +108,8 @@ int gs_scn_cmd_run(int argc, char **argv, const char *cmd)
         snprintf(buf, sizeof buf, "jobs.trace=%s", pos[0]);
         st = gs_scenario_set(s, buf, "command line", &err);
     }
-    if (st == GS_OK && seed) {
-        snprintf(buf, sizeof buf, "engine.seed=%s", seed);
-        st = gs_scenario_set(s, buf, "--seed", &err);
-    }
-    for (int k = 0; st == GS_OK && k < nsets; k++)
-        st = gs_scenario_set(s, sets[k], "--set", &err);
     if (st == GS_OK)
-        st = gs_scenario_validate(s, &err);
+        st = gs_scenario_apply_cli(s, seed, sets, nsets, &err);
     if (st != GS_OK) {
         fprintf(stderr, "gapscope %s: %s\n", cmd, err.msg);
         gs_scenario_destroy(s);

@@ -77,6 +77,22 @@ gs_status gs_scenario_set(gs_scenario *s, const char *assignment, const char *wh
     return st;
 }
 
+gs_status gs_scenario_apply_cli(gs_scenario *s, const char *seed, const char *const *sets, int nsets,
+                                gs_err *err)
+{
+    gs_status st = GS_OK;
+    if (seed) {
+        char buf[1100]; /* longer than gs_scenario_set accepts: too long is its error */
+        snprintf(buf, sizeof buf, "engine.seed=%s", seed);
+        st = gs_scenario_set(s, buf, "--seed", err);
+    }
+    for (int k = 0; st == GS_OK && k < nsets; k++)
+        st = gs_scenario_set(s, sets[k], "--set", err);
+    if (st == GS_OK)
+        st = gs_scenario_validate(s, err);
+    return st;
+}
+
 gs_status gs_scenario_validate(gs_scenario *s, gs_err *err)
 {
     gs_status st = gs_scn_finalize(s, err);
