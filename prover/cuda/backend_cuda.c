@@ -107,6 +107,19 @@ static void stage_push(gs_stage_list *l, const char *name, gs_stage_kind kind, i
 
 static const char *cuda_describe(gs_backend *be) { return ((cuda_impl *)be->impl)->desc; }
 
+/* Drops the resident B2 (it is uploaded again when a proof asks). */
+static void free_b2(cuda_impl *im)
+{
+    gs_cu_free(im->dev, im->d_b2);
+    gs_cu_free(im->dev, im->d_b2_idx);
+    gs_cu_free(im->dev, im->d_b2_w);
+    im->d_b2 = NULL;
+    im->d_b2_idx = NULL;
+    im->d_b2_w = NULL;
+    im->b2_loaded = 0;
+    im->b2_n = 0;
+}
+
 static void free_key(cuda_impl *im)
 {
     gs_cu_free(im->dev, im->d_h);
@@ -115,15 +128,10 @@ static void free_key(cuda_impl *im)
     gs_cu_free(im->dev, im->d_c);
     gs_cu_free(im->dev, im->d_abc);
     gs_cu_free(im->dev, im->d_w);
-    gs_cu_free(im->dev, im->d_b2);
-    gs_cu_free(im->dev, im->d_b2_idx);
-    gs_cu_free(im->dev, im->d_b2_w);
-    im->d_h = im->d_a = im->d_b1 = im->d_c = im->d_b2 = NULL;
+    im->d_h = im->d_a = im->d_b1 = im->d_c = NULL;
     im->d_abc = NULL;
-    im->d_w = im->d_b2_w = NULL;
-    im->d_b2_idx = NULL;
-    im->b2_loaded = 0;
-    im->b2_n = 0;
+    im->d_w = NULL;
+    free_b2(im);
     im->pk = NULL;
 }
 
@@ -198,12 +206,7 @@ static gs_status load_b2_locked(cuda_impl *im, const gs_pk *pk, gs_err *err)
     return GS_OK;
 fail:
     free(idx);
-    gs_cu_free(im->dev, im->d_b2);
-    gs_cu_free(im->dev, im->d_b2_idx);
-    gs_cu_free(im->dev, im->d_b2_w);
-    im->d_b2 = NULL;
-    im->d_b2_idx = NULL;
-    im->d_b2_w = NULL;
+    free_b2(im);
     return st;
 }
 
@@ -259,7 +262,7 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
         TRY(gs_cu_msm_g2(d, SLOT_B2, im->d_b2, im->d_b2_w, im->b2_n, 0, err));
         TRY(gs_cu_mark(d, M_MSM_B2, err));
     }
-    for (int k = 0; k < (ps->g2_dev ? 5 : 4); k++) TRY(gs_cu_msm_fetch(d, k, err));
+    for (int k = 0; k < (ps->g2_dev ? SLOT_B2 + 1 : SLOT_B2); k++) TRY(gs_cu_msm_fetch(d, k, err));
     TRY(gs_cu_mark(d, M_D2H, err));
     /* The state's copy of the witness (for the CPU G2 MSM) is made while the
      * device works through the queue. */
