@@ -67,8 +67,11 @@ static int device_unions(gs_device_analysis *d, gs_timeline *tl, const gs_span *
     d->busy = malloc((nk + nc + 1) * sizeof *d->busy);
     if (!d->kernel || !d->copy || !d->busy)
         return 0;
-    d->span_start_ns = INT64_MAX;
-    d->span_end_ns = INT64_MIN;
+    /* The span is taken over well-formed operations only (end >= start); a
+     * device lane without one (a run stopped before its first kernel, a lane
+     * of counters) has an empty span [0, 0] and no gaps. */
+    int have_span = 0;
+    d->span_start_ns = d->span_end_ns = 0;
     for (size_t i = 0; i < n; i++) {
         const gs_lane_info *L = gs_timeline_lane(tl, sp[i].lane);
         if (L->role != GS_ROLE_DEVICE || L->device != d->device ||
@@ -80,10 +83,13 @@ static int device_unions(gs_device_analysis *d, gs_timeline *tl, const gs_span *
         else
             d->copy[d->n_copy++] = iv;
         d->busy[d->n_busy++] = iv;
-        if (iv.start_ns < d->span_start_ns)
+        if (iv.end_ns < iv.start_ns)
+            continue;
+        if (!have_span || iv.start_ns < d->span_start_ns)
             d->span_start_ns = iv.start_ns;
-        if (iv.end_ns > d->span_end_ns)
+        if (!have_span || iv.end_ns > d->span_end_ns)
             d->span_end_ns = iv.end_ns;
+        have_span = 1;
     }
     d->n_ops = d->n_busy;
     d->n_kernel = gs_interval_union(d->kernel, d->n_kernel);
@@ -174,12 +180,25 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
     if (!sp && n == 0 && gs_timeline_lane_count(tl) == 0)
         n = 0;
     a->dropped_spans = gs_timeline_dropped(tl);
+    /* Bounded timestamps keep every difference and union length below
+     * INT64_MAX (a spans.csv reader refuses them first, naming the line). */
+    for (size_t i = 0; i < n; i++)
+        if (sp[i].start_ns < -GS_TL_TIME_LIMIT_NS || sp[i].start_ns > GS_TL_TIME_LIMIT_NS ||
+            sp[i].end_ns < -GS_TL_TIME_LIMIT_NS || sp[i].end_ns > GS_TL_TIME_LIMIT_NS) {
+            char where[160];
+            snprintf(where, sizeof where, "span '%s' on lane %d", sp[i].name, (int)sp[i].lane);
+            st = gs_err_set(err, GS_ERR_RANGE, "analysis", where,
+                            "timestamp %lld..%lld ns outside +-%lld ns",
+                            (long long)sp[i].start_ns, (long long)sp[i].end_ns,
+                            (long long)GS_TL_TIME_LIMIT_NS);
+            goto fail;
+        }
     a->t0_ns = n ? sp[0].start_ns : 0;
     a->t1_ns = a->t0_ns;
     for (size_t i = 0; i < n; i++) {
         if (sp[i].end_ns > a->t1_ns)
             a->t1_ns = sp[i].end_ns;
-        if (sp[i].kind == GS_SPAN_INJECTED) {
+        if (sp[i].kind == GS_SPAN_INJECTED && sp[i].end_ns > sp[i].start_ns) {
             a->injected_spans++;
             a->injected_s += (double)(sp[i].end_ns - sp[i].start_ns) * 1e-9;
         }
@@ -220,11 +239,8 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
         if (!device_unions(d, tl, sp, n))
             goto nomem;
         a->n_dev++;
-        if (d->n_ops == 0) {   /* a device lane without operations */
-            d->span_start_ns = d->span_end_ns = 0;
-            d->span_s = 0;
+        if (d->n_ops == 0)   /* a device lane without operations: span [0, 0] */
             continue;
-        }
         char key[64];
         snprintf(key, sizeof key, "device.%d.name", (int)d->device);
         const char *nm = gs_timeline_meta_get(tl, key);
@@ -299,6 +315,11 @@ void gs_analysis_verdict(char *buf, size_t n, const gs_analysis *a)
     if (ops == 0) {
         snprintf(buf, n, "No device operations in the timeline: nothing to analyse "
                          "(was the run captured with a device or CPU backend?).");
+        return;
+    }
+    if (a->span_s <= 0) {
+        snprintf(buf, n, "%zu device operations, all of zero length: no device span to "
+                         "analyse (a capture stopped right after its first kernel?).", ops);
         return;
     }
     fmt_dur(idle, sizeof idle, a->idle_s);

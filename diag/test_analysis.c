@@ -5,6 +5,7 @@
 
 #include "../test/test.h"
 #include "analysis.h"
+#include "tl_internal.h"
 
 #define MS 1000000LL
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
@@ -308,4 +309,197 @@ GS_TEST(diag_analysis_random_vs_bruteforce)
         if (gs_test_failures())
             break;
     }
+}
+
+/* ---- degenerate timelines (issue 16: a device lane without operations left
+ * the span at INT64_MAX/INT64_MIN and span_end - span_start overflowed). ---- */
+
+static gs_analysis *analyze_ok(gs_timeline *tl)
+{
+    gs_analysis *a = NULL;
+    gs_err err;
+    gs_err_clear(&err);
+    gs_status st = gs_analyze(&a, tl, NULL, &err);
+    GS_CHECK_MSG(st == GS_OK, "gs_analyze: %s", err.msg);
+    return a;
+}
+
+/* The exact spans.csv that triggered the overflow (a run stopped before its
+ * first kernel: a device lane, a worker waiting on its queue, no device
+ * operation); also fuzz/regress/spans/empty-device-lane.csv. */
+GS_TEST(diag_analysis_device_lane_without_ops)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/spans.csv", gs_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    GS_REQUIRE(f);
+    fputs("# gapscope timeline v1\n"
+          "# lane 0,device,0,0,gpu0/stream0\n"
+          "# lane 1,gpu_worker,0,-1,gpu_worker/0.0\n"
+          "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args\n"
+          "0,100,1,step,queue_wait,-1,-1,0,-1,0,\n", f);
+    fclose(f);
+    gs_timeline *tl;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_timeline_read_csv(&tl, path, &err) == GS_OK);
+    /* A second device with real work: the empty one must add nothing. */
+    gs_tl_lane *d1 = gs_tl_lane_open(tl, "gpu1/stream0", GS_ROLE_DEVICE, 1, 0);
+    gs_tl_span(d1, GS_SPAN_KERNEL, "ntt", 0, 0, 10 * MS, 20 * MS, 0, NULL);
+    gs_tl_span(d1, GS_SPAN_KERNEL, "msm", 0, 0, 30 * MS, 40 * MS, 0, NULL);
+    gs_analysis *a = analyze_ok(tl);
+    GS_REQUIRE(a && a->n_dev == 2);
+    const gs_device_analysis *e = dev_of(a, 0), *d = dev_of(a, 1);
+    GS_REQUIRE(e && d);
+    GS_CHECK_EQ_INT(e->n_ops, 0);
+    GS_CHECK(e->span_start_ns == 0 && e->span_end_ns == 0);
+    GS_CHECK(e->span_s == 0 && e->busy_s == 0 && e->util == 0 && e->n_gaps == 0);
+    GS_CHECK(NEAR(d->span_s, 0.030) && NEAR(d->busy_s, 0.020));
+    GS_CHECK(NEAR(a->span_s, 0.030) && NEAR(a->idle_s, 0.010));
+    gs_analysis_destroy(a);
+    gs_timeline_destroy(tl);
+
+    /* The file alone: nothing to analyse, said in words. */
+    GS_REQUIRE(gs_timeline_read_csv(&tl, path, &err) == GS_OK);
+    a = analyze_ok(tl);
+    GS_REQUIRE(a && a->n_dev == 1);
+    char v[512];
+    gs_analysis_verdict(v, sizeof v, a);
+    GS_CHECK_MSG(strstr(v, "No device operations") != NULL, "verdict: %s", v);
+    gs_analysis_destroy(a);
+    gs_timeline_destroy(tl);
+}
+
+GS_TEST(diag_analysis_device_lane_with_only_counters)
+{
+    gs_timeline *tl;
+    GS_REQUIRE(gs_timeline_create(&tl) == GS_OK);
+    gs_tl_lane *s0 = gs_tl_lane_open(tl, "gpu0/stream0", GS_ROLE_DEVICE, 0, 0);
+    gs_tl_counter(s0, "mem_used", 5 * MS, 1e9);
+    gs_tl_counter(s0, "mem_used", 9 * MS, 2e9);
+    gs_tl_span(s0, GS_SPAN_MARK, "sync", -1, -1, 7 * MS, 7 * MS, 0, NULL);
+    gs_analysis *a = analyze_ok(tl);
+    GS_REQUIRE(a && a->n_dev == 1);
+    GS_CHECK_EQ_INT(a->dev[0].n_ops, 0);
+    GS_CHECK(a->dev[0].span_s == 0 && a->dev[0].n_gaps == 0 && a->span_s == 0);
+    gs_analysis_destroy(a);
+    gs_timeline_destroy(tl);
+}
+
+GS_TEST(diag_analysis_zero_length_and_inverted_ops)
+{
+    /* Zero-length operations only: a span of zero, no gaps, util 0, and a
+     * verdict that says so instead of "never went idle (100%)". */
+    gs_timeline *tl;
+    GS_REQUIRE(gs_timeline_create(&tl) == GS_OK);
+    gs_tl_lane *s0 = gs_tl_lane_open(tl, "gpu0/stream0", GS_ROLE_DEVICE, 0, 0);
+    gs_tl_span(s0, GS_SPAN_KERNEL, "k", 0, 0, 5 * MS, 5 * MS, 0, NULL);
+    gs_tl_span(s0, GS_SPAN_COPY, "h2d", 0, 0, 5 * MS, 5 * MS, 0, NULL);
+    gs_analysis *a = analyze_ok(tl);
+    GS_REQUIRE(a && a->n_dev == 1);
+    const gs_device_analysis *d = &a->dev[0];
+    GS_CHECK_EQ_INT(d->n_ops, 2);
+    GS_CHECK(d->span_s == 0 && d->busy_s == 0 && d->util == 0 && d->n_gaps == 0);
+    char v[512];
+    gs_analysis_verdict(v, sizeof v, a);
+    GS_CHECK_MSG(strstr(v, "zero length") != NULL, "verdict: %s", v);
+    gs_analysis_destroy(a);
+    gs_timeline_destroy(tl);
+
+    /* An inverted operation (end < start: gs_tl_span clamps it and the CSV
+     * reader refuses it, so only a raw append, as an importer might do, gets
+     * one in) neither widens nor inverts the span. */
+    GS_REQUIRE(gs_timeline_create(&tl) == GS_OK);
+    s0 = gs_tl_lane_open(tl, "gpu0/stream0", GS_ROLE_DEVICE, 0, 0);
+    gs_span bad = {.start_ns = 90 * MS, .end_ns = 1 * MS, .holder = -1, .job = 0, .part = 0,
+                   .kind = GS_SPAN_KERNEL, .name = "bad", .args = ""};
+    gs_tl_append_raw(s0, &bad);
+    a = analyze_ok(tl);
+    GS_REQUIRE(a && a->n_dev == 1);
+    GS_CHECK(a->dev[0].span_s == 0 && a->dev[0].n_gaps == 0 && a->idle_s == 0);
+    gs_analysis_destroy(a);
+    gs_tl_span(s0, GS_SPAN_KERNEL, "k", 0, 0, 10 * MS, 20 * MS, 0, NULL);
+    gs_tl_span(s0, GS_SPAN_KERNEL, "k", 0, 0, 30 * MS, 40 * MS, 0, NULL);
+    a = analyze_ok(tl);
+    GS_REQUIRE(a && a->n_dev == 1);
+    d = &a->dev[0];
+    GS_CHECK(d->span_start_ns == 10 * MS && d->span_end_ns == 40 * MS);
+    GS_CHECK(NEAR(d->span_s, 0.030) && NEAR(d->busy_s, 0.020) && NEAR(d->idle_s, 0.010));
+    GS_CHECK(d->n_gaps == 1 && d->gaps[0].start_ns == 20 * MS && d->gaps[0].end_ns == 30 * MS);
+    gs_analysis_destroy(a);
+    gs_timeline_destroy(tl);
+}
+
+GS_TEST(diag_analysis_single_span)
+{
+    gs_timeline *tl;
+    GS_REQUIRE(gs_timeline_create(&tl) == GS_OK);
+    gs_tl_lane *s0 = gs_tl_lane_open(tl, "gpu0/stream0", GS_ROLE_DEVICE, 0, 0);
+    gs_tl_span(s0, GS_SPAN_KERNEL, "msm", 0, 0, -3 * MS, 7 * MS, 0, NULL);
+    gs_analysis *a = analyze_ok(tl);
+    GS_REQUIRE(a && a->n_dev == 1);
+    const gs_device_analysis *d = &a->dev[0];
+    GS_CHECK(NEAR(d->span_s, 0.010) && NEAR(d->util, 1.0) && d->n_gaps == 0);
+    GS_CHECK(a->idle_s == 0 && a->gap_stats.count == 0 && a->gap_stats.p99_ms == 0);
+    char v[512];
+    gs_analysis_verdict(v, sizeof v, a);
+    GS_CHECK_MSG(strstr(v, "never went idle") != NULL, "verdict: %s", v);
+    gs_analysis_destroy(a);
+    gs_timeline_destroy(tl);
+}
+
+/* Appended out of order and overlapping on one lane (only a hand-made or
+ * imported timeline looks like this): the same answer as a clean capture. */
+GS_TEST(diag_analysis_unsorted_overlapping_spans)
+{
+    gs_timeline *tl;
+    GS_REQUIRE(gs_timeline_create(&tl) == GS_OK);
+    gs_tl_lane *s0 = gs_tl_lane_open(tl, "gpu0/stream0", GS_ROLE_DEVICE, 0, 0);
+    gs_tl_lane *w = gs_tl_lane_open(tl, "gpu_worker/0.0", GS_ROLE_GPU_WORKER, 0, -1);
+    gs_tl_span(s0, GS_SPAN_KERNEL, "c", 0, 0, 80 * MS, 100 * MS, 0, NULL);
+    gs_tl_span(s0, GS_SPAN_KERNEL, "a", 0, 0, 0, 30 * MS, 0, NULL);
+    gs_tl_span(s0, GS_SPAN_KERNEL, "b", 0, 0, 20 * MS, 50 * MS, 0, NULL);   /* overlaps a */
+    gs_tl_span(s0, GS_SPAN_COPY, "d", 0, 0, 25 * MS, 45 * MS, 0, NULL);     /* inside a U b */
+    /* Worker steps that overlap without nesting, out of order. */
+    gs_tl_span(w, GS_SPAN_STEP, "host_prep", 0, 0, 60 * MS, 90 * MS, 0, NULL);
+    gs_tl_span(w, GS_SPAN_STEP, "queue_wait", -1, -1, 40 * MS, 70 * MS, 0, NULL);
+    gs_analysis *a = analyze_ok(tl);
+    GS_REQUIRE(a && a->n_dev == 1);
+    const gs_device_analysis *d = &a->dev[0];
+    GS_CHECK_EQ_INT(d->n_ops, 4);
+    GS_CHECK(NEAR(d->span_s, 0.100) && NEAR(d->busy_s, 0.070) && NEAR(d->idle_s, 0.030));
+    GS_REQUIRE(d->n_gaps == 1);
+    GS_CHECK(d->gaps[0].start_ns == 50 * MS && d->gaps[0].end_ns == 80 * MS);
+    double sum = 0;
+    for (int c = 0; c < GS_CAUSE_COUNT; c++)
+        sum += d->cause_s[c];
+    GS_CHECK(NEAR(sum, 0.030));
+    for (size_t k = 1; k < d->n_pieces; k++)
+        GS_CHECK(d->pieces[k].start_ns >= d->pieces[k - 1].end_ns);
+    gs_analysis_destroy(a);
+    gs_timeline_destroy(tl);
+}
+
+GS_TEST(diag_analysis_refuses_out_of_range_times)
+{
+    gs_timeline *tl;
+    GS_REQUIRE(gs_timeline_create(&tl) == GS_OK);
+    gs_tl_lane *s0 = gs_tl_lane_open(tl, "gpu0/stream0", GS_ROLE_DEVICE, 0, 0);
+    gs_tl_span(s0, GS_SPAN_KERNEL, "k", 0, 0, GS_TL_TIME_LIMIT_NS - 10, GS_TL_TIME_LIMIT_NS, 0, NULL);
+    gs_tl_span(s0, GS_SPAN_KERNEL, "k", 0, 0, -GS_TL_TIME_LIMIT_NS, -GS_TL_TIME_LIMIT_NS + 10, 0,
+               NULL);
+    /* At the limits: accepted, and the span (2^63 - 2 ns) is exact. */
+    gs_analysis *a = analyze_ok(tl);
+    GS_REQUIRE(a && a->n_dev == 1);
+    GS_CHECK(a->dev[0].span_end_ns - a->dev[0].span_start_ns == 2 * GS_TL_TIME_LIMIT_NS);
+    GS_CHECK(a->dev[0].n_gaps == 1);
+    gs_analysis_destroy(a);
+    gs_tl_span(s0, GS_SPAN_KERNEL, "far", 0, 0, INT64_MIN, INT64_MAX, 0, NULL);
+    gs_err err;
+    gs_err_clear(&err);
+    a = NULL;
+    GS_CHECK(gs_analyze(&a, tl, NULL, &err) == GS_ERR_RANGE);
+    GS_CHECK(a == NULL);
+    GS_CHECK_MSG(strstr(err.msg, "span 'far'") != NULL, "message: %s", err.msg);
+    gs_timeline_destroy(tl);
 }

@@ -100,6 +100,12 @@ typedef struct gs_span {
     const char *args;    /* "key=value;key=value" or "", owned by the timeline */
 } gs_span;
 
+/* Timestamps analysis accepts: |t| <= 2^62 - 1 ns (about 146 years), so the
+ * difference of any two and the length of any union of spans fit in an
+ * int64.  read_csv refuses a span outside this range (GS_ERR_FORMAT naming
+ * path:line); gs_analyze refuses one built in memory (GS_ERR_RANGE). */
+#define GS_TL_TIME_LIMIT_NS INT64_C(0x3fffffffffffffff)
+
 typedef struct gs_lane_info {
     int32_t id;
     gs_role role;

@@ -291,8 +291,9 @@ static gs_status data_row(reader *r, gs_timeline *tl, size_t line)
     char **f = r->fld;
     int64_t a, b, lane, job, part, flags, holder;
     gs_span_kind kind;
-    if (!parse_i64(f[0], INT64_MIN, INT64_MAX, &a) || !parse_i64(f[1], INT64_MIN, INT64_MAX, &b))
-        return bad(r, line, "%s", "start_ns/end_ns must be integers");
+    if (!parse_i64(f[0], -GS_TL_TIME_LIMIT_NS, GS_TL_TIME_LIMIT_NS, &a) ||
+        !parse_i64(f[1], -GS_TL_TIME_LIMIT_NS, GS_TL_TIME_LIMIT_NS, &b))
+        return bad(r, line, "%s", "start_ns/end_ns must be integers within +-(2^62 - 1)");
     if (b < a)
         return bad(r, line, "%s", "end_ns before start_ns");
     if (!parse_i64(f[2], 0, (int64_t)gs_timeline_lane_count(tl) - 1, &lane))
