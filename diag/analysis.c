@@ -31,6 +31,9 @@ void gs_analysis_destroy(gs_analysis *a)
         free(d->pieces);
     }
     free(a->dev);
+    for (size_t i = 0; i < a->n_details; i++)
+        free(a->details[i].detail);
+    free(a->details);
     free(a);
 }
 
@@ -245,6 +248,7 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
         snprintf(key, sizeof key, "device.%d.name", (int)d->device);
         const char *nm = gs_timeline_meta_get(tl, key);
         snprintf(d->name, sizeof d->name, "%s", nm ? nm : "");
+        d->rule = gs_attrib_rule_of(at, d->device);
         if (!attribute_device(d, at, cfg))
             goto nomem;
         total_gaps += d->n_gaps;
@@ -271,6 +275,25 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
             a->cause_s[c] += d->cause_s[c];
     }
     gs_gap_stats_compute(&a->gap_stats, lens, m, cfg->micro_threshold_s);
+    /* Details of launcher-rule pieces (NVTX ranges), with their idle time. */
+    size_t nd_det = gs_attrib_detail_count(at);
+    if (nd_det) {
+        a->details = calloc(nd_det, sizeof *a->details);
+        if (!a->details)
+            goto nomem;
+        for (size_t i = 0; i < nd_det; i++) {
+            const char *t = gs_attrib_detail(at, i, &a->details[i].cause);
+            if (!(a->details[i].detail = strdup(t ? t : "")))
+                goto nomem;
+            a->n_details++;
+        }
+        for (size_t k = 0; k < a->n_dev; k++)
+            for (size_t p = 0; p < a->dev[k].n_pieces; p++) {
+                const gs_gap_piece *pc = &a->dev[k].pieces[p];
+                if (pc->detail >= 0 && (size_t)pc->detail < a->n_details)
+                    a->details[pc->detail].idle_s += (double)(pc->end_ns - pc->start_ns) * 1e-9;
+            }
+    }
     a->verdict = GS_CAUSE_OTHER;
     double best = 0;
     for (int c = 0; c < GS_CAUSE_COUNT; c++)

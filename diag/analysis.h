@@ -45,7 +45,19 @@
     X(GS_CAUSE_HANDOFF, "handoff", "handing the prove state to the finalizer") \
     X(GS_CAUSE_BACKEND_HOST, "backend_host", "inside prove_start with the device idle (host work in the backend call)") \
     X(GS_CAUSE_FINISH_IN_WORKER, "finish_in_worker", "the GPU worker runs prove_finish (the CPU G2 MSM) in its own loop") \
-    X(GS_CAUSE_OTHER, "other", "no GPU worker state explains it")
+    X(GS_CAUSE_OTHER, "other", "no GPU worker state explains it")                                   \
+    X(GS_CAUSE_LOCK_WAIT_TRIM, "lock_wait/malloc_trim", "the launching thread waits for a lock whose holder runs malloc_trim") \
+    X(GS_CAUSE_LOCK_WAIT_SYNC, "lock_wait/cuda_sync", "the launching thread waits for a lock whose holder waits in a CUDA synchronize call") \
+    X(GS_CAUSE_LOCK_WAIT_COMPUTE, "lock_wait/host_compute", "the launching thread waits for a lock whose holder runs host code") \
+    X(GS_CAUSE_LOCK_WAIT_BLOCKED, "lock_wait/blocked", "the launching thread waits for a lock whose holder is itself blocked") \
+    X(GS_CAUSE_LOCK_WAIT_OTHER, "lock_wait/other", "the launching thread waits for a lock (holder unknown or in no known state)") \
+    X(GS_CAUSE_MALLOC_TRIM, "malloc_trim", "the launching thread runs malloc_trim") \
+    X(GS_CAUSE_CUDA_SYNC, "cuda_sync", "the launching thread waits in a CUDA synchronize call") \
+    X(GS_CAUSE_BLOCKED_FUTEX, "blocked_futex", "the launching thread is blocked in a futex, no lock holder known (waiting for work)") \
+    X(GS_CAUSE_IO, "io", "the launching thread waits for I/O") \
+    X(GS_CAUSE_SLEEP, "sleep", "the launching thread sleeps") \
+    X(GS_CAUSE_CPU_STARVED, "cpu_starved", "the launching thread is runnable but not running") \
+    X(GS_CAUSE_HOST_COMPUTE, "host_compute", "the launching thread runs host code")
 typedef enum {
 #define GS_X(e, n, d) e,
     GS_CAUSE_TABLE(GS_X)
@@ -55,9 +67,16 @@ typedef enum {
 const char *gs_cause_name(gs_cause c);
 const char *gs_cause_description(gs_cause c);
 int gs_cause_from_name(gs_cause *out, const char *name);
-/* 1 when name equals the cause or is its group ("tracker_lock" matches
- * every "tracker_lock/..." cause). */
+/* 1 when name equals the cause, its group ("tracker_lock" matches every
+ * "tracker_lock/..." cause) or its family (below). */
 int gs_cause_matches(gs_cause c, const char *name_or_group);
+/* The cause's family, shared by the engine's causes and those of foreign
+ * timelines (diag/SPANS.md, "Foreign timelines"): an engine cause's family
+ * is its group ("tracker_lock" for "tracker_lock/...", else its own name);
+ * a foreign cause belongs to the engine family that means the same
+ * ("lock_wait/..." -> "tracker_lock", "blocked_futex" -> "queue_empty",
+ * "host_compute" -> "host_prep", ...). */
+const char *gs_cause_family(gs_cause c);
 
 typedef struct gs_analysis_config {
     double micro_threshold_s;  /* gaps shorter are "micro", default 0.001 */
@@ -75,8 +94,21 @@ typedef struct gs_gap_piece {
     int64_t start_ns, end_ns;
     gs_cause cause;
     int32_t worker;            /* deciding GPU worker lane, -1 none */
-    int32_t holder;            /* tracker_lock causes: holder lane, else -1 */
+    int32_t holder;            /* tracker_lock and lock_wait causes: holder lane, else -1 */
+    int32_t detail;            /* index into gs_analysis.details, -1 none (launcher rule) */
 } gs_gap_piece;
+
+/* Which rule attributed a device's gaps (diag/README.md): the engine's
+ * GPU-worker rule, or the launcher rule of foreign timelines. */
+typedef enum { GS_RULE_ENGINE, GS_RULE_LAUNCHER } gs_attrib_rule;
+
+/* A cause with a detail (the innermost NVTX range of a host_compute
+ * piece), and the idle seconds attributed to the pair over all devices. */
+typedef struct gs_cause_detail {
+    gs_cause cause;
+    char *detail;
+    double idle_s;
+} gs_cause_detail;
 
 typedef struct gs_gap {
     int64_t start_ns, end_ns;
@@ -110,6 +142,7 @@ typedef struct gs_device_analysis {
      * cause): glibc's malloc_trim(0) holds the arena locks, so every
      * allocation elsewhere waits, even with trim = background. */
     double idle_during_trim_s;
+    gs_attrib_rule rule;       /* how this device's gaps were attributed */
 } gs_device_analysis;
 
 typedef struct gs_analysis {
@@ -126,6 +159,8 @@ typedef struct gs_analysis {
     uint64_t dropped_spans;
     gs_cause verdict;          /* top cause (GS_CAUSE_OTHER when no idle) */
     double verdict_share;      /* its share of idle time, 0..1 */
+    gs_cause_detail *details;  /* (cause, detail) pairs of launcher-rule pieces */
+    size_t n_details;
 } gs_analysis;
 
 gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_config *cfg,

@@ -27,6 +27,9 @@
  * Breakpoints: a gap is cut at every worker segment boundary and every
  * tracker hold boundary inside it; a tracker piece is cut again at the
  * holder's segment boundaries.  Adjacent pieces with one cause merge.
+ *
+ * A device no GPU worker serves (a foreign timeline: attach, import) goes
+ * to the launcher rule instead (attrib_launcher.c), built on first use.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "attrib.h"
@@ -55,6 +58,7 @@ struct gs_attrib {
     size_t n_holds;
     int64_t *bp;             /* scratch breakpoints */
     size_t n_bp, cap_bp;
+    gs_launcher *launcher;   /* the launcher rule, built on first use */
 };
 
 static const struct {
@@ -288,6 +292,7 @@ void gs_attrib_destroy(gs_attrib *at)
     free(at->holds);
     free(at->hold_lane);
     free(at->bp);
+    gs_launcher_destroy(at->launcher);
     free(at);
 }
 
@@ -313,11 +318,12 @@ static int cmp_i64(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-static int push_piece(gs_gap_piece **v, size_t *n, size_t *cap, gs_gap_piece p)
+int gs_attrib_push_piece(gs_gap_piece **v, size_t *n, size_t *cap, gs_gap_piece p)
 {
     if (p.end_ns <= p.start_ns)
         return 1;
-    if (*n && (*v)[*n - 1].end_ns == p.start_ns && (*v)[*n - 1].cause == p.cause) {
+    if (*n && (*v)[*n - 1].end_ns == p.start_ns && (*v)[*n - 1].cause == p.cause &&
+        (*v)[*n - 1].detail == p.detail) {
         (*v)[*n - 1].end_ns = p.end_ns;
         return 1;
     }
@@ -356,9 +362,33 @@ static long hold_at(const gs_attrib *at, int64_t t)
     return -1;
 }
 
+gs_attrib_rule gs_attrib_rule_of(const gs_attrib *at, int32_t device)
+{
+    for (size_t l = 0; l < at->n_lanes; l++)
+        if (is_worker_of(at->info[l], device))
+            return GS_RULE_ENGINE;
+    return GS_RULE_LAUNCHER;
+}
+
+size_t gs_attrib_detail_count(const gs_attrib *at)
+{
+    return at->launcher ? gs_launcher_detail_count(at->launcher) : 0;
+}
+
+const char *gs_attrib_detail(const gs_attrib *at, size_t i, gs_cause *cause)
+{
+    return at->launcher ? gs_launcher_detail(at->launcher, i, cause) : NULL;
+}
+
 int gs_attrib_gap(gs_attrib *at, int32_t device, int64_t a, int64_t b,
                   gs_gap_piece **pieces, size_t *n, size_t *cap)
 {
+    if (gs_attrib_rule_of(at, device) == GS_RULE_LAUNCHER) {
+        if (!at->launcher &&
+            !(at->launcher = gs_launcher_create(at->sp, at->n_sp, at->info, at->n_lanes)))
+            return 0;
+        return gs_launcher_gap(at->launcher, device, a, b, pieces, n, cap);
+    }
     at->n_bp = 0;
     if (!bp_add(at, a) || !bp_add(at, b))
         return 0;
@@ -444,8 +474,8 @@ int gs_attrib_gap(gs_attrib *at, int32_t device, int64_t a, int64_t b,
             }
         }
         if (c != CAUSE_TRACKER) {
-            gs_gap_piece pc = {p, q, c < 0 ? GS_CAUSE_OTHER : (gs_cause)c, bs ? best : -1, -1};
-            if (!push_piece(pieces, n, cap, pc))
+            gs_gap_piece pc = {p, q, c < 0 ? GS_CAUSE_OTHER : (gs_cause)c, bs ? best : -1, -1, -1};
+            if (!gs_attrib_push_piece(pieces, n, cap, pc))
                 return 0;
             continue;
         }
@@ -453,7 +483,7 @@ int gs_attrib_gap(gs_attrib *at, int32_t device, int64_t a, int64_t b,
         long hi = hold_at(at, p);
         int32_t holder = hi >= 0 ? at->hold_lane[hi] : wait->holder;
         if (holder < 0 || (size_t)holder >= at->n_lanes) {
-            if (!push_piece(pieces, n, cap, (gs_gap_piece){p, q, GS_CAUSE_TRACKER_OTHER, best, -1}))
+            if (!gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){p, q, GS_CAUSE_TRACKER_OTHER, best, -1, -1}))
                 return 0;
             continue;
         }
@@ -480,7 +510,7 @@ int gs_attrib_gap(gs_attrib *at, int32_t device, int64_t a, int64_t b,
                 if (lo < H->n && H->v[lo].t0 < e)
                     e = H->v[lo].t0;
             }
-            if (!push_piece(pieces, n, cap, (gs_gap_piece){t, e, hc, best, holder}))
+            if (!gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){t, e, hc, best, holder, -1}))
                 return 0;
             t = e;
         }

@@ -15,7 +15,7 @@
 #include "run.h"
 
 /* plots/common.gp and the templates hold one colour and label per cause. */
-_Static_assert(GS_CAUSE_COUNT == 13, "update plots/common.gp cause arrays and meta.gp");
+_Static_assert(GS_CAUSE_COUNT == 25, "update plots/common.gp cause arrays and meta.gp");
 
 typedef struct {
     gs_outfile o;
@@ -39,7 +39,8 @@ static double sec(const gs_analysis *a, int64_t t)
 }
 
 /* Lane order of the timeline chart: device streams, the tracker lock,
- * GPU workers, finalizers, synthesis threads, background threads. */
+ * GPU workers, finalizers, synthesis threads, background threads, host
+ * threads of foreign timelines. */
 static int lane_rank(const gs_lane_info *L)
 {
     switch (L->role) {
@@ -48,6 +49,7 @@ static int lane_rank(const gs_lane_info *L)
     case GS_ROLE_FINALIZER: return 3;
     case GS_ROLE_SYNTH: return 4;
     case GS_ROLE_BACKGROUND: return 5;
+    case GS_ROLE_THREAD: return 6;
     default: return -1;
     }
 }
@@ -166,7 +168,7 @@ static gs_status write_timeline(const gs_run *r, gs_err *err)
     fprintf(f, "zoom_lo = %.9f\nzoom_hi = %.9f\ndevice_ids = \"", zlo, zhi);
     for (size_t d = 0; d < a->n_dev; d++)
         fprintf(f, "%s%d", d ? " " : "", (int)a->dev[d].device);
-    fputs("\"\narray cause_present[13] = [", f);
+    fputs("\"\narray cause_present[25] = [", f);
     for (int c = 0; c < GS_CAUSE_COUNT; c++)
         fprintf(f, "%s%d", c ? "," : "", a->cause_s[c] > 0);
     fputs("]\n", f);

@@ -18,6 +18,42 @@ static const char *const cause_desc[] = {
 };
 _Static_assert(sizeof cause_names / sizeof cause_names[0] == GS_CAUSE_COUNT, "cause table");
 
+/* Families (analysis.h, gs_cause_family): one entry per cause, in table
+ * order; the engine's causes are their own group. */
+static const char *const cause_family[GS_CAUSE_COUNT] = {
+    [GS_CAUSE_QUEUE_EMPTY] = "queue_empty",
+    [GS_CAUSE_TRACKER_TRIM] = "tracker_lock",
+    [GS_CAUSE_TRACKER_VERIFY] = "tracker_lock",
+    [GS_CAUSE_TRACKER_INJECTED] = "tracker_lock",
+    [GS_CAUSE_TRACKER_OTHER] = "tracker_lock",
+    [GS_CAUSE_DEVICE_MUTEX] = "device_mutex",
+    [GS_CAUSE_HOST_PREP] = "host_prep",
+    [GS_CAUSE_H2D_PAGEABLE] = "h2d_pageable",
+    [GS_CAUSE_H2D_PINNED] = "h2d_pinned",
+    [GS_CAUSE_HANDOFF] = "handoff",
+    [GS_CAUSE_BACKEND_HOST] = "backend_host",
+    [GS_CAUSE_FINISH_IN_WORKER] = "finish_in_worker",
+    [GS_CAUSE_OTHER] = "other",
+    [GS_CAUSE_LOCK_WAIT_TRIM] = "tracker_lock",
+    [GS_CAUSE_LOCK_WAIT_SYNC] = "tracker_lock",
+    [GS_CAUSE_LOCK_WAIT_COMPUTE] = "tracker_lock",
+    [GS_CAUSE_LOCK_WAIT_BLOCKED] = "tracker_lock",
+    [GS_CAUSE_LOCK_WAIT_OTHER] = "tracker_lock",
+    [GS_CAUSE_MALLOC_TRIM] = "malloc_trim",
+    [GS_CAUSE_CUDA_SYNC] = "backend_host",
+    [GS_CAUSE_BLOCKED_FUTEX] = "queue_empty",
+    [GS_CAUSE_IO] = "other",
+    [GS_CAUSE_SLEEP] = "queue_empty",
+    [GS_CAUSE_CPU_STARVED] = "other",
+    [GS_CAUSE_HOST_COMPUTE] = "host_prep",
+};
+_Static_assert(GS_CAUSE_HOST_COMPUTE == GS_CAUSE_COUNT - 1, "every cause needs a family above");
+
+const char *gs_cause_family(gs_cause c)
+{
+    return (unsigned)c < GS_CAUSE_COUNT && cause_family[c] ? cause_family[c] : "other";
+}
+
 const char *gs_cause_name(gs_cause c)
 {
     return (unsigned)c < GS_CAUSE_COUNT ? cause_names[c] : "?";
@@ -42,7 +78,8 @@ int gs_cause_matches(gs_cause c, const char *name)
 {
     const char *cn = gs_cause_name(c);
     size_t n = strlen(name);
-    return !strcmp(cn, name) || (!strncmp(cn, name, n) && cn[n] == '/');
+    return !strcmp(cn, name) || (!strncmp(cn, name, n) && cn[n] == '/') ||
+           !strcmp(gs_cause_family(c), name);
 }
 
 static int cmp_iv(const void *pa, const void *pb)

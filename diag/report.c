@@ -206,7 +206,7 @@ static void gap_detail(gs_doc *d, const gs_run *r, const gs_device_analysis *v, 
     for (size_t i = 0; i < n && sp[i].start_ns < g->end_ns; i++) {
         const gs_lane_info *L = gs_timeline_lane(r->tl, sp[i].lane);
         int host = L->role == GS_ROLE_GPU_WORKER || L->role == GS_ROLE_FINALIZER ||
-                   L->role == GS_ROLE_BACKGROUND;
+                   L->role == GS_ROLE_BACKGROUND || L->role == GS_ROLE_THREAD;
         if (!host || (L->device >= 0 && L->device != v->device) || sp[i].kind == GS_SPAN_COUNTER ||
             sp[i].kind == GS_SPAN_MARK)
             continue;

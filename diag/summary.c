@@ -64,6 +64,8 @@ static void causes(FILE *f, const double *cause_s, double idle_s)
     for (int i = 0; i < n; i++) {
         fprintf(f, "%s{\"cause\":", i ? "," : "");
         gs_json_str(f, gs_cause_name((gs_cause)order[i]));
+        fputs(",\"family\":", f);
+        gs_json_str(f, gs_cause_family((gs_cause)order[i]));
         fputs(",\"idle_s\":", f);
         gs_json_num(f, cause_s[order[i]]);
         fputs(",\"share\":", f);
@@ -71,6 +73,80 @@ static void causes(FILE *f, const double *cause_s, double idle_s)
         fputc('}', f);
     }
     fputc(']', f);
+}
+
+/* Families with idle > 0 (gs_cause_family), sorted by idle descending;
+ * returns the top family ("" when there is no idle time). */
+static const char *families(FILE *f, const double *cause_s, double idle_s)
+{
+    const char *name[GS_CAUSE_COUNT];
+    double t[GS_CAUSE_COUNT];
+    int n = 0;
+    for (int c = 0; c < GS_CAUSE_COUNT; c++) {
+        if (!(cause_s[c] > 0))
+            continue;
+        const char *fam = gs_cause_family((gs_cause)c);
+        int k = 0;
+        while (k < n && strcmp(name[k], fam))
+            k++;
+        if (k == n) {
+            name[n] = fam;
+            t[n++] = 0;
+        }
+        t[k] += cause_s[c];
+    }
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && t[j] > t[j - 1]; j--) {
+            double x = t[j];
+            const char *y = name[j];
+            t[j] = t[j - 1];
+            name[j] = name[j - 1];
+            t[j - 1] = x;
+            name[j - 1] = y;
+        }
+    fputc('[', f);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s{\"family\":", i ? "," : "");
+        gs_json_str(f, name[i]);
+        fputs(",\"idle_s\":", f);
+        gs_json_num(f, t[i]);
+        fputs(",\"share\":", f);
+        gs_json_num(f, idle_s > 0 ? t[i] / idle_s : 0);
+        fputc('}', f);
+    }
+    fputc(']', f);
+    return n ? name[0] : "";
+}
+
+/* (cause, detail) pairs of the launcher rule, by idle descending, at most 20. */
+static void cause_details(FILE *f, const gs_analysis *a)
+{
+    size_t n = a->n_details, *ord = malloc((n + 1) * sizeof *ord);
+    fputc('[', f);
+    if (!ord) {
+        fputc(']', f);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        ord[i] = i;
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && a->details[ord[j]].idle_s > a->details[ord[j - 1]].idle_s; j--) {
+            size_t x = ord[j];
+            ord[j] = ord[j - 1];
+            ord[j - 1] = x;
+        }
+    for (size_t i = 0; i < n && i < 20; i++) {
+        const gs_cause_detail *d = &a->details[ord[i]];
+        fprintf(f, "%s{\"cause\":", i ? "," : "");
+        gs_json_str(f, gs_cause_name(d->cause));
+        fputs(",\"detail\":", f);
+        gs_json_str(f, d->detail);
+        fputs(",\"idle_s\":", f);
+        gs_json_num(f, d->idle_s);
+        fputc('}', f);
+    }
+    fputc(']', f);
+    free(ord);
 }
 
 gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
@@ -118,6 +194,8 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
         num(f, &df, "util_kernels_only", d->util_kernels_only);
         num(f, &df, "idle_s", d->idle_s);
         num(f, &df, "idle_during_malloc_trim_s", d->idle_during_trim_s);
+        key(f, &df, "attribution");
+        gs_json_str(f, d->rule == GS_RULE_LAUNCHER ? "launcher" : "engine");
         key(f, &df, "gaps");
         gap_stats(f, &d->gap_stats);
         key(f, &df, "causes");
@@ -141,6 +219,10 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
     gap_stats(f, &a->gap_stats);
     fputs(",\n\"causes\":", f);
     causes(f, a->cause_s, a->idle_s);
+    fputs(",\n\"families\":", f);
+    const char *top_family = families(f, a->cause_s, a->idle_s);
+    fputs(",\n\"cause_details\":", f);
+    cause_details(f, a);
     fputs(",\n\"jobs\":{\"source\":", f);
     gs_json_str(f, r->jobs.source);
     first = 0;
@@ -180,6 +262,16 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
     fputs("},\n\"verdict\":{\"cause\":", f);
     if (a->idle_s > 0)
         gs_json_str(f, gs_cause_name(a->verdict));
+    else
+        fputs("null", f);
+    fputs(",\"family\":", f);
+    if (a->idle_s > 0)
+        gs_json_str(f, gs_cause_family(a->verdict));
+    else
+        fputs("null", f);
+    fputs(",\"top_family\":", f);
+    if (top_family[0])
+        gs_json_str(f, top_family);
     else
         fputs("null", f);
     fputs(",\"share\":", f);

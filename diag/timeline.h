@@ -41,7 +41,8 @@
     X(GS_ROLE_FINALIZER, "finalizer")     \
     X(GS_ROLE_BACKGROUND, "background")   \
     X(GS_ROLE_DEVICE, "device")           \
-    X(GS_ROLE_OTHER, "other")
+    X(GS_ROLE_OTHER, "other")             \
+    X(GS_ROLE_THREAD, "thread")
 typedef enum {
 #define GS_X(e, n) e,
     GS_ROLE_TABLE(GS_X)
@@ -70,6 +71,7 @@ typedef enum {
 #define GS_SPAN_F_INJECTED 0x1u   /* the work in this span was injected by a scenario */
 #define GS_SPAN_F_MODELLED 0x2u   /* a modelled device duration, not measured */
 #define GS_SPAN_F_FAILED   0x4u   /* the step failed */
+#define GS_SPAN_F_APPROX   0x8u   /* inferred, not measured (an imported daemon log's device busy spans) */
 
 const char *gs_role_name(gs_role r);
 int gs_role_from_name(gs_role *out, const char *name);

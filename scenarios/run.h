@@ -21,7 +21,7 @@
 #ifndef GS_SCN_RUN_H
 #define GS_SCN_RUN_H
 
-#define GS_SCN_MAX_CAUSES 16
+#define GS_SCN_MAX_CAUSES 32
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,0 +1,653 @@
+/*
+ * The launcher rule: attribution of foreign timelines (attach, import),
+ * whose devices no GPU worker lane serves.  The rules are in diag/SPANS.md
+ * ("Foreign timelines") and diag/README.md ("Attribution of foreign
+ * timelines"); in short:
+ *
+ *   For each instant t of an idle gap on device d, the device operation that
+ *   ENDS the gap (the first one in span order starting at the gap's end that
+ *   has a launcher) names a host lane, its launcher: the lane `launch_lane`
+ *   in its args names, else the lane holding a `cuda:*` / `cuda_sync:*` STEP
+ *   with the same `corr`.  The cause is that lane's state at t, by
+ *   precedence: LOCK_WAIT > malloc_trim > a CUDA call of a pageable copy >
+ *   cuda_sync:* > state:futex > state:io > state:sleep > state:runnable >
+ *   running / nvtx / any other STEP > nothing known.
+ *
+ * A lane's state is precomputed, on first use, as piecewise-constant
+ * segments (a sweep over the boundaries of its spans, which need not nest:
+ * /proc state samples overlap interposed spans freely).  A lock wait is then
+ * resolved per instant through the holder: the lane with a LOCK_HOLD of the
+ * same lock covering t, else the wait's recorded holder, and that holder's
+ * own state at t names the lock_wait/<activity> cause.
+ *
+ * Borrows the timeline's sorted spans and lane table.  Not thread safe.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "attrib.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    ST_NONE,
+    ST_LOCK_WAIT,
+    ST_TRIM,
+    ST_H2D_PAGEABLE,
+    ST_CUDA_SYNC,
+    ST_FUTEX,
+    ST_IO,
+    ST_SLEEP,
+    ST_RUNNABLE,
+    ST_COMPUTE,
+};
+
+typedef struct lseg {
+    int64_t t0, t1;
+    int code;
+    int32_t span;     /* ST_LOCK_WAIT: the wait; ST_COMPUTE: innermost nvtx range; else -1 */
+} lseg;
+
+typedef struct lstate {
+    int built;
+    lseg *v;
+    size_t n, cap;
+} lstate;
+
+typedef struct devop {
+    int32_t device;
+    int64_t start;
+    uint32_t span;
+} devop;
+
+typedef struct hold {
+    const char *lock;
+    int64_t start, end;
+    int32_t lane;
+} hold;
+
+/* int64 -> int32 open-addressing map (correlation ids). */
+typedef struct imap {
+    int64_t *key;
+    int32_t *val;
+    size_t cap, n;
+} imap;
+
+typedef struct detail {
+    gs_cause cause;
+    char *text;
+} detail;
+
+struct gs_launcher {
+    const gs_span *sp;
+    size_t n_sp;
+    const gs_lane_info *const *info;
+    size_t n_lanes;
+    lstate *st;           /* per lane, built on first use */
+    uint32_t *by_lane;    /* host state spans bucketed by lane (counting sort) */
+    size_t *lane_off;     /* lane l's spans: by_lane[lane_off[l] .. lane_off[l + 1]) */
+    devop *ops;           /* device operations sorted by (device, start, span) */
+    size_t n_ops;
+    int32_t *launcher;    /* per device op: launcher lane, -2 not yet resolved, -1 none */
+    hold *holds;          /* LOCK_HOLD spans sorted by (lock, start) */
+    size_t n_holds;
+    imap corr_lane;       /* corr id -> lane of the cuda:* call */
+    imap pageable;        /* corr ids of COPY spans with pageable=1 */
+    detail *det;
+    size_t n_det, cap_det;
+};
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+static int imap_init(imap *m, size_t expect)
+{
+    size_t cap = 16;
+    while (cap < expect * 2 + 16)
+        cap *= 2;
+    m->key = malloc(cap * sizeof *m->key);
+    m->val = malloc(cap * sizeof *m->val);
+    m->cap = cap;
+    m->n = 0;
+    if (!m->key || !m->val)
+        return 0;
+    for (size_t i = 0; i < cap; i++)
+        m->key[i] = INT64_MIN;
+    return 1;
+}
+
+static size_t imap_slot(const imap *m, int64_t k)
+{
+    uint64_t h = (uint64_t)k * 0x9e3779b97f4a7c15ull;
+    size_t i = (size_t)(h >> 17) & (m->cap - 1);
+    while (m->key[i] != INT64_MIN && m->key[i] != k)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+/* Sets k -> v unless k is present (first wins).  Capacity was sized for
+ * every insertion up front, so the table never fills. */
+static void imap_put_first(imap *m, int64_t k, int32_t v)
+{
+    if (k == INT64_MIN || m->n * 2 + 2 > m->cap)
+        return;
+    size_t i = imap_slot(m, k);
+    if (m->key[i] == INT64_MIN) {
+        m->key[i] = k;
+        m->val[i] = v;
+        m->n++;
+    }
+}
+
+static int imap_get(const imap *m, int64_t k, int32_t *v)
+{
+    if (!m->cap || k == INT64_MIN)
+        return 0;
+    size_t i = imap_slot(m, k);
+    if (m->key[i] != k)
+        return 0;
+    *v = m->val[i];
+    return 1;
+}
+
+/* The integer value of `key` in "k=v;k=v" args; 0 when absent or not an
+ * integer. */
+static int arg_i64(const char *args, const char *key, int64_t *out)
+{
+    size_t kl = strlen(key);
+    for (const char *p = args; p && *p;) {
+        if (!strncmp(p, key, kl) && p[kl] == '=') {
+            char *e;
+            long long v = strtoll(p + kl + 1, &e, 10);
+            if (e == p + kl + 1 || (*e && *e != ';'))
+                return 0;
+            *out = v;
+            return 1;
+        }
+        p = strchr(p, ';');
+        if (p)
+            p++;
+    }
+    return 0;
+}
+
+static int is_cuda_call(const gs_span *s)
+{
+    return s->kind == GS_SPAN_STEP &&
+           (!strncmp(s->name, "cuda:", 5) || !strncmp(s->name, "cuda_sync:", 10));
+}
+
+static int is_host_state_span(const gs_span *s)
+{
+    return (s->kind == GS_SPAN_STEP || s->kind == GS_SPAN_INJECTED ||
+            s->kind == GS_SPAN_LOCK_WAIT) && s->end_ns > s->start_ns;
+}
+
+/* ---- construction --------------------------------------------------------------- */
+
+static int cmp_devop(const void *pa, const void *pb)
+{
+    const devop *a = pa, *b = pb;
+    if (a->device != b->device)
+        return a->device < b->device ? -1 : 1;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    return (a->span > b->span) - (a->span < b->span);
+}
+
+static int cmp_hold(const void *pa, const void *pb)
+{
+    const hold *a = pa, *b = pb;
+    int c = strcmp(a->lock, b->lock);
+    if (c)
+        return c;
+    return (a->start > b->start) - (a->start < b->start);
+}
+
+gs_launcher *gs_launcher_create(const gs_span *sp, size_t n_sp, const gs_lane_info *const *info,
+                                size_t n_lanes)
+{
+    gs_launcher *L = calloc(1, sizeof *L);
+    if (!L)
+        return NULL;
+    L->sp = sp;
+    L->n_sp = n_sp;
+    L->info = info;
+    L->n_lanes = n_lanes;
+    L->st = calloc(n_lanes + 1, sizeof *L->st);
+    L->ops = malloc((n_sp + 1) * sizeof *L->ops);
+    L->holds = malloc((n_sp + 1) * sizeof *L->holds);
+    size_t n_calls = 0, n_copies = 0;
+    for (size_t i = 0; i < n_sp; i++) {
+        n_calls += is_cuda_call(&sp[i]);
+        n_copies += sp[i].kind == GS_SPAN_COPY;
+    }
+    if (!L->st || !L->ops || !L->holds || !imap_init(&L->corr_lane, n_calls) ||
+        !imap_init(&L->pageable, n_copies))
+        goto fail;
+    for (size_t i = 0; i < n_sp; i++) {
+        const gs_span *s = &sp[i];
+        const gs_lane_info *li = info[s->lane];
+        int64_t corr;
+        if (li->role == GS_ROLE_DEVICE && (s->kind == GS_SPAN_KERNEL || s->kind == GS_SPAN_COPY)) {
+            L->ops[L->n_ops++] = (devop){li->device, s->start_ns, (uint32_t)i};
+            if (s->kind == GS_SPAN_COPY && strstr(s->args, "pageable=1") &&
+                arg_i64(s->args, "corr", &corr))
+                imap_put_first(&L->pageable, corr, 1);
+        } else if (is_cuda_call(s) && arg_i64(s->args, "corr", &corr)) {
+            imap_put_first(&L->corr_lane, corr, s->lane);
+        } else if (s->kind == GS_SPAN_LOCK_HOLD && s->end_ns > s->start_ns) {
+            L->holds[L->n_holds++] = (hold){s->name, s->start_ns, s->end_ns, s->lane};
+        }
+    }
+    L->by_lane = malloc((n_sp + 1) * sizeof *L->by_lane);
+    L->lane_off = calloc(n_lanes + 2, sizeof *L->lane_off);
+    if (!L->by_lane || !L->lane_off)
+        goto fail;
+    for (size_t i = 0; i < n_sp; i++)
+        if (is_host_state_span(&sp[i]))
+            L->lane_off[sp[i].lane + 2]++;
+    for (size_t l = 2; l <= n_lanes + 1; l++)
+        L->lane_off[l] += L->lane_off[l - 1];
+    for (size_t i = 0; i < n_sp; i++)
+        if (is_host_state_span(&sp[i]))
+            L->by_lane[L->lane_off[sp[i].lane + 1]++] = (uint32_t)i;
+    qsort(L->ops, L->n_ops, sizeof *L->ops, cmp_devop);
+    qsort(L->holds, L->n_holds, sizeof *L->holds, cmp_hold);
+    L->launcher = malloc((L->n_ops + 1) * sizeof *L->launcher);
+    if (!L->launcher)
+        goto fail;
+    for (size_t i = 0; i < L->n_ops; i++)
+        L->launcher[i] = -2;
+    return L;
+fail:
+    gs_launcher_destroy(L);
+    return NULL;
+}
+
+void gs_launcher_destroy(gs_launcher *L)
+{
+    if (!L)
+        return;
+    if (L->st)
+        for (size_t l = 0; l < L->n_lanes; l++)
+            free(L->st[l].v);
+    free(L->st);
+    free(L->by_lane);
+    free(L->lane_off);
+    free(L->ops);
+    free(L->launcher);
+    free(L->holds);
+    free(L->corr_lane.key);
+    free(L->corr_lane.val);
+    free(L->pageable.key);
+    free(L->pageable.val);
+    for (size_t i = 0; i < L->n_det; i++)
+        free(L->det[i].text);
+    free(L->det);
+    free(L);
+}
+
+size_t gs_launcher_detail_count(const gs_launcher *L) { return L->n_det; }
+
+const char *gs_launcher_detail(const gs_launcher *L, size_t i, gs_cause *cause)
+{
+    if (i >= L->n_det)
+        return NULL;
+    if (cause)
+        *cause = L->det[i].cause;
+    return L->det[i].text;
+}
+
+/* Index of (cause, text) in the detail table, added when new; -2 on OOM. */
+static int32_t intern(gs_launcher *L, gs_cause cause, const char *text)
+{
+    for (size_t i = 0; i < L->n_det; i++)
+        if (L->det[i].cause == cause && !strcmp(L->det[i].text, text))
+            return (int32_t)i;
+    if (L->n_det == L->cap_det) {
+        size_t cap = L->cap_det ? L->cap_det * 2 : 16;
+        detail *nd = realloc(L->det, cap * sizeof *nd);
+        if (!nd)
+            return -2;
+        L->det = nd;
+        L->cap_det = cap;
+    }
+    char *t = strdup(text);
+    if (!t)
+        return -2;
+    L->det[L->n_det] = (detail){cause, t};
+    return (int32_t)L->n_det++;
+}
+
+/* ---- lane state ------------------------------------------------------------------- */
+
+static int seg_push(lstate *S, int64_t t0, int64_t t1, int code, int32_t span)
+{
+    if (t1 <= t0)
+        return 1;
+    if (S->n && S->v[S->n - 1].t1 == t0 && S->v[S->n - 1].code == code &&
+        S->v[S->n - 1].span == span) {
+        S->v[S->n - 1].t1 = t1;
+        return 1;
+    }
+    if (S->n == S->cap) {
+        size_t cap = S->cap ? S->cap * 2 : 64;
+        lseg *nv = realloc(S->v, cap * sizeof *nv);
+        if (!nv)
+            return 0;
+        S->v = nv;
+        S->cap = cap;
+    }
+    S->v[S->n++] = (lseg){t0, t1, code, span};
+    return 1;
+}
+
+/* The state code of a set of spans active at once (the precedence table). */
+static int classify(const gs_launcher *L, const uint32_t *act, size_t n, int32_t *span)
+{
+    int32_t wait = -1, nvtx = -1;
+    int trim = 0, pageable = 0, sync = 0, futex = 0, io = 0, sleep_ = 0, runnable = 0,
+        compute = 0;
+    for (size_t k = 0; k < n; k++) {
+        const gs_span *s = &L->sp[act[k]];
+        const char *nm = s->name;
+        if (s->kind == GS_SPAN_LOCK_WAIT) {
+            if (wait < 0 || s->start_ns >= L->sp[wait].start_ns)
+                wait = (int32_t)act[k];
+            continue;
+        }
+        if (!strcmp(nm, "malloc_trim") || !strcmp(nm, "inj:malloc_trim")) {
+            trim = 1;
+            continue;
+        }
+        if (!strncmp(nm, "state:", 6)) {
+            const char *x = nm + 6;
+            futex |= !strcmp(x, "futex");
+            io |= !strcmp(x, "io");
+            sleep_ |= !strcmp(x, "sleep");
+            runnable |= !strcmp(x, "runnable");
+            compute |= !strcmp(x, "running");
+            continue;
+        }
+        if (is_cuda_call(s)) {
+            int64_t corr;
+            int32_t v;
+            if (arg_i64(s->args, "corr", &corr) && imap_get(&L->pageable, corr, &v))
+                pageable = 1;
+            sync |= !strncmp(nm, "cuda_sync:", 10);
+        }
+        if (!strncmp(nm, "nvtx:", 5) && (nvtx < 0 || s->start_ns >= L->sp[nvtx].start_ns))
+            nvtx = (int32_t)act[k];
+        compute = 1;
+    }
+    *span = -1;
+    if (wait >= 0) {
+        *span = wait;
+        return ST_LOCK_WAIT;
+    }
+    if (trim)
+        return ST_TRIM;
+    if (pageable)
+        return ST_H2D_PAGEABLE;
+    if (sync)
+        return ST_CUDA_SYNC;
+    if (futex)
+        return ST_FUTEX;
+    if (io)
+        return ST_IO;
+    if (sleep_)
+        return ST_SLEEP;
+    if (runnable)
+        return ST_RUNNABLE;
+    if (compute) {
+        *span = nvtx;
+        return ST_COMPUTE;
+    }
+    return ST_NONE;
+}
+
+typedef struct edge {
+    int64_t t;
+    int open;        /* 1 start, 0 end */
+    uint32_t span;
+} edge;
+
+static int cmp_edge(const void *pa, const void *pb)
+{
+    const edge *a = pa, *b = pb;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return a->open - b->open;   /* ends first */
+}
+
+static int build_lane(gs_launcher *L, int32_t lane)
+{
+    lstate *S = &L->st[lane];
+    if (S->built)
+        return 1;
+    const uint32_t *mine = L->by_lane + L->lane_off[lane];
+    size_t m = L->lane_off[lane + 1] - L->lane_off[lane];
+    edge *e = malloc((2 * m + 1) * sizeof *e);
+    uint32_t *act = malloc((m + 1) * sizeof *act);
+    int ok = e && act;
+    size_t ne = 0, na = 0;
+    for (size_t k = 0; ok && k < m; k++) {
+        e[ne++] = (edge){L->sp[mine[k]].start_ns, 1, mine[k]};
+        e[ne++] = (edge){L->sp[mine[k]].end_ns, 0, mine[k]};
+    }
+    if (ok)
+        qsort(e, ne, sizeof *e, cmp_edge);
+    for (size_t i = 0; ok && i < ne;) {
+        int64_t t = e[i].t;
+        for (; i < ne && e[i].t == t; i++) {
+            if (e[i].open) {
+                act[na++] = e[i].span;
+            } else {
+                for (size_t k = 0; k < na; k++)
+                    if (act[k] == e[i].span) {
+                        act[k] = act[--na];
+                        break;
+                    }
+            }
+        }
+        if (i < ne && na) {
+            int32_t span;
+            int code = classify(L, act, na, &span);
+            ok = seg_push(S, t, e[i].t, code, span);
+        }
+    }
+    free(e);
+    free(act);
+    S->built = ok;
+    return ok;
+}
+
+/* The segment of lane state covering t, or NULL; *next = the start of the
+ * next segment after t (INT64_MAX when none). */
+static const lseg *state_at(const lstate *S, int64_t t, int64_t *next)
+{
+    size_t lo = 0, hi = S->n;   /* first segment with t0 > t */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (S->v[mid].t0 <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *next = lo < S->n ? S->v[lo].t0 : INT64_MAX;
+    if (lo == 0 || S->v[lo - 1].t1 <= t)
+        return NULL;
+    return &S->v[lo - 1];
+}
+
+/* ---- per gap ------------------------------------------------------------------------ */
+
+static int32_t launcher_of(gs_launcher *L, size_t op)
+{
+    if (L->launcher[op] != -2)
+        return L->launcher[op];
+    const gs_span *s = &L->sp[L->ops[op].span];
+    int64_t v;
+    int32_t lane = -1;
+    if (arg_i64(s->args, "launch_lane", &v) && v >= 0 && (size_t)v < L->n_lanes &&
+        L->info[v]->role != GS_ROLE_DEVICE)
+        lane = (int32_t)v;
+    else if (arg_i64(s->args, "corr", &v) && !imap_get(&L->corr_lane, v, &lane))
+        lane = -1;
+    L->launcher[op] = lane;
+    return lane;
+}
+
+/* The LOCK_HOLD of `lock` covering t, or NULL; *next = start of the next
+ * hold of that lock after t (INT64_MAX when none). */
+static const hold *hold_at(const gs_launcher *L, const char *lock, int64_t t, int64_t *next)
+{
+    size_t lo = 0, hi = L->n_holds;   /* first hold > (lock, t) */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(L->holds[mid].lock, lock);
+        if (c < 0 || (c == 0 && L->holds[mid].start <= t))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *next = lo < L->n_holds && !strcmp(L->holds[lo].lock, lock) ? L->holds[lo].start : INT64_MAX;
+    /* Holds of one lock do not overlap; look back a few for safety. */
+    for (size_t k = lo; k > 0 && lo - k < 8; k--) {
+        const hold *h = &L->holds[k - 1];
+        if (strcmp(h->lock, lock))
+            break;
+        if (h->end > t)
+            return h;
+    }
+    return NULL;
+}
+
+static gs_cause own_cause(int code)
+{
+    switch (code) {
+    case ST_TRIM: return GS_CAUSE_MALLOC_TRIM;
+    case ST_H2D_PAGEABLE: return GS_CAUSE_H2D_PAGEABLE;
+    case ST_CUDA_SYNC: return GS_CAUSE_CUDA_SYNC;
+    case ST_FUTEX: return GS_CAUSE_BLOCKED_FUTEX;
+    case ST_IO: return GS_CAUSE_IO;
+    case ST_SLEEP: return GS_CAUSE_SLEEP;
+    case ST_RUNNABLE: return GS_CAUSE_CPU_STARVED;
+    case ST_COMPUTE: return GS_CAUSE_HOST_COMPUTE;
+    default: return GS_CAUSE_OTHER;
+    }
+}
+
+static gs_cause holder_cause(const lseg *hs)
+{
+    if (!hs)
+        return GS_CAUSE_LOCK_WAIT_OTHER;
+    switch (hs->code) {
+    case ST_TRIM: return GS_CAUSE_LOCK_WAIT_TRIM;
+    case ST_CUDA_SYNC: return GS_CAUSE_LOCK_WAIT_SYNC;
+    case ST_COMPUTE:
+    case ST_H2D_PAGEABLE: return GS_CAUSE_LOCK_WAIT_COMPUTE;
+    case ST_LOCK_WAIT:
+    case ST_FUTEX:
+    case ST_IO:
+    case ST_SLEEP:
+    case ST_RUNNABLE: return GS_CAUSE_LOCK_WAIT_BLOCKED;
+    default: return GS_CAUSE_LOCK_WAIT_OTHER;
+    }
+}
+
+/* Pieces of a lock wait [p, q) of lane `self` (wait = the LOCK_WAIT span). */
+static int lock_pieces(gs_launcher *L, int32_t self, const gs_span *wait, int64_t p, int64_t q,
+                       gs_gap_piece **pieces, size_t *n, size_t *cap)
+{
+    int64_t t = p;
+    while (t < q) {
+        int64_t next_hold, e = q;
+        const hold *h = hold_at(L, wait->name, t, &next_hold);
+        int32_t holder;
+        if (h) {
+            holder = h->lane;
+            if (h->end < e)
+                e = h->end;
+        } else {
+            holder = wait->holder;
+            if (next_hold < e)
+                e = next_hold;
+        }
+        if (holder < 0 || (size_t)holder >= L->n_lanes || holder == self ||
+            L->info[holder]->role == GS_ROLE_DEVICE) {
+            if (!gs_attrib_push_piece(pieces, n, cap,
+                                      (gs_gap_piece){t, e, GS_CAUSE_LOCK_WAIT_OTHER, self, -1, -1}))
+                return 0;
+            t = e;
+            continue;
+        }
+        if (!build_lane(L, holder))
+            return 0;
+        while (t < e) {
+            int64_t nx, pe = e;
+            const lseg *hs = state_at(&L->st[holder], t, &nx);
+            if (hs && hs->t1 < pe)
+                pe = hs->t1;
+            if (!hs && nx < pe)
+                pe = nx;
+            if (!gs_attrib_push_piece(pieces, n, cap,
+                                      (gs_gap_piece){t, pe, holder_cause(hs), self, holder, -1}))
+                return 0;
+            t = pe;
+        }
+    }
+    return 1;
+}
+
+int gs_launcher_gap(gs_launcher *L, int32_t device, int64_t a, int64_t b,
+                    gs_gap_piece **pieces, size_t *n, size_t *cap)
+{
+    /* The operations of `device` starting at b: the first with a launcher. */
+    size_t lo = 0, hi = L->n_ops;
+    devop key = {device, b, 0};
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cmp_devop(&L->ops[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int32_t lane = -1;
+    for (size_t i = lo; i < L->n_ops && L->ops[i].device == device && L->ops[i].start == b; i++)
+        if ((lane = launcher_of(L, i)) >= 0)
+            break;
+    if (lane < 0)
+        return gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){a, b, GS_CAUSE_OTHER, -1, -1, -1});
+    if (!build_lane(L, lane))
+        return 0;
+    const lstate *S = &L->st[lane];
+    int64_t t = a;
+    while (t < b) {
+        int64_t nx, e = b;
+        const lseg *s = state_at(S, t, &nx);
+        if (!s) {
+            if (nx < e)
+                e = nx;
+            if (!gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){t, e, GS_CAUSE_OTHER, lane, -1, -1}))
+                return 0;
+            t = e;
+            continue;
+        }
+        if (s->t1 < e)
+            e = s->t1;
+        if (s->code == ST_LOCK_WAIT) {
+            if (!lock_pieces(L, lane, &L->sp[s->span], t, e, pieces, n, cap))
+                return 0;
+        } else {
+            gs_cause c = own_cause(s->code);
+            int32_t det = -1;
+            if (s->code == ST_COMPUTE && s->span >= 0 &&
+                (det = intern(L, c, L->sp[s->span].name)) == -2)
+                return 0;
+            if (!gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){t, e, c, lane, -1, det}))
+                return 0;
+        }
+        t = e;
+    }
+    return 1;
+}
