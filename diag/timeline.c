@@ -351,7 +351,20 @@ void gs_tl_span(gs_tl_lane *lane, gs_span_kind kind, const char *name,
         return;
     gs_span s = {.start_ns = start_ns, .end_ns = end_ns < start_ns ? start_ns : end_ns,
                  .holder = -1, .job = job, .part = part, .kind = (uint16_t)kind,
-                 .flags = flags, .name = name, .args = args};
+                 .flags = (uint16_t)(flags & ~GS_SPAN_F_CPU), .name = name, .args = args};
+    gs_tl_append_raw(lane, &s);
+}
+
+void gs_tl_span_cpu(gs_tl_lane *lane, gs_span_kind kind, const char *name,
+                    int32_t job, int32_t part, int64_t start_ns, int64_t end_ns,
+                    uint16_t flags, const char *args, int64_t cpu_ns)
+{
+    if (!lane)
+        return;
+    gs_span s = {.start_ns = start_ns, .end_ns = end_ns < start_ns ? start_ns : end_ns,
+                 .holder = -1, .job = job, .part = part, .kind = (uint16_t)kind,
+                 .flags = (uint16_t)(cpu_ns >= 0 ? flags | GS_SPAN_F_CPU : flags & ~GS_SPAN_F_CPU),
+                 .name = name, .args = args, .cpu_ns = cpu_ns >= 0 ? cpu_ns : 0};
     gs_tl_append_raw(lane, &s);
 }
 

@@ -71,7 +71,8 @@ typedef enum {
 #define GS_SPAN_F_INJECTED 0x1u   /* the work in this span was injected by a scenario */
 #define GS_SPAN_F_MODELLED 0x2u   /* a modelled device duration, not measured */
 #define GS_SPAN_F_FAILED   0x4u   /* the step failed */
-#define GS_SPAN_F_APPROX   0x8u   /* inferred, not measured (an imported daemon log's device busy spans) */
+#define GS_SPAN_F_CPU      0x8u   /* cpu_ns holds the CPU time the step used */
+#define GS_SPAN_F_APPROX   0x10u  /* inferred, not measured (an imported daemon log's device busy spans) */
 
 const char *gs_role_name(gs_role r);
 int gs_role_from_name(gs_role *out, const char *name);
@@ -100,6 +101,10 @@ typedef struct gs_span {
     double value;        /* counters; 0 otherwise */
     const char *name;    /* owned by the timeline */
     const char *args;    /* "key=value;key=value" or "", owned by the timeline */
+    /* With GS_SPAN_F_CPU: CPU nanoseconds the step consumed, over every
+     * thread that worked for it (the lane's thread, CLOCK_THREAD_CPUTIME_ID,
+     * plus pool helpers on its behalf: gs_task_cpu_ns).  Else 0. */
+    int64_t cpu_ns;
 } gs_span;
 
 /* Timestamps analysis accepts: |t| <= 2^62 - 1 ns (about 146 years), so the
@@ -139,6 +144,11 @@ int32_t gs_tl_lane_id(const gs_tl_lane *lane);
 void gs_tl_span(gs_tl_lane *lane, gs_span_kind kind, const char *name,
                 int32_t job, int32_t part, int64_t start_ns, int64_t end_ns,
                 uint16_t flags, const char *args);
+/* gs_tl_span with the CPU time the step consumed (sets GS_SPAN_F_CPU; a
+ * negative cpu_ns records no CPU time, as gs_tl_span). */
+void gs_tl_span_cpu(gs_tl_lane *lane, gs_span_kind kind, const char *name,
+                    int32_t job, int32_t part, int64_t start_ns, int64_t end_ns,
+                    uint16_t flags, const char *args, int64_t cpu_ns);
 void gs_tl_lock_wait(gs_tl_lane *lane, const char *lock, int32_t holder,
                      int32_t job, int32_t part, int64_t start_ns, int64_t end_ns);
 void gs_tl_counter(gs_tl_lane *lane, const char *name, int64_t t_ns, double value);
@@ -154,6 +164,9 @@ uint64_t gs_timeline_dropped(const gs_timeline *tl);
  *   lines "# meta <key>=<value>" (value escaped: \\ \n)
  *   lines "# lane <id>,<role>,<device>,<stream>,<name>"
  *   header "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args"
+ *   (plus a 12th column ",cpu_ns" when any span has GS_SPAN_F_CPU: the
+ *   span's cpu_ns where it has the flag, empty where not; files without
+ *   the column read as spans without CPU times)
  *   one row per span; name/args quoted CSV fields when they hold , or ".
  * read_csv reports malformed input as GS_ERR_FORMAT naming path:line. */
 gs_status gs_timeline_write_csv(gs_timeline *tl, const char *path, gs_err *err);

@@ -6,8 +6,13 @@
  *   # meta <key>=<value>          key escapes \\ \n \r \= ; value \\ \n \r
  *   # lane <id>,<role>,<device>,<stream>,<name>   name escaped like a value
  *   # dropped <n>                 only when spans were dropped in capture
- *   start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args
+ *   start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args[,cpu_ns]
  *   <one row per span, sorted by (start, end, lane)>
+ *
+ * cpu_ns (the CPU time a step consumed) is written only when some span has
+ * GS_SPAN_F_CPU, so timelines without CPU times keep the 11-column form
+ * older readers know; a row's cpu_ns is non-empty exactly when its flags
+ * carry GS_SPAN_F_CPU (the reader checks).
  *
  * name and args are RFC 4180 fields: quoted (with "" for ") when they hold
  * a comma, quote, CR or LF; a quoted field may span lines.  value is
@@ -24,6 +29,7 @@
 
 #define CSV_HEADER "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args"
 #define CSV_FIELDS 11
+#define CSV_FIELDS_CPU 12
 
 static void put_escaped(FILE *f, const char *s, int is_key)
 {
@@ -86,7 +92,10 @@ gs_status gs_timeline_write_csv(gs_timeline *tl, const char *path, gs_err *err)
     }
     if (gs_timeline_dropped(tl))
         fprintf(f, "# dropped %llu\n", (unsigned long long)gs_timeline_dropped(tl));
-    fputs(CSV_HEADER "\n", f);
+    int cpu = 0;
+    for (size_t i = 0; i < n && !cpu; i++)
+        cpu = (sp[i].flags & GS_SPAN_F_CPU) != 0;
+    fputs(cpu ? CSV_HEADER ",cpu_ns\n" : CSV_HEADER "\n", f);
     for (size_t i = 0; i < n; i++) {
         const gs_span *s = &sp[i];
         fprintf(f, "%lld,%lld,%d,%s,", (long long)s->start_ns, (long long)s->end_ns,
@@ -95,6 +104,10 @@ gs_status gs_timeline_write_csv(gs_timeline *tl, const char *path, gs_err *err)
         fprintf(f, ",%d,%d,%u,%d,%.17g,", (int)s->job, (int)s->part, (unsigned)s->flags,
                 (int)s->holder, s->value);
         put_field(f, s->args);
+        if (cpu && (s->flags & GS_SPAN_F_CPU))
+            fprintf(f, ",%lld", (long long)s->cpu_ns);
+        else if (cpu)
+            fputc(',', f);
         fputc('\n', f);
     }
     return gs_out_close(&o, 1, err);
@@ -107,8 +120,9 @@ typedef struct {
     const char *p, *end;
     size_t line;
     gs_err *err;
-    char *fld[CSV_FIELDS];
-    size_t cap[CSV_FIELDS];
+    char *fld[CSV_FIELDS_CPU];
+    size_t cap[CSV_FIELDS_CPU];
+    int n_fields;      /* of the header: CSV_FIELDS or CSV_FIELDS_CPU */
 } reader;
 
 static gs_status bad(reader *r, size_t line, const char *fmt, const char *detail)
@@ -140,8 +154,8 @@ static int parse_record(reader *r)
     size_t start_line = r->line;
     int k = 0;
     for (;;) {
-        if (k == CSV_FIELDS) {
-            bad(r, start_line, "%s", "more than 11 fields");
+        if (k == CSV_FIELDS_CPU) {
+            bad(r, start_line, "%s", "more than 12 fields");
             return -1;
         }
         size_t len = 0;
@@ -289,7 +303,7 @@ static gs_status comment_line(reader *r, gs_timeline *tl, char *line)
 static gs_status data_row(reader *r, gs_timeline *tl, size_t line)
 {
     char **f = r->fld;
-    int64_t a, b, lane, job, part, flags, holder;
+    int64_t a, b, lane, job, part, flags, holder, cpu = 0;
     gs_span_kind kind;
     if (!parse_i64(f[0], -GS_TL_TIME_LIMIT_NS, GS_TL_TIME_LIMIT_NS, &a) ||
         !parse_i64(f[1], -GS_TL_TIME_LIMIT_NS, GS_TL_TIME_LIMIT_NS, &b))
@@ -311,9 +325,16 @@ static gs_status data_row(reader *r, gs_timeline *tl, size_t line)
     double v = strtod(f[9], &e);
     if (!*f[9] || *e)
         return bad(r, line, "value '%s' is not a number", f[9]);
+    int has_cpu = r->n_fields == CSV_FIELDS_CPU && *f[11];
+    if (has_cpu != ((flags & GS_SPAN_F_CPU) != 0))
+        return bad(r, line, "%s", has_cpu ? "cpu_ns given but flags lack the CPU bit (8)"
+                                          : "flags carry the CPU bit (8) but cpu_ns is empty");
+    if (has_cpu && !parse_i64(f[11], 0, INT64_MAX, &cpu))
+        return bad(r, line, "cpu_ns '%s' must be an integer >= 0", f[11]);
     gs_span s = {.start_ns = a, .end_ns = b, .lane = (int32_t)lane, .holder = (int32_t)holder,
                  .job = (int32_t)job, .part = (int32_t)part, .kind = (uint16_t)kind,
-                 .flags = (uint16_t)flags, .value = v, .name = f[4], .args = f[10]};
+                 .flags = (uint16_t)flags, .value = v, .name = f[4], .args = f[10],
+                 .cpu_ns = cpu};
     size_t before = gs_timeline_dropped(tl);
     gs_tl_append_raw(gs_tl_lane_by_id(tl, (int32_t)lane), &s);
     if (gs_timeline_dropped(tl) != before)
@@ -374,20 +395,24 @@ gs_status gs_timeline_read_csv(gs_timeline **out, const char *path, gs_err *err)
             static const char *const names[CSV_FIELDS] = {
                 "start_ns", "end_ns", "lane", "kind", "name", "job",
                 "part", "flags", "holder", "value", "args"};
-            int ok = k == CSV_FIELDS;
+            int ok = k == CSV_FIELDS || (k == CSV_FIELDS_CPU && !strcmp(r.fld[11], "cpu_ns"));
             for (int i = 0; ok && i < CSV_FIELDS; i++)
                 ok = !strcmp(r.fld[i], names[i]);
             if (!ok) {
-                st = bad(&r, rec_line, "%s", "expected the header line '" CSV_HEADER "'");
+                st = bad(&r, rec_line, "%s", "expected the header line '" CSV_HEADER "' (or it with ',cpu_ns')");
                 goto fail;
             }
             header = 1;
+            r.n_fields = k;
             continue;
         }
-        if (k != CSV_FIELDS) {
-            char d[32];
-            snprintf(d, sizeof d, "%d", k);
-            st = bad(&r, rec_line, "expected 11 fields, found %s", d);
+        if (k != r.n_fields) {
+            char d[64];
+            if (k > r.n_fields)
+                snprintf(d, sizeof d, "more than %d fields", r.n_fields);
+            else
+                snprintf(d, sizeof d, "expected %d fields, found %d", r.n_fields, k);
+            st = bad(&r, rec_line, "%s", d);
             goto fail;
         }
         if ((st = data_row(&r, tl, rec_line)) != GS_OK)
@@ -397,14 +422,14 @@ gs_status gs_timeline_read_csv(gs_timeline **out, const char *path, gs_err *err)
         st = bad(&r, r.line, "%s", "no header line (not a spans.csv)");
         goto fail;
     }
-    for (int i = 0; i < CSV_FIELDS; i++)
+    for (int i = 0; i < CSV_FIELDS_CPU; i++)
         free(r.fld[i]);
     free(line);
     free(buf);
     *out = tl;
     return GS_OK;
 fail:
-    for (int i = 0; i < CSV_FIELDS; i++)
+    for (int i = 0; i < CSV_FIELDS_CPU; i++)
         free(r.fld[i]);
     free(line);
     free(buf);

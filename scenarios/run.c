@@ -18,6 +18,7 @@
 
 #include "../diag/jobs.h"
 #include "../diag/outfile.h"
+#include "machine.h"
 #include "model.h"
 #include "run.h"
 #include "scn_internal.h"
@@ -123,6 +124,7 @@ static void set_meta(gs_timeline *tl, const gs_scenario *s)
     gs_timeline_meta_set(tl, "host.cpu", fp.cpu);
     snprintf(buf, sizeof buf, "%d", fp.threads);
     gs_timeline_meta_set(tl, "host.threads", buf);
+    gs_machine_meta(tl);
     gs_timeline_meta_set(tl, "scenario.path", s->path[0] ? s->path : "(built in memory)");
     if (s->description[0])
         gs_timeline_meta_set(tl, "scenario.description", s->description);
@@ -256,6 +258,7 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     int nbe = 0;
     char path[GS_SCN_PATH_MAX];
     int64_t *sub_ns = NULL, *int_ns = NULL;
+    gs_cpu_sampler *sampler = NULL;
 
     gs_status st = gs_scenario_arrivals(&arr, s, err);
     if (st != GS_OK)
@@ -289,6 +292,7 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     if ((st = gs_engine_create(&e, &s->engine, be, nbe, tl, err)) != GS_OK)
         goto fail;
     gs_tl_lane *lane = gs_tl_lane_open(tl, "driver", GS_ROLE_DRIVER, -1, -1);
+    sampler = gs_cpu_sampler_start(tl);
     int64_t t0 = gs_now_ns() + 5000000; /* a little lead so the first arrival is on time */
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", (long long)t0);
@@ -336,6 +340,8 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
         st = gs_scn_record_from_run(res->dir, o->record_path, err);
     gs_engine_destroy(e); /* capture stops here */
     e = NULL;
+    gs_cpu_sampler_stop(sampler);
+    sampler = NULL;
     if (st != GS_OK)
         goto fail;
     path_in(path, sizeof path, res->dir, "spans.csv");
@@ -352,6 +358,7 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
 fail:
     if (e)
         gs_engine_destroy(e);
+    gs_cpu_sampler_stop(sampler);
     for (int d = 0; d < nbe; d++)
         if (be[d])
             be[d]->ops->destroy(be[d]);

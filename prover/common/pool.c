@@ -15,10 +15,17 @@
  * helpers' decrement and the caller's read both happen under pool->mu, which
  * also publishes the helpers' writes to the caller.
  *
+ * CPU accounting.  A helper reads its thread CPU clock around the chunks it
+ * runs for a job and adds the difference to job->helper_cpu under pool->mu;
+ * the caller, once no helper is left, adds the job's total to its own
+ * thread-local sum (gs_task_cpu_ns), so CPU consumed on a caller's behalf
+ * is known per call without a global counter.
+ *
  * Lock order: pool->mu is the only lock.  fn never runs under it.
  */
 #define _GNU_SOURCE
 #include "pool.h"
+#include "rng.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -34,6 +41,8 @@ typedef struct pool_job {
     /* Protected by pool->mu: */
     unsigned helpers;              /* workers currently inside this job */
     unsigned next_slot;            /* last slot handed to a helper */
+    unsigned peak;                 /* most helpers inside at once */
+    int64_t helper_cpu;            /* CPU ns the helpers spent on it */
     int linked;                    /* still in the pool's queue */
     struct pool_job *qnext, *qprev;
 } pool_job;
@@ -49,6 +58,10 @@ struct gs_pool {
     pool_job *head, *tail;
     int stop;
 };
+
+/* The calling thread's CPU accounting (pool.h). */
+static _Thread_local int64_t tls_helper_cpu;
+static _Thread_local unsigned tls_peak;
 
 /* Caller holds pool->mu. */
 static void unlink_job(gs_pool *p, pool_job *j)
@@ -97,12 +110,17 @@ static void *worker_main(void *arg)
             continue;
         }
         j->helpers++;
+        if (j->helpers > j->peak)
+            j->peak = j->helpers;
         unsigned slot = ++j->next_slot;
         pthread_mutex_unlock(&p->mu);
 
+        int64_t c0 = gs_thread_cpu_ns();
         run_chunks(j, slot);
+        int64_t c1 = gs_thread_cpu_ns();
 
         pthread_mutex_lock(&p->mu);
+        j->helper_cpu += c1 - c0;
         unlink_job(p, j);
         if (--j->helpers == 0)
             pthread_cond_broadcast(&p->done_cv);
@@ -216,4 +234,15 @@ void gs_pool_for(gs_pool *p, size_t n_items, size_t chunk, gs_pool_fn fn, void *
     while (j.helpers > 0)
         pthread_cond_wait(&p->done_cv, &p->mu);
     pthread_mutex_unlock(&p->mu);
+    tls_helper_cpu += j.helper_cpu;
+    if (j.peak > tls_peak)
+        tls_peak = j.peak;
 }
+
+int64_t gs_pool_helper_cpu_ns(void) { return tls_helper_cpu; }
+
+int64_t gs_task_cpu_ns(void) { return gs_thread_cpu_ns() + tls_helper_cpu; }
+
+unsigned gs_pool_peak_helpers(void) { return tls_peak; }
+
+void gs_pool_peak_reset(void) { tls_peak = 0; }

@@ -31,6 +31,7 @@
 #define GS_POOL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "status.h"
 
@@ -57,5 +58,22 @@ unsigned gs_pool_width(const gs_pool *pool);
  * n_items == 0 returns at once without calling fn.  Thread safe.
  */
 void gs_pool_for(gs_pool *pool, size_t n_items, size_t chunk, gs_pool_fn fn, void *ctx);
+
+/*
+ * CPU accounting.  Each gs_pool_for call measures the CPU time its helper
+ * threads spent on its chunks (their CLOCK_THREAD_CPUTIME_ID over the
+ * chunks they ran) and, when the call returns, adds it to a per-thread
+ * total of the calling thread.  gs_task_cpu_ns() is the calling thread's
+ * own CPU time plus that total: the difference of two readings around a
+ * step is the CPU the step consumed across every pool thread that worked
+ * for it (core-seconds, what a model of the machine needs).  Readings are
+ * per thread and never decrease.
+ */
+int64_t gs_pool_helper_cpu_ns(void);
+int64_t gs_task_cpu_ns(void);
+/* The most helper threads that worked on one call at the same time, over
+ * the calling thread's calls since the last reset (0: none helped). */
+unsigned gs_pool_peak_helpers(void);
+void gs_pool_peak_reset(void);
 
 #endif

@@ -32,5 +32,8 @@ int gs_os_random(void *out, size_t n);
 int64_t gs_now_ns(void);
 /* Sleeps ns nanoseconds (restarting after signals). */
 void gs_sleep_ns(int64_t ns);
+/* CPU time the calling thread has used (CLOCK_THREAD_CPUTIME_ID), in
+ * nanoseconds; captures record it beside wall time (diag/SPANS.md). */
+int64_t gs_thread_cpu_ns(void);
 
 #endif

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/pool.h"
 #include "engine_int.h"
 
 void gs_trim_step(struct gs_engine *e, gs_tl_lane *lane, const gs_job_rec *j, int32_t part)
@@ -40,15 +41,15 @@ void gs_trim_step(struct gs_engine *e, gs_tl_lane *lane, const gs_job_rec *j, in
     gs_err err;
     gs_err_clear(&err);
     const gs_injection *in = &e->cfg.inj[GS_INJ_MALLOC_TRIM];
-    int64_t t0 = gs_now_ns();
+    int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
     int released = malloc_trim(0);
     if (!in->real)
         (void)gs_inject(e, GS_INJ_MALLOC_TRIM, lane, j, part, "mode=synthetic", &err);
     char args[64];
     snprintf(args, sizeof args, "released=%d;heap=%s", released,
              e->frag_on ? "fragmented" : "process");
-    gs_tl_span(lane, GS_SPAN_STEP, "malloc_trim", j ? gs_jid(j) : -1, part, t0, gs_now_ns(),
-               0, args);
+    gs_tl_span_cpu(lane, GS_SPAN_STEP, "malloc_trim", j ? gs_jid(j) : -1, part, t0, gs_now_ns(),
+                   0, args, gs_task_cpu_ns() - c0);
 }
 
 static void real_trim_churn(struct gs_engine *e, gs_tl_lane *lane, const gs_part *p)
@@ -75,24 +76,29 @@ void gs_part_finish(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
     gs_stage_list sl;
     sl.n = 0;
     gs_err_clear(&p->finish_err);
-    int64_t t0 = gs_now_ns();
+    int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
+    gs_pool_peak_reset();
     p->finish_status = be->ops->prove_finish(be, p->st, &p->proof, &sl, &p->finish_err);
     p->st = NULL;
     p->finished = 1;
-    gs_tl_span(lane, GS_SPAN_STEP, "prove_finish", gs_jid(p->job), (int32_t)p->index, t0,
-               gs_now_ns(), p->finish_status == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL);
+    char args[48];
+    snprintf(args, sizeof args, "pool_peak=%u", gs_pool_peak_helpers() + 1);
+    gs_tl_span_cpu(lane, GS_SPAN_STEP, "prove_finish", gs_jid(p->job), (int32_t)p->index, t0,
+                   gs_now_ns(), p->finish_status == GS_OK ? 0 : GS_SPAN_F_FAILED, args,
+                   gs_task_cpu_ns() - c0);
     gs_emit_stages(e, p->dev, lane, p, &sl);
 }
 
 /* Verify step of job j (span "verify" with the verify injection nested). */
 static gs_status verify_step(struct gs_engine *e, gs_tl_lane *lane, gs_job_rec *j, gs_err *err)
 {
-    int64_t t0 = gs_now_ns();
+    int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
     gs_status s = gs_job_verify(j, err);
     if (s == GS_OK)
         s = gs_inject(e, GS_INJ_VERIFY, lane, j, -1, NULL, err);
-    gs_tl_span(lane, GS_SPAN_STEP, "verify", gs_jid(j), -1, t0, gs_now_ns(),
-               s == GS_OK ? 0 : GS_SPAN_F_FAILED, s == GS_OK ? "ok=1" : "ok=0");
+    gs_tl_span_cpu(lane, GS_SPAN_STEP, "verify", gs_jid(j), -1, t0, gs_now_ns(),
+                   s == GS_OK ? 0 : GS_SPAN_F_FAILED, s == GS_OK ? "ok=1" : "ok=0",
+                   gs_task_cpu_ns() - c0);
     j->verified = s == GS_OK ? 1 : (s == GS_ERR_VERIFY ? -1 : 0);
     return s;
 }
@@ -130,7 +136,7 @@ static void finalize(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
     if (s != GS_OK)
         err = p->finish_err;
 
-    int64_t t0 = gs_now_ns();
+    int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
     if (p->has_as) {
         p->n_pub = p->key->n_public;
         p->pub = malloc((p->n_pub ? p->n_pub : 1) * sizeof *p->pub);
@@ -146,18 +152,20 @@ static void finalize(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
     gs_status si = gs_inject(e, GS_INJ_DEALLOC, lane, j, part, NULL, &err);
     if (s == GS_OK)
         s = si;
-    gs_tl_span(lane, GS_SPAN_STEP, "buffer_release", jid, part, t0, gs_now_ns(), 0, NULL);
+    gs_tl_span_cpu(lane, GS_SPAN_STEP, "buffer_release", jid, part, t0, gs_now_ns(), 0, NULL,
+                   gs_task_cpu_ns() - c0);
     real_trim_churn(e, lane, p);
 
     int finishing = 0;
     gs_tracker_lock(&e->tr, lane, jid, part);
     t0 = gs_now_ns();
+    c0 = gs_task_cpu_ns();
     if (s == GS_OK && !atomic_load(&j->failed))
         s = store_result(j, p, &err);
     if (s != GS_OK)
         gs_tracker_fail_locked(e, j, s, err.msg);
-    gs_tl_span(lane, GS_SPAN_STEP, "process_result", jid, part, t0, gs_now_ns(),
-               s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL);
+    gs_tl_span_cpu(lane, GS_SPAN_STEP, "process_result", jid, part, t0, gs_now_ns(),
+                   s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL, gs_task_cpu_ns() - c0);
     s = gs_inject(e, GS_INJ_TRACKER_HOLD, lane, j, part, NULL, &err);
     if (s != GS_OK)
         gs_tracker_fail_locked(e, j, s, err.msg);
@@ -165,8 +173,10 @@ static void finalize(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
         gs_trim_step(e, lane, j, part);
     if (j->stored == j->spec.partitions && !atomic_load(&j->failed)) {
         t0 = gs_now_ns();
+        c0 = gs_task_cpu_ns();
         gs_job_assemble(j);
-        gs_tl_span(lane, GS_SPAN_STEP, "assemble", jid, -1, t0, gs_now_ns(), 0, NULL);
+        gs_tl_span_cpu(lane, GS_SPAN_STEP, "assemble", jid, -1, t0, gs_now_ns(), 0, NULL,
+                       gs_task_cpu_ns() - c0);
         if (!j->assembled) {
             gs_tracker_fail_locked(e, j, GS_ERR_NOMEM, "assemble: no memory for the proof");
         } else if (e->cfg.verify == GS_VERIFY_UNDER_LOCK) {

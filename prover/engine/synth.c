@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/pool.h"
 #include "engine_int.h"
 
 void gs_part_free(struct gs_engine *e, gs_part *p)
@@ -66,31 +67,31 @@ static gs_status synth_one(struct gs_engine *e, gs_worker *w, gs_part *p, gs_err
 {
     gs_job_rec *j = p->job;
     int32_t part = (int32_t)p->index;
-    int64_t k0 = gs_now_ns();
+    int64_t k0 = gs_now_ns(), kc0 = gs_task_cpu_ns();
     gs_status s = gs_keys_get(&e->keys, j->spec.kind, j->spec.log_constraints, &p->key, err);
     int64_t k1 = gs_now_ns();
     if (k1 - k0 > 1000000)
-        gs_tl_span(w->lane, GS_SPAN_STEP, "setup", gs_jid(j), part, k0, k1,
-                   s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL);
+        gs_tl_span_cpu(w->lane, GS_SPAN_STEP, "setup", gs_jid(j), part, k0, k1,
+                       s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL, gs_task_cpu_ns() - kc0);
     if (s != GS_OK)
         return s;
 
     uint64_t seed = gs_eng_mix(gs_eng_mix(e->cfg.seed, j->spec.id), p->index);
     synth_busy(e, 1);
-    int64_t t0 = gs_now_ns();
+    int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
     s = gs_circuit_synthesize(p->key->circuit, &p->key->pk, seed, &p->as, err);
     if (s == GS_OK) {
         p->has_as = 1;
         s = gs_inject(e, GS_INJ_SYNTH, w->lane, j, part, NULL, err);
     }
-    int64_t t1 = gs_now_ns();
+    int64_t t1 = gs_now_ns(), c1 = gs_task_cpu_ns();
     synth_busy(e, -1);
     if (w->lane) {
         char args[96];
         snprintf(args, sizeof args, "log=%u;domain=%u;seed=%llu", j->spec.log_constraints,
                  p->has_as ? p->as.domain_size : 0, (unsigned long long)seed);
-        gs_tl_span(w->lane, GS_SPAN_STEP, "synth", gs_jid(j), part, t0, t1,
-                   s == GS_OK ? 0 : GS_SPAN_F_FAILED, args);
+        gs_tl_span_cpu(w->lane, GS_SPAN_STEP, "synth", gs_jid(j), part, t0, t1,
+                       s == GS_OK ? 0 : GS_SPAN_F_FAILED, args, c1 - c0);
     }
     return s;
 }

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/pool.h"
 #include "engine_int.h"
 
 static gs_tl_lane *dev_lane(struct gs_engine *e, int dev, int stream)
@@ -80,6 +81,14 @@ static void step(gs_tl_lane *lane, const char *name, const gs_part *p, int64_t t
 {
     gs_tl_span(lane, GS_SPAN_STEP, name, gs_jid(p->job), (int32_t)p->index, t0, gs_now_ns(),
                failed ? GS_SPAN_F_FAILED : 0, args);
+}
+
+/* step() with the CPU the step consumed since c0 (gs_task_cpu_ns). */
+static void step_cpu(gs_tl_lane *lane, const char *name, const gs_part *p, int64_t t0,
+                     int64_t c0, int failed, const char *args)
+{
+    gs_tl_span_cpu(lane, GS_SPAN_STEP, name, gs_jid(p->job), (int32_t)p->index, t0,
+                   gs_now_ns(), failed ? GS_SPAN_F_FAILED : 0, args, gs_task_cpu_ns() - c0);
 }
 
 /* The CPU prep production does before device work: classify the scalars
@@ -164,11 +173,12 @@ static void run_partition(gs_worker *w, gs_part *p)
 
     uint64_t zeros, ones;
     t0 = gs_now_ns();
+    int64_t c0 = gs_task_cpu_ns();
     classify(&p->as, &zeros, &ones);
     gs_status s = gs_inject(e, GS_INJ_HOST_PREP, w->lane, j, part, NULL, &err);
     snprintf(args, sizeof args, "zeros=%llu;ones=%llu;n=%u", (unsigned long long)zeros,
              (unsigned long long)ones, p->as.n_vars);
-    step(w->lane, "host_prep", p, t0, s != GS_OK, args);
+    step_cpu(w->lane, "host_prep", p, t0, c0, s != GS_OK, args);
     if (s != GS_OK)
         goto fail;
 
@@ -177,12 +187,13 @@ static void run_partition(gs_worker *w, gs_part *p)
         /* Fires for this partition: the copy, then the delay (same draw). */
         uint64_t bytes = 0;
         t0 = gs_now_ns();
+        c0 = gs_task_cpu_ns();
         if (!pageable_copy(&p->as, &bytes))
             s = GS_ERR(&err, GS_ERR_NOMEM, "h2d", "no memory for a pageable staging buffer");
         else
             s = gs_inject(e, GS_INJ_H2D, w->lane, j, part, NULL, &err);
         snprintf(args, sizeof args, "pageable=1;bytes=%llu", (unsigned long long)bytes);
-        step(w->lane, "h2d_stage", p, t0, s != GS_OK, args);
+        step_cpu(w->lane, "h2d_stage", p, t0, c0, s != GS_OK, args);
         if (s != GS_OK)
             goto fail;
     }
@@ -196,9 +207,10 @@ static void run_partition(gs_worker *w, gs_part *p)
     gs_stage_list sl;
     sl.n = 0;
     t0 = gs_now_ns();
+    c0 = gs_task_cpu_ns();
     s = be->ops->prove_start(be, &p->key->pk, &p->as, &r, &sb, &opts, &p->st, &sl, &err);
     snprintf(args, sizeof args, "backend=%s;dev=%d", be->ops->name, w->dev);
-    step(w->lane, "prove_start", p, t0, s != GS_OK, args);
+    step_cpu(w->lane, "prove_start", p, t0, c0, s != GS_OK, args);
     gs_emit_stages(e, w->dev, w->lane, p, &sl);
     if (s != GS_OK) {
         p->st = NULL;
@@ -209,13 +221,14 @@ static void run_partition(gs_worker *w, gs_part *p)
         gs_part_finish(e, p, w->lane);   /* its failure is the finalizer's to record */
 
     t0 = gs_now_ns();
+    c0 = gs_task_cpu_ns();
     s = gs_inject(e, GS_INJ_HANDOFF, w->lane, j, part, NULL, &err);
     if (s == GS_OK) {
         /* After a successful hand-off p belongs to the finalizer: the span
          * uses the saved ids only. */
         s = gs_fin_handoff(e, p, &err);
-        gs_tl_span(w->lane, GS_SPAN_STEP, "handoff", jid, part, t0, gs_now_ns(),
-                   s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL);
+        gs_tl_span_cpu(w->lane, GS_SPAN_STEP, "handoff", jid, part, t0, gs_now_ns(),
+                       s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL, gs_task_cpu_ns() - c0);
         if (s == GS_OK)
             return;
     } else {
