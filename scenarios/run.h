@@ -26,22 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../prover/common/sha256.h" /* gs_sha256_file, for the build fingerprint */
 #include "../prover/common/status.h"
 #include "scenario.h"
 #include "trace.h"
-
-/* ---- SHA-256 (FIPS 180-4), for the build fingerprint ---- */
-typedef struct gs_sha256 {
-    uint32_t h[8];
-    uint64_t len;
-    uint8_t buf[64];
-    size_t n;
-} gs_sha256;
-void gs_sha256_init(gs_sha256 *c);
-void gs_sha256_update(gs_sha256 *c, const void *data, size_t n);
-void gs_sha256_final(uint8_t out[32], gs_sha256 *c);
-void gs_sha256_hex(char out[65], const uint8_t digest[32]);
-gs_status gs_sha256_file(char out[65], const char *path, gs_err *err);
 
 /* ---- build and host fingerprint (timeline metadata keys, diag/SPANS.md) ---- */
 typedef struct gs_fingerprint {

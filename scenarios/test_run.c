@@ -1,4 +1,4 @@
-/* Driver pieces: SHA-256 vectors, least squares, and a tiny end-to-end run. */
+/* Driver pieces: least squares and a tiny end-to-end run (SHA-256: prover/common/test_sha256.c). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -10,42 +10,6 @@
 #include "../test/test.h"
 #include "run.h"
 #include "test_scn_util.h"
-
-GS_TEST(run_sha256_vectors)
-{
-    /* FIPS 180-4 examples (NIST CSRC "SHA256.pdf"): "abc" and the 448-bit message. */
-    struct { const char *msg, *hex; } v[] = {
-        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
-        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
-        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
-    };
-    for (size_t i = 0; i < 3; i++) {
-        gs_sha256 c;
-        uint8_t d[32];
-        char hex[65];
-        gs_sha256_init(&c);
-        /* Feed in uneven pieces to cross block boundaries. */
-        const char *p = v[i].msg;
-        size_t n = strlen(p);
-        for (size_t k = 0; k < n; k += 7)
-            gs_sha256_update(&c, p + k, n - k < 7 ? n - k : 7);
-        gs_sha256_final(d, &c);
-        gs_sha256_hex(hex, d);
-        GS_CHECK_MSG(!strcmp(hex, v[i].hex), "vector %zu: %s", i, hex);
-    }
-    /* One million 'a' (FIPS 180-4 example 3). */
-    gs_sha256 c;
-    uint8_t d[32], buf[1000];
-    char hex[65];
-    memset(buf, 'a', sizeof buf);
-    gs_sha256_init(&c);
-    for (int i = 0; i < 1000; i++)
-        gs_sha256_update(&c, buf, sizeof buf);
-    gs_sha256_final(d, &c);
-    gs_sha256_hex(hex, d);
-    GS_CHECK(!strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"));
-}
 
 GS_TEST(run_ols_slope)
 {

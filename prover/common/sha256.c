@@ -1,13 +1,22 @@
 /*
- * SHA-256 (FIPS 180-4, sections 4.1.2, 4.2.2, 5.3.3 and 6.2), for the build
- * fingerprint: the hash of the running binary (/proc/self/exe) goes into
- * every run's metadata.  Not constant time; hashes public data only.
+ * SHA-256 (FIPS 180-4, sections 4.1.2, 4.2.2, 5.3.3 and 6.2); see sha256.h.
+ * The portable block function follows the standard's pseudocode; the SHA-NI
+ * one is the instruction sequence of Intel's "Intel SHA Extensions" white
+ * paper (Gulley et al., 2013): state kept as ABEF/CDGH, four rounds per
+ * sha256rnds2 pair, the message schedule by sha256msg1/sha256msg2.
  */
+#include "sha256.h"
+
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "run.h"
+#if defined(__x86_64__) && !defined(GS_NO_ASM)
+#include <cpuid.h>
+#include <immintrin.h>
+#define GS_SHA_X86 1
+#endif
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -49,6 +58,91 @@ static void block(uint32_t h[8], const uint8_t *p)
     h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
 }
 
+static void blocks_portable(uint32_t h[8], const uint8_t *p, size_t n)
+{
+    for (; n; n--, p += 64)
+        block(h, p);
+}
+
+#ifdef GS_SHA_X86
+__attribute__((target("sha,sse4.1"))) static void blocks_shani(uint32_t h[8], const uint8_t *p,
+                                                                 size_t n)
+{
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i t = _mm_loadu_si128((const __m128i *)&h[0]);
+    __m128i s1 = _mm_loadu_si128((const __m128i *)&h[4]);
+    t = _mm_shuffle_epi32(t, 0xB1);               /* CDAB */
+    s1 = _mm_shuffle_epi32(s1, 0x1B);             /* EFGH */
+    __m128i s0 = _mm_alignr_epi8(t, s1, 8);       /* ABEF */
+    s1 = _mm_blend_epi16(s1, t, 0xF0);            /* CDGH */
+    for (; n; n--, p += 64) {
+        __m128i abef = s0, cdgh = s1, w[4];
+        for (int g = 0; g < 16; g++) {
+            __m128i m;
+            if (g < 4) {
+                m = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * g)), bswap);
+            } else {
+                /* W_t = s1(W_t-2) + W_t-7 + s0(W_t-15) + W_t-16, four at a time. */
+                m = _mm_sha256msg1_epu32(w[g & 3], w[(g + 1) & 3]);
+                m = _mm_add_epi32(m, _mm_alignr_epi8(w[(g + 3) & 3], w[(g + 2) & 3], 4));
+                m = _mm_sha256msg2_epu32(m, w[(g + 3) & 3]);
+            }
+            w[g & 3] = m;
+            __m128i k = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)&K[4 * g]));
+            s1 = _mm_sha256rnds2_epu32(s1, s0, k);
+            k = _mm_shuffle_epi32(k, 0x0E);
+            s0 = _mm_sha256rnds2_epu32(s0, s1, k);
+        }
+        s0 = _mm_add_epi32(s0, abef);
+        s1 = _mm_add_epi32(s1, cdgh);
+    }
+    t = _mm_shuffle_epi32(s0, 0x1B);              /* FEBA */
+    s1 = _mm_shuffle_epi32(s1, 0xB1);             /* DCHG */
+    s0 = _mm_blend_epi16(t, s1, 0xF0);            /* DCBA */
+    s1 = _mm_alignr_epi8(s1, t, 8);               /* HGFE: h[4..7] = E, F, G, H */
+    _mm_storeu_si128((__m128i *)&h[0], s0);
+    _mm_storeu_si128((__m128i *)&h[4], s1);
+}
+
+static int cpu_has_sha(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+        return 0;
+    return (b >> 29) & 1;
+}
+#endif
+
+typedef void (*blocks_fn)(uint32_t h[8], const uint8_t *p, size_t n);
+static _Atomic(blocks_fn) chosen;
+static atomic_int force_portable;
+
+static blocks_fn blocks_impl(void)
+{
+    if (atomic_load_explicit(&force_portable, memory_order_relaxed))
+        return blocks_portable;
+    blocks_fn f = atomic_load_explicit(&chosen, memory_order_relaxed);
+    if (!f) {
+        f = blocks_portable;
+#ifdef GS_SHA_X86
+        if (cpu_has_sha())
+            f = blocks_shani;
+#endif
+        atomic_store_explicit(&chosen, f, memory_order_relaxed);
+    }
+    return f;
+}
+
+const char *gs_sha256_impl(void)
+{
+    return blocks_impl() == blocks_portable ? "portable" : "sha-ni";
+}
+
+void gs_sha256_force_portable(int on)
+{
+    atomic_store(&force_portable, on);
+}
+
 void gs_sha256_init(gs_sha256 *c)
 {
     static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -61,18 +155,26 @@ void gs_sha256_init(gs_sha256 *c)
 void gs_sha256_update(gs_sha256 *c, const void *data, size_t n)
 {
     const uint8_t *p = data;
+    blocks_fn f = blocks_impl();
     c->len += n;
-    while (n) {
+    if (c->n) {
         size_t k = 64 - c->n < n ? 64 - c->n : n;
         memcpy(c->buf + c->n, p, k);
         c->n += k;
         p += k;
         n -= k;
-        if (c->n == 64) {
-            block(c->h, c->buf);
-            c->n = 0;
-        }
+        if (c->n < 64)
+            return;
+        f(c->h, c->buf, 1);
+        c->n = 0;
     }
+    if (n >= 64) {
+        f(c->h, p, n / 64);
+        p += n & ~(size_t)63;
+        n &= 63;
+    }
+    memcpy(c->buf, p, n);
+    c->n = n;
 }
 
 void gs_sha256_final(uint8_t out[32], gs_sha256 *c)
@@ -91,6 +193,14 @@ void gs_sha256_final(uint8_t out[32], gs_sha256 *c)
         out[4 * i + 2] = (uint8_t)(c->h[i] >> 8);
         out[4 * i + 3] = (uint8_t)c->h[i];
     }
+}
+
+void gs_sha256_buf(uint8_t out[32], const void *data, size_t n)
+{
+    gs_sha256 c;
+    gs_sha256_init(&c);
+    gs_sha256_update(&c, data, n);
+    gs_sha256_final(out, &c);
 }
 
 void gs_sha256_hex(char out[65], const uint8_t digest[32])
