@@ -307,6 +307,13 @@ GS_TEST(io_bad_json_input_is_named)
     gs_err_clear(&e);
     GS_CHECK_EQ_INT(gs_proof_json_read(&pr, p, &e), GS_ERR_POINT);
     GS_CHECK(strstr(e.msg, "pi_a") != NULL);
+    /* A coordinate >= p: named by path:line:col like every JSON error. */
+    f = fopen(p, "w");
+    fputs("{\"pi_a\": [\"1\",\n  \"4002409555221667393417789825735904156556882819939007885332058136124031650490837864442687629129015664037894272559787\", \"1\"]}", f);
+    fclose(f);
+    gs_err_clear(&e);
+    GS_CHECK_EQ_INT(gs_proof_json_read(&pr, p, &e), GS_ERR_RANGE);
+    GS_CHECK_MSG(strstr(e.msg, "proof.json:2:3: '") != NULL, "message: %s", e.msg);
     p = tmp_path("vk.json");
     f = fopen(p, "w");
     fputs("{\"protocol\": \"groth16\", \"curve\": \"bn128\", \"nPublic\": 0, \"IC\": []}", f);
