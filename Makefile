@@ -192,6 +192,36 @@ massif:
 	    --log 14 --out $(VG_BUILD)/massif-setup --quiet
 	@echo "massif: ms_print $(VG_BUILD)/massif.out"
 
+# ---- fuzzing (fuzz/README.md) ------------------------------------------------
+# libFuzzer targets with ASan+UBSan for every input format.  clang builds
+# them and the library objects they link into their own tree (CUDA=0,
+# -fsanitize=fuzzer-no-link,address,undefined).
+#   make fuzz [FUZZ_S=60] [FUZZ_TARGETS="spans jobs"]   fuzz each target FUZZ_S seconds
+#   make fuzz-regress    every committed corpus/regression input once, then a
+#                        short fixed-seed run per target (`make test` runs it)
+FUZZ_CC      ?= clang
+FUZZ_BUILD   := build-fuzz
+FUZZ_S       ?= 60
+FUZZ_TARGETS ?= zkey wtns r1cs json scenario trace spans jobs
+FUZZ_BINS     = $(patsubst %,$(FUZZ_BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+.PHONY: fuzz fuzz-build fuzz-regress
+
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/fuzz/fuzz_%.o $(BUILD)/obj/fuzz/fz.o $(call libs_for,scenarios)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz-build:
+	@./fuzz/check-toolchain.sh $(FUZZ_CC)
+	@$(MAKE) --no-print-directory CC=$(FUZZ_CC) CUDA=0 BUILD=$(FUZZ_BUILD) \
+	    SAN=fuzzer-no-link,address,undefined $(FUZZ_BINS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-build
+	FUZZ_BUILD=$(FUZZ_BUILD) ./fuzz/run.sh fuzz $(FUZZ_S) $(FUZZ_TARGETS)
+
+fuzz-regress: fuzz-build
+	FUZZ_BUILD=$(FUZZ_BUILD) ./fuzz/run.sh regress $(FUZZ_TARGETS)
+
 clean:
 	rm -rf build build-* 
 
