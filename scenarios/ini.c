@@ -174,14 +174,20 @@ static gs_status parse_stream(ini_ctx *c, FILE *f, const char *name, const char 
 {
     char line[GS_INI_LINE_MAX + 2], where[GS_SCN_PATH_MAX + 32];
     int lineno = 0;
-    while (fgets(line, sizeof line, f)) {
+    /* fgets stores the bytes read and one terminating NUL and leaves the
+     * rest of the buffer alone: with the buffer pre-filled with a non-NUL
+     * byte, the last NUL is the terminator, and a NUL before it was read. */
+    for (;;) {
+        memset(line, '\n', sizeof line);
+        if (!fgets(line, sizeof line, f))
+            break;
         lineno++;
         snprintf(where, sizeof where, "%s:%d", name, lineno);
         size_t len = strlen(line);
+        if ((const char *)memrchr(line, '\0', sizeof line) != line + len)
+            return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "NUL byte in line");
         if (len == sizeof line - 1 && line[len - 1] != '\n')
             return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "line longer than %d bytes", GS_INI_LINE_MAX);
-        if (memchr(line, '\0', len) != NULL && strlen(line) != len)
-            return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "NUL byte in line");
         gs_status st = parse_line(c, line, where, base_dir, err);
         if (st != GS_OK)
             return st;

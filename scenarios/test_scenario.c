@@ -269,6 +269,20 @@ GS_TEST(scenario_errors_name_file_line)
         GS_CHECK_MSG(strstr(err.msg, cases[i].where) != NULL, "case %zu: '%s' lacks %s", i, err.msg, cases[i].where);
         GS_CHECK_MSG(strstr(err.msg, cases[i].word) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg, cases[i].word);
     }
+    /* A NUL byte inside a line is refused, not a silent end of the line
+     * ("trace = ../\0..." once became trace = ../, a directory). */
+    static const char nul[] = "[jobs]\ncount = 3\ntrace = ../\0\0/t.jsonl\nlimit = 1\n";
+    FILE *f = fopen(path, "wb");
+    GS_REQUIRE(f);
+    fwrite(nul, 1, sizeof nul - 1, f);
+    fclose(f);
+    gs_scenario *s = NULL;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_CHECK(gs_scenario_load(&s, path, &err) == GS_ERR_FORMAT && s == NULL);
+    GS_CHECK_MSG(strstr(err.msg, "bad.ini:3") != NULL && strstr(err.msg, "NUL byte") != NULL,
+                 "message: %s", err.msg);
+    gs_scenario_destroy(s);
 }
 
 /* The same scenario and seed give the same arrivals; another seed does not. */
