@@ -124,7 +124,7 @@ void fz_check_error(gs_status st, const gs_err *err, const char *path, int need_
                 gs_status_name(err->status), err->msg);
     if (!err->msg[0])
         fz_fail("%s with an empty message", gs_status_name(st));
-    if (st == GS_ERR_NOMEM)
+    if (st == GS_ERR_NOMEM || !path)
         return;
     if (!strstr(err->msg, path))
         fz_fail("the message does not name the file %s: %s", path, err->msg);

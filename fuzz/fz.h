@@ -39,7 +39,9 @@ void fz_expect_files(const char *const *names);
  * err->status == st, and err->msg names `path` followed by a position
  * (":<digit>" or "@<digit>").  A failure to open or read the file itself,
  * and running out of memory, need only the path (no position exists);
- * positions are also waived when need_pos is 0. */
+ * positions are also waived when need_pos is 0.  path NULL: only the
+ * status and a non-empty message are checked (an error about a file that
+ * the input names, wherever that file is). */
 void fz_check_error(gs_status st, const gs_err *err, const char *path, int need_pos);
 
 /* Prints why and aborts (a finding). */
