@@ -2,7 +2,8 @@
 # layers it depends on (LAYER_DEPS below is the architecture, written down).
 #
 #   make                 library, the gapscope binary (CUDA objects too when nvcc is found)
-#   make test            deps step, then every test (CPU backend; GPU tests print "skipped")
+#   make test            deps step, then every test (CPU backend; GPU tests print "skipped"),
+#                        then the fuzz corpora replayed (make fuzz-regress)
 #   make test-gpu        on a GPU machine: build with nvcc and gcc alone, run the CUDA tests
 #   make demo            deps step, then the default scenario and its report
 #   make bench           Google Benchmark microbenchmarks, JSON under build/bench/
@@ -152,6 +153,7 @@ deps:
 test: deps
 	@$(MAKE) --no-print-directory $(BUILD)/test/all $(BUILD)/gapscope
 	GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all $(TEST_ARGS)
+	@$(MAKE) --no-print-directory fuzz-regress
 
 test-layer:
 	@$(MAKE) --no-print-directory $(BUILD)/test/$(L)

@@ -66,6 +66,10 @@ for t in "$@"; do
   fi
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  if [ -z "$execs" ]; then   # -fork=N mode prints "#N: cov: ... exec/s N ..." lines only
+    execs=$(grep -o '^#[0-9]*:' "$log" | tail -1 | tr -d '#:')
+    speed=$(grep -o 'exec/s [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  fi
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   corp=$(grep -o 'corp: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
