@@ -206,7 +206,7 @@ FUZZ_BUILD   := build-fuzz
 FUZZ_S       ?= 60
 FUZZ_TARGETS ?= zkey wtns r1cs json scenario trace spans jobs
 FUZZ_BINS     = $(patsubst %,$(FUZZ_BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
-.PHONY: fuzz fuzz-build fuzz-regress
+.PHONY: fuzz fuzz-build fuzz-regress fuzz-cli
 
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/fuzz/fuzz_%.o $(BUILD)/obj/fuzz/fz.o $(call libs_for,scenarios)
 	@mkdir -p $(dir $@)
@@ -223,6 +223,12 @@ fuzz: deps
 
 fuzz-regress: fuzz-build
 	FUZZ_BUILD=$(FUZZ_BUILD) ./fuzz/run.sh regress $(FUZZ_TARGETS)
+
+# The same inputs through the ASan+UBSan gapscope binary (fuzz/cli_check.sh).
+fuzz-cli: fuzz-build
+	@$(MAKE) --no-print-directory CC=$(FUZZ_CC) CUDA=0 BUILD=$(FUZZ_BUILD) \
+	    SAN=fuzzer-no-link,address,undefined $(FUZZ_BUILD)/gapscope
+	FUZZ_BUILD=$(FUZZ_BUILD) ./fuzz/cli_check.sh $(FUZZ_CLI_DIRS)
 
 clean:
 	rm -rf build build-* 

@@ -18,8 +18,8 @@
  *
  * A scenario that loads is dumped (`run --dry-run`'s settings in effect)
  * to dump.ini beside it, and dump.ini must load to the same settings.
- * A failure must name a file (top.ini or one it reaches) and a line;
- * cross-field validation errors name the scenario file only.
+ * A failure must name a file (top.ini or one it reaches) and a line
+ * (cross-field validation errors: the line of the setting at fault).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gs_err_clear(&err);
     st = gs_scenario_validate(s, &err);
     if (st != GS_OK) {
-        fz_check_error(st, &err, fz_dir(), 0);
+        fz_check_error(st, &err, fz_dir(), 1);
     } else {
         gs_trace t;
         st = gs_scenario_arrivals(&t, s, &err);

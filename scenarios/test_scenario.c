@@ -283,6 +283,25 @@ GS_TEST(scenario_errors_name_file_line)
     GS_CHECK_MSG(strstr(err.msg, "bad.ini:3") != NULL && strstr(err.msg, "NUL byte") != NULL,
                  "message: %s", err.msg);
     gs_scenario_destroy(s);
+    /* Cross-field validation names the line of the setting at fault. */
+    struct { const char *text, *where, *word; } vcases[] = {
+        {"[engine]\n\nbackend = model\n", "bad.ini:3", "model_timeline"},
+        {"[engine]\ndevices = 2\n", "bad.ini:2", "devices = 1"},
+        {"[engine]\ng2 = device\n", "bad.ini:2", "g2 = device"},
+        {"[jobs]\ntrace = no-such-trace.jsonl\n", "bad.ini:2", "cannot be read"},
+        {"[engine]\nmodel_timeline = no-such.csv\n", "bad.ini:2", "cannot be read"},
+        {"[jobs]\nsize_map = circuit:9\n\nsize_shift = -3\n", "bad.ini:4", "2^6"},
+    };
+    for (size_t i = 0; i < sizeof vcases / sizeof vcases[0]; i++) {
+        write_file(path, vcases[i].text);
+        s = NULL;
+        gs_err_clear(&err);
+        GS_REQUIRE(gs_scenario_load(&s, path, &err) == GS_OK);
+        GS_CHECK_MSG(gs_scenario_validate(s, &err) != GS_OK, "validation case %zu accepted", i);
+        GS_CHECK_MSG(strstr(err.msg, vcases[i].where) != NULL && strstr(err.msg, vcases[i].word) != NULL,
+                     "validation case %zu: '%s' lacks %s or %s", i, err.msg, vcases[i].where, vcases[i].word);
+        gs_scenario_destroy(s);
+    }
 }
 
 /* The same scenario and seed give the same arrivals; another seed does not. */
