@@ -63,6 +63,9 @@ static gs_status expand_env(char *dst, size_t cap, const char *src, const char *
             if (dash) {
                 *dash = '\0';
                 fallback = dash + 2;
+                if (strstr(fallback, "${"))
+                    return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
+                                      "nested ${...} in a fallback is not supported in '%s'", src);
             }
             for (const char *c = name; *c; c++)
                 if (!(isalnum((unsigned char)*c) || *c == '_'))
@@ -149,10 +152,12 @@ static gs_status parse_line(ini_ctx *c, char *line, const char *where, const cha
     char *key = trim(p), *raw = trim(eq + 1);
     if (!*key)
         return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "missing key before '='");
-    char value[GS_INI_LINE_MAX];
-    gs_status st = expand_env(value, sizeof value, raw, where, err);
+    char buf[GS_INI_LINE_MAX];
+    gs_status st = expand_env(buf, sizeof buf, raw, where, err);
     if (st != GS_OK)
         return st;
+    /* Blanks an expansion brought to either end go, like the line's own. */
+    char *value = trim(buf);
     if (!strcmp(key, "include")) {
         if (!value[0])
             return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "include needs a file name");
