@@ -67,7 +67,7 @@ static gs_status expand_env(char *dst, size_t cap, const char *src, const char *
                     return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
                                       "nested ${...} in a fallback is not supported in '%s'", src);
             }
-            for (const char *c = name; *c; c++)
+            for (const char *c = name; *c || c == name; c++)
                 if (!(isalnum((unsigned char)*c) || *c == '_'))
                     return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
                                       "bad environment variable name '%s'", name);

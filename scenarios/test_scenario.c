@@ -269,6 +269,7 @@ GS_TEST(scenario_errors_name_file_line)
         {"[engine]\nseed = ${GS_TEST_NEVER_SET_VAR}\n", "bad.ini:2", "not set"},
         {"[engine]\nseed = ${GS_TEST\n", "bad.ini:2", "unterminated"},
         {"[engine]\n\nseed = ${GS_TEST_NEVER_SET_VAR:-${HOME}}\n", "bad.ini:3", "nested"},
+        {"[engine]\nseed = ${:-4}\n", "bad.ini:2", "variable name ''"},
         {"\n\ninclude = missing.ini\n", "bad.ini:3", "cannot open"},
         {"include = bad.ini\n", "bad.ini:1", "nested"},
         {"[inject.synth]\nprobability = 0.5\n", "bad.ini:1", "needs dist"},
