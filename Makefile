@@ -208,7 +208,9 @@ FUZZ_TARGETS ?= zkey wtns r1cs json scenario trace spans jobs
 FUZZ_BINS     = $(patsubst %,$(FUZZ_BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 .PHONY: fuzz fuzz-build fuzz-regress fuzz-cli
 
-$(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/fuzz/fuzz_%.o $(BUILD)/obj/fuzz/fz.o $(call libs_for,scenarios)
+# Every layer but cli (its main), so a target for a new layer needs no rule.
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/fuzz/fuzz_%.o $(BUILD)/obj/fuzz/fz.o \
+        $(filter-out $(call lib_of,cli),$(ALL_LIBS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
