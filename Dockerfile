@@ -12,6 +12,7 @@ ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update && apt-get install -y --no-install-recommends \
         build-essential make python3 git \
         libgmp-dev libbenchmark-dev gnuplot-nox hyperfine valgrind \
+        clang libclang-rt-dev \
         nodejs npm ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 

@@ -2,7 +2,8 @@
 # layers it depends on (LAYER_DEPS below is the architecture, written down).
 #
 #   make                 library, the gapscope binary (CUDA objects too when nvcc is found)
-#   make test            deps step, then every test (CPU backend; GPU tests print "skipped")
+#   make test            deps step, then every test (CPU backend; GPU tests print "skipped"),
+#                        then the fuzz corpora replayed (make fuzz-regress)
 #   make test-gpu        on a GPU machine: build with nvcc and gcc alone, run the CUDA tests
 #   make demo            deps step, then the default scenario and its report
 #   make bench           Google Benchmark microbenchmarks, JSON under build/bench/
@@ -152,6 +153,7 @@ deps:
 test: deps
 	@$(MAKE) --no-print-directory $(BUILD)/test/all $(BUILD)/gapscope
 	GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all $(TEST_ARGS)
+	@$(MAKE) --no-print-directory fuzz-regress
 
 test-layer:
 	@$(MAKE) --no-print-directory $(BUILD)/test/$(L)
@@ -191,6 +193,44 @@ massif:
 	valgrind --tool=massif --massif-out-file=$(VG_BUILD)/massif.out $(VG_BUILD)/gapscope setup \
 	    --log 14 --out $(VG_BUILD)/massif-setup --quiet
 	@echo "massif: ms_print $(VG_BUILD)/massif.out"
+
+# ---- fuzzing (fuzz/README.md) ------------------------------------------------
+# libFuzzer targets with ASan+UBSan for every input format.  clang builds
+# them and the library objects they link into their own tree (CUDA=0,
+# -fsanitize=fuzzer-no-link,address,undefined).
+#   make fuzz [FUZZ_S=60] [FUZZ_TARGETS="spans jobs"]   fuzz each target FUZZ_S seconds
+#   make fuzz-regress    every committed corpus/regression input once, then a
+#                        short fixed-seed run per target (`make test` runs it)
+FUZZ_CC      ?= clang
+FUZZ_BUILD   := build-fuzz
+FUZZ_S       ?= 60
+FUZZ_TARGETS ?= zkey wtns r1cs json scenario trace spans jobs
+FUZZ_BINS     = $(patsubst %,$(FUZZ_BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+.PHONY: fuzz fuzz-build fuzz-regress fuzz-cli
+
+# Every layer but cli (its main), so a target for a new layer needs no rule.
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/fuzz/fuzz_%.o $(BUILD)/obj/fuzz/fz.o \
+        $(filter-out $(call lib_of,cli),$(ALL_LIBS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+fuzz-build:
+	@./fuzz/check-toolchain.sh $(FUZZ_CC)
+	@$(MAKE) --no-print-directory CC=$(FUZZ_CC) CUDA=0 BUILD=$(FUZZ_BUILD) \
+	    SAN=fuzzer-no-link,address,undefined $(FUZZ_BINS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-build
+	FUZZ_BUILD=$(FUZZ_BUILD) ./fuzz/run.sh fuzz $(FUZZ_S) $(FUZZ_TARGETS)
+
+fuzz-regress: fuzz-build
+	FUZZ_BUILD=$(FUZZ_BUILD) ./fuzz/run.sh regress $(FUZZ_TARGETS)
+
+# The same inputs through the ASan+UBSan gapscope binary (fuzz/cli_check.sh).
+fuzz-cli: fuzz-build
+	@$(MAKE) --no-print-directory CC=$(FUZZ_CC) CUDA=0 BUILD=$(FUZZ_BUILD) \
+	    SAN=fuzzer-no-link,address,undefined $(FUZZ_BUILD)/gapscope
+	FUZZ_BUILD=$(FUZZ_BUILD) ./fuzz/cli_check.sh $(FUZZ_CLI_DIRS)
 
 clean:
 	rm -rf build build-* 

@@ -21,7 +21,10 @@ void gs_scenario_setting_at(const gs_scenario *s, int i, const char **key, const
 
 static void dump_line(FILE *f, const gs_scn_opt_def *od, const gs_scn_setting *st)
 {
-    fprintf(f, "%-18s = %-32s ; %s\n", od->key, st->value, st->origin);
+    /* A value that starts with ';' or '#' is written right after the '='
+     * (after a blank it would read back as a comment). */
+    const char *eq = st->value[0] == ';' || st->value[0] == '#' ? " =" : " = ";
+    fprintf(f, "%-18s%s%-32s ; %s\n", od->key, eq, st->value, st->origin);
 }
 
 int gs_scn_setting_in_effect(const gs_scenario *s, int i)

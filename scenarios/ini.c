@@ -63,8 +63,11 @@ static gs_status expand_env(char *dst, size_t cap, const char *src, const char *
             if (dash) {
                 *dash = '\0';
                 fallback = dash + 2;
+                if (strstr(fallback, "${"))
+                    return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
+                                      "nested ${...} in a fallback is not supported in '%s'", src);
             }
-            for (const char *c = name; *c; c++)
+            for (const char *c = name; *c || c == name; c++)
                 if (!(isalnum((unsigned char)*c) || *c == '_'))
                     return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
                                       "bad environment variable name '%s'", name);
@@ -149,10 +152,12 @@ static gs_status parse_line(ini_ctx *c, char *line, const char *where, const cha
     char *key = trim(p), *raw = trim(eq + 1);
     if (!*key)
         return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "missing key before '='");
-    char value[GS_INI_LINE_MAX];
-    gs_status st = expand_env(value, sizeof value, raw, where, err);
+    char buf[GS_INI_LINE_MAX];
+    gs_status st = expand_env(buf, sizeof buf, raw, where, err);
     if (st != GS_OK)
         return st;
+    /* Blanks an expansion brought to either end go, like the line's own. */
+    char *value = trim(buf);
     if (!strcmp(key, "include")) {
         if (!value[0])
             return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "include needs a file name");
@@ -174,14 +179,20 @@ static gs_status parse_stream(ini_ctx *c, FILE *f, const char *name, const char 
 {
     char line[GS_INI_LINE_MAX + 2], where[GS_SCN_PATH_MAX + 32];
     int lineno = 0;
-    while (fgets(line, sizeof line, f)) {
+    /* fgets stores the bytes read and one terminating NUL and leaves the
+     * rest of the buffer alone: with the buffer pre-filled with a non-NUL
+     * byte, the last NUL is the terminator, and a NUL before it was read. */
+    for (;;) {
+        memset(line, '\n', sizeof line);
+        if (!fgets(line, sizeof line, f))
+            break;
         lineno++;
         snprintf(where, sizeof where, "%s:%d", name, lineno);
         size_t len = strlen(line);
+        if ((const char *)memrchr(line, '\0', sizeof line) != line + len)
+            return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "NUL byte in line");
         if (len == sizeof line - 1 && line[len - 1] != '\n')
             return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "line longer than %d bytes", GS_INI_LINE_MAX);
-        if (memchr(line, '\0', len) != NULL && strlen(line) != len)
-            return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "NUL byte in line");
         gs_status st = parse_line(c, line, where, base_dir, err);
         if (st != GS_OK)
             return st;

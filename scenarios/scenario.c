@@ -93,30 +93,42 @@ gs_status gs_scenario_apply_cli(gs_scenario *s, const char *seed, const char *co
     return st;
 }
 
+/* Where a cross-field error points: the file:line (or --set) of the first
+ * of the two settings that was set explicitly, else the scenario file. */
+static const char *where_of(const gs_scenario *s, const char *key, const char *other)
+{
+    for (int i = 0; i < s->n_settings; i++)
+        if (!strcmp(s->settings[i].key, key) && strcmp(s->settings[i].origin, "default"))
+            return s->settings[i].origin;
+    if (other)
+        return where_of(s, other, NULL);
+    return s->path[0] ? s->path : "--set";
+}
+
 gs_status gs_scenario_validate(gs_scenario *s, gs_err *err)
 {
     gs_status st = gs_scn_finalize(s, err);
     if (st != GS_OK)
         return st;
     if (s->trace[0] && access(s->trace, R_OK) != 0)
-        return gs_err_set(err, GS_ERR_IO, "scenario", s->path[0] ? s->path : "--set",
+        return gs_err_set(err, GS_ERR_IO, "scenario", where_of(s, "jobs.trace", NULL),
                           "[jobs] trace '%s' cannot be read", s->trace);
     if (s->backend == GS_BACKEND_MODEL && !s->model_timeline[0])
-        return gs_err_set(err, GS_ERR_ARG, "scenario", s->path[0] ? s->path : "--set",
+        return gs_err_set(err, GS_ERR_ARG, "scenario", where_of(s, "engine.backend", NULL),
                           "backend = model needs [engine] model_timeline = <spans.csv from a GPU run>");
     if (s->model_timeline[0] && access(s->model_timeline, R_OK) != 0)
-        return gs_err_set(err, GS_ERR_IO, "scenario", s->path[0] ? s->path : "--set",
+        return gs_err_set(err, GS_ERR_IO, "scenario", where_of(s, "engine.model_timeline", NULL),
                           "[engine] model_timeline '%s' cannot be read", s->model_timeline);
     if (s->engine.g2_on_device && (s->backend == GS_BACKEND_CPU || s->backend == GS_BACKEND_MODEL))
-        return gs_err_set(err, GS_ERR_ARG, "scenario", s->path[0] ? s->path : "--set",
+        return gs_err_set(err, GS_ERR_ARG, "scenario", where_of(s, "engine.g2", "engine.backend"),
                           "[engine] g2 = device needs backend = cuda (or auto on a GPU machine)");
     if (s->backend == GS_BACKEND_CPU && s->devices != 1)
-        return gs_err_set(err, GS_ERR_ARG, "scenario", s->path[0] ? s->path : "--set",
+        return gs_err_set(err, GS_ERR_ARG, "scenario", where_of(s, "engine.devices", "engine.backend"),
                           "backend = cpu drives one device (devices = 1)");
     for (int k = 0; k < GS_KIND_COUNT; k++) {
         int log = (int)s->size_map[k] + s->size_shift;
         if (log < 9 || log > 28)
-            return gs_err_set(err, GS_ERR_RANGE, "scenario", s->path[0] ? s->path : "--set",
+            return gs_err_set(err, GS_ERR_RANGE, "scenario", where_of(s, "jobs.size_shift", "jobs.size_map"),
                               "size_map %s = %u with size_shift %d gives 2^%d constraints (the circuits allow 2^9..2^28)",
                               gs_scn_kind_name((gs_job_kind)k), s->size_map[k], s->size_shift, log);
     }

@@ -90,7 +90,8 @@ GS_TEST(trace_errors_by_line)
     }
     /* Header problems and ordering. */
     struct { const char *text; const char *word; } hcases[] = {
-        {"", "no header"},
+        {"", "x.jsonl:1: empty file: no header"},
+        {"\n \n", "x.jsonl:2: empty file: no header"},
         {"{\"t\":0,\"id\":1,\"kind\":\"circuit\"}\n", "header"},
         {"{\"format\":\"gapscope-trace\",\"version\":2,\"time_unit\":\"ms\"}\n", "version"},
         {"{\"format\":\"gapscope-trace\",\"version\":1,\"time_unit\":\"hours\"}\n", "time_unit"},
@@ -105,6 +106,18 @@ GS_TEST(trace_errors_by_line)
     }
     gs_err_clear(&err);
     GS_CHECK(gs_trace_read(&t, "/nonexistent/trace.jsonl", &err) == GS_ERR_IO);
+    /* A NUL byte is named by its line. */
+    char path[600];
+    snprintf(path, sizeof path, "%s/nul.jsonl", gs_test_tmpdir());
+    FILE *f = fopen(path, "wb");
+    GS_REQUIRE(f);
+    fwrite("{\"format\":\"gapscope-trace\"}\n{\"t\":\0}\n", 1, 36, f);
+    fclose(f);
+    gs_err_clear(&err);
+    GS_CHECK(gs_trace_read(&t, path, &err) == GS_ERR_FORMAT);
+    char where[700];
+    snprintf(where, sizeof where, "%s:2: NUL byte", path);
+    GS_CHECK_MSG(strstr(err.msg, where) != NULL, "'%s' lacks '%s'", err.msg, where);
 }
 
 /* The committed traces parse and match what their generators promise. */

@@ -166,7 +166,8 @@ gs_status gs_trace_parse(gs_trace *out, const char *text, size_t len, const char
         }
     }
     if (!have_header) {
-        st = gs_err_set(err, GS_ERR_FORMAT, "trace", name, "empty file: no header line");
+        snprintf(where, sizeof where, "%s:%d", name, lineno ? lineno : 1);
+        st = gs_err_set(err, GS_ERR_FORMAT, "trace", where, "empty file: no header line");
         goto fail;
     }
     return GS_OK;
@@ -203,8 +204,14 @@ gs_status gs_trace_read(gs_trace *out, const char *path, gs_err *err)
         st = gs_err_set(err, GS_ERR_IO, "trace", path, "read error");
         goto done;
     }
-    if (memchr(buf, '\0', len)) {
-        st = gs_err_set(err, GS_ERR_FORMAT, "trace", path, "NUL byte: not a text file");
+    const char *nul = memchr(buf, '\0', len);
+    if (nul) {
+        size_t line = 1;
+        for (const char *c = buf; c < nul; c++)
+            line += *c == '\n';
+        char where[GS_SCN_PATH_MAX + 32];
+        snprintf(where, sizeof where, "%s:%zu", path, line);
+        st = gs_err_set(err, GS_ERR_FORMAT, "trace", where, "NUL byte: not a text file");
         goto done;
     }
     st = gs_trace_parse(out, buf, len, path, err);

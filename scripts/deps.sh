@@ -14,6 +14,12 @@ need_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 for p in build-essential make libgmp-dev gnuplot-nox hyperfine valgrind libbenchmark-dev; do
   need_pkg "$p"
 done
+# The fuzz targets (fuzz/README.md; `make test` replays their corpora): clang
+# and libFuzzer's runtime (libclang-rt-dev pulls the one matching the
+# default clang: libclang-rt-14-dev on Debian 12).
+for p in clang libclang-rt-dev; do
+  need_pkg "$p"
+done
 # Node.js may come from another packaging (with npm inside): ask for the commands.
 command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
@@ -32,7 +38,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-if [ -f package.json ] && command -v npm >/dev/null; then
+# A node_modules that is a symlink is shared with another checkout (git
+# worktrees): `npm ci` would empty the shared tree through the link, so it is
+# left alone here (a fresh package-lock.json mtime is not a reason to reinstall).
+if [ -L node_modules ]; then
+  [ -x node_modules/.bin/snarkjs ] || echo "deps: node_modules is a shared link without snarkjs: run npm ci where it points" >&2
+elif [ -f package.json ] && command -v npm >/dev/null; then
   if [ ! -x node_modules/.bin/snarkjs ] || [ package-lock.json -nt node_modules/.stamp ]; then
     echo "deps: npm ci (snarkjs, circom2 into ./node_modules)"
     if [ -f package-lock.json ]; then

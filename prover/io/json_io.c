@@ -193,9 +193,12 @@ static gs_status read_fp(gs_fp *out, const gs_json *j, const char *kind, const c
 {
     if (!j || j->type != GS_JSON_STRING)
         return jfail(err, kind, path, j, "expected a decimal string");
-    if (!gs_fp_from_dec(out, j->text))
-        return gs_err_set(err, GS_ERR_RANGE, kind, path, "%d:%d: '%.40s' is not a decimal below p",
-                          j->line, j->col, j->text);
+    if (!gs_fp_from_dec(out, j->text)) {
+        char where[4200];
+        snprintf(where, sizeof where, "%s:%d:%d", path, j->line, j->col);
+        return gs_err_set(err, GS_ERR_RANGE, kind, where, "'%.40s' is not a decimal below p",
+                          j->text);
+    }
     return GS_OK;
 }
 

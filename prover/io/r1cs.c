@@ -86,6 +86,17 @@ gs_status gs_r1cs_read(gs_r1cs *out, const char *path, gs_err *err)
     }
     if ((s = gs_binfile_section(&bf, 2, &c, err)) != GS_OK)
         goto fail;
+    /* Each constraint holds three term counts (12 bytes) at least: a header
+     * promising more than the section can hold is refused before the row
+     * arrays are allocated (a 100-byte file once asked for 15 GB). */
+    if ((uint64_t)out->n_constraints * 12 > c.end - c.pos) {
+        s = gs_bincur_fail(&c, c.pos, GS_ERR_FORMAT,
+                           "truncated: nConstraints = %u needs at least %llu bytes, the "
+                           "constraints section has %llu",
+                           out->n_constraints, (unsigned long long)out->n_constraints * 12,
+                           (unsigned long long)(c.end - c.pos));
+        goto fail;
+    }
     size_t rows = (size_t)out->n_constraints + 1;
     out->a_start = malloc(rows * sizeof(uint64_t));
     out->b_start = malloc(rows * sizeof(uint64_t));

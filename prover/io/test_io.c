@@ -252,6 +252,25 @@ static long section_offset(const char *src, unsigned type)
     return found;
 }
 
+/* A header promising ~1.9e9 constraints in a 16 KB file is refused with the
+ * offset before anything is allocated (it once asked malloc for 15 GB). */
+GS_TEST(io_r1cs_constraint_count_beyond_file)
+{
+    long hdr = section_offset("chain.r1cs", 1);
+    GS_REQUIRE(hdr > 0);
+    /* nConstraints: after n8, the prime, four u32 counts and the u64 nLabels. */
+    long at = hdr + 4 + 32 + 4 * 4 + 8;
+    const char *p = mutate("chain.r1cs", "huge.r1cs", 0, at + 3, 0x70);
+    GS_REQUIRE(p);
+    gs_r1cs r;
+    gs_err e;
+    gs_err_clear(&e);
+    GS_CHECK_EQ_INT(gs_r1cs_read(&r, p, &e), GS_ERR_FORMAT);
+    GS_CHECK_MSG(strstr(e.msg, "huge.r1cs@") && strstr(e.msg, "nConstraints"), "message: %s",
+                 e.msg);
+    GS_CHECK(r.a_start == NULL && r.a_terms == NULL);
+}
+
 GS_TEST(io_bad_points_are_rejected_with_offset)
 {
     gs_pk pk;
@@ -307,6 +326,13 @@ GS_TEST(io_bad_json_input_is_named)
     gs_err_clear(&e);
     GS_CHECK_EQ_INT(gs_proof_json_read(&pr, p, &e), GS_ERR_POINT);
     GS_CHECK(strstr(e.msg, "pi_a") != NULL);
+    /* A coordinate >= p: named by path:line:col like every JSON error. */
+    f = fopen(p, "w");
+    fputs("{\"pi_a\": [\"1\",\n  \"4002409555221667393417789825735904156556882819939007885332058136124031650490837864442687629129015664037894272559787\", \"1\"]}", f);
+    fclose(f);
+    gs_err_clear(&e);
+    GS_CHECK_EQ_INT(gs_proof_json_read(&pr, p, &e), GS_ERR_RANGE);
+    GS_CHECK_MSG(strstr(e.msg, "proof.json:2:3: '") != NULL, "message: %s", e.msg);
     p = tmp_path("vk.json");
     f = fopen(p, "w");
     fputs("{\"protocol\": \"groth16\", \"curve\": \"bn128\", \"nPublic\": 0, \"IC\": []}", f);

@@ -1,0 +1,50 @@
+/*
+ * Shared helpers of the libFuzzer targets (fuzz/README.md).
+ *
+ * Every parser a user can feed takes a path, so a target writes its input
+ * to a file in a scratch directory of its own (under $FUZZ_TMPDIR, else
+ * /dev/shm when it exists, else $TMPDIR or /tmp), calls the parser on that
+ * path and checks the invariant of issue 16: the call returns (no crash,
+ * no sanitizer report, no hang; libFuzzer and ASan/UBSan watch those), and
+ * a failure carries a message that names the file and a position in it.
+ * A violated invariant aborts with the reason, which libFuzzer records as
+ * a crash (an input under build-fuzz/artifacts/).
+ *
+ * Not thread safe (libFuzzer runs one input at a time per process).
+ */
+#ifndef GS_FZ_H
+#define GS_FZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../prover/common/status.h"
+
+/* The scratch directory of this process (created on first use, removed at
+ * exit), and a path name inside it. */
+const char *fz_dir(void);
+const char *fz_path(const char *name);
+
+/* Writes data to fz_path(name) (replacing it) and returns that path. */
+const char *fz_write(const char *name, const uint8_t *data, size_t size);
+
+/* Writes a NUL-terminated text to fz_path(name); returns the path. */
+const char *fz_write_text(const char *name, const char *text);
+
+/* Aborts unless every file left in fz_dir() is one of the names listed
+ * (NULL-terminated): a writer that failed must leave no "*.tmp.*" behind. */
+void fz_expect_files(const char *const *names);
+
+/* The invariant for a failed parse of `path`: st is a real error status,
+ * err->status == st, and err->msg names `path` followed by a position
+ * (":<digit>" or "@<digit>").  A failure to open or read the file itself,
+ * and running out of memory, need only the path (no position exists);
+ * positions are also waived when need_pos is 0.  path NULL: only the
+ * status and a non-empty message are checked (an error about a file that
+ * the input names, wherever that file is). */
+void fz_check_error(gs_status st, const gs_err *err, const char *path, int need_pos);
+
+/* Prints why and aborts (a finding). */
+void fz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+#endif
