@@ -53,7 +53,8 @@
     X(O_ISEED, INJECT, "seed", T_STR, "auto", 0, 0, NULL, "draw seed (auto: from the scenario seed and the point)") \
     X(O_MODE, INJECT, "mode", T_ENUM, "synthetic", 0, 0, "real|synthetic", "malloc_trim: real = malloc_trim(0) on a fragmented heap") \
     X(O_FRAG, INJECT, "frag", T_SIZE, "0", 0, 0, NULL, "malloc_trim real mode: heap to fragment") \
-    X(O_FAIL, INJECT, "fail", T_ENUM, "no", 0, 0, "no|yes", "when it fires, fail the delayed step (and its job) with GS_ERR_INJECTED")
+    X(O_FAIL, INJECT, "fail", T_ENUM, "no", 0, 0, "no|yes", "when it fires, fail the delayed step (and its job) with GS_ERR_INJECTED") \
+    X(O_WORK, INJECT, "work_per_constraint", T_SIZE, "0", 0, 0, NULL, "malloc_trim real mode: bytes per constraint each partition mallocs at synthesis and frees before its trim (its working set)")
 
 
 enum {
@@ -336,6 +337,7 @@ static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
         break;
     case O_MODE: if (inj) inj->real = ci == 0; break;
     case O_FRAG: if (inj) inj->frag_bytes = u; break;
+    case O_WORK: if (inj) inj->work_per_constraint = u; break;
     case O_FAIL: if (inj) inj->fail = ci == 1; break;
     default:
         return GS_ERR(err, GS_ERR_INTERNAL, "scenario", "option %d has no apply case", o);
