@@ -196,6 +196,13 @@ gs_status gs_engine_submit(gs_engine *e, const gs_job_spec *job, gs_err *err);
 gs_status gs_engine_drain(gs_engine *e, int64_t timeout_ns);
 /* Cancels queued work: running partitions finish, the rest fail with GS_ERR_CANCELLED. */
 void gs_engine_cancel(gs_engine *e);
+/* Cancels one job (the caller's id): it ends with GS_ERR_CANCELLED (error
+ * "cancelled: <why>"), exactly once like any job; its partitions not yet
+ * proving are dropped where they wait, running ones finish and are
+ * discarded.  A MARK "job_cancel" on the driver/engine lane records the
+ * request.  Returns GS_OK, or GS_ERR_STATE when the job is not in flight
+ * (unknown id, or already finished: its result stands). */
+gs_status gs_engine_cancel_job(gs_engine *e, uint64_t id, const char *why, gs_err *err);
 /* Results of finished jobs, in completion order.  The array stays valid
  * until the next job completes (after drain: until the next submit) or
  * destroy; the proof/publics arrays it points to stay valid until destroy. */
