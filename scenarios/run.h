@@ -114,6 +114,19 @@ gs_status gs_scn_report(gs_run_result *res, int quiet, int charts, gs_err *err);
  * submission times, first = 0) as a trace. */
 gs_status gs_scn_record_from_run(const char *run_dir, const char *trace_path, gs_err *err);
 
+/* ---- run check (runcheck.c): every job ended once, no partition proved twice ---- */
+typedef struct gs_run_check {
+    size_t submitted, completed, failed, cancelled, pending;
+    size_t partitions_proved;   /* prove_start steps */
+    size_t cancel_requests;     /* job_cancel marks */
+} gs_run_check;
+/* Checks run directory dir (spans.csv and jobs.csv): each submitted job has
+ * one jobs.csv row and one job_done mark with the same status and is not
+ * pending; each (job, partition) is proved and stored at most once, and
+ * exactly once for a completed job.  GS_ERR_VERIFY names the first job
+ * that breaks it; the counts are filled as far as the check got. */
+gs_status gs_scn_check_run(const char *dir, gs_run_check *c, gs_err *err);
+
 /* ---- sweep (sweep.c) ---- */
 typedef struct gs_sweep_opts {
     const char *scenario;        /* scenario file */
