@@ -9,6 +9,7 @@
 #   make bench           Google Benchmark microbenchmarks, JSON under build/bench/
 #   make deps            install what is missing (apt-get as root, npm into node_modules/)
 #   make test-layer L=field   one layer's tests (build/test/<layer>)
+#   make soak            10,000-job soak with injected faults (SOAK_JOBS=N to change)
 #
 # Options: CUDA=0|1 (default: 1 when nvcc is found), VERIFY=1 (invariant
 # checks), SAN=address,undefined (sanitizers), ARCH=... (default -march=native),
@@ -186,6 +187,17 @@ check-valgrind: deps
 	    --set jobs.count=1 --set jobs.partitions=porep_c2:2 --set jobs.size_map=porep_c2:9 \
 	    --set inject.malloc_trim.frag=8MiB
 	@echo "check-valgrind: no memcheck errors, no definite leaks"
+
+# ---- soak (issue 16) ----------------------------------------------------------
+# scenarios/soak.ini (injected synthesis errors, partition failures,
+# cancellations; smallest sizes, CPU backend), checked by scenarios/runcheck.c
+# through scenarios/test_soak.c: every job ends once, no partition proved
+# twice, peak RSS bounded.  `make test` runs 500 jobs of it.
+SOAK_JOBS ?= 10000
+.PHONY: soak
+soak:
+	@$(MAKE) --no-print-directory $(BUILD)/test/all $(BUILD)/gapscope
+	GS_SOAK_JOBS=$(SOAK_JOBS) GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all --only soak_ -v
 
 # Heap profile of synthesis (one setup at 2^14), for ms_print; the valgrind build.
 massif:

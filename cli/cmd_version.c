@@ -1,16 +1,17 @@
 #include <stdio.h>
 
+#include "../scenarios/run.h"
 #include "cli.h"
-
-#ifndef GS_GIT_REV
-#define GS_GIT_REV "unknown"
-#endif
 
 static int version_main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    printf("gapscope 0.1.0 (git %s)\n", GS_GIT_REV);
+    /* The fingerprint every run records (scenarios/fingerprint.c). */
+    gs_fingerprint fp;
+    gs_fingerprint_get(&fp);
+    printf("gapscope %s (git %s)\n", fp.version, fp.git_rev);
+    printf("binary sha256: %s\n", fp.binary_sha256);
 #ifdef GS_HAVE_CUDA
     printf("backends: cpu cuda\n");
 #else

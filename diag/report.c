@@ -327,6 +327,14 @@ gs_status gs_report_write(const gs_run *r, const gs_report_opts *o, gs_err *err)
         return st;
     gs_analysis_verdict(v, sizeof v, r->an);
     gs_doc_p(&d, "Verdict:", v);
+    /* A run stopped by SIGINT/SIGTERM (scenarios/interrupt.c): say so first. */
+    const char *intr = gs_timeline_meta_get(r->tl, "run.interrupted");
+    if (intr && *intr) {
+        char note[256];
+        snprintf(note, sizeof note, "the run was stopped by %.32s; the figures cover it up to the stop, "
+                                    "its queued jobs were cancelled and jobs.csv marks them.", intr);
+        gs_doc_p(&d, "Interrupted:", note);
+    }
     summary_section(&d, r);
     causes_section(&d, r);
     jobs_section(&d, r);

@@ -23,7 +23,9 @@ static void usage(FILE *f)
                "  --out DIR       output folder (default runs/sweep-<scenario>)\n"
                "  --seed N        order of the runs (default 1)\n"
                "  --set K=V       override a setting in every run (repeatable)\n"
-               "  --quiet         no progress lines\n");
+               "  --quiet         no progress lines\n"
+               "SIGINT/SIGTERM: the running run stops cleanly (see `gapscope run --help`), the\n"
+               "tables cover the complete runs, exit status 128 + signal.\n");
 }
 
 int gs_scn_cmd_sweep(int argc, char **argv)
@@ -77,10 +79,15 @@ int gs_scn_cmd_sweep(int argc, char **argv)
     o.n_sets = ns;
     gs_err err;
     gs_err_clear(&err);
-    if (gs_scn_sweep(&o, &err) != GS_OK) {
+    o.stop = &gs_scn_interrupt_sig;
+    gs_scn_interrupt_install();
+    gs_status st = gs_scn_sweep(&o, &err);
+    gs_scn_interrupt_restore();
+    if (st != GS_OK) {
         fprintf(stderr, "gapscope sweep: %s\n", err.msg);
         return 2;
     }
-    printf("sweep: %s/sweep.csv, %s/sensitivity.csv\n", o.out_dir, o.out_dir);
-    return 0;
+    printf("sweep: %s/sweep.csv, %s/sensitivity.csv%s\n", o.out_dir, o.out_dir,
+           gs_scn_interrupt_sig ? " (interrupted: complete runs only)" : "");
+    return gs_scn_interrupt_sig ? 128 + gs_scn_interrupt_sig : 0;
 }

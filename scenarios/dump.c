@@ -45,6 +45,31 @@ const char *gs_scenario_setting_value(const gs_scenario *s, const char *key)
     return NULL;
 }
 
+const char *gs_scenario_setting_origin(const gs_scenario *s, const char *key)
+{
+    for (int i = 0; i < s->n_settings; i++)
+        if (!strcmp(s->settings[i].key, key))
+            return s->settings[i].origin;
+    return NULL;
+}
+
+int gs_scenario_note_defaults(const gs_scenario *s, FILE *f, const char *prefix)
+{
+    static const char *const keys[] = {"engine.trim", "engine.verify"};
+    int n = 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *o = gs_scenario_setting_origin(s, keys[i]);
+        if (!o || strcmp(o, "default"))
+            continue;
+        fprintf(f, "%snote: %s = %s by default, the production daemon's behaviour (DOMAIN.md: "
+                   "malloc_trim(0) and the self-verify run under the tracker lock in the finalizer); "
+                   "set it in [engine] to choose\n",
+                prefix ? prefix : "", keys[i], gs_scenario_setting_value(s, keys[i]));
+        n++;
+    }
+    return n;
+}
+
 gs_status gs_scenario_dump(const gs_scenario *s, FILE *f)
 {
     fprintf(f, "; Settings in effect (gapscope); the origin of each value follows ';'.\n");

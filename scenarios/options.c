@@ -25,8 +25,8 @@
     X(O_FINALIZERS, ENGINE, "finalizer_threads", T_INT, "0", 0, 256, NULL, "finalizer threads (0 = one per in-flight partition)") \
     X(O_QDEPTH, ENGINE, "queue_depth", T_INT, "4", 1, 4096, NULL, "capacity of the GPU queue of synthesized partitions") \
     X(O_PROVE_THREADS, ENGINE, "prove_threads", T_INT, "0", 0, 256, NULL, "CPU threads per prove step (0 = all cores)") \
-    X(O_TRIM, ENGINE, "trim", T_ENUM, "under_lock", 0, 0, "under_lock|after_unlock|background|off", "where the finalizer calls malloc_trim(0)") \
-    X(O_VERIFY, ENGINE, "verify", T_ENUM, "under_lock", 0, 0, "under_lock|after_unlock|off", "where the last partition's proof is self-verified") \
+    X(O_TRIM, ENGINE, "trim", T_ENUM, "under_lock", 0, 0, "under_lock|after_unlock|background|off", "where the finalizer calls malloc_trim(0); default under_lock: the production daemon's behaviour (DOMAIN.md)") \
+    X(O_VERIFY, ENGINE, "verify", T_ENUM, "under_lock", 0, 0, "under_lock|after_unlock|off", "where the last partition's proof is self-verified; default under_lock: the production daemon's behaviour (DOMAIN.md)") \
     X(O_STAGING, ENGINE, "staging", T_ENUM, "pinned", 0, 0, "pinned|pageable", "host staging of a/b/c before H2D") \
     X(O_G2, ENGINE, "g2", T_ENUM, "cpu", 0, 0, "cpu|device", "where the B G2 MSM runs: cpu (prove_finish, the production default) or device (prove_start; cuda backend)") \
     X(O_FINISH, ENGINE, "finish", T_ENUM, "finalizer", 0, 0, "finalizer|worker", "who runs prove_finish (the CPU G2 MSM): a finalizer, or the GPU worker in its loop") \
@@ -47,13 +47,16 @@
     X(O_LIMIT, JOBS, "limit", T_INT, "0", 0, 100000000, NULL, "replay at most this many arrivals (0 = all)") \
     X(O_REPLAY, JOBS, "replay", T_ENUM, "timed", 0, 0, "timed|afap|scaled", "arrival timing: recorded, as fast as possible, or scaled") \
     X(O_TIME_SCALE, JOBS, "time_scale", T_REAL, "1", 1e-9, 1e9, NULL, "scaled replay: replay time = trace time * time_scale") \
+    X(O_CANCEL_P, JOBS, "cancel_probability", T_REAL, "0", 0, 1, NULL, "fault: chance that the driver cancels a submitted job (seeded per job id)") \
+    X(O_CANCEL_AFTER, JOBS, "cancel_after", T_DIST, "fixed:0ms", 0, 0, NULL, "fault: delay from a job's submission to its cancellation") \
     X(O_ENABLED, INJECT, "enabled", T_ENUM, "auto", 0, 0, "auto|yes|no|true|false|1|0", "auto: on when the section is present") \
     X(O_DIST, INJECT, "dist", T_DIST, "", 0, 0, NULL, "injected delay distribution") \
     X(O_PROB, INJECT, "probability", T_REAL, "1", 0, 1, NULL, "chance per occurrence") \
     X(O_ISEED, INJECT, "seed", T_STR, "auto", 0, 0, NULL, "draw seed (auto: from the scenario seed and the point)") \
     X(O_MODE, INJECT, "mode", T_ENUM, "synthetic", 0, 0, "real|synthetic", "malloc_trim: real = malloc_trim(0) on a fragmented heap") \
     X(O_FRAG, INJECT, "frag", T_SIZE, "0", 0, 0, NULL, "malloc_trim real mode: heap to fragment") \
-    X(O_FAIL, INJECT, "fail", T_ENUM, "no", 0, 0, "no|yes", "when it fires, fail the delayed step (and its job) with GS_ERR_INJECTED")
+    X(O_FAIL, INJECT, "fail", T_ENUM, "no", 0, 0, "no|yes", "when it fires, fail the delayed step (and its job) with GS_ERR_INJECTED") \
+    X(O_WORK, INJECT, "work_per_constraint", T_SIZE, "0", 0, 0, NULL, "malloc_trim real mode: bytes per constraint each partition mallocs at synthesis and frees before its trim (its working set)")
 
 
 enum {
@@ -298,6 +301,16 @@ static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
         break;
     }
     case O_SIZE_SHIFT: s->size_shift = (int)iv; break;
+    case O_CANCEL_P: s->cancel_probability = dv; break;
+    case O_CANCEL_AFTER: {
+        gs_dist d;
+        gs_status st = gs_parse_dist(&d, value, base_dir, where, err);
+        if (st != GS_OK)
+            return st;
+        free(s->cancel_after.samples);
+        s->cancel_after = d;
+        break;
+    }
     case O_LIMIT: s->limit = (uint32_t)iv; break;
     case O_REPLAY: s->replay = (gs_replay_mode)ci; break;
     case O_TIME_SCALE: s->time_scale = dv; break;
@@ -336,6 +349,7 @@ static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
         break;
     case O_MODE: if (inj) inj->real = ci == 0; break;
     case O_FRAG: if (inj) inj->frag_bytes = u; break;
+    case O_WORK: if (inj) inj->work_per_constraint = u; break;
     case O_FAIL: if (inj) inj->fail = ci == 1; break;
     default:
         return GS_ERR(err, GS_ERR_INTERNAL, "scenario", "option %d has no apply case", o);
@@ -445,7 +459,8 @@ gs_status gs_scn_finalize(gs_scenario *s, gs_err *err)
         const gs_scn_setting *seed = &s->settings[gs_scn_setting_index(O_ISEED, p)];
         if (!strcmp(en->value, "auto"))
             inj->enabled = s->inj_present[p];
-        if (inj->enabled && s->settings[gs_scn_setting_index(O_DIST, p)].value[0] == '\0')
+        if (inj->enabled && s->settings[gs_scn_setting_index(O_DIST, p)].value[0] == '\0' &&
+            !(p == GS_INJ_MALLOC_TRIM && inj->real))
             return gs_err_set(err, GS_ERR_FORMAT, "scenario", s->inj_where[p][0] ? s->inj_where[p] : "--set",
                               "[inject.%s] needs dist = ... (or enabled = no)", gs_scn_inj_name_table[p]);
         if (!strcmp(seed->value, "auto")) /* golden-ratio stride keeps points apart */
@@ -457,3 +472,37 @@ gs_status gs_scn_finalize(gs_scenario *s, gs_err *err)
     return GS_OK;
 }
 
+
+gs_status gs_scn_check_trim_mode(const gs_scenario *s, gs_err *err)
+{
+    const int p = GS_INJ_MALLOC_TRIM;
+    const gs_injection *inj = &s->engine.inj[p];
+    const gs_scn_setting *dist = &s->settings[gs_scn_setting_index(O_DIST, p)];
+    const gs_scn_setting *mode = &s->settings[gs_scn_setting_index(O_MODE, p)];
+    const gs_scn_setting *frag = &s->settings[gs_scn_setting_index(O_FRAG, p)];
+    const gs_scn_setting *work = &s->settings[gs_scn_setting_index(O_WORK, p)];
+    if (!inj->enabled)
+        return GS_OK;
+    if (inj->real) {
+        /* The real trim's own run time is the delay: a drawn one would be
+         * silently ignored.  fixed:0 (no delay) says the same and is kept
+         * for scenarios written before this check. */
+        if (dist->value[0] && !(inj->dist.kind == GS_DIST_FIXED && inj->dist.a == 0.0))
+            return gs_err_set(err, GS_ERR_ARG, "scenario", dist->origin,
+                              "[inject.malloc_trim] dist = %s has no effect with mode = real (the real "
+                              "malloc_trim(0) takes as long as it takes): remove it, or use mode = synthetic",
+                              dist->value);
+        if (inj->frag_bytes == 0 && inj->work_per_constraint == 0)
+            return gs_err_set(err, GS_ERR_ARG, "scenario", mode->origin,
+                              "[inject.malloc_trim] mode = real needs frag = SIZE (a heap to fragment) "
+                              "and/or work_per_constraint = SIZE (a working set per partition): with "
+                              "neither, malloc_trim(0) has next to nothing to return");
+    } else {
+        const gs_scn_setting *bad = inj->frag_bytes ? frag : inj->work_per_constraint ? work : NULL;
+        if (bad)
+            return gs_err_set(err, GS_ERR_ARG, "scenario", bad->origin,
+                              "[inject.malloc_trim] %s acts only with mode = real (mode is synthetic: "
+                              "a drawn delay instead of a real trim)", opts[bad->opt].key);
+    }
+    return GS_OK;
+}

@@ -10,6 +10,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,9 +156,11 @@ static gs_status write_scenario(const gs_scenario *s, const char *dir, gs_err *e
 }
 
 /* jobs.csv through diag's writer: one record per submitted job; a job
- * without a result (drain timed out) is "pending" with done_ns -1. */
+ * without a result (drain timed out, or still running when a stop's grace
+ * ran out) is "pending" with done_ns -1; a job the stop cancelled has its
+ * error prefixed "interrupted (SIGINT)". */
 static gs_status write_jobs(const char *dir, const gs_trace *arr, const int64_t *sub_ns, const int64_t *int_ns,
-                            const gs_job_result *r, size_t n, gs_err *err)
+                            const gs_job_result *r, size_t n, int sig, int64_t stop_ns, gs_err *err)
 {
     char path[GS_SCN_PATH_MAX];
     path_in(path, sizeof path, dir, "jobs.csv");
@@ -181,7 +185,14 @@ static gs_status write_jobs(const char *dir, const gs_trace *arr, const int64_t 
                 x->verified = r[j].verified;
                 x->submitted_ns = r[j].submitted_ns;
                 x->done_ns = r[j].done_ns;
-                snprintf(x->error, sizeof x->error, "%s", r[j].error);
+                /* Cancelled by the stop (not by the scenario's own
+                 * cancellations, which came earlier): say so. */
+                if (sig && r[j].status == GS_ERR_CANCELLED && r[j].done_ns >= stop_ns &&
+                    strncmp(r[j].error, "cancelled: scenario", 19) != 0)
+                    snprintf(x->error, sizeof x->error, "interrupted (%s): %.400s", gs_scn_signal_name(sig),
+                             r[j].error);
+                else
+                    snprintf(x->error, sizeof x->error, "%s", r[j].error);
                 break;
             }
     }
@@ -198,24 +209,145 @@ static void progress(const gs_run_opts *o, int64_t t0, size_t submitted, size_t 
             what, submitted, total);
 }
 
-/* Submits every arrival at its intended time; returns the number submitted. */
-static size_t replay(gs_engine *e, const gs_scenario *s, const gs_trace *arr, gs_tl_lane *lane,
-                     const gs_run_opts *o, int64_t t0, int64_t *sub_ns, int64_t *int_ns, gs_run_result *res)
+#define POLL_NS 50000000LL   /* stop requests and cancellations are served this often */
+
+/* The driver's state: pending cancellations ([jobs] cancel_probability) in
+ * a binary min-heap on their time, and the stop flag. */
+typedef struct cancel_ev {
+    int64_t t;
+    uint64_t id;
+} cancel_ev;
+
+typedef struct driver {
+    gs_engine *e;
+    const gs_scenario *s;
+    const gs_run_opts *o;
+    gs_run_result *res;
+    cancel_ev *heap;
+    size_t n, cap;
+    int64_t t0, next_report;
+} driver;
+
+static int stopped(const driver *d) { return d->o->stop && *d->o->stop; }
+
+static int64_t next_cancel(const driver *d) { return d->n ? d->heap[0].t : INT64_MAX; }
+
+static int cancel_push(driver *d, int64_t t, uint64_t id)
 {
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? 2 * d->cap : 64;
+        cancel_ev *h = realloc(d->heap, cap * sizeof *h);
+        if (!h)
+            return 0;
+        d->heap = h;
+        d->cap = cap;
+    }
+    size_t i = d->n++;
+    while (i && d->heap[(i - 1) / 2].t > t) {
+        d->heap[i] = d->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    d->heap[i] = (cancel_ev){t, id};
+    return 1;
+}
+
+static cancel_ev cancel_pop(driver *d)
+{
+    cancel_ev top = d->heap[0], last = d->heap[--d->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= d->n)
+            break;
+        if (c + 1 < d->n && d->heap[c + 1].t < d->heap[c].t)
+            c++;
+        if (d->heap[c].t >= last.t)
+            break;
+        d->heap[i] = d->heap[c];
+        i = c;
+    }
+    if (d->n)
+        d->heap[i] = last;
+    return top;
+}
+
+/* Requests every cancellation due by now (a job already finished keeps its
+ * result: the engine says so and nothing changes). */
+static void fire_cancels(driver *d, int64_t now)
+{
+    while (d->n && d->heap[0].t <= now) {
+        cancel_ev ev = cancel_pop(d);
+        gs_err e;
+        gs_err_clear(&e);
+        d->res->cancel_requests++;
+        (void)gs_engine_cancel_job(d->e, ev.id, "scenario cancel_probability", &e);
+    }
+}
+
+/* splitmix64 of a combined word: the per-job cancellation stream. */
+static uint64_t mix64(uint64_t a, uint64_t b)
+{
+    uint64_t z = a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* The cancellation draw of job `id`: 1 (and the delay after submission)
+ * when the scenario cancels it.  Depends on the seed and the id only. */
+static int cancel_draw(const gs_scenario *s, uint64_t id, int64_t *delay_ns)
+{
+    if (!(s->cancel_probability > 0))
+        return 0;
+    gs_rng r;
+    gs_rng_seed(&r, mix64(s->engine.seed ^ 0x63616e63656cULL, id));
+    double u = gs_rng_unit(&r);
+    double v = gs_dist_sample(&s->cancel_after, &r);
+    if (!(u < s->cancel_probability))
+        return 0;
+    *delay_ns = v > 0 ? (int64_t)(v * 1e9) : 0;
+    return 1;
+}
+
+/* Sleeps until t, serving cancellations and progress lines; 0 when a stop
+ * was requested first. */
+static int wait_until(driver *d, int64_t t, size_t done, size_t total)
+{
+    for (int64_t now = gs_now_ns();; now = gs_now_ns()) {
+        fire_cancels(d, now);
+        if (stopped(d))
+            return 0;
+        if (now >= t)
+            return 1;
+        if (now >= d->next_report) {
+            progress(d->o, d->t0, done, total, "replaying");
+            d->next_report = now + 2000000000LL;
+        }
+        int64_t step = t - now, c = next_cancel(d) - now;
+        if (c < step)
+            step = c;
+        gs_sleep_ns(step < POLL_NS ? step : POLL_NS);
+    }
+}
+
+/* Submits every arrival at its intended time (until a stop); returns the
+ * number submitted. */
+static size_t replay(driver *d, const gs_trace *arr, gs_tl_lane *lane, int64_t *sub_ns,
+                     int64_t *int_ns)
+{
+    const gs_scenario *s = d->s;
     double scale = s->replay == GS_REPLAY_AFAP ? 0.0 : s->replay == GS_REPLAY_SCALED ? s->time_scale : 1.0;
-    int64_t next_report = t0 + 2000000000LL;
     size_t done = 0;
     for (size_t i = 0; i < arr->n; i++) {
+        sub_ns[i] = -1;
+        int_ns[i] = -1;
+    }
+    d->next_report = d->t0 + 2000000000LL;
+    for (size_t i = 0; i < arr->n; i++) {
         const gs_arrival *a = &arr->a[i];
-        int64_t intended = t0 + (int64_t)((double)a->t_ns * scale);
-        for (int64_t now = gs_now_ns(); now < intended; now = gs_now_ns()) {
-            int64_t step = intended - now;
-            if (now >= next_report) {
-                progress(o, t0, done, arr->n, "replaying");
-                next_report = now + 2000000000LL;
-            }
-            gs_sleep_ns(step < 1000000000LL ? step : 1000000000LL);
-        }
+        int64_t intended = d->t0 + (int64_t)((double)a->t_ns * scale);
+        if (!wait_until(d, intended, done, arr->n))
+            break;
         gs_job_spec spec = {
             .id = a->id,
             .kind = a->kind,
@@ -233,15 +365,67 @@ static size_t replay(gs_engine *e, const gs_scenario *s, const gs_trace *arr, gs
                  (long long)((ts - intended) / 1000));
         gs_tl_span(lane, GS_SPAN_MARK, "submit", (int32_t)a->id, -1, ts, ts, 0, args);
         int_ns[i] = intended;
-        sub_ns[i] = -1;
-        if (gs_engine_submit(e, &spec, &jerr) == GS_OK) {
+        if (gs_engine_submit(d->e, &spec, &jerr) == GS_OK) {
             sub_ns[i] = ts;
             done++;
-        } else if (!o->quiet)
+            int64_t delay;
+            if (cancel_draw(s, a->id, &delay) && !cancel_push(d, ts + delay, a->id) && !d->o->quiet)
+                fprintf(stderr, "gapscope: no memory to schedule the cancellation of job %llu\n",
+                        (unsigned long long)a->id);
+        } else if (!d->o->quiet)
             fprintf(stderr, "gapscope: job %llu not submitted: %s\n", (unsigned long long)a->id, jerr.msg);
     }
-    res->submitted = done;
+    d->res->submitted = done;
     return done;
+}
+
+/* Waits for the engine to finish every submitted job, serving the
+ * cancellations still due, until the scenario's drain timeout (then what is
+ * left is cancelled) or a stop (then queued work is cancelled and running
+ * partitions get GS_SCN_STOP_GRACE_NS).  Sets res->drained. */
+static void drain(driver *d, size_t total, int64_t *stop_ns)
+{
+    gs_run_result *res = d->res;
+    int64_t deadline = d->s->drain_timeout_ns > 0 ? gs_now_ns() + d->s->drain_timeout_ns : 0;
+    res->drained = 1;
+    *stop_ns = -1;
+    for (;;) {
+        int64_t now = gs_now_ns();
+        fire_cancels(d, now);
+        if (stopped(d))
+            break;
+        int64_t step = next_cancel(d) - now;
+        if (step > POLL_NS)
+            step = POLL_NS;
+        if (step < 1000000)
+            step = 1000000;
+        if (gs_engine_drain(d->e, step) == GS_OK)
+            return;
+        now = gs_now_ns();
+        if (now >= d->next_report) {
+            progress(d->o, d->t0, res->submitted, total, "draining");
+            d->next_report = now + 2000000000LL;
+        }
+        if (deadline && now > deadline) {
+            if (!d->o->quiet)
+                fprintf(stderr, "gapscope: drain timeout; cancelling what is left\n");
+            gs_engine_cancel(d->e);
+            gs_engine_drain(d->e, 0);
+            res->drained = 0;
+            return;
+        }
+    }
+    /* Stop requested. */
+    *stop_ns = gs_now_ns();
+    res->interrupted = (int)*d->o->stop;
+    gs_engine_cancel(d->e);
+    if (gs_engine_drain(d->e, GS_SCN_STOP_GRACE_NS) != GS_OK) {
+        res->drained = 0;
+        if (!d->o->quiet)
+            fprintf(stderr, "gapscope: running partitions did not finish within %lld s; "
+                            "their jobs stay pending in jobs.csv\n",
+                    GS_SCN_STOP_GRACE_NS / 1000000000LL);
+    }
 }
 
 gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *res, gs_err *err)
@@ -255,6 +439,8 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     gs_backend *be[MAX_DEVICES] = {0};
     gs_model *model = NULL;
     gs_engine *e = NULL;
+    driver drv;
+    memset(&drv, 0, sizeof drv);
     int nbe = 0;
     char path[GS_SCN_PATH_MAX];
     int64_t *sub_ns = NULL, *int_ns = NULL;
@@ -280,16 +466,25 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
         goto fail;
     }
     set_meta(tl, s);
-    if ((st = make_backends(be, &nbe, &model, s, tl, o->quiet, err)) != GS_OK)
-        goto fail;
-    if (!o->quiet)
+    /* Engine and backend threads inherit a mask with SIGINT/SIGTERM blocked:
+     * only this (driver) thread takes them (interrupt.c). */
+    sigset_t stop_sigs, old_mask;
+    sigemptyset(&stop_sigs);
+    sigaddset(&stop_sigs, SIGINT);
+    sigaddset(&stop_sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
+    st = make_backends(be, &nbe, &model, s, tl, o->quiet, err);
+    if (st == GS_OK && !o->quiet)
         fprintf(stderr, "gapscope: %s: %zu jobs, backend %s x%d, %d synth threads, %d GPU worker%s, trim %s, "
                         "replay %s -> %s\n", s->path[0] ? s->path : "scenario", arr.n, be[0]->ops->name, nbe,
                 s->engine.synth_threads, s->engine.gpu_workers_per_device,
                 s->engine.gpu_workers_per_device == 1 ? "" : "s",
                 s->settings ? gs_scenario_setting_value(s, "engine.trim") : "?", gs_replay_mode_name(s->replay),
                 res->dir);
-    if ((st = gs_engine_create(&e, &s->engine, be, nbe, tl, err)) != GS_OK)
+    if (st == GS_OK)
+        st = gs_engine_create(&e, &s->engine, be, nbe, tl, err);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    if (st != GS_OK)
         goto fail;
     gs_tl_lane *lane = gs_tl_lane_open(tl, "driver", GS_ROLE_DRIVER, -1, -1);
     sampler = gs_cpu_sampler_start(tl);
@@ -303,28 +498,23 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
         st = GS_ERR(err, GS_ERR_NOMEM, "run", "out of memory");
         goto fail;
     }
-    replay(e, s, &arr, lane, o, t0, sub_ns, int_ns, res);
-    /* Drain in steps, printing progress, until done or the scenario's timeout. */
-    int64_t deadline = s->drain_timeout_ns > 0 ? gs_now_ns() + s->drain_timeout_ns : 0;
-    res->drained = 1;
-    for (int step = 0;; step++) {
-        if (gs_engine_drain(e, 1000000000LL) == GS_OK)
-            break;
-        if (step % 2 == 1)
-            progress(o, t0, res->submitted, arr.n, "draining");
-        if (deadline && gs_now_ns() > deadline) {
-            if (!o->quiet)
-                fprintf(stderr, "gapscope: drain timeout; cancelling what is left\n");
-            gs_engine_cancel(e);
-            gs_engine_drain(e, 0);
-            res->drained = 0;
-            break;
-        }
-    }
+    drv.e = e;
+    drv.s = s;
+    drv.o = o;
+    drv.res = res;
+    drv.t0 = t0;
+    replay(&drv, &arr, lane, sub_ns, int_ns);
+    int64_t stop_ns;
+    drain(&drv, arr.n, &stop_ns);
     int64_t t1 = gs_now_ns();
     res->wall_s = (double)(t1 - t0) * 1e-9;
     snprintf(buf, sizeof buf, "%lld", (long long)t1);
     gs_timeline_meta_set(tl, "run.end_ns", buf);
+    if (res->interrupted) {
+        gs_timeline_meta_set(tl, "run.interrupted", gs_scn_signal_name(res->interrupted));
+        snprintf(buf, sizeof buf, "%lld", (long long)stop_ns);
+        gs_timeline_meta_set(tl, "run.interrupted_ns", buf);
+    }
     size_t nr = 0;
     const gs_job_result *r = gs_engine_results(e, &nr);
     for (size_t i = 0; i < nr; i++) {
@@ -332,10 +522,11 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
             res->completed++;
         else
             res->failed++;
+        res->cancelled += r[i].status == GS_ERR_CANCELLED;
         res->verified += r[i].verified == 1;
         res->verify_failed += r[i].verified == -1;
     }
-    st = write_jobs(res->dir, &arr, sub_ns, int_ns, r, nr, err);
+    st = write_jobs(res->dir, &arr, sub_ns, int_ns, r, nr, res->interrupted, stop_ns, err);
     if (st == GS_OK && o->record_path)
         st = gs_scn_record_from_run(res->dir, o->record_path, err);
     gs_engine_destroy(e); /* capture stops here */
@@ -351,10 +542,13 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     if ((st = gs_timeline_write_chrome(tl, path, err)) != GS_OK)
         goto fail;
     if (!o->quiet)
-        fprintf(stderr, "gapscope: %zu jobs done in %.1f s: %zu completed, %zu failed, %zu verified%s\n", nr,
-                res->wall_s, res->completed, res->failed, res->verified, res->drained ? "" : " (drain timed out)");
-    if (!o->no_report)
-        st = gs_scn_report(res, o->quiet, !o->no_charts, err);
+        fprintf(stderr, "gapscope: %zu jobs done in %.1f s: %zu completed, %zu failed, %zu verified%s%s%s\n", nr,
+                res->wall_s, res->completed, res->failed, res->verified,
+                res->interrupted ? " (interrupted by " : "", res->interrupted ? gs_scn_signal_name(res->interrupted) : "",
+                res->interrupted ? ")" : res->drained ? "" : " (drain timed out)");
+    /* --no-report skips the rendering only: summary.json (the analysis) is
+     * what gate, sweep and later `gapscope report` read. */
+    st = gs_scn_report(res, o->quiet, !o->no_report && !o->no_charts, err);
 fail:
     if (e)
         gs_engine_destroy(e);
@@ -365,6 +559,7 @@ fail:
     gs_model_destroy(model);
     gs_timeline_destroy(tl);
     gs_trace_free(&arr);
+    free(drv.heap);
     free(sub_ns);
     free(int_ns);
     return st;

@@ -23,6 +23,7 @@
 
 #define GS_SCN_MAX_CAUSES 32
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,13 +45,34 @@ void gs_fingerprint_get(gs_fingerprint *fp);
 /* mkdir -p. */
 gs_status gs_mkdir_p(const char *dir, gs_err *err);
 
+/* ---- clean stops (interrupt.c) ---- */
+/* The first SIGINT/SIGTERM received since gs_scn_interrupt_install (0:
+ * none).  A second one exits the process at once with 128 + signo. */
+extern volatile sig_atomic_t gs_scn_interrupt_sig;
+void gs_scn_interrupt_install(void);
+void gs_scn_interrupt_restore(void);
+/* "SIGINT", "SIGTERM", "signal" ("" for 0). */
+const char *gs_scn_signal_name(int sig);
+
 /* ---- run ---- */
+/* Grace for running partitions after a stop request before the run
+ * directory is written anyway (unfinished jobs stay "pending"). */
+#define GS_SCN_STOP_GRACE_NS (10LL * 1000000000LL)
+
 typedef struct gs_run_opts {
     const char *out_dir;     /* NULL: runs/<scenario>-<UTC time> */
     int quiet;               /* no progress lines */
-    int no_report;           /* skip diag's analysis and report */
+    int no_report;           /* skip the rendering (report, charts, data/); the
+                                analysis still runs and writes summary.json */
     int no_charts;           /* analysis and summary.json only (sweeps) */
     const char *record_path; /* also write the processed arrivals as a trace */
+    /* Polled at least every 50 ms when not NULL: a nonzero value (a signal
+     * number, gs_scn_interrupt_sig) stops the run cleanly: no more
+     * submissions, queued work cancelled, running partitions given
+     * GS_SCN_STOP_GRACE_NS, then the run directory is written with
+     * run.interrupted in its metadata and the cancelled jobs' errors
+     * prefixed "interrupted (SIG...)". */
+    const volatile sig_atomic_t *stop;
 } gs_run_opts;
 
 typedef struct gs_run_result {
@@ -63,6 +85,9 @@ typedef struct gs_run_result {
     double gpu_idle_s, gpu_span_s, gpu_util;
     double cause_idle_s[GS_SCN_MAX_CAUSES];   /* diag's GS_CAUSE_TABLE order */
     char verdict[512];
+    int interrupted;         /* the signal that stopped the run (0: ran to the end) */
+    size_t cancel_requests;  /* [jobs] cancel_probability: cancellations requested */
+    size_t cancelled;        /* jobs that ended GS_ERR_CANCELLED */
 } gs_run_result;
 
 /* Runs s (validated) and writes the run directory. */
@@ -77,6 +102,19 @@ gs_status gs_scn_report(gs_run_result *res, int quiet, int charts, gs_err *err);
  * submission times, first = 0) as a trace. */
 gs_status gs_scn_record_from_run(const char *run_dir, const char *trace_path, gs_err *err);
 
+/* ---- run check (runcheck.c): every job ended once, no partition proved twice ---- */
+typedef struct gs_run_check {
+    size_t submitted, completed, failed, cancelled, pending;
+    size_t partitions_proved;   /* prove_start steps */
+    size_t cancel_requests;     /* job_cancel marks */
+} gs_run_check;
+/* Checks run directory dir (spans.csv and jobs.csv): each submitted job has
+ * one jobs.csv row and one job_done mark with the same status and is not
+ * pending; each (job, partition) is proved and stored at most once, and
+ * exactly once for a completed job.  GS_ERR_VERIFY names the first job
+ * that breaks it; the counts are filled as far as the check got. */
+gs_status gs_scn_check_run(const char *dir, gs_run_check *c, gs_err *err);
+
 /* ---- sweep (sweep.c) ---- */
 typedef struct gs_sweep_opts {
     const char *scenario;        /* scenario file */
@@ -88,6 +126,9 @@ typedef struct gs_sweep_opts {
     uint64_t seed;               /* order of the runs */
     const char *out_dir;
     int quiet;
+    const volatile sig_atomic_t *stop;  /* as gs_run_opts.stop: the sweep ends
+                                           after the interrupted run, tables of
+                                           the runs done so far */
 } gs_sweep_opts;
 gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err);
 

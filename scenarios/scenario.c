@@ -108,6 +108,8 @@ static const char *where_of(const gs_scenario *s, const char *key, const char *o
 gs_status gs_scenario_validate(gs_scenario *s, gs_err *err)
 {
     gs_status st = gs_scn_finalize(s, err);
+    if (st == GS_OK)
+        st = gs_scn_check_trim_mode(s, err);
     if (st != GS_OK)
         return st;
     if (s->trace[0] && access(s->trace, R_OK) != 0)
@@ -142,6 +144,7 @@ void gs_scenario_destroy(gs_scenario *s)
     for (int p = 0; p < GS_INJ_COUNT; p++)
         free(s->engine.inj[p].dist.samples);
     free(s->mix.interarrival.samples);
+    free(s->cancel_after.samples);
     free(s->settings);
     free(s);
 }

@@ -6,7 +6,8 @@
  *   [global]            description, and defaults for every [inject.*] key
  *   [engine]            synth_threads, gpu_workers, queue_depth, trim, ...
  *   [jobs]              trace = path | kinds/count/interarrival generator,
- *                       size_map, size_shift, replay, time_scale
+ *                       size_map, size_shift, replay, time_scale,
+ *                       cancel_probability, cancel_after
  *   [inject.<point>]    dist, probability, seed, mode, frag, enabled
  *
  * Values take unit suffixes (durations ns/us/ms/s/min, sizes B/KiB/MiB/GiB/
@@ -64,6 +65,11 @@ typedef struct gs_scenario {
     /* Settings in effect, one text per option instance, with their origin. */
     struct gs_scn_setting *settings;
     int n_settings;
+    /* Driver-side faults ([jobs] cancel_probability, cancel_after): a seeded
+     * share of the submitted jobs is cancelled (gs_engine_cancel_job) this
+     * long after its submission; the draw is per job id. */
+    double cancel_probability;
+    gs_dist cancel_after;               /* seconds after the submission */
 } gs_scenario;
 
 /* A scenario with every option at its default (path ""). */
@@ -90,6 +96,14 @@ int gs_scenario_setting_count(const gs_scenario *s);
 void gs_scenario_setting_at(const gs_scenario *s, int i, const char **key, const char **value);
 /* The value text of "section.key" ("engine.trim", "inject.h2d.dist"), NULL if unknown. */
 const char *gs_scenario_setting_value(const gs_scenario *s, const char *key);
+/* Where "section.key" got its value: "default", "file.ini:12", "--set"...;
+ * NULL if unknown. */
+const char *gs_scenario_setting_origin(const gs_scenario *s, const char *key);
+/* Writes one "note:" line to f for each setting whose default stands for
+ * the production daemon's behaviour and that the scenario does not set
+ * (engine.trim and engine.verify: both under the tracker lock, DOMAIN.md);
+ * returns how many.  Quiet scenarios set them explicitly. */
+int gs_scenario_note_defaults(const gs_scenario *s, FILE *f, const char *prefix);
 /* The option reference (`gapscope run --help`). */
 void gs_scenario_help(FILE *f);
 

@@ -50,6 +50,11 @@ void gs_scn_inject_present(gs_scenario *s, int point, const char *where);
 /* Applies every default text, then finalizes inherited/derived values. */
 gs_status gs_scn_apply_defaults(gs_scenario *s, gs_err *err);
 gs_status gs_scn_finalize(gs_scenario *s, gs_err *err);
+/* Cross-key checks of [inject.malloc_trim] (validation, once every key is
+ * in place): mode = real rejects a delay distribution (other than fixed:0)
+ * and needs frag or work_per_constraint; frag and work_per_constraint need
+ * mode = real.  Errors name the file:line of the offending key. */
+gs_status gs_scn_check_trim_mode(const gs_scenario *s, gs_err *err);
 
 /* 0 for settings that do not act: keys of injection points that are off,
  * [global] injection defaults never set. */

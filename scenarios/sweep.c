@@ -14,7 +14,8 @@
  * and sweep_causes.dat (diag/README.md formats), charts/sweep.png/.svg
  * (plots/sweep.gp), and the sensitivity (least-squares slope of GPU idle
  * seconds per unit of each varied key, 95% interval) in sensitivity.csv
- * and on stderr.
+ * and on stderr.  A stop (SIGINT/SIGTERM, o->stop) ends the sweep after the
+ * interrupted run, with the tables of the runs that ran to their end.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -191,7 +192,7 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
             st = gs_scenario_validate(s, err);
         char dir[GS_SCN_PATH_MAX];
         snprintf(dir, sizeof dir, "%.480s/run-%03d", o->out_dir, i);
-        gs_run_opts ro = {.out_dir = dir, .quiet = 1, .no_charts = 1};
+        gs_run_opts ro = {.out_dir = dir, .quiet = 1, .no_charts = 1, .stop = o->stop};
         if (st == GS_OK) {
             if (!o->quiet)
                 fprintf(stderr, "gapscope sweep: run %d/%d (%s rep %d)\n", i + 1, total,
@@ -204,6 +205,17 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
         if (!o->quiet)
             fprintf(stderr, "gapscope sweep:   GPU idle %.3f s, busy %.1f%%, %zu/%zu jobs ok\n", rows[i].gpu_idle_s,
                     100 * rows[i].gpu_util, rows[i].completed, rows[i].arrivals);
+        if (o->stop && *o->stop) {
+            /* Stopped: the tables cover the runs that ran to their end; the
+             * interrupted one keeps its run directory (marked so) but its
+             * truncated figures stay out. */
+            int full = rows[i].interrupted ? i : i + 1;
+            if (!o->quiet)
+                fprintf(stderr, "gapscope sweep: stopped during run %d of %d; tables of the %d complete run%s\n",
+                        i + 1, total, full, full == 1 ? "" : "s");
+            total = full;
+            break;
+        }
     }
     {
         /* sweep.csv */

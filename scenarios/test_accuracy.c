@@ -103,8 +103,59 @@ GS_TEST(accuracy_injected_causes_within_10pct)
     }
 }
 
+/* Runs `gapscope gate SCENARIO` with ci/thresholds.ini into d/tag; returns
+ * its exit code (-1 when it did not exit) and prints its metrics when
+ * verbose. */
+static int gate_once(const char *bin, const char *scenario, const char *d, const char *tag)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "%s gate %s --thresholds ci/thresholds.ini --run-out %s/%s --quiet >%s/%s.log 2>&1",
+             bin, scenario, d, tag, d, tag);
+    int st = system(cmd);
+    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (gs_test_verbose()) {
+        snprintf(cmd, sizeof cmd, "grep -E '^(PASS|FAIL)' %s/%s.log | sed 's/^/    %s: /'", d, tag, tag);
+        if (system(cmd) != 0)
+            printf("    %s: exit %d (no gate lines)\n", tag, rc);
+    }
+    return rc;
+}
+
+/* The gate's verdict on SCENARIO is `want` (exit code) in a majority of up
+ * to three runs: one run, and two more only when the first disagrees.  A
+ * false result then needs two independent misses. */
+static void gate_expect(const char *bin, const char *scenario, const char *d, const char *tag,
+                        int want)
+{
+    char t[64];
+    int agree = 0, runs = 0, last = -1, first = -1;
+    for (int i = 0; i < 3 && agree < 2 && runs - agree < 2; i++) {
+        snprintf(t, sizeof t, "%s%d", tag, i);
+        last = gate_once(bin, scenario, d, t);
+        runs++;
+        agree += last == want;
+        if (i == 0 && (first = last) == want)
+            return;
+    }
+    GS_CHECK_MSG(agree >= 2, "%s: gate exit %d in %d of %d runs (want %d), see %s/%s*.log", scenario,
+                 last, runs - agree, runs, want, d, tag);
+    if (agree >= 2)
+        fprintf(stderr, "    note: %s: the first gate run exited %d (want %d), the two re-runs agreed; "
+                        "see %s/%s0.log\n", scenario, first, want, d, tag);
+}
+
 /* issue 7: the gate fails on the demo's buggy configuration and passes on the
- * fixed one, with the thresholds of ci/thresholds.ini. */
+ * fixed one, with the thresholds of ci/thresholds.ini.
+ *
+ * Margins (issue 16; bench/demo-gate-reliability.sh, 50 runs of each with
+ * another process busy on one of the 2 cores, bench/RESULTS.md): demo.ini
+ * fails on two checks each far from its limit, util MARGIN_UTIL_BUGGY
+ * against 0.90 and the tracker_lock share MARGIN_SHARE_BUGGY against 0.05;
+ * demo-fixed.ini passes with util MARGIN_UTIL_FIXED, a tracker_lock share
+ * under 1e-5 and its longest gap MARGIN_GAP_FIXED against 250 ms.  Failed
+ * and passed demo.ini ran BENCH_BUGGY, demo-fixed.ini BENCH_FIXED.  On top
+ * of that a wrong verdict is re-run twice and the majority decides. */
 GS_TEST(accuracy_gate_demo_buggy_fails_fixed_passes)
 {
 #ifdef __SANITIZE_ADDRESS__
@@ -118,20 +169,7 @@ GS_TEST(accuracy_gate_demo_buggy_fails_fixed_passes)
         gs_test_skip("GS_BIN not set (run through make test)");
         return;
     }
-    char cmd[4096];
     const char *d = gs_test_tmpdir();
-    snprintf(cmd, sizeof cmd,
-             "%s gate scenarios/demo.ini --thresholds ci/thresholds.ini --run-out %s/buggy "
-             "--quiet >%s/buggy.log 2>&1",
-             bin, d, d);
-    int st = system(cmd);
-    GS_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 1, "demo.ini gate exit %d (want 1), see %s/buggy.log",
-                 WIFEXITED(st) ? WEXITSTATUS(st) : -1, d);
-    snprintf(cmd, sizeof cmd,
-             "%s gate scenarios/demo-fixed.ini --thresholds ci/thresholds.ini --run-out %s/fixed "
-             "--quiet >%s/fixed.log 2>&1",
-             bin, d, d);
-    st = system(cmd);
-    GS_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-                 "demo-fixed.ini gate exit %d (want 0), see %s/fixed.log", WIFEXITED(st) ? WEXITSTATUS(st) : -1, d);
+    gate_expect(bin, "scenarios/demo.ini", d, "buggy", 1);
+    gate_expect(bin, "scenarios/demo-fixed.ini", d, "fixed", 0);
 }

@@ -101,7 +101,6 @@ static const char *demo_text =
     "[inject.tracker_hold]\n"
     "dist = fixed:20ms\n"
     "[inject.malloc_trim]\n"
-    "dist = lognormal:median=80ms,sigma=0.5\n"
     "probability = 1\n"
     "mode = real\n"
     "frag = 64MiB\n"

@@ -248,6 +248,11 @@ void gs_engine_write_meta(const gs_engine_config *cfg, gs_backend **be, int n_de
             n = strlen(val);
             snprintf(val + n, sizeof val - n, ";frag_bytes=%llu",
                      (unsigned long long)in->frag_bytes);
+            if (in->work_per_constraint) {
+                n = strlen(val);
+                snprintf(val + n, sizeof val - n, ";work_per_constraint=%llu",
+                         (unsigned long long)in->work_per_constraint);
+            }
         }
         snprintf(key, sizeof key, "scenario.engine.inject.%s", inj_names[i]);
         gs_timeline_meta_set(tl, key, val);

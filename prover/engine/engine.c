@@ -289,6 +289,37 @@ void gs_engine_cancel(gs_engine *e)
     drop_all(e, &e->gpu_q, epoch, "cancelled before proving");
 }
 
+gs_status gs_engine_cancel_job(gs_engine *e, uint64_t id, const char *why, gs_err *err)
+{
+    gs_job_rec *j;
+    int live = 0;
+    gs_tracker_lock(&e->tr, NULL, -1, -1);
+    /* Newest first: a job being cancelled is usually a recent one. */
+    for (j = e->tr.jobs; j && j->spec.id != id; j = j->next)
+        ;
+    if (j) {
+        /* Published once every partition settled and no verify is running. */
+        live = j->settled < j->spec.partitions || j->finishing;
+        if (live && !atomic_load(&j->failed)) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "cancelled: %s", why && *why ? why : "by the caller");
+            gs_tracker_fail_locked(e, j, GS_ERR_CANCELLED, msg);
+        }
+    }
+    gs_tracker_unlock(&e->tr, NULL, -1, -1, "cancel");
+    if (e->drv_lane) {
+        int64_t t = gs_now_ns();
+        pthread_mutex_lock(&e->drv_mu);
+        gs_tl_span(e->drv_lane, GS_SPAN_MARK, "job_cancel", (int32_t)id, -1, t, t, 0,
+                   live ? "in_flight=1" : "in_flight=0");
+        pthread_mutex_unlock(&e->drv_mu);
+    }
+    if (!live)
+        return GS_ERR(err, GS_ERR_STATE, "cancel", "job %llu is not in flight (%s)",
+                      (unsigned long long)id, j ? "already finished" : "unknown id");
+    return GS_OK;
+}
+
 const gs_job_result *gs_engine_results(gs_engine *e, size_t *n)
 {
     pthread_mutex_lock(&e->tr.mu);

@@ -61,7 +61,15 @@ const char *gs_verify_policy_name(gs_verify_policy p);
  *                 policy puts it; nothing when trim = off); real (`real`,
  *                 `frag_bytes`): the engine keeps a heap of frag_bytes
  *                 fragmented, churns part of it before each finalizer takes
- *                 the lock, and every malloc_trim(0) runs on that heap
+ *                 the lock, and every malloc_trim(0) runs on that heap;
+ *                 with `work_per_constraint` every partition (whose draw
+ *                 fires) also allocates a working set of that many bytes
+ *                 per constraint through malloc during synthesis (blocks
+ *                 under the mmap threshold, every page touched) and frees
+ *                 it in buffer_release, as production frees its synthesis
+ *                 and staging buffers, so every trim finds dirty free pages
+ *                 to return whatever the trim policy (trim = off keeps the
+ *                 workload and only drops the trim)
  *   synth         synthesis thread, inside `synth`
  *   h2d           GPU worker, `h2d_stage`: a real copy of a, b, c through
  *                 fresh pageable memory, then the drawn delay
@@ -109,6 +117,9 @@ typedef struct gs_injection {
     uint64_t frag_bytes;    /* malloc_trim real mode: heap to fragment */
     int fail;               /* when it fires: fail the delayed step with GS_ERR_INJECTED
                                (its partition fails, and with it the job) */
+    uint64_t work_per_constraint; /* malloc_trim real mode: bytes per constraint each
+                               partition allocates through malloc at synthesis and
+                               frees in buffer_release, before its trim (0: none) */
 } gs_injection;
 
 /*
@@ -185,6 +196,13 @@ gs_status gs_engine_submit(gs_engine *e, const gs_job_spec *job, gs_err *err);
 gs_status gs_engine_drain(gs_engine *e, int64_t timeout_ns);
 /* Cancels queued work: running partitions finish, the rest fail with GS_ERR_CANCELLED. */
 void gs_engine_cancel(gs_engine *e);
+/* Cancels one job (the caller's id): it ends with GS_ERR_CANCELLED (error
+ * "cancelled: <why>"), exactly once like any job; its partitions not yet
+ * proving are dropped where they wait, running ones finish and are
+ * discarded.  A MARK "job_cancel" on the driver/engine lane records the
+ * request.  Returns GS_OK, or GS_ERR_STATE when the job is not in flight
+ * (unknown id, or already finished: its result stands). */
+gs_status gs_engine_cancel_job(gs_engine *e, uint64_t id, const char *why, gs_err *err);
 /* Results of finished jobs, in completion order.  The array stays valid
  * until the next job completes (after drain: until the next submit) or
  * destroy; the proof/publics arrays it points to stay valid until destroy. */

@@ -88,6 +88,13 @@ typedef struct gs_job_rec {
     struct gs_job_rec *next;
 } gs_job_rec;
 
+/* A partition's malloc'd working set (heapfrag.c). */
+typedef struct gs_workset {
+    void **blk;
+    size_t n;
+    uint64_t bytes;
+} gs_workset;
+
 typedef struct gs_part {
     gs_job_rec *job;
     uint32_t index;
@@ -104,6 +111,7 @@ typedef struct gs_part {
     gs_proof proof;
     gs_scalar *pub;            /* copied public inputs (n_public) */
     uint32_t n_pub;
+    gs_workset ws;             /* malloc_trim real mode: the partition's working set */
 } gs_part;
 
 /* ---- pqueue.c ---------------------------------------------------------- */
@@ -173,6 +181,7 @@ typedef struct gs_heapfrag {
     pthread_mutex_t mu;
     void **slot;
     uint32_t *size;
+    void **spacer;             /* live for the heap's life: one after every slot */
     size_t n;
     uint64_t bytes;
     uint64_t seed, round;
@@ -184,6 +193,13 @@ void gs_heapfrag_deinit(gs_heapfrag *h);
  * through the heap to give back.  Returns the bytes freed, or UINT64_MAX
  * when another round was running (this one skipped). */
 uint64_t gs_heapfrag_churn(gs_heapfrag *h);
+/* A partition's working set: about `bytes` in blocks of seeded sizes under
+ * glibc's mmap threshold (so they live in the calling thread's malloc
+ * arena), every page written.  An allocation failure stops early and keeps
+ * what was allocated (ws->bytes says how much); returns ws->bytes. */
+uint64_t gs_workset_alloc(gs_workset *ws, uint64_t bytes, uint64_t seed);
+/* Frees every block (any thread); returns the bytes freed.  Idempotent. */
+uint64_t gs_workset_free(gs_workset *ws);
 
 /* ---- inject.c ---------------------------------------------------------- */
 /* Draws point p for (job, part); when it fires sleeps the delay inside an

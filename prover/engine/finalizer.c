@@ -14,8 +14,9 @@
  *   prove_finish    the CPU G2 MSM and epilogue (backend; already done by
  *                   the GPU worker when cfg.finish_in_worker)
  *   buffer_release  copy the public inputs, free w, a, b, c (+ dealloc
- *                   injection; real malloc_trim mode churns the fragmented
- *                   heap here, labelled inj:malloc_trim phase=fragment)
+ *                   injection; real malloc_trim mode frees the partition's
+ *                   working set here, inj:malloc_trim phase=release, and
+ *                   churns the fragmented heap, phase=fragment)
  *   tracker lock    LOCK_WAIT (holder recorded), then under LOCK_HOLD:
  *     process_result  store the partition proof (or the failure)
  *     inj:tracker_hold
@@ -148,6 +149,14 @@ static void finalize(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
         }
         gs_assignment_free(&p->as);
         p->has_as = 0;
+    }
+    if (p->ws.n) {
+        int64_t w0 = gs_now_ns();
+        uint64_t freed = gs_workset_free(&p->ws);
+        char args[96];
+        snprintf(args, sizeof args, "mode=real;phase=release;freed=%llu", (unsigned long long)freed);
+        gs_tl_span(lane, GS_SPAN_INJECTED, "inj:malloc_trim", jid, part, w0, gs_now_ns(),
+                   GS_SPAN_F_INJECTED, args);
     }
     gs_status si = gs_inject(e, GS_INJ_DEALLOC, lane, j, part, NULL, &err);
     if (s == GS_OK)

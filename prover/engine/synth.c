@@ -7,8 +7,9 @@
  * cancelled or has already failed, fetches the job's circuit and keys (the
  * first partition of a new size creates them), runs the real circuit
  * synthesis (gs_circuit_synthesize: witness, QAP vectors a, b, c, real
- * allocations) with a seed derived from (cfg.seed, job id, partition), adds
- * the `synth` injection, and pushes the result into the bounded GPU queue,
+ * allocations) with a seed derived from (cfg.seed, job id, partition),
+ * allocates the partition's working set when the real malloc_trim mode asks
+ * for one (heapfrag.c), adds the `synth` injection, and pushes the result into the bounded GPU queue,
  * blocking while the queue is full (span `queue_full_wait`).  While busy it
  * counts itself in the driver lane's `synth_busy` counter.
  *
@@ -39,6 +40,7 @@ void gs_part_free(struct gs_engine *e, gs_part *p)
         gs_assignment_free(&p->as);
         p->has_as = 0;
     }
+    gs_workset_free(&p->ws);
     free(p->pub);
     free(p);
 }
@@ -54,6 +56,30 @@ void gs_part_drop(struct gs_engine *e, gs_part *p, gs_tl_lane *lane, gs_status s
         gs_tracker_fail_locked(e, j, s, msg);
     gs_tracker_settle_locked(e, j);
     gs_tracker_unlock(&e->tr, lane, gs_jid(j), part, s == GS_OK ? "skip" : "fail");
+}
+
+/* malloc_trim real mode with a working set: p's working set, allocated by
+ * this (synthesis) thread inside an INJECTED inj:malloc_trim span
+ * (phase=alloc) on lane.  Never fails: a short allocation is recorded. */
+static void workset_alloc(struct gs_engine *e, gs_tl_lane *lane, gs_part *p)
+{
+    const gs_injection *in = &e->cfg.inj[GS_INJ_MALLOC_TRIM];
+    gs_job_rec *j = p->job;
+    double unused;
+    if (!in->enabled || !in->real || in->work_per_constraint == 0 ||
+        !gs_injection_draw(in, GS_INJ_MALLOC_TRIM, j->spec.id, (int32_t)p->index, &unused))
+        return;
+    uint64_t want = in->work_per_constraint << j->spec.log_constraints;
+    int64_t t0 = gs_now_ns();
+    uint64_t got = gs_workset_alloc(&p->ws, want,
+                                    gs_eng_mix(gs_eng_mix(in->seed, j->spec.id), p->index));
+    if (lane) {
+        char args[128];
+        snprintf(args, sizeof args, "mode=real;phase=alloc;bytes=%llu;want=%llu",
+                 (unsigned long long)got, (unsigned long long)want);
+        gs_tl_span(lane, GS_SPAN_INJECTED, "inj:malloc_trim", gs_jid(j), (int32_t)p->index, t0,
+                   gs_now_ns(), GS_SPAN_F_INJECTED, args);
+    }
 }
 
 static void synth_busy(struct gs_engine *e, int delta)
@@ -82,6 +108,7 @@ static gs_status synth_one(struct gs_engine *e, gs_worker *w, gs_part *p, gs_err
     s = gs_circuit_synthesize(p->key->circuit, &p->key->pk, seed, &p->as, err);
     if (s == GS_OK) {
         p->has_as = 1;
+        workset_alloc(e, w->lane, p);
         s = gs_inject(e, GS_INJ_SYNTH, w->lane, j, part, NULL, err);
     }
     int64_t t1 = gs_now_ns(), c1 = gs_task_cpu_ns();
