@@ -63,6 +63,10 @@ typedef struct gs_run_opts {
     int no_report;           /* skip diag's analysis and report */
     int no_charts;           /* analysis and summary.json only (sweeps) */
     const char *record_path; /* also write the processed arrivals as a trace */
+    /* backend = model: the fitted model to use (borrowed), NULL: fit the
+     * scenario's model_timeline.  A model run is a prediction: the real
+     * engine on the virtual clock with modelled work (predict.c). */
+    struct gs_model *model;
 } gs_run_opts;
 
 typedef struct gs_run_result {
