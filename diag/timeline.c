@@ -19,6 +19,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tl_internal.h"
+#include "../prover/common/vclock.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -352,6 +353,8 @@ void gs_tl_span(gs_tl_lane *lane, gs_span_kind kind, const char *name,
     gs_span s = {.start_ns = start_ns, .end_ns = end_ns < start_ns ? start_ns : end_ns,
                  .holder = -1, .job = job, .part = part, .kind = (uint16_t)kind,
                  .flags = (uint16_t)(flags & ~GS_SPAN_F_CPU), .name = name, .args = args};
+    if (gs_vt_virtual())
+        s.flags |= GS_SPAN_F_MODELLED;
     gs_tl_append_raw(lane, &s);
 }
 
@@ -365,6 +368,8 @@ void gs_tl_span_cpu(gs_tl_lane *lane, gs_span_kind kind, const char *name,
                  .holder = -1, .job = job, .part = part, .kind = (uint16_t)kind,
                  .flags = (uint16_t)(cpu_ns >= 0 ? flags | GS_SPAN_F_CPU : flags & ~GS_SPAN_F_CPU),
                  .name = name, .args = args, .cpu_ns = cpu_ns >= 0 ? cpu_ns : 0};
+    if (gs_vt_virtual())
+        s.flags |= GS_SPAN_F_MODELLED;
     gs_tl_append_raw(lane, &s);
 }
 
@@ -376,6 +381,8 @@ void gs_tl_lock_wait(gs_tl_lane *lane, const char *lock, int32_t holder,
     gs_span s = {.start_ns = start_ns, .end_ns = end_ns < start_ns ? start_ns : end_ns,
                  .holder = holder, .job = job, .part = part,
                  .kind = GS_SPAN_LOCK_WAIT, .name = lock};
+    if (gs_vt_virtual())
+        s.flags |= GS_SPAN_F_MODELLED;
     gs_tl_append_raw(lane, &s);
 }
 

@@ -69,7 +69,8 @@ typedef enum {
 
 /* Span flags. */
 #define GS_SPAN_F_INJECTED 0x1u   /* the work in this span was injected by a scenario */
-#define GS_SPAN_F_MODELLED 0x2u   /* a modelled device duration, not measured */
+#define GS_SPAN_F_MODELLED 0x2u   /* modelled, not measured: a model device stage, or any span
+                                     of a modelled run (its times come from a virtual clock) */
 #define GS_SPAN_F_FAILED   0x4u   /* the step failed */
 #define GS_SPAN_F_CPU      0x8u   /* cpu_ns holds the CPU time the step used */
 #define GS_SPAN_F_APPROX   0x10u  /* inferred, not measured (an imported daemon log's device busy spans) */

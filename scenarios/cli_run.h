@@ -6,5 +6,8 @@
 int gs_scn_cmd_run(int argc, char **argv, const char *cmd);
 /* gapscope sweep. */
 int gs_scn_cmd_sweep(int argc, char **argv);
+/* gapscope predict, gapscope model (cli_predict.c). */
+int gs_scn_cmd_predict(int argc, char **argv);
+int gs_scn_cmd_model(int argc, char **argv);
 
 #endif

@@ -20,8 +20,10 @@
 
 #include "../diag/jobs.h"
 #include "../diag/outfile.h"
+#include "../prover/common/vclock.h"
 #include "machine.h"
 #include "model.h"
+#include "model_work.h"
 #include "run.h"
 #include "scn_internal.h"
 
@@ -65,7 +67,8 @@ static void path_in(char *out, size_t cap, const char *dir, const char *file)
         out[0] = '\0';
 }
 
-/* Creates the backends the scenario asks for. */
+/* Creates the backends the scenario asks for.  *model: the model device's
+ * fitted model (loaded here unless the caller gave one). */
 static gs_status make_backends(gs_backend **be, int *n, gs_model **model, const gs_scenario *s,
                                gs_timeline *tl, int quiet, gs_err *err)
 {
@@ -85,7 +88,7 @@ static gs_status make_backends(gs_backend **be, int *n, gs_model **model, const 
     }
     gs_timeline_meta_set(tl, "backend", gs_backend_sel_name(sel));
     gs_status st = GS_OK;
-    if (sel == GS_BACKEND_MODEL) {
+    if (sel == GS_BACKEND_MODEL && !*model) {
         st = gs_model_load(model, s->model_timeline, err);
         if (st != GS_OK)
             return st;
@@ -99,7 +102,7 @@ static gs_status make_backends(gs_backend **be, int *n, gs_model **model, const 
             st = gs_backend_cuda_create(&be[d], d, err);
             break;
         case GS_BACKEND_MODEL:
-            st = gs_backend_model_create(&be[d], *model, d, s->model_size_shift, s->engine.prove_threads, err);
+            st = gs_backend_model_create(&be[d], *model, d, s->model_size_shift, d, s->engine.seed, err);
             break;
         default:
             st = GS_ERR(err, GS_ERR_ARG, "run", "backend %d", (int)sel);
@@ -226,6 +229,9 @@ typedef struct driver {
     cancel_ev *heap;
     size_t n, cap;
     int64_t t0, next_report;
+    int virt;       /* a modelled run on the virtual clock */
+    gs_err *err;    /* where a stalled modelled run is reported */
+    gs_status st;   /* GS_OK, or the stall */
 } driver;
 
 static int stopped(const driver *d) { return d->o->stop && *d->o->stop; }
@@ -402,9 +408,18 @@ static void drain(driver *d, size_t total, int64_t *stop_ns)
         if (gs_engine_drain(d->e, step) == GS_OK)
             return;
         now = gs_now_ns();
+        if (d->virt && gs_vt_stalled()) {
+            /* Every engine thread waits and no modelled work is pending. */
+            d->st = gs_err_set(d->err, GS_ERR_STATE, "predict", res->dir,
+                               "the modelled run stalled at %.3f s (virtual): every engine thread waits "
+                               "and no modelled work is pending", (double)(now - d->t0) * 1e-9);
+            gs_engine_cancel(d->e);
+            res->drained = 0;
+            return;
+        }
         if (now >= d->next_report) {
             progress(d->o, d->t0, res->submitted, total, "draining");
-            d->next_report = now + 2000000000LL;
+            d->next_report = now + (d->virt ? 20000000000LL : 2000000000LL);
         }
         if (deadline && now > deadline) {
             if (!d->o->quiet)
@@ -428,6 +443,55 @@ static void drain(driver *d, size_t total, int64_t *stop_ns)
     }
 }
 
+/* The modelled CPU's busy cores as the counter process_cpu (called under
+ * the virtual clock's lock, which serializes the lane's writers). */
+static void on_cpu(void *ctx, int64_t t, double busy)
+{
+    gs_tl_counter(ctx, "process_cpu", t, busy);
+}
+
+/* Can the model answer this scenario (every (kind, size) it replays)? */
+static gs_status check_model(const gs_model *model, const gs_scenario *s, const gs_trace *arr,
+                             gs_timeline *tl, gs_err *err)
+{
+    int kinds[64];
+    uint32_t logs[64];
+    int n = 0;
+    for (size_t i = 0; i < arr->n; i++) {
+        int k = (int)arr->a[i].kind;
+        uint32_t l = gs_scenario_log_size(s, &arr->a[i]) + (uint32_t)s->model_size_shift;
+        int seen = 0;
+        for (int j = 0; j < n; j++)
+            seen |= kinds[j] == k && logs[j] == l;
+        if (!seen && n < 64) {
+            kinds[n] = k;
+            logs[n++] = l;
+        }
+    }
+    char notes[1024];
+    gs_status st = gs_model_work_check(model, s->model_timeline, &s->engine, kinds, logs, n, notes,
+                                       sizeof notes, err);
+    if (st != GS_OK)
+        return st;
+    char all[3200];
+    snprintf(all, sizeof all, "%s%s", gs_model_notes(model), notes);
+    gs_timeline_meta_set(tl, "model.capture", s->model_timeline);
+    gs_timeline_meta_set(tl, "model.source", gs_model_source(model));
+    const char *v = gs_model_meta(model, "build.git_rev");
+    gs_timeline_meta_set(tl, "model.build.git_rev", v ? v : "unknown");
+    v = gs_model_meta(model, "build.binary_sha256");
+    gs_timeline_meta_set(tl, "model.build.binary_sha256", v ? v : "unknown");
+    v = gs_model_meta(model, "host.cpu");
+    gs_timeline_meta_set(tl, "model.host.cpu", v ? v : "unknown");
+    char buf[32];
+    snprintf(buf, sizeof buf, "%d", gs_model_cores(model));
+    gs_timeline_meta_set(tl, "model.cores", buf);
+    gs_timeline_meta_set(tl, "model.cpu_demand", gs_model_cpu_measured(model) ? "measured" : "inferred");
+    gs_timeline_meta_set(tl, "model.assumed", all);
+    gs_timeline_meta_set(tl, "run.clock", "virtual");
+    return GS_OK;
+}
+
 gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *res, gs_err *err)
 {
     static const gs_run_opts defaults = {0};
@@ -437,11 +501,12 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     gs_trace arr = {0};
     gs_timeline *tl = NULL;
     gs_backend *be[MAX_DEVICES] = {0};
-    gs_model *model = NULL;
+    gs_model *model = o->model;
     gs_engine *e = NULL;
     driver drv;
     memset(&drv, 0, sizeof drv);
-    int nbe = 0;
+    gs_work_model *work = NULL;
+    int nbe = 0, virt = 0;
     char path[GS_SCN_PATH_MAX];
     int64_t *sub_ns = NULL, *int_ns = NULL;
     gs_cpu_sampler *sampler = NULL;
@@ -450,6 +515,18 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     if (st != GS_OK)
         goto fail;
     res->arrivals = arr.n;
+    if ((st = gs_timeline_create(&tl)) != GS_OK) {
+        gs_err_set(err, st, "run", s->path, "cannot create the timeline");
+        goto fail;
+    }
+    if (s->backend == GS_BACKEND_MODEL) {
+        /* A modelled run: everything is checked before any file is written. */
+        if (!model && (st = gs_model_load(&model, s->model_timeline, err)) != GS_OK)
+            goto fail;
+        if ((st = check_model(model, s, &arr, tl, err)) != GS_OK ||
+            (st = gs_model_work_create(&work, model, s->model_size_shift, s->engine.seed, err)) != GS_OK)
+            goto fail;
+    }
     if (o->out_dir)
         snprintf(res->dir, sizeof res->dir, "%s", o->out_dir);
     else
@@ -461,10 +538,6 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     path_in(path, sizeof path, res->dir, "arrivals.jsonl");
     if ((st = gs_trace_write(&arr, path, "ms", err)) != GS_OK)
         goto fail;
-    if ((st = gs_timeline_create(&tl)) != GS_OK) {
-        gs_err_set(err, st, "run", res->dir, "cannot create the timeline");
-        goto fail;
-    }
     set_meta(tl, s);
     /* Engine and backend threads inherit a mask with SIGINT/SIGTERM blocked:
      * only this (driver) thread takes them (interrupt.c). */
@@ -481,13 +554,29 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
                 s->engine.gpu_workers_per_device == 1 ? "" : "s",
                 s->settings ? gs_scenario_setting_value(s, "engine.trim") : "?", gs_replay_mode_name(s->replay),
                 res->dir);
+    gs_engine_config cfg = s->engine;
+    if (st == GS_OK && work) {
+        /* The virtual clock: the modelled CPU has the captured cores, one
+         * pool per device as wide as the captured pool. */
+        gs_vt_cfg vc = {.cores = gs_model_cores(model), .n_pools = nbe, .on_cpu = on_cpu,
+                        .on_cpu_ctx = gs_tl_lane_open(tl, "driver/cpu", GS_ROLE_DRIVER, -1, -1)};
+        for (int d = 0; d < nbe && d < GS_VT_MAX_POOLS; d++)
+            vc.pool_width[d] = gs_model_cores(model);
+        if (vc.n_pools > GS_VT_MAX_POOLS)
+            vc.n_pools = GS_VT_MAX_POOLS;
+        if ((st = gs_vt_start(&vc, gs_now_ns(), err)) == GS_OK) {
+            virt = 1;
+            cfg.work = work;
+        }
+    }
     if (st == GS_OK)
-        st = gs_engine_create(&e, &s->engine, be, nbe, tl, err);
+        st = gs_engine_create(&e, &cfg, be, nbe, tl, err);
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     if (st != GS_OK)
         goto fail;
     gs_tl_lane *lane = gs_tl_lane_open(tl, "driver", GS_ROLE_DRIVER, -1, -1);
-    sampler = gs_cpu_sampler_start(tl);
+    if (!virt)
+        sampler = gs_cpu_sampler_start(tl);
     int64_t t0 = gs_now_ns() + 5000000; /* a little lead so the first arrival is on time */
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", (long long)t0);
@@ -503,9 +592,13 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     drv.o = o;
     drv.res = res;
     drv.t0 = t0;
+    drv.virt = virt;
+    drv.err = err;
+    drv.st = GS_OK;
     replay(&drv, &arr, lane, sub_ns, int_ns);
     int64_t stop_ns;
     drain(&drv, arr.n, &stop_ns);
+    st = drv.st;
     int64_t t1 = gs_now_ns();
     res->wall_s = (double)(t1 - t0) * 1e-9;
     snprintf(buf, sizeof buf, "%lld", (long long)t1);
@@ -526,11 +619,18 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
         res->verified += r[i].verified == 1;
         res->verify_failed += r[i].verified == -1;
     }
-    st = write_jobs(res->dir, &arr, sub_ns, int_ns, r, nr, res->interrupted, stop_ns, err);
+    if (st == GS_OK)
+        st = write_jobs(res->dir, &arr, sub_ns, int_ns, r, nr, res->interrupted, stop_ns, err);
     if (st == GS_OK && o->record_path)
         st = gs_scn_record_from_run(res->dir, o->record_path, err);
+    if (virt)
+        gs_vt_stop(); /* shutdown passes in frozen virtual time */
     gs_engine_destroy(e); /* capture stops here */
     e = NULL;
+    if (virt) {
+        gs_vt_end();
+        virt = 0;
+    }
     gs_cpu_sampler_stop(sampler);
     sampler = NULL;
     if (st != GS_OK)
@@ -550,13 +650,19 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
      * what gate, sweep and later `gapscope report` read. */
     st = gs_scn_report(res, o->quiet, !o->no_report && !o->no_charts, err);
 fail:
+    if (virt)
+        gs_vt_stop();
     if (e)
         gs_engine_destroy(e);
+    if (virt)
+        gs_vt_end();
     gs_cpu_sampler_stop(sampler);
     for (int d = 0; d < nbe; d++)
         if (be[d])
             be[d]->ops->destroy(be[d]);
-    gs_model_destroy(model);
+    gs_model_work_destroy(work);
+    if (model != o->model)
+        gs_model_destroy(model);
     gs_timeline_destroy(tl);
     gs_trace_free(&arr);
     free(drv.heap);

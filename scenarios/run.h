@@ -73,6 +73,10 @@ typedef struct gs_run_opts {
      * run.interrupted in its metadata and the cancelled jobs' errors
      * prefixed "interrupted (SIG...)". */
     const volatile sig_atomic_t *stop;
+    /* backend = model: the fitted model to use (borrowed), NULL: fit the
+     * scenario's model_timeline.  A model run is a prediction: the real
+     * engine on the virtual clock with modelled work (predict.c). */
+    struct gs_model *model;
 } gs_run_opts;
 
 typedef struct gs_run_result {

@@ -121,9 +121,10 @@ gs_status gs_scenario_validate(gs_scenario *s, gs_err *err)
     if (s->model_timeline[0] && access(s->model_timeline, R_OK) != 0)
         return gs_err_set(err, GS_ERR_IO, "scenario", where_of(s, "engine.model_timeline", NULL),
                           "[engine] model_timeline '%s' cannot be read", s->model_timeline);
-    if (s->engine.g2_on_device && (s->backend == GS_BACKEND_CPU || s->backend == GS_BACKEND_MODEL))
+    if (s->engine.g2_on_device && s->backend == GS_BACKEND_CPU)
         return gs_err_set(err, GS_ERR_ARG, "scenario", where_of(s, "engine.g2", "engine.backend"),
-                          "[engine] g2 = device needs backend = cuda (or auto on a GPU machine)");
+                          "[engine] g2 = device needs backend = cuda (or auto on a GPU machine), "
+                          "or model with a capture that ran it on the device");
     if (s->backend == GS_BACKEND_CPU && s->devices != 1)
         return gs_err_set(err, GS_ERR_ARG, "scenario", where_of(s, "engine.devices", "engine.backend"),
                           "backend = cpu drives one device (devices = 1)");

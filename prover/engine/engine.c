@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/vclock.h"
 #include "engine_int.h"
 
 void gs_drv_counter(struct gs_engine *e, const char *name, int64_t t, double v)
@@ -43,8 +44,11 @@ static void gpu_depth(struct gs_engine *e, int64_t t, size_t depth)
 
 static gs_status start_thread(gs_worker *w, void *(*fn)(void *), gs_err *err)
 {
-    if (pthread_create(&w->th, NULL, fn, w) != 0)
+    gs_vt_spawn();
+    if (pthread_create(&w->th, NULL, fn, w) != 0) {
+        gs_vt_spawn_failed();
         return GS_ERR(err, GS_ERR_INTERNAL, "engine", "cannot start a thread");
+    }
     w->started = 1;
     return GS_OK;
 }
@@ -84,6 +88,7 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
     atomic_init(&e->synth_busy, 0);
     gs_keys_init(&e->keys, backends, n_devices);
     e->keys.h_conv = cfg->h_conv;
+    e->keys.work = cfg->work;
     if (gs_tracker_init(&e->tr) != GS_OK ||
         gs_pq_init(&e->synth_q, "synth_queue", 0, e, NULL) != GS_OK ||
         gs_pq_init(&e->gpu_q, "gpu_queue", (size_t)cfg->queue_depth, e, gpu_depth) != GS_OK ||
@@ -106,7 +111,7 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
                  strcmp(backends[d]->ops->name, "cpu") == 0 ? "cpu" : "gpu");
     }
     const gs_injection *trim = &cfg->inj[GS_INJ_MALLOC_TRIM];
-    if (trim->enabled && trim->real && trim->frag_bytes > 0) {
+    if (trim->enabled && trim->real && trim->frag_bytes > 0 && !cfg->work) {
         s = gs_heapfrag_init(&e->frag, trim->frag_bytes, trim->seed, err);
         if (s != GS_OK)
             goto fail;
@@ -156,7 +161,9 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
     }
     if (cfg->trim == GS_TRIM_BACKGROUND) {
         e->bg_lane = lane(e, "background/trim", GS_ROLE_BACKGROUND, -1);
+        gs_vt_spawn();
         if (pthread_create(&e->bg_th, NULL, gs_bg_trim_main, e) != 0) {
+            gs_vt_spawn_failed();
             s = GS_ERR(err, GS_ERR_INTERNAL, "engine", "cannot start the trim thread");
             goto fail;
         }
@@ -241,10 +248,31 @@ gs_status gs_engine_submit(gs_engine *e, const gs_job_spec *job, gs_err *err)
     return GS_OK;
 }
 
+/* Drain under a virtual clock: waiting on done_cv would re-take the
+ * tracker mutex outside the clock's accounting, so poll it every
+ * GS_ENG_VT_POLL_NS of virtual time instead (an idle poll: a run where
+ * nothing else can happen is reported stalled). */
+#define GS_ENG_VT_POLL_NS 2000000
+static gs_status drain_virtual(gs_engine *e, int64_t deadline)
+{
+    for (;;) {
+        gs_vt_mutex_lock(&e->tr.mu);
+        int done = e->tr.published >= e->tr.submitted;
+        gs_vt_mutex_unlock(&e->tr.mu);
+        if (done)
+            return GS_OK;
+        if ((deadline && gs_now_ns() >= deadline) || gs_vt_stalled() || !gs_vt_on())
+            return GS_ERR_STATE;
+        gs_vt_sleep_idle(GS_ENG_VT_POLL_NS);
+    }
+}
+
 gs_status gs_engine_drain(gs_engine *e, int64_t timeout_ns)
 {
     int64_t deadline = timeout_ns > 0 ? gs_now_ns() + timeout_ns : 0;
     gs_status s = GS_OK;
+    if (gs_vt_on() && gs_vt_participant())
+        return drain_virtual(e, deadline);
     pthread_mutex_lock(&e->tr.mu);
     while (e->tr.published < e->tr.submitted) {
         if (!deadline) {
@@ -322,10 +350,10 @@ gs_status gs_engine_cancel_job(gs_engine *e, uint64_t id, const char *why, gs_er
 
 const gs_job_result *gs_engine_results(gs_engine *e, size_t *n)
 {
-    pthread_mutex_lock(&e->tr.mu);
+    gs_vt_mutex_lock(&e->tr.mu);
     const gs_job_result *r = e->tr.results;
     *n = e->tr.n_results;
-    pthread_mutex_unlock(&e->tr.mu);
+    gs_vt_mutex_unlock(&e->tr.mu);
     return r;
 }
 

@@ -133,6 +133,56 @@ typedef struct gs_injection {
 int gs_injection_draw(const gs_injection *inj, gs_inj_point p, uint64_t job,
                       int32_t part, double *delay_s);
 
+/*
+ * Modelled work (scenarios/model_work.c: gapscope predict and backend =
+ * model).  With cfg.work set, the engine does none of the real work below:
+ * at each of these points it calls work->run, which spends the unit's
+ * modelled time (a sleep or CPU work on the virtual clock,
+ * prover/common/vclock.h) and returns; the backend (the model backend)
+ * models the prove itself.  Threads, queues, the tracker lock, policies,
+ * injections and spans stay the engine's own.  No real keys, witnesses or
+ * proofs exist: jobs complete with verified = 0 (not checked).
+ *   setup           first use of a (kind, size): part is the partition
+ *   synth           one partition's synthesis
+ *   host_prep       the worker's scalar classification
+ *   handoff         the worker's hand-off to a finalizer
+ *   buffer_release  freeing a partition's buffers
+ *   process_result  storing a partition's result (under the tracker lock)
+ *   malloc_trim     one malloc_trim(0) (job NULL: the background thread)
+ *   assemble        a job's proof bytes (part -1)
+ *   verify          a job's verification (part -1)
+ * The engine also makes its threads participants of the virtual clock
+ * (spawn/enter/exit) and waits on its queues, the tracker lock and key
+ * creation through the clock's wrappers; those are plain pthread calls
+ * when no clock runs.
+ */
+#define GS_WORK_TABLE(X)                              \
+    X(GS_WORK_SETUP, "setup")                         \
+    X(GS_WORK_SYNTH, "synth")                         \
+    X(GS_WORK_HOST_PREP, "host_prep")                 \
+    X(GS_WORK_HANDOFF, "handoff")                     \
+    X(GS_WORK_BUFFER_RELEASE, "buffer_release")       \
+    X(GS_WORK_PROCESS_RESULT, "process_result")       \
+    X(GS_WORK_MALLOC_TRIM, "malloc_trim")             \
+    X(GS_WORK_ASSEMBLE, "assemble")                   \
+    X(GS_WORK_VERIFY, "verify")
+typedef enum {
+#define GS_X(e, n) e,
+    GS_WORK_TABLE(GS_X)
+#undef GS_X
+    GS_WORK_COUNT
+} gs_work_unit;
+const char *gs_work_unit_name(gs_work_unit u);
+struct gs_job_spec;
+typedef struct gs_work_model {
+    /* Spends unit u for (job, part); job NULL only for a background trim.
+     * Called from engine threads concurrently.  An error fails the
+     * partition (or job) like a failed step. */
+    gs_status (*run)(struct gs_work_model *m, gs_work_unit u, const struct gs_job_spec *job,
+                     int32_t part, gs_err *err);
+    void *ctx;
+} gs_work_model;
+
 typedef struct gs_engine_config {
     int synth_threads;              /* default 2 */
     int gpu_workers_per_device;     /* default 1 */
@@ -151,6 +201,7 @@ typedef struct gs_engine_config {
     gs_h_convention h_conv;         /* H convention of the keys the engine sets up
                                        (groth16.h); default GS_H_SNARKJS */
     gs_injection inj[GS_INJ_COUNT];
+    gs_work_model *work;            /* NULL: real work; else modelled (above), borrowed */
 } gs_engine_config;
 void gs_engine_config_defaults(gs_engine_config *cfg);
 

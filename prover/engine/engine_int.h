@@ -52,6 +52,7 @@ typedef struct gs_keys {
     gs_backend **be;
     int n_dev;
     gs_h_convention h_conv;    /* of every key set up (set once, before any get) */
+    gs_work_model *work;       /* modelled work: keys carry sizes only (set once) */
 } gs_keys;
 
 void gs_keys_init(gs_keys *k, gs_backend **be, int n_dev);

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "../common/pool.h"
+#include "../common/vclock.h"
 #include "engine_int.h"
 
 void gs_trim_step(struct gs_engine *e, gs_tl_lane *lane, const gs_job_rec *j, int32_t part)
@@ -43,7 +44,13 @@ void gs_trim_step(struct gs_engine *e, gs_tl_lane *lane, const gs_job_rec *j, in
     gs_err_clear(&err);
     const gs_injection *in = &e->cfg.inj[GS_INJ_MALLOC_TRIM];
     int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
-    int released = malloc_trim(0);
+    int released = 0;
+    if (e->cfg.work) {
+        (void)e->cfg.work->run(e->cfg.work, GS_WORK_MALLOC_TRIM, j ? &j->spec : NULL, part,
+                               &err);
+    } else {
+        released = malloc_trim(0);
+    }
     if (!in->real)
         (void)gs_inject(e, GS_INJ_MALLOC_TRIM, lane, j, part, "mode=synthetic", &err);
     char args[64];
@@ -94,13 +101,16 @@ void gs_part_finish(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
 static gs_status verify_step(struct gs_engine *e, gs_tl_lane *lane, gs_job_rec *j, gs_err *err)
 {
     int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
-    gs_status s = gs_job_verify(j, err);
+    gs_status s = e->cfg.work ? e->cfg.work->run(e->cfg.work, GS_WORK_VERIFY, &j->spec, -1, err)
+                              : gs_job_verify(j, err);
     if (s == GS_OK)
         s = gs_inject(e, GS_INJ_VERIFY, lane, j, -1, NULL, err);
     gs_tl_span_cpu(lane, GS_SPAN_STEP, "verify", gs_jid(j), -1, t0, gs_now_ns(),
                    s == GS_OK ? 0 : GS_SPAN_F_FAILED, s == GS_OK ? "ok=1" : "ok=0",
                    gs_task_cpu_ns() - c0);
     j->verified = s == GS_OK ? 1 : (s == GS_ERR_VERIFY ? -1 : 0);
+    if (e->cfg.work && s == GS_OK)
+        j->verified = 0; /* modelled: nothing was checked */
     return s;
 }
 
@@ -158,6 +168,8 @@ static void finalize(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
         gs_tl_span(lane, GS_SPAN_INJECTED, "inj:malloc_trim", jid, part, w0, gs_now_ns(),
                    GS_SPAN_F_INJECTED, args);
     }
+    if (e->cfg.work && s == GS_OK)
+        s = e->cfg.work->run(e->cfg.work, GS_WORK_BUFFER_RELEASE, &j->spec, part, &err);
     gs_status si = gs_inject(e, GS_INJ_DEALLOC, lane, j, part, NULL, &err);
     if (s == GS_OK)
         s = si;
@@ -171,6 +183,8 @@ static void finalize(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
     c0 = gs_task_cpu_ns();
     if (s == GS_OK && !atomic_load(&j->failed))
         s = store_result(j, p, &err);
+    if (s == GS_OK && e->cfg.work)
+        s = e->cfg.work->run(e->cfg.work, GS_WORK_PROCESS_RESULT, &j->spec, part, &err);
     if (s != GS_OK)
         gs_tracker_fail_locked(e, j, s, err.msg);
     gs_tl_span_cpu(lane, GS_SPAN_STEP, "process_result", jid, part, t0, gs_now_ns(),
@@ -183,7 +197,14 @@ static void finalize(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
     if (j->stored == j->spec.partitions && !atomic_load(&j->failed)) {
         t0 = gs_now_ns();
         c0 = gs_task_cpu_ns();
-        gs_job_assemble(j);
+        if (e->cfg.work) {
+            /* Modelled: the proof bytes stay zero (no proofs exist). */
+            if (!j->assembled)
+                j->assembled = calloc(j->spec.partitions, GS_PROOF_BYTES);
+            (void)e->cfg.work->run(e->cfg.work, GS_WORK_ASSEMBLE, &j->spec, -1, &err);
+        } else {
+            gs_job_assemble(j);
+        }
         gs_tl_span_cpu(lane, GS_SPAN_STEP, "assemble", jid, -1, t0, gs_now_ns(), 0, NULL,
                        gs_task_cpu_ns() - c0);
         if (!j->assembled) {
@@ -200,7 +221,7 @@ static void finalize(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
     if (e->cfg.trim == GS_TRIM_BACKGROUND) {
         pthread_mutex_lock(&e->bg_mu);
         e->bg_pending++;
-        pthread_cond_signal(&e->bg_cv);
+        gs_vt_cond_signal(&e->bg_cv);
         pthread_mutex_unlock(&e->bg_mu);
     }
     gs_tracker_unlock(&e->tr, lane, jid, part, "process_result");
@@ -225,6 +246,7 @@ static void finalize(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
 void *gs_fin_pool_main(void *arg)
 {
     gs_worker *w = arg;
+    gs_vt_enter();
     for (;;) {
         int64_t t0, t1;
         gs_part *p = gs_pq_pop(&w->e->fin_q, w->lane, &t0, &t1);
@@ -232,6 +254,7 @@ void *gs_fin_pool_main(void *arg)
             break;
         finalize(w->e, p, w->lane);
     }
+    gs_vt_exit();
     return NULL;
 }
 
@@ -245,6 +268,7 @@ static void *fin_thread_main(void *arg)
 {
     fin_arg a = *(fin_arg *)arg;
     free(arg);
+    gs_vt_enter();
     finalize(a.e, a.p, a.lane);
     gs_fin_thread *self = malloc(sizeof *self);
     pthread_mutex_lock(&a.e->fin_mu);
@@ -260,6 +284,7 @@ static void *fin_thread_main(void *arg)
     if (--a.e->fin_live == 0)
         pthread_cond_broadcast(&a.e->fin_cv);
     pthread_mutex_unlock(&a.e->fin_mu);
+    gs_vt_exit();
     return NULL;
 }
 
@@ -312,7 +337,9 @@ gs_status gs_fin_handoff(struct gs_engine *e, gs_part *p, gs_err *err)
     e->fin_live++;
     pthread_mutex_unlock(&e->fin_mu);
     pthread_t th;
+    gs_vt_spawn();
     if (pthread_create(&th, NULL, fin_thread_main, a) != 0) {
+        gs_vt_spawn_failed();
         pthread_mutex_lock(&e->fin_mu);
         if (e->n_fin_free < e->cap_fin_free)
             e->fin_free[e->n_fin_free++] = a->lane;
@@ -329,10 +356,11 @@ void *gs_bg_trim_main(void *arg)
 {
     struct gs_engine *e = arg;
     int32_t round = 0;
+    gs_vt_enter();
     pthread_mutex_lock(&e->bg_mu);
     for (;;) {
         while (!e->bg_pending && !e->bg_stop)
-            pthread_cond_wait(&e->bg_cv, &e->bg_mu);
+            gs_vt_cond_wait(&e->bg_cv, &e->bg_mu);
         if (!e->bg_pending)
             break;
         e->bg_pending = 0;
@@ -341,5 +369,6 @@ void *gs_bg_trim_main(void *arg)
         pthread_mutex_lock(&e->bg_mu);
     }
     pthread_mutex_unlock(&e->bg_mu);
+    gs_vt_exit();
     return NULL;
 }

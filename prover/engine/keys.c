@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../common/pool.h"
+#include "../common/vclock.h"
 #include "engine_int.h"
 
 void gs_keys_init(gs_keys *k, gs_backend **be, int n_dev)
@@ -50,9 +51,24 @@ uint64_t gs_keys_setup_seed(gs_job_kind kind, uint32_t log)
     return gs_eng_mix(0x6761707363u /* "gapsc" */ + (uint64_t)kind, log);
 }
 
+/* Modelled work: no circuit and no setup, only the key's sizes (what the
+ * model backend reads), after the modelled setup time. */
+static gs_status key_model(gs_keys *k, gs_eng_key *x)
+{
+    gs_job_spec spec = {.kind = x->kind, .log_constraints = x->log};
+    gs_status s = k->work->run(k->work, GS_WORK_SETUP, &spec, -1, &x->err);
+    if (s != GS_OK)
+        return s;
+    x->pk.log_domain = x->log;
+    x->pk.domain_size = (uint32_t)1 << x->log;
+    return GS_OK;
+}
+
 /* Builds x (outside keys.mu).  Returns the status, detail in x->err. */
 static gs_status key_build(gs_keys *k, gs_eng_key *x)
 {
+    if (k->work)
+        return key_model(k, x);
     gs_status s = gs_circuit_create(&x->circuit, "merkle_poseidon", x->log, &x->err);
     if (s != GS_OK)
         return s;
@@ -87,7 +103,7 @@ gs_status gs_keys_get(gs_keys *k, gs_job_kind kind, uint32_t log,
             break;
     if (x) {
         while (x->state == 0)
-            pthread_cond_wait(&k->cv, &k->mu);
+            gs_vt_cond_wait(&k->cv, &k->mu);
         pthread_mutex_unlock(&k->mu);
         goto done;
     }
@@ -106,7 +122,7 @@ gs_status gs_keys_get(gs_keys *k, gs_job_kind kind, uint32_t log,
 
     pthread_mutex_lock(&k->mu);
     x->state = s == GS_OK ? 1 : 2;
-    pthread_cond_broadcast(&k->cv);
+    gs_vt_cond_broadcast(&k->cv);
     pthread_mutex_unlock(&k->mu);
 done:
     if (x->state != 1) {

@@ -18,11 +18,14 @@
  * field is cleared while a holder sleeps on a condition variable.  After each change the depth
  * callback runs under the queue lock (so counter samples are in order);
  * it may take the driver-lane mutex, a leaf lock.  Close wakes everyone:
- * pushes fail, pops drain what is left and then return NULL.
+ * pushes fail, pops drain what is left and then return NULL.  Waits and
+ * wake-ups go through the virtual clock's wrappers (vclock.h), plain
+ * pthread calls unless a modelled run is on.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/vclock.h"
 #include "engine_int.h"
 
 static int before(const gs_part *a, const gs_part *b)
@@ -90,7 +93,7 @@ static void pq_unlock(gs_pq *q)
 static void pq_wait(gs_pq *q, pthread_cond_t *cv, gs_tl_lane *lane)
 {
     atomic_store_explicit(&q->holder, -1, memory_order_release);
-    pthread_cond_wait(cv, &q->mu);
+    gs_vt_cond_wait(cv, &q->mu);
     if (lane)
         atomic_store_explicit(&q->holder, gs_tl_lane_id(lane), memory_order_release);
 }
@@ -153,7 +156,7 @@ int gs_pq_push(gs_pq *q, gs_part *p, gs_tl_lane *lane, int64_t *t0, int64_t *t1)
     sift_up(q->heap, q->n++);
     if (q->on_depth)
         q->on_depth(q->e, gs_now_ns(), q->n);
-    pthread_cond_signal(&q->not_empty);
+    gs_vt_cond_signal(&q->not_empty);
     pq_unlock(q);
     return 1;
 }
@@ -175,7 +178,7 @@ gs_part *gs_pq_pop(gs_pq *q, gs_tl_lane *lane, int64_t *t0, int64_t *t1)
         sift_down(q->heap, q->n, 0);
         if (q->on_depth)
             q->on_depth(q->e, gs_now_ns(), q->n);
-        pthread_cond_signal(&q->not_full);
+        gs_vt_cond_signal(&q->not_full);
     }
     pq_unlock(q);
     return p;
@@ -202,7 +205,7 @@ size_t gs_pq_take_cancelled(gs_pq *q, uint64_t epoch, gs_part ***out)
         if (k && q->on_depth)
             q->on_depth(q->e, gs_now_ns(), q->n);
         if (k)
-            pthread_cond_broadcast(&q->not_full);
+            gs_vt_cond_broadcast(&q->not_full);
     }
     pthread_mutex_unlock(&q->mu);
     if (!k) {
@@ -217,7 +220,7 @@ void gs_pq_close(gs_pq *q)
 {
     pthread_mutex_lock(&q->mu);
     q->closed = 1;
-    pthread_cond_broadcast(&q->not_empty);
-    pthread_cond_broadcast(&q->not_full);
+    gs_vt_cond_broadcast(&q->not_empty);
+    gs_vt_cond_broadcast(&q->not_full);
     pthread_mutex_unlock(&q->mu);
 }

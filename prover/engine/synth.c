@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../common/pool.h"
+#include "../common/vclock.h"
 #include "engine_int.h"
 
 void gs_part_free(struct gs_engine *e, gs_part *p)
@@ -105,12 +106,14 @@ static gs_status synth_one(struct gs_engine *e, gs_worker *w, gs_part *p, gs_err
     uint64_t seed = gs_eng_mix(gs_eng_mix(e->cfg.seed, j->spec.id), p->index);
     synth_busy(e, 1);
     int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
-    s = gs_circuit_synthesize(p->key->circuit, &p->key->pk, seed, &p->as, err);
-    if (s == GS_OK) {
+    if (e->cfg.work)
+        s = e->cfg.work->run(e->cfg.work, GS_WORK_SYNTH, &j->spec, part, err);
+    else if ((s = gs_circuit_synthesize(p->key->circuit, &p->key->pk, seed, &p->as, err)) == GS_OK) {
         p->has_as = 1;
         workset_alloc(e, w->lane, p);
-        s = gs_inject(e, GS_INJ_SYNTH, w->lane, j, part, NULL, err);
     }
+    if (s == GS_OK)
+        s = gs_inject(e, GS_INJ_SYNTH, w->lane, j, part, NULL, err);
     int64_t t1 = gs_now_ns(), c1 = gs_task_cpu_ns();
     synth_busy(e, -1);
     if (w->lane) {
@@ -127,6 +130,7 @@ void *gs_synth_main(void *arg)
 {
     gs_worker *w = arg;
     struct gs_engine *e = w->e;
+    gs_vt_enter();
     for (;;) {
         int64_t t0, t1;
         gs_part *p = gs_pq_pop(&e->synth_q, w->lane, &t0, &t1);
@@ -158,5 +162,6 @@ void *gs_synth_main(void *arg)
             gs_tl_span(w->lane, GS_SPAN_STEP, "queue_full_wait", gs_jid(j), part, t0, t1, 0,
                        NULL);
     }
+    gs_vt_exit();
     return NULL;
 }

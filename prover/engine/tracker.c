@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/vclock.h"
 #include "engine_int.h"
 
 gs_status gs_tracker_init(gs_tracker *t)
@@ -57,6 +58,17 @@ void gs_tracker_lock(gs_tracker *t, gs_tl_lane *lane, int32_t job, int32_t part)
 {
     int64_t t0 = gs_now_ns();
     int32_t holder = -1;
+    if (gs_vt_on() && gs_vt_participant()) {
+        /* Modelled run: the clock's mutex wrapper counts the wait. */
+        holder = atomic_load_explicit(&t->holder, memory_order_acquire);
+        if (!gs_vt_mutex_lock(&t->mu))
+            holder = -1;
+        if (!lane) {
+            t->hold_start = gs_now_ns();
+            return;
+        }
+        goto locked;
+    }
     if (!lane) {
         /* Capture off: a plain lock, nothing to learn about the holder. */
         pthread_mutex_lock(&t->mu);
@@ -89,7 +101,7 @@ void gs_tracker_unlock(gs_tracker *t, gs_tl_lane *lane, int32_t job, int32_t par
     int64_t t0 = t->hold_start;
     int64_t t1 = gs_now_ns();
     atomic_store_explicit(&t->holder, -1, memory_order_release);
-    pthread_mutex_unlock(&t->mu);
+    gs_vt_mutex_unlock(&t->mu);
     if (lane) {
         char args[64];
         snprintf(args, sizeof args, "what=%s", what ? what : "");

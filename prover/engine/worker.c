@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "../common/pool.h"
+#include "../common/vclock.h"
 #include "engine_int.h"
 
 static gs_tl_lane *dev_lane(struct gs_engine *e, int dev, int stream)
@@ -174,8 +175,14 @@ static void run_partition(gs_worker *w, gs_part *p)
     uint64_t zeros, ones;
     t0 = gs_now_ns();
     int64_t c0 = gs_task_cpu_ns();
-    classify(&p->as, &zeros, &ones);
-    gs_status s = gs_inject(e, GS_INJ_HOST_PREP, w->lane, j, part, NULL, &err);
+    gs_status s = GS_OK;
+    zeros = ones = 0;
+    if (e->cfg.work)
+        s = e->cfg.work->run(e->cfg.work, GS_WORK_HOST_PREP, &j->spec, part, &err);
+    else
+        classify(&p->as, &zeros, &ones);
+    if (s == GS_OK)
+        s = gs_inject(e, GS_INJ_HOST_PREP, w->lane, j, part, NULL, &err);
     snprintf(args, sizeof args, "zeros=%llu;ones=%llu;n=%u", (unsigned long long)zeros,
              (unsigned long long)ones, p->as.n_vars);
     step_cpu(w->lane, "host_prep", p, t0, c0, s != GS_OK, args);
@@ -203,7 +210,8 @@ static void run_partition(gs_worker *w, gs_part *p)
     if (s != GS_OK)
         goto fail;
     gs_prove_opts opts = {.pageable = e->cfg.pageable, .threads = e->cfg.prove_threads,
-                          .g2_on_device = e->cfg.g2_on_device};
+                          .g2_on_device = e->cfg.g2_on_device, .kind = (int)j->spec.kind,
+                          .job_id = (int64_t)j->spec.id, .part = part};
     gs_stage_list sl;
     sl.n = 0;
     t0 = gs_now_ns();
@@ -223,6 +231,8 @@ static void run_partition(gs_worker *w, gs_part *p)
     t0 = gs_now_ns();
     c0 = gs_task_cpu_ns();
     s = gs_inject(e, GS_INJ_HANDOFF, w->lane, j, part, NULL, &err);
+    if (s == GS_OK && e->cfg.work)
+        s = e->cfg.work->run(e->cfg.work, GS_WORK_HANDOFF, &j->spec, part, &err);
     if (s == GS_OK) {
         /* After a successful hand-off p belongs to the finalizer: the span
          * uses the saved ids only. */
@@ -242,6 +252,7 @@ void *gs_worker_main(void *arg)
 {
     gs_worker *w = arg;
     struct gs_engine *e = w->e;
+    gs_vt_enter();
     for (;;) {
         int64_t t0, t1;
         gs_part *p = gs_pq_pop(&e->gpu_q, w->lane, &t0, &t1);
@@ -251,5 +262,6 @@ void *gs_worker_main(void *arg)
             break;
         run_partition(w, p);
     }
+    gs_vt_exit();
     return NULL;
 }

@@ -62,6 +62,11 @@ typedef struct gs_prove_opts {
     int pageable;           /* stage a/b/c through pageable memory (labelled) */
     int threads;            /* CPU threads for CPU-side work (0 = all cores) */
     int g2_on_device;       /* CUDA: run the B2 MSM on the GPU */
+    /* Which partition this is (the engine fills them in; models draw
+     * per-partition values from them; real backends ignore them). */
+    int kind;               /* the job's gs_job_kind, -1 unknown */
+    int64_t job_id;
+    int32_t part;
 } gs_prove_opts;
 
 typedef struct gs_backend_ops {

@@ -278,7 +278,7 @@ GS_TEST(groth16_backend_stages_and_abort)
     GS_CHECK_OK(be->ops->load_pk(be, &x.pk, &e));
     gs_scalar r, s;
     random_rs(&r, &s);
-    gs_prove_opts opts = { 0, 2, 0 };
+    gs_prove_opts opts = {.pageable = 0, .threads = 2, .g2_on_device = 0};
     gs_stage_list sl = { 0 };
     gs_prove_state *st = NULL;
     GS_REQUIRE(be->ops->prove_start(be, &x.pk, &x.as, &r, &s, &opts, &st, &sl, &e) == GS_OK);

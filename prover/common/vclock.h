@@ -1,0 +1,116 @@
+/*
+ * gs_vt: a virtual clock with a modelled CPU, so the real engine (its
+ * threads, queues, locks and policies) can run a whole capture's worth of
+ * work in modelled time, far faster than real time and independent of how
+ * loaded the machine running it is (gapscope predict, backend = model).
+ *
+ * Model.  While the clock is on, gs_now_ns() returns virtual time and
+ * time only moves when every participating thread waits: in a modelled
+ * sleep (gs_vt_sleep: device work, injected delays), in modelled CPU work
+ * (gs_vt_cpu), or blocked in one of the wrapped waits below.  The thread
+ * that makes the last participant wait advances the clock to the next
+ * event (the earliest sleep end or CPU-work completion), wakes the threads
+ * whose work ended there, and so on.  Real code between waits takes no
+ * virtual time.  A discrete-event simulation driven by real threads: the
+ * engine's own synchronization decides what runs next, exactly as in a
+ * real run.
+ *
+ * CPU.  Modelled CPU work is processor sharing on `cores` modelled cores:
+ * with T runnable threads of CPU work, each advances at min(1, cores / T)
+ * of a core.  A task with `threads` > 1 counts for that many threads (and
+ * advances that many times faster); a task on a pool (pool >= 0) gets its
+ * own thread plus helpers from the pool's width - 1 workers, handed out in
+ * the order the tasks started (the oldest first, as gs_pool's workers help
+ * the oldest call), at most threads - 1 each.  gs_vt_load adds threads that
+ * use CPU without progress of their own (a thread spinning on a device).
+ *
+ * Accounting.  `active` counts participants that are running.  A waiter
+ * decrements it before it blocks; a waker (signal, broadcast, unlock of a
+ * wrapped mutex) increments it on the woken thread's behalf before the OS
+ * wakes it, keeping a per-object credit, so no thread is ever counted as
+ * waiting while it is about to run: the clock cannot move past an event a
+ * runnable thread has yet to react to.  Creators count a thread before
+ * pthread_create (gs_vt_spawn), the thread leaves with gs_vt_exit.  Only
+ * waits that can last across virtual time need wrapping (queue conditions,
+ * the tracker lock, the device mutex, key creation); mutexes held only
+ * around real code may stay plain: a thread blocked on one counts as
+ * running, so the clock waits for it.
+ *
+ * Lifecycle: gs_vt_start (the caller becomes a participant) -> the run ->
+ * gs_vt_stop (every wait passes at once and the clock freezes: shutdown,
+ * joins) -> gs_vt_end (gs_now_ns is real time again).  One clock per
+ * process.  Every function is a plain pass-through (pthread call, real
+ * sleep) while the clock is off, and for threads that are not participants.
+ *
+ * Lock order: a caller's mutex (queue, keys, ...) -> vt.mu.  The wrapped
+ * mutex functions take vt.mu first and only trylock/unlock the wrapped
+ * mutex under it, which never blocks.
+ */
+#ifndef GS_VCLOCK_H
+#define GS_VCLOCK_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "status.h"
+
+#define GS_VT_MAX_POOLS 16
+
+typedef struct gs_vt_cfg {
+    int cores;                      /* modelled CPU cores, >= 1 */
+    int n_pools;                    /* pools 0..n_pools-1 */
+    int pool_width[GS_VT_MAX_POOLS];/* each pool's width (helpers = width - 1) */
+    /* Called under the clock's lock whenever the modelled CPU's busy cores
+     * change (t: virtual ns, busy: cores in use, 0..cores); may be NULL. */
+    void (*on_cpu)(void *ctx, int64_t t, double busy);
+    void *on_cpu_ctx;
+} gs_vt_cfg;
+
+/* Turns the clock on at virtual time t0_ns; the calling thread becomes a
+ * participant.  GS_ERR_STATE if a clock is already on. */
+gs_status gs_vt_start(const gs_vt_cfg *cfg, int64_t t0_ns, gs_err *err);
+/* Releases every wait (threads in modelled work return at once) and
+ * freezes virtual time; wrappers pass through from now on. */
+void gs_vt_stop(void);
+/* Clock off: gs_now_ns() is real time again. */
+void gs_vt_end(void);
+/* 1 while the clock runs (between start and stop). */
+int gs_vt_on(void);
+/* 1 between start and end (gs_now_ns reads the virtual clock). */
+int gs_vt_virtual(void);
+int64_t gs_vt_now(void);
+/* 1 once every participant waited with nothing left to happen but idle
+ * polls (a deadlock in the modelled run). */
+int gs_vt_stalled(void);
+
+/* Thread lifecycle (no-ops when the clock is off). */
+void gs_vt_spawn(void);          /* before pthread_create of a participant */
+void gs_vt_spawn_failed(void);   /* that pthread_create failed */
+void gs_vt_enter(void);          /* first thing in the new thread */
+void gs_vt_exit(void);           /* last thing in it */
+
+/* Modelled work by the calling participant. */
+void gs_vt_sleep(int64_t ns);
+/* A poll interval that is not work: when only such sleeps are pending and
+ * nothing runs, the run has stalled (gs_vt_stalled). */
+void gs_vt_sleep_idle(int64_t ns);
+/* core_ns of CPU work with up to `threads` threads, on pool `pool` (-1:
+ * no pool: the task's threads are its own). */
+void gs_vt_cpu(int64_t core_ns, int threads, int pool);
+/* Threads using CPU without progress (delta +1 / -1). */
+void gs_vt_load(int delta);
+/* Modelled CPU ns the calling participant has consumed (0 for others). */
+int64_t gs_vt_thread_cpu_ns(void);
+/* 1 when the calling thread takes part in the clock. */
+int gs_vt_participant(void);
+
+/* Wrapped waits: the pthread call when off. */
+int gs_vt_cond_wait(pthread_cond_t *cv, pthread_mutex_t *mu);
+void gs_vt_cond_signal(pthread_cond_t *cv);
+void gs_vt_cond_broadcast(pthread_cond_t *cv);
+/* Returns 1 when it had to wait for the mutex, 0 when it was free. */
+int gs_vt_mutex_lock(pthread_mutex_t *mu);
+void gs_vt_mutex_unlock(pthread_mutex_t *mu);
+
+#endif
