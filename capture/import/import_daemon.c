@@ -239,18 +239,20 @@ static part *find_part(dlog *d, const char *job, int32_t p, int create)
 
 static void timeline_line(dlog *d, char *line, long ln)
 {
-    char *fld[6];
+    char *fld[4];
     int nf = 0;
     char *s = line;
-    while (nf < 5) {
+    const char *detail = "";
+    while (nf < 4) {
         fld[nf++] = s;
         char *c = strchr(s, ',');
         if (!c)
             break;
         *c = '\0';
         s = c + 1;
+        if (nf == 4)
+            detail = s;
     }
-    const char *detail = nf == 5 ? s : "";
     if (nf < 4) {
         skip(d, "TIMELINE line with fewer than 4 fields", ln);
         return;
@@ -720,6 +722,8 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
         const fin *f = &d->f[i];
         int64_t e = f->t_utc - delta;
         int64_t s = e - ms_ns(f->process_ms + f->wait_ms + f->drop_ms + f->finish_ms);
+        if (f->total_ms > 0 && e - ms_ns(f->total_ms) < s)
+            s = e - ms_ns(f->total_ms);
         v[m++] = (iv){s, e, i};
     }
     if (!assign_lanes(v, m, lane_of, &nl))
@@ -732,7 +736,12 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
             goto nomem;
         int64_t he = v[k].b, hs = he - ms_ns(f->process_ms), ws = hs - ms_ns(f->wait_ms);
         int64_t ds = ws - ms_ns(f->drop_ms), fs = ds - ms_ns(f->finish_ms);
-        gs_tl_span(l, GS_SPAN_STEP, "prove_finish", -1, -1, fs, ds, 0, "approx=1");
+        /* total_ms may cover more than the four parts (work between them):
+         * the finish then starts total_ms before the end. */
+        if (f->total_ms > 0 && v[k].b - ms_ns(f->total_ms) < fs)
+            fs = v[k].b - ms_ns(f->total_ms);
+        gs_tl_span(l, GS_SPAN_STEP, "prove_finish", -1, -1, fs, fs + ms_ns(f->finish_ms), 0,
+                   "approx=1");
         gs_tl_span(l, GS_SPAN_STEP, "buffer_release", -1, -1, ds, ws, 0, "approx=1");
         gs_tl_lock_wait(l, "tracker", -1, -1, -1, ws, hs);
         gs_tl_span(l, GS_SPAN_LOCK_HOLD, "tracker", -1, -1, hs, he, 0, "what=process_result;approx=1");
@@ -820,8 +829,19 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
                 gs_tl_span(l, GS_SPAN_STEP, what[z], job, pt, a[z], b[z], 0, "approx=1");
             }
         }
-        if (prev != UNSET && pick != UNSET && pick > prev)
-            gs_tl_span(l, GS_SPAN_STEP, "queue_wait", -1, -1, prev, pick, 0, "approx=1");
+        /* Between the previous GPU_END and the pickup: waiting on an empty
+         * queue until this partition was queued, then hand-off work (the
+         * queue held it, so the worker was busy elsewhere in its loop). */
+        if (prev != UNSET && pick != UNSET && pick > prev) {
+            int64_t q = p->queue != UNSET ? p->queue : pick;
+            if (q > pick)
+                q = pick;
+            if (q > prev)
+                gs_tl_span(l, GS_SPAN_STEP, "queue_wait", -1, -1, prev, q, 0, "approx=1");
+            if (pick > (q > prev ? q : prev))
+                gs_tl_span(l, GS_SPAN_STEP, "handoff", -1, -1, q > prev ? q : prev, pick, 0,
+                           "approx=1");
+        }
         int64_t end = p->end;
         if (end == UNSET) {
             if (!p->has_held) {
