@@ -61,44 +61,58 @@ static void sc_ws(scan *sc)
     }
 }
 
+static int sc_string(scan *sc)
+{
+    sc->s++;
+    while (sc->s < sc->end && *sc->s != '"') {
+        if (*sc->s == '\\')
+            sc->s++;
+        else if (*sc->s == '\n')
+            sc->line++;
+        sc->s++;
+    }
+    if (sc->s >= sc->end)
+        return 0;
+    sc->s++;
+    return 1;
+}
+
 /* Advances over one JSON value (not validating its inside beyond
  * brackets and strings); 0 when the input ends first. */
 static int sc_skip(scan *sc)
 {
-    int depth = 0;
-    do {
-        if (sc->s >= sc->end)
-            return 0;
-        char c = *sc->s;
-        if (c == '"') {
-            sc->s++;
-            while (sc->s < sc->end && *sc->s != '"') {
-                if (*sc->s == '\\')
-                    sc->s++;
-                else if (*sc->s == '\n')
-                    sc->line++;
-                sc->s++;
+    if (sc->s >= sc->end)
+        return 0;
+    char c = *sc->s;
+    if (c == '"')
+        return sc_string(sc);
+    if (c == '{' || c == '[') {
+        int depth = 0;
+        while (sc->s < sc->end) {
+            c = *sc->s;
+            if (c == '"') {
+                if (!sc_string(sc))
+                    return 0;
+                continue;
             }
-            if (sc->s >= sc->end)
-                return 0;
-            sc->s++;
-        } else if (c == '{' || c == '[') {
-            depth++;
-            sc->s++;
-        } else if (c == '}' || c == ']') {
-            if (!depth)
-                return 1;   /* end of the enclosing container: a bare scalar ended */
-            depth--;
-            sc->s++;
-        } else if (!depth && (c == ',' || c == ' ' || c == '\n' || c == '\t' || c == '\r')) {
-            return 1;
-        } else {
-            if (c == '\n')
+            if (c == '{' || c == '[') {
+                depth++;
+            } else if (c == '}' || c == ']') {
+                if (--depth == 0) {
+                    sc->s++;
+                    return 1;
+                }
+            } else if (c == '\n') {
                 sc->line++;
+            }
             sc->s++;
         }
-    } while (depth);
-    return 1;
+        return 0;
+    }
+    const char *st = sc->s;
+    while (sc->s < sc->end && !strchr(",]} \t\r\n", *sc->s))
+        sc->s++;
+    return sc->s > st;
 }
 
 /* ---- per-import state ----------------------------------------------------------- */
