@@ -167,6 +167,13 @@ static void strtab_free(strtab *t)
     imp_imap_free(&t->idx);
 }
 
+typedef struct open_ev {
+    int64_t key;             /* key2(pid, tid) */
+    int64_t ts;
+    long line;
+    gs_json *ev;             /* owned */
+} open_ev;
+
 typedef struct chrome {
     gs_timeline *tl;
     gs_import_report *rep;
@@ -184,6 +191,8 @@ typedef struct chrome {
     gs_tl_lane **own_lanes;  /* by lane id (of this import) */
     int32_t *own_ids;
     size_t n_own, cap_own;
+    open_ev *open;           /* B events waiting for their E */
+    size_t n_open, cap_open;
     int oom;
 } chrome;
 
@@ -520,30 +529,18 @@ static void clip_name(char *out, size_t n, const char *prefix, const char *name)
 }
 
 /* Pass 2: spans. */
-static void kineto_event(chrome *c, const gs_json *ev, long line)
+/* A complete event (X, or a B/E pair) with its start ts and dur in ns. */
+static void kineto_complete(chrome *c, const gs_json *ev, int64_t ts, int64_t dur, long line)
 {
-    const char *ph = jstr(ev, "ph");
-    if (!ph) {
-        skip(c, "event without ph", line);
-        return;
-    }
-    if (strcmp(ph, "X")) {
-        c->rep->ignored++;   /* M, i, C, s, f, ...: nothing for the timeline */
-        return;
-    }
     const char *cat = jstr(ev, "cat"), *name = jstr(ev, "name");
     ev_class cls = classify(cat);
     if (cls == EV_IGNORE) {
         c->rep->ignored++;
         return;
     }
-    int64_t pid, tid, ts, dur;
+    int64_t pid, tid;
     if (!name) {
         skip(c, "complete event without a name", line);
-        return;
-    }
-    if (!jus(ev, "ts", &ts) || !jus(ev, "dur", &dur) || dur < 0) {
-        skip(c, "complete event without numeric ts and non-negative dur", line);
         return;
     }
     if (!jint(ev, "pid", &pid) || !jint(ev, "tid", &tid)) {
@@ -622,6 +619,62 @@ static void kineto_event(chrome *c, const gs_json *ev, long line)
     c->rep->used++;
 }
 
+/* Pass 2: spans.  Returns 1 when it keeps ev (an open B event). */
+static int kineto_event(chrome *c, gs_json *ev, long line)
+{
+    const char *ph = jstr(ev, "ph");
+    int64_t ts, dur, pid, tid;
+    if (!ph) {
+        skip(c, "event without ph", line);
+        return 0;
+    }
+    if (!strcmp(ph, "X")) {
+        if (!jus(ev, "ts", &ts) || !jus(ev, "dur", &dur) || dur < 0) {
+            skip(c, "complete event without numeric ts and non-negative dur", line);
+            return 0;
+        }
+        kineto_complete(c, ev, ts, dur, line);
+        return 0;
+    }
+    if (strcmp(ph, "B") && strcmp(ph, "E")) {
+        c->rep->ignored++;   /* M, i, C, s, f, ...: nothing for the timeline */
+        return 0;
+    }
+    if (!jus(ev, "ts", &ts) || !jint(ev, "pid", &pid) || !jint(ev, "tid", &tid)) {
+        skip(c, "B/E event without numeric ts, pid and tid", line);
+        return 0;
+    }
+    int64_t key = key2(pid, tid);
+    if (!strcmp(ph, "B")) {
+        if (c->n_open == c->cap_open) {
+            size_t cap = c->cap_open ? c->cap_open * 2 : 16;
+            open_ev *no = realloc(c->open, cap * sizeof *no);
+            if (!no) {
+                c->oom = 1;
+                return 0;
+            }
+            c->open = no;
+            c->cap_open = cap;
+        }
+        c->open[c->n_open++] = (open_ev){key, ts, line, ev};
+        return 1;
+    }
+    for (size_t i = c->n_open; i > 0; i--)
+        if (c->open[i - 1].key == key) {
+            open_ev b = c->open[i - 1];
+            memmove(&c->open[i - 1], &c->open[i], (c->n_open - i) * sizeof *c->open);
+            c->n_open--;
+            if (ts >= b.ts)
+                kineto_complete(c, b.ev, b.ts, ts - b.ts, b.line);
+            else
+                skip(c, "E event before its B event", line);
+            gs_json_free(b.ev);
+            return 0;
+        }
+    skip(c, "E event without a matching B event", line);
+    return 0;
+}
+
 /* ---- driver -------------------------------------------------------------------------- */
 
 typedef struct range {
@@ -670,8 +723,8 @@ static void walk_events(chrome *c, scan sc, int pass, int report_cut)
             }
         } else if (c->own) {
             own_event(c, ev, line);
-        } else {
-            kineto_event(c, ev, line);
+        } else if (kineto_event(c, ev, line)) {
+            ev = NULL;   /* kept until its E event */
         }
         gs_json_free(ev);
         if (c->oom)
@@ -808,6 +861,8 @@ gs_status gs_import_chrome(gs_timeline *tl, gs_import_report *rep, const uint8_t
     walk_events(&c, events, 1, 0);
     if (!c.oom)
         walk_events(&c, events, 2, 1);
+    for (size_t i = 0; i < c.n_open; i++)
+        skip(&c, "B event without a matching E event", c.open[i].line);
     if (c.oom || c.lanes.oom) {
         st = gs_err_set(err, GS_ERR_NOMEM, "import chrome", name, "out of memory");
         goto done;
@@ -822,5 +877,8 @@ done:
     imp_imap_free(&c.own_lane);
     free(c.own_lanes);
     free(c.own_ids);
+    for (size_t i = 0; i < c.n_open; i++)
+        gs_json_free(c.open[i].ev);
+    free(c.open);
     return st;
 }

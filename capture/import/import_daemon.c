@@ -791,14 +791,14 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
         gs_tl_lane *l = imp_lane(&lanes, nm, GS_ROLE_GPU_WORKER, opt->device, -1);
         if (!l)
             goto nomem;
-        /* The previous GPU_END of this worker. */
+        /* The previous GPU_END of this worker (also of partitions whose
+         * GPU_START came before the log did). */
         int64_t prev = UNSET;
-        for (size_t q = k; q > 0; q--) {
-            const part *o = &d->p[v[q - 1].idx];
-            if ((o->worker >= 0 ? o->worker : 0) == w && o->end != UNSET) {
+        for (size_t q = 0; q < d->n; q++) {
+            const part *o = &d->p[q];
+            if (o != p && (o->worker >= 0 ? o->worker : 0) == w && o->end != UNSET &&
+                o->end <= p->start && (prev == UNSET || o->end > prev))
                 prev = o->end;
-                break;
-            }
         }
         int64_t pick = p->pickup;
         int64_t te = UNSET;

@@ -500,7 +500,7 @@ gs_status gs_import_nsys(gs_timeline *tl, gs_import_report *rep, const uint8_t *
         const char *t = "NVTX_EVENTS";
         char sql[400];
         snprintf(sql, sizeof sql,
-                 "SELECT start, \"end\", %s, %s, %s, %s FROM NVTX_EVENTS WHERE \"end\" IS NOT NULL",
+                 "SELECT start, COALESCE(\"end\", start), %s, %s, %s, %s FROM NVTX_EVENTS",
                  col_or(&n, t, "eventType", "59"), col_or(&n, t, "text", "NULL"),
                  col_or(&n, t, "textId", "NULL"), col_or(&n, t, "globalTid", "0"));
         each_row(&n, t, sql, nvtx_row);
