@@ -191,6 +191,7 @@ typedef struct dlog {
     size_t npend, cappend;
     size_t *open;            /* partitions between GPU_START and GPU_END, in order */
     size_t nopen, capopen;
+    imp_imap index;          /* part_key(job, part) -> index into p */
     uint64_t recognized;
     int oom;
 } dlog;
@@ -215,14 +216,31 @@ static void skip(dlog *d, const char *reason, long line)
     gs_import_skip(d->rep, reason, where);
 }
 
+static int64_t part_key(const char *job, int32_t p)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *c = job; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    h = (h ^ (uint32_t)p) * 1099511628211ull;
+    return (int64_t)(h & 0x7fffffffffffffffull);
+}
+
 static part *find_part(dlog *d, const char *job, int32_t p, int create)
 {
-    for (size_t i = d->n; i > 0; i--)   /* recent partitions are the likely ones */
-        if (d->p[i - 1].part == p && !strcmp(d->p[i - 1].job, job))
-            return &d->p[i - 1];
+    int64_t k = part_key(job, p), i;
+    if (imp_imap_get(&d->index, k, &i) && d->p[i].part == p && !strcmp(d->p[i].job, job))
+        return &d->p[i];
+    if (imp_imap_get(&d->index, k, &i))   /* a hash collision: search */
+        for (size_t j = 0; j < d->n; j++)
+            if (d->p[j].part == p && !strcmp(d->p[j].job, job))
+                return &d->p[j];
     if (!create)
         return NULL;
     if (!grow((void **)&d->p, &d->cap, d->n, sizeof *d->p)) {
+        d->oom = 1;
+        return NULL;
+    }
+    if (!imp_imap_get(&d->index, k, &i) && !imp_imap_put(&d->index, k, (int64_t)d->n)) {
         d->oom = 1;
         return NULL;
     }
@@ -585,6 +603,7 @@ static void read_log(dlog *d, const uint8_t *data, size_t len)
 
 static void dlog_free(dlog *d)
 {
+    imp_imap_free(&d->index);
     free(d->p);
     free(d->f);
     free(d->t);
@@ -653,10 +672,47 @@ static int assign_lanes(iv *v, size_t n, int *lane, int *n_lanes)
 
 static int64_t ms_ns(double ms) { return (int64_t)llround(ms * 1e6); }
 
+typedef struct wend {
+    int64_t worker, end;
+} wend;
+
+static int cmp_wend(const void *pa, const void *pb)
+{
+    const wend *a = pa, *b = pb;
+    if (a->worker != b->worker)
+        return (a->worker > b->worker) - (a->worker < b->worker);
+    return (a->end > b->end) - (a->end < b->end);
+}
+
 typedef struct hold_iv {
     int64_t a, b;
-    int32_t lane;
+    int32_t lane;            /* lane id */
+    int lane_no;             /* i of finalizer/<i> */
 } hold_iv;
+
+static int cmp_hold_iv(const void *pa, const void *pb)
+{
+    const hold_iv *x = pa, *y = pb;
+    return (x->a > y->a) - (x->a < y->a);
+}
+
+/* The hold covering t (holds sorted by start; holds of one mutex do not
+ * overlap, so looking back a few from the last start <= t finds it). */
+static const hold_iv *hold_covering(const hold_iv *h, size_t n, int64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (h[mid].a <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = lo; k > 0 && lo - k < 64; k--)
+        if (h[k - 1].b > t)
+            return &h[k - 1];
+    return NULL;
+}
 
 static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, gs_err *err)
 {
@@ -669,10 +725,10 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
     iv *v = malloc(cap * sizeof *v);
     int *lane_of = malloc(cap * sizeof *lane_of);
     hold_iv *holds = malloc((d->nf + 1) * sizeof *holds);
-    int32_t *fin_lane = malloc((d->nf + 1) * sizeof *fin_lane);
+    wend *ends = NULL;
     size_t nh = 0;
     char nm[128], args[256];
-    if (!v || !lane_of || !holds || !fin_lane)
+    if (!v || !lane_of || !holds)
         goto nomem;
     /* Job numbers: the log's ids when all are small non-negative integers,
      * else 1, 2, ... in order of first appearance. */
@@ -745,25 +801,32 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
         gs_tl_span(l, GS_SPAN_STEP, "buffer_release", -1, -1, ds, ws, 0, "approx=1");
         gs_tl_lock_wait(l, "tracker", -1, -1, -1, ws, hs);
         gs_tl_span(l, GS_SPAN_LOCK_HOLD, "tracker", -1, -1, hs, he, 0, "what=process_result;approx=1");
-        holds[nh++] = (hold_iv){hs, he, gs_tl_lane_id(l)};
-        fin_lane[v[k].idx] = gs_tl_lane_id(l);
+        holds[nh++] = (hold_iv){hs, he, gs_tl_lane_id(l), lane_of[k]};
         d->rep->used++;
     }
+    qsort(holds, nh, sizeof *holds, cmp_hold_iv);
     /* malloc_trim: inside the hold that covers it, else a background lane. */
     for (size_t i = 0; aligned && i < d->nt; i++) {
         const trim *t = &d->t[i];
         int64_t e = t->t_utc - delta, s = e - ms_ns(t->ms);
         gs_tl_lane *l = NULL;
-        for (size_t k = 0; k < m && !l; k++) {
-            const fin *f = &d->f[v[k].idx];
-            int64_t he = v[k].b, hs = he - ms_ns(f->process_ms);
-            if (s >= hs - MS && e <= he + MS) {
-                snprintf(nm, sizeof nm, "finalizer/%d", lane_of[k]);
-                l = imp_lane(&lanes, nm, GS_ROLE_FINALIZER, opt->device, -1);
-                if (!l)
+        /* Holds are sorted by start (v is): the hold containing [s, e)
+         * within a millisecond of slack, looking back from the last one
+         * starting before s + 1 ms. */
+        size_t lo = 0, hi = nh;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (holds[mid].a <= s + MS)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t k = lo; k > 0 && lo - k < 64 && !l; k--)
+            if (s >= holds[k - 1].a - MS && e <= holds[k - 1].b + MS) {
+                snprintf(nm, sizeof nm, "finalizer/%d", holds[k - 1].lane_no);
+                if (!(l = imp_lane(&lanes, nm, GS_ROLE_FINALIZER, opt->device, -1)))
                     goto nomem;
             }
-        }
         if (!l && !(l = imp_lane(&lanes, "background/trim", GS_ROLE_BACKGROUND, -1, -1)))
             goto nomem;
         part *p = find_part(d, t->job, t->part, 0);
@@ -782,6 +845,14 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
         if (d->p[i].start != UNSET)
             v[m++] = (iv){d->p[i].start, d->p[i].end, i};
     qsort(v, m, sizeof *v, cmp_iv);
+    size_t n_ends = 0;
+    ends = malloc((d->n + 1) * sizeof *ends);
+    if (!ends)
+        goto nomem;
+    for (size_t i = 0; i < d->n; i++)
+        if (d->p[i].end != UNSET)
+            ends[n_ends++] = (wend){d->p[i].worker >= 0 ? d->p[i].worker : 0, d->p[i].end};
+    qsort(ends, n_ends, sizeof *ends, cmp_wend);
     uint64_t from_end = 0, no_end = 0;
     for (size_t k = 0; k < m; k++) {
         part *p = &d->p[v[k].idx];
@@ -792,13 +863,20 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
         if (!l)
             goto nomem;
         /* The previous GPU_END of this worker (also of partitions whose
-         * GPU_START came before the log did). */
+         * GPU_START came before the log did): the last end <= start. */
         int64_t prev = UNSET;
-        for (size_t q = 0; q < d->n; q++) {
-            const part *o = &d->p[q];
-            if (o != p && (o->worker >= 0 ? o->worker : 0) == w && o->end != UNSET &&
-                o->end <= p->start && (prev == UNSET || o->end > prev))
-                prev = o->end;
+        {
+            size_t lo = 0, hi = n_ends;
+            wend key = {w, p->start};
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (cmp_wend(&ends[mid], &key) <= 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo > 0 && ends[lo - 1].worker == w)
+                prev = ends[lo - 1].end;
         }
         int64_t pick = p->pickup;
         int64_t te = UNSET;
@@ -816,12 +894,11 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
             for (int z = 0; z < 2; z++) {
                 int64_t ws = a[z], we = a[z];
                 int32_t holder = -1;
-                for (size_t h = 0; h < nh; h++)
-                    if (holds[h].a <= ws && holds[h].b > ws) {
-                        we = holds[h].b < b[z] ? holds[h].b : b[z];
-                        holder = holds[h].lane;
-                        break;
-                    }
+                const hold_iv *hc = hold_covering(holds, nh, ws);
+                if (hc) {
+                    we = hc->b < b[z] ? hc->b : b[z];
+                    holder = hc->lane;
+                }
                 if (we > ws)
                     gs_tl_lock_wait(l, "tracker", holder, job, pt, ws, we);
                 snprintf(args, sizeof args, "what=%s;approx=1", what[z]);
@@ -907,7 +984,7 @@ done:
     free(v);
     free(lane_of);
     free(holds);
-    free(fin_lane);
+    free(ends);
     return st;
 }
 
@@ -917,6 +994,8 @@ static gs_status parse_all(dlog *d, const uint8_t *data, size_t len, const char 
     memset(d, 0, sizeof *d);
     d->rep = rep;
     d->name = name;
+    if (!imp_imap_init(&d->index))
+        return gs_err_set(err, GS_ERR_NOMEM, "import daemon log", name, "out of memory");
     read_log(d, data, len);
     if (d->oom)
         return gs_err_set(err, GS_ERR_NOMEM, "import daemon log", name, "out of memory");
