@@ -235,6 +235,25 @@ static int jint(const gs_json *o, const char *k, int64_t *out)
     return 1;
 }
 
+/* pid/tid: a number, or a string ending in one ("stream 7" as some
+ * exporters write device tracks). */
+static int jid(const gs_json *o, const char *k, int64_t *out)
+{
+    if (jint(o, k, out))
+        return 1;
+    const gs_json *v = gs_json_get(o, k);
+    if (!v || v->type != GS_JSON_STRING || !v->text)
+        return 0;
+    size_t n = strlen(v->text);
+    size_t i = n;
+    while (i > 0 && isdigit((unsigned char)v->text[i - 1]))
+        i--;
+    if (i == n || n - i > 12)
+        return 0;
+    *out = strtoll(v->text + i, NULL, 10);
+    return 1;
+}
+
 static int jus(const gs_json *o, const char *k, int64_t *out)
 {
     const gs_json *v = gs_json_get(o, k);
@@ -449,9 +468,9 @@ static void kineto_index(chrome *c, const gs_json *ev)
 {
     const char *ph = jstr(ev, "ph");
     int64_t pid, tid;
-    if (!ph || !jint(ev, "pid", &pid))
+    if (!ph || !jid(ev, "pid", &pid))
         return;
-    int has_tid = jint(ev, "tid", &tid);
+    int has_tid = jid(ev, "tid", &tid);
     if (!strcmp(ph, "M")) {
         const char *what = jstr(ev, "name"), *nm = jstr(gs_json_get(ev, "args"), "name");
         if (what && nm && has_tid && !strcmp(what, "thread_name")) {
@@ -543,7 +562,7 @@ static void kineto_complete(chrome *c, const gs_json *ev, int64_t ts, int64_t du
         skip(c, "complete event without a name", line);
         return;
     }
-    if (!jint(ev, "pid", &pid) || !jint(ev, "tid", &tid)) {
+    if (!jid(ev, "pid", &pid) || !jid(ev, "tid", &tid)) {
         skip(c, "complete event with a non-numeric pid or tid", line);
         return;
     }
@@ -640,7 +659,7 @@ static int kineto_event(chrome *c, gs_json *ev, long line)
         c->rep->ignored++;   /* M, i, C, s, f, ...: nothing for the timeline */
         return 0;
     }
-    if (!jus(ev, "ts", &ts) || !jint(ev, "pid", &pid) || !jint(ev, "tid", &tid)) {
+    if (!jus(ev, "ts", &ts) || !jid(ev, "pid", &pid) || !jid(ev, "tid", &tid)) {
         skip(c, "B/E event without numeric ts, pid and tid", line);
         return 0;
     }

@@ -152,6 +152,13 @@ GS_TEST(import_chrome_malformed_input)
     GS_CHECK(strstr(rep.skipped[0].first, "t.json:4") != NULL);
     GS_CHECK_EQ_INT(rep.used, 3);
     gs_timeline_destroy(tl);
+    /* A device track written as "stream 9" (a string tid). */
+    GS_REQUIRE(load_text(&tl, &rep, "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\","
+                                    "\"name\":\"k\",\"pid\":0,\"tid\":\"stream 9\",\"ts\":1,"
+                                    "\"dur\":2}]}", &err) == GS_OK);
+    GS_CHECK(gs_timeline_lane_count(tl) == 1 &&
+             !strcmp(gs_timeline_lane(tl, 0)->name, "gpu0/stream9"));
+    gs_timeline_destroy(tl);
     /* A number with more than 3 decimals or an exponent still reads. */
     GS_REQUIRE(load_text(&tl, &rep, "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":"
                                     "\"k\",\"pid\":0,\"tid\":1,\"ts\":1.5e3,\"dur\":0.0004}]}",
