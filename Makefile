@@ -29,6 +29,9 @@ endif
 NVCC_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 
 HAVE_GMP := $(if $(wildcard /usr/include/gmp.h /usr/include/*/gmp.h),1,0)
+# libsqlite3 (Debian libsqlite3-dev) for the Nsight Systems importer; without
+# it `gapscope import` says the nsys format needs it and the rest works.
+HAVE_SQLITE ?= $(if $(wildcard /usr/include/sqlite3.h),1,0)
 
 CFLAGS_BASE := -std=c17 $(OPT) -g $(ARCH) -Wall -Wextra -Werror -pthread -fno-strict-aliasing
 ifeq ($(VERIFY),1)
@@ -47,11 +50,14 @@ ifeq ($(CUDA),1)
 endif
 CFLAGS  += $(CFLAGS_BASE)
 LDLIBS  += -lm -pthread
+ifeq ($(HAVE_SQLITE),1)
+  LDLIBS += -lsqlite3
+endif
 TEST_CFLAGS := $(if $(filter 1,$(HAVE_GMP)),-DGS_HAVE_GMP=1,)
 TEST_LDLIBS := $(if $(filter 1,$(HAVE_GMP)),-lgmp,)
 
 # ---- layers ---------------------------------------------------------------
-LAYERS := common field curve pairing poly msm groth16 io circuits cuda diag engine scenarios cli
+LAYERS := common field curve pairing poly msm groth16 io circuits cuda diag import engine scenarios cli
 dir_common    := prover/common
 dir_field     := prover/field
 dir_curve     := prover/curve
@@ -63,6 +69,7 @@ dir_io        := prover/io
 dir_circuits  := prover/circuits
 dir_cuda      := prover/cuda
 dir_diag      := diag
+dir_import    := capture/import
 dir_engine    := prover/engine
 dir_scenarios := scenarios
 dir_cli       := cli
@@ -79,9 +86,10 @@ deps_io        := groth16 msm poly pairing curve field common
 deps_circuits  := io groth16 msm poly pairing curve field common
 deps_cuda      := groth16 msm poly pairing curve field common
 deps_diag      := common
+deps_import    := diag common
 deps_engine    := diag cuda circuits io groth16 msm poly pairing curve field common
 deps_scenarios := engine diag cuda circuits io groth16 msm poly pairing curve field common
-deps_cli       := scenarios engine diag cuda circuits io groth16 msm poly pairing curve field common
+deps_cli       := import scenarios engine diag cuda circuits io groth16 msm poly pairing curve field common
 
 srcs_of  = $(filter-out $(dir_$(1))/test_%.c,$(wildcard $(dir_$(1))/*.c))
 tests_of = $(wildcard $(dir_$(1))/test_*.c)
@@ -103,6 +111,9 @@ all: $(BUILD)/gapscope
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
+
+# capture/import: the nsys reader is compiled against libsqlite3 when present.
+$(BUILD)/obj/capture/import/%.o: CFLAGS += -DGS_HAVE_SQLITE=$(HAVE_SQLITE)
 
 $(BUILD)/obj/%.o: %.cu
 	@mkdir -p $(dir $@)

@@ -68,37 +68,42 @@ static int report_main(int argc, char **argv)
     }
     if (o.quiet)
         o.cfg.progress = 0;
+    return gs_diag_report(target, &o, &ro, charts);
+}
+
+int gs_diag_report(const char *target, const gs_diag_opts *o, gs_report_opts *ro, int charts)
+{
     gs_run r;
     gs_err err;
     gs_err_clear(&err);
-    if (!o.quiet)
+    if (!o->quiet)
         fprintf(stderr, "report: analysing %s\n", target);
-    if (gs_run_load(&r, target, &o.cfg, &err) != GS_OK) {
+    if (gs_run_load(&r, target, &o->cfg, &err) != GS_OK) {
         fprintf(stderr, "gapscope report: %s\n", err.msg);
         return err.status == GS_ERR_NOMEM ? 3 : 2;
     }
-    int rc = gs_diag_write_outputs(&r, &o);
+    int rc = gs_diag_write_outputs(&r, o);
     char note[700];
     if (rc == 0 && charts) {
         int n_ok = 0;
-        if (!o.quiet)
+        if (!o->quiet)
             fprintf(stderr, "report: drawing charts (gnuplot)\n");
         gs_err_clear(&err);
-        if (gs_charts_render(r.dir, o.plots, &n_ok, &err) != GS_OK) {
+        if (gs_charts_render(r.dir, o->plots, &n_ok, &err) != GS_OK) {
             fprintf(stderr, "gapscope report: %s\n", err.msg);
             if (n_ok == 0) {
                 snprintf(note, sizeof note, "Charts were not drawn: %s", err.msg);
-                ro.charts_note = note;
+                ro->charts_note = note;
             }
         }
     } else if (!charts) {
-        ro.charts_note = "Charts were not drawn (--no-charts).";
+        ro->charts_note = "Charts were not drawn (--no-charts).";
     }
     if (rc == 0) {
-        if (!o.quiet)
+        if (!o->quiet)
             fprintf(stderr, "report: writing report.md and report.html\n");
         gs_err_clear(&err);
-        if (gs_report_write(&r, &ro, &err) != GS_OK) {
+        if (gs_report_write(&r, ro, &err) != GS_OK) {
             fprintf(stderr, "gapscope report: %s\n", err.msg);
             rc = 3;
         } else {
@@ -107,6 +112,7 @@ static int report_main(int argc, char **argv)
             printf("%s\n%s/report.html\n%s/report.md\n", v, r.dir, r.dir);
         }
     }
+    ro->charts_note = NULL;   /* it may point at note, which goes out of scope */
     gs_run_free(&r);
     return rc;
 }

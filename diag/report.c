@@ -68,6 +68,14 @@ static void summary_section(gs_doc *d, const gs_run *r)
                         "device's GPU workers (the worker closest to launching device work "
                         "decides; a tracker-lock wait is split by what the lock holder is "
                         "doing); see diag/README.md.");
+    int launcher = 0;
+    for (size_t i = 0; i < a->n_dev; i++)
+        launcher |= a->dev[i].rule == GS_RULE_LAUNCHER;
+    if (launcher)
+        gs_doc_list_item(d, "Devices without GPU worker lanes (a timeline of another program: "
+                            "attach, import) are attributed by the launcher rule instead: the "
+                            "state of the thread that launched the operation ending each gap; "
+                            "see diag/README.md, \"Attribution of foreign timelines\".");
     gs_doc_list_end(d);
 }
 

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 missing=()
 need_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed' || missing+=("$1"); }
-for p in build-essential make libgmp-dev gnuplot-nox hyperfine valgrind libbenchmark-dev; do
+for p in build-essential make libgmp-dev gnuplot-nox hyperfine valgrind libbenchmark-dev libsqlite3-dev; do
   need_pkg "$p"
 done
 # The fuzz targets (fuzz/README.md; `make test` replays their corpora): clang

@@ -1,0 +1,458 @@
+/*
+ * The import front door: format names and sniffing, skip accounting, the
+ * dispatch to the per-format parsers, and the helpers they share (lanes by
+ * name, an int64 map, number and name clean-up).  See import.h.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../diag/outfile.h"
+#include "imp_internal.h"
+
+static const char *const format_names[] = {
+#define GS_X(e, n) n,
+    GS_IMPORT_FORMAT_TABLE(GS_X)
+#undef GS_X
+};
+_Static_assert(sizeof format_names / sizeof format_names[0] == GS_IMPORT_FORMAT_COUNT,
+               "format table");
+
+const char *gs_import_format_name(gs_import_format f)
+{
+    return (unsigned)f < GS_IMPORT_FORMAT_COUNT ? format_names[f] : "?";
+}
+
+int gs_import_format_from_name(gs_import_format *out, const char *name)
+{
+    for (int i = 0; i < GS_IMPORT_FORMAT_COUNT; i++)
+        if (!strcmp(name, format_names[i])) {
+            *out = (gs_import_format)i;
+            return 1;
+        }
+    if (!strcmp(name, "daemon_log") || !strcmp(name, "log")) {
+        *out = GS_IMPORT_DAEMON_LOG;
+        return 1;
+    }
+    if (!strcmp(name, "kineto") || !strcmp(name, "perfetto") || !strcmp(name, "json")) {
+        *out = GS_IMPORT_CHROME;
+        return 1;
+    }
+    if (!strcmp(name, "sqlite")) {
+        *out = GS_IMPORT_NSYS;
+        return 1;
+    }
+    return 0;
+}
+
+static int has_at(const uint8_t *d, size_t len, size_t i, const char *s)
+{
+    size_t n = strlen(s);
+    return i + n <= len && !memcmp(d + i, s, n);
+}
+
+gs_import_format gs_import_sniff(const uint8_t *d, size_t len)
+{
+    if (has_at(d, len, 0, "SQLite format 3"))
+        return len >= 16 && d[15] == 0 ? GS_IMPORT_NSYS : GS_IMPORT_AUTO;
+    size_t i = 0;
+    if (has_at(d, len, 0, "\xef\xbb\xbf"))
+        i = 3;
+    while (i < len && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n'))
+        i++;
+    if (i < len && (d[i] == '{' || d[i] == '['))
+        return GS_IMPORT_CHROME;
+    /* A daemon log: one of its line kinds near the start. */
+    size_t lim = len < 65536 ? len : 65536;
+    for (size_t k = 0; k < lim; k++) {
+        if (k && d[k - 1] != '\n' && d[k - 1] != ' ' && d[k - 1] != 'm')
+            continue;
+        if (has_at(d, lim, k, "TIMELINE,") || has_at(d, lim, k, "CUZK_TIMING:") ||
+            has_at(d, lim, k, "GPU_TIMING ") || has_at(d, lim, k, "FIN_TIMING "))
+            return GS_IMPORT_DAEMON_LOG;
+    }
+    return GS_IMPORT_AUTO;
+}
+
+/* ---- skip accounting --------------------------------------------------------- */
+
+void gs_import_report_init(gs_import_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+}
+
+void gs_import_skip(gs_import_report *rep, const char *reason, const char *where)
+{
+    if (!rep)
+        return;
+    for (size_t i = 0; i < rep->n_skipped; i++)
+        if (!strcmp(rep->skipped[i].reason, reason)) {
+            rep->skipped[i].count++;
+            return;
+        }
+    if (rep->n_skipped == GS_IMPORT_MAX_REASONS) {
+        gs_import_reason *r = &rep->skipped[GS_IMPORT_MAX_REASONS - 1];
+        snprintf(r->reason, sizeof r->reason, "%s", "other reasons");
+        r->count++;
+        return;
+    }
+    gs_import_reason *r = &rep->skipped[rep->n_skipped++];
+    snprintf(r->reason, sizeof r->reason, "%s", reason);
+    snprintf(r->first, sizeof r->first, "%s", where ? where : "");
+    r->count = 1;
+}
+
+uint64_t gs_import_skipped_total(const gs_import_report *rep)
+{
+    uint64_t t = 0;
+    for (size_t i = 0; i < rep->n_skipped; i++)
+        t += rep->skipped[i].count;
+    return t;
+}
+
+void gs_import_options_defaults(gs_import_options *o)
+{
+    o->device = 0;
+}
+
+/* ---- dispatch ------------------------------------------------------------------- */
+
+gs_status gs_import_bytes(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
+                          size_t len, const char *name, gs_import_format fmt,
+                          const gs_import_options *opt, gs_err *err)
+{
+    gs_import_options defs;
+    if (!opt) {
+        gs_import_options_defaults(&defs);
+        opt = &defs;
+    }
+    if (fmt == GS_IMPORT_AUTO)
+        fmt = gs_import_sniff(data, len);
+    switch (fmt) {
+    case GS_IMPORT_CHROME:
+        return gs_import_chrome(tl, rep, data, len, name, err);
+    case GS_IMPORT_NSYS:
+        return gs_import_nsys(tl, rep, data, len, name, err);
+    case GS_IMPORT_DAEMON_LOG:
+        return gs_import_daemon_log(tl, rep, data, len, name, opt, err);
+    default: {
+        char where[600];
+        imp_where_off(where, sizeof where, name, 0);
+        return gs_err_set(err, GS_ERR_FORMAT, "import", where,
+                          "unknown format (expected Chrome/Kineto trace JSON, an Nsight "
+                          "Systems SQLite export or a daemon log with TIMELINE/GPU_TIMING/"
+                          "FIN_TIMING/CUZK_TIMING lines; --format names it)");
+    }
+    }
+}
+
+gs_status gs_import_file(gs_timeline *tl, gs_import_report *rep, const char *path,
+                         gs_import_format fmt, const gs_import_options *opt, gs_err *err)
+{
+    char *buf;
+    size_t len;
+    gs_status st = gs_read_file(&buf, &len, path, err);
+    if (st != GS_OK)
+        return st;
+    st = gs_import_bytes(tl, rep, (const uint8_t *)buf, len, path, fmt, opt, err);
+    free(buf);
+    return st;
+}
+
+/* ---- lanes by name ------------------------------------------------------------------ */
+
+void imp_lanes_init(imp_lanes *m, gs_timeline *tl)
+{
+    memset(m, 0, sizeof *m);
+    m->tl = tl;
+}
+
+void imp_lanes_free(imp_lanes *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->name[i]);
+    free(m->name);
+    free(m->lane);
+    memset(m, 0, sizeof *m);
+}
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int lanes_grow(imp_lanes *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    char **nn = calloc(cap, sizeof *nn);
+    gs_tl_lane **nl = calloc(cap, sizeof *nl);
+    if (!nn || !nl) {
+        free(nn);
+        free(nl);
+        return 0;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->name[i])
+            continue;
+        size_t j = (size_t)str_hash(m->name[i]) & (cap - 1);
+        while (nn[j])
+            j = (j + 1) & (cap - 1);
+        nn[j] = m->name[i];
+        nl[j] = m->lane[i];
+    }
+    free(m->name);
+    free(m->lane);
+    m->name = nn;
+    m->lane = nl;
+    m->cap = cap;
+    return 1;
+}
+
+gs_tl_lane *imp_lane(imp_lanes *m, const char *name, gs_role role, int32_t device,
+                     int32_t stream)
+{
+    if (m->oom)
+        return NULL;
+    if ((m->n + 1) * 2 > m->cap && !lanes_grow(m)) {
+        m->oom = 1;
+        return NULL;
+    }
+    size_t j = (size_t)str_hash(name) & (m->cap - 1);
+    while (m->name[j]) {
+        if (!strcmp(m->name[j], name))
+            return m->lane[j];
+        j = (j + 1) & (m->cap - 1);
+    }
+    char *copy = strdup(name);
+    gs_tl_lane *l = copy ? gs_tl_lane_open(m->tl, name, role, device, stream) : NULL;
+    if (!l) {
+        free(copy);
+        m->oom = 1;
+        return NULL;
+    }
+    m->name[j] = copy;
+    m->lane[j] = l;
+    m->n++;
+    return l;
+}
+
+/* ---- int64 map ----------------------------------------------------------------------- */
+
+int imp_imap_init(imp_imap *m)
+{
+    memset(m, 0, sizeof *m);
+    m->cap = 64;
+    m->key = malloc(m->cap * sizeof *m->key);
+    m->val = malloc(m->cap * sizeof *m->val);
+    m->used = calloc(m->cap, 1);
+    if (!m->key || !m->val || !m->used) {
+        imp_imap_free(m);
+        return 0;
+    }
+    return 1;
+}
+
+void imp_imap_free(imp_imap *m)
+{
+    free(m->key);
+    free(m->val);
+    free(m->used);
+    memset(m, 0, sizeof *m);
+}
+
+static size_t imap_slot(const imp_imap *m, int64_t k)
+{
+    uint64_t h = (uint64_t)k * 0x9e3779b97f4a7c15ull;
+    size_t i = (size_t)(h >> 20) & (m->cap - 1);
+    while (m->used[i] && m->key[i] != k)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+int imp_imap_put(imp_imap *m, int64_t k, int64_t v)
+{
+    if (!m->cap)
+        return 0;
+    if ((m->n + 1) * 2 > m->cap) {
+        imp_imap g = {0};
+        g.cap = m->cap * 2;
+        g.key = malloc(g.cap * sizeof *g.key);
+        g.val = malloc(g.cap * sizeof *g.val);
+        g.used = calloc(g.cap, 1);
+        if (!g.key || !g.val || !g.used) {
+            imp_imap_free(&g);
+            return 0;
+        }
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->used[i]) {
+                size_t j = imap_slot(&g, m->key[i]);
+                g.used[j] = 1;
+                g.key[j] = m->key[i];
+                g.val[j] = m->val[i];
+                g.n++;
+            }
+        imp_imap_free(m);
+        *m = g;
+    }
+    size_t i = imap_slot(m, k);
+    if (!m->used[i]) {
+        m->used[i] = 1;
+        m->key[i] = k;
+        m->n++;
+    }
+    m->val[i] = v;
+    return 1;
+}
+
+int imp_imap_get(const imp_imap *m, int64_t k, int64_t *v)
+{
+    if (!m->cap)
+        return 0;
+    size_t i = imap_slot(m, k);
+    if (!m->used[i])
+        return 0;
+    *v = m->val[i];
+    return 1;
+}
+
+/* ---- small text helpers ------------------------------------------------------------------ */
+
+void imp_where_line(char *buf, size_t n, const char *name, long line)
+{
+    snprintf(buf, n, "%s:%ld", name, line);
+}
+
+void imp_where_off(char *buf, size_t n, const char *name, uint64_t off)
+{
+    snprintf(buf, n, "%s+%llu", name, (unsigned long long)off);
+}
+
+int imp_us_to_ns(const char *text, int64_t *out)
+{
+    const char *p = text;
+    int neg = 0;
+    if (*p == '-' || *p == '+')
+        neg = *p++ == '-';
+    if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1])))
+        return 0;
+    int64_t whole = 0;
+    for (; isdigit((unsigned char)*p); p++) {
+        if (whole > (INT64_MAX / 1000 - 9) / 10)
+            return 0;
+        whole = whole * 10 + (*p - '0');
+    }
+    int64_t frac = 0;
+    int digits = 0;
+    if (*p == '.') {
+        p++;
+        for (; isdigit((unsigned char)*p); p++, digits++)
+            if (digits < 3)
+                frac = frac * 10 + (*p - '0');
+        /* more than 3 fractional digits: finer than a nanosecond, dropped */
+    }
+    for (int d = digits < 3 ? digits : 3; d < 3; d++)
+        frac *= 10;
+    if (*p == 'e' || *p == 'E') {
+        char *e;
+        double v = strtod(text, &e);
+        if (*e || !(v == v) || v > 9.2e15 || v < -9.2e15)
+            return 0;
+        *out = (int64_t)(v * 1000.0 + (v < 0 ? -0.5 : 0.5));
+        return 1;
+    }
+    if (*p)
+        return 0;
+    int64_t ns = whole * 1000 + frac;
+    *out = neg ? -ns : ns;
+    return 1;
+}
+
+void imp_kernel_name(char *out, size_t n, const char *full)
+{
+    if (n > 97)
+        n = 97;   /* at most 96 bytes */
+    const char *s = full;
+    while (*s == ' ')
+        s++;
+    /* Drop a leading return type ("void ", "void __cuda_...") of a
+     * demangled signature: the first space before any '<' or '('. */
+    const char *sp = strchr(s, ' '), *lt = strpbrk(s, "<(");
+    if (sp && (!lt || sp < lt) && strncmp(s, "(anonymous", 10))
+        s = sp + 1;
+    size_t k = 0;
+    int depth = 0;
+    for (const char *p = s; *p && k + 1 < n; p++) {
+        if (*p == '<') {
+            depth++;
+            continue;
+        }
+        if (*p == '>') {
+            if (depth)
+                depth--;
+            continue;
+        }
+        if (depth)
+            continue;
+        if (*p == '(' && p != s && strncmp(p, "(anonymous namespace)", 21))
+            break;
+        out[k++] = (unsigned char)*p < 0x20 ? '_' : *p;
+    }
+    while (k && out[k - 1] == ' ')
+        k--;
+    out[k] = '\0';
+    if (!k)
+        snprintf(out, n, "%s", "kernel");
+}
+
+void imp_set_source(gs_timeline *tl, const char *source, const char *name)
+{
+    gs_timeline_meta_set(tl, "source", source);
+    const char *prev = gs_timeline_meta_get(tl, "source.file");
+    if (!prev || !*prev) {
+        gs_timeline_meta_set(tl, "source.file", name);
+        return;
+    }
+    size_t n = strlen(prev) + strlen(name) + 2;
+    char *v = malloc(n);
+    if (!v)
+        return;
+    snprintf(v, n, "%s;%s", prev, name);
+    gs_timeline_meta_set(tl, "source.file", v);
+    free(v);
+}
+
+void imp_api_name(char *out, size_t n, const char *api)
+{
+    snprintf(out, n, "%s", api);
+    char *v = strrchr(out, '_');
+    if (v && v[1] == 'v' && isdigit((unsigned char)v[2])) {
+        char *q = v + 2;
+        while (isdigit((unsigned char)*q))
+            q++;
+        if (!*q)
+            *v = '\0';
+    }
+}
+
+int imp_api_is_sync(const char *api)
+{
+    static const char *const exact[] = {
+        "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+        "cudaThreadSynchronize", "cudaFree", "cudaFreeHost", "cudaFreeArray",
+        "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuMemFree",
+        "cuMemFreeHost", "cuMemFree_v2",
+    };
+    char a[128];
+    imp_api_name(a, sizeof a, api);
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (!strcmp(a, exact[i]))
+            return 1;
+    if ((!strncmp(a, "cudaMemcpy", 10) || !strncmp(a, "cuMemcpy", 8)) && !strstr(a, "Async"))
+        return 1;
+    return 0;
+}

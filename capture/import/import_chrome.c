@@ -1,0 +1,903 @@
+/*
+ * Chrome Trace Event JSON importer: torch.profiler / Kineto exports
+ * (`export_chrome_trace`), Perfetto-style JSON, and gapscope's own
+ * timeline.json.
+ *
+ * Reading.  The file is scanned, not parsed whole: the top level (object
+ * form with "traceEvents", or the bare array form) is walked with a
+ * string-aware bracket scanner, and each event is parsed on its own with the
+ * project's JSON reader (prover/common/json.h).  So memory holds one event
+ * at a time, a malformed event is skipped (counted, with its line) without
+ * losing the rest, and a truncated file (a profiler killed mid-write)
+ * imports every complete event before the cut.
+ *
+ * Passes over the events: (1) names (M events), and for Kineto the
+ * correlation id of every CUDA runtime/driver call with its thread, and the
+ * ac2g flow ends; (2) spans.  Kineto writes GPU events with pid = device and
+ * tid = stream, args device/stream/correlation; CPU events with pid/tid of
+ * the process/thread; ts and dur in microseconds with up to 3 decimals,
+ * relative to baseTimeNanoseconds in current versions (absolute in older
+ * ones): both are read exactly to the nanosecond from the number text.
+ *
+ * Mapping (diag/SPANS.md, "Foreign timelines"): cat kernel -> KERNEL on
+ * gpu<dev>/stream<s> (args corr, launch_lane); gpu_memcpy -> COPY h2d/d2h/
+ * d2d/h2h/p2p with bytes and pageable from "Memcpy HtoD (Pageable ->
+ * Device)"; gpu_memset -> COPY memset; cuda_runtime / cuda_driver -> STEP
+ * cuda:<api> or cuda_sync:<api> on thread/<tid>; cpu_op -> cpu_op:<name>;
+ * python_function -> py:<name>; user_annotation -> nvtx:<name>; other
+ * complete events on numeric pid/tid -> STEP <name> on the thread.  Older
+ * Kineto category names (Kernel, Memcpy, Memset, Runtime, Operator,
+ * Python) map the same way.  gpu_user_annotation, cuda_sync (device-side
+ * sync records), overhead and trace spans carry no device work: ignored.
+ *
+ * gapscope's timeline.json (metadata.generator == "gapscope") maps back to
+ * its lanes (roles from the lane names), kinds (cat), flags, holders and
+ * args, in the writer's time base (metadata.t0_ns).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../../prover/common/json.h"
+#include "imp_internal.h"
+
+/* ---- scanning ------------------------------------------------------------------- */
+
+typedef struct scan {
+    const char *base, *s, *end;
+    long line;
+} scan;
+
+static void sc_ws(scan *sc)
+{
+    while (sc->s < sc->end && (*sc->s == ' ' || *sc->s == '\t' || *sc->s == '\r' ||
+                               *sc->s == '\n')) {
+        if (*sc->s == '\n')
+            sc->line++;
+        sc->s++;
+    }
+}
+
+static int sc_string(scan *sc)
+{
+    sc->s++;
+    while (sc->s < sc->end && *sc->s != '"') {
+        if (*sc->s == '\\')
+            sc->s++;
+        else if (*sc->s == '\n')
+            sc->line++;
+        sc->s++;
+    }
+    if (sc->s >= sc->end)
+        return 0;
+    sc->s++;
+    return 1;
+}
+
+/* Advances over one JSON value (not validating its inside beyond
+ * brackets and strings); 0 when the input ends first. */
+static int sc_skip(scan *sc)
+{
+    if (sc->s >= sc->end)
+        return 0;
+    char c = *sc->s;
+    if (c == '"')
+        return sc_string(sc);
+    if (c == '{' || c == '[') {
+        int depth = 0;
+        while (sc->s < sc->end) {
+            c = *sc->s;
+            if (c == '"') {
+                if (!sc_string(sc))
+                    return 0;
+                continue;
+            }
+            if (c == '{' || c == '[') {
+                depth++;
+            } else if (c == '}' || c == ']') {
+                if (--depth == 0) {
+                    sc->s++;
+                    return 1;
+                }
+            } else if (c == '\n') {
+                sc->line++;
+            }
+            sc->s++;
+        }
+        return 0;
+    }
+    const char *st = sc->s;
+    while (sc->s < sc->end && !strchr(",]} \t\r\n", *sc->s))
+        sc->s++;
+    return sc->s > st;
+}
+
+/* ---- per-import state ----------------------------------------------------------- */
+
+typedef struct strtab {
+    imp_imap idx;            /* key -> index into s */
+    char **s;
+    size_t n, cap;
+} strtab;
+
+static int strtab_put(strtab *t, int64_t key, const char *v)
+{
+    int64_t i;
+    char *c = strdup(v);
+    if (!c)
+        return 0;
+    if (imp_imap_get(&t->idx, key, &i)) {
+        free(t->s[i]);
+        t->s[i] = c;
+        return 1;
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 32;
+        char **ns = realloc(t->s, cap * sizeof *ns);
+        if (!ns) {
+            free(c);
+            return 0;
+        }
+        t->s = ns;
+        t->cap = cap;
+    }
+    t->s[t->n] = c;
+    if (!imp_imap_put(&t->idx, key, (int64_t)t->n)) {
+        free(c);
+        return 0;
+    }
+    t->n++;
+    return 1;
+}
+
+static const char *strtab_get(const strtab *t, int64_t key)
+{
+    int64_t i;
+    return imp_imap_get(&t->idx, key, &i) ? t->s[i] : NULL;
+}
+
+static void strtab_free(strtab *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->s[i]);
+    free(t->s);
+    imp_imap_free(&t->idx);
+}
+
+typedef struct open_ev {
+    int64_t key;             /* key2(pid, tid) */
+    int64_t ts;
+    long line;
+    gs_json *ev;             /* owned */
+} open_ev;
+
+typedef struct chrome {
+    gs_timeline *tl;
+    gs_import_report *rep;
+    const char *name;
+    gs_err *err;
+    imp_lanes lanes;
+    int own;                 /* gapscope's timeline.json */
+    int64_t base_ns;         /* added to every ts */
+    strtab thread_names;     /* key(pid, tid) -> name */
+    imp_imap corr_lane;      /* correlation -> host lane id */
+    imp_imap flow_src;       /* ac2g flow id -> host lane id */
+    imp_imap flow_dst;       /* key(pid, tid, ts) -> flow id */
+    /* gapscope's own format */
+    imp_imap own_lane;       /* tid -> lane id */
+    gs_tl_lane **own_lanes;  /* by lane id (of this import) */
+    int32_t *own_ids;
+    size_t n_own, cap_own;
+    open_ev *open;           /* B events waiting for their E */
+    size_t n_open, cap_open;
+    int oom;
+} chrome;
+
+static int64_t key2(int64_t pid, int64_t tid)
+{
+    return (int64_t)((uint64_t)pid * 0x100000001b3ull ^ (uint64_t)tid * 0x9e3779b97f4a7c15ull);
+}
+
+static int64_t key3(int64_t pid, int64_t tid, int64_t ts)
+{
+    return key2(key2(pid, tid), ts);
+}
+
+static void skip(chrome *c, const char *reason, long line)
+{
+    char where[600];
+    imp_where_line(where, sizeof where, c->name, line);
+    gs_import_skip(c->rep, reason, where);
+}
+
+/* ---- field access ------------------------------------------------------------------ */
+
+static const char *jstr(const gs_json *o, const char *k)
+{
+    const gs_json *v = gs_json_get(o, k);
+    return v && v->type == GS_JSON_STRING ? v->text : NULL;
+}
+
+/* An integer field (number, or a string holding one). */
+static int jint(const gs_json *o, const char *k, int64_t *out)
+{
+    const gs_json *v = gs_json_get(o, k);
+    if (!v || (v->type != GS_JSON_NUMBER && v->type != GS_JSON_STRING) || !v->text)
+        return 0;
+    char *e;
+    long long x = strtoll(v->text, &e, 10);
+    if (e == v->text || *e)
+        return 0;
+    *out = x;
+    return 1;
+}
+
+/* pid/tid: a number, or a string ending in one ("stream 7" as some
+ * exporters write device tracks). */
+static int jid(const gs_json *o, const char *k, int64_t *out)
+{
+    if (jint(o, k, out))
+        return 1;
+    const gs_json *v = gs_json_get(o, k);
+    if (!v || v->type != GS_JSON_STRING || !v->text)
+        return 0;
+    size_t n = strlen(v->text);
+    size_t i = n;
+    while (i > 0 && isdigit((unsigned char)v->text[i - 1]))
+        i--;
+    if (i == n || n - i > 12)
+        return 0;
+    *out = strtoll(v->text + i, NULL, 10);
+    return 1;
+}
+
+static int jus(const gs_json *o, const char *k, int64_t *out)
+{
+    const gs_json *v = gs_json_get(o, k);
+    return v && v->type == GS_JSON_NUMBER && v->text && imp_us_to_ns(v->text, out);
+}
+
+static int ieq(const char *a, const char *b)
+{
+    return a && !strcasecmp(a, b);
+}
+
+/* ---- gapscope's own timeline.json --------------------------------------------------- */
+
+static gs_role role_of_name(const char *n, int32_t *device)
+{
+    *device = -1;
+    if (!strncmp(n, "driver", 6))
+        return GS_ROLE_DRIVER;
+    if (!strncmp(n, "synth/", 6))
+        return GS_ROLE_SYNTH;
+    if (!strncmp(n, "gpu_worker/", 11)) {
+        *device = (int32_t)strtol(n + 11, NULL, 10);
+        return GS_ROLE_GPU_WORKER;
+    }
+    if (!strncmp(n, "finalizer/", 10))
+        return GS_ROLE_FINALIZER;
+    if (!strncmp(n, "background/", 11))
+        return GS_ROLE_BACKGROUND;
+    if (!strncmp(n, "thread/", 7))
+        return GS_ROLE_THREAD;
+    return GS_ROLE_OTHER;
+}
+
+static void own_lane_open(chrome *c, const gs_json *ev)
+{
+    int64_t pid, tid;
+    const gs_json *args = gs_json_get(ev, "args");
+    const char *nm = jstr(args, "name");
+    if (!jint(ev, "pid", &pid) || !jint(ev, "tid", &tid) || !nm)
+        return;
+    int64_t have;
+    if (imp_imap_get(&c->own_lane, key2(pid, tid), &have))
+        return;
+    gs_role role;
+    int32_t dev = -1, stream = -1;
+    if (pid >= 100) {
+        role = GS_ROLE_DEVICE;
+        dev = (int32_t)(pid - 100);
+        const char *st = strstr(nm, "/stream");
+        stream = st ? (int32_t)strtol(st + 7, NULL, 10) : (int32_t)tid;
+    } else {
+        role = role_of_name(nm, &dev);
+    }
+    gs_tl_lane *l = gs_tl_lane_open(c->tl, nm, role, dev, stream);
+    if (c->n_own == c->cap_own) {
+        size_t cap = c->cap_own ? c->cap_own * 2 : 32;
+        gs_tl_lane **nl = realloc(c->own_lanes, cap * sizeof *nl);
+        if (!nl) {
+            c->oom = 1;
+            return;
+        }
+        c->own_lanes = nl;
+        int32_t *ni = realloc(c->own_ids, cap * sizeof *ni);
+        if (!ni) {
+            c->oom = 1;
+            return;
+        }
+        c->own_ids = ni;
+        c->cap_own = cap;
+    }
+    if (!l || !imp_imap_put(&c->own_lane, key2(pid, tid), (int64_t)c->n_own)) {
+        c->oom = 1;
+        return;
+    }
+    c->own_ids[c->n_own] = gs_tl_lane_id(l);
+    c->own_lanes[c->n_own++] = l;
+}
+
+/* args other than the writer's own keys, as "k=v;k=v". */
+static void own_args(char *out, size_t n, const gs_json *args)
+{
+    size_t k = 0;
+    out[0] = '\0';
+    for (size_t i = 0; args && args->type == GS_JSON_OBJECT && i < args->n; i++) {
+        const char *key = args->keys[i];
+        const gs_json *v = &args->items[i];
+        if (!strcmp(key, "job") || !strcmp(key, "part") || !strcmp(key, "flags") ||
+            !strcmp(key, "holder") || !strcmp(key, "value") || !v->text)
+            continue;
+        int w = snprintf(out + k, n - k, "%s%s=%s", k ? ";" : "", key, v->text);
+        if (w < 0 || (size_t)w >= n - k) {
+            out[k] = '\0';
+            return;
+        }
+        k += (size_t)w;
+    }
+}
+
+static void own_event(chrome *c, const gs_json *ev, long line)
+{
+    const char *ph = jstr(ev, "ph"), *name = jstr(ev, "name");
+    if (!ph || !strcmp(ph, "M") || !strcmp(ph, "s") || !strcmp(ph, "f")) {
+        c->rep->ignored++;
+        return;
+    }
+    int64_t pid, tid, ts, dur = 0, li;
+    if (!jint(ev, "pid", &pid) || !jint(ev, "tid", &tid) ||
+        !imp_imap_get(&c->own_lane, key2(pid, tid), &li)) {
+        skip(c, "event on a track with no thread_name", line);
+        return;
+    }
+    if (!name || !jus(ev, "ts", &ts)) {
+        skip(c, "event without name or numeric ts", line);
+        return;
+    }
+    ts += c->base_ns;
+    gs_tl_lane *lane = c->own_lanes[li];
+    const gs_json *args = gs_json_get(ev, "args");
+    if (!strcmp(ph, "C")) {
+        const gs_json *v = gs_json_get(args, "value");
+        gs_tl_counter(lane, name, ts, v && v->type == GS_JSON_NUMBER ? v->number : 0);
+        c->rep->used++;
+        return;
+    }
+    int64_t job = -1, part = -1, flags = 0;
+    jint(args, "job", &job);
+    jint(args, "part", &part);
+    jint(args, "flags", &flags);
+    char a[1024];
+    own_args(a, sizeof a, args);
+    if (!strcmp(ph, "i") || !strcmp(ph, "I")) {
+        gs_tl_span(lane, GS_SPAN_MARK, name, (int32_t)job, (int32_t)part, ts, ts,
+                   (uint16_t)flags, a);
+        c->rep->used++;
+        return;
+    }
+    if (strcmp(ph, "X") || !jus(ev, "dur", &dur) || dur < 0) {
+        skip(c, "complete event without a non-negative dur", line);
+        return;
+    }
+    char cat[64];
+    const char *ct = jstr(ev, "cat");
+    snprintf(cat, sizeof cat, "%s", ct ? ct : "step");
+    char *comma = strchr(cat, ',');
+    if (comma)
+        *comma = '\0';
+    gs_span_kind kind;
+    if (!gs_span_kind_from_name(&kind, cat)) {
+        skip(c, "unknown span kind in cat", line);
+        return;
+    }
+    if (kind == GS_SPAN_LOCK_WAIT) {
+        /* The writer names the holder lane; lane names of one run are unique. */
+        int32_t holder = -1;
+        const char *hn = jstr(args, "holder");
+        for (size_t i = 0; hn && i < c->n_own && holder < 0; i++) {
+            const gs_lane_info *hi = gs_timeline_lane(c->tl, c->own_ids[i]);
+            if (hi && !strcmp(hi->name, hn))
+                holder = c->own_ids[i];
+        }
+        gs_tl_lock_wait(lane, name, holder, (int32_t)job, (int32_t)part, ts, ts + dur);
+    } else {
+        gs_tl_span(lane, kind, name, (int32_t)job, (int32_t)part, ts, ts + dur, (uint16_t)flags, a);
+    }
+    c->rep->used++;
+}
+
+/* ---- Kineto / generic ---------------------------------------------------------------- */
+
+static gs_tl_lane *thread_lane(chrome *c, int64_t pid, int64_t tid)
+{
+    char nm[300];
+    const char *tn = strtab_get(&c->thread_names, key2(pid, tid));
+    if (tn && *tn)
+        snprintf(nm, sizeof nm, "thread/%lld %s", (long long)tid, tn);
+    else
+        snprintf(nm, sizeof nm, "thread/%lld", (long long)tid);
+    return imp_lane(&c->lanes, nm, GS_ROLE_THREAD, -1, -1);
+}
+
+typedef enum { EV_IGNORE, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_API, EV_CPU_OP, EV_PY, EV_NVTX,
+               EV_HOST } ev_class;
+
+static ev_class classify(const char *cat)
+{
+    if (!cat || !*cat)
+        return EV_HOST;
+    if (ieq(cat, "kernel") || ieq(cat, "cuda_kernel") || ieq(cat, "concurrent_kernel"))
+        return EV_KERNEL;
+    if (ieq(cat, "gpu_memcpy") || ieq(cat, "memcpy"))
+        return EV_MEMCPY;
+    if (ieq(cat, "gpu_memset") || ieq(cat, "memset"))
+        return EV_MEMSET;
+    if (ieq(cat, "cuda_runtime") || ieq(cat, "cuda_driver") || ieq(cat, "runtime") ||
+        ieq(cat, "driver"))
+        return EV_API;
+    if (ieq(cat, "cpu_op") || ieq(cat, "operator"))
+        return EV_CPU_OP;
+    if (ieq(cat, "python_function") || ieq(cat, "python"))
+        return EV_PY;
+    if (ieq(cat, "user_annotation"))
+        return EV_NVTX;
+    if (ieq(cat, "gpu_user_annotation") || ieq(cat, "cuda_sync") || ieq(cat, "overhead") ||
+        ieq(cat, "trace") || ieq(cat, "ac2g") || ieq(cat, "fwdbwd") || ieq(cat, "flow") ||
+        ieq(cat, "cpu_instant_event"))
+        return EV_IGNORE;
+    return EV_HOST;
+}
+
+/* Pass 1: thread names, correlation -> thread, flows. */
+static void kineto_index(chrome *c, const gs_json *ev)
+{
+    const char *ph = jstr(ev, "ph");
+    int64_t pid, tid;
+    if (!ph || !jid(ev, "pid", &pid))
+        return;
+    int has_tid = jid(ev, "tid", &tid);
+    if (!strcmp(ph, "M")) {
+        const char *what = jstr(ev, "name"), *nm = jstr(gs_json_get(ev, "args"), "name");
+        if (what && nm && has_tid && !strcmp(what, "thread_name")) {
+            char clean[128];
+            size_t k = 0;
+            for (const char *p = nm; *p && k + 1 < sizeof clean; p++)
+                clean[k++] = (unsigned char)*p < 0x20 ? ' ' : *p;
+            clean[k] = '\0';
+            /* Kineto names threads "thread 1234 (python)": keep the name only. */
+            const char *par = strchr(clean, '(');
+            char nmbuf[128];
+            if (!strncmp(clean, "thread ", 7) && par) {
+                snprintf(nmbuf, sizeof nmbuf, "%s", par + 1);
+                char *q = strrchr(nmbuf, ')');
+                if (q)
+                    *q = '\0';
+            } else {
+                snprintf(nmbuf, sizeof nmbuf, "%s", clean);
+            }
+            if (!strtab_put(&c->thread_names, key2(pid, tid), nmbuf))
+                c->oom = 1;
+        }
+        return;
+    }
+    if (!has_tid)
+        return;
+    const char *cat = jstr(ev, "cat");
+    if (!strcmp(ph, "X") && classify(cat) == EV_API) {
+        int64_t corr;
+        if (jint(gs_json_get(ev, "args"), "correlation", &corr)) {
+            gs_tl_lane *l = thread_lane(c, pid, tid);
+            if (!l || !imp_imap_put(&c->corr_lane, corr, gs_tl_lane_id(l)))
+                c->oom = 1;
+        }
+        return;
+    }
+    if ((!strcmp(ph, "s") || !strcmp(ph, "f")) && ieq(cat, "ac2g")) {
+        int64_t id, ts;
+        if (!jint(ev, "id", &id) || !jus(ev, "ts", &ts))
+            return;
+        if (!strcmp(ph, "s")) {
+            gs_tl_lane *l = thread_lane(c, pid, tid);
+            if (!l || !imp_imap_put(&c->flow_src, id, gs_tl_lane_id(l)))
+                c->oom = 1;
+        } else if (!imp_imap_put(&c->flow_dst, key3(pid, tid, ts), id)) {
+            c->oom = 1;
+        }
+    }
+}
+
+static void copy_kind(const char *name, const char **kind, int *pageable)
+{
+    *kind = "d2d";
+    *pageable = strstr(name, "Pageable") != NULL;
+    const char *p = strstr(name, "Memcpy ");
+    if (!p)
+        return;
+    p += 7;
+    if (!strncmp(p, "HtoD", 4) || !strncmp(p, "HtoA", 4))
+        *kind = "h2d";
+    else if (!strncmp(p, "DtoH", 4) || !strncmp(p, "AtoH", 4))
+        *kind = "d2h";
+    else if (!strncmp(p, "HtoH", 4))
+        *kind = "h2h";
+    else if (!strncmp(p, "PtoP", 4))
+        *kind = "p2p";
+}
+
+static void clip_name(char *out, size_t n, const char *prefix, const char *name)
+{
+    size_t k = (size_t)snprintf(out, n, "%s", prefix);
+    for (const char *p = name; *p && k + 1 < n && k < 200; p++)
+        out[k++] = (unsigned char)*p < 0x20 ? ' ' : *p;
+    out[k < n ? k : n - 1] = '\0';
+}
+
+/* Pass 2: spans. */
+/* A complete event (X, or a B/E pair) with its start ts and dur in ns. */
+static void kineto_complete(chrome *c, const gs_json *ev, int64_t ts, int64_t dur, long line)
+{
+    const char *cat = jstr(ev, "cat"), *name = jstr(ev, "name");
+    ev_class cls = classify(cat);
+    if (cls == EV_IGNORE) {
+        c->rep->ignored++;
+        return;
+    }
+    int64_t pid, tid;
+    if (!name) {
+        skip(c, "complete event without a name", line);
+        return;
+    }
+    if (!jid(ev, "pid", &pid) || !jid(ev, "tid", &tid)) {
+        skip(c, "complete event with a non-numeric pid or tid", line);
+        return;
+    }
+    int64_t start = ts + c->base_ns, end = start + dur;
+    const gs_json *args = gs_json_get(ev, "args");
+    int64_t corr = -1;
+    int has_corr = jint(args, "correlation", &corr);
+    char sname[256], a[256];
+    if (cls == EV_KERNEL || cls == EV_MEMCPY || cls == EV_MEMSET) {
+        int64_t dev = pid, stream = tid, launch = -1, bytes = -1, id;
+        jint(args, "device", &dev);
+        jint(args, "stream", &stream);
+        if (dev < 0 || dev > 4095) {
+            skip(c, "device event with a device id outside 0..4095", line);
+            return;
+        }
+        if (!(has_corr && imp_imap_get(&c->corr_lane, corr, &launch)) &&
+            imp_imap_get(&c->flow_dst, key3(pid, tid, ts), &id))
+            imp_imap_get(&c->flow_src, id, &launch);
+        char ln[64];
+        snprintf(ln, sizeof ln, "gpu%lld/stream%lld", (long long)dev, (long long)stream);
+        gs_tl_lane *lane = imp_lane(&c->lanes, ln, GS_ROLE_DEVICE, (int32_t)dev, (int32_t)stream);
+        if (!lane) {
+            c->oom = 1;
+            return;
+        }
+        size_t k = 0;
+        a[0] = '\0';
+        gs_span_kind kind = GS_SPAN_COPY;
+        if (cls == EV_KERNEL) {
+            kind = GS_SPAN_KERNEL;
+            imp_kernel_name(sname, sizeof sname, name);
+        } else {
+            const char *ck = "memset";
+            int pageable = 0;
+            if (cls == EV_MEMCPY)
+                copy_kind(name, &ck, &pageable);
+            snprintf(sname, sizeof sname, "%s", ck);
+            jint(args, "bytes", &bytes);
+            k += (size_t)snprintf(a, sizeof a, "bytes=%lld;pageable=%d", (long long)bytes,
+                                  pageable);
+        }
+        if (has_corr)
+            k += (size_t)snprintf(a + k, sizeof a - k, "%scorr=%lld", k ? ";" : "",
+                                  (long long)corr);
+        if (launch >= 0)
+            snprintf(a + k, sizeof a - k, "%slaunch_lane=%lld", k ? ";" : "", (long long)launch);
+        gs_tl_span(lane, kind, sname, -1, -1, start, end, 0, a);
+        c->rep->used++;
+        return;
+    }
+    gs_tl_lane *lane = thread_lane(c, pid, tid);
+    if (!lane) {
+        c->oom = 1;
+        return;
+    }
+    a[0] = '\0';
+    switch (cls) {
+    case EV_API: {
+        char api[128];
+        imp_api_name(api, sizeof api, name);
+        snprintf(sname, sizeof sname, "%s%s", imp_api_is_sync(api) ? "cuda_sync:" : "cuda:", api);
+        if (has_corr)
+            snprintf(a, sizeof a, "corr=%lld", (long long)corr);
+        break;
+    }
+    case EV_CPU_OP: clip_name(sname, sizeof sname, "cpu_op:", name); break;
+    case EV_PY: clip_name(sname, sizeof sname, "py:", name); break;
+    case EV_NVTX: clip_name(sname, sizeof sname, "nvtx:", name); break;
+    default: clip_name(sname, sizeof sname, "", name); break;
+    }
+    gs_tl_span(lane, GS_SPAN_STEP, sname, -1, -1, start, end, 0, a);
+    c->rep->used++;
+}
+
+/* Pass 2: spans.  Returns 1 when it keeps ev (an open B event). */
+static int kineto_event(chrome *c, gs_json *ev, long line)
+{
+    const char *ph = jstr(ev, "ph");
+    int64_t ts, dur, pid, tid;
+    if (!ph) {
+        skip(c, "event without ph", line);
+        return 0;
+    }
+    if (!strcmp(ph, "X")) {
+        if (!jus(ev, "ts", &ts) || !jus(ev, "dur", &dur) || dur < 0) {
+            skip(c, "complete event without numeric ts and non-negative dur", line);
+            return 0;
+        }
+        kineto_complete(c, ev, ts, dur, line);
+        return 0;
+    }
+    if (strcmp(ph, "B") && strcmp(ph, "E")) {
+        c->rep->ignored++;   /* M, i, C, s, f, ...: nothing for the timeline */
+        return 0;
+    }
+    if (!jus(ev, "ts", &ts) || !jid(ev, "pid", &pid) || !jid(ev, "tid", &tid)) {
+        skip(c, "B/E event without numeric ts, pid and tid", line);
+        return 0;
+    }
+    int64_t key = key2(pid, tid);
+    if (!strcmp(ph, "B")) {
+        if (c->n_open == c->cap_open) {
+            size_t cap = c->cap_open ? c->cap_open * 2 : 16;
+            open_ev *no = realloc(c->open, cap * sizeof *no);
+            if (!no) {
+                c->oom = 1;
+                return 0;
+            }
+            c->open = no;
+            c->cap_open = cap;
+        }
+        c->open[c->n_open++] = (open_ev){key, ts, line, ev};
+        return 1;
+    }
+    for (size_t i = c->n_open; i > 0; i--)
+        if (c->open[i - 1].key == key) {
+            open_ev b = c->open[i - 1];
+            memmove(&c->open[i - 1], &c->open[i], (c->n_open - i) * sizeof *c->open);
+            c->n_open--;
+            if (ts >= b.ts)
+                kineto_complete(c, b.ev, b.ts, ts - b.ts, b.line);
+            else
+                skip(c, "E event before its B event", line);
+            gs_json_free(b.ev);
+            return 0;
+        }
+    skip(c, "E event without a matching B event", line);
+    return 0;
+}
+
+/* ---- driver -------------------------------------------------------------------------- */
+
+typedef struct range {
+    const char *s, *e;
+    long line;
+} range;
+
+/* Walks the events of the array starting at sc->s ('[' consumed by the
+ * caller), calling fn for each parsed event; stops at ']' or at the end of
+ * the input (a truncated file; reported once, in the last pass). */
+static void walk_events(chrome *c, scan sc, int pass, int report_cut)
+{
+    gs_err perr;
+    for (;;) {
+        sc_ws(&sc);
+        if (sc.s >= sc.end) {
+            if (report_cut)
+                skip(c, "file ends inside traceEvents (truncated; events before the cut were imported)",
+                     sc.line);
+            return;
+        }
+        if (*sc.s == ']')
+            return;
+        const char *st = sc.s;
+        long line = sc.line;
+        if (!sc_skip(&sc)) {
+            if (report_cut)
+                skip(c, "truncated event at the end of the file", line);
+            return;
+        }
+        gs_json *ev = NULL;
+        gs_err_clear(&perr);
+        if (gs_json_parse(&ev, st, (size_t)(sc.s - st), c->name, &perr) != GS_OK ||
+            ev->type != GS_JSON_OBJECT) {
+            if (perr.status == GS_ERR_NOMEM)
+                c->oom = 1;
+            else if (pass == 2)
+                skip(c, "malformed event (not a JSON object)", line);
+        } else if (pass == 1) {
+            if (c->own) {
+                const char *ph = jstr(ev, "ph"), *what = jstr(ev, "name");
+                if (ph && what && !strcmp(ph, "M") && !strcmp(what, "thread_name"))
+                    own_lane_open(c, ev);
+            } else {
+                kineto_index(c, ev);
+            }
+        } else if (c->own) {
+            own_event(c, ev, line);
+        } else if (kineto_event(c, ev, line)) {
+            ev = NULL;   /* kept until its E event */
+        }
+        gs_json_free(ev);
+        if (c->oom)
+            return;
+        sc_ws(&sc);
+        if (sc.s < sc.end && *sc.s == ',') {
+            sc.s++;
+            continue;
+        }
+        if (sc.s < sc.end && *sc.s == ']')
+            return;
+        if (sc.s >= sc.end)
+            continue;   /* reported above */
+        if (report_cut)
+            skip(c, "expected ',' or ']' after an event (rest of traceEvents skipped)", sc.line);
+        return;
+    }
+}
+
+static gs_status fail_at(chrome *c, long line, const char *what)
+{
+    char where[600];
+    imp_where_line(where, sizeof where, c->name, line);
+    return gs_err_set(c->err, GS_ERR_FORMAT, "import chrome", where, "%s", what);
+}
+
+/* Parses one top-level value [st, sc->s) with the JSON reader. */
+static gs_json *parse_slice(chrome *c, const char *st, const char *en)
+{
+    gs_json *v = NULL;
+    gs_err perr;
+    gs_err_clear(&perr);
+    if (gs_json_parse(&v, st, (size_t)(en - st), c->name, &perr) != GS_OK) {
+        if (perr.status == GS_ERR_NOMEM)
+            c->oom = 1;
+        return NULL;
+    }
+    return v;
+}
+
+gs_status gs_import_chrome(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
+                           size_t len, const char *name, gs_err *err)
+{
+    chrome c;
+    memset(&c, 0, sizeof c);
+    c.tl = tl;
+    c.rep = rep;
+    c.name = name;
+    c.err = err;
+    imp_lanes_init(&c.lanes, tl);
+    gs_status st = GS_OK;
+    if (!imp_imap_init(&c.thread_names.idx) || !imp_imap_init(&c.corr_lane) ||
+        !imp_imap_init(&c.flow_src) || !imp_imap_init(&c.flow_dst) || !imp_imap_init(&c.own_lane)) {
+        st = gs_err_set(err, GS_ERR_NOMEM, "import chrome", name, "out of memory");
+        goto done;
+    }
+    scan sc = {(const char *)data, (const char *)data, (const char *)data + len, 1};
+    if (len >= 3 && !memcmp(sc.s, "\xef\xbb\xbf", 3))
+        sc.s += 3;
+    sc_ws(&sc);
+    scan events = {0};
+    int have_events = 0;
+    if (sc.s < sc.end && *sc.s == '[') {
+        sc.s++;
+        events = sc;
+        have_events = 1;
+    } else if (sc.s < sc.end && *sc.s == '{') {
+        sc.s++;
+        for (;;) {
+            sc_ws(&sc);
+            if (sc.s >= sc.end || *sc.s == '}')
+                break;
+            long kline = sc.line;
+            const char *ks = sc.s;
+            if (*sc.s != '"' || !sc_skip(&sc)) {
+                st = fail_at(&c, kline, "expected a string key in the top-level object");
+                goto done;
+            }
+            char key[64] = "";
+            size_t kl = (size_t)(sc.s - ks);
+            if (kl >= 2 && kl - 2 < sizeof key) {
+                memcpy(key, ks + 1, kl - 2);
+                key[kl - 2] = '\0';
+            }
+            sc_ws(&sc);
+            if (sc.s >= sc.end || *sc.s != ':') {
+                st = fail_at(&c, sc.line, "expected ':' after a top-level key");
+                goto done;
+            }
+            sc.s++;
+            sc_ws(&sc);
+            if (!strcmp(key, "traceEvents") && sc.s < sc.end && *sc.s == '[') {
+                events = sc;
+                events.s++;
+                have_events = 1;
+            }
+            const char *vs = sc.s;
+            if (!sc_skip(&sc))
+                break;   /* truncated: the events walk reports it */
+            if (!strcmp(key, "baseTimeNanoseconds")) {
+                gs_json *v = parse_slice(&c, vs, sc.s);
+                if (v && v->type == GS_JSON_NUMBER && v->text)
+                    c.base_ns = strtoll(v->text, NULL, 10);
+                gs_json_free(v);
+            } else if (!strcmp(key, "metadata")) {
+                gs_json *v = parse_slice(&c, vs, sc.s);
+                const char *gen = jstr(v, "generator");
+                if (gen && !strcmp(gen, "gapscope")) {
+                    c.own = 1;
+                    for (size_t i = 0; i < v->n; i++) {
+                        const char *k = v->keys[i], *val = v->items[i].text;
+                        if (!strcmp(k, "t0_ns") && val)
+                            c.base_ns = strtoll(val, NULL, 10);
+                        else if (val && strcmp(k, "generator") && strcmp(k, "dropped_spans"))
+                            gs_timeline_meta_set(tl, strcmp(k, "source") ? k : "source.original",
+                                                 val);
+                    }
+                }
+                gs_json_free(v);
+            }
+            sc_ws(&sc);
+            if (sc.s < sc.end && *sc.s == ',')
+                sc.s++;
+        }
+    } else {
+        st = fail_at(&c, sc.line, "expected a JSON object with \"traceEvents\" or an array of "
+                                  "trace events");
+        goto done;
+    }
+    if (!have_events) {
+        st = fail_at(&c, 1, "no \"traceEvents\" array in the top-level object");
+        goto done;
+    }
+    walk_events(&c, events, 1, 0);
+    if (!c.oom)
+        walk_events(&c, events, 2, 1);
+    for (size_t i = 0; i < c.n_open; i++)
+        skip(&c, "B event without a matching E event", c.open[i].line);
+    if (c.oom || c.lanes.oom) {
+        st = gs_err_set(err, GS_ERR_NOMEM, "import chrome", name, "out of memory");
+        goto done;
+    }
+    imp_set_source(tl, "import:chrome", name);
+done:
+    imp_lanes_free(&c.lanes);
+    strtab_free(&c.thread_names);
+    imp_imap_free(&c.corr_lane);
+    imp_imap_free(&c.flow_src);
+    imp_imap_free(&c.flow_dst);
+    imp_imap_free(&c.own_lane);
+    free(c.own_lanes);
+    free(c.own_ids);
+    for (size_t i = 0; i < c.n_open; i++)
+        gs_json_free(c.open[i].ev);
+    free(c.open);
+    return st;
+}

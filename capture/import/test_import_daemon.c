@@ -1,0 +1,212 @@
+/*
+ * Daemon-log importer tests.  The committed logs in test/fixtures/import/
+ * were written by traces/gen/spans_to_daemon_log.py from gapscope captures
+ * whose truth is known (their spans.csv): imported, each must give the
+ * native analysis's utilization within 2 points and the same top cause.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <unistd.h>
+
+#include "test_import_util.h"
+
+static const struct {
+    const char *spans, *log;
+} pairs[] = {
+    {"test/fixtures/import/demo-trim.spans.csv", "test/fixtures/import/demo-trim.daemon.log"},
+    {"traces/h200-backlog.spans.csv", "test/fixtures/import/h200-backlog.daemon.log"},
+    {"traces/h200-backlog-g2dev.spans.csv", "test/fixtures/import/h200-backlog-g2dev.daemon.log"},
+};
+
+GS_TEST(import_daemon_log_matches_native_analysis)
+{
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        gs_timeline *nat, *imp;
+        gs_err err;
+        gs_err_clear(&err);
+        GS_REQUIRE(gs_timeline_read_csv(&nat, pairs[i].spans, &err) == GS_OK);
+        gs_import_report rep;
+        GS_REQUIRE(imp_test_load(&imp, &rep, pairs[i].log, GS_IMPORT_AUTO, 0, &err) == GS_OK);
+        GS_CHECK_EQ_INT(gs_import_skipped_total(&rep), 0);
+        GS_CHECK(!strcmp(gs_timeline_meta_get(imp, "timeline.approximate"), "1"));
+        GS_CHECK(!strcmp(gs_timeline_meta_get(imp, "source"), "import:daemon_log"));
+        gs_analysis *a = imp_test_analyse(nat), *b = imp_test_analyse(imp);
+        GS_REQUIRE(a && b && b->n_dev == 1);
+        double ua = a->busy_s / a->span_s, ub = b->busy_s / b->span_s;
+        GS_CHECK_MSG(fabs(ua - ub) <= 0.02, "%s: util %.4f imported vs %.4f native", pairs[i].log,
+                     ub, ua);
+        GS_CHECK_MSG(a->verdict == b->verdict, "%s: top cause %s imported vs %s native",
+                     pairs[i].log, gs_cause_name(b->verdict), gs_cause_name(a->verdict));
+        GS_CHECK(b->dev[0].rule == GS_RULE_ENGINE);
+        if (gs_test_verbose())
+            printf("  %s: util %.4f vs %.4f, %s %.1f%% vs %.1f%%\n", pairs[i].log, ub, ua,
+                   gs_cause_name(a->verdict), 100 * b->verdict_share, 100 * a->verdict_share);
+        /* Device spans are the approximate per-partition busy spans. */
+        const gs_span *p = imp_test_span(imp, "prove");
+        GS_CHECK(p && (p->flags & GS_SPAN_F_APPROX) && strstr(p->args, "gpu_total_ms="));
+        gs_analysis_destroy(a);
+        gs_analysis_destroy(b);
+        gs_timeline_destroy(nat);
+        gs_timeline_destroy(imp);
+    }
+}
+
+GS_TEST(import_daemon_log_fixtures_are_the_script_output)
+{
+    char out[256];
+    if (gs_test_run("python3 -c 'print(1)' 2>/dev/null", out, sizeof out) != 0) {
+        gs_test_skip("python3 not available");
+        return;
+    }
+    const char *flags[] = {"--noise", "", "--ansi"};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd,
+                 "python3 traces/gen/spans_to_daemon_log.py %s %s -o %s/x.log && cmp -s %s/x.log %s",
+                 pairs[i].spans, flags[i], gs_test_tmpdir(), gs_test_tmpdir(), pairs[i].log);
+        GS_CHECK_MSG(gs_test_run(cmd, out, sizeof out) == 0, "%s differs from the script's output",
+                     pairs[i].log);
+    }
+}
+
+static gs_status load_text(gs_timeline **tl, gs_import_report *rep, const char *text, gs_err *err)
+{
+    gs_import_report_init(rep);
+    gs_err_clear(err);
+    if (gs_timeline_create(tl) != GS_OK)
+        return GS_ERR_NOMEM;
+    return gs_import_bytes(*tl, rep, (const uint8_t *)text, strlen(text), "d.log",
+                           GS_IMPORT_DAEMON_LOG, NULL, err);
+}
+
+/* One partition of job "a1", picked up at 100 ms after a finalizer holds the
+ * tracker over [90, 140) ms running malloc_trim [100, 138) ms; the worker's
+ * fail_check [101, 141) ms waits for that hold.  Tracing lines coloured. */
+static const char *small_log =
+    "TIMELINE,0,SYNTH_START,a1,partition=3\n"
+    "TIMELINE,50,SYNTH_END,a1,partition=3,synth_ms=50\n"
+    "TIMELINE,50,GPU_QUEUE,a1,partition=3\n"
+    "TIMELINE,60,GPU_END,a0,worker=0,partition=0,gpu_ms=5\n"
+    "TIMELINE,100,GPU_PICKUP,a1,worker=0,partition=3\n"
+    "\x1b[2m2026-01-05T10:00:00.138000Z\x1b[0m \x1b[32m INFO\x1b[0m fin: FIN_TIMING malloc_trim "
+    "(success path) \x1b[3mjob_id\x1b[0m\x1b[2m=\x1b[0ma0 partition=Some(0) malloc_trim_ms=38.0\n"
+    "2026-01-05T10:00:00.140000Z  INFO fin: FIN_TIMING finalizer partition finish_ms=10 "
+    "drop_res_ms=5 lock_wait_ms=5 process_ms=50 total_ms=70\n"
+    "2026-01-05T10:00:00.142000Z  INFO eng: GPU_TIMING hot_path pre-prove overhead worker_id=0 "
+    "partition=Some(3) status_ms=1.0 fail_check_ms=40.0 mark_busy_ms=1.0 total_overhead_ms=42\n"
+    "TIMELINE,142,GPU_START,a1,worker=0,partition=3\n"
+    "CUZK_TIMING: pre_lock_cpu_ms=8.0 mutex_wait_ms=2.0\n"
+    "CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=20\n"
+    "CUZK_TIMING: gpu_tid=0 tail_msm_ms=10 gpu_total_ms=30.0\n"
+    "CUZK_TIMING: mutex_held_ms=31 total_start_fn_ms=41\n"
+    "CUZK_TIMING: b_g2_msm_ms=15 num_circuits=1\n"
+    "TIMELINE,200,GPU_END,a1,worker=0,partition=3,gpu_ms=58\n"
+    "TIMELINE,oops,GPU_START,a2\n"
+    "CUZK_TIMING: gpu_total_ms=3\n"
+    "2026-01-05T10:00:00.300000Z  INFO fin: FIN_TIMING finalizer partition finish_ms=1\n"
+    "some unrelated line\n";
+
+GS_TEST(import_daemon_log_rebuilt_spans)
+{
+    gs_timeline *tl;
+    gs_import_report rep;
+    gs_err err;
+    GS_REQUIRE(load_text(&tl, &rep, small_log, &err) == GS_OK);
+    /* The clock: hot_path at .142000 UTC = GPU_START at 142 ms. */
+    const gs_span *fc = imp_test_span(tl, "fail_check");
+    GS_REQUIRE(fc);
+    GS_CHECK(fc->start_ns == 101 * 1000000LL && fc->end_ns == 141 * 1000000LL);
+    size_t n;
+    const gs_span *sp = gs_timeline_spans(tl, &n);
+    const gs_span *wait = NULL, *hold = NULL, *trim = NULL, *qw = NULL, *ho = NULL, *dev = NULL,
+                  *pf = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const gs_lane_info *L = gs_timeline_lane(tl, sp[i].lane);
+        if (sp[i].kind == GS_SPAN_LOCK_WAIT && !strcmp(sp[i].name, "tracker") &&
+            L->role == GS_ROLE_GPU_WORKER && !wait)
+            wait = &sp[i];
+        if (sp[i].kind == GS_SPAN_LOCK_HOLD && L->role == GS_ROLE_FINALIZER)
+            hold = &sp[i];
+        if (!strcmp(sp[i].name, "malloc_trim"))
+            trim = &sp[i];
+        if (!strcmp(sp[i].name, "queue_wait"))
+            qw = &sp[i];
+        if (!strcmp(sp[i].name, "handoff"))
+            ho = &sp[i];
+        if (sp[i].kind == GS_SPAN_KERNEL)
+            dev = &sp[i];
+        if (!strcmp(sp[i].name, "prove_finish") && L->role == GS_ROLE_GPU_WORKER)
+            pf = &sp[i];
+    }
+    GS_REQUIRE(wait && hold && trim && ho && dev && pf);
+    /* The finalizer's hold [90, 140), the trim inside it on the same lane;
+     * the worker's fail_check waits [101, 140) for it, holder = that lane. */
+    GS_CHECK(hold->start_ns == 90 * 1000000LL && hold->end_ns == 140 * 1000000LL);
+    GS_CHECK(trim->lane == hold->lane && trim->start_ns == 100 * 1000000LL);
+    GS_CHECK(wait->start_ns == 101 * 1000000LL && wait->end_ns == 140 * 1000000LL);
+    GS_CHECK(wait->holder == hold->lane);
+    /* Previous GPU_END at 60, queued at 50: no empty-queue wait, hand-off
+     * work from 60 to the pickup (status_check at 100). */
+    GS_CHECK(ho->start_ns == 60 * 1000000LL && ho->end_ns == 100 * 1000000LL);
+    GS_CHECK(qw == NULL || qw->end_ns <= 60 * 1000000LL);
+    /* Device busy = [142 + 8 + 2, + 30) ms, approximate. */
+    GS_CHECK(dev->start_ns == 152 * 1000000LL && dev->end_ns == 182 * 1000000LL);
+    GS_CHECK(dev->flags & GS_SPAN_F_APPROX);
+    GS_CHECK(strstr(dev->args, "ntt_msm_h_ms=20.000") != NULL);
+    GS_CHECK(pf->start_ns == 185 * 1000000LL && pf->end_ns == 200 * 1000000LL);
+    /* Job ids are strings here: numbered in order of appearance. */
+    GS_CHECK(dev->job == 1 && dev->part == 3);
+    /* Skipped lines, per reason, with their first line. */
+    GS_CHECK_EQ_INT(imp_test_skipped(&rep, "TIMELINE line with a non-numeric offset_ms"), 1);
+    GS_CHECK_EQ_INT(imp_test_skipped(&rep, "CUZK_TIMING line outside"), 1);
+    GS_CHECK_EQ_INT(imp_test_skipped(&rep, "FIN_TIMING finalizer line without"), 1);
+    for (size_t i = 0; i < rep.n_skipped; i++)
+        if (!strncmp(rep.skipped[i].reason, "TIMELINE line", 13))
+            GS_CHECK(!strcmp(rep.skipped[i].first, "d.log:16"));
+    GS_CHECK(rep.ignored >= 1);
+    gs_timeline_destroy(tl);
+}
+
+GS_TEST(import_daemon_log_bad_input)
+{
+    gs_timeline *tl;
+    gs_import_report rep;
+    gs_err err;
+    GS_CHECK(load_text(&tl, &rep, "hello\nworld\n", &err) == GS_ERR_FORMAT);
+    GS_CHECK(strstr(err.msg, "d.log:1") != NULL);
+    gs_timeline_destroy(tl);
+    /* Binary junk and very long lines never crash. */
+    char junk[9000];
+    for (size_t i = 0; i < sizeof junk - 1; i++)
+        junk[i] = (char)(i * 7919 % 251 + 1);
+    junk[sizeof junk - 1] = '\0';
+    memcpy(junk, "TIMELINE,1,GPU_START,x,worker=0\n", 32);
+    GS_CHECK(load_text(&tl, &rep, junk, &err) == GS_OK);
+    gs_timeline_destroy(tl);
+}
+
+GS_TEST(import_daemon_log_job_mix)
+{
+    char *buf;
+    size_t len;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_read_file(&buf, &len, "test/fixtures/import/h200-backlog.daemon.log", &err) ==
+               GS_OK);
+    gs_log_job *jobs;
+    size_t n;
+    gs_import_report rep;
+    gs_import_report_init(&rep);
+    GS_REQUIRE(gs_import_daemon_jobs(&jobs, &n, &rep, (const uint8_t *)buf, len, "h.log", &err) ==
+               GS_OK);
+    /* The capture ran 3 PoRep C2 jobs of 10 partitions (h200-backlog/jobs.csv). */
+    GS_REQUIRE(n == 3);
+    for (size_t i = 0; i < n; i++) {
+        GS_CHECK_EQ_INT(jobs[i].partitions, 10);
+        GS_CHECK(!strcmp(jobs[i].kind, "porep_c2") && jobs[i].kind_inferred);
+        GS_CHECK(i == 0 || jobs[i].t_ns >= jobs[i - 1].t_ns);
+    }
+    GS_CHECK(jobs[0].t_ns == 0 && jobs[0].id == 1);
+    free(jobs);
+    free(buf);
+}

@@ -1,0 +1,204 @@
+/*
+ * gapscope import FILE... [--format F] [--out DIR]: evidence gapscope did
+ * not capture (a torch.profiler/Kineto or Perfetto JSON trace, gapscope's
+ * own timeline.json, an Nsight Systems SQLite export, the production
+ * daemon's log) turned into a normal run directory: spans.csv,
+ * timeline.json, then what `gapscope report` writes (summary.json, data/,
+ * charts, report.md/html).  The importers are in capture/import/.
+ *
+ * Nothing is written until every file has been read: a file no importer
+ * can use ends the command with exit 2 and a message naming the file and
+ * the line or byte offset.  Records an importer had to skip are counted
+ * per reason, printed, and kept in the timeline's meta
+ * (import.skipped.<reason> = "<count> (first at <where>)").
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../capture/import/import.h"
+#include "../diag/report.h"
+#include "../scenarios/run.h"
+#include "cli.h"
+#include "diag_cli.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gapscope import FILE... [options]\n"
+            "  Imports a GPU timeline gapscope did not capture and writes a run directory\n"
+            "  (spans.csv, timeline.json, summary.json, data/, charts, report.md/html).\n"
+            "  FILE: torch.profiler / Kineto / Perfetto JSON (export_chrome_trace), gapscope's\n"
+            "  own timeline.json, an Nsight Systems SQLite export (nsys export --type sqlite),\n"
+            "  or the production daemon's log (TIMELINE / GPU_TIMING / FIN_TIMING /\n"
+            "  CUZK_TIMING lines).  Several files go into one timeline.\n"
+            "options:\n"
+            "  --format F     chrome | nsys | daemon-log (default: sniffed per file)\n"
+            "  --out DIR      run directory (default runs/import-<file>-<UTC time>)\n"
+            "  --device N     device id of a daemon log's GPU lanes (default 0)\n"
+            "  --no-report    stop after spans.csv and timeline.json\n"
+            "  --no-charts    do not run gnuplot\n"
+            "  --micro-ms X, --bin-s X, --plots DIR, --quiet   as for gapscope report\n"
+            "exit: 0 imported, 2 unreadable input or bad usage, 3 internal failure\n");
+}
+
+static void default_out(char *out, size_t cap, const char *file)
+{
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    char name[100];
+    snprintf(name, sizeof name, "%.80s", base);
+    char *dot = strchr(name, '.');
+    if (dot && dot != name)
+        *dot = '\0';
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    snprintf(out, cap, "runs/import-%s-%04d%02d%02d-%02d%02d%02d", name, tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+/* Prints what was skipped and records it in the timeline's meta. */
+static void report_skips(gs_timeline *tl, const gs_import_report *rep, const char *file, int quiet)
+{
+    if (!quiet)
+        fprintf(stderr, "import: %s: %llu records used, %llu ignored (nothing for the timeline)",
+                file, (unsigned long long)rep->used, (unsigned long long)rep->ignored);
+    uint64_t sk = gs_import_skipped_total(rep);
+    if (!quiet)
+        fprintf(stderr, ", %llu skipped%s\n", (unsigned long long)sk, sk ? ":" : "");
+    for (size_t i = 0; i < rep->n_skipped; i++) {
+        const gs_import_reason *r = &rep->skipped[i];
+        fprintf(stderr, "import:   %8llu  %s (first at %s)\n", (unsigned long long)r->count,
+                r->reason, r->first);
+        char key[160], val[256];
+        size_t k = (size_t)snprintf(key, sizeof key, "import.skipped.");
+        for (const char *p = r->reason; *p && k + 1 < sizeof key && k < 80; p++)
+            key[k++] = (*p == ' ' || *p == '=' || *p == '\\') ? '_' : *p;
+        key[k] = '\0';
+        snprintf(val, sizeof val, "%llu (first at %.200s)", (unsigned long long)r->count, r->first);
+        gs_timeline_meta_set(tl, key, val);
+    }
+}
+
+static int import_main(int argc, char **argv)
+{
+    gs_diag_opts o;
+    gs_diag_opts_init(&o);
+    gs_report_opts ro;
+    gs_report_opts_defaults(&ro);
+    gs_import_options io;
+    gs_import_options_defaults(&io);
+    gs_import_format fmt = GS_IMPORT_AUTO;
+    const char *out = NULL;
+    int report = 1, charts = 1, nfiles = 0;
+    const char **files = calloc((size_t)argc + 1, sizeof *files);
+    if (!files)
+        return 3;
+    for (int i = 1; i < argc; i++) {
+        int k = gs_diag_parse_common(argc, argv, &i, &o);
+        if (k < 0) {
+            fprintf(stderr, "gapscope import: bad value for %s\n", argv[i - 1]);
+            free(files);
+            return 2;
+        }
+        if (k)
+            continue;
+        const char *a = argv[i];
+        int more = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            free(files);
+            return 0;
+        } else if (!strcmp(a, "--format") && more) {
+            if (!gs_import_format_from_name(&fmt, argv[++i])) {
+                fprintf(stderr, "gapscope import: --format wants chrome, nsys or daemon-log\n");
+                free(files);
+                return 2;
+            }
+        } else if (!strcmp(a, "--out") && more) {
+            out = argv[++i];
+        } else if (!strcmp(a, "--device") && more) {
+            char *e;
+            long v = strtol(argv[++i], &e, 10);
+            if (*e || v < 0 || v > 4095) {
+                fprintf(stderr, "gapscope import: --device wants 0..4095\n");
+                free(files);
+                return 2;
+            }
+            io.device = (int32_t)v;
+        } else if (!strcmp(a, "--no-report")) {
+            report = 0;
+        } else if (!strcmp(a, "--no-charts")) {
+            charts = 0;
+        } else if (a[0] == '-' && a[1]) {
+            usage(stderr);
+            free(files);
+            return 2;
+        } else {
+            files[nfiles++] = a;
+        }
+    }
+    if (!nfiles) {
+        usage(stderr);
+        free(files);
+        return 2;
+    }
+    if (o.quiet)
+        o.cfg.progress = 0;
+    gs_timeline *tl = NULL;
+    gs_err err;
+    gs_err_clear(&err);
+    int rc = 0;
+    if (gs_timeline_create(&tl) != GS_OK) {
+        free(files);
+        return 3;
+    }
+    for (int f = 0; f < nfiles; f++) {
+        gs_import_report rep;
+        gs_import_report_init(&rep);
+        gs_status st = gs_import_file(tl, &rep, files[f], fmt, &io, &err);
+        if (st != GS_OK) {
+            fprintf(stderr, "gapscope import: %s\n", err.msg);
+            rc = st == GS_ERR_NOMEM || st == GS_ERR_INTERNAL ? 3 : 2;
+            goto done;
+        }
+        report_skips(tl, &rep, files[f], o.quiet);
+        if (!rep.used) {
+            fprintf(stderr, "gapscope import: %s: no usable record (nothing to import)\n", files[f]);
+            rc = 2;
+            goto done;
+        }
+    }
+    char dir[2048], path[2300];
+    if (out)
+        snprintf(dir, sizeof dir, "%s", out);
+    else
+        default_out(dir, sizeof dir, files[0]);
+    if (gs_mkdir_p(dir, &err) != GS_OK || !gs_path_join(path, sizeof path, dir, "spans.csv") ||
+        gs_timeline_write_csv(tl, path, &err) != GS_OK ||
+        !gs_path_join(path, sizeof path, dir, "timeline.json") ||
+        gs_timeline_write_chrome(tl, path, &err) != GS_OK) {
+        fprintf(stderr, "gapscope import: %s\n", err.msg[0] ? err.msg : "output path too long");
+        rc = 3;
+        goto done;
+    }
+    if (!o.quiet)
+        fprintf(stderr, "import: wrote %s/spans.csv and %s/timeline.json\n", dir, dir);
+    gs_timeline_destroy(tl);
+    tl = NULL;
+    if (report)
+        rc = gs_diag_report(dir, &o, &ro, charts);
+    else
+        printf("%s/spans.csv\n", dir);
+done:
+    gs_timeline_destroy(tl);
+    free(files);
+    return rc;
+}
+
+GS_CLI_COMMAND(import, "import",
+               "turn a Kineto/Perfetto trace, an nsys SQLite export or a daemon log into a run",
+               import_main)

@@ -1,0 +1,151 @@
+/*
+ * End-to-end tests of `gapscope import` and `gapscope record --from-log`
+ * ($GS_BIN, set by make test): a run directory from each importer's
+ * fixture, exit 2 with no output on unreadable input, and a daemon log's
+ * job mix as a trace that the trace reader accepts.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../prover/common/json.h"
+#include "../scenarios/trace.h"
+#include "../test/test.h"
+
+static const char *bin(void)
+{
+    const char *b = getenv("GS_BIN");
+    return b && access(b, X_OK) == 0 ? b : NULL;
+}
+
+static int exists(const char *dir, const char *file)
+{
+    char p[2048];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    return stat(p, &st) == 0;
+}
+
+/* summary.json's top-level util and verdict cause of a run directory. */
+static int summary(const char *dir, double *util, char *cause, size_t n)
+{
+    char p[2048];
+    snprintf(p, sizeof p, "%s/summary.json", dir);
+    gs_json *j;
+    gs_err err;
+    gs_err_clear(&err);
+    if (gs_json_parse_file(&j, p, &err) != GS_OK)
+        return 0;
+    const gs_json *u = gs_json_get(j, "util"), *v = gs_json_get(gs_json_get(j, "verdict"), "cause");
+    int ok = u && u->type == GS_JSON_NUMBER && v && v->type == GS_JSON_STRING;
+    if (ok) {
+        *util = u->number;
+        snprintf(cause, n, "%s", v->text);
+    }
+    gs_json_free(j);
+    return ok;
+}
+
+GS_TEST(cli_import_each_format)
+{
+    if (!bin()) {
+        gs_test_skip("GS_BIN not set (run through make test)");
+        return;
+    }
+    static const struct {
+        const char *file, *cause;
+        double util;
+    } cases[] = {
+        {"test/fixtures/import/kineto-small.json", "host_compute", 362.0 / 997.0},
+        {"test/fixtures/import/nsys-small.sqlite", "sleep", 167.0 / 607.0},
+        {"test/fixtures/import/demo-trim.daemon.log", "tracker_lock/malloc_trim", -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[1024], cmd[4096], out[8192], cause[64];
+        double util;
+        snprintf(dir, sizeof dir, "%s/run%zu", gs_test_tmpdir(), i);
+        snprintf(cmd, sizeof cmd, "%s import %s --out %s --no-charts --quiet 2>&1", bin(),
+                 cases[i].file, dir);
+        int rc = gs_test_run(cmd, out, sizeof out);
+        if (rc != 0 && strstr(out, "without libsqlite3")) {
+            gs_test_skip("built without libsqlite3");
+            continue;
+        }
+        GS_CHECK_MSG(rc == 0, "%s: exit %d: %s", cases[i].file, rc, out);
+        GS_CHECK(exists(dir, "spans.csv") && exists(dir, "timeline.json") &&
+                 exists(dir, "summary.json") && exists(dir, "report.md") &&
+                 exists(dir, "report.html") && exists(dir, "data/gap_pieces.dat"));
+        GS_REQUIRE(summary(dir, &util, cause, sizeof cause));
+        GS_CHECK_MSG(!strcmp(cause, cases[i].cause), "%s: %s", cases[i].file, cause);
+        if (cases[i].util >= 0)
+            GS_CHECK(fabs(util - cases[i].util) < 1e-9);
+        /* The run directory re-analyses like any other. */
+        snprintf(cmd, sizeof cmd, "%s analyze %s --quiet >/dev/null 2>&1", bin(), dir);
+        GS_CHECK(gs_test_run(cmd, out, sizeof out) == 0);
+    }
+}
+
+GS_TEST(cli_import_bad_input_exits_2_without_output)
+{
+    if (!bin()) {
+        gs_test_skip("GS_BIN not set (run through make test)");
+        return;
+    }
+    const char *d = gs_test_tmpdir();
+    char bad[1024], dir[1024], cmd[4096], out[8192];
+    snprintf(bad, sizeof bad, "%s/bad.json", d);
+    FILE *f = fopen(bad, "w");
+    GS_REQUIRE(f);
+    fputs("{\"traceEvents\": [\n  {\"ph\": \"X\",, }\n", f);
+    fclose(f);
+    /* An unknown format, JSON with no usable event, a missing file. */
+    const char *inputs[] = {"test/fixtures/chain.r1cs", bad, "no/such/file.json"};
+    const char *want[] = {"unknown format", "no usable record", "no/such/file.json"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(dir, sizeof dir, "%s/out%d", d, i);
+        snprintf(cmd, sizeof cmd, "%s import %s --out %s --quiet 2>&1", bin(), inputs[i], dir);
+        GS_CHECK_EQ_INT(gs_test_run(cmd, out, sizeof out), 2);
+        GS_CHECK_MSG(strstr(out, want[i]) != NULL, "%s", out);
+        GS_CHECK(!exists(dir, "spans.csv"));
+    }
+    /* The malformed event is reported with its line. */
+    snprintf(cmd, sizeof cmd, "%s import %s --out %s/x --quiet 2>&1", bin(), bad, d);
+    gs_test_run(cmd, out, sizeof out);
+    GS_CHECK_MSG(strstr(out, "bad.json:2") != NULL, "%s", out);
+    snprintf(cmd, sizeof cmd, "%s import --format xml x 2>&1", bin());
+    GS_CHECK_EQ_INT(gs_test_run(cmd, out, sizeof out), 2);
+}
+
+GS_TEST(cli_record_from_daemon_log)
+{
+    if (!bin()) {
+        gs_test_skip("GS_BIN not set (run through make test)");
+        return;
+    }
+    char trace[1024], cmd[4096], out[8192];
+    snprintf(trace, sizeof trace, "%s/mix.jsonl", gs_test_tmpdir());
+    snprintf(cmd, sizeof cmd,
+             "%s record --from-log test/fixtures/import/h200-backlog.daemon.log -o %s --quiet 2>&1",
+             bin(), trace);
+    GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
+    gs_trace t;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_trace_read(&t, trace, &err) == GS_OK);
+    /* The capture's 3 PoRep C2 jobs of 10 partitions, in arrival order. */
+    GS_REQUIRE(t.n == 3);
+    for (size_t i = 0; i < t.n; i++) {
+        GS_CHECK(t.a[i].kind == GS_KIND_POREP_C2 && t.a[i].partitions == 10);
+        GS_CHECK(t.a[i].id == i + 1 && t.a[i].size_class == 27);
+    }
+    GS_CHECK(t.a[0].t_ns == 0 && t.a[2].t_ns >= t.a[1].t_ns);
+    gs_trace_free(&t);
+    /* A log with no job events: exit 2. */
+    snprintf(cmd, sizeof cmd, "%s record --from-log test/fixtures/chain.circom -o %s/y.jsonl 2>&1",
+             bin(), gs_test_tmpdir());
+    GS_CHECK_EQ_INT(gs_test_run(cmd, out, sizeof out), 2);
+}
