@@ -41,7 +41,8 @@
     X(GS_ROLE_FINALIZER, "finalizer")     \
     X(GS_ROLE_BACKGROUND, "background")   \
     X(GS_ROLE_DEVICE, "device")           \
-    X(GS_ROLE_OTHER, "other")
+    X(GS_ROLE_OTHER, "other")             \
+    X(GS_ROLE_THREAD, "thread")
 typedef enum {
 #define GS_X(e, n) e,
     GS_ROLE_TABLE(GS_X)
