@@ -39,7 +39,7 @@ B=${GS_BUILD:-build-h200}
 if ! "$B/gapscope" version >/dev/null 2>&1 || [ ! -f "$B/lib/libgsattach.so" ]; then
     step "carried binaries do not run here: building"
     GS_NO_DEPS=1 make -j16 CUDA=1 BUILD=build-dev build-dev/gapscope build-dev/lib/libgsattach.so \
-        build-dev/test/gs-attach-probe > "$W/build.log" 2>&1 || { tail -30 "$W/build.log"; exit 1; }
+        build-dev/test/gs-attach-probe build-dev/test/attach HAVE_GMP=0 > "$W/build.log" 2>&1 || { tail -30 "$W/build.log"; exit 1; }
     B=build-dev
 fi
 G=$B/gapscope
@@ -49,13 +49,15 @@ export GS_ATTACH_LIB=$PWD/$B/lib/libgsattach.so
 step "1 tiny: attach on cuda-bench --ntt 16:16"
 "$G" attach --out "$W/tiny" --no-report -- "$G" cuda-bench --ntt 16:16 --reps 3
 echo "tiny rc=$?"; grep -c ',kernel,' "$W/tiny/spans.csv"; pack
+step "1b attach tests (probe interposer/sampler, cuda_attach_kernels)"
+[ -x "$B/test/attach" ] && GS_REQUIRE_GPU=1 GS_BIN=$G "$B/test/attach" 2>&1 | tail -12
 
 SCN=(scenarios/backlog-incident-gpu.ini --no-report --set engine.g2=device --set jobs.limit=1)
 step "2 scenario under attach"
 time "$G" attach --out "$W/sc-attach" --no-report -- \
     "$G" run "${SCN[@]}" --out "$W/sc-native"
 echo "scenario rc=$?"
-"$G" analyze "$W/sc-native" --quiet; "$G" analyze "$W/sc-native" | tail -12
+"$G" analyze "$W/sc-native" | tail -12
 "$G" analyze "$W/sc-attach" | tail -12
 python3 scripts/attach_compare.py "$W/sc-native/spans.csv" "$W/sc-attach/spans.csv" | tee "$W/sc-compare.json"
 pack
