@@ -105,6 +105,8 @@ GSI_EXPORT int malloc_trim(size_t pad)
 }
 
 /* ---- NVTX v3 injection ---------------------------------------------------- */
+/* Built with the toolkit's headers (the same condition as CUPTI). */
+#ifdef GS_HAVE_CUPTI
 
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
@@ -282,3 +284,4 @@ GSI_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get)
             *table[set[i].id] = set[i].fn;
     return 1;
 }
+#endif
