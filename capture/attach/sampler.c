@@ -9,7 +9,8 @@
  * D, syscall (the blocking system call and its first argument), falling
  * back to wchan where syscall cannot be read.  File descriptors stay open
  * and are re-read with pread, so a sample costs a few microseconds per
- * thread.  Task lists are re-read every 50 ms; the watched processes are
+ * thread.  Task lists are re-read every 20 ms (every round in the first
+ * 100 ms); the watched processes are
  * the program and every process that opened a p<pid>-*.rec file in the raw
  * directory (children that loaded the library).
  *
@@ -186,6 +187,7 @@ struct gs_sampler {
     int oom;
     long rounds;
     int64_t cpu_ns;
+    int64_t t0;
 };
 
 static void out_printf(gs_sampler *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -414,14 +416,16 @@ static void *sampler_main(void *arg)
     int64_t period = (int64_t)(1e9 / s->hz);
     if (period < 100000)
         period = 100000;
-    int64_t rescan_every = 50000000 / period;
+    int64_t rescan_every = 20000000 / period;
     if (rescan_every < 1)
         rescan_every = 1;
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     int gen = 0;
     while (!atomic_load(&s->stop)) {
-        if (s->rounds % rescan_every == 0)
+        /* New threads are looked for every 20 ms, and every round during the
+         * program's first 100 ms (when it starts its threads). */
+        if (s->rounds % rescan_every == 0 || gs_now_ns() - s->t0 < 100000000)
             rescan(s, ++gen);
         int64_t now = gs_now_ns();
         for (size_t i = 0; i < s->n;) {
@@ -461,6 +465,7 @@ gs_status gs_sampler_start(gs_sampler **out, pid_t pid, const char *raw_dir, dou
         return GS_ERR(err, GS_ERR_NOMEM, "sampler", "out of memory");
     s->root = pid;
     s->hz = hz;
+    s->t0 = gs_now_ns();
     snprintf(s->raw_dir, sizeof s->raw_dir, "%s", raw_dir);
     add_pid(s, pid);
     out_printf(s, "G %lld %g\n", (long long)gs_now_ns(), hz);
