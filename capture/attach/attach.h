@@ -59,7 +59,8 @@
 
 typedef struct gs_attach_convert_opts {
     /* Runtime/driver calls with no device work and not synchronizing are
-     * kept as cuda:<api> spans only when at least this long (ns). */
+     * kept as cuda:<api> spans only when at least this long (ns; default 0:
+     * all of them). */
     int64_t api_min_ns;
 } gs_attach_convert_opts;
 void gs_attach_convert_opts_defaults(gs_attach_convert_opts *o);

@@ -13,9 +13,10 @@
  *   - a call is synchronizing when its name says so (cuda_sync list below)
  *     or a CUPTI synchronization record carries its id.
  * Pass 3 opens the lanes (threads sorted by tid, then device streams) and
- * appends the spans.  Calls with no device work that are not synchronizing
- * become spans only when longer than api_min_ns (a cudaMalloc that takes
- * 20 ms matters; ten thousand cudaGetDevice calls do not).
+ * appends the spans.  Every runtime call, and every driver call not made
+ * inside one, becomes a span; api_min_ns (default 0) can thin a huge
+ * capture by dropping calls shorter than it that neither launch, copy nor
+ * synchronize.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -29,7 +30,7 @@
 
 void gs_attach_convert_opts_defaults(gs_attach_convert_opts *o)
 {
-    o->api_min_ns = 100000;
+    o->api_min_ns = 0;
 }
 
 /* ---- kernel names ------------------------------------------------------------- */
@@ -565,14 +566,13 @@ static int32_t cmap_get(const cmap *m, uint64_t k)
     return -1;
 }
 
+/* Calls that block the host until device work is done (diag/SPANS.md,
+ * "Host spans"): the explicit synchronizations, frees, and every
+ * non-Async memcpy. */
 static const char *const sync_names[] = {
     "cudaDeviceSynchronize", "cudaThreadSynchronize", "cudaStreamSynchronize",
-    "cudaEventSynchronize", "cudaStreamWaitEvent", "cudaMemcpy", "cudaMemcpy2D",
-    "cudaMemcpy3D", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cudaMemcpyPeer",
-    "cudaMemset", "cudaMemset2D", "cudaMemset3D", "cuCtxSynchronize", "cuStreamSynchronize",
-    "cuEventSynchronize", "cuStreamWaitEvent", "cuMemcpy", "cuMemcpyHtoD", "cuMemcpyDtoH",
-    "cuMemcpyDtoD", "cuMemcpy2D", "cuMemcpy3D", "cuMemcpyPeer", "cuMemsetD8", "cuMemsetD16",
-    "cuMemsetD32",
+    "cudaEventSynchronize", "cudaFree", "cudaFreeHost", "cuCtxSynchronize",
+    "cuStreamSynchronize", "cuEventSynchronize",
 };
 
 static int is_sync_name(const char *n)
@@ -580,7 +580,10 @@ static int is_sync_name(const char *n)
     for (size_t i = 0; i < sizeof sync_names / sizeof sync_names[0]; i++)
         if (!strcmp(n, sync_names[i]))
             return 1;
-    return 0;
+    if (strstr(n, "Async"))
+        return 0;
+    return !strncmp(n, "cudaMemcpy", 10) || !strncmp(n, "cuMemcpy", 8) ||
+           !strncmp(n, "cuMemFree", 9);
 }
 
 /* The call a device operation or sync record names: a driver call inside a

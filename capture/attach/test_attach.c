@@ -142,7 +142,7 @@ GS_TEST(attach_convert_fixture)
     GS_CHECK(find_span(sp, n, t101, "cuda:cudaMemcpyAsync", "corr=9") >= 0);
     GS_CHECK(find_span(sp, n, t101, "cuda_sync:cudaStreamSynchronize", "corr=11") >= 0);
     GS_CHECK(find_span(sp, n, t102, "cuda_sync:cudaFree", "corr=13") >= 0);   /* by its Y record */
-    GS_CHECK(find_span(sp, n, -1, "cuda:cudaGetDevice", NULL) < 0);   /* 80 us, no device work */
+    GS_CHECK(find_span(sp, n, t101, "cuda:cudaGetDevice", "corr=12") >= 0);
     long w = find_span(sp, n, t101, "mutex:0x7f00", NULL);
     GS_REQUIRE(w >= 0);
     GS_CHECK_EQ_INT(sp[w].kind, GS_SPAN_LOCK_WAIT);
@@ -151,6 +151,16 @@ GS_TEST(attach_convert_fixture)
     GS_CHECK(find_span(sp, n, t101, "nvtx:iter", NULL) >= 0);
     GS_CHECK(find_span(sp, n, t101, "state:futex", "wchan=futex") >= 0);
     GS_CHECK(find_span(sp, n, t102, "state:sleep", "wchan=clock_nanosleep") >= 0);
+    gs_timeline_destroy(tl);
+
+    /* api_min_ns thins calls without device work (cudaGetDevice: 80 us). */
+    gs_attach_convert_opts o;
+    gs_attach_convert_opts_defaults(&o);
+    o.api_min_ns = 100000;
+    GS_REQUIRE(gs_attach_convert(&tl, &st, dir, &o, &err) == GS_OK);
+    sp = gs_timeline_spans(tl, &n);
+    GS_CHECK(find_span(sp, n, -1, "cuda:cudaGetDevice", NULL) < 0);
+    GS_CHECK(find_span(sp, n, -1, "cuda:cudaLaunchKernel", NULL) >= 0);
     gs_timeline_destroy(tl);
 }
 
