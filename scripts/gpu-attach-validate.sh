@@ -5,8 +5,9 @@
 #
 #  1. tiny:      attach on `gapscope cuda-bench --ntt` (kernels captured?)
 #  2. scenario:  attach on our own prover run as an outside process
-#                (backlog-incident-gpu.ini, 1 job = 10 partitions at 2^20, G2
-#                MSM on the device so the run is device-bound in time): the
+#                (backlog-incident-gpu.ini, its first job = 10 partitions at
+#                2^20, CPU G2 MSM as in production: synthesis-starved, native
+#                verdict queue_empty): the
 #                native timeline (sc-native) and the attach capture
 #                (sc-attach) of the SAME run, compared by
 #                scripts/attach_compare.py and `gapscope analyze`
@@ -52,7 +53,7 @@ echo "tiny rc=$?"; grep -c ',kernel,' "$W/tiny/spans.csv"; pack
 step "1b attach tests (probe interposer/sampler, cuda_attach_kernels)"
 [ -x "$B/test/attach" ] && GS_REQUIRE_GPU=1 GS_BIN=$G "$B/test/attach" 2>&1 | tail -12
 
-SCN=(scenarios/backlog-incident-gpu.ini --no-report --set engine.g2=device --set jobs.limit=1)
+SCN=(scenarios/backlog-incident-gpu.ini --no-report --set jobs.limit=1)
 step "2 scenario under attach"
 time "$G" attach --out "$W/sc-attach" --no-report -- \
     "$G" run "${SCN[@]}" --out "$W/sc-native"
