@@ -57,7 +57,7 @@ TEST_CFLAGS := $(if $(filter 1,$(HAVE_GMP)),-DGS_HAVE_GMP=1,)
 TEST_LDLIBS := $(if $(filter 1,$(HAVE_GMP)),-lgmp,)
 
 # ---- layers ---------------------------------------------------------------
-LAYERS := common field curve pairing poly msm groth16 io circuits cuda diag import engine scenarios cli
+LAYERS := common field curve pairing poly msm groth16 io circuits cuda diag import attach engine scenarios cli
 dir_common    := prover/common
 dir_field     := prover/field
 dir_curve     := prover/curve
@@ -72,6 +72,7 @@ dir_diag      := diag
 dir_import    := capture/import
 dir_engine    := prover/engine
 dir_scenarios := scenarios
+dir_attach    := capture/attach
 dir_cli       := cli
 
 # Each layer's dependencies, most dependent first (the link order).
@@ -89,7 +90,8 @@ deps_diag      := common
 deps_import    := diag common
 deps_engine    := diag cuda circuits io groth16 msm poly pairing curve field common
 deps_scenarios := engine diag cuda circuits io groth16 msm poly pairing curve field common
-deps_cli       := import scenarios engine diag cuda circuits io groth16 msm poly pairing curve field common
+deps_attach    := diag common
+deps_cli       := import attach scenarios engine diag cuda circuits io groth16 msm poly pairing curve field common
 
 srcs_of  = $(filter-out $(dir_$(1))/test_%.c,$(wildcard $(dir_$(1))/*.c))
 tests_of = $(wildcard $(dir_$(1))/test_*.c)
@@ -101,12 +103,32 @@ libs_for = $(foreach d,$(1) $(deps_$(1)),$(call lib_of,$(d)))
 CU_SRCS := $(if $(filter 1,$(CUDA)),$(wildcard prover/cuda/*.cu),)
 CU_OBJS := $(patsubst %.cu,$(BUILD)/obj/%.o,$(CU_SRCS))
 
+# ---- gapscope attach: the injection library and the test probe --------------
+# libgsattach.so is loaded into other programs (LD_PRELOAD, CUDA_INJECTION64_PATH,
+# NVTX_INJECTION64_PATH); it dlopens libcupti at run time, so it needs only
+# the CUPTI headers to build (without them: the host-side interposer alone).
+.DEFAULT_GOAL := all
+ATTACH_SO    := $(BUILD)/lib/libgsattach.so
+ATTACH_PROBE := $(BUILD)/test/gs-attach-probe
+ATTACH_SRCS  := $(wildcard capture/attach/inject/*.c)
+HAVE_CUPTI   := $(if $(wildcard $(CUDA_HOME)/include/cupti.h),1,0)
+ATTACH_CFLAGS := -std=c17 $(OPT) -g -Wall -Wextra -Werror -pthread -fPIC -shared -fvisibility=hidden \
+	$(if $(filter 1,$(HAVE_CUPTI)),-DGS_HAVE_CUPTI=1 -I$(CUDA_HOME)/include \
+	-DGS_CUPTI_DEFAULT='"$(CUDA_HOME)/lib64/libcupti.so"',)
+$(ATTACH_SO): $(ATTACH_SRCS) capture/attach/inject/inject.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ATTACH_CFLAGS) -o $@ $(ATTACH_SRCS) -ldl
+$(ATTACH_PROBE): capture/attach/probe/gs_attach_probe.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c17 -O1 -g -Wall -Wextra -Werror -pthread \
+	    $(if $(filter 1,$(HAVE_CUPTI)),-DGS_HAVE_NVTX=1 -I$(CUDA_HOME)/include,) -o $@ $< -ldl
+
 ALL_TESTS := $(foreach l,$(LAYERS),$(call tests_of,$(l)))
 TEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(ALL_TESTS) test/runner.c)
 ALL_LIBS  := $(call libs_for,cli)
 
 .PHONY: all test test-gpu test-layer demo deps bench clean check-valgrind massif
-all: $(BUILD)/gapscope
+all: $(BUILD)/gapscope $(ATTACH_SO)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -163,17 +185,17 @@ deps:
 	@./scripts/deps.sh
 
 test: deps
-	@$(MAKE) --no-print-directory $(BUILD)/test/all $(BUILD)/gapscope
+	@$(MAKE) --no-print-directory $(BUILD)/test/all $(BUILD)/gapscope $(ATTACH_SO) $(ATTACH_PROBE)
 	GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all $(TEST_ARGS)
 	@$(MAKE) --no-print-directory fuzz-regress
 
 test-layer:
-	@$(MAKE) --no-print-directory $(BUILD)/test/$(L)
+	@$(MAKE) --no-print-directory $(BUILD)/test/$(L) $(if $(filter attach,$(L)),$(BUILD)/gapscope $(ATTACH_SO) $(ATTACH_PROBE),)
 	GS_BIN=$(BUILD)/gapscope $(BUILD)/test/$(L) $(TEST_ARGS)
 
 # On a GPU machine: nvcc and gcc only, no deps step.
 test-gpu:
-	@$(MAKE) --no-print-directory CUDA=1 $(BUILD)/test/all $(BUILD)/gapscope
+	@$(MAKE) --no-print-directory CUDA=1 $(BUILD)/test/all $(BUILD)/gapscope $(ATTACH_SO) $(ATTACH_PROBE)
 	GS_REQUIRE_GPU=1 GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all --only cuda $(TEST_ARGS)
 
 demo: deps
