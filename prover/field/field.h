@@ -151,6 +151,9 @@ void gs_fp2_mul_fp(gs_fp2 *out, const gs_fp2 *a, const gs_fp *b);
 void gs_fp2_mul_nr(gs_fp2 *out, const gs_fp2 *a);
 void gs_fp2_conj(gs_fp2 *out, const gs_fp2 *a);
 void gs_fp2_inv(gs_fp2 *out, const gs_fp2 *a);
+/* Batch inversion (zeros stay zero); in place, no heap: the norms
+ * a0^2 + a1^2 go through gs_fp_batch_inv_var in stack-sized chunks. */
+void gs_fp2_batch_inv_var(gs_fp2 *a, size_t n);
 /* Returns 1 and sets out (either root) if a is a square in Fp2, else 0
  * (out untouched). */
 int gs_fp2_sqrt(gs_fp2 *out, const gs_fp2 *a);

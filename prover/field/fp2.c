@@ -95,6 +95,27 @@ void gs_fp2_inv(gs_fp2 *out, const gs_fp2 *a)
     gs_fp_neg(&out->c1, &t1);
 }
 
+void gs_fp2_batch_inv_var(gs_fp2 *a, size_t n)
+{
+    enum { CHUNK = 256 };
+    gs_fp norm[CHUNK], t;
+    for (size_t base = 0; base < n; base += CHUNK) {
+        size_t m = n - base < CHUNK ? n - base : CHUNK;
+        gs_fp2 *x = a + base;
+        for (size_t i = 0; i < m; i++) {
+            gs_fp_sqr(&norm[i], &x[i].c0);
+            gs_fp_sqr(&t, &x[i].c1);
+            gs_fp_add(&norm[i], &norm[i], &t);   /* 0 only for x = 0 (-1 is a non-square) */
+        }
+        gs_fp_batch_inv_var(norm, m);
+        for (size_t i = 0; i < m; i++) {
+            gs_fp_mul(&x[i].c0, &x[i].c0, &norm[i]);
+            gs_fp_mul(&t, &x[i].c1, &norm[i]);
+            gs_fp_neg(&x[i].c1, &t);
+        }
+    }
+}
+
 /*
  * Fixed 4-bit window, left to right (Handbook of Applied Cryptography,
  * algorithm 14.82): 15 table multiplications, then per nibble 4 squarings

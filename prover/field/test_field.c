@@ -96,6 +96,27 @@ GS_TEST(field_fp_batch_inv)
     gs_fp_batch_inv_var(b, 0);
 }
 
+/* Fp2 batch inversion against gs_fp2_inv, across the 256-element chunks. */
+GS_TEST(field_fp2_batch_inv)
+{
+    gs_rng *rng = gs_test_rng();
+    enum { M = 600 };
+    static gs_fp2 a[M], b[M];
+    gs_fp2 t;
+    for (int i = 0; i < M; i++) {
+        if (i % 89 == 5) gs_fp2_zero(&a[i]);
+        else gs_fp2_random(&a[i], rng);
+        if (i % 97 == 7) gs_fp_zero(&a[i].c1);    /* Fp elements embedded */
+        b[i] = a[i];
+    }
+    gs_fp2_batch_inv_var(b, M);
+    for (int i = 0; i < M; i++) {
+        gs_fp2_inv(&t, &a[i]);
+        GS_CHECK(gs_fp2_eq(&t, &b[i]));
+    }
+    gs_fp2_batch_inv_var(b, 0);
+}
+
 GS_TEST(field_fp_sqrt_nonresidue)
 {
     gs_rng *rng = gs_test_rng();
