@@ -1,6 +1,12 @@
 /*
  * gapscope prove circuit.zkey witness.wtns proof.json public.json
  * (rapidsnark's argument order): a Groth16 proof that snarkjs verifies.
+ *
+ * The key's points are subgroup-checked on first use and the result is
+ * remembered by the key's SHA-256 in a key record (prover/io/io.h,
+ * keyrec.c), so later proves with the same bytes skip the checks; the file
+ * is hashed on every load (overlapped with decoding), so a changed key is
+ * always checked again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,17 +32,30 @@ static void usage(FILE *f)
             "  --device N        CUDA device (default 0)\n"
             "  --g2-device       with --backend cuda: the G2 MSM of B on the GPU too\n"
             "                    (default: on the CPU, as production provers do)\n"
+            "  --check-key       run the subgroup checks of every key point now, even if a\n"
+            "                    key record says this key passed them (and renew the record)\n"
             "  --trusted-key     skip subgroup checks of the key's points (on-curve is\n"
             "                    always checked); for keys you produced yourself\n"
+            "  --key-records DIR where key records live (default $GAPSCOPE_KEY_RECORDS, else\n"
+            "                    $XDG_CACHE_HOME/gapscope/keys or ~/.cache/gapscope/keys);\n"
+            "                    'off': no records, check on every prove\n"
             "  --zero-blinding   r = s = 0: deterministic proof (testing only: NOT zero-knowledge)\n"
-            "  --quiet           no progress lines\n");
+            "  --quiet           no progress lines\n"
+            "\n"
+            "Key checks: the first prove with a key checks that every point is in its\n"
+            "prime-order subgroup (a batch test over all cores; a point outside is an error\n"
+            "naming its byte offset) and writes a record DIR/<sha256>.rec.  Every prove\n"
+            "hashes the key as it reads it; a record for that digest skips the checks.\n"
+            "Records are bound to digest, size and checker version and authenticated by\n"
+            "DIR/.secret; delete DIR to forget them.\n");
 }
 
 static int prove_main(int argc, char **argv)
 {
     const char *pos[4];
     int n_pos = 0, quiet = 0, zero = 0, g2_device = 0;
-    unsigned flags = 0;
+    gs_zkey_opts zo = {GS_ZKEY_CHECK_AUTO, NULL};
+    int check_key = 0, trusted = 0;
     uint64_t threads = 0, device = 0;
     const char *backend = "cpu";
     for (int i = 1; i < argc; i++) {
@@ -55,7 +74,12 @@ static int prove_main(int argc, char **argv)
         } else if (!strcmp(a, "--g2-device")) {
             g2_device = 1;
         } else if (!strcmp(a, "--trusted-key")) {
-            flags |= GS_IO_TRUST_POINTS;
+            trusted = 1;
+        } else if (!strcmp(a, "--check-key")) {
+            check_key = 1;
+        } else if (!strcmp(a, "--key-records") && i + 1 < argc) {
+            zo.record_dir = strcmp(argv[i + 1], "off") ? argv[i + 1] : "";
+            i++;
         } else if (!strcmp(a, "--zero-blinding")) {
             zero = 1;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
@@ -75,6 +99,11 @@ static int prove_main(int argc, char **argv)
         usage(stderr);
         return GS_EXIT_USAGE;
     }
+    if (trusted && check_key) {
+        fprintf(stderr, "gapscope prove: --trusted-key and --check-key contradict each other\n");
+        return GS_EXIT_USAGE;
+    }
+    zo.check = trusted ? GS_ZKEY_CHECK_SKIP : check_key ? GS_ZKEY_CHECK_FORCE : GS_ZKEY_CHECK_AUTO;
     if (strcmp(backend, "cpu") && strcmp(backend, "cuda")) {
         fprintf(stderr, "gapscope prove: --backend must be cpu or cuda, got '%s'\n", backend);
         return GS_EXIT_USAGE;
@@ -101,10 +130,22 @@ static int prove_main(int argc, char **argv)
     if (gs_pool_create(&pool, (unsigned)threads, &err) != GS_OK)
         goto fail;
     gs_cli_progress(quiet, "reading %s", pos[0]);
-    if (gs_zkey_read(&pk, pos[0], flags, pool, &err) != GS_OK)
+    gs_zkey_info ki;
+    if (gs_zkey_load(&pk, &ki, pos[0], &zo, pool, &err) != GS_OK)
         goto fail;
-    gs_cli_progress(quiet, "key: %u wires, %u public, domain 2^%u%s", pk.n_vars, pk.n_public,
-                    pk.log_domain, flags & GS_IO_TRUST_POINTS ? " (subgroup checks skipped)" : "");
+    gs_cli_progress(quiet, "key: %u wires, %u public, domain 2^%u, %.1f MB, sha256 %.16s..., "
+                    "read in %.3f s", pk.n_vars, pk.n_public, pk.log_domain,
+                    (double)ki.size / 1e6, ki.sha256, ki.read_s);
+    if (ki.checked)
+        gs_cli_progress(quiet, "key: subgroup checks of %zu points passed in %.3f s%s%s",
+                        ki.points, ki.check_s, ki.record_written ? "; record " : "",
+                        ki.record_written ? ki.record_path : "");
+    else if (ki.record_found)
+        gs_cli_progress(quiet, "key: checked before (record %s)", ki.record_path);
+    else
+        gs_cli_progress(quiet, "key: subgroup checks skipped (--trusted-key)");
+    if (ki.record_note[0])
+        gs_cli_progress(quiet, "key: note: %s", ki.record_note);
     if (gs_wtns_read(&w, &n_w, pos[1], &err) != GS_OK)
         goto fail;
     if (n_w != pk.n_vars) {

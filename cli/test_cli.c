@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../prover/curve/curve.h"
 #include "../prover/groth16/backend.h"
 #include "../prover/io/io.h"
 #include "../test/test.h"
@@ -121,6 +122,72 @@ GS_TEST(cli_prove_bad_input_exits_2_without_output)
              "test/fixtures/chain.wtns %s %s/public.json 2>&1", bin(), proof, d);
     GS_CHECK(gs_test_run(cmd, out, sizeof out) == 2 && strstr(out, "--g2-device needs --backend cuda"));
     GS_CHECK(!exists(proof));
+}
+
+/* Key checks on first use only: the first prove checks and writes a key
+ * record, the second finds it, --check-key checks again, --key-records off
+ * always checks; a key with a point off its subgroup exits 2 naming the file
+ * and offset, with no proof written, and is refused again on the next try. */
+GS_TEST(cli_prove_checks_a_key_once)
+{
+    if (!bin()) {
+        gs_test_skip("GS_BIN not set (run through make test)");
+        return;
+    }
+    const char *d = gs_test_tmpdir();
+    char cmd[8192], out[8192], base[2048], proof[1024];
+    snprintf(base, sizeof base, "GAPSCOPE_KEY_RECORDS=%s/rec %s prove", d, bin());
+    snprintf(proof, sizeof proof, "%s/proof.json", d);
+    const char *args = "test/fixtures/chain.zkey test/fixtures/chain.wtns";
+    struct { const char *opt, *want; } runs[] = {
+        {"", "subgroup checks of 546 points passed"},
+        {"", "checked before (record"},
+        {"--check-key", "subgroup checks of 546 points passed"},
+        {"--key-records off", "subgroup checks of 546 points passed"},
+        {"--trusted-key", "subgroup checks skipped"},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        snprintf(cmd, sizeof cmd, "%s %s %s %s %s/public.json 2>&1", base, runs[i].opt, args,
+                 proof, d);
+        int rc = gs_test_run(cmd, out, sizeof out);
+        GS_CHECK_MSG(rc == 0 && strstr(out, runs[i].want), "run %zu (%s): exit %d: %s", i,
+                     runs[i].opt, rc, out);
+    }
+    snprintf(cmd, sizeof cmd, "%s --trusted-key --check-key %s %s %s/public.json 2>&1", base,
+             args, proof, d);
+    GS_CHECK(gs_test_run(cmd, out, sizeof out) == 2 && strstr(out, "contradict"));
+    /* A key whose second non-infinity A point has a 3-torsion part. */
+    gs_pk pk;
+    gs_err e;
+    gs_err_clear(&e);
+    GS_REQUIRE(gs_zkey_read(&pk, "test/fixtures/chain.zkey", GS_IO_TRUST_POINTS, NULL, &e) ==
+               GS_OK);
+    uint32_t i = 0, seen = 0;
+    for (; i < pk.n_vars; i++)
+        if (!pk.a[i].inf && ++seen == 2)
+            break;
+    gs_g1_affine t3;
+    gs_g1 p;
+    gs_fp_zero(&t3.x);
+    gs_fp_one(&t3.y);
+    gs_fp_add(&t3.y, &t3.y, &t3.y);   /* (0, 2) has order 3 */
+    t3.inf = 0;
+    gs_g1_from_affine(&p, &pk.a[i]);
+    gs_g1_add_affine(&p, &p, &t3);
+    gs_g1_to_affine(&pk.a[i], &p);
+    char bad[1024];
+    snprintf(bad, sizeof bad, "%s/bad.zkey", d);
+    GS_REQUIRE(gs_zkey_write(bad, &pk, &e) == GS_OK);
+    gs_pk_free(&pk);
+    remove(proof);
+    for (int rep = 0; rep < 2; rep++) {
+        snprintf(cmd, sizeof cmd, "%s --quiet %s test/fixtures/chain.wtns %s %s/public.json 2>&1",
+                 base, bad, proof, d);
+        int rc = gs_test_run(cmd, out, sizeof out);
+        GS_CHECK_MSG(rc == 2 && strstr(out, "bad.zkey@") && strstr(out, "A point") &&
+                     strstr(out, "not in the prime-order subgroup"), "exit %d: %s", rc, out);
+        GS_CHECK(!exists(proof));
+    }
 }
 
 /* The CUDA backend with the G2 MSM on the device, from the command line: the

@@ -18,6 +18,7 @@ static const gs_fp g1_beta = {GS_CC_BETA};
 #include "ec_jacobian.inc"
 #include "ec_mul.inc"
 #include "ec_xyzz.inc"
+#include "ec_subgroup_batch.inc"
 
 /* Generator from draft-irtf-cfrg-pairing-friendly-curves, section 4.2.1. */
 void gs_g1_affine_generator(gs_g1_affine *out)

@@ -19,6 +19,7 @@ static const gs_fp2 g2_psi_y = {{GS_CC_PSI_Y0}, {GS_CC_PSI_Y1}};
 #include "ec_jacobian.inc"
 #include "ec_mul.inc"
 #include "ec_xyzz.inc"
+#include "ec_subgroup_batch.inc"
 
 /* Generator from draft-irtf-cfrg-pairing-friendly-curves, section 4.2.1. */
 void gs_g2_affine_generator(gs_g2_affine *out)

@@ -14,6 +14,15 @@ static void T_clear_cofactor(gs_g1 *out, const gs_g1 *a)
     gs_g1_mul_limbs_var(out, a, h1, 2);
 }
 
+/* [h1/3] of the cofactor part: an element of the 3-torsion (order 3 or 1). */
+static void T_small_part(gs_g1 *out, const gs_g1 *a)
+{
+    static const uint64_t r[4] = GS_CC_R;
+    static const uint64_t h1_3[2] = {0x2eaae38e55558e39ULL, 0x13242eaac71ca072ULL}; /* h1 / 3 */
+    gs_g1_mul_limbs_var(out, a, r, 4);
+    gs_g1_mul_limbs_var(out, out, h1_3, 2);
+}
+
 #define FE gs_fp
 #define FE_(op) gs_fp_##op
 #define PT gs_g1

@@ -14,6 +14,18 @@ static void T_clear_cofactor(gs_g2 *out, const gs_g2 *a)
     gs_g2_mul_limbs_var(out, a, h2, 8);
 }
 
+/* [h2/13^2] of the cofactor part: an element of the 13-part (order 13, 169 or 1). */
+static void T_small_part(gs_g2 *out, const gs_g2 *a)
+{
+    static const uint64_t r[4] = GS_CC_R;
+    static const uint64_t h2_169[8] = {0x3336b3150941cfddULL, 0xedf4046db800a837ULL,
+                                       0x45e0aef29c5e8629ULL, 0x5a5b213dcb710859ULL,
+                                       0x81be2a9b0c648304ULL, 0x60a5f9bdc250555dULL,
+                                       0xd5a3c5663541d68bULL, 0x0008d5fc7522f6c4ULL}; /* h2 / 13^2 */
+    gs_g2_mul_limbs_var(out, a, r, 4);
+    gs_g2_mul_limbs_var(out, out, h2_169, 8);
+}
+
 #define FE gs_fp2
 #define FE_(op) gs_fp2_##op
 #define PT gs_g2

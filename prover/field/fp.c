@@ -251,3 +251,23 @@ void gs_fp_batch_inv_var(gs_fp *a, size_t n)
         }
     }
 }
+
+/* Montgomery's trick (Math. Comp. 1987, section 10.3.1) over one scratch
+ * array: scratch[i] = a[0] ... a[i-1], one inversion, then back. */
+void gs_fp_batch_inv_nonzero_var(gs_fp *a, gs_fp *scratch, size_t n)
+{
+    if (n == 0)
+        return;
+    gs_fp acc = a[0], inv, t;
+    for (size_t i = 1; i < n; i++) {
+        scratch[i] = acc;
+        gs_fp_mul(&acc, &acc, &a[i]);
+    }
+    gs_fp_inv_var(&inv, &acc);
+    for (size_t i = n; i-- > 1;) {
+        gs_fp_mul(&t, &inv, &scratch[i]);
+        gs_fp_mul(&inv, &inv, &a[i]);
+        a[i] = t;
+    }
+    a[0] = inv;
+}

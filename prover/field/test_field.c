@@ -96,6 +96,37 @@ GS_TEST(field_fp_batch_inv)
     gs_fp_batch_inv_var(b, 0);
 }
 
+/* The scratch batch inversions (nonzero inputs) against single inversions. */
+GS_TEST(field_batch_inv_nonzero)
+{
+    gs_rng *rng = gs_test_rng();
+    enum { M = 600 };
+    static gs_fp a[M], b[M], sa[M];
+    static gs_fp2 a2[M], b2[M], s2[M];
+    for (int i = 0; i < M; i++) {
+        do gs_fp_random(&a[i], rng); while (gs_fp_is_zero(&a[i]));
+        do gs_fp2_random(&a2[i], rng); while (gs_fp2_is_zero(&a2[i]));
+        if (i % 97 == 7) gs_fp_zero(&a2[i].c1);    /* Fp elements embedded in Fp2 */
+        b[i] = a[i];
+        b2[i] = a2[i];
+    }
+    for (int n = 0; n <= M; n += (n < 3 ? 1 : 299)) {
+        for (int i = 0; i < n; i++) {
+            b[i] = a[i];
+            b2[i] = a2[i];
+        }
+        gs_fp_batch_inv_nonzero_var(b, sa, (size_t)n);
+        gs_fp2_batch_inv_nonzero_var(b2, s2, (size_t)n);
+        for (int i = 0; i < n; i++) {
+            gs_fp t;
+            gs_fp2 t2;
+            gs_fp_inv(&t, &a[i]);
+            gs_fp2_inv(&t2, &a2[i]);
+            GS_CHECK_MSG(gs_fp_eq(&t, &b[i]) && gs_fp2_eq(&t2, &b2[i]), "n %d element %d", n, i);
+        }
+    }
+}
+
 GS_TEST(field_fp_sqrt_nonresidue)
 {
     gs_rng *rng = gs_test_rng();

@@ -19,18 +19,60 @@ static uint32_t rd32(const uint8_t *p)
 
 static uint64_t rd64(const uint8_t *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
 
-static gs_status file_fail(const gs_binfile *bf, gs_err *err, uint64_t off, gs_status s,
-                           const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static gs_status file_fail(const gs_binfile *bf, gs_err *err, uint64_t off, gs_status s,
-                           const char *fmt, ...)
+gs_status gs_binfile_fail(const char *path, const char *kind, gs_err *err, uint64_t off,
+                          gs_status s, const char *fmt, ...)
 {
     char where[700], detail[400];
-    snprintf(where, sizeof where, "%s@%llu", bf->path, (unsigned long long)off);
+    snprintf(where, sizeof where, "%s@%llu", path, (unsigned long long)off);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    return gs_err_set(err, s, bf->kind, where, "%s", detail);
+    return gs_err_set(err, s, kind, where, "%s", detail);
+}
+
+#define file_fail(bf, err, off, s, ...) gs_binfile_fail((bf)->path, (bf)->kind, err, off, s, __VA_ARGS__)
+
+gs_status gs_binfile_check_header(const char *path, const char *magic, uint32_t max_version,
+                                  const uint8_t *hdr, uint64_t file_size, uint32_t *version,
+                                  uint32_t *n_sections, gs_err *err)
+{
+    if (file_size < 12)
+        return gs_binfile_fail(path, magic, err, 0, GS_ERR_FORMAT,
+                               "file is %llu bytes, too short for the %s header (12 bytes)",
+                               (unsigned long long)file_size, magic);
+    if (memcmp(hdr, magic, 4) != 0)
+        return gs_binfile_fail(path, magic, err, 0, GS_ERR_FORMAT,
+                               "expected magic '%s', found '%.4s'", magic, (const char *)hdr);
+    *version = rd32(hdr + 4);
+    if (*version == 0 || *version > max_version)
+        return gs_binfile_fail(path, magic, err, 4, GS_ERR_FORMAT,
+                               "unsupported %s version %u (expected <= %u)", magic, *version,
+                               max_version);
+    *n_sections = rd32(hdr + 8);
+    if (*n_sections > 1024)
+        return gs_binfile_fail(path, magic, err, 8, GS_ERR_FORMAT, "implausible section count %u",
+                               *n_sections);
+    return GS_OK;
+}
+
+gs_status gs_binfile_check_section(const char *path, const char *kind, const uint8_t *sh,
+                                   uint64_t pos, uint64_t file_size, uint32_t i, uint32_t n,
+                                   gs_binsec *out, gs_err *err)
+{
+    if (sh == NULL || file_size - pos < 12)
+        return gs_binfile_fail(path, kind, err, pos, GS_ERR_FORMAT,
+                               "truncated: section %u of %u header needs 12 bytes, %llu left",
+                               i + 1, n, (unsigned long long)(file_size - pos));
+    out->type = rd32(sh);
+    out->length = rd64(sh + 4);
+    out->offset = pos + 12;
+    if (out->length > file_size - out->offset)
+        return gs_binfile_fail(path, kind, err, pos + 4, GS_ERR_FORMAT,
+                               "truncated: section type %u declares %llu bytes, %llu left",
+                               out->type, (unsigned long long)out->length,
+                               (unsigned long long)(file_size - out->offset));
+    return GS_OK;
 }
 
 gs_status gs_binfile_open(gs_binfile *bf, const char *path, const char *magic,
@@ -50,30 +92,18 @@ gs_status gs_binfile_open(gs_binfile *bf, const char *path, const char *magic,
     bf->size = (size_t)st.st_size;
     if (bf->size < 12) {
         close(fd);
-        return file_fail(bf, err, 0, GS_ERR_FORMAT,
-                         "file is %zu bytes, too short for the %s header (12 bytes)", bf->size, magic);
+        uint32_t v, n;
+        return gs_binfile_check_header(path, magic, max_version, NULL, bf->size, &v, &n, err);
     }
     void *m = mmap(NULL, bf->size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (m == MAP_FAILED)
         return gs_err_set(err, GS_ERR_IO, magic, path, "mmap: %s", strerror(errno));
     bf->data = m;
-    if (memcmp(bf->data, magic, 4) != 0) {
-        gs_status s = file_fail(bf, err, 0, GS_ERR_FORMAT, "expected magic '%s', found '%.4s'",
-                                magic, (const char *)bf->data);
-        gs_binfile_close(bf);
-        return s;
-    }
-    bf->version = rd32(bf->data + 4);
-    if (bf->version == 0 || bf->version > max_version) {
-        gs_status s = file_fail(bf, err, 4, GS_ERR_FORMAT, "unsupported %s version %u (expected <= %u)",
-                                magic, bf->version, max_version);
-        gs_binfile_close(bf);
-        return s;
-    }
-    uint32_t n = rd32(bf->data + 8);
-    if (n > 1024) {
-        gs_status s = file_fail(bf, err, 8, GS_ERR_FORMAT, "implausible section count %u", n);
+    uint32_t n;
+    gs_status s = gs_binfile_check_header(path, magic, max_version, bf->data, bf->size,
+                                          &bf->version, &n, err);
+    if (s != GS_OK) {
         gs_binfile_close(bf);
         return s;
     }
@@ -84,22 +114,10 @@ gs_status gs_binfile_open(gs_binfile *bf, const char *path, const char *magic,
     }
     uint64_t pos = 12;
     for (uint32_t i = 0; i < n; i++) {
-        if (bf->size - pos < 12) {
-            gs_status s = file_fail(bf, err, pos, GS_ERR_FORMAT,
-                                    "truncated: section %u of %u header needs 12 bytes, %llu left",
-                                    i + 1, n, (unsigned long long)(bf->size - pos));
-            gs_binfile_close(bf);
-            return s;
-        }
         gs_binsec *sec = &bf->sections[i];
-        sec->type = rd32(bf->data + pos);
-        sec->length = rd64(bf->data + pos + 4);
-        sec->offset = pos + 12;
-        if (sec->length > bf->size - sec->offset) {
-            gs_status s = file_fail(bf, err, pos + 4, GS_ERR_FORMAT,
-                                    "truncated: section type %u declares %llu bytes, %llu left",
-                                    sec->type, (unsigned long long)sec->length,
-                                    (unsigned long long)(bf->size - sec->offset));
+        s = gs_binfile_check_section(path, magic, bf->size - pos < 12 ? NULL : bf->data + pos,
+                                     pos, bf->size, i, n, sec, err);
+        if (s != GS_OK) {
             gs_binfile_close(bf);
             return s;
         }
@@ -107,9 +125,8 @@ gs_status gs_binfile_open(gs_binfile *bf, const char *path, const char *magic,
         bf->n_sections++;
     }
     if (pos != bf->size) {
-        gs_status s = file_fail(bf, err, pos, GS_ERR_FORMAT,
-                                "%llu trailing bytes after the last section",
-                                (unsigned long long)(bf->size - pos));
+        s = file_fail(bf, err, pos, GS_ERR_FORMAT, "%llu trailing bytes after the last section",
+                      (unsigned long long)(bf->size - pos));
         gs_binfile_close(bf);
         return s;
     }
@@ -144,13 +161,13 @@ gs_status gs_binfile_section(const gs_binfile *bf, uint32_t type, gs_bincur *cur
 
 gs_status gs_bincur_fail(const gs_bincur *c, uint64_t offset, gs_status s, const char *fmt, ...)
 {
-    char where[700], detail[400];
-    snprintf(where, sizeof where, "%s@%llu", c->bf->path, (unsigned long long)offset);
+    char detail[400];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    return gs_err_set(c->err, s, c->bf->kind, where, "section %u: %s", c->section, detail);
+    return gs_binfile_fail(c->bf->path, c->bf->kind, c->err, offset, s, "section %u: %s",
+                           c->section, detail);
 }
 
 gs_status gs_bincur_bytes(gs_bincur *c, const uint8_t **out, uint64_t n, const char *what)
@@ -159,7 +176,7 @@ gs_status gs_bincur_bytes(gs_bincur *c, const uint8_t **out, uint64_t n, const c
         return gs_bincur_fail(c, c->pos, GS_ERR_FORMAT,
                               "truncated: %s needs %llu bytes, section has %llu left", what,
                               (unsigned long long)n, (unsigned long long)(c->end - c->pos));
-    *out = c->bf->data + c->pos;
+    *out = c->bf->data + (c->pos - c->bf->base);
     c->pos += n;
     return GS_OK;
 }

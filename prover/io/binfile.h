@@ -6,6 +6,10 @@
  *
  * gs_binfile maps the whole file read-only.  gs_bincur reads a section with
  * bounds checks; every error names the file and the absolute byte offset.
+ * A streaming reader (zkey_read.c) instead makes a gs_binfile "view" of one
+ * buffer holding the file's bytes [base, base + size), so its cursors and
+ * messages are the same; the header and section-header checks are shared
+ * (gs_binfile_check_header, gs_binfile_check_section).
  * Internal to prover/io.
  */
 #ifndef GS_BINFILE_H
@@ -25,8 +29,9 @@ typedef struct gs_binsec {
 typedef struct gs_binfile {
     const char *path;
     const char *kind;        /* "zkey", "r1cs", "wtns": prefix of error messages */
-    const uint8_t *data;
+    const uint8_t *data;     /* the file's bytes from offset base on */
     size_t size;
+    uint64_t base;           /* 0 for a mapped file; a view's first file offset */
     uint32_t version;
     size_t n_sections;
     gs_binsec *sections;
@@ -43,6 +48,23 @@ typedef struct gs_bincur {
 gs_status gs_binfile_open(gs_binfile *bf, const char *path, const char *magic,
                           uint32_t max_version, gs_err *err);
 void gs_binfile_close(gs_binfile *bf);
+/*
+ * The checks gs_binfile_open makes, for readers that do not map the file:
+ * the 12-byte file header (magic, version <= max_version, section count;
+ * file_size for the "too short" message), and section header i of n read at
+ * file offset pos (its payload must fit in file_size).  Messages name path
+ * and the offset, as gs_binfile_open's do.
+ */
+gs_status gs_binfile_check_header(const char *path, const char *magic, uint32_t max_version,
+                                  const uint8_t *hdr, uint64_t file_size, uint32_t *version,
+                                  uint32_t *n_sections, gs_err *err);
+gs_status gs_binfile_check_section(const char *path, const char *kind, const uint8_t *sh,
+                                   uint64_t pos, uint64_t file_size, uint32_t i, uint32_t n,
+                                   gs_binsec *out, gs_err *err);
+/* Sets err to "<kind> @ <path>@<offset>: <fmt...>" and returns s. */
+gs_status gs_binfile_fail(const char *path, const char *kind, gs_err *err, uint64_t off,
+                          gs_status s, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
 /* Cursor over the unique section of `type` (error if missing or repeated). */
 gs_status gs_binfile_section(const gs_binfile *bf, uint32_t type, gs_bincur *cur, gs_err *err);
 
