@@ -38,7 +38,10 @@ ap.add_argument("--frag-mib", type=int, default=400)
 ap.add_argument("--profile", default=None)
 args = ap.parse_args()
 
-libc = ctypes.CDLL("libc.so.6", use_errno=True)
+# The global namespace (dlopen(NULL)), where a C caller's pthread_mutex_lock
+# and malloc_trim resolve too.  (A handle to libc.so.6 itself would skip any
+# LD_PRELOAD interposer: dlsym on a library handle searches that library.)
+libc = ctypes.CDLL(None, use_errno=True)
 dev = torch.device("cuda")
 a = torch.randn(args.n, args.n, device=dev, dtype=torch.bfloat16)
 b = torch.randn(args.n, args.n, device=dev, dtype=torch.bfloat16)

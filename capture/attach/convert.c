@@ -295,6 +295,16 @@ static gs_status fmt_err(gs_err *err, const char *path, long lineno, const char 
     return gs_err_set(err, GS_ERR_FORMAT, "attach", where, "%s", what);
 }
 
+/* CUPTI returns records of work still in flight at a forced flush with
+ * zero (or all-ones) timestamps: they are dropped and counted. */
+static int untimed(ctx *c, const uint64_t *u)
+{
+    if (u[0] && u[1] && u[1] >= u[0] && u[0] != UINT64_MAX && u[1] - u[0] < (uint64_t)1 << 50)
+        return 0;
+    c->st.untimed++;
+    return 1;
+}
+
 static gs_status parse_line(ctx *c, char *line, const char *path, long lineno, int32_t *pid,
                             int64_t *off, gs_err *err)
 {
@@ -331,8 +341,8 @@ static gs_status parse_line(ctx *c, char *line, const char *path, long lineno, i
     case 'K': {
         if (!split(line, f, 6, &rest) || !nums(f, 6, u) || !*rest)
             goto bad;
-        if (!u[0] && !u[1])
-            return GS_OK;   /* CUPTI could not time it */
+        if (untimed(c, u))
+            return GS_OK;
         dev_op o = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
                     (uint32_t)u[4], (uint32_t)u[5], 0, OP_KERNEL, 0, 0, 0, 0, NULL, -1};
         char nm[KNAME_MAX + 8];
@@ -345,7 +355,7 @@ static gs_status parse_line(ctx *c, char *line, const char *path, long lineno, i
     case 'M': {
         if (!split(line, f, 11, NULL) || !nums(f, 11, u))
             goto bad;
-        if (!u[0] && !u[1])
+        if (untimed(c, u))
             return GS_OK;
         dev_op o = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
                     (uint32_t)u[4], (uint32_t)u[5], (uint32_t)u[6], OP_COPY, (uint8_t)u[7],
@@ -357,7 +367,7 @@ static gs_status parse_line(ctx *c, char *line, const char *path, long lineno, i
     case 'S': {
         if (!split(line, f, 8, NULL) || !nums(f, 8, u))
             goto bad;
-        if (!u[0] && !u[1])
+        if (untimed(c, u))
             return GS_OK;
         dev_op o = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
                     (uint32_t)u[4], (uint32_t)u[5], 0, OP_MEMSET, 0, 0, 0, u[6], NULL, -1};
@@ -938,6 +948,7 @@ gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const cha
     meta_long(tl, "attach.threads", c->st.threads);
     meta_long(tl, "attach.cupti_dropped", c->st.dropped);
     meta_long(tl, "attach.truncated", c->st.truncated);
+    meta_long(tl, "attach.untimed", c->st.untimed);
     meta_long(tl, "attach.cupti", c->st.cupti_on);
 done:
     if (stats)

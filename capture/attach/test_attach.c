@@ -112,6 +112,8 @@ GS_TEST(attach_convert_fixture)
     GS_CHECK_EQ_INT(st.copies, 1);
     GS_CHECK_EQ_INT(st.memsets, 1);
     GS_CHECK_EQ_INT(st.truncated, 1);
+    GS_CHECK_EQ_INT(st.untimed, 2);
+    GS_CHECK(!strcmp(gs_timeline_meta_get(tl, "attach.untimed"), "2"));
     GS_CHECK_EQ_INT(st.cupti_on, 1);
     GS_CHECK(!strcmp(gs_timeline_meta_get(tl, "source"), "attach"));
     GS_CHECK(!strcmp(gs_timeline_meta_get(tl, "device.0.name"), "NVIDIA H200"));
@@ -137,6 +139,8 @@ GS_TEST(attach_convert_fixture)
     GS_CHECK(find_span(sp, n, gpu, "memset", args) >= 0);
     GS_CHECK(find_span(sp, n, gpu, "k_accum1", "corr=14") >= 0);   /* no call: no launch_lane */
     GS_CHECK(find_span(sp, n, -1, "cut_by_a_crash", NULL) < 0);
+    GS_CHECK(find_span(sp, n, -1, "in_flight_at_a_forced_flush", NULL) < 0);
+    GS_CHECK(find_span(sp, n, -1, "d2d", NULL) < 0);
     GS_CHECK(find_span(sp, n, t101, "cuda:cudaLaunchKernel", "corr=7") >= 0);
     GS_CHECK(find_span(sp, n, -1, "cuda:cuLaunchKernel", NULL) < 0);   /* nested driver call */
     GS_CHECK(find_span(sp, n, t101, "cuda:cudaMemcpyAsync", "corr=9") >= 0);
