@@ -31,7 +31,7 @@ static void usage(FILE *f)
             "options:\n"
             "  --out DIR        run directory (default runs/attach-<UTC time>)\n"
             "  --hz N           /proc sampling rate, 0 = off (default 1000)\n"
-            "  --flush-ms N     forced CUPTI flush period in ms (default 500)\n"
+            "  --flush-ms N     hand completed CUPTI buffers over every N ms (default 500)\n"
             "  --api-min-us N   drop CUDA calls shorter than N us that neither launch, copy\n"
             "                   nor synchronize (default 0: keep every call)\n"
             "  --lib PATH       libgsattach.so (default: lib/ next to the binary)\n"
@@ -104,11 +104,12 @@ static int convert_and_report(const char *dir, const gs_attach_result *res, char
         fprintf(stderr,
                 "gapscope attach: %ld kernels, %ld copies/memsets, %ld CUDA calls (%ld kept, %ld "
                 "sync), %ld contended lock waits, %ld malloc_trim, %ld NVTX ranges, %ld thread "
-                "state runs on %ld threads%s%s\n",
+                "state runs on %ld threads%s%s%s\n",
                 stats.kernels, stats.copies + stats.memsets, stats.api_calls, stats.api_spans,
                 stats.syncs, stats.lock_waits, stats.trims, stats.nvtx, stats.state_runs,
                 stats.threads, stats.cupti_on ? "" : " (CUPTI was not on)",
-                stats.truncated ? " (a record file was cut short)" : "");
+                stats.truncated ? " (a record file was cut short)" : "",
+                stats.untimed ? " (device records without timestamps dropped: see meta attach.untimed)" : "");
     if (stats.kernels + stats.copies + stats.memsets == 0) {
         fprintf(stderr, "gapscope attach: no device work was captured; wrote %s/spans.csv "
                         "(no GPU analysis)\n", dir);

@@ -76,7 +76,7 @@ for i in 1 2; do
     "$G" cuda-bench --prove 22:22 --g2-device --reps 5 > "$W/prove-plain-$i.txt" 2>&1
     "$G" attach --out "$W/prove-attach-$i" --no-report --quiet -- \
         "$G" cuda-bench --prove 22:22 --g2-device --reps 5 > "$W/prove-attach-$i.txt" 2>&1
-    tail -4 "$W/prove-plain-$i.txt" "$W/prove-attach-$i.txt"
+    grep -h total "$W/prove-plain-$i.txt" "$W/prove-attach-$i.txt"
 done
 pack
 step "4b scenario plain (same settings as 2)"
@@ -84,7 +84,7 @@ time "$G" run "${SCN[@]}" --out "$W/sc-plain"
 "$G" analyze "$W/sc-plain" | tail -12; pack
 
 step "5 SIGTERM mid-run"
-"$G" attach --out "$W/sigterm" --no-report -- "$G" cuda-bench --ntt 22:22 --reps 100000 &
+"$G" attach --out "$W/sigterm" --no-report -- "$G" cuda-bench --ntt 14:27 --reps 64 &
 ap=$!
 sleep 4; kill -TERM $ap; wait $ap; echo "sigterm rc=$?"
 grep -c ',kernel,' "$W/sigterm/spans.csv"; tail -3 "$W/sigterm/attach-raw/"p*.rec

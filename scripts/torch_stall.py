@@ -16,8 +16,9 @@ about --stall-ms in one of these ways (one mode per run):
           (--frag-mib of 8 KiB blocks, every other one freed)
   none    no stall
 
---profile OUT.json runs the loop under torch.profiler (CPU + CUDA activities)
-and exports a Chrome trace for `gapscope import`.  Each iteration is an NVTX
+--profile OUT.json runs the whole job (from the first tensor) under
+torch.profiler (CPU + CUDA activities) and exports a Chrome trace for
+`gapscope import`.  Each iteration is an NVTX
 range "iter" (torch.cuda.nvtx).  Prints one JSON line of what it did.
 """
 import argparse
@@ -38,7 +39,17 @@ ap.add_argument("--frag-mib", type=int, default=400)
 ap.add_argument("--profile", default=None)
 args = ap.parse_args()
 
-libc = ctypes.CDLL("libc.so.6", use_errno=True)
+# The global namespace (dlopen(NULL)), where a C caller's pthread_mutex_lock
+# and malloc_trim resolve too.  (A handle to libc.so.6 itself would skip any
+# LD_PRELOAD interposer: dlsym on a library handle searches that library.)
+libc = ctypes.CDLL(None, use_errno=True)
+# Under --profile the profiler covers every CUDA operation of the run (the
+# same work attach sees), from the first tensor to the last iteration.
+prof = None
+if args.profile:
+    from torch.profiler import ProfilerActivity, profile
+    prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+    prof.__enter__()
 dev = torch.device("cuda")
 a = torch.randn(args.n, args.n, device=dev, dtype=torch.bfloat16)
 b = torch.randn(args.n, args.n, device=dev, dtype=torch.bfloat16)
@@ -127,14 +138,11 @@ def loop():
 
 
 t0 = time.perf_counter()
-if args.profile:
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        loop()
-    prof.export_chrome_trace(args.profile)
-else:
-    loop()
+loop()
 wall = time.perf_counter() - t0
+if prof is not None:
+    prof.__exit__(None, None, None)
+    prof.export_chrome_trace(args.profile)
 done.set()
 go.set()
 for p in blocks:

@@ -44,7 +44,9 @@
  *                                    name, wchan symbol, or "-")
  *   C PID TID COMM                   a thread's name
  * A file whose last line lacks its newline was cut by a crash: that line is
- * skipped and the timeline says so (meta attach.truncated).  Any other
+ * skipped and the timeline says so (meta attach.truncated).  Device records
+ * with zero, all-ones or reversed timestamps (work still in flight at a
+ * forced CUPTI flush) are dropped and counted (meta attach.untimed).  Any other
  * malformed line is an error naming file:line.
  */
 #ifndef GS_ATTACH_H
@@ -68,7 +70,7 @@ void gs_attach_convert_opts_defaults(gs_attach_convert_opts *o);
 /* Counts of what a conversion read (also written as meta attach.*). */
 typedef struct gs_attach_stats {
     long files, lines, kernels, copies, memsets, api_calls, api_spans, syncs,
-        lock_waits, trims, nvtx, state_runs, threads, dropped, truncated;
+        lock_waits, trims, nvtx, state_runs, threads, dropped, truncated, untimed;
     int cupti_on;
 } gs_attach_stats;
 

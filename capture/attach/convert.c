@@ -2,8 +2,8 @@
  * Raw attach records -> a timeline in the foreign-timeline vocabulary
  * (diag/SPANS.md, "Foreign timelines").
  *
- * Pass 1 reads every *.rec file of the raw directory into flat arrays
- * (device operations, API calls, host records, state runs).  Pass 2 links:
+ * Pass 1 (rawread.c) reads every *.rec file of the raw directory into flat
+ * arrays (device operations, API calls, host records, state runs).  Pass 2 links:
  *   - a driver call made inside a runtime call on the same thread is that
  *     runtime call's child (only the runtime call becomes a span);
  *   - each device operation finds the call that issued it through the
@@ -26,494 +26,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attach.h"
+#include "convert_int.h"
 
 void gs_attach_convert_opts_defaults(gs_attach_convert_opts *o)
 {
     o->api_min_ns = 0;
 }
 
-/* ---- kernel names ------------------------------------------------------------- */
-
-#define KNAME_MAX 96
-
-void gs_attach_kernel_name(char *out, size_t n, const char *m)
-{
-    size_t len = 0;
-    if (!n)
-        return;
-    out[0] = '\0';
-    if (!m)
-        return;
-    if (m[0] == '_' && m[1] == 'Z') {
-        const char *p = m + 2;
-        int nested = 0;
-        if (*p == 'N') {
-            nested = 1;
-            p++;
-            while (*p == 'r' || *p == 'V' || *p == 'K' || *p == 'R' || *p == 'O')
-                p++;
-        }
-        for (;;) {
-            const char *part = NULL;
-            size_t plen = 0;
-            if (p[0] == 'S' && p[1] == 't') {
-                part = "std";
-                plen = 3;
-                p += 2;
-            } else if (*p >= '1' && *p <= '9') {
-                char *e;
-                unsigned long k = strtoul(p, &e, 10);
-                if (strnlen(e, k) < k)
-                    break;
-                part = e;
-                plen = k;
-                p = e + k;
-                if (plen == 12 && !strncmp(part, "_GLOBAL__N_1", 12)) {
-                    part = "(anonymous namespace)";
-                    plen = strlen(part);
-                }
-            } else {
-                break;
-            }
-            if (len && len + 2 < n) {
-                out[len++] = ':';
-                out[len++] = ':';
-            }
-            for (size_t i = 0; i < plen && len + 1 < n; i++)
-                out[len++] = part[i];
-            out[len] = '\0';
-            if (!nested)
-                break;
-        }
-        if (len)
-            goto cap;
-    }
-    /* Not mangled (extern "C", Triton) or not understood: up to '(' or '<'. */
-    for (size_t i = 0; m[i] && m[i] != '(' && (m[i] != '<' || i == 0) && len + 1 < n; i++)
-        out[len++] = m[i];
-    out[len] = '\0';
-cap:
-    if (len > KNAME_MAX && n > KNAME_MAX)
-        out[KNAME_MAX] = '\0';
-}
-
-/* ---- storage ------------------------------------------------------------------ */
-
-enum { OP_KERNEL, OP_COPY, OP_MEMSET };
-
-typedef struct dev_op {
-    int64_t s, e;
-    int32_t pid;
-    uint32_t dev, stream, corr, rtcorr;
-    uint8_t type, copy_kind, src, dst;
-    uint64_t bytes;
-    const char *name;
-    int32_t api;              /* linked call, -1 none */
-} dev_op;
-
-typedef struct api_rec {
-    int64_t s, e;
-    int32_t pid;
-    uint32_t tid, corr, cbid;
-    uint8_t rt, sync, linked;
-    int32_t parent;           /* enclosing runtime call of a driver call, -1 */
-    const char *name;
-} api_rec;
-
-typedef struct host_rec {
-    int64_t s, e;
-    uint32_t tid, owner;
-    int32_t pid;
-    char kind;                /* W L T N P */
-    uint64_t addr;
-    const char *name;         /* N: range; P: state; */
-    const char *detail;       /* P: syscall/wchan */
-} host_rec;
-
-typedef struct sync_rec {
-    int32_t pid;
-    uint32_t corr;
-} sync_rec;
-
-typedef struct comm_rec {
-    uint32_t tid;
-    const char *comm;
-} comm_rec;
-
-#define VEC(T)        \
-    struct {          \
-        T *v;         \
-        size_t n, cap; \
-    }
-
-typedef struct ctx {
-    VEC(dev_op) ops;
-    VEC(api_rec) api;
-    VEC(host_rec) host;
-    VEC(sync_rec) syncs;
-    VEC(comm_rec) comms;
-    VEC(char *) strs;         /* interned strings (owned) */
-    char **itab;              /* intern hash table */
-    size_t icap;
-    char devname[16][128];
-    char info[1024];
-    gs_attach_stats st;
-    int oom;
-} ctx;
-
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 1;
-    size_t nc = *cap ? *cap * 2 : 256;
-    while (nc < need)
-        nc *= 2;
-    void *p = realloc(*v, nc * elem);
-    if (!p)
-        return 0;
-    *v = p;
-    *cap = nc;
-    return 1;
-}
-
-#define PUSH(c, vec, val)                                                            \
-    do {                                                                             \
-        if (!grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v)) {    \
-            (c)->oom = 1;                                                            \
-            break;                                                                   \
-        }                                                                            \
-        (vec).v[(vec).n++] = (val);                                                  \
-    } while (0)
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static const char *intern(ctx *c, const char *s)
-{
-    if (c->strs.n * 2 >= c->icap) {
-        size_t nc = c->icap ? c->icap * 2 : 1024;
-        char **t = calloc(nc, sizeof *t);
-        if (!t) {
-            c->oom = 1;
-            return "";
-        }
-        for (size_t i = 0; i < c->icap; i++)
-            if (c->itab[i]) {
-                size_t j = hash_str(c->itab[i]) & (nc - 1);
-                while (t[j])
-                    j = (j + 1) & (nc - 1);
-                t[j] = c->itab[i];
-            }
-        free(c->itab);
-        c->itab = t;
-        c->icap = nc;
-    }
-    size_t j = hash_str(s) & (c->icap - 1);
-    while (c->itab[j]) {
-        if (!strcmp(c->itab[j], s))
-            return c->itab[j];
-        j = (j + 1) & (c->icap - 1);
-    }
-    char *d = strdup(s);
-    if (!d) {
-        c->oom = 1;
-        return "";
-    }
-    PUSH(c, c->strs, d);
-    c->itab[j] = d;
-    return d;
-}
-
-/* ---- parsing ------------------------------------------------------------------ */
-
-/* Splits the first k space-separated fields of line into f[0..k-1] (each
- * NUL-terminated in place); *rest gets what follows (the name field, may
- * be ""); returns 0 when fewer than k fields. */
-static int split(char *line, char **f, int k, char **rest)
-{
-    char *p = line;
-    for (int i = 0; i < k; i++) {
-        if (!*p)
-            return 0;
-        f[i] = p;
-        while (*p && *p != ' ')
-            p++;
-        if (*p)
-            *p++ = '\0';
-    }
-    if (rest)
-        *rest = p;
-    return 1;
-}
-
-static int u64(const char *s, uint64_t *out)
-{
-    if (!*s)
-        return 0;
-    char *e;
-    errno = 0;
-    unsigned long long v = strtoull(s, &e, 0);
-    if (*e || errno || *s == '-')
-        return 0;
-    *out = v;
-    return 1;
-}
-
-static int i64(const char *s, int64_t *out)
-{
-    if (!*s)
-        return 0;
-    char *e;
-    errno = 0;
-    long long v = strtoll(s, &e, 10);
-    if (*e || errno)
-        return 0;
-    *out = v;
-    return 1;
-}
-
-/* Parses fields f[0..k-1] as unsigned into u[]; 0 on a bad one. */
-static int nums(char **f, int k, uint64_t *u)
-{
-    for (int i = 0; i < k; i++)
-        if (!u64(f[i], &u[i]))
-            return 0;
-    return 1;
-}
-
-/* where = "path:line" */
-static gs_status fmt_err(gs_err *err, const char *path, long lineno, const char *what)
-{
-    char where[2100];
-    snprintf(where, sizeof where, "%s:%ld", path, lineno);
-    return gs_err_set(err, GS_ERR_FORMAT, "attach", where, "%s", what);
-}
-
-static gs_status parse_line(ctx *c, char *line, const char *path, long lineno, int32_t *pid,
-                            int64_t *off, gs_err *err)
-{
-    char *f[12], *rest;
-    uint64_t u[12];
-    char t = line[0];
-    if (!t || line[1] != ' ')
-        goto bad;
-    line += 2;
-    switch (t) {
-    case 'H':
-        if (!split(line, f, 5, &rest) || strcmp(f[0], "gsattach") || strcmp(f[1], "1") ||
-            !nums(f + 2, 3, u))
-            goto bad;
-        *pid = (int32_t)u[0];
-        *off = 0;
-        return GS_OK;
-    case 'I':
-        if (strstr(line, "cupti=on"))
-            c->st.cupti_on = 1;
-        if (strlen(c->info) + strlen(line) + 3 < sizeof c->info) {
-            if (c->info[0])
-                strcat(c->info, "; ");
-            strcat(c->info, line);
-        }
-        return GS_OK;
-    case 'O': {
-        int64_t o;
-        if (!split(line, f, 1, NULL) || !i64(f[0], &o))
-            goto bad;
-        *off = o;
-        return GS_OK;
-    }
-    case 'K': {
-        if (!split(line, f, 6, &rest) || !nums(f, 6, u) || !*rest)
-            goto bad;
-        if (!u[0] && !u[1])
-            return GS_OK;   /* CUPTI could not time it */
-        dev_op o = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
-                    (uint32_t)u[4], (uint32_t)u[5], 0, OP_KERNEL, 0, 0, 0, 0, NULL, -1};
-        char nm[KNAME_MAX + 8];
-        gs_attach_kernel_name(nm, sizeof nm, rest);
-        o.name = intern(c, nm[0] ? nm : "kernel");
-        PUSH(c, c->ops, o);
-        c->st.kernels++;
-        return GS_OK;
-    }
-    case 'M': {
-        if (!split(line, f, 11, NULL) || !nums(f, 11, u))
-            goto bad;
-        if (!u[0] && !u[1])
-            return GS_OK;
-        dev_op o = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
-                    (uint32_t)u[4], (uint32_t)u[5], (uint32_t)u[6], OP_COPY, (uint8_t)u[7],
-                    (uint8_t)u[8], (uint8_t)u[9], u[10], NULL, -1};
-        PUSH(c, c->ops, o);
-        c->st.copies++;
-        return GS_OK;
-    }
-    case 'S': {
-        if (!split(line, f, 8, NULL) || !nums(f, 8, u))
-            goto bad;
-        if (!u[0] && !u[1])
-            return GS_OK;
-        dev_op o = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
-                    (uint32_t)u[4], (uint32_t)u[5], 0, OP_MEMSET, 0, 0, 0, u[6], NULL, -1};
-        PUSH(c, c->ops, o);
-        c->st.memsets++;
-        return GS_OK;
-    }
-    case 'Y': {
-        if (!split(line, f, 6, NULL) || !nums(f, 6, u))
-            goto bad;
-        sync_rec y = {*pid, (uint32_t)u[4]};
-        PUSH(c, c->syncs, y);
-        return GS_OK;
-    }
-    case 'R':
-    case 'D': {
-        if (!split(line, f, 5, &rest) || !nums(f, 5, u) || !*rest)
-            goto bad;
-        char nm[128];
-        size_t k = 0;
-        for (; rest[k] && k + 1 < sizeof nm; k++)
-            nm[k] = rest[k];
-        nm[k] = '\0';
-        /* cudaLaunchKernel_v7000 -> cudaLaunchKernel */
-        char *v = strstr(nm, "_v");
-        if (v && v[2] >= '0' && v[2] <= '9' && strspn(v + 2, "0123456789") == strlen(v + 2))
-            *v = '\0';
-        api_rec a = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
-                     (uint32_t)u[3], (uint32_t)u[4], t == 'R', 0, 0, -1, intern(c, nm)};
-        PUSH(c, c->api, a);
-        c->st.api_calls++;
-        return GS_OK;
-    }
-    case 'V':
-        if (!split(line, f, 1, &rest) || !nums(f, 1, u))
-            goto bad;
-        if (u[0] < 16)
-            snprintf(c->devname[u[0]], sizeof c->devname[0], "%s", rest);
-        return GS_OK;
-    case 'W':
-    case 'L':
-    case 'T':
-    case 'N': {
-        int k = t == 'W' ? 5 : 3;
-        if (t == 'L' || t == 'T')
-            k = 4;
-        if (!split(line, f, k, &rest) || !u64(f[0], &u[0]) || !u64(f[1], &u[1]) ||
-            !u64(f[2], &u[2]) || u[1] < u[0])
-            goto bad;
-        host_rec h = {(int64_t)u[0], (int64_t)u[1], (uint32_t)u[2], 0, *pid, t, 0, NULL, NULL};
-        if (t == 'W' || t == 'L') {
-            if (!u64(f[3], &h.addr))
-                goto bad;
-            if (t == 'W') {
-                if (!u64(f[4], &u[4]))
-                    goto bad;
-                h.owner = (uint32_t)u[4];
-                c->st.lock_waits++;
-            }
-        } else if (t == 'T') {
-            c->st.trims++;
-        } else {
-            if (!*rest)
-                goto bad;
-            h.name = intern(c, rest);
-            c->st.nvtx++;
-        }
-        PUSH(c, c->host, h);
-        return GS_OK;
-    }
-    case 'X':
-        if (!split(line, f, 2, NULL) || !nums(f, 2, u))
-            goto bad;
-        c->st.dropped += (long)u[1];
-        return GS_OK;
-    case 'F':
-    case 'E':
-    case 'G':
-        return GS_OK;
-    case 'P': {
-        if (!split(line, f, 6, NULL) || !nums(f, 4, u) || u[1] < u[0])
-            goto bad;
-        int known = 0;
-        for (int s = 0; s < GS_TS_COUNT; s++)
-            known |= !strcmp(f[4], gs_tstate_name((gs_tstate)s));
-        if (!known)
-            goto bad;
-        host_rec h = {(int64_t)u[0], (int64_t)u[1], (uint32_t)u[3], 0, (int32_t)u[2], 'P', 0,
-                      intern(c, f[4]), intern(c, f[5])};
-        PUSH(c, c->host, h);
-        c->st.state_runs++;
-        return GS_OK;
-    }
-    case 'C': {
-        if (!split(line, f, 2, &rest) || !nums(f, 2, u))
-            goto bad;
-        comm_rec cr = {(uint32_t)u[1], intern(c, rest)};
-        PUSH(c, c->comms, cr);
-        return GS_OK;
-    }
-    default:
-        break;
-    }
-bad:
-    return fmt_err(err, path, lineno,
-                   "malformed record (the raw format is in capture/attach/attach.h)");
-}
-
-static gs_status read_file(ctx *c, const char *path, int sampler, gs_err *err)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return gs_err_set(err, GS_ERR_IO, "attach", path, "%s", strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t k;
-    long lineno = 0;
-    int32_t pid = -1;
-    int64_t off = 0;
-    gs_status st = GS_OK;
-    c->st.files++;
-    while ((k = getline(&line, &cap, f)) > 0) {
-        lineno++;
-        if (line[k - 1] != '\n') {
-            c->st.truncated++;   /* cut by a crash: the last line only */
-            break;
-        }
-        line[--k] = '\0';
-        if (lineno == 1 && !sampler && line[0] != 'H') {
-            st = fmt_err(err, path, 1, "expected the header line \"H gsattach 1 ...\"");
-            break;
-        }
-        if (lineno == 1 && sampler && line[0] != 'G') {
-            st = fmt_err(err, path, 1, "expected the sampler header line \"G T0 HZ\"");
-            break;
-        }
-        c->st.lines++;
-        if ((st = parse_line(c, line, path, lineno, &pid, &off, err)) != GS_OK)
-            break;
-        if (c->oom) {
-            st = GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory reading %s", path);
-            break;
-        }
-    }
-    if (st == GS_OK && lineno == 0)
-        c->st.truncated++;   /* an empty file: the process died before its header */
-    free(line);
-    fclose(f);
-    return st;
-}
-
 /* ---- linking ------------------------------------------------------------------ */
 
 static int cmp_api(const void *a, const void *b)
 {
-    const api_rec *x = a, *y = b;
+    const gs_attach_call *x = a, *y = b;
     if (x->tid != y->tid)
         return x->tid < y->tid ? -1 : 1;
     if (x->s != y->s)
@@ -588,7 +112,7 @@ static int is_sync_name(const char *n)
 
 /* The call a device operation or sync record names: a driver call inside a
  * runtime call stands for the runtime call. */
-static int32_t resolve_call(const ctx *c, const cmap *rt, const cmap *drv, int32_t pid,
+static int32_t resolve_call(const gs_attach_raw *c, const cmap *rt, const cmap *drv, int32_t pid,
                             uint32_t rtcorr, uint32_t corr)
 {
     int32_t a = rtcorr ? cmap_get(rt, ckey(pid, rtcorr)) : -1;
@@ -629,10 +153,10 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static const char *copy_name(const dev_op *o, int *pageable)
+static const char *copy_name(const gs_attach_op *o, int *pageable)
 {
     *pageable = 0;
-    if (o->type == OP_MEMSET)
+    if (o->type == GS_AOP_MEMSET)
         return "memset";
     /* CUpti_ActivityMemcpyKind: 1 HtoD 2 DtoH 3 HtoA 4 AtoH 5 AtoA 6 AtoD 7 DtoA
      * 8 DtoD 9 HtoH 10 PtoP; CUpti_ActivityMemoryKind 1 = pageable. */
@@ -655,14 +179,14 @@ static const char *copy_name(const dev_op *o, int *pageable)
     }
 }
 
-static int api_emitted(const api_rec *a, int64_t min_ns)
+static int api_emitted(const gs_attach_call *a, int64_t min_ns)
 {
     if (!a->rt && a->parent >= 0)
         return 0;
     return a->linked || a->sync || a->e - a->s >= min_ns;
 }
 
-static gs_status build(gs_timeline *tl, ctx *c, const gs_attach_convert_opts *o, gs_err *err)
+static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_convert_opts *o, gs_err *err)
 {
     gs_status st = GS_OK;
     cmap rt = {0}, drv = {0};
@@ -672,7 +196,7 @@ static gs_status build(gs_timeline *tl, ctx *c, const gs_attach_convert_opts *o,
     qsort(c->api.v, c->api.n, sizeof *c->api.v, cmp_api);
     /* Driver calls nested in a runtime call of the same thread. */
     for (size_t i = 0, cur = (size_t)-1; i < c->api.n; i++) {
-        api_rec *a = &c->api.v[i];
+        gs_attach_call *a = &c->api.v[i];
         if (i && a->tid != c->api.v[i - 1].tid)
             cur = (size_t)-1;
         if (a->rt) {
@@ -686,12 +210,12 @@ static gs_status build(gs_timeline *tl, ctx *c, const gs_attach_convert_opts *o,
         goto done;
     }
     for (size_t i = 0; i < c->api.n; i++) {
-        api_rec *a = &c->api.v[i];
+        gs_attach_call *a = &c->api.v[i];
         cmap_put(a->rt ? &rt : &drv, ckey(a->pid, a->corr), (int32_t)i);
         a->sync = is_sync_name(a->name);
     }
     for (size_t i = 0; i < c->api.n; i++) {
-        api_rec *a = &c->api.v[i];
+        gs_attach_call *a = &c->api.v[i];
         if (!a->rt && a->parent >= 0 && a->sync)
             c->api.v[a->parent].sync = 1;
     }
@@ -702,8 +226,8 @@ static gs_status build(gs_timeline *tl, ctx *c, const gs_attach_convert_opts *o,
     }
     int multi_pid = 0;
     for (size_t i = 0; i < c->ops.n; i++) {
-        dev_op *d = &c->ops.v[i];
-        d->api = resolve_call(c, &rt, &drv, d->pid, d->type == OP_COPY ? d->rtcorr : 0, d->corr);
+        gs_attach_op *d = &c->ops.v[i];
+        d->api = resolve_call(c, &rt, &drv, d->pid, d->type == GS_AOP_COPY ? d->rtcorr : 0, d->corr);
         if (d->api >= 0)
             c->api.v[d->api].linked = 1;
         multi_pid |= d->pid != c->ops.v[0].pid;
@@ -758,12 +282,12 @@ static gs_status build(gs_timeline *tl, ctx *c, const gs_attach_convert_opts *o,
     } *dls = NULL;
     size_t ndl = 0, capdl = 0;
     for (size_t i = 0; i < c->ops.n; i++) {
-        dev_op *d = &c->ops.v[i];
+        gs_attach_op *d = &c->ops.v[i];
         size_t k = 0;
         while (k < ndl && !(dls[k].pid == d->pid && dls[k].dev == d->dev && dls[k].stream == d->stream))
             k++;
         if (k == ndl) {
-            if (!grow((void **)&dls, &capdl, ndl + 1, sizeof *dls)) {
+            if (!gs_attach_grow((void **)&dls, &capdl, ndl + 1, sizeof *dls)) {
                 st = GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory");
                 free(dls);
                 goto done;
@@ -780,10 +304,10 @@ static gs_status build(gs_timeline *tl, ctx *c, const gs_attach_convert_opts *o,
         }
         char args[160];
         int n = 0;
-        const api_rec *a = d->api >= 0 ? &c->api.v[d->api] : NULL;
+        const gs_attach_call *a = d->api >= 0 ? &c->api.v[d->api] : NULL;
         gs_tl_lane *ll = a ? thread_lane(&lm, a->tid) : NULL;
         uint32_t corr = a ? a->corr : d->corr;
-        if (d->type == OP_KERNEL) {
+        if (d->type == GS_AOP_KERNEL) {
             n = snprintf(args, sizeof args, "corr=%u", corr);
             if (ll)
                 snprintf(args + n, sizeof args - (size_t)n, ";launch_lane=%d", (int)gs_tl_lane_id(ll));
@@ -801,7 +325,7 @@ static gs_status build(gs_timeline *tl, ctx *c, const gs_attach_convert_opts *o,
     free(dls);
 
     for (size_t i = 0; i < c->api.n; i++) {
-        const api_rec *a = &c->api.v[i];
+        const gs_attach_call *a = &c->api.v[i];
         if (!api_emitted(a, o->api_min_ns))
             continue;
         char name[160], args[32];
@@ -812,7 +336,7 @@ static gs_status build(gs_timeline *tl, ctx *c, const gs_attach_convert_opts *o,
         c->st.syncs += a->sync;
     }
     for (size_t i = 0; i < c->host.n; i++) {
-        const host_rec *h = &c->host.v[i];
+        const gs_attach_hrec *h = &c->host.v[i];
         gs_tl_lane *l = thread_lane(&lm, h->tid);
         char name[200], args[160];
         switch (h->kind) {
@@ -873,7 +397,7 @@ gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const cha
         gs_attach_convert_opts_defaults(&defo);
         o = &defo;
     }
-    ctx *c = calloc(1, sizeof *c);
+    gs_attach_raw *c = calloc(1, sizeof *c);
     if (!c)
         return GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory");
     gs_status st = GS_OK;
@@ -890,7 +414,7 @@ gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const cha
         size_t l = strlen(e->d_name);
         if (l < 5 || strcmp(e->d_name + l - 4, ".rec"))
             continue;
-        if (!grow((void **)&names, &capn, nn + 1, sizeof *names) ||
+        if (!gs_attach_grow((void **)&names, &capn, nn + 1, sizeof *names) ||
             !(names[nn] = strdup(e->d_name))) {
             closedir(d);
             st = GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory");
@@ -907,7 +431,7 @@ gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const cha
     for (size_t i = 0; i < nn && st == GS_OK; i++) {
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", raw_dir, names[i]);
-        st = read_file(c, path, !strcmp(names[i], "sampler.rec"), err);
+        st = gs_attach_read_file(c, path, !strcmp(names[i], "sampler.rec"), err);
     }
     if (st != GS_OK)
         goto done;
@@ -938,6 +462,7 @@ gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const cha
     meta_long(tl, "attach.threads", c->st.threads);
     meta_long(tl, "attach.cupti_dropped", c->st.dropped);
     meta_long(tl, "attach.truncated", c->st.truncated);
+    meta_long(tl, "attach.untimed", c->st.untimed);
     meta_long(tl, "attach.cupti", c->st.cupti_on);
 done:
     if (stats)
@@ -949,15 +474,7 @@ done:
     for (size_t i = 0; i < nn; i++)
         free(names[i]);
     free(names);
-    for (size_t i = 0; i < c->strs.n; i++)
-        free(c->strs.v[i]);
-    free(c->strs.v);
-    free(c->itab);
-    free(c->ops.v);
-    free(c->api.v);
-    free(c->host.v);
-    free(c->syncs.v);
-    free(c->comms.v);
+    gs_attach_ctx_free(c);
     free(c);
     *out = tl;
     return st;

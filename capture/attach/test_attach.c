@@ -112,6 +112,8 @@ GS_TEST(attach_convert_fixture)
     GS_CHECK_EQ_INT(st.copies, 1);
     GS_CHECK_EQ_INT(st.memsets, 1);
     GS_CHECK_EQ_INT(st.truncated, 1);
+    GS_CHECK_EQ_INT(st.untimed, 2);
+    GS_CHECK(!strcmp(gs_timeline_meta_get(tl, "attach.untimed"), "2"));
     GS_CHECK_EQ_INT(st.cupti_on, 1);
     GS_CHECK(!strcmp(gs_timeline_meta_get(tl, "source"), "attach"));
     GS_CHECK(!strcmp(gs_timeline_meta_get(tl, "device.0.name"), "NVIDIA H200"));
@@ -137,6 +139,8 @@ GS_TEST(attach_convert_fixture)
     GS_CHECK(find_span(sp, n, gpu, "memset", args) >= 0);
     GS_CHECK(find_span(sp, n, gpu, "k_accum1", "corr=14") >= 0);   /* no call: no launch_lane */
     GS_CHECK(find_span(sp, n, -1, "cut_by_a_crash", NULL) < 0);
+    GS_CHECK(find_span(sp, n, -1, "in_flight_at_a_forced_flush", NULL) < 0);
+    GS_CHECK(find_span(sp, n, -1, "d2d", NULL) < 0);
     GS_CHECK(find_span(sp, n, t101, "cuda:cudaLaunchKernel", "corr=7") >= 0);
     GS_CHECK(find_span(sp, n, -1, "cuda:cuLaunchKernel", NULL) < 0);   /* nested driver call */
     GS_CHECK(find_span(sp, n, t101, "cuda:cudaMemcpyAsync", "corr=9") >= 0);
@@ -428,5 +432,148 @@ GS_TEST(cuda_attach_kernels)
     }
     GS_CHECK_MSG(kernels >= 4, "%zu kernels", kernels);
     GS_CHECK_MSG(linked == kernels, "%zu of %zu kernels linked to their launch call", linked, kernels);
+    gs_timeline_destroy(tl);
+}
+
+/* ---- the committed H200 captures (traces/attach-h200, no GPU needed) ------------ */
+
+static int cmp_span_start(const void *a, const void *b)
+{
+    const gs_span *x = a, *y = b;
+    return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+/* Device spans of tl (KERNEL and COPY on device lanes), sorted by start;
+ * caller frees. */
+static gs_span *device_spans(gs_timeline *tl, size_t *n_out)
+{
+    size_t n, k = 0;
+    const gs_span *sp = gs_timeline_spans(tl, &n);
+    gs_span *d = malloc((n + 1) * sizeof *d);
+    for (size_t i = 0; d && i < n; i++)
+        if (gs_timeline_lane(tl, sp[i].lane)->role == GS_ROLE_DEVICE &&
+            (sp[i].kind == GS_SPAN_KERNEL || sp[i].kind == GS_SPAN_COPY))
+            d[k++] = sp[i];
+    if (d)
+        qsort(d, k, sizeof *d, cmp_span_start);
+    *n_out = k;
+    return d;
+}
+
+/*
+ * Our own prover (backlog-incident-gpu.ini, first job: 10 partitions at
+ * 2^20) run as an outside process under attach on the H200; its native
+ * timeline (native.spans.csv) was written by the same run.  Both are on
+ * CLOCK_MONOTONIC, so every native stage span (h2d, ntt, msm_*, d2h; one per
+ * partition each) can be filled with the CUPTI operations inside it.  In
+ * every partition whose records are complete, each stage holds the same
+ * number of operations (the backend's launch sequence is fixed), and no
+ * stage of the native timeline is empty.  The native stage spans run from
+ * one CUDA event to the next, so they also cover the host gaps between a
+ * stage's kernels: the CUPTI busy time is below the native one.
+ */
+GS_TEST(attach_h200_backlog_stages)
+{
+    gs_timeline *nat = NULL, *att = NULL;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_timeline_read_csv(&nat, "traces/attach-h200/backlog/native.spans.csv", &err) == GS_OK);
+    gs_attach_stats st;
+    GS_REQUIRE(gs_attach_convert(&att, &st, "traces/attach-h200/backlog/attach-raw", NULL, &err) == GS_OK);
+    GS_CHECK_EQ_INT(st.kernels, 4065);
+    GS_CHECK(st.cupti_on);
+    size_t nn, na;
+    gs_span *nd = device_spans(nat, &nn), *ad = device_spans(att, &na);
+    GS_REQUIRE(nd && ad && nn == 70);
+    static const struct {
+        const char *stage;
+        int ops;
+    } want[] = {{"h2d", 4}, {"ntt", 43}, {"msm_h", 112}, {"msm_l", 88}, {"msm_a", 88},
+                {"msm_b1", 88}, {"d2h", 4}};
+    int complete = 0;
+    int64_t nat_busy = 0, att_busy = 0;
+    for (size_t p = 0; p < 10; p++) {
+        const gs_span *stg = nd + 7 * p;
+        int64_t w0 = stg[0].start_ns, w1 = stg[6].end_ns;
+        int cnt[7] = {0}, total = 0;
+        int64_t busy = 0, last_end = w0;
+        for (size_t i = 0; i < na; i++) {
+            if (ad[i].end_ns <= w0 || ad[i].start_ns >= w1)
+                continue;
+            total++;
+            int64_t s = ad[i].start_ns > last_end ? ad[i].start_ns : last_end;
+            int64_t e = ad[i].end_ns < w1 ? ad[i].end_ns : w1;
+            if (e > s)
+                busy += e - s;
+            if (e > last_end)
+                last_end = e;
+            int64_t mid = ad[i].start_ns + (ad[i].end_ns - ad[i].start_ns) / 2;
+            for (int k = 0; k < 7; k++)
+                if (stg[k].start_ns <= mid && mid <= stg[k].end_ns)
+                    cnt[k]++;
+        }
+        for (int k = 0; k < 7; k++)
+            GS_CHECK_MSG(!strcmp(stg[k].name, want[k].stage), "partition %zu stage %d is %s", p, k,
+                         stg[k].name);
+        /* Two partitions lost records to forced flushes in this capture
+         * (st.untimed): the others are complete. */
+        if (total < 716)
+            continue;
+        complete++;
+        for (int k = 0; k < 7; k++) {
+            GS_CHECK_MSG(cnt[k] >= want[k].ops, "partition %zu %s: %d ops", p, want[k].stage, cnt[k]);
+            nat_busy += stg[k].end_ns - stg[k].start_ns;
+        }
+        att_busy += busy;
+    }
+    GS_CHECK_EQ_INT(complete, 8);
+    /* CUPTI busy time is 80-95% of the native stage time (measured: 84.9%). */
+    GS_CHECK_MSG(att_busy < nat_busy && att_busy > nat_busy * 8 / 10, "attach %lld ns, native %lld ns",
+                 (long long)att_busy, (long long)nat_busy);
+    free(nd);
+    free(ad);
+    gs_timeline_destroy(nat);
+    gs_timeline_destroy(att);
+}
+
+/* The PyTorch job (scripts/torch_stall.py sleep): 30 iterations of 8 matrix
+ * products + relu, each followed by a 20 ms sleep in the launching thread;
+ * every gap-ending kernel was launched by the main thread, inside its NVTX
+ * range "iter", and that thread is seen sleeping in clock_nanosleep. */
+GS_TEST(attach_h200_torch_sleep)
+{
+    gs_timeline *tl = NULL;
+    gs_err err;
+    gs_err_clear(&err);
+    gs_attach_stats st;
+    GS_REQUIRE(gs_attach_convert(&tl, &st, "traces/attach-h200/torch-sleep/attach-raw", NULL, &err) == GS_OK);
+    GS_CHECK_EQ_INT(st.nvtx, 30);
+    size_t n;
+    const gs_span *sp = gs_timeline_spans(tl, &n);
+    int32_t main_lane = -1;
+    int64_t slept = 0, matmul = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(sp[i].name, "nvtx:iter"))
+            main_lane = sp[i].lane;
+        if (sp[i].kind == GS_SPAN_KERNEL && (strstr(sp[i].name, "gemm") || strstr(sp[i].name, "nvjet")))
+            matmul++;   /* cuBLAS on Hopper: nvjet_* kernels */
+    }
+    GS_REQUIRE(main_lane >= 0);
+    for (size_t i = 0; i < n; i++)
+        if (sp[i].lane == main_lane && !strcmp(sp[i].name, "state:sleep"))
+            slept += sp[i].end_ns - sp[i].start_ns;
+    /* 30 sleeps of 20 ms; the sampler sees most of them. */
+    GS_CHECK_MSG(slept > 500000000 && slept < 700000000, "main thread asleep %lld ns", (long long)slept);
+    GS_CHECK_MSG(matmul >= 8 * 30, "%lld matmul kernels", (long long)matmul);
+    /* Every kernel names its launch call on the main thread. */
+    char want[32];
+    snprintf(want, sizeof want, "launch_lane=%d", (int)main_lane);
+    size_t kernels = 0, on_main = 0;
+    for (size_t i = 0; i < n; i++)
+        if (sp[i].kind == GS_SPAN_KERNEL) {
+            kernels++;
+            on_main += strstr(sp[i].args, want) != NULL;
+        }
+    GS_CHECK_MSG(on_main == kernels, "%zu of %zu kernels launched from the main thread", on_main, kernels);
     gs_timeline_destroy(tl);
 }

@@ -40,7 +40,7 @@ void gsi_emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gsi_flush(void);
 /* The flush-request generation written by `gapscope attach` (0 if none). */
 uint64_t gsi_flush_request(void);
-/* Milliseconds between forced flushes (GS_ATTACH_FLUSH_MS, default 500). */
+/* Milliseconds between periodic flushes (GS_ATTACH_FLUSH_MS, default 500). */
 unsigned gsi_flush_ms(void);
 /* Called by the CUPTI part once it is set up: registers its flush with the
  * exit path and installs fatal-signal handlers where none are set. */

@@ -14,8 +14,10 @@
  * one), that copy is used.
  *
  * Threads: CUPTI calls buffer_done on its own worker thread; the flusher
- * thread started here forces a flush every GS_ATTACH_FLUSH_MS and answers
- * flush requests from `gapscope attach` within 20 ms.
+ * thread started here hands completed buffers over every GS_ATTACH_FLUSH_MS
+ * (cuptiActivityFlushAll(0): a forced flush would cut records of work in
+ * flight, which CUPTI returns with zero timestamps) and forces a flush on a
+ * flush request from `gapscope attach` (answered within 20 ms) and at exit.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -50,7 +52,9 @@ static struct {
 #undef GS_X
 } C;
 
-#define BUF_SIZE (1u << 20)
+/* Small buffers complete often, so the periodic (unforced) flush writes
+ * records out within about a buffer's worth of activity. */
+#define BUF_SIZE (256u << 10)
 
 static const char *api_name(CUpti_CallbackDomain dom, CUpti_CallbackId cbid)
 {
@@ -141,6 +145,10 @@ static uint64_t CUPTIAPI mono_ts(void)
     return gsi_now();
 }
 
+/* Forced: every buffer, also records of work still in flight, which CUPTI
+ * then returns with zero timestamps (the converter drops and counts those).
+ * Only at exit and on a flush request (the program is about to be
+ * signalled); the periodic flush is not forced. */
 static void cupti_flush(void)
 {
     C.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -155,7 +163,10 @@ static void *flusher(void *arg)
         nanosleep(&ts, NULL);
         uint64_t req = gsi_flush_request(), now = gsi_now();
         if (req != seen || now - last >= (uint64_t)gsi_flush_ms() * 1000000ull) {
-            cupti_flush();
+            if (req != seen)
+                cupti_flush();
+            else
+                C.cuptiActivityFlushAll(0);   /* completed buffers only */
             gsi_flush();
             if (req != seen)
                 gsi_emit("F %llu %llu", (unsigned long long)gsi_now(), (unsigned long long)req);

@@ -1,0 +1,94 @@
+/*
+ * Internals of the attach converter shared by rawread.c (reading raw
+ * records into flat arrays) and convert.c (linking them and building the
+ * timeline).  Not a public interface.
+ */
+#ifndef GS_ATTACH_CONVERT_INT_H
+#define GS_ATTACH_CONVERT_INT_H
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "attach.h"
+
+#define GS_ATTACH_KNAME_MAX 96   /* shortened kernel names (diag/SPANS.md) */
+
+enum { GS_AOP_KERNEL, GS_AOP_COPY, GS_AOP_MEMSET };
+
+typedef struct gs_attach_op {
+    int64_t s, e;
+    int32_t pid;
+    uint32_t dev, stream, corr, rtcorr;
+    uint8_t type, copy_kind, src, dst;
+    uint64_t bytes;
+    const char *name;
+    int32_t api;              /* linked call, -1 none */
+} gs_attach_op;
+
+typedef struct gs_attach_call {
+    int64_t s, e;
+    int32_t pid;
+    uint32_t tid, corr, cbid;
+    uint8_t rt, sync, linked;
+    int32_t parent;           /* enclosing runtime call of a driver call, -1 */
+    const char *name;
+} gs_attach_call;
+
+typedef struct gs_attach_hrec {
+    int64_t s, e;
+    uint32_t tid, owner;
+    int32_t pid;
+    char kind;                /* W L T N P */
+    uint64_t addr;
+    const char *name;         /* N: range; P: state; */
+    const char *detail;       /* P: syscall/wchan */
+} gs_attach_hrec;
+
+typedef struct gs_attach_sync {
+    int32_t pid;
+    uint32_t corr;
+} gs_attach_sync;
+
+typedef struct gs_attach_comm {
+    uint32_t tid;
+    const char *comm;
+} gs_attach_comm;
+
+#define GS_ATTACH_VEC(T)        \
+    struct {          \
+        T *v;         \
+        size_t n, cap; \
+    }
+
+typedef struct gs_attach_raw {
+    GS_ATTACH_VEC(gs_attach_op) ops;
+    GS_ATTACH_VEC(gs_attach_call) api;
+    GS_ATTACH_VEC(gs_attach_hrec) host;
+    GS_ATTACH_VEC(gs_attach_sync) syncs;
+    GS_ATTACH_VEC(gs_attach_comm) comms;
+    GS_ATTACH_VEC(char *) strs;         /* interned strings (owned) */
+    char **itab;              /* intern hash table */
+    size_t icap;
+    char devname[16][128];
+    char info[1024];
+    gs_attach_stats st;
+    int oom;
+} gs_attach_raw;
+
+/* Grows *v (elements of elem bytes) to hold need; 0 when out of memory. */
+int gs_attach_grow(void **v, size_t *cap, size_t need, size_t elem);
+#define GS_ATTACH_PUSH(c, vec, val)                                                            \
+    do {                                                                             \
+        if (!gs_attach_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v)) {    \
+            (c)->oom = 1;                                                            \
+            break;                                                                   \
+        }                                                                            \
+        (vec).v[(vec).n++] = (val);                                                  \
+    } while (0)
+
+/* Reads one raw file (sampler: the sampler's file) into c. */
+gs_status gs_attach_read_file(gs_attach_raw *c, const char *path, int sampler, gs_err *err);
+/* Frees what c holds (not c). */
+void gs_attach_ctx_free(gs_attach_raw *c);
+
+#endif

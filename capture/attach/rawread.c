@@ -1,0 +1,443 @@
+/*
+ * Reading attach raw records (capture/attach/attach.h) into the flat arrays
+ * of convert_int.h: one pass per file, one record per line, with the
+ * kernel-name shortening and string interning on the way.  Malformed lines
+ * are errors naming file:line; a last line without its newline (a crash)
+ * is skipped and counted; device records without timestamps are dropped
+ * and counted.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert_int.h"
+
+/* ---- kernel names ------------------------------------------------------------- */
+
+
+void gs_attach_kernel_name(char *out, size_t n, const char *m)
+{
+    size_t len = 0;
+    if (!n)
+        return;
+    out[0] = '\0';
+    if (!m)
+        return;
+    if (m[0] == '_' && m[1] == 'Z') {
+        const char *p = m + 2;
+        int nested = 0;
+        if (*p == 'N') {
+            nested = 1;
+            p++;
+            while (*p == 'r' || *p == 'V' || *p == 'K' || *p == 'R' || *p == 'O')
+                p++;
+        }
+        for (;;) {
+            const char *part = NULL;
+            size_t plen = 0;
+            if (p[0] == 'S' && p[1] == 't') {
+                part = "std";
+                plen = 3;
+                p += 2;
+            } else if (*p >= '1' && *p <= '9') {
+                char *e;
+                unsigned long k = strtoul(p, &e, 10);
+                if (strnlen(e, k) < k)
+                    break;
+                part = e;
+                plen = k;
+                p = e + k;
+                if (plen == 12 && !strncmp(part, "_GLOBAL__N_1", 12)) {
+                    part = "(anonymous namespace)";
+                    plen = strlen(part);
+                }
+            } else {
+                break;
+            }
+            if (len && len + 2 < n) {
+                out[len++] = ':';
+                out[len++] = ':';
+            }
+            for (size_t i = 0; i < plen && len + 1 < n; i++)
+                out[len++] = part[i];
+            out[len] = '\0';
+            if (!nested)
+                break;
+        }
+        if (len)
+            goto cap;
+    }
+    /* Not mangled (extern "C", Triton) or not understood: up to '(' or '<'. */
+    for (size_t i = 0; m[i] && m[i] != '(' && (m[i] != '<' || i == 0) && len + 1 < n; i++)
+        out[len++] = m[i];
+    out[len] = '\0';
+cap:
+    if (len > GS_ATTACH_KNAME_MAX && n > GS_ATTACH_KNAME_MAX)
+        out[GS_ATTACH_KNAME_MAX] = '\0';
+}
+
+int gs_attach_grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 1;
+    size_t nc = *cap ? *cap * 2 : 256;
+    while (nc < need)
+        nc *= 2;
+    void *p = realloc(*v, nc * elem);
+    if (!p)
+        return 0;
+    *v = p;
+    *cap = nc;
+    return 1;
+}
+
+
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static const char *intern(gs_attach_raw *c, const char *s)
+{
+    if (c->strs.n * 2 >= c->icap) {
+        size_t nc = c->icap ? c->icap * 2 : 1024;
+        char **t = calloc(nc, sizeof *t);
+        if (!t) {
+            c->oom = 1;
+            return "";
+        }
+        for (size_t i = 0; i < c->icap; i++)
+            if (c->itab[i]) {
+                size_t j = hash_str(c->itab[i]) & (nc - 1);
+                while (t[j])
+                    j = (j + 1) & (nc - 1);
+                t[j] = c->itab[i];
+            }
+        free(c->itab);
+        c->itab = t;
+        c->icap = nc;
+    }
+    size_t j = hash_str(s) & (c->icap - 1);
+    while (c->itab[j]) {
+        if (!strcmp(c->itab[j], s))
+            return c->itab[j];
+        j = (j + 1) & (c->icap - 1);
+    }
+    char *d = strdup(s);
+    if (!d) {
+        c->oom = 1;
+        return "";
+    }
+    GS_ATTACH_PUSH(c, c->strs, d);
+    c->itab[j] = d;
+    return d;
+}
+
+/* ---- parsing ------------------------------------------------------------------ */
+
+/* Splits the first k space-separated fields of line into f[0..k-1] (each
+ * NUL-terminated in place); *rest gets what follows (the name field, may
+ * be ""); returns 0 when fewer than k fields. */
+static int split(char *line, char **f, int k, char **rest)
+{
+    char *p = line;
+    for (int i = 0; i < k; i++) {
+        if (!*p)
+            return 0;
+        f[i] = p;
+        while (*p && *p != ' ')
+            p++;
+        if (*p)
+            *p++ = '\0';
+    }
+    if (rest)
+        *rest = p;
+    return 1;
+}
+
+static int u64(const char *s, uint64_t *out)
+{
+    if (!*s)
+        return 0;
+    char *e;
+    errno = 0;
+    unsigned long long v = strtoull(s, &e, 0);
+    if (*e || errno || *s == '-')
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int i64(const char *s, int64_t *out)
+{
+    if (!*s)
+        return 0;
+    char *e;
+    errno = 0;
+    long long v = strtoll(s, &e, 10);
+    if (*e || errno)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* Parses fields f[0..k-1] as unsigned into u[]; 0 on a bad one. */
+static int nums(char **f, int k, uint64_t *u)
+{
+    for (int i = 0; i < k; i++)
+        if (!u64(f[i], &u[i]))
+            return 0;
+    return 1;
+}
+
+/* where = "path:line" */
+static gs_status fmt_err(gs_err *err, const char *path, long lineno, const char *what)
+{
+    char where[2100];
+    snprintf(where, sizeof where, "%s:%ld", path, lineno);
+    return gs_err_set(err, GS_ERR_FORMAT, "attach", where, "%s", what);
+}
+
+/* CUPTI returns records of work still in flight at a forced flush with
+ * zero (or all-ones) timestamps: they are dropped and counted. */
+static int untimed(gs_attach_raw *c, const uint64_t *u)
+{
+    if (u[0] && u[1] && u[1] >= u[0] && u[0] != UINT64_MAX && u[1] - u[0] < (uint64_t)1 << 50)
+        return 0;
+    c->st.untimed++;
+    return 1;
+}
+
+static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long lineno, int32_t *pid,
+                            int64_t *off, gs_err *err)
+{
+    char *f[12], *rest;
+    uint64_t u[12];
+    char t = line[0];
+    if (!t || line[1] != ' ')
+        goto bad;
+    line += 2;
+    switch (t) {
+    case 'H':
+        if (!split(line, f, 5, &rest) || strcmp(f[0], "gsattach") || strcmp(f[1], "1") ||
+            !nums(f + 2, 3, u))
+            goto bad;
+        *pid = (int32_t)u[0];
+        *off = 0;
+        return GS_OK;
+    case 'I':
+        if (strstr(line, "cupti=on"))
+            c->st.cupti_on = 1;
+        if (strlen(c->info) + strlen(line) + 3 < sizeof c->info) {
+            if (c->info[0])
+                strcat(c->info, "; ");
+            strcat(c->info, line);
+        }
+        return GS_OK;
+    case 'O': {
+        int64_t o;
+        if (!split(line, f, 1, NULL) || !i64(f[0], &o))
+            goto bad;
+        *off = o;
+        return GS_OK;
+    }
+    case 'K': {
+        if (!split(line, f, 6, &rest) || !nums(f, 6, u) || !*rest)
+            goto bad;
+        if (untimed(c, u))
+            return GS_OK;
+        gs_attach_op o = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
+                    (uint32_t)u[4], (uint32_t)u[5], 0, GS_AOP_KERNEL, 0, 0, 0, 0, NULL, -1};
+        char nm[GS_ATTACH_KNAME_MAX + 8];
+        gs_attach_kernel_name(nm, sizeof nm, rest);
+        o.name = intern(c, nm[0] ? nm : "kernel");
+        GS_ATTACH_PUSH(c, c->ops, o);
+        c->st.kernels++;
+        return GS_OK;
+    }
+    case 'M': {
+        if (!split(line, f, 11, NULL) || !nums(f, 11, u))
+            goto bad;
+        if (untimed(c, u))
+            return GS_OK;
+        gs_attach_op o = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
+                    (uint32_t)u[4], (uint32_t)u[5], (uint32_t)u[6], GS_AOP_COPY, (uint8_t)u[7],
+                    (uint8_t)u[8], (uint8_t)u[9], u[10], NULL, -1};
+        GS_ATTACH_PUSH(c, c->ops, o);
+        c->st.copies++;
+        return GS_OK;
+    }
+    case 'S': {
+        if (!split(line, f, 8, NULL) || !nums(f, 8, u))
+            goto bad;
+        if (untimed(c, u))
+            return GS_OK;
+        gs_attach_op o = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
+                    (uint32_t)u[4], (uint32_t)u[5], 0, GS_AOP_MEMSET, 0, 0, 0, u[6], NULL, -1};
+        GS_ATTACH_PUSH(c, c->ops, o);
+        c->st.memsets++;
+        return GS_OK;
+    }
+    case 'Y': {
+        if (!split(line, f, 6, NULL) || !nums(f, 6, u))
+            goto bad;
+        gs_attach_sync y = {*pid, (uint32_t)u[4]};
+        GS_ATTACH_PUSH(c, c->syncs, y);
+        return GS_OK;
+    }
+    case 'R':
+    case 'D': {
+        if (!split(line, f, 5, &rest) || !nums(f, 5, u) || !*rest)
+            goto bad;
+        char nm[128];
+        size_t k = 0;
+        for (; rest[k] && k + 1 < sizeof nm; k++)
+            nm[k] = rest[k];
+        nm[k] = '\0';
+        /* cudaLaunchKernel_v7000 -> cudaLaunchKernel */
+        char *v = strstr(nm, "_v");
+        if (v && v[2] >= '0' && v[2] <= '9' && strspn(v + 2, "0123456789") == strlen(v + 2))
+            *v = '\0';
+        gs_attach_call a = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
+                     (uint32_t)u[3], (uint32_t)u[4], t == 'R', 0, 0, -1, intern(c, nm)};
+        GS_ATTACH_PUSH(c, c->api, a);
+        c->st.api_calls++;
+        return GS_OK;
+    }
+    case 'V':
+        if (!split(line, f, 1, &rest) || !nums(f, 1, u))
+            goto bad;
+        if (u[0] < 16)
+            snprintf(c->devname[u[0]], sizeof c->devname[0], "%s", rest);
+        return GS_OK;
+    case 'W':
+    case 'L':
+    case 'T':
+    case 'N': {
+        int k = t == 'W' ? 5 : 3;
+        if (t == 'L' || t == 'T')
+            k = 4;
+        if (!split(line, f, k, &rest) || !u64(f[0], &u[0]) || !u64(f[1], &u[1]) ||
+            !u64(f[2], &u[2]) || u[1] < u[0])
+            goto bad;
+        gs_attach_hrec h = {(int64_t)u[0], (int64_t)u[1], (uint32_t)u[2], 0, *pid, t, 0, NULL, NULL};
+        if (t == 'W' || t == 'L') {
+            if (!u64(f[3], &h.addr))
+                goto bad;
+            if (t == 'W') {
+                if (!u64(f[4], &u[4]))
+                    goto bad;
+                h.owner = (uint32_t)u[4];
+                c->st.lock_waits++;
+            }
+        } else if (t == 'T') {
+            c->st.trims++;
+        } else {
+            if (!*rest)
+                goto bad;
+            h.name = intern(c, rest);
+            c->st.nvtx++;
+        }
+        GS_ATTACH_PUSH(c, c->host, h);
+        return GS_OK;
+    }
+    case 'X':
+        if (!split(line, f, 2, NULL) || !nums(f, 2, u))
+            goto bad;
+        c->st.dropped += (long)u[1];
+        return GS_OK;
+    case 'F':
+    case 'E':
+    case 'G':
+        return GS_OK;
+    case 'P': {
+        if (!split(line, f, 6, NULL) || !nums(f, 4, u) || u[1] < u[0])
+            goto bad;
+        int known = 0;
+        for (int s = 0; s < GS_TS_COUNT; s++)
+            known |= !strcmp(f[4], gs_tstate_name((gs_tstate)s));
+        if (!known)
+            goto bad;
+        gs_attach_hrec h = {(int64_t)u[0], (int64_t)u[1], (uint32_t)u[3], 0, (int32_t)u[2], 'P', 0,
+                      intern(c, f[4]), intern(c, f[5])};
+        GS_ATTACH_PUSH(c, c->host, h);
+        c->st.state_runs++;
+        return GS_OK;
+    }
+    case 'C': {
+        if (!split(line, f, 2, &rest) || !nums(f, 2, u))
+            goto bad;
+        gs_attach_comm cr = {(uint32_t)u[1], intern(c, rest)};
+        GS_ATTACH_PUSH(c, c->comms, cr);
+        return GS_OK;
+    }
+    default:
+        break;
+    }
+bad:
+    return fmt_err(err, path, lineno,
+                   "malformed record (the raw format is in capture/attach/attach.h)");
+}
+
+gs_status gs_attach_read_file(gs_attach_raw *c, const char *path, int sampler, gs_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return gs_err_set(err, GS_ERR_IO, "attach", path, "%s", strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t k;
+    long lineno = 0;
+    int32_t pid = -1;
+    int64_t off = 0;
+    gs_status st = GS_OK;
+    c->st.files++;
+    while ((k = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        if (line[k - 1] != '\n') {
+            c->st.truncated++;   /* cut by a crash: the last line only */
+            break;
+        }
+        line[--k] = '\0';
+        if (lineno == 1 && !sampler && line[0] != 'H') {
+            st = fmt_err(err, path, 1, "expected the header line \"H gsattach 1 ...\"");
+            break;
+        }
+        if (lineno == 1 && sampler && line[0] != 'G') {
+            st = fmt_err(err, path, 1, "expected the sampler header line \"G T0 HZ\"");
+            break;
+        }
+        c->st.lines++;
+        if ((st = parse_line(c, line, path, lineno, &pid, &off, err)) != GS_OK)
+            break;
+        if (c->oom) {
+            st = GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory reading %s", path);
+            break;
+        }
+    }
+    if (st == GS_OK && lineno == 0)
+        c->st.truncated++;   /* an empty file: the process died before its header */
+    free(line);
+    fclose(f);
+    return st;
+}
+
+void gs_attach_ctx_free(gs_attach_raw *c)
+{
+    for (size_t i = 0; i < c->strs.n; i++)
+        free(c->strs.v[i]);
+    free(c->strs.v);
+    free(c->itab);
+    free(c->ops.v);
+    free(c->api.v);
+    free(c->host.v);
+    free(c->syncs.v);
+    free(c->comms.v);
+}
