@@ -411,7 +411,19 @@ void imp_kernel_name(char *out, size_t n, const char *full)
 
 void imp_set_source(gs_timeline *tl, const char *source, const char *name)
 {
-    gs_timeline_meta_set(tl, "source", source);
+    const char *had = gs_timeline_meta_get(tl, "source");
+    if (had && *had && !strstr(had, source)) {
+        /* files of several sources: "import:chrome+import:daemon_log" */
+        size_t n = strlen(had) + strlen(source) + 2;
+        char *v = malloc(n);
+        if (v) {
+            snprintf(v, n, "%s+%s", had, source);
+            gs_timeline_meta_set(tl, "source", v);
+            free(v);
+        }
+    } else if (!had || !*had) {
+        gs_timeline_meta_set(tl, "source", source);
+    }
     const char *prev = gs_timeline_meta_get(tl, "source.file");
     if (!prev || !*prev) {
         gs_timeline_meta_set(tl, "source.file", name);
