@@ -27,11 +27,13 @@
  * Rebuilt spans (flag APPROX on inferred device spans; meta
  * timeline.approximate=1):
  *   synth/<i>          synth [SYNTH_START, SYNTH_END) (lanes assigned greedily)
- *   gpu_worker/<d>.<w> queue_wait [previous GPU_END, GPU_PICKUP);
+ *   gpu_worker/<d>.<w> queue_wait [previous GPU_END, GPU_QUEUE of the partition
+ *                      picked), handoff from there to GPU_PICKUP;
  *                      status_check, fail_check, mark_busy from hot_path
  *                      (ending at its timestamp), each lock step split into
  *                      LOCK_WAIT tracker (while a finalizer's hold covers
- *                      its start, holder = that finalizer) + LOCK_HOLD;
+ *                      its start, holder = that finalizer) + LOCK_HOLD
+ *                      (without hot_path: one step pickup_to_start);
  *                      prove_start [GPU_START, GPU_END) holding host_prep
  *                      [GPU_START, + pre_lock_cpu_ms), LOCK_WAIT device_mutex
  *                      (+ mutex_wait_ms), and prove_finish for the tail
@@ -938,6 +940,9 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
                 gs_tl_span(l, GS_SPAN_STEP, what[z], job, pt, a[z], b[z], 0, "approx=1");
             }
         }
+        if (!(p->has_hot && aligned) && pick != UNSET && p->start > pick)
+            /* No hot_path line: the pre-prove checks are one unnamed step. */
+            gs_tl_span(l, GS_SPAN_STEP, "pickup_to_start", job, pt, pick, p->start, 0, "approx=1");
         /* Between the previous GPU_END and the pickup: waiting on an empty
          * queue until this partition was queued, then hand-off work (the
          * queue held it, so the worker was busy elsewhere in its loop). */
