@@ -11,7 +11,7 @@ FROM nvidia/cuda:13.0.0-devel-ubuntu24.04
 ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update && apt-get install -y --no-install-recommends \
         build-essential make python3 git \
-        libgmp-dev libbenchmark-dev gnuplot-nox hyperfine valgrind \
+        libgmp-dev libbenchmark-dev libsqlite3-dev gnuplot-nox hyperfine valgrind \
         clang libclang-rt-dev \
         nodejs npm ca-certificates \
     && rm -rf /var/lib/apt/lists/*

@@ -166,6 +166,11 @@ static int import_main(int argc, char **argv)
             goto done;
         }
         report_skips(tl, &rep, files[f], o.quiet);
+        const char *src = gs_timeline_meta_get(tl, "source");
+        if (f > 0 && src && strchr(src, '+'))
+            fprintf(stderr, "gapscope import: warning: %s is a different kind of source (%s): "
+                            "its times are on its own clock, not aligned with the others\n",
+                    files[f], src);
         if (!rep.used) {
             fprintf(stderr, "gapscope import: %s: no usable record (nothing to import)\n", files[f]);
             rc = 2;

@@ -86,6 +86,13 @@ GS_TEST(cli_import_each_format)
         /* The run directory re-analyses like any other. */
         snprintf(cmd, sizeof cmd, "%s analyze %s --quiet >/dev/null 2>&1", bin(), dir);
         GS_CHECK(gs_test_run(cmd, out, sizeof out) == 0);
+        if (i == 1) {
+            /* The gate's tracker_lock limit takes the foreign lock waits by
+             * family: lock_wait/other 50 us of the 607 us span. */
+            snprintf(cmd, sizeof cmd, "%s gate %s --thresholds ci/thresholds.ini 2>&1", bin(), dir);
+            gs_test_run(cmd, out, sizeof out);
+            GS_CHECK_MSG(strstr(out, "FAIL cause_share tracker_lock = 0.0823") != NULL, "%s", out);
+        }
     }
 }
 

@@ -95,6 +95,8 @@ static int device_unions(gs_device_analysis *d, gs_timeline *tl, const gs_span *
         have_span = 1;
     }
     d->n_ops = d->n_busy;
+    if (!d->n_ops)   /* a device lane without operations: an empty span, not INT64_MIN - MAX */
+        d->span_start_ns = d->span_end_ns = 0;
     d->n_kernel = gs_interval_union(d->kernel, d->n_kernel);
     d->n_copy = gs_interval_union(d->copy, d->n_copy);
     d->n_busy = gs_interval_union(d->busy, d->n_busy);

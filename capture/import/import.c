@@ -342,7 +342,7 @@ int imp_us_to_ns(const char *text, int64_t *out)
         return 0;
     int64_t whole = 0;
     for (; isdigit((unsigned char)*p); p++) {
-        if (whole > (INT64_MAX / 1000 - 9) / 10)
+        if (whole > 300000000000000LL)   /* |value| <= 3e15 us: sums stay in int64 ns */
             return 0;
         whole = whole * 10 + (*p - '0');
     }
@@ -360,7 +360,7 @@ int imp_us_to_ns(const char *text, int64_t *out)
     if (*p == 'e' || *p == 'E') {
         char *e;
         double v = strtod(text, &e);
-        if (*e || !(v == v) || v > 9.2e15 || v < -9.2e15)
+        if (*e || !(v == v) || v > 3e15 || v < -3e15)
             return 0;
         *out = (int64_t)(v * 1000.0 + (v < 0 ? -0.5 : 0.5));
         return 1;
@@ -411,7 +411,19 @@ void imp_kernel_name(char *out, size_t n, const char *full)
 
 void imp_set_source(gs_timeline *tl, const char *source, const char *name)
 {
-    gs_timeline_meta_set(tl, "source", source);
+    const char *had = gs_timeline_meta_get(tl, "source");
+    if (had && *had && !strstr(had, source)) {
+        /* files of several sources: "import:chrome+import:daemon_log" */
+        size_t n = strlen(had) + strlen(source) + 2;
+        char *v = malloc(n);
+        if (v) {
+            snprintf(v, n, "%s+%s", had, source);
+            gs_timeline_meta_set(tl, "source", v);
+            free(v);
+        }
+    } else if (!had || !*had) {
+        gs_timeline_meta_set(tl, "source", source);
+    }
     const char *prev = gs_timeline_meta_get(tl, "source.file");
     if (!prev || !*prev) {
         gs_timeline_meta_set(tl, "source.file", name);

@@ -89,7 +89,10 @@ void gs_import_options_defaults(gs_import_options *o);
 
 /* Parses bytes in the given format (AUTO: sniffed) into tl, adding lanes
  * and spans; sets the `source` and `source.file` meta keys (appending to
- * source.file when tl already holds an import).  opt may be NULL. */
+ * source.file when tl already holds an import, and joining distinct
+ * sources with '+').  Files keep their own clocks: several files share a
+ * time base only when their sources do (Kineto traces of one host).  opt
+ * may be NULL. */
 gs_status gs_import_bytes(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
                           size_t len, const char *name, gs_import_format fmt,
                           const gs_import_options *opt, gs_err *err);

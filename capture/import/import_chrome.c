@@ -370,6 +370,10 @@ static void own_event(chrome *c, const gs_json *ev, long line)
         return;
     }
     ts += c->base_ns;
+    if (ts > IMP_T_MAX || ts < -IMP_T_MAX) {
+        skip(c, "time beyond +-4e18 ns", line);
+        return;
+    }
     gs_tl_lane *lane = c->own_lanes[li];
     const gs_json *args = gs_json_get(ev, "args");
     if (!strcmp(ph, "C")) {
@@ -392,6 +396,10 @@ static void own_event(chrome *c, const gs_json *ev, long line)
     }
     if (strcmp(ph, "X") || !jus(ev, "dur", &dur) || dur < 0) {
         skip(c, "complete event without a non-negative dur", line);
+        return;
+    }
+    if (ts + dur > IMP_T_MAX) {
+        skip(c, "time beyond +-4e18 ns", line);
         return;
     }
     char cat[64];
@@ -567,6 +575,10 @@ static void kineto_complete(chrome *c, const gs_json *ev, int64_t ts, int64_t du
         return;
     }
     int64_t start = ts + c->base_ns, end = start + dur;
+    if (start < -IMP_T_MAX || end > IMP_T_MAX) {
+        skip(c, "time beyond +-4e18 ns", line);
+        return;
+    }
     const gs_json *args = gs_json_get(ev, "args");
     int64_t corr = -1;
     int has_corr = jint(args, "correlation", &corr);
@@ -847,6 +859,10 @@ gs_status gs_import_chrome(gs_timeline *tl, gs_import_report *rep, const uint8_t
                 gs_json *v = parse_slice(&c, vs, sc.s);
                 if (v && v->type == GS_JSON_NUMBER && v->text)
                     c.base_ns = strtoll(v->text, NULL, 10);
+                if (c.base_ns > IMP_BASE_MAX || c.base_ns < -IMP_BASE_MAX) {
+                    c.base_ns = 0;
+                    skip(&c, "baseTimeNanoseconds out of range (ignored)", kline);
+                }
                 gs_json_free(v);
             } else if (!strcmp(key, "metadata")) {
                 gs_json *v = parse_slice(&c, vs, sc.s);
@@ -855,8 +871,11 @@ gs_status gs_import_chrome(gs_timeline *tl, gs_import_report *rep, const uint8_t
                     c.own = 1;
                     for (size_t i = 0; i < v->n; i++) {
                         const char *k = v->keys[i], *val = v->items[i].text;
-                        if (!strcmp(k, "t0_ns") && val)
+                        if (!strcmp(k, "t0_ns") && val) {
                             c.base_ns = strtoll(val, NULL, 10);
+                            if (c.base_ns > IMP_BASE_MAX || c.base_ns < -IMP_BASE_MAX)
+                                c.base_ns = 0;
+                        }
                         else if (val && strcmp(k, "generator") && strcmp(k, "dropped_spans"))
                             gs_timeline_meta_set(tl, strcmp(k, "source") ? k : "source.original",
                                                  val);

@@ -27,11 +27,13 @@
  * Rebuilt spans (flag APPROX on inferred device spans; meta
  * timeline.approximate=1):
  *   synth/<i>          synth [SYNTH_START, SYNTH_END) (lanes assigned greedily)
- *   gpu_worker/<d>.<w> queue_wait [previous GPU_END, GPU_PICKUP);
+ *   gpu_worker/<d>.<w> queue_wait [previous GPU_END, GPU_QUEUE of the partition
+ *                      picked), handoff from there to GPU_PICKUP;
  *                      status_check, fail_check, mark_busy from hot_path
  *                      (ending at its timestamp), each lock step split into
  *                      LOCK_WAIT tracker (while a finalizer's hold covers
- *                      its start, holder = that finalizer) + LOCK_HOLD;
+ *                      its start, holder = that finalizer) + LOCK_HOLD
+ *                      (without hot_path: one step pickup_to_start);
  *                      prove_start [GPU_START, GPU_END) holding host_prep
  *                      [GPU_START, + pre_lock_cpu_ms), LOCK_WAIT device_mutex
  *                      (+ mutex_wait_ms), and prove_finish for the tail
@@ -440,7 +442,9 @@ static int parse_rfc3339(const char *s, int64_t *ns, const char **end)
     int y, mo, da, h, mi, se, n = 0;
     if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &da, &h, &mi, &se, &n) != 6 || n != 19)
         return 0;
-    if (mo < 1 || mo > 12 || da < 1 || da > 31 || h > 23 || mi > 59 || se > 60)
+    /* 1970..2200 keeps every derived time inside int64 nanoseconds. */
+    if (y < 1970 || y > 2200 || mo < 1 || mo > 12 || da < 1 || da > 31 || h > 23 || mi > 59 ||
+        se > 60)
         return 0;
     const char *p = s + 19;
     int64_t frac = 0;
@@ -456,7 +460,7 @@ static int parse_rfc3339(const char *s, int64_t *ns, const char **end)
         p++;
     } else if ((*p == '+' || *p == '-') && isdigit((unsigned char)p[1])) {
         int th = 0, tm = 0;
-        if (sscanf(p + 1, "%2d:%2d", &th, &tm) != 2)
+        if (sscanf(p + 1, "%2d:%2d", &th, &tm) != 2 || th > 23 || tm > 59)
             return 0;
         tz = (*p == '+' ? 1 : -1) * (int64_t)(th * 3600 + tm * 60);
         p += 6;
@@ -696,6 +700,13 @@ static int cmp_hold_iv(const void *pa, const void *pb)
     return (x->a > y->a) - (x->a < y->a);
 }
 
+/* utc - delta within +-1e18 ns (31 years) of the TIMELINE base. */
+static int in_range(int64_t utc, int64_t delta)
+{
+    int64_t t = utc - delta;   /* |utc|, |delta| < 8.3e18 by construction: no overflow */
+    return t > -1000000000000000000LL && t < 1000000000000000000LL;
+}
+
 /* The hold covering t (holds sorted by start; holds of one mutex do not
  * overlap, so looking back a few from the last start <= t finds it). */
 static const hold_iv *hold_covering(const hold_iv *h, size_t n, int64_t t)
@@ -753,6 +764,29 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
     if (!aligned && (d->nf || d->nt))
         gs_import_skip(d->rep, "FIN_TIMING lines not placed: no GPU_TIMING hot_path line pairs "
                                "the tracing clock with TIMELINE offsets", d->name);
+    /* Tracing times far from the TIMELINE base (a corrupt timestamp) are
+     * dropped so every span stays inside +-IMP_T_MAX. */
+    if (aligned) {
+        size_t k = 0;
+        for (size_t i = 0; i < d->nf; i++)
+            if (in_range(d->f[i].t_utc, delta))
+                d->f[k++] = d->f[i];
+            else
+                gs_import_skip(d->rep, "tracing timestamp far from the TIMELINE clock", d->name);
+        d->nf = k;
+        k = 0;
+        for (size_t i = 0; i < d->nt; i++)
+            if (in_range(d->t[i].t_utc, delta))
+                d->t[k++] = d->t[i];
+            else
+                gs_import_skip(d->rep, "tracing timestamp far from the TIMELINE clock", d->name);
+        d->nt = k;
+        for (size_t i = 0; i < d->n; i++)
+            if (d->p[i].has_hot && !in_range(d->p[i].hot_utc, delta)) {
+                d->p[i].has_hot = 0;
+                gs_import_skip(d->rep, "tracing timestamp far from the TIMELINE clock", d->name);
+            }
+    }
     /* Synthesis. */
     size_t m = 0;
     for (size_t i = 0; i < d->n; i++)
@@ -906,6 +940,9 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
                 gs_tl_span(l, GS_SPAN_STEP, what[z], job, pt, a[z], b[z], 0, "approx=1");
             }
         }
+        if (!(p->has_hot && aligned) && pick != UNSET && p->start > pick)
+            /* No hot_path line: the pre-prove checks are one unnamed step. */
+            gs_tl_span(l, GS_SPAN_STEP, "pickup_to_start", job, pt, pick, p->start, 0, "approx=1");
         /* Between the previous GPU_END and the pickup: waiting on an empty
          * queue until this partition was queued, then hand-off work (the
          * queue held it, so the worker was busy elsewhere in its loop). */

@@ -214,6 +214,10 @@ static void each_row(nsys *n, const char *t, const char *sql, row_fn fn)
             continue;
         }
         int64_t s = sqlite3_column_int64(q, 0), e = sqlite3_column_int64(q, 1);
+        if (s < -IMP_T_MAX || s > IMP_T_MAX || e < -IMP_T_MAX || e > IMP_T_MAX) {
+            skip(n, "row with a time beyond +-4e18 ns", t);
+            continue;
+        }
         if (e < s) {
             skip(n, "row whose end precedes its start", t);
             continue;

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Synthetic large inputs for timing `gapscope import` (bench/RESULTS.md):
+
+  python3 bench/gen_import_inputs.py DIR
+    DIR/kineto-300k.json   a Kineto-shaped trace: 100000 iterations of cpu_op +
+                           cudaLaunchKernel + kernel (300001 events, ~64 MB)
+    DIR/daemon-12k.log     a daemon log of 1200 jobs x 10 partitions on 2 workers
+                           (TIMELINE, GPU_TIMING, FIN_TIMING, CUZK_TIMING lines, ~10.6 MB)
+Deterministic: same output every time.
+"""
+import datetime as dt
+import json
+import os
+import sys
+
+
+def kineto(path):
+    ev = [{"name": "thread_name", "ph": "M", "pid": 1, "tid": 11,
+           "args": {"name": "thread 11 (python)"}}]
+    t = 0.0
+    for i in range(100000):
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 11,
+                   "ts": round(t, 3), "dur": 8.0, "args": {"External id": i}})
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1,
+                   "tid": 11, "ts": round(t + 2, 3), "dur": 3.0,
+                   "args": {"cbid": 211, "correlation": i + 1}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "void add_kernel<float>(float*)", "pid": 0,
+                   "tid": 7, "ts": round(t + 6, 3), "dur": 5.5,
+                   "args": {"device": 0, "stream": 7, "correlation": i + 1, "grid": [1, 1, 1]}})
+        t += 12.5
+    with open(path, "w") as f:
+        json.dump({"schemaVersion": 1, "baseTimeNanoseconds": 1700000000000000000,
+                   "traceEvents": ev}, f, indent=1)
+
+
+def daemon(path):
+    base = dt.datetime(2026, 1, 5, 10, 0, 0)
+
+    def utc(ms):
+        return (base + dt.timedelta(microseconds=int(ms * 1000))).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    lines, t = [], 0.0
+    for j in range(1200):
+        for p in range(10):
+            w = (j * 10 + p) % 2
+            lines += [
+                (t, f"TIMELINE,{int(t)},SYNTH_START,{j},partition={p}"),
+                (t + 30, f"TIMELINE,{int(t + 30)},SYNTH_END,{j},partition={p},synth_ms=30"),
+                (t + 30, f"TIMELINE,{int(t + 30)},GPU_QUEUE,{j},partition={p}"),
+                (t + 31, f"TIMELINE,{int(t + 31)},GPU_PICKUP,{j},worker={w},partition={p}"),
+                (t + 33, f"{utc(t + 33)}  INFO e: GPU_TIMING hot_path pre-prove overhead worker_id={w} "
+                         f"partition=Some({p}) status_ms=0.5 fail_check_ms=1 mark_busy_ms=0.5 "
+                         f"total_overhead_ms=2"),
+                (t + 33, f"TIMELINE,{int(t + 33)},GPU_START,{j},worker={w},partition={p}"),
+                (t + 35, "CUZK_TIMING: pre_lock_cpu_ms=1.5 mutex_wait_ms=0.5"),
+                (t + 45, "CUZK_TIMING: gpu_tid=0 tail_msm_ms=3 gpu_total_ms=10"),
+                (t + 46, "CUZK_TIMING: mutex_held_ms=11 total_start_fn_ms=13"),
+                (t + 46, f"TIMELINE,{int(t + 46)},GPU_END,{j},worker={w},partition={p},gpu_ms=13"),
+                (t + 50, f"{utc(t + 49)}  INFO f: FIN_TIMING malloc_trim (success path) job_id={j} "
+                         f"partition=Some({p}) malloc_trim_ms=2"),
+                (t + 50, f"{utc(t + 50)}  INFO f: FIN_TIMING finalizer partition finish_ms=1 "
+                         f"drop_res_ms=1 lock_wait_ms=0.1 process_ms=3 total_ms=5"),
+            ]
+            t += 15
+    lines.sort(key=lambda x: x[0])
+    with open(path, "w") as f:
+        f.write("".join(l + "\n" for _, l in lines))
+
+
+if __name__ == "__main__":
+    d = sys.argv[1] if len(sys.argv) > 1 else "."
+    os.makedirs(d, exist_ok=True)
+    kineto(os.path.join(d, "kineto-300k.json"))
+    daemon(os.path.join(d, "daemon-12k.log"))
