@@ -482,3 +482,39 @@ GS_TEST(diag_report_util_bins_bounded)
     free(u);
     gs_run_free(&r);
 }
+
+/* jobs.csv problems are named path:line; a NUL byte is one (the lines after
+ * it were once dropped without a word). */
+GS_TEST(diag_jobs_csv_malformed)
+{
+    static const char hdr[] = "# gapscope jobs v1\n"
+                              "id,kind,partitions,status,verified,intended_ns,submitted_ns,done_ns,error\n";
+    static const char ok[] = "1,porep_c2,2,ok,1,10,20,30,\n";
+    struct { const char *body; size_t len; int line; const char *word; } cases[] = {
+        {"2,porep_c2,2,ok,1,10,20\n", 0, 4, "9 fields"},
+        {"2,porep_c2,2,ok,2,10,20,30,\n", 0, 4, "verified"},
+        {"2,porep_c2,2,ok,1,10,-5,30,\n", 0, 4, "times >= -1"},
+        {"2,porep_c2,2,ok,1,10,20,30,\"unterminated\n", 0, 4, "9 fields"},
+        {"2,po\0rep,2,ok,1,10,20,30,\n3,porep_c2,2,ok,1,10,20,30,\n", 54, 4, "NUL byte"},
+    };
+    char path[600];
+    snprintf(path, sizeof path, "%s/jobs.csv", gs_test_tmpdir());
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = fopen(path, "wb");
+        GS_REQUIRE(f);
+        fputs(hdr, f);
+        fputs(ok, f);
+        fwrite(cases[i].body, 1, cases[i].len ? cases[i].len : strlen(cases[i].body), f);
+        fclose(f);
+        gs_job_record *v = (gs_job_record *)1;
+        size_t n = 7;
+        gs_err err;
+        gs_err_clear(&err);
+        GS_CHECK_MSG(gs_jobs_read_csv(&v, &n, path, &err) == GS_ERR_FORMAT, "case %zu accepted", i);
+        GS_CHECK(v == NULL && n == 0);
+        char where[700];
+        snprintf(where, sizeof where, "%s:%d:", path, cases[i].line);
+        GS_CHECK_MSG(strstr(err.msg, where) && strstr(err.msg, cases[i].word), "case %zu: '%s'", i,
+                     err.msg);
+    }
+}
