@@ -311,11 +311,23 @@ static gs_status write_causes_util(const gs_run *r, gs_err *err)
         return st;
     if ((st = dopen(&u, r, "util_bins.dat", err)) != GS_OK)
         return st;
-    fprintf(u.o.f, "# t_s util util_kernels_only   (bins of %.3f s from each device's span "
-                   "start; t_s = bin centre; one index block per device)\n", a->cfg.bin_s);
-    int64_t bin = (int64_t)llround(a->cfg.bin_s * 1e9);
+    int64_t bin = a->cfg.bin_s > 0 && a->cfg.bin_s < 1e9 ? (int64_t)llround(a->cfg.bin_s * 1e9) : 0;
     if (bin <= 0)
         bin = 200000000;
+    /* At most GS_UTIL_BINS_MAX bins per device: a long span (a capture of
+     * days, or a hand-made file) widens the bin instead of writing
+     * gigabytes (a 9-day span once wrote 130 MB in 0.2 s bins). */
+    int64_t widest = 0, asked = bin;
+    for (size_t d = 0; d < a->n_dev; d++)
+        if (a->dev[d].span_end_ns - a->dev[d].span_start_ns > widest)
+            widest = a->dev[d].span_end_ns - a->dev[d].span_start_ns;
+    if (widest / bin >= GS_UTIL_BINS_MAX)
+        bin = widest / GS_UTIL_BINS_MAX + 1;
+    fprintf(u.o.f, "# t_s util util_kernels_only   (bins of %.3f s from each device's span "
+                   "start; t_s = bin centre; one index block per device)\n", (double)bin * 1e-9);
+    if (bin != asked)
+        fprintf(u.o.f, "# bin widened from %.3f s to keep at most %d bins per device\n",
+                (double)asked * 1e-9, GS_UTIL_BINS_MAX);
     for (size_t d = 0; d < a->n_dev; d++) {
         const gs_device_analysis *D = &a->dev[d];
         fprintf(u.o.f, "%s# device %d\n", d ? "\n\n" : "", (int)D->device);
@@ -323,12 +335,13 @@ static gs_status write_causes_util(const gs_run *r, gs_err *err)
             fputs("0 0 0\n", u.o.f);
             continue;
         }
-        for (int64_t t = D->span_start_ns; t < D->span_end_ns; t += bin) {
-            int64_t e = t + bin < D->span_end_ns ? t + bin : D->span_end_ns;
+        for (int64_t t = D->span_start_ns; t < D->span_end_ns;) {
+            int64_t e = D->span_end_ns - t > bin ? t + bin : D->span_end_ns;
             double w = (double)(e - t);
             fprintf(u.o.f, "%.6f %.6f %.6f\n", (sec(a, t) + sec(a, e)) / 2,
                     (double)gs_interval_overlap(D->busy, D->n_busy, t, e) / w,
                     (double)gs_interval_overlap(D->kernel, D->n_kernel, t, e) / w);
+            t = e;
         }
     }
     return gs_out_close(&u.o, 1, err);

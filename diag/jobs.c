@@ -105,6 +105,13 @@ gs_status gs_jobs_read_csv(gs_job_record **out, size_t *n, const char *path, gs_
     gs_status st = gs_read_file(&buf, &len, path, err);
     if (st != GS_OK)
         return st;
+    if (strlen(buf) != len) {   /* the lines after a NUL would be lost silently */
+        for (const char *c = buf; *c; c++)
+            line_no += *c == '\n';
+        snprintf(where, sizeof where, "%s:%zu", path, line_no + 1);
+        st = gs_err_set(err, GS_ERR_FORMAT, "jobs csv", where, "NUL byte (not a jobs.csv)");
+        goto fail;
+    }
     for (char *line = buf, *next; line && *line; line = next) {
         line_no++;
         next = strchr(line, '\n');

@@ -33,7 +33,9 @@ void gs_run_free(gs_run *r);
 gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err);
 
 /* Writes the plot data files into DIR/data/ (columns: diag/README.md,
- * "Data files"). */
+ * "Data files").  util_bins.dat has at most GS_UTIL_BINS_MAX bins per
+ * device: a longer span widens the bin (and says so in the file). */
+#define GS_UTIL_BINS_MAX 100000
 gs_status gs_plot_data_write(const gs_run *r, gs_err *err);
 
 /* Joins dir and name into buf (returns 0 when it does not fit). */

@@ -443,3 +443,78 @@ GS_TEST(diag_sweep_chart)
     snprintf(p, sizeof p, "%s/nodir", dir);
     GS_CHECK(gs_sweep_chart(p, plots, &err) != GS_OK && strstr(err.msg, "sweep.dat"));
 }
+
+/* A span of 30 days writes at most GS_UTIL_BINS_MAX utilization bins (a
+ * 9-day fuzzed spans.csv once wrote 130 MB of 0.2 s bins, and a 100-year
+ * one would not have finished). */
+GS_TEST(diag_report_util_bins_bounded)
+{
+    const char *dir = gs_test_tmpdir();
+    gs_run r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.dir, sizeof r.dir, "%s", dir);
+    GS_REQUIRE(gs_timeline_create(&r.tl) == GS_OK);
+    gs_tl_lane *s0 = gs_tl_lane_open(r.tl, "gpu0/stream0", GS_ROLE_DEVICE, 0, 0);
+    const int64_t day = 86400LL * 1000000000LL;
+    gs_tl_span(s0, GS_SPAN_KERNEL, "ntt", 0, 0, 0, day, 0, NULL);
+    gs_tl_span(s0, GS_SPAN_KERNEL, "msm", 0, 0, 29 * day, 30 * day, 0, NULL);
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_analyze(&r.an, r.tl, NULL, &err) == GS_OK);
+    GS_CHECK_OK(gs_plot_data_write(&r, &err));
+    char *u = slurp(dir, "data/util_bins.dat");
+    GS_REQUIRE(u);
+    long rows = 0, full = 0;
+    for (char *p = u, *nl; *p; p = nl ? nl + 1 : p + strlen(p)) {
+        nl = strchr(p, '\n');
+        if (*p == '#' || *p == '\n')
+            continue;
+        char *e;
+        strtod(p, &e);   /* t_s */
+        double x = strtod(e, &e);
+        rows++;
+        full += x == 1.0;
+    }
+    GS_CHECK_MSG(rows > GS_UTIL_BINS_MAX / 2 && rows <= GS_UTIL_BINS_MAX, "%ld bins", rows);
+    /* 2 busy days of 30: the busy bins are about 1/15 of them. */
+    GS_CHECK_MSG(labs(full * 15 - rows) < rows / 100, "%ld of %ld bins busy", full, rows);
+    GS_CHECK(strstr(u, "bin widened from 0.200 s") != NULL);
+    free(u);
+    gs_run_free(&r);
+}
+
+/* jobs.csv problems are named path:line; a NUL byte is one (the lines after
+ * it were once dropped without a word). */
+GS_TEST(diag_jobs_csv_malformed)
+{
+    static const char hdr[] = "# gapscope jobs v1\n"
+                              "id,kind,partitions,status,verified,intended_ns,submitted_ns,done_ns,error\n";
+    static const char ok[] = "1,porep_c2,2,ok,1,10,20,30,\n";
+    struct { const char *body; size_t len; int line; const char *word; } cases[] = {
+        {"2,porep_c2,2,ok,1,10,20\n", 0, 4, "9 fields"},
+        {"2,porep_c2,2,ok,2,10,20,30,\n", 0, 4, "verified"},
+        {"2,porep_c2,2,ok,1,10,-5,30,\n", 0, 4, "times >= -1"},
+        {"2,porep_c2,2,ok,1,10,20,30,\"unterminated\n", 0, 4, "9 fields"},
+        {"2,po\0rep,2,ok,1,10,20,30,\n3,porep_c2,2,ok,1,10,20,30,\n", 54, 4, "NUL byte"},
+    };
+    char path[600];
+    snprintf(path, sizeof path, "%s/jobs.csv", gs_test_tmpdir());
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = fopen(path, "wb");
+        GS_REQUIRE(f);
+        fputs(hdr, f);
+        fputs(ok, f);
+        fwrite(cases[i].body, 1, cases[i].len ? cases[i].len : strlen(cases[i].body), f);
+        fclose(f);
+        gs_job_record *v = (gs_job_record *)1;
+        size_t n = 7;
+        gs_err err;
+        gs_err_clear(&err);
+        GS_CHECK_MSG(gs_jobs_read_csv(&v, &n, path, &err) == GS_ERR_FORMAT, "case %zu accepted", i);
+        GS_CHECK(v == NULL && n == 0);
+        char where[700];
+        snprintf(where, sizeof where, "%s:%d:", path, cases[i].line);
+        GS_CHECK_MSG(strstr(err.msg, where) && strstr(err.msg, cases[i].word), "case %zu: '%s'", i,
+                     err.msg);
+    }
+}

@@ -130,5 +130,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *const left[] = {"spans.csv", "rt.csv", "summary.json", "timeline.json",
                                        "data", NULL};
     fz_expect_files(left);
+    fz_expect_no_tmp(fz_path("data"));
     return 0;
 }

@@ -100,6 +100,20 @@ void fz_expect_files(const char *const *names)
     closedir(d);
 }
 
+void fz_expect_no_tmp(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strstr(e->d_name, ".tmp")) {
+            closedir(d);
+            fz_fail("partial output '%s' left in %s", e->d_name, path);
+        }
+    closedir(d);
+}
+
 /* 1 when msg holds `path` (or, when path is a directory, a file under it)
  * followed by ":<digit>" or "@<digit>". */
 static int names_position(const char *msg, const char *path)

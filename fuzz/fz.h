@@ -35,6 +35,9 @@ const char *fz_write_text(const char *name, const char *text);
  * (NULL-terminated): a writer that failed must leave no "*.tmp.*" behind. */
 void fz_expect_files(const char *const *names);
 
+/* Aborts if the directory holds a file whose name contains ".tmp". */
+void fz_expect_no_tmp(const char *dir);
+
 /* The invariant for a failed parse of `path`: st is a real error status,
  * err->status == st, and err->msg names `path` followed by a position
  * (":<digit>" or "@<digit>").  A failure to open or read the file itself,
