@@ -12,6 +12,10 @@
  *     wall time less its device stages, mutex wait and B2 upload is the
  *     fixed host part of a prove ("prove_host"), and its CPU over its wall
  *     time is how much a GPU worker spins while its device works;
+ *   - a contended device mutex (LOCK_WAIT device_mutex) gives the hand-off
+ *     latency "device_mutex_handoff": from the end of the holder's
+ *     prove_start (another worker of the device; it released the mutex
+ *     just before) to the end of the wait: the waiter's wake-up;
  *   - tracker LOCK_HOLD spans are kept as emergent stages ("hold:<what>"):
  *     printed for comparison, never used to predict (a prediction's holds
  *     come from the modelled steps under the lock).
@@ -571,6 +575,21 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
             if (li->device >= 0 && li->device < 30)
                 devmask |= 1 << li->device;
             n_dev_inst++;
+            continue;
+        }
+        if (s->kind == GS_SPAN_LOCK_WAIT && !strcmp(s->name, "device_mutex") && s->end_ns > s->start_ns) {
+            int64_t rel = -1;
+            for (size_t k = 0; k < n && sp[k].start_ns < s->end_ns; k++) {
+                const gs_lane_info *lk = gs_timeline_lane(tl, sp[k].lane);
+                if (sp[k].kind == GS_SPAN_STEP && sp[k].lane != s->lane && lk && lk->device == li->device &&
+                    lk->role == GS_ROLE_GPU_WORKER && !strcmp(sp[k].name, "prove_start") &&
+                    sp[k].end_ns >= s->start_ns && sp[k].end_ns <= s->end_ns && sp[k].end_ns > rel)
+                    rel = sp[k].end_ns;
+            }
+            stage *sg = rel >= 0 ? stage_get(m, "device_mutex_handoff", GS_WHERE_FIXED, 0) : NULL;
+            inst *x = sg ? inst_add(sg, kind, log, s->job, s->part) : NULL;
+            if (x)
+                x->v = x->wall = (double)(s->end_ns - rel) * 1e-9;
             continue;
         }
         if (s->kind == GS_SPAN_LOCK_HOLD && !strcmp(s->name, "tracker")) {

@@ -104,6 +104,9 @@ typedef struct gs_sweep_opts {
     uint64_t seed;               /* order of the runs */
     const char *out_dir;
     int quiet;
+    /* A capture instead of a scenario: every run is a prediction of the
+     * capture's scenario on its model (predict.h), fitted once. */
+    const char *predict;
 } gs_sweep_opts;
 gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err);
 
