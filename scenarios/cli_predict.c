@@ -31,6 +31,8 @@ static void predict_usage(FILE *f)
                "a spans.csv, or X.spans.csv with a directory X/ beside it.  Method: scenarios/MODEL.md.\n\n"
                "options:\n"
                "  --set SECTION.KEY=VAL  change the scenario (repeatable), e.g. --set engine.synth_threads=12\n"
+               "  --borrow CAPTURE2      take the stages CAPTURE lacks from CAPTURE2 (e.g. the CPU G2 MSM\n"
+               "                         of a capture that ran it on the CPU, for --set engine.g2=cpu)\n"
                "  --out DIR              run directory (default runs/predict-<capture>-<UTC time>)\n"
                "  --no-report            summary.json only (no charts or report)\n"
                "  --quiet                no progress lines\n");
@@ -60,6 +62,8 @@ int gs_scn_cmd_predict(int argc, char **argv)
             sets[nsets++] = argv[++i];
         else if (!strcmp(a, "--out") && more)
             po.run.out_dir = argv[++i];
+        else if (!strcmp(a, "--borrow") && more)
+            po.borrow = argv[++i];
         else if (!strcmp(a, "--no-report"))
             po.run.no_charts = 1;
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))

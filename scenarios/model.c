@@ -514,6 +514,24 @@ static int summarize(gs_model *m, fitctx *c)
     return 1;
 }
 
+/* Stages by place (device, cpu, fixed); device stages in device order,
+ * then the others by name. */
+static void sort_stages(gs_model *m)
+{
+    for (int i = 1; i < m->n; i++)
+        for (int j = i; j > 0; j--) {
+            stage *p = &m->st[j - 1], *q = &m->st[j];
+            int sw = p->where != q->where ? p->where > q->where
+                     : q->rank != p->rank  ? q->rank < p->rank
+                                           : strcmp(q->name, p->name) < 0;
+            if (!sw)
+                break;
+            stage t = *p;
+            *p = *q;
+            *q = t;
+        }
+}
+
 gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
 {
     *out = NULL;
@@ -722,19 +740,7 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
     if (m->spin == 0 && !m->cpu_measured)
         note(m, "%s%s", "GPU workers: no CPU time of prove_start captured; a worker waiting on its device "
                         "is assumed to use no CPU.\n", "");
-    /* Device order: canonical stages first, then the others by name. */
-    for (int i = 1; i < m->n; i++)
-        for (int j = i; j > 0; j--) {
-            stage *p = &m->st[j - 1], *q = &m->st[j];
-            int sw = p->where != q->where ? p->where > q->where
-                     : q->rank != p->rank  ? q->rank < p->rank
-                                           : strcmp(q->name, p->name) < 0;
-            if (!sw)
-                break;
-            stage t = *p;
-            *p = *q;
-            *q = t;
-        }
+    sort_stages(m);
     free(c.jobs);
     free(c.acts);
     gs_timeline_destroy(tl);
@@ -745,6 +751,36 @@ fail:
     free(c.acts);
     gs_timeline_destroy(tl);
     gs_model_destroy(m);
+    return st;
+}
+
+gs_status gs_model_borrow(gs_model *m, const char *other_csv, gs_err *err)
+{
+    gs_model *o = NULL;
+    gs_status st = gs_model_load(&o, other_csv, err);
+    if (st != GS_OK)
+        return st;
+    for (int i = 0; i < o->n; i++) {
+        stage *s = &o->st[i];
+        int have = 0;
+        for (int j = 0; j < m->n && !have; j++)
+            have = m->st[j].where == s->where && m->st[j].pageable == s->pageable &&
+                   !strcmp(m->st[j].name, s->name);
+        if (have || s->emergent || !s->n_pt)
+            continue;
+        if (m->n == MAX_STAGES) {
+            st = GS_ERR(err, GS_ERR_RANGE, "model", "too many stages borrowing from %s", other_csv);
+            break;
+        }
+        /* The points' arrays move to m. */
+        m->st[m->n++] = *s;
+        s->n_pt = 0;
+        char what[80];
+        snprintf(what, sizeof what, "%s (%s)", s->name, where_names[s->where]);
+        note(m, "Stage %s borrowed from the capture %s.\n", what, other_csv);
+    }
+    gs_model_destroy(o);
+    sort_stages(m);
     return st;
 }
 

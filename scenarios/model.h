@@ -61,6 +61,10 @@ typedef struct gs_model gs_model;
 
 /* Fits a model from a spans.csv (a run directory's or a committed capture). */
 gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err);
+/* Adds to m every stage of the capture other_csv that m lacks (the CPU G2
+ * MSM of a capture that ran it on the CPU, say), noting each in
+ * gs_model_notes: a prediction then mixes two captures' costs. */
+gs_status gs_model_borrow(gs_model *m, const char *other_csv, gs_err *err);
 void gs_model_destroy(gs_model *m);
 
 /* ---- the machine it was captured on ---- */

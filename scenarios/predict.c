@@ -299,6 +299,11 @@ gs_status gs_scn_predict(const gs_predict_opts *o, gs_run_result *res, gs_err *e
     gs_status st = gs_capture_resolve(&c, o->capture, err);
     if (st == GS_OK)
         st = gs_model_load(&m, c.spans, err);
+    if (st == GS_OK && o->borrow) {
+        gs_capture b;
+        if ((st = gs_capture_resolve(&b, o->borrow, err)) == GS_OK)
+            st = gs_model_borrow(m, b.spans, err);
+    }
     if (st == GS_OK)
         st = gs_predict_scenario(&s, &c, m, o->sets, o->n_sets, tmp, sizeof tmp, o->run.quiet, err);
     if (st == GS_OK) {

@@ -30,6 +30,7 @@ gs_status gs_predict_scenario(gs_scenario **out, const gs_capture *c, const gs_m
 
 typedef struct gs_predict_opts {
     const char *capture;
+    const char *borrow;         /* another capture lending the stages CAPTURE lacks, or NULL */
     const char *const *sets;    /* section.key=value overrides */
     int n_sets;
     gs_run_opts run;            /* out_dir, quiet, no_report, no_charts */
