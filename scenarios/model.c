@@ -863,6 +863,10 @@ gs_status gs_model_cost(const gs_model *m, int si, int kind, uint32_t log, int64
     for (int j = 0; j < s->n_pt && !best; j++)
         if (s->pt[j].log == 0 && s->pt[j].n)
             best = &s->pt[j];
+    /* A size-free query (a background trim): any captured size. */
+    for (int j = 0; j < s->n_pt && !best && log == 0; j++)
+        if (s->pt[j].n)
+            best = &s->pt[j];
     double scale = 1.0;
     if (!best) {
         int dist = 1 << 30;

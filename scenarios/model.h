@@ -28,7 +28,9 @@
  * own captured value when (kind, size, job, partition) was captured, else
  * a value drawn from the point's instances by a seeded hash of (seed,
  * stage, job, partition) (deterministic), else scaled from the nearest
- * captured size: by the fit, or linearly in 2^size with one size.  A size
+ * captured size: by the fit, or linearly in 2^size with one size (a query
+ * without a size, log 0, as for a background trim, takes any captured
+ * size's values).  A size
  * more than GS_MODEL_MAX_EXTRAP sizes (log2) from every captured one is
  * refused, as is a stage the capture lacks (GS_ERR_UNSUPPORTED naming
  * both).  A kind that was not captured borrows the values of a captured

@@ -261,3 +261,49 @@ GS_TEST(predict_refuses_what_the_capture_cannot_answer)
     /* A device-only sample has no synthesis to model. */
     refused("traces/model-sample.spans.csv", NULL, "synth", "bad-sample");
 }
+
+/* gapscope sweep --predict: every run a prediction of the capture's
+ * scenario; synthesis threads move the predicted utilization the way the
+ * single predictions do (4 threads starve the GPU, 6 do not). */
+GS_TEST(predict_sweep)
+{
+    char cap[600], out[600];
+    snprintf(cap, sizeof cap, "%s/traces/h200-g2dev", root());
+    snprintf(out, sizeof out, "%s/sweep", gs_test_tmpdir());
+    const char *vary[1] = {"engine.synth_threads=4,6"};
+    gs_sweep_opts o = {.vary = vary, .n_vary = 1, .reps = 1, .seed = 1, .out_dir = out, .quiet = 1,
+                       .predict = cap, .scenario = cap};
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_scn_sweep(&o, &err) == GS_OK);
+    char path[700];
+    snprintf(path, sizeof path, "%s/sweep.csv", out);
+    FILE *f = fopen(path, "r");
+    GS_REQUIRE(f);
+    char line[2048];
+    double u4 = -1, u6 = -1;
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "run,", 4))
+            continue;
+        rows++;
+        /* run,point,rep,baseline,"value",x,wall_s,jobs,completed,failed,span,idle,util,... */
+        double x, util;
+        char *p = line;
+        for (int k = 0; k < 5 && p; k++)
+            p = strchr(p + 1, ',');
+        if (!p || sscanf(p + 1, "%lf", &x) != 1)
+            continue;
+        for (int k = 0; k < 7 && p; k++)
+            p = strchr(p + 1, ',');
+        if (!p || sscanf(p + 1, "%lf", &util) != 1)
+            continue;
+        if (x == 4)
+            u4 = util;
+        if (x == 6)
+            u6 = util;
+    }
+    fclose(f);
+    GS_CHECK_EQ_INT(rows, 3); /* two points and the baseline */
+    GS_CHECK_MSG(u4 > 0 && u6 > u4 + 0.1, "util at 4 threads %.3f, at 6 %.3f", u4, u6);
+}
