@@ -343,8 +343,6 @@ static int infer_cpu(fitctx *c, int cores)
             t[j] = t[j - 1];
             t[j - 1] = x;
         }
-    size_t first = 0; /* acts before order[first] have ended... not guaranteed; scan all */
-    (void)first;
     for (size_t k = 0; k + 1 < nt; k++) {
         int64_t a = t[k], b = t[k + 1];
         if (b <= a)
@@ -613,16 +611,14 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
         if (s->kind == GS_SPAN_LOCK_HOLD && !strcmp(s->name, "tracker")) {
             char what[40], name[48];
             snprintf(name, sizeof name, "hold:%s", arg_str(s->args, "what", what, sizeof what) ? what : "?");
+            /* Every hold is its own instance (one partition may hold the
+             * lock several times for the same reason). */
             stage *sg = stage_get(m, name, GS_WHERE_FIXED, 0);
-            inst *x = sg ? inst_add(sg, kind, log, s->job, s->part) : NULL;
+            inst *x = sg ? inst_add(sg, kind, log, -1 - (int64_t)i, s->part) : NULL;
             if (sg)
                 sg->emergent = 1;
-            if (x) {
-                /* Several holds of one (job, part): keep each as its own instance. */
-                if (x->wall > 0 && (x = inst_add(sg, kind, log, -1, s->part)) == NULL)
-                    continue;
+            if (x)
                 x->v = x->wall = (double)(s->end_ns - s->start_ns) * 1e-9;
-            }
             continue;
         }
         if (s->kind != GS_SPAN_STEP || (s->flags & GS_SPAN_F_FAILED))
