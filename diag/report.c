@@ -24,6 +24,20 @@ static void summary_section(gs_doc *d, const gs_run *r)
                                     "busy_s", "kernel_busy_s", "copy_busy_s", "idle_s", "gaps",
                                     "p50_ms", "p90_ms", "p99_ms", "max_ms", "micro / macro"};
     gs_doc_h(d, 2, "Summary");
+    const char *clock = gs_timeline_meta_get(r->tl, "run.clock");
+    if (clock && !strcmp(clock, "virtual")) {
+        /* A prediction (gapscope predict, backend = model): say what from. */
+        const char *cap = gs_timeline_meta_get(r->tl, "model.capture");
+        const char *rev = gs_timeline_meta_get(r->tl, "model.build.git_rev");
+        const char *cpu = gs_timeline_meta_get(r->tl, "model.host.cpu");
+        const char *cores = gs_timeline_meta_get(r->tl, "model.cores");
+        const char *dem = gs_timeline_meta_get(r->tl, "model.cpu_demand");
+        gs_doc_pf(d, "Predicted, not measured: the engine ran on a model fitted from the capture %s "
+                     "(build %s, host %s, %s cores, CPU demand %s) on a virtual clock; every span is "
+                     "modelled. What the model assumed is under model.assumed in the settings below.",
+                  cap ? cap : "?", rev ? rev : "unknown", cpu ? cpu : "unknown", cores ? cores : "?",
+                  dem ? dem : "?");
+    }
     gs_doc_table(d, 15, h);
     for (size_t i = 0; i < a->n_dev; i++) {
         const gs_device_analysis *v = &a->dev[i];

@@ -31,6 +31,8 @@ static void predict_usage(FILE *f)
                "a spans.csv, or X.spans.csv with a directory X/ beside it.  Method: scenarios/MODEL.md.\n\n"
                "options:\n"
                "  --set SECTION.KEY=VAL  change the scenario (repeatable), e.g. --set engine.synth_threads=12\n"
+               "  --borrow CAPTURE2      take the stages CAPTURE lacks from CAPTURE2 (e.g. the CPU G2 MSM\n"
+               "                         of a capture that ran it on the CPU, for --set engine.g2=cpu)\n"
                "  --out DIR              run directory (default runs/predict-<capture>-<UTC time>)\n"
                "  --no-report            summary.json only (no charts or report)\n"
                "  --quiet                no progress lines\n");
@@ -60,6 +62,8 @@ int gs_scn_cmd_predict(int argc, char **argv)
             sets[nsets++] = argv[++i];
         else if (!strcmp(a, "--out") && more)
             po.run.out_dir = argv[++i];
+        else if (!strcmp(a, "--borrow") && more)
+            po.borrow = argv[++i];
         else if (!strcmp(a, "--no-report"))
             po.run.no_charts = 1;
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
@@ -106,17 +110,15 @@ int gs_scn_cmd_predict(int argc, char **argv)
     }
     double real = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (res.analyzed) {
-        size_t top = 0;
-        double idle = 0;
-        for (size_t k = 0; k < GS_SCN_MAX_CAUSES; k++) {
-            idle += res.cause_idle_s[k];
-            if (res.cause_idle_s[k] > res.cause_idle_s[top])
-                top = k;
-        }
-        printf("predicted: GPU util %.1f%% over %.3f s, idle %.3f s; %zu jobs in %.1f s modelled (%.2f s real)\n",
-               100 * res.gpu_util, res.gpu_span_s, res.gpu_idle_s, res.completed, res.wall_s, real);
-        (void)idle;
-        (void)top;
+        gs_util_summary p, c;
+        gs_util_summary_of_run(&p, &res);
+        printf("predicted: GPU util %.1f%%, top cause %s %.0f%% of %.3f s idle; %zu jobs in %.1f s "
+               "modelled (%.2f s real)\n", 100 * p.util, p.cause, 100 * p.share, p.idle_s, res.completed,
+               res.wall_s, real);
+        gs_capture cap;
+        if (gs_capture_resolve(&cap, capture, &err) == GS_OK && gs_util_summary_of(&c, cap.spans, &err) == GS_OK)
+            printf("captured:  GPU util %.1f%%, top cause %s %.0f%% of %.3f s idle%s\n", 100 * c.util, c.cause,
+                   100 * c.share, c.idle_s, nsets ? " (before the --set changes)" : "");
     }
     char report[GS_SCN_PATH_MAX + 32];
     snprintf(report, sizeof report, "%s/report.html", res.dir);

@@ -1,6 +1,7 @@
 /*
  * gapscope sweep SCENARIO --vary KEY=v1,v2,... [--vary ...] [--reps N]
  *                [--out DIR] [--seed N] [--set section.key=value]... [--quiet]
+ * gapscope sweep --predict CAPTURE --vary ... (every run a prediction)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gapscope sweep SCENARIO --vary KEY=v1,v2,... [--vary ...] [--reps N] [options]\n"
+               "       gapscope sweep --predict CAPTURE --vary KEY=v1,v2,... [options]\n"
                "Runs SCENARIO at every combination of the values, N times each, plus N baseline runs\n"
                "(varied injections off), in one randomized interleaved order; writes sweep.csv,\n"
                "sweep.dat and sensitivity.csv (slope of GPU idle per unit of each key, 95%% CI).\n\n"
@@ -23,6 +25,8 @@ static void usage(FILE *f)
                "  --out DIR       output folder (default runs/sweep-<scenario>)\n"
                "  --seed N        order of the runs (default 1)\n"
                "  --set K=V       override a setting in every run (repeatable)\n"
+               "  --predict CAPTURE  sweep predictions instead of real runs: the capture's own\n"
+               "                  scenario on its fitted model (gapscope predict), no SCENARIO\n"
                "  --quiet         no progress lines\n"
                "SIGINT/SIGTERM: the running run stops cleanly (see `gapscope run --help`), the\n"
                "tables cover the complete runs, exit status 128 + signal.\n");
@@ -52,6 +56,8 @@ int gs_scn_cmd_sweep(int argc, char **argv)
             o.out_dir = argv[++i];
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
             o.quiet = 1;
+        else if (!strcmp(a, "--predict") && more)
+            o.predict = argv[++i];
         else if (a[0] != '-' && !scenario)
             scenario = a;
         else {
@@ -60,10 +66,12 @@ int gs_scn_cmd_sweep(int argc, char **argv)
             return 2;
         }
     }
-    if (!scenario || nv == 0 || o.reps < 1) {
+    if ((!scenario && !o.predict) || (scenario && o.predict) || nv == 0 || o.reps < 1) {
         usage(stderr);
         return 2;
     }
+    if (!scenario)
+        scenario = o.predict;
     if (!o.out_dir) {
         const char *base = strrchr(scenario, '/');
         snprintf(out, sizeof out, "runs/sweep-%.200s", base ? base + 1 : scenario);

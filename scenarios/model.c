@@ -12,6 +12,10 @@
  *     wall time less its device stages, mutex wait and B2 upload is the
  *     fixed host part of a prove ("prove_host"), and its CPU over its wall
  *     time is how much a GPU worker spins while its device works;
+ *   - a contended device mutex (LOCK_WAIT device_mutex) gives the hand-off
+ *     latency "device_mutex_handoff": from the end of the holder's
+ *     prove_start (another worker of the device; it released the mutex
+ *     just before) to the end of the wait: the waiter's wake-up;
  *   - tracker LOCK_HOLD spans are kept as emergent stages ("hold:<what>"):
  *     printed for comparison, never used to predict (a prediction's holds
  *     come from the modelled steps under the lock).
@@ -339,8 +343,6 @@ static int infer_cpu(fitctx *c, int cores)
             t[j] = t[j - 1];
             t[j - 1] = x;
         }
-    size_t first = 0; /* acts before order[first] have ended... not guaranteed; scan all */
-    (void)first;
     for (size_t k = 0; k + 1 < nt; k++) {
         int64_t a = t[k], b = t[k + 1];
         if (b <= a)
@@ -510,6 +512,24 @@ static int summarize(gs_model *m, fitctx *c)
     return 1;
 }
 
+/* Stages by place (device, cpu, fixed); device stages in device order,
+ * then the others by name. */
+static void sort_stages(gs_model *m)
+{
+    for (int i = 1; i < m->n; i++)
+        for (int j = i; j > 0; j--) {
+            stage *p = &m->st[j - 1], *q = &m->st[j];
+            int sw = p->where != q->where ? p->where > q->where
+                     : q->rank != p->rank  ? q->rank < p->rank
+                                           : strcmp(q->name, p->name) < 0;
+            if (!sw)
+                break;
+            stage t = *p;
+            *p = *q;
+            *q = t;
+        }
+}
+
 gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
 {
     *out = NULL;
@@ -573,19 +593,32 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
             n_dev_inst++;
             continue;
         }
+        if (s->kind == GS_SPAN_LOCK_WAIT && !strcmp(s->name, "device_mutex") && s->end_ns > s->start_ns) {
+            int64_t rel = -1;
+            for (size_t k = 0; k < n && sp[k].start_ns < s->end_ns; k++) {
+                const gs_lane_info *lk = gs_timeline_lane(tl, sp[k].lane);
+                if (sp[k].kind == GS_SPAN_STEP && sp[k].lane != s->lane && lk && lk->device == li->device &&
+                    lk->role == GS_ROLE_GPU_WORKER && !strcmp(sp[k].name, "prove_start") &&
+                    sp[k].end_ns >= s->start_ns && sp[k].end_ns <= s->end_ns && sp[k].end_ns > rel)
+                    rel = sp[k].end_ns;
+            }
+            stage *sg = rel >= 0 ? stage_get(m, "device_mutex_handoff", GS_WHERE_FIXED, 0) : NULL;
+            inst *x = sg ? inst_add(sg, kind, log, s->job, s->part) : NULL;
+            if (x)
+                x->v = x->wall = (double)(s->end_ns - rel) * 1e-9;
+            continue;
+        }
         if (s->kind == GS_SPAN_LOCK_HOLD && !strcmp(s->name, "tracker")) {
             char what[40], name[48];
             snprintf(name, sizeof name, "hold:%s", arg_str(s->args, "what", what, sizeof what) ? what : "?");
+            /* Every hold is its own instance (one partition may hold the
+             * lock several times for the same reason). */
             stage *sg = stage_get(m, name, GS_WHERE_FIXED, 0);
-            inst *x = sg ? inst_add(sg, kind, log, s->job, s->part) : NULL;
+            inst *x = sg ? inst_add(sg, kind, log, -1 - (int64_t)i, s->part) : NULL;
             if (sg)
                 sg->emergent = 1;
-            if (x) {
-                /* Several holds of one (job, part): keep each as its own instance. */
-                if (x->wall > 0 && (x = inst_add(sg, kind, log, -1, s->part)) == NULL)
-                    continue;
+            if (x)
                 x->v = x->wall = (double)(s->end_ns - s->start_ns) * 1e-9;
-            }
             continue;
         }
         if (s->kind != GS_SPAN_STEP || (s->flags & GS_SPAN_F_FAILED))
@@ -703,19 +736,7 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
     if (m->spin == 0 && !m->cpu_measured)
         note(m, "%s%s", "GPU workers: no CPU time of prove_start captured; a worker waiting on its device "
                         "is assumed to use no CPU.\n", "");
-    /* Device order: canonical stages first, then the others by name. */
-    for (int i = 1; i < m->n; i++)
-        for (int j = i; j > 0; j--) {
-            stage *p = &m->st[j - 1], *q = &m->st[j];
-            int sw = p->where != q->where ? p->where > q->where
-                     : q->rank != p->rank  ? q->rank < p->rank
-                                           : strcmp(q->name, p->name) < 0;
-            if (!sw)
-                break;
-            stage t = *p;
-            *p = *q;
-            *q = t;
-        }
+    sort_stages(m);
     free(c.jobs);
     free(c.acts);
     gs_timeline_destroy(tl);
@@ -726,6 +747,36 @@ fail:
     free(c.acts);
     gs_timeline_destroy(tl);
     gs_model_destroy(m);
+    return st;
+}
+
+gs_status gs_model_borrow(gs_model *m, const char *other_csv, gs_err *err)
+{
+    gs_model *o = NULL;
+    gs_status st = gs_model_load(&o, other_csv, err);
+    if (st != GS_OK)
+        return st;
+    for (int i = 0; i < o->n; i++) {
+        stage *s = &o->st[i];
+        int have = 0;
+        for (int j = 0; j < m->n && !have; j++)
+            have = m->st[j].where == s->where && m->st[j].pageable == s->pageable &&
+                   !strcmp(m->st[j].name, s->name);
+        if (have || s->emergent || !s->n_pt)
+            continue;
+        if (m->n == MAX_STAGES) {
+            st = GS_ERR(err, GS_ERR_RANGE, "model", "too many stages borrowing from %s", other_csv);
+            break;
+        }
+        /* The points' arrays move to m. */
+        m->st[m->n++] = *s;
+        s->n_pt = 0;
+        char what[80];
+        snprintf(what, sizeof what, "%s (%s)", s->name, where_names[s->where]);
+        note(m, "Stage %s borrowed from the capture %s.\n", what, other_csv);
+    }
+    gs_model_destroy(o);
+    sort_stages(m);
     return st;
 }
 
@@ -807,6 +858,10 @@ gs_status gs_model_cost(const gs_model *m, int si, int kind, uint32_t log, int64
             best = &s->pt[j];
     for (int j = 0; j < s->n_pt && !best; j++)
         if (s->pt[j].log == 0 && s->pt[j].n)
+            best = &s->pt[j];
+    /* A size-free query (a background trim): any captured size. */
+    for (int j = 0; j < s->n_pt && !best && log == 0; j++)
+        if (s->pt[j].n)
             best = &s->pt[j];
     double scale = 1.0;
     if (!best) {

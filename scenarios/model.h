@@ -28,7 +28,9 @@
  * own captured value when (kind, size, job, partition) was captured, else
  * a value drawn from the point's instances by a seeded hash of (seed,
  * stage, job, partition) (deterministic), else scaled from the nearest
- * captured size: by the fit, or linearly in 2^size with one size.  A size
+ * captured size: by the fit, or linearly in 2^size with one size (a query
+ * without a size, log 0, as for a background trim, takes any captured
+ * size's values).  A size
  * more than GS_MODEL_MAX_EXTRAP sizes (log2) from every captured one is
  * refused, as is a stage the capture lacks (GS_ERR_UNSUPPORTED naming
  * both).  A kind that was not captured borrows the values of a captured
@@ -61,6 +63,10 @@ typedef struct gs_model gs_model;
 
 /* Fits a model from a spans.csv (a run directory's or a committed capture). */
 gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err);
+/* Adds to m every stage of the capture other_csv that m lacks (the CPU G2
+ * MSM of a capture that ran it on the CPU, say), noting each in
+ * gs_model_notes: a prediction then mixes two captures' costs. */
+gs_status gs_model_borrow(gs_model *m, const char *other_csv, gs_err *err);
 void gs_model_destroy(gs_model *m);
 
 /* ---- the machine it was captured on ---- */

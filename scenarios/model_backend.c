@@ -5,7 +5,8 @@
  * work, engine.h, never verifies).
  *
  * prove_start: take the device mutex (a wrapped mutex: its wait is the
- * stage device_mutex_wait), upload B2 on the device's first prove with the
+ * stage device_mutex_wait, plus the captured hand-off latency when it was
+ * contended: stage device_mutex_handoff), upload B2 on the device's first prove with the
  * G2 MSM on the device (fixed stage load_b2, when captured), then each
  * device stage in device order for its modelled time (a virtual sleep:
  * the device is not the CPU), then the fixed host part of a prove; while
@@ -99,7 +100,13 @@ static gs_status model_prove_start(gs_backend *be, const gs_pk *pk, const gs_ass
     gs_status rc = GS_OK;
 
     int64_t w0 = gs_now_ns();
-    gs_vt_mutex_lock(&im->mu);
+    if (gs_vt_mutex_lock(&im->mu)) {
+        /* A contended hand-off: the waiter wakes the captured latency
+         * after the holder lets go (part of the wait). */
+        int hs = gs_model_find(im->m, "device_mutex_handoff", GS_WHERE_FIXED);
+        if (hs >= 0)
+            rc = timed(im, hs, st, 1.0, err);
+    }
     int64_t t = gs_now_ns();
     if (t > w0)
         push(stages, "device_mutex_wait", GS_STAGE_HOST, -1, w0, t, 0);

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../diag/analysis.h"
 #include "../diag/outfile.h"
 #include "../diag/timeline.h"
 #include "model.h"
@@ -249,6 +250,45 @@ gs_status gs_predict_scenario(gs_scenario **out, const gs_capture *c, const gs_m
     return GS_OK;
 }
 
+gs_status gs_util_summary_of(gs_util_summary *out, const char *spans_csv, gs_err *err)
+{
+    memset(out, 0, sizeof *out);
+    gs_timeline *tl = NULL;
+    gs_analysis *a = NULL;
+    gs_analysis_config cfg;
+    gs_analysis_config_defaults(&cfg);
+    gs_status st = gs_timeline_read_csv(&tl, spans_csv, err);
+    if (st == GS_OK)
+        st = gs_analyze(&a, tl, &cfg, err);
+    if (st == GS_OK) {
+        out->util = a->span_s > 0 ? a->busy_s / a->span_s : 0;
+        out->idle_s = a->idle_s;
+        out->span_s = a->span_s;
+        out->share = a->verdict_share;
+        snprintf(out->cause, sizeof out->cause, "%s", gs_cause_name(a->verdict));
+    }
+    gs_analysis_destroy(a);
+    gs_timeline_destroy(tl);
+    return st;
+}
+
+void gs_util_summary_of_run(gs_util_summary *out, const gs_run_result *r)
+{
+    memset(out, 0, sizeof *out);
+    out->util = r->gpu_util;
+    out->idle_s = r->gpu_idle_s;
+    out->span_s = r->gpu_span_s;
+    int top = GS_CAUSE_OTHER;
+    double idle = 0;
+    for (int c = 0; c < GS_CAUSE_COUNT && c < GS_SCN_MAX_CAUSES; c++) {
+        idle += r->cause_idle_s[c];
+        if (r->cause_idle_s[c] > r->cause_idle_s[top])
+            top = c;
+    }
+    out->share = idle > 0 ? r->cause_idle_s[top] / idle : 0;
+    snprintf(out->cause, sizeof out->cause, "%s", gs_cause_name((gs_cause)top));
+}
+
 gs_status gs_scn_predict(const gs_predict_opts *o, gs_run_result *res, gs_err *err)
 {
     gs_capture c;
@@ -259,6 +299,11 @@ gs_status gs_scn_predict(const gs_predict_opts *o, gs_run_result *res, gs_err *e
     gs_status st = gs_capture_resolve(&c, o->capture, err);
     if (st == GS_OK)
         st = gs_model_load(&m, c.spans, err);
+    if (st == GS_OK && o->borrow) {
+        gs_capture b;
+        if ((st = gs_capture_resolve(&b, o->borrow, err)) == GS_OK)
+            st = gs_model_borrow(m, b.spans, err);
+    }
     if (st == GS_OK)
         st = gs_predict_scenario(&s, &c, m, o->sets, o->n_sets, tmp, sizeof tmp, o->run.quiet, err);
     if (st == GS_OK) {

@@ -30,6 +30,7 @@ gs_status gs_predict_scenario(gs_scenario **out, const gs_capture *c, const gs_m
 
 typedef struct gs_predict_opts {
     const char *capture;
+    const char *borrow;         /* another capture lending the stages CAPTURE lacks, or NULL */
     const char *const *sets;    /* section.key=value overrides */
     int n_sets;
     gs_run_opts run;            /* out_dir, quiet, no_report, no_charts */
@@ -37,5 +38,15 @@ typedef struct gs_predict_opts {
 
 /* Fits the capture's model and runs its (changed) scenario on it. */
 gs_status gs_scn_predict(const gs_predict_opts *o, gs_run_result *res, gs_err *err);
+
+/* GPU utilization and top idle cause of a timeline (diag's analysis):
+ * util 0..1, cause name, its share of the idle time 0..1. */
+typedef struct gs_util_summary {
+    double util, idle_s, span_s, share;
+    char cause[48];
+} gs_util_summary;
+gs_status gs_util_summary_of(gs_util_summary *out, const char *spans_csv, gs_err *err);
+/* The same from a finished run's analysis fields. */
+void gs_util_summary_of_run(gs_util_summary *out, const gs_run_result *r);
 
 #endif

@@ -133,6 +133,9 @@ typedef struct gs_sweep_opts {
     const volatile sig_atomic_t *stop;  /* as gs_run_opts.stop: the sweep ends
                                            after the interrupted run, tables of
                                            the runs done so far */
+    /* A capture instead of a scenario: every run is a prediction of the
+     * capture's scenario on its model (predict.h), fitted once. */
+    const char *predict;
 } gs_sweep_opts;
 gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err);
 

@@ -9,6 +9,10 @@
  *   --vary engine.synth_threads=2,4,6          any key; values split at ','
  *   --vary inject.h2d.dist=uniform:1ms,2ms|fixed:5ms   split at '|' when present
  *
+ * With a capture (--predict CAPTURE) every run is a prediction: the
+ * capture's own scenario on its fitted model (predict.h), the --set and
+ * --vary values applied on top; the model is fitted once for all runs.
+ *
  * Outputs in OUT: run-NNN/ (each a run directory with summary.json),
  * sweep.csv (one row per run; columns in scenarios/README.md), sweep.dat
  * and sweep_causes.dat (diag/README.md formats), charts/sweep.png/.svg
@@ -24,10 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../diag/analysis.h"
 #include "../diag/charts.h"
 #include "../diag/outfile.h"
+#include "predict.h"
 #include "run.h"
 #include "scn_internal.h"
 
@@ -141,6 +147,8 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
     slot *order = NULL;
     gs_run_result *rows = NULL;
     gs_status st = GS_OK;
+    gs_capture cap;
+    gs_model *model = NULL;
     if (o->n_vary < 1 || o->n_vary > MAX_VARY)
         return GS_ERR(err, GS_ERR_ARG, "sweep", "give 1 to %d --vary options", MAX_VARY);
     for (; nv < o->n_vary; nv++)
@@ -170,14 +178,21 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
         order[i] = order[j];
         order[j] = t;
     }
+    if (o->predict && ((st = gs_capture_resolve(&cap, o->predict, err)) != GS_OK ||
+                       (st = gs_model_load(&model, cap.spans, err)) != GS_OK))
+        goto done;
     if ((st = gs_mkdir_p(o->out_dir, err)) != GS_OK)
         goto done;
     for (int i = 0; i < total; i++) {
         gs_scenario *s = NULL;
-        if ((st = gs_scenario_load(&s, o->scenario, err)) != GS_OK)
+        char tmp[GS_SCN_PATH_MAX] = "";
+        if (model)
+            st = gs_predict_scenario(&s, &cap, model, o->sets, o->n_sets, tmp, sizeof tmp, 1, err);
+        else if ((st = gs_scenario_load(&s, o->scenario, err)) == GS_OK)
+            for (int k = 0; k < o->n_sets && st == GS_OK; k++)
+                st = gs_scenario_set(s, o->sets[k], "--set", err);
+        if (st != GS_OK)
             goto done;
-        for (int k = 0; k < o->n_sets && st == GS_OK; k++)
-            st = gs_scenario_set(s, o->sets[k], "--set", err);
         int p = order[i].point;
         for (int k = 0, rest = p; k < nv && st == GS_OK; k++) {
             if (p < 0) { /* baseline: varied injections off */
@@ -192,13 +207,15 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
             st = gs_scenario_validate(s, err);
         char dir[GS_SCN_PATH_MAX];
         snprintf(dir, sizeof dir, "%.480s/run-%03d", o->out_dir, i);
-        gs_run_opts ro = {.out_dir = dir, .quiet = 1, .no_charts = 1, .stop = o->stop};
+        gs_run_opts ro = {.out_dir = dir, .quiet = 1, .no_charts = 1, .stop = o->stop, .model = model};
         if (st == GS_OK) {
             if (!o->quiet)
                 fprintf(stderr, "gapscope sweep: run %d/%d (%s rep %d)\n", i + 1, total,
                         p < 0 ? "baseline" : "point", order[i].rep);
             st = gs_scn_run(s, &ro, &rows[i], err);
         }
+        if (tmp[0])
+            unlink(tmp);
         gs_scenario_destroy(s);
         if (st != GS_OK)
             goto done;
@@ -365,6 +382,7 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
             fprintf(stderr, "gapscope sweep: chart not drawn: %s\n", cerr.msg);
     }
 done:
+    gs_model_destroy(model);
     for (int i = 0; i < nv; i++)
         free_vary(&vs[i]);
     free(order);

@@ -12,6 +12,8 @@
 
 static int near(double a, double b, double rel) { return fabs(a - b) <= rel * fabs(b); }
 
+static const char *root(void) { return getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : "."; }
+
 GS_TEST(model_fit_sample)
 {
     const char *root = getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : ".";
@@ -67,62 +69,61 @@ GS_TEST(model_rejects_sizeless_timeline)
     GS_CHECK(strstr(err.msg, "known size") != NULL);
 }
 
-/* A run on the model device: real proofs (verified), device spans flagged
- * MODELLED with exactly the fitted stage times.  With devices = 2 the
+/* A run on the model device (a modelled run: the engine on the virtual
+ * clock, every unit of work from the H200 capture): every job completes
+ * unverified (no proofs exist), device spans are flagged MODELLED and last
+ * as long as captured instances of their stage.  With devices = 2 the
  * engine's multi-device path runs (one backend, one GPU worker and one
  * device lane per device): the partitions must land on both devices. */
 static void model_run(int devices)
 {
-    const char *root = getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : ".";
-    char sample[600], text[1400];
-    snprintf(sample, sizeof sample, "%s/traces/model-sample.spans.csv", root);
+    char cap[600], text[1400];
+    snprintf(cap, sizeof cap, "%s/traces/h200-backlog.spans.csv", root());
     gs_model *m = NULL;
     gs_err err;
     gs_err_clear(&err);
-    if (gs_model_load(&m, sample, &err) != GS_OK) {
-        gs_test_skip("%s: %s", sample, err.msg);
-        return;
-    }
+    GS_REQUIRE(gs_model_load(&m, cap, &err) == GS_OK);
     snprintf(text, sizeof text,
              "[engine]\nbackend = model\nmodel_timeline = %s\nmodel_size_shift = 11\nsynth_threads = %d\n"
-             "prove_threads = 1\ntrim = off\nverify = after_unlock\ndevices = %d\n"
+             "trim = off\nverify = after_unlock\ndevices = %d\n"
              "[jobs]\nkinds = porep_c2:1\npartitions = porep_c2:%d\ncount = 1\nsize_map = porep_c2:9\nreplay = afap\n",
-             sample, devices, devices, 3 * devices);
+             cap, devices, devices, 3 * devices);
     char dir[600];
     gs_run_result r;
     GS_REQUIRE(ts_run_text(text, "model.ini", devices == 1 ? "run1" : "run2", 1, &r, dir, sizeof dir));
     GS_CHECK_EQ_INT(r.completed, 1);
-    GS_CHECK_EQ_INT(r.verified, 1);
+    GS_CHECK_EQ_INT(r.verified, 0);
     char path[700];
     snprintf(path, sizeof path, "%s/spans.csv", dir);
     gs_timeline *tl = NULL;
     GS_REQUIRE(gs_timeline_read_csv(&tl, path, &err) == GS_OK);
     size_t n, dev_spans = 0, msm_h = 0, on_dev[2] = { 0, 0 };
     const gs_span *sp = gs_timeline_spans(tl, &n);
-    int64_t d20 = (int64_t)(gs_model_stage_s(m, "msm_h", 20, 0) * 1e9);
-    int64_t d21 = (int64_t)(gs_model_stage_s(m, "msm_h", 21, 0) * 1e9);
+    double med = gs_model_stage_s(m, "msm_h", 20, 0);
     for (size_t i = 0; i < n; i++) {
+        if (sp[i].kind != GS_SPAN_COUNTER)
+            GS_CHECK_MSG(sp[i].flags & GS_SPAN_F_MODELLED, "span %s not flagged modelled", sp[i].name);
         if (sp[i].kind != GS_SPAN_KERNEL && sp[i].kind != GS_SPAN_COPY)
             continue;
         dev_spans++;
-        GS_CHECK(sp[i].flags & GS_SPAN_F_MODELLED);
         const gs_lane_info *li = gs_timeline_lane(tl, sp[i].lane);
         GS_CHECK(li && li->device >= 0 && li->device < devices);
         if (li && li->device >= 0 && li->device < 2) on_dev[li->device]++;
         if (!strcmp(sp[i].name, "msm_h")) {
-            int64_t d = sp[i].end_ns - sp[i].start_ns;
-            GS_CHECK_MSG(d == d20 || d == d21, "msm_h lasted %lld ns, model %lld or %lld", (long long)d,
-                         (long long)d20, (long long)d21);
+            double d = (double)(sp[i].end_ns - sp[i].start_ns) * 1e-9;
+            GS_CHECK_MSG(near(d, med, 0.2), "msm_h lasted %g s, captured median %g s", d, med);
             msm_h++;
         }
     }
     GS_CHECK_EQ_INT(msm_h, 3 * devices);
-    GS_CHECK_EQ_INT(dev_spans, 27 * devices); /* 9 modelled stages x 3 partitions per device */
+    GS_CHECK_EQ_INT(dev_spans, 21 * devices); /* 7 captured stages x 3 partitions per device */
     for (int d = 0; d < devices; d++)
         GS_CHECK_MSG(on_dev[d] > 0, "no device span on device %d of %d", d, devices);
     const char *be = gs_timeline_meta_get(tl, "backend");
     GS_CHECK(be && !strcmp(be, "model"));
     GS_CHECK(gs_timeline_meta_get(tl, "device.1.name") != NULL || devices == 1);
+    const char *clock = gs_timeline_meta_get(tl, "run.clock");
+    GS_CHECK(clock && !strcmp(clock, "virtual"));
     gs_timeline_destroy(tl);
     gs_model_destroy(m);
 }

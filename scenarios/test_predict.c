@@ -1,0 +1,309 @@
+/*
+ * Predictions against H200 captures committed in traces/ (issue 12):
+ *
+ *   reproduction  every capture, predicted with no change on its own
+ *                 model, lands within 3 points of its captured GPU
+ *                 utilization, with the same top idle cause and that
+ *                 cause's share within 10 points;
+ *   what-if       the model of ONE capture (traces/h200-g2dev) predicts
+ *                 configurations it never ran, each captured for real on
+ *                 the same H200 with the same build: within 5 points and
+ *                 the same top cause (bench/RESULTS.md has the table);
+ *   speed         a 30-partition 2^20 capture predicts in under 10 s;
+ *   bad input     a configuration the capture cannot answer is refused
+ *                 before any file is written, naming what is missing.
+ *
+ * The oracle is the captured timeline itself, analysed by diag exactly as
+ * any run is.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../test/test.h"
+#include "predict.h"
+
+static const char *root(void)
+{
+    return getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : ".";
+}
+
+/* Predicts capture (with one --set and a capture lending missing stages,
+ * both may be NULL) into <tmp>/<sub>. */
+static int predict_b(const char *capture, const char *set, const char *borrow, const char *sub,
+                     gs_util_summary *out, double *real_s)
+{
+    char cap[600], dir[600], lend[600];
+    snprintf(cap, sizeof cap, "%s/%s", root(), capture);
+    snprintf(dir, sizeof dir, "%s/%s", gs_test_tmpdir(), sub);
+    snprintf(lend, sizeof lend, "%s/%s", root(), borrow ? borrow : "");
+    const char *sets[1] = {set};
+    gs_predict_opts o = {.capture = cap, .borrow = borrow ? lend : NULL, .sets = sets,
+                         .n_sets = set ? 1 : 0, .run = {.out_dir = dir, .quiet = 1, .no_charts = 1}};
+    gs_run_result r;
+    gs_err err;
+    gs_err_clear(&err);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    gs_status st = gs_scn_predict(&o, &r, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (real_s)
+        *real_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (st != GS_OK) {
+        gs_test_fail(__FILE__, __LINE__, "predict %s %s: %s", capture, set ? set : "", err.msg);
+        return 0;
+    }
+    GS_CHECK_MSG(r.completed == r.arrivals && r.failed == 0, "%s: %zu of %zu jobs completed", capture,
+                 r.completed, r.arrivals);
+    gs_util_summary_of_run(out, &r);
+    return 1;
+}
+
+static int predict(const char *capture, const char *set, const char *sub, gs_util_summary *out,
+                   double *real_s)
+{
+    return predict_b(capture, set, NULL, sub, out, real_s);
+}
+
+static int captured(const char *capture, gs_util_summary *out)
+{
+    char cap[600];
+    snprintf(cap, sizeof cap, "%s/%s", root(), capture);
+    gs_capture c;
+    gs_err err;
+    gs_err_clear(&err);
+    gs_status st = gs_capture_resolve(&c, cap, &err);
+    if (st == GS_OK)
+        st = gs_util_summary_of(out, c.spans, &err);
+    if (st != GS_OK)
+        gs_test_fail(__FILE__, __LINE__, "%s: %s", capture, err.msg);
+    return st == GS_OK;
+}
+
+static const char *const captures[] = {
+    "traces/h200-backlog.spans.csv",      /* before cpu_ns: demand inferred */
+    "traces/h200-backlog-g2dev.spans.csv",
+    "traces/h200-g2cpu",                  /* with cpu_ns: demand measured */
+    "traces/h200-g2dev",
+    "traces/h200-g2dev-synth4",
+    "traces/h200-g2dev-synth12",
+    "traces/h200-g2dev-gpuw2",
+    "traces/h200-g2dev-trimoff",
+};
+
+GS_TEST(predict_reproduces_captures)
+{
+    for (size_t i = 0; i < sizeof captures / sizeof captures[0]; i++) {
+        gs_util_summary c, p;
+        char sub[32];
+        snprintf(sub, sizeof sub, "repro-%zu", i);
+        if (!captured(captures[i], &c) || !predict(captures[i], NULL, sub, &p, NULL))
+            continue;
+        if (gs_test_verbose())
+            printf("  %-38s captured %5.1f%% %s %3.0f%%  predicted %5.1f%% %s %3.0f%%\n", captures[i],
+                   100 * c.util, c.cause, 100 * c.share, 100 * p.util, p.cause, 100 * p.share);
+        GS_CHECK_MSG(fabs(p.util - c.util) <= 0.03, "%s: util predicted %.1f%%, captured %.1f%%", captures[i],
+                     100 * p.util, 100 * c.util);
+        GS_CHECK_MSG(!strcmp(p.cause, c.cause), "%s: top cause predicted %s, captured %s", captures[i],
+                     p.cause, c.cause);
+        GS_CHECK_MSG(fabs(p.share - c.share) <= 0.10, "%s: %s share predicted %.0f%%, captured %.0f%%",
+                     captures[i], c.cause, 100 * p.share, 100 * c.share);
+    }
+}
+
+/* Fitted on traces/h200-g2dev (6 synthesis threads, one GPU worker, trim
+ * under the lock), each change captured on the same H200, same build. */
+static const struct {
+    const char *set, *measured;
+} changes[] = {
+    {"engine.synth_threads=12", "traces/h200-g2dev-synth12"},
+    {"engine.gpu_workers=2", "traces/h200-g2dev-gpuw2"},
+    {"engine.trim=off", "traces/h200-g2dev-trimoff"},
+};
+
+GS_TEST(predict_changes_the_capture_never_saw)
+{
+    for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++) {
+        gs_util_summary m, p;
+        char sub[32];
+        snprintf(sub, sizeof sub, "whatif-%zu", i);
+        if (!captured(changes[i].measured, &m) || !predict("traces/h200-g2dev", changes[i].set, sub, &p, NULL))
+            continue;
+        if (gs_test_verbose())
+            printf("  %-26s measured %5.1f%% %s  predicted %5.1f%% %s\n", changes[i].set, 100 * m.util, m.cause,
+                   100 * p.util, p.cause);
+        GS_CHECK_MSG(fabs(p.util - m.util) <= 0.05, "%s: predicted %.1f%%, measured %.1f%%", changes[i].set,
+                     100 * p.util, 100 * m.util);
+        GS_CHECK_MSG(!strcmp(p.cause, m.cause), "%s: top cause predicted %s, measured %s", changes[i].set,
+                     p.cause, m.cause);
+    }
+}
+
+/* Moving the G2 MSM between CPU and device needs the one stage the
+ * capture never ran (the other placement's msm_b2), lent by the other
+ * capture; everything else (synthesis, the other device stages, the
+ * engine) comes from the fitted capture, and the contention that starves
+ * synthesis (or its absence) emerges in the prediction. */
+GS_TEST(predict_g2_placement_with_a_borrowed_stage)
+{
+    static const struct {
+        const char *from, *set, *lend, *measured;
+    } c[] = {{"traces/h200-g2dev", "engine.g2=cpu", "traces/h200-g2cpu", "traces/h200-g2cpu"},
+             {"traces/h200-g2cpu", "engine.g2=device", "traces/h200-g2dev", "traces/h200-g2dev"}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        gs_util_summary m, p;
+        char sub[32];
+        snprintf(sub, sizeof sub, "g2move-%zu", i);
+        if (!captured(c[i].measured, &m) || !predict_b(c[i].from, c[i].set, c[i].lend, sub, &p, NULL))
+            continue;
+        if (gs_test_verbose())
+            printf("  %s %-18s measured %5.1f%% %s  predicted %5.1f%% %s\n", c[i].from, c[i].set, 100 * m.util,
+                   m.cause, 100 * p.util, p.cause);
+        GS_CHECK_MSG(fabs(p.util - m.util) <= 0.05, "%s from %s: predicted %.1f%%, measured %.1f%%", c[i].set,
+                     c[i].from, 100 * p.util, 100 * m.util);
+        GS_CHECK_MSG(!strcmp(p.cause, m.cause), "%s: top cause predicted %s, measured %s", c[i].set, p.cause,
+                     m.cause);
+    }
+}
+
+/* synth_threads 6 -> 4 is the change the model gets wrong (RESULTS.md):
+ * synthesis is the bottleneck there, and the captured run synthesized
+ * each partition ~30% slower than the run the model was fitted on (same
+ * partitions, same build, the host's speed differing between the runs).
+ * The test pins the explanation: with the synthesis demand of the
+ * measured run's own capture the prediction lands within 5 points. */
+GS_TEST(predict_synth4_miss_is_the_hosts_speed)
+{
+    gs_util_summary m, from_base, own;
+    if (!captured("traces/h200-g2dev-synth4", &m) ||
+        !predict("traces/h200-g2dev", "engine.synth_threads=4", "synth4-base", &from_base, NULL) ||
+        !predict("traces/h200-g2dev-synth4", NULL, "synth4-own", &own, NULL))
+        return;
+    GS_CHECK_MSG(!strcmp(from_base.cause, m.cause), "top cause predicted %s, measured %s", from_base.cause,
+                 m.cause);
+    GS_CHECK_MSG(from_base.util > m.util + 0.05, "the documented miss changed: predicted %.1f%%, measured %.1f%%",
+                 100 * from_base.util, 100 * m.util);
+    GS_CHECK_MSG(fabs(own.util - m.util) <= 0.05, "own model: %.1f%%, measured %.1f%%", 100 * own.util,
+                 100 * m.util);
+    char a[600], b[600];
+    snprintf(a, sizeof a, "%s/traces/h200-g2dev/spans.csv", root());
+    snprintf(b, sizeof b, "%s/traces/h200-g2dev-synth4/spans.csv", root());
+    gs_model *ma = NULL, *mb = NULL;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_model_load(&ma, a, &err) == GS_OK && gs_model_load(&mb, b, &err) == GS_OK);
+    /* Mean synthesis demand over the same 30 partitions in both captures. */
+    double da = 0, db = 0, x;
+    int sa = gs_model_find(ma, "synth", GS_WHERE_CPU), sb = gs_model_find(mb, "synth", GS_WHERE_CPU);
+    for (int j = 1; j <= 3; j++)
+        for (int k = 0; k < 10; k++) {
+            GS_CHECK(gs_model_cost(ma, sa, 3, 20, j, k, 0, &x, &err) == GS_OK);
+            da += x / 30;
+            GS_CHECK(gs_model_cost(mb, sb, 3, 20, j, k, 0, &x, &err) == GS_OK);
+            db += x / 30;
+        }
+    GS_CHECK_MSG(db > 1.2 * da, "synthesis per partition: %.3f cs in the base run, %.3f cs in the synth4 run",
+                 da, db);
+    if (gs_test_verbose())
+        printf("  synth4: predicted %.1f%%, measured %.1f%%, own model %.1f%%; synth %.3f vs %.3f cs\n",
+               100 * from_base.util, 100 * m.util, 100 * own.util, da, db);
+    gs_model_destroy(ma);
+    gs_model_destroy(mb);
+}
+
+GS_TEST(predict_speed_30_partitions_2p20)
+{
+    gs_util_summary p;
+    double real = 0;
+    if (!predict("traces/h200-g2cpu", NULL, "speed", &p, &real))
+        return;
+    GS_CHECK_MSG(real < 10.0, "prediction of a 30-partition 2^20 capture took %.2f s", real);
+    if (gs_test_verbose())
+        printf("  predicted traces/h200-g2cpu (22 s captured) in %.2f s\n", real);
+}
+
+static int exists(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0;
+}
+
+/* Refused before any file is written, naming what the capture lacks. */
+static void refused(const char *capture, const char *set, const char *want, const char *sub)
+{
+    char cap[600], dir[600];
+    snprintf(cap, sizeof cap, "%s/%s", root(), capture);
+    snprintf(dir, sizeof dir, "%s/%s", gs_test_tmpdir(), sub);
+    const char *sets[1] = {set};
+    gs_predict_opts o = {.capture = cap, .sets = sets, .n_sets = set ? 1 : 0,
+                         .run = {.out_dir = dir, .quiet = 1, .no_charts = 1}};
+    gs_run_result r;
+    gs_err err;
+    gs_err_clear(&err);
+    gs_status st = gs_scn_predict(&o, &r, &err);
+    GS_CHECK_MSG(st == GS_ERR_UNSUPPORTED || st == GS_ERR_FORMAT, "%s %s: status %s (%s)", capture,
+                 set ? set : "", gs_status_name(st), err.msg);
+    GS_CHECK_MSG(strstr(err.msg, want) != NULL, "%s %s: message '%s' lacks '%s'", capture, set ? set : "",
+                 err.msg, want);
+    GS_CHECK_MSG(!exists(dir), "%s: a refused prediction left %s", capture, dir);
+}
+
+GS_TEST(predict_refuses_what_the_capture_cannot_answer)
+{
+    /* The G2 MSM moved to a place the capture never ran it. */
+    refused("traces/h200-g2cpu", "engine.g2=device", "msm_b2", "bad-g2dev");
+    refused("traces/h200-g2dev", "engine.g2=cpu", "msm_b2", "bad-g2cpu");
+    /* 2^24 is 4 sizes from the captured 2^20 (the fit allows 2). */
+    refused("traces/h200-g2dev", "jobs.size_map=porep_c2:24", "2^24", "bad-size");
+    /* A device-only sample has no synthesis to model. */
+    refused("traces/model-sample.spans.csv", NULL, "synth", "bad-sample");
+}
+
+/* gapscope sweep --predict: every run a prediction of the capture's
+ * scenario; synthesis threads move the predicted utilization the way the
+ * single predictions do (4 threads starve the GPU, 6 do not). */
+GS_TEST(predict_sweep)
+{
+    char cap[600], out[600];
+    snprintf(cap, sizeof cap, "%s/traces/h200-g2dev", root());
+    snprintf(out, sizeof out, "%s/sweep", gs_test_tmpdir());
+    const char *vary[1] = {"engine.synth_threads=4,6"};
+    gs_sweep_opts o = {.vary = vary, .n_vary = 1, .reps = 1, .seed = 1, .out_dir = out, .quiet = 1,
+                       .predict = cap, .scenario = cap};
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_scn_sweep(&o, &err) == GS_OK);
+    char path[700];
+    snprintf(path, sizeof path, "%s/sweep.csv", out);
+    FILE *f = fopen(path, "r");
+    GS_REQUIRE(f);
+    char line[2048];
+    double u4 = -1, u6 = -1;
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "run,", 4))
+            continue;
+        rows++;
+        /* run,point,rep,baseline,"value",x,wall_s,jobs,completed,failed,span,idle,util,... */
+        double x, util;
+        char *p = line;
+        for (int k = 0; k < 5 && p; k++)
+            p = strchr(p + 1, ',');
+        if (!p || sscanf(p + 1, "%lf", &x) != 1)
+            continue;
+        for (int k = 0; k < 7 && p; k++)
+            p = strchr(p + 1, ',');
+        if (!p || sscanf(p + 1, "%lf", &util) != 1)
+            continue;
+        if (x == 4)
+            u4 = util;
+        if (x == 6)
+            u6 = util;
+    }
+    fclose(f);
+    GS_CHECK_EQ_INT(rows, 3); /* two points and the baseline */
+    GS_CHECK_MSG(u4 > 0 && u6 > u4 + 0.1, "util at 4 threads %.3f, at 6 %.3f", u4, u6);
+}
