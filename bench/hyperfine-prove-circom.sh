@@ -15,6 +15,7 @@
 # gapscope run, and `snarkjs groth16 verify` of gapscope's proof.
 #
 #   bench/hyperfine-prove-circom.sh LOG [RUNS] [MODE]   e.g. 16 5 merkle
+#   KEYGEN=gapscope bench/hyperfine-prove-circom.sh ...  (key from `gapscope setup --r1cs`)
 #
 # Writes build/bench/hyperfine-circom-MODE-LOG.json and .txt.
 set -euo pipefail
@@ -24,12 +25,14 @@ RUNS=${2:-5}
 MODE=${3:-merkle}
 BIN=${GS_BIN:-build/gapscope}
 SNARKJS=node_modules/.bin/snarkjs
-D=build/bench/circom-$MODE-$LOG
-OUT=build/bench/hyperfine-circom-$MODE-$LOG
-REC=$PWD/build/bench/key-records-$MODE-$LOG
+KEYGEN=${KEYGEN:-snarkjs}
+SUF=$([ "$KEYGEN" = snarkjs ] || echo "-$KEYGEN")
+D=build/bench/circom-$MODE-$LOG$SUF
+OUT=build/bench/hyperfine-circom-$MODE-$LOG$SUF
+REC=$PWD/build/bench/key-records-$MODE-$LOG$SUF
 command -v hyperfine >/dev/null || { echo "hyperfine missing: make deps" >&2; exit 2; }
 [ -x "$BIN" ] || make -s "$BIN"
-[ -f "$D/circuit.zkey" ] || bench/circom/make-key.sh "$LOG" "$MODE"
+[ -f "$D/circuit.zkey" ] || KEYGEN=$KEYGEN bench/circom/make-key.sh "$LOG" "$MODE"
 Z=$D/circuit.zkey W=$D/witness.wtns
 P="$BIN prove --quiet --key-records $REC $Z $W $D/proof.json $D/public.json"
 rm -rf "$REC"

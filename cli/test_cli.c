@@ -188,6 +188,21 @@ GS_TEST(cli_prove_checks_a_key_once)
                      strstr(out, "not in the prime-order subgroup"), "exit %d: %s", rc, out);
         GS_CHECK(!exists(proof));
     }
+    /* `zkey check`: the same answers ahead of time (exit 1 for a bad point),
+     * and a record that the next prove uses. */
+    snprintf(cmd, sizeof cmd, "%s zkey check --key-records %s/rec2 %s 2>&1", bin(), d, bad);
+    int rc = gs_test_run(cmd, out, sizeof out);
+    GS_CHECK_MSG(rc == 1 && strstr(out, "bad.zkey@") && strstr(out, "A point"), "%d: %s", rc, out);
+    snprintf(cmd, sizeof cmd, "%s zkey check --key-records %s/rec2 test/fixtures/chain.zkey 2>&1",
+             bin(), d);
+    rc = gs_test_run(cmd, out, sizeof out);
+    GS_CHECK_MSG(rc == 0 && strstr(out, "OK: 546 points") && strstr(out, "record: ") &&
+                 strstr(out, "69f6a4ee67654fd6444dcf138e874c9786d2cb9b48d7805cb1e51afcde8260a5"),
+                 "%d: %s", rc, out);
+    snprintf(cmd, sizeof cmd, "%s prove --key-records %s/rec2 %s %s %s/public.json 2>&1", bin(),
+             d, args, proof, d);
+    rc = gs_test_run(cmd, out, sizeof out);
+    GS_CHECK_MSG(rc == 0 && strstr(out, "checked before"), "%d: %s", rc, out);
 }
 
 /* The CUDA backend with the G2 MSM on the device, from the command line: the

@@ -4,6 +4,12 @@
 # one phase-2 contribution, and a witness from circom's wasm.
 #
 #   bench/circom/make-key.sh LOG [MODE]     MODE = merkle (default) | chain
+#   KEYGEN=gapscope bench/circom/make-key.sh LOG [MODE]
+#
+# KEYGEN=gapscope makes the key with `gapscope setup --r1cs` (the same
+# INSECURE test ceremony as `gapscope setup`, seconds instead of the
+# powers-of-tau's minutes) into build/bench/circom-MODE-LOG-gapscope/; the
+# circuit, the witness and snarkjs's role as the prover to beat are the same.
 #
 # Writes build/bench/circom-MODE-LOG/{circuit.circom, circuit.r1cs,
 # circuit.zkey, witness.wtns, verification_key.json, input.json} for a Poseidon
@@ -16,7 +22,8 @@ LOG=${1:?usage: bench/circom/make-key.sh LOG [merkle|chain]}
 MODE=${2:-merkle}
 ROOT=$PWD
 S=$ROOT/node_modules/.bin
-D=$ROOT/build/bench/circom-$MODE-$LOG
+KEYGEN=${KEYGEN:-snarkjs}
+D=$ROOT/build/bench/circom-$MODE-$LOG$([ "$KEYGEN" = snarkjs ] || echo "-$KEYGEN")
 P=$ROOT/build/bench/ptau
 POW=16
 [ "$LOG" -le "$POW" ] || { echo "LOG <= $POW only (the ptau's power)" >&2; exit 2; }
@@ -27,7 +34,7 @@ POW=16
 PER=$([ "$MODE" = merkle ] && echo 242 || echo 241)
 LEVELS=$(( ((1 << LOG) - 2) / PER ))
 mkdir -p "$D" "$P"
-if [ ! -f "$P/pot$POW.ptau" ]; then
+if [ "$KEYGEN" = snarkjs ] && [ ! -f "$P/pot$POW.ptau" ]; then
   "$S/snarkjs" powersoftau new bls12381 $POW "$P/pot0.ptau" >/dev/null
   "$S/snarkjs" powersoftau contribute "$P/pot0.ptau" "$P/pot1.ptau" -e="gapscope bench $POW" >/dev/null
   "$S/snarkjs" powersoftau prepare phase2 "$P/pot1.ptau" "$P/pot$POW.ptau.tmp" >/dev/null
@@ -51,9 +58,13 @@ else:
     print(json.dumps({"x0": f(), "x": [f() for _ in range(L)]}))
 PY
 node circuit_js/generate_witness.js circuit_js/circuit.wasm input.json witness.wtns
-"$S/snarkjs" groth16 setup circuit.r1cs "$P/pot$POW.ptau" c0.zkey >/dev/null
-"$S/snarkjs" zkey contribute c0.zkey circuit.zkey -e="gapscope bench $MODE $LOG" >/dev/null
-rm -f c0.zkey
+if [ "$KEYGEN" = snarkjs ]; then
+  "$S/snarkjs" groth16 setup circuit.r1cs "$P/pot$POW.ptau" c0.zkey >/dev/null
+  "$S/snarkjs" zkey contribute c0.zkey circuit.zkey -e="gapscope bench $MODE $LOG" >/dev/null
+  rm -f c0.zkey
+else
+  "${GS_BIN:-$ROOT/build/gapscope}" setup --quiet --r1cs circuit.r1cs --out .
+fi
 "$S/snarkjs" zkey export verificationkey circuit.zkey verification_key.json >/dev/null
 "$S/snarkjs" r1cs info circuit.r1cs | grep -E "Constraints|Wires" || true
 echo "key written to $D (levels $LEVELS)"

@@ -5,6 +5,7 @@
  * unity against the published values of SNARKJS-FORMATS.md section 7.1.
  */
 #include "field.h"
+#include "field_inline.h"
 
 #include <string.h>
 
@@ -125,6 +126,42 @@ GS_TEST(field_batch_inv_nonzero)
             GS_CHECK_MSG(gs_fp_eq(&t, &b[i]) && gs_fp2_eq(&t2, &b2[i]), "n %d element %d", n, i);
         }
     }
+}
+
+/* The inlined subtraction equals the field's on random and edge values. */
+GS_TEST(field_sub_inline_matches_field)
+{
+    gs_fp v[8];
+    gs_fp_zero(&v[0]);
+    gs_fp_one(&v[1]);
+    gs_fp_neg(&v[2], &v[1]);                 /* p - 1 (Montgomery -1) */
+    for (int i = 0; i < GS_FP_LIMBS; i++)
+        v[3].l[i] = GS_FP_MODULUS.l[i];
+    v[3].l[0] -= 1;                           /* the integer p - 1 */
+    for (int i = 4; i < 8; i++)
+        gs_fp_random(&v[i], gs_test_rng());
+    int ok = 1;
+    for (int r = 0; r < 200; r++) {
+        for (int i = 0; i < 8; i++)
+            for (int j = 0; j < 8; j++) {
+                gs_fp want, got;
+                gs_fp_sub(&want, &v[i], &v[j]);
+                gs_fp_sub_inline(&got, &v[i], &v[j]);
+                if (!gs_fp_eq(&want, &got))
+                    ok = 0;
+            }
+        for (int i = 4; i < 8; i++)
+            gs_fp_random(&v[i], gs_test_rng());
+    }
+    GS_CHECK(ok);
+    gs_fp2 a, b, want, got;
+    gs_fp2_random(&a, gs_test_rng());
+    gs_fp2_random(&b, gs_test_rng());
+    gs_fp2_sub(&want, &a, &b);
+    gs_fp2_sub_inline(&got, &a, &b);
+    GS_CHECK(gs_fp2_eq(&want, &got));
+    gs_fp2_sub_inline(&got, &b, &b);
+    GS_CHECK(gs_fp2_is_zero(&got));
 }
 
 GS_TEST(field_fp_sqrt_nonresidue)

@@ -34,7 +34,7 @@
 #include "io_internal.h"
 
 enum {
-    ZK_BUF = 8 << 20,       /* bytes read per piece */
+    ZK_BUF = 2 << 20,       /* bytes read per piece (memory: one piece) */
     ZK_SMALL_MAX = 1 << 16, /* sections 1 and 2 are read whole; longer is an error */
     ZK_SLICE = 1024,        /* elements per decode task */
 };

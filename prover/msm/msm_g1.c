@@ -8,7 +8,7 @@
 #define MSM_FE gs_fp
 #define MSM_FE_(op) gs_fp_##op
 #define MSM_BATCH_INV gs_fp_batch_inv_nonzero_var
-#define MSM_FE_SUB gs_msm_fp_sub
+#define MSM_FE_SUB gs_fp_sub_inline
 #define MSM_FN gs_msm_g1
 #define MSM_FN_CFG gs_msm_g1_cfg
 #include "msm_impl.h"

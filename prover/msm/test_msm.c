@@ -418,42 +418,6 @@ GS_TEST(msm_concurrent_calls_share_a_pool)
     gs_pool_destroy(pool);
 }
 
-/* The inlined subtraction equals the field's on random and edge values. */
-GS_TEST(msm_fp_sub_matches_field)
-{
-    gs_fp v[8];
-    gs_fp_zero(&v[0]);
-    gs_fp_one(&v[1]);
-    gs_fp_neg(&v[2], &v[1]);                 /* p - 1 (Montgomery -1) */
-    for (int i = 0; i < GS_FP_LIMBS; i++)
-        v[3].l[i] = GS_FP_MODULUS.l[i];
-    v[3].l[0] -= 1;                           /* the integer p - 1 */
-    for (int i = 4; i < 8; i++)
-        gs_fp_random(&v[i], gs_test_rng());
-    int ok = 1;
-    for (int r = 0; r < 200; r++) {
-        for (int i = 0; i < 8; i++)
-            for (int j = 0; j < 8; j++) {
-                gs_fp want, got;
-                gs_fp_sub(&want, &v[i], &v[j]);
-                gs_msm_fp_sub(&got, &v[i], &v[j]);
-                if (!gs_fp_eq(&want, &got))
-                    ok = 0;
-            }
-        for (int i = 4; i < 8; i++)
-            gs_fp_random(&v[i], gs_test_rng());
-    }
-    GS_CHECK(ok);
-    gs_fp2 a, b, want, got;
-    gs_fp2_random(&a, gs_test_rng());
-    gs_fp2_random(&b, gs_test_rng());
-    gs_fp2_sub(&want, &a, &b);
-    gs_msm_fp2_sub(&got, &a, &b);
-    GS_CHECK(gs_fp2_eq(&want, &got));
-    gs_msm_fp2_sub(&got, &b, &b);
-    GS_CHECK(gs_fp2_is_zero(&got));
-}
-
 /*
  * Batch-affine running sum over chains (window 13: thousands of buckets):
  * every point is G or -G with a scalar below 2^12, so window 0 holds
