@@ -18,6 +18,16 @@
  *   --reps N           timed repetitions after one warm-up (median; default 5)
  *   --window C         MSM window bits (default: automatic)
  *   --device N         device index (default 0)
+ *   --json FILE        also write every repetition as Google Benchmark JSON
+ *                      (bench/compare A.json B.json: Mann-Whitney A/B test);
+ *                      FILE "-" writes it to stdout and the table to stderr
+ *
+ * JSON names (real_time in ms, ns for the field, one entry per timed repetition, run_type
+ * "iteration", plus a "median" aggregate): cuda/field/fp_mul and fr_mul
+ * (ns per multiplication of the whole chip), cuda/ntt/K, cuda/msm_g1/K and
+ * cuda/msm_g2/K (device + host combine), cuda/msm_g1_device/K,
+ * cuda/prove/K/pinned|pageable (prove_start + prove_finish) and
+ * cuda/prove/K/pinned|pageable/STAGE.
  *
  * Inputs are drawn on the device (gs_cu_fill_random) or replicated from a
  * few thousand distinct points: timing-representative, not proofs anyone
@@ -25,10 +35,13 @@
  * correctness is what the cuda_* tests check.
  */
 #define _GNU_SOURCE
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../diag/json.h"
+#include "../diag/outfile.h"
 #include "../prover/cuda/cuda_dev.h"
 #include "../prover/groth16/backend.h"
 #include "../prover/msm/msm.h"
@@ -51,7 +64,43 @@ typedef struct {
     int field, check, reps, window, device, g2_device, classic;
     int want_ntt, want_msm, want_msm2, want_prove;
     unsigned ntt_lo, ntt_hi, msm_lo, msm_hi, msm2_lo, msm2_hi, prove_lo, prove_hi;
+    const char *json;
 } bench_opts;
+
+/* Every timed repetition, for --json (names as in the file comment). */
+typedef struct {
+    char name[96];
+    const char *unit;          /* "ms", or "ns" for the field figures */
+    int n;
+    double v[64];
+} bench_rec;
+static bench_rec *recs;
+static size_t n_recs, cap_recs;
+static FILE *out; /* the table: stdout, or stderr when the JSON goes to stdout */
+
+/* Returns the new record (NULL when out of memory: the table still has the
+ * figure, the JSON misses it). */
+static bench_rec *rec_add(const double *v, int n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static bench_rec *rec_add(const double *v, int n, const char *fmt, ...)
+{
+    if (n_recs == cap_recs) {
+        size_t cap = cap_recs ? 2 * cap_recs : 64;
+        bench_rec *r = realloc(recs, cap * sizeof *r);
+        if (!r) return NULL;
+        recs = r;
+        cap_recs = cap;
+    }
+    bench_rec *r = &recs[n_recs++];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->name, sizeof r->name, fmt, ap);
+    va_end(ap);
+    r->unit = "ms";
+    r->n = n < 64 ? n : 64;
+    memcpy(r->v, v, (size_t)r->n * sizeof *v);
+    return r;
+}
 
 static int cmp_dbl(const void *a, const void *b)
 {
@@ -99,9 +148,10 @@ static gs_status bench_ntt(gs_cu_dev *d, const bench_opts *o, gs_err *err)
             TRY(gs_cu_sync(d, err));
             if (r >= 0) TRY(gs_cu_mark_ms(d, 0, 1, &t[r], err));
         }
-        printf("ntt    2^%-2u  forward, natural order   median %9.3f ms  (%d reps)\n", k,
+        rec_add(t, o->reps, "cuda/ntt/%u", k);
+        fprintf(out, "ntt    2^%-2u  forward, natural order   median %9.3f ms  (%d reps)\n", k,
                median(t, o->reps), o->reps);
-        fflush(stdout);
+        fflush(out);
     }
 fail:
     gs_cu_free(d, x);
@@ -194,7 +244,7 @@ static gs_status bench_msm(gs_cu_dev *d, const bench_curve *cv, unsigned lo, uns
     void *dp = NULL, *base = NULL;
     gs_scalar *ds = NULL, *hs = NULL;
     size_t nb = 0, nmax = (size_t)1 << hi;
-    double td[64], th[64];
+    double td[64], th[64], tt[64];
     gs_g2 res, want; /* room for either curve's result */
     TRY(cv->points(d, &dp, nmax, &base, &nb, err));
     TRY(gs_cu_alloc(d, (void **)&ds, nmax * sizeof *ds, err));
@@ -214,10 +264,13 @@ static gs_status bench_msm(gs_cu_dev *d, const bench_curve *cv, unsigned lo, uns
             if (r >= 0) {
                 TRY(gs_cu_mark_ms(d, 0, 1, &td[r], err));
                 th[r] = (double)(h1 - h0) * 1e-6;
+                tt[r] = td[r] + th[r];
             }
         }
+        rec_add(tt, o->reps, "cuda/%s/%u", cv->name, k);
+        rec_add(td, o->reps, "cuda/%s_device/%u", cv->name, k);
         double md = median(td, o->reps), mh = median(th, o->reps);
-        printf("%s 2^%-2u  device %9.3f ms + host combine %6.3f ms = %9.3f ms  (%d reps)",
+        fprintf(out, "%s 2^%-2u  device %9.3f ms + host combine %6.3f ms = %9.3f ms  (%d reps)",
                cv->name, k, md, mh, md + mh, o->reps);
         if (o->check && k <= cv->check_max) {
             hs = realloc(hs, n * sizeof *hs);
@@ -228,13 +281,13 @@ static gs_status bench_msm(gs_cu_dev *d, const bench_curve *cv, unsigned lo, uns
             TRY(gs_cu_download(d, hs, ds, n * sizeof *hs, err));
             TRY(cv->cpu(&want, base, nb, hs, n, pool, err));
             int same = cv->eq(&res, &want);
-            printf("  check vs CPU: %s", same ? "equal" : "DIFFERENT");
+            fprintf(out, "  check vs CPU: %s", same ? "equal" : "DIFFERENT");
             if (!same)
                 st = GS_ERR(err, GS_ERR_INTERNAL, "cuda-bench", "%s 2^%u differs from the CPU",
                             cv->name, k);
         }
-        printf("\n");
-        fflush(stdout);
+        fprintf(out, "\n");
+        fflush(out);
         if (st != GS_OK) goto fail;
     }
 fail:
@@ -330,10 +383,10 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
         int64_t t1 = gs_now_ns();
         TRY(be->ops->load_pk(be, &pk, err));
         int64_t t2 = gs_now_ns();
-        printf("prove  2^%-2u  synthetic %s key built in %.2f s, made resident (load_pk) in "
+        fprintf(out, "prove  2^%-2u  synthetic %s key built in %.2f s, made resident (load_pk) in "
                "%.2f s\n", k, gs_h_convention_name(pk.h_conv), (double)(t1 - t0) * 1e-9,
                (double)(t2 - t1) * 1e-9);
-        double ts[GS_STAGE_MAX][64], tst[64], tfin[64];
+        double ts[GS_STAGE_MAX][64], tst[64], tfin[64], ttot[64];
         const char *names[GS_STAGE_MAX] = { 0 };
         int nst = 0;
         for (int pageable = 0; pageable < 2; pageable++) {
@@ -356,21 +409,26 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
                 if (r < 0) continue;
                 tst[r] = (double)(a1 - a0) * 1e-6;
                 tfin[r] = (double)(a2 - a1) * 1e-6;
+                ttot[r] = (double)(a2 - a0) * 1e-6;
                 nst = sl.n;
                 for (int i = 0; i < sl.n; i++) {
                     names[i] = sl.s[i].name;
                     ts[i][r] = (double)(sl.s[i].end_ns - sl.s[i].start_ns) * 1e-6;
                 }
             }
-            printf("prove  2^%-2u  %s a/b/c, G2 MSM on the %s: prove_start %9.3f ms, "
+            const char *stg = pageable ? "pageable" : "pinned";
+            rec_add(ttot, o->reps, "cuda/prove/%u/%s", k, stg);
+            for (int i = 0; i < nst; i++)
+                rec_add(ts[i], o->reps, "cuda/prove/%u/%s/%s", k, stg, names[i]);
+            fprintf(out, "prove  2^%-2u  %s a/b/c, G2 MSM on the %s: prove_start %9.3f ms, "
                    "prove_finish %9.3f ms, total %9.3f ms  (median of %d)\n", k,
                    pageable ? "pageable" : "pinned  ", o->g2_device ? "device" : "CPU   ",
                    median(tst, o->reps), median(tfin, o->reps),
                    median(tst, o->reps) + median(tfin, o->reps), o->reps);
-            printf("             stages (median ms):");
-            for (int i = 0; i < nst; i++) printf(" %s %.3f", names[i], median(ts[i], o->reps));
-            printf("\n");
-            fflush(stdout);
+            fprintf(out, "             stages (median ms):");
+            for (int i = 0; i < nst; i++) fprintf(out, " %s %.3f", names[i], median(ts[i], o->reps));
+            fprintf(out, "\n");
+            fflush(out);
         }
         gs_pk_free(&pk);
         gs_assignment_free(&as);
@@ -382,9 +440,64 @@ fail:
     return st;
 }
 
+/* Google Benchmark's JSON layout, as much of it as bench/compare and
+ * Google's own tools read: one "iteration" entry per repetition (real_time
+ * = cpu_time, ms) and a "median" aggregate per benchmark. */
+static gs_status write_json(const char *path, const char *device, const bench_opts *o, gs_err *err)
+{
+    gs_outfile of = { 0 };
+    FILE *f = stdout;
+    gs_status st;
+    if (strcmp(path, "-") != 0) {
+        if ((st = gs_out_open(&of, path, err)) != GS_OK) return st;
+        f = of.f;
+    }
+    fprintf(f, "{\n  \"context\": {\n    \"executable\": \"gapscope cuda-bench\",\n"
+               "    \"device\": ");
+    gs_json_str(f, device);
+    fprintf(f, ",\n    \"repetitions\": %d,\n    \"library_build_type\": \"release\"\n  },\n"
+               "  \"benchmarks\": [", o->reps);
+    int first = 1;
+    for (size_t i = 0; i < n_recs; i++) {
+        const bench_rec *r = &recs[i];
+        double v[64];
+        for (int k = 0; k <= r->n; k++) {
+            int agg = k == r->n;
+            double t = agg ? 0 : r->v[k];
+            if (agg) {
+                memcpy(v, r->v, (size_t)r->n * sizeof *v);
+                t = median(v, r->n);
+            }
+            fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
+            first = 0;
+            char nm[128];
+            snprintf(nm, sizeof nm, "%s%s", r->name, agg ? "_median" : "");
+            gs_json_str(f, nm);
+            fprintf(f, ", \"run_name\": ");
+            gs_json_str(f, r->name);
+            fprintf(f, ", \"run_type\": \"%s\", \"repetitions\": %d, ", agg ? "aggregate" : "iteration",
+                    r->n);
+            if (agg) fprintf(f, "\"aggregate_name\": \"median\", ");
+            else fprintf(f, "\"repetition_index\": %d, ", k);
+            fprintf(f, "\"threads\": 1, \"iterations\": 1, \"real_time\": ");
+            gs_json_num(f, t);
+            fprintf(f, ", \"cpu_time\": ");
+            gs_json_num(f, t);
+            fprintf(f, ", \"time_unit\": \"%s\"}", r->unit);
+        }
+    }
+    fprintf(f, "\n  ]\n}\n");
+    if (f == stdout) {
+        fflush(f);
+        return ferror(f) ? GS_ERR(err, GS_ERR_IO, "cuda-bench", "writing JSON to stdout") : GS_OK;
+    }
+    return gs_out_close(&of, 1, err);
+}
+
 static int bench_main(int argc, char **argv)
 {
     bench_opts o = { .reps = 5 };
+    out = stdout;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--field")) o.field = 1;
@@ -398,10 +511,11 @@ static int bench_main(int argc, char **argv)
         else if (!strcmp(a, "--reps") && v) { o.reps = atoi(v); i++; }
         else if (!strcmp(a, "--window") && v) { o.window = atoi(v); i++; }
         else if (!strcmp(a, "--device") && v) { o.device = atoi(v); i++; }
+        else if (!strcmp(a, "--json") && v) { o.json = v; i++; }
         else {
             fprintf(stderr, "usage: gapscope cuda-bench [--field] [--ntt LO:HI] [--msm LO:HI] "
                             "[--msm-g2 LO:HI] [--prove LO:HI] [--g2-device] [--classic] [--check] "
-                            "[--reps N] [--window C] [--device N]\n");
+                            "[--reps N] [--window C] [--device N] [--json FILE]\n");
             return GS_EXIT_USAGE;
         }
     }
@@ -409,21 +523,32 @@ static int bench_main(int argc, char **argv)
         fprintf(stderr, "gapscope cuda-bench: --reps must be 1..64\n");
         return GS_EXIT_USAGE;
     }
+    if (o.json && !strcmp(o.json, "-")) out = stderr;
     gs_err err;
     gs_err_clear(&err);
     gs_status st = GS_OK;
     gs_cu_dev *d = NULL;
+    char devname[256] = "";
     gs_pool *pool = NULL;
     TRY(gs_cu_dev_create(&d, o.device, &err));
     TRY(gs_pool_create(&pool, 0, &err));
-    printf("device: %s\n", gs_cu_dev_describe(d));
+    snprintf(devname, sizeof devname, "%s", gs_cu_dev_describe(d));
+    fprintf(out, "device: %s\n", devname);
     if (o.field) {
-        double fp = 0, fr = 0;
-        TRY(gs_cu_field_bench(d, 0, &fp, &err));
-        TRY(gs_cu_field_bench(d, 1, &fr, &err));
-        printf("field  Fp mont_mul %.2f G/s, Fr mont_mul %.2f G/s (dependent chains, whole chip)\n",
-               fp * 1e-9, fr * 1e-9);
-        fflush(stdout);
+        double fp[64], fr[64], g;
+        for (int r = 0; r < o.reps; r++) {
+            TRY(gs_cu_field_bench(d, 0, &g, &err));
+            fp[r] = 1e9 / g; /* ns per multiplication of the whole chip */
+            TRY(gs_cu_field_bench(d, 1, &g, &err));
+            fr[r] = 1e9 / g;
+        }
+        bench_rec *rp = rec_add(fp, o.reps, "cuda/field/fp_mul");
+        if (rp) rp->unit = "ns";
+        rp = rec_add(fr, o.reps, "cuda/field/fr_mul");
+        if (rp) rp->unit = "ns";
+        fprintf(out, "field  Fp mont_mul %.2f G/s, Fr mont_mul %.2f G/s (dependent chains, whole chip, "
+                     "median of %d)\n", 1 / median(fp, o.reps), 1 / median(fr, o.reps), o.reps);
+        fflush(out);
     }
     if (o.want_ntt) TRY(bench_ntt(d, &o, &err));
     if (o.want_msm) TRY(bench_msm(d, &g1_curve, o.msm_lo, o.msm_hi, &o, pool, &err));
@@ -433,9 +558,13 @@ static int bench_main(int argc, char **argv)
         d = NULL;
         TRY(bench_prove(&o, &err));
     }
+    if (o.json) TRY(write_json(o.json, devname, &o, &err));
 fail:
     gs_cu_dev_destroy(d);
     gs_pool_destroy(pool);
+    free(recs);
+    recs = NULL;
+    n_recs = cap_recs = 0;
     if (st != GS_OK) return gs_cli_fail("cuda-bench", &err);
     return GS_EXIT_OK;
 }
