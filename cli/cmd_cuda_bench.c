@@ -17,6 +17,11 @@
  *   --check            MSM: compare sizes <= 2^20 (G2: 2^18) with the CPU MSM
  *   --reps N           timed repetitions after one warm-up (median; default 5)
  *   --window C         MSM window bits (default: automatic)
+ *   --copies T         G1 MSM over points with T precomputed window copies
+ *                      (gs_cu_g1_precompute; window: --window, else
+ *                      gs_cu_msm_pick for 2^HI); timed: preparation + MSM
+ *   --bool PCT         --prove: PCT% of the witness scalars are 0 or 1 (half
+ *                      each), like a PoRep witness; the rest random
  *   --device N         device index (default 0)
  *   --json FILE        also write every repetition as Google Benchmark JSON
  *                      (bench/compare A.json B.json: Mann-Whitney A/B test);
@@ -61,7 +66,7 @@ static int bench_main(int argc, char **argv)
 #else
 
 typedef struct {
-    int field, check, reps, window, device, g2_device, classic;
+    int field, check, reps, window, device, g2_device, classic, copies, bool_pct;
     int want_ntt, want_msm, want_msm2, want_prove;
     unsigned ntt_lo, ntt_hi, msm_lo, msm_hi, msm2_lo, msm2_hi, prove_lo, prove_hi;
     const char *json;
@@ -244,9 +249,28 @@ static gs_status bench_msm(gs_cu_dev *d, const bench_curve *cv, unsigned lo, uns
     void *dp = NULL, *base = NULL;
     gs_scalar *ds = NULL, *hs = NULL;
     size_t nb = 0, nmax = (size_t)1 << hi;
-    double td[64], th[64], tt[64];
+    double td[64], th[64], tt_ms[64];
     gs_g2 res, want; /* room for either curve's result */
+    unsigned cc = 0, tt = 1;
+    int copies = o->copies > 1 && cv == &g1_curve;
+    char tag[32] = "";
     TRY(cv->points(d, &dp, nmax, &base, &nb, err));
+    if (copies) {
+        /* Room for the copies after the points, then precompute them. */
+        void *dp2 = NULL;
+        gs_cu_msm_pick(nmax, (unsigned)o->copies, &cc, &tt);
+        if (o->window > 0) cc = (unsigned)o->window;
+        TRY(gs_cu_alloc(d, &dp2, tt * nmax * 96, err));
+        TRY(gs_cu_sync(d, err));
+        TRY(gs_cu_copy_d2d(d, dp2, dp, nmax * 96, err));
+        gs_cu_free(d, dp);
+        dp = dp2;
+        int64_t p0 = gs_now_ns();
+        TRY(gs_cu_g1_precompute(d, dp, nmax, nmax, cc, tt, err));
+        fprintf(out, "%s copies: c = %u, t = %u, precomputed for 2^%u points in %.2f s\n",
+                cv->name, cc, tt, hi, (double)(gs_now_ns() - p0) * 1e-9);
+        snprintf(tag, sizeof tag, "_c%ut%u", cc, tt);
+    }
     TRY(gs_cu_alloc(d, (void **)&ds, nmax * sizeof *ds, err));
     TRY(gs_cu_fill_random(d, ds, nmax, 12345, err));
     TRY(gs_cu_sync(d, err));
@@ -254,7 +278,12 @@ static gs_status bench_msm(gs_cu_dev *d, const bench_curve *cv, unsigned lo, uns
         size_t n = (size_t)1 << k;
         for (int r = -1; r < o->reps; r++) {
             TRY(gs_cu_mark(d, 0, err));
-            TRY(cv->msm(d, 0, dp, ds, n, o->window, err));
+            if (copies) {
+                TRY(gs_cu_msm_prepare(d, ds, n, (int)cc, tt, 0, NULL, NULL, err));
+                TRY(gs_cu_msm_g1_prepared(d, 0, dp, nmax, 0, err));
+            } else {
+                TRY(cv->msm(d, 0, dp, ds, n, o->window, err));
+            }
             TRY(gs_cu_msm_fetch(d, 0, err));
             TRY(gs_cu_mark(d, 1, err));
             TRY(gs_cu_sync(d, err));
@@ -264,14 +293,14 @@ static gs_status bench_msm(gs_cu_dev *d, const bench_curve *cv, unsigned lo, uns
             if (r >= 0) {
                 TRY(gs_cu_mark_ms(d, 0, 1, &td[r], err));
                 th[r] = (double)(h1 - h0) * 1e-6;
-                tt[r] = td[r] + th[r];
+                tt_ms[r] = td[r] + th[r];
             }
         }
-        rec_add(tt, o->reps, "cuda/%s/%u", cv->name, k);
-        rec_add(td, o->reps, "cuda/%s_device/%u", cv->name, k);
+        rec_add(tt_ms, o->reps, "cuda/%s%s/%u", cv->name, tag, k);
+        rec_add(td, o->reps, "cuda/%s%s_device/%u", cv->name, tag, k);
         double md = median(td, o->reps), mh = median(th, o->reps);
-        fprintf(out, "%s 2^%-2u  device %9.3f ms + host combine %6.3f ms = %9.3f ms  (%d reps)",
-               cv->name, k, md, mh, md + mh, o->reps);
+        fprintf(out, "%s%s 2^%-2u  device %9.3f ms + host combine %6.3f ms = %9.3f ms  (%d reps)",
+               cv->name, tag, k, md, mh, md + mh, o->reps);
         if (o->check && k <= cv->check_max) {
             hs = realloc(hs, n * sizeof *hs);
             if (!hs) {
@@ -299,7 +328,7 @@ fail:
 }
 
 /* Synthetic key of domain 2^k (see the file comment) and a random assignment. */
-static gs_status make_key(gs_pk *pk, gs_assignment *as, unsigned k, gs_err *err)
+static gs_status make_key(gs_pk *pk, gs_assignment *as, unsigned k, int bool_pct, gs_err *err)
 {
     gs_status st;
     size_t n = (size_t)1 << k, nv = n, np = 1, nb = 4096, nb2 = 64;
@@ -350,6 +379,10 @@ static gs_status make_key(gs_pk *pk, gs_assignment *as, unsigned k, gs_err *err)
         gs_fr f;
         gs_fr_random(&f, &rng);
         gs_fr_to_scalar(&as->w[i], &f);
+        if ((int)gs_rng_below(&rng, 100) < bool_pct) {
+            memset(&as->w[i], 0, sizeof as->w[i]);
+            as->w[i].l[0] = gs_rng_below(&rng, 2);
+        }
     }
     memset(&as->w[0], 0, sizeof as->w[0]);
     as->w[0].l[0] = 1;
@@ -378,7 +411,7 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
     TRY(gs_backend_cuda_create(&be, o->device, err));
     for (unsigned k = o->prove_lo; k <= o->prove_hi; k++) {
         int64_t t0 = gs_now_ns();
-        TRY(make_key(&pk, &as, k, err));
+        TRY(make_key(&pk, &as, k, o->bool_pct, err));
         pk.h_conv = o->classic ? GS_H_CLASSIC : GS_H_SNARKJS;
         int64_t t1 = gs_now_ns();
         TRY(be->ops->load_pk(be, &pk, err));
@@ -417,9 +450,11 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
                 }
             }
             const char *stg = pageable ? "pageable" : "pinned";
-            rec_add(ttot, o->reps, "cuda/prove/%u/%s", k, stg);
+            char bl[16] = "";
+            if (o->bool_pct) snprintf(bl, sizeof bl, "/bool%d", o->bool_pct);
+            rec_add(ttot, o->reps, "cuda/prove/%u%s/%s", k, bl, stg);
             for (int i = 0; i < nst; i++)
-                rec_add(ts[i], o->reps, "cuda/prove/%u/%s/%s", k, stg, names[i]);
+                rec_add(ts[i], o->reps, "cuda/prove/%u%s/%s/%s", k, bl, stg, names[i]);
             fprintf(out, "prove  2^%-2u  %s a/b/c, G2 MSM on the %s: prove_start %9.3f ms, "
                    "prove_finish %9.3f ms, total %9.3f ms  (median of %d)\n", k,
                    pageable ? "pageable" : "pinned  ", o->g2_device ? "device" : "CPU   ",
@@ -512,15 +547,21 @@ static int bench_main(int argc, char **argv)
         else if (!strcmp(a, "--window") && v) { o.window = atoi(v); i++; }
         else if (!strcmp(a, "--device") && v) { o.device = atoi(v); i++; }
         else if (!strcmp(a, "--json") && v) { o.json = v; i++; }
+        else if (!strcmp(a, "--copies") && v) { o.copies = atoi(v); i++; }
+        else if (!strcmp(a, "--bool") && v) { o.bool_pct = atoi(v); i++; }
         else {
             fprintf(stderr, "usage: gapscope cuda-bench [--field] [--ntt LO:HI] [--msm LO:HI] "
                             "[--msm-g2 LO:HI] [--prove LO:HI] [--g2-device] [--classic] [--check] "
-                            "[--reps N] [--window C] [--device N] [--json FILE]\n");
+                            "[--reps N] [--window C] [--copies T] [--bool PCT] [--device N] [--json FILE]\n");
             return GS_EXIT_USAGE;
         }
     }
     if (o.reps < 1 || o.reps > 64) {
         fprintf(stderr, "gapscope cuda-bench: --reps must be 1..64\n");
+        return GS_EXIT_USAGE;
+    }
+    if (o.copies < 0 || o.copies > 16 || o.bool_pct < 0 || o.bool_pct > 100) {
+        fprintf(stderr, "gapscope cuda-bench: --copies must be 0..16 and --bool 0..100\n");
         return GS_EXIT_USAGE;
     }
     if (o.json && !strcmp(o.json, "-")) out = stderr;
