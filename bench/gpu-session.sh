@@ -2,7 +2,8 @@
 # One device session on the H200 machine (issue 14): binaries, GPU tests,
 # and the A/B benchmarks, every log and JSON under $OUT.
 #
-#   bench/gpu-session.sh STEP...      STEP: tests ab msm copies prove prove26 pipe ncu
+#   bench/gpu-session.sh STEP...      STEP: bgsetup tests ab msm copies prove prove26 pipe
+#                                           circuit ncu
 #
 # Binaries: carried ones in carry-bin/{new,base}/ (built here with
 # ARCH="-march=x86-64-v3 -madx" HAVE_GMP=0) when they run on the machine,
@@ -43,6 +44,21 @@ fi
 
 for step in "$@"; do
 case $step in
+bgsetup)
+    log "porep_sha 2^20 setup in the background (CPU)"
+    ("$NEW" setup --circuit porep_sha --log 20 --out /tmp/ps20 >"$OUT/setup20.log" 2>&1; echo "rc=$?" >>"$OUT/setup20.log") &
+    setup_pid=$!
+    ;;
+circuit)
+    [ -n "${setup_pid:-}" ] && wait "$setup_pid"
+    tail -3 "$OUT/setup20.log" | tee -a "$S"
+    log "porep_sha 2^20 proof on the GPU (G2 on the device), verified"
+    for i in 1 2; do
+        /usr/bin/time -f "prove wall %e s" "$NEW" prove --backend cuda --g2-device --trusted-key \
+            /tmp/ps20/circuit.zkey /tmp/ps20/witness.wtns /tmp/ps20/proof.json /tmp/ps20/public.json 2>&1 | tail -3 | tee -a "$S"
+    done
+    "$NEW" verify /tmp/ps20/verification_key.json /tmp/ps20/public.json /tmp/ps20/proof.json 2>&1 | tee -a "$S"
+    ;;
 tests)
     log "GPU tests (new)"
     GS_REQUIRE_GPU=1 GS_BIN=$NEW "$NEWT" --only cuda --only engine_prep -v >"$OUT/tests.log" 2>&1
