@@ -71,30 +71,31 @@ ab)
     for v in base new; do
         b=$BASE; [ $v = new ] && b=$NEW
         [ -x "$b" ] || { log "no $v binary"; continue; }
-        "$b" cuda-bench --msm 20:26 --ntt 24:24 --reps 7 --json "$OUT/msm-$v.json" >"$OUT/msm-$v.txt" 2>&1
+        "$b" cuda-bench --msm 20:26 --ntt 24:24 --reps 5 --json "$OUT/msm-$v.json" >"$OUT/msm-$v.txt" 2>&1
         "$b" cuda-bench --ntt 27:27 --reps 5 --json "$OUT/ntt27-$v.json" >>"$OUT/msm-$v.txt" 2>&1
         "$b" cuda-bench --prove 24:24 --g2-device --reps 3 --json "$OUT/prove-$v.json" >"$OUT/prove-$v.txt" 2>&1
+        grep -E "prove  2|stages" "$OUT/prove-$v.txt" | head -4 | tee -a "$S"
         log "$v done"
     done
     ;;
 msm)
     log "MSM accumulation variants (new, 2^24 and 2^26)"
-    for var in 0 1 2 3; do
+    for var in ${GS_VARIANTS:-0 2}; do
         GS_CU_MSM_VARIANT=$var "$NEW" cuda-bench --msm 24:24 --reps 5 --json "$OUT/var$var.json" 2>&1 | grep msm_ | tee -a "$S"
     done
     ;;
 copies)
     log "precomputed copies: window sweep at 2^24 (t = all windows) and 2^26"
-    for c in 16 18 20 22 24; do
+    for c in ${GS_COPY_WINDOWS:-20 22 24}; do
         "$NEW" cuda-bench --msm 24:24 --copies 16 --window $c --reps 5 --json "$OUT/cp24-$c.json" 2>&1 | grep msm_ | tee -a "$S"
     done
-    for t in 2 4; do
+    for t in ${GS_COPIES26:-4}; do
         "$NEW" cuda-bench --msm 26:26 --copies $t --window 22 --reps 3 --json "$OUT/cp26-$t.json" 2>&1 | grep msm_ | tee -a "$S"
     done
     ;;
 prove)
-    log "prove 2^24: random witness and 90% 0/1 witness (new)"
-    "$NEW" cuda-bench --prove 24:24 --g2-device --reps 3 --bool 90 --json "$OUT/prove-bool90.json" >"$OUT/prove-bool90.txt" 2>&1
+    log "prove 2^24: 92% 0/1 witness (new)"
+    "$NEW" cuda-bench --prove 24:24 --g2-device --reps 2 --bool 92 --json "$OUT/prove-bool90.json" >"$OUT/prove-bool90.txt" 2>&1
     grep -E "prove|stages" "$OUT/prove-bool90.txt" | tee -a "$S"
     ;;
 prove26)
