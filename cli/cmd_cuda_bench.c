@@ -19,7 +19,8 @@
  *   --window C         MSM window bits (default: automatic)
  *   --copies T         G1 MSM over points with T precomputed window copies
  *                      (gs_cu_g1_precompute; window: --window, else
- *                      gs_cu_msm_pick for 2^HI); timed: preparation + MSM
+ *                      gs_cu_msm_pick for 2^HI; the MSM uses min(T, number
+ *                      of windows) of them); timed: preparation + MSM
  *   --bool PCT         --prove: PCT% of the witness scalars are 0 or 1 (half
  *                      each), like a PoRep witness; the rest random
  *   --device N         device index (default 0)
@@ -259,7 +260,12 @@ static gs_status bench_msm(gs_cu_dev *d, const bench_curve *cv, unsigned lo, uns
         /* Room for the copies after the points, then precompute them. */
         void *dp2 = NULL;
         gs_cu_msm_pick(nmax, (unsigned)o->copies, &cc, &tt);
-        if (o->window > 0) cc = (unsigned)o->window;
+        if (o->window > 0) {
+            /* An explicit window: all T copies (the MSM uses at most one
+             * per window of c bits: min(T, windows)). */
+            cc = (unsigned)o->window;
+            tt = (unsigned)o->copies;
+        }
         TRY(gs_cu_alloc(d, &dp2, tt * nmax * 96, err));
         TRY(gs_cu_sync(d, err));
         TRY(gs_cu_copy_d2d(d, dp2, dp, nmax * 96, err));
