@@ -23,6 +23,8 @@
  *                      of windows) of them); timed: preparation + MSM
  *   --bool PCT         --prove: PCT% of the witness scalars are 0 or 1 (half
  *                      each), like a PoRep witness; the rest random
+ *   --staging S        --prove: a/b/c and witness staged pinned, pageable, or
+ *                      both (default)
  *   --device N         device index (default 0)
  *   --json FILE        also write every repetition as Google Benchmark JSON
  *                      (bench/compare A.json B.json: Mann-Whitney A/B test);
@@ -41,6 +43,7 @@
  * correctness is what the cuda_* tests check.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +71,7 @@ static int bench_main(int argc, char **argv)
 
 typedef struct {
     int field, check, reps, window, device, g2_device, classic, copies, bool_pct;
+    int staging;               /* --prove: 0 both, 1 pinned only, 2 pageable only */
     int want_ntt, want_msm, want_msm2, want_prove;
     unsigned ntt_lo, ntt_hi, msm_lo, msm_hi, msm2_lo, msm2_hi, prove_lo, prove_hi;
     const char *json;
@@ -333,14 +337,58 @@ fail:
     return st;
 }
 
-/* Synthetic key of domain 2^k (see the file comment) and a random assignment. */
+/* The random assignment, filled by FILL_THREADS threads (2^27 wires in
+ * seconds): thread t fills [lo, hi) from its own generator. */
+#define FILL_THREADS 16
+typedef struct {
+    gs_assignment *as;
+    size_t lo, hi;
+    uint64_t seed;
+    int bool_pct;
+} fill_job;
+
+static void *fill_run(void *arg)
+{
+    fill_job *j = arg;
+    gs_rng rng;
+    gs_rng_seed(&rng, j->seed);
+    for (size_t i = j->lo; i < j->hi; i++) {
+        gs_fr f;
+        gs_fr_random(&f, &rng);
+        gs_fr_to_scalar(&j->as->w[i], &f);
+        if ((int)gs_rng_below(&rng, 100) < j->bool_pct) {
+            memset(&j->as->w[i], 0, sizeof j->as->w[i]);
+            j->as->w[i].l[0] = gs_rng_below(&rng, 2);
+        }
+        gs_fr_random(&j->as->a[i], &rng);
+        gs_fr_random(&j->as->b[i], &rng);
+        gs_fr_mul(&j->as->c[i], &j->as->a[i], &j->as->b[i]);
+    }
+    return NULL;
+}
+
+/* Frees a key of make_key (its G1 point arrays share one allocation). */
+static void key_free(gs_pk *pk)
+{
+    free(pk->a);
+    pk->a = pk->b1 = pk->c = pk->h = NULL;
+    gs_pk_free(pk);
+}
+
+/*
+ * Synthetic key of domain 2^k (see the file comment) and a random
+ * assignment (bool_pct% of the witness 0 or 1).  Timing only: the G1 sets
+ * are offsets into one replicated array (a = P, b1 = P + 7, c = P + 11,
+ * h = P + 13 with P[i] = base[i mod 4096]), so a 2^27 key takes 14 GB of
+ * host memory, not 56; free it with key_free.
+ */
 static gs_status make_key(gs_pk *pk, gs_assignment *as, unsigned k, int bool_pct, gs_err *err)
 {
     gs_status st;
     size_t n = (size_t)1 << k, nv = n, np = 1, nb = 4096, nb2 = 64;
     gs_g1 *jac = malloc(nb * sizeof *jac);
     gs_g2 *jac2 = malloc(nb2 * sizeof *jac2);
-    gs_g1_affine *base = malloc(nb * sizeof *base);
+    gs_g1_affine *base = malloc(nb * sizeof *base), *pts = NULL;
     gs_g2_affine *base2 = malloc(nb2 * sizeof *base2);
     memset(pk, 0, sizeof *pk);
     memset(as, 0, sizeof *as);
@@ -361,42 +409,36 @@ static gs_status make_key(gs_pk *pk, gs_assignment *as, unsigned k, int bool_pct
     pk->gamma2 = base2[2];
     pk->delta2 = base2[3];
     pk->ic = malloc((np + 1) * sizeof *pk->ic);
-    pk->a = malloc(nv * sizeof *pk->a);
-    pk->b1 = malloc(nv * sizeof *pk->b1);
+    pts = malloc((nv + 16) * sizeof *pts);
     pk->b2 = malloc(nv * sizeof *pk->b2);
-    pk->c = malloc((nv - np - 1) * sizeof *pk->c);
-    pk->h = malloc(n * sizeof *pk->h);
-    if (!pk->ic || !pk->a || !pk->b1 || !pk->b2 || !pk->c || !pk->h) {
+    if (!pk->ic || !pts || !pk->b2) {
+        free(pts);
         st = GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "synthetic key of 2^%u", k);
         goto fail;
     }
     for (size_t i = 0; i <= np; i++) pk->ic[i] = base[4 + i];
+    for (size_t i = 0; i < nv + 16; i++) pts[i] = base[i % nb];
+    pk->a = pts;
+    pk->b1 = pts + 7;
+    pk->c = pts + 11;
+    pk->h = pts + 13;
     for (size_t i = 0; i < nv; i++) {
-        pk->a[i] = base[i % nb];
-        pk->b1[i] = base[(i + 7) % nb];
         if (i < nv / 16) pk->b2[i] = base2[i % nb2]; else gs_g2_affine_set_inf(&pk->b2[i]);
     }
-    for (size_t i = 0; i < nv - np - 1; i++) pk->c[i] = base[(i + 11) % nb];
-    for (size_t i = 0; i < n; i++) pk->h[i] = base[(i + 13) % nb];
     if ((st = gs_assignment_alloc(as, (uint32_t)nv, (uint32_t)n, err)) != GS_OK) goto fail;
-    gs_rng rng;
-    gs_rng_seed(&rng, 42 + k);
-    for (size_t i = 0; i < nv; i++) {
-        gs_fr f;
-        gs_fr_random(&f, &rng);
-        gs_fr_to_scalar(&as->w[i], &f);
-        if ((int)gs_rng_below(&rng, 100) < bool_pct) {
-            memset(&as->w[i], 0, sizeof as->w[i]);
-            as->w[i].l[0] = gs_rng_below(&rng, 2);
-        }
+    pthread_t th[FILL_THREADS];
+    fill_job job[FILL_THREADS];
+    int started[FILL_THREADS] = { 0 };
+    for (int t = 0; t < FILL_THREADS; t++) {
+        job[t] = (fill_job){ as, n * (size_t)t / FILL_THREADS, n * (size_t)(t + 1) / FILL_THREADS,
+                             (42 + k) * 1000003ull + (uint64_t)t, bool_pct };
+        started[t] = pthread_create(&th[t], NULL, fill_run, &job[t]) == 0;
+        if (!started[t]) fill_run(&job[t]);
     }
+    for (int t = 0; t < FILL_THREADS; t++)
+        if (started[t]) pthread_join(th[t], NULL);
     memset(&as->w[0], 0, sizeof as->w[0]);
     as->w[0].l[0] = 1;
-    for (size_t i = 0; i < n; i++) {
-        gs_fr_random(&as->a[i], &rng);
-        gs_fr_random(&as->b[i], &rng);
-        gs_fr_mul(&as->c[i], &as->a[i], &as->b[i]);
-    }
     st = GS_OK;
 fail:
     free(jac);
@@ -429,6 +471,7 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
         const char *names[GS_STAGE_MAX] = { 0 };
         int nst = 0;
         for (int pageable = 0; pageable < 2; pageable++) {
+            if ((o->staging == 1 && pageable) || (o->staging == 2 && !pageable)) continue;
             for (int r = -1; r < o->reps; r++) {
                 gs_scalar rr, ss;
                 memset(&rr, 0, sizeof rr);
@@ -471,12 +514,12 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
             fprintf(out, "\n");
             fflush(out);
         }
-        gs_pk_free(&pk);
+        key_free(&pk);
         gs_assignment_free(&as);
     }
 fail:
     if (be) be->ops->destroy(be);
-    gs_pk_free(&pk);
+    key_free(&pk);
     gs_assignment_free(&as);
     return st;
 }
@@ -555,10 +598,16 @@ static int bench_main(int argc, char **argv)
         else if (!strcmp(a, "--json") && v) { o.json = v; i++; }
         else if (!strcmp(a, "--copies") && v) { o.copies = atoi(v); i++; }
         else if (!strcmp(a, "--bool") && v) { o.bool_pct = atoi(v); i++; }
+        else if (!strcmp(a, "--staging") && v && (!strcmp(v, "both") || !strcmp(v, "pinned") ||
+                                                   !strcmp(v, "pageable"))) {
+            o.staging = !strcmp(v, "pinned") ? 1 : !strcmp(v, "pageable") ? 2 : 0;
+            i++;
+        }
         else {
             fprintf(stderr, "usage: gapscope cuda-bench [--field] [--ntt LO:HI] [--msm LO:HI] "
                             "[--msm-g2 LO:HI] [--prove LO:HI] [--g2-device] [--classic] [--check] "
-                            "[--reps N] [--window C] [--copies T] [--bool PCT] [--device N] [--json FILE]\n");
+                            "[--reps N] [--window C] [--copies T] [--bool PCT] [--staging both|pinned|pageable] "
+                            "[--device N] [--json FILE]\n");
             return GS_EXIT_USAGE;
         }
     }

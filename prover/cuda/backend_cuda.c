@@ -163,9 +163,13 @@ static gs_status check_key(const gs_pk *pk, gs_err *err)
     return GS_OK;
 }
 
-/* Window plans and precomputed copies for the key's G1 sets: the most
- * copies (up to GS_CU_COPIES, default 16) whose points, with every other
- * buffer a proof needs and 3 GiB to spare, fit in the free memory. */
+/* Window plans and precomputed copies for the key's G1 sets: H's copies
+ * and the witness sets' (L, A, B1: one plan, they share the scalar
+ * preparation) chosen together, each up to GS_CU_COPIES (default 16): the
+ * pair of the lowest modelled cost (gs_cu_msm_pick; H once, the witness
+ * sets three times) whose points, with every other buffer a proof needs
+ * and 3 GiB to spare, fit in the free memory.  So at 2^27, where the
+ * witness sets cannot have copies, H may still have some. */
 static gs_status plan_copies(cuda_impl *im, const gs_pk *pk, gs_err *err)
 {
     size_t n = pk->domain_size, nv = pk->n_vars, nc = nv - pk->n_public - 1, m2 = 0;
@@ -177,17 +181,31 @@ static gs_status plan_copies(cuda_impl *im, const gs_pk *pk, gs_err *err)
     const char *env = getenv("GS_CU_COPIES");
     if (env && *env) mc = (unsigned)strtoul(env, NULL, 10);
     if (mc < 1) mc = 1;
-    for (;; mc--) {
-        gs_cu_msm_pick(n, mc, &im->c_h, &im->t_h);
-        gs_cu_msm_pick(nv, mc, &im->c_w, &im->t_w);
-        size_t scr_h = gs_cu_msm_scratch_bytes(n, im->c_h, im->t_h, 0);
-        size_t scr_w = gs_cu_msm_scratch_bytes(nv, im->c_w, im->t_w, 0);
-        size_t scr_2 = gs_cu_msm_scratch_bytes(m2 ? m2 : 1, 0, 1, 1);
-        size_t scr = scr_h > scr_w ? scr_h : scr_w;
-        scr = scr > scr_2 ? scr : scr_2;
-        size_t need = 96 * (im->t_h * n + im->t_w * (nc + 2 * nv)) + 3 * n * 32 + nv * 32 +
-                      m2 * (192 + 4 + 32) + 2 * n * 32 + scr + ((size_t)3 << 30);
-        if (need <= fr || mc == 1) break;
+    if (mc > 16) mc = 16;
+    size_t scr_2 = gs_cu_msm_scratch_bytes(m2 ? m2 : 1, 0, 1, 1);
+    size_t fixed = 3 * n * 32 + nv * 32 + m2 * (192 + 4 + 32) + 2 * n * 32 + ((size_t)3 << 30);
+    double best = -1;
+    im->t_h = im->t_w = 1;
+    gs_cu_msm_pick(n, 1, &im->c_h, &im->t_h);
+    gs_cu_msm_pick(nv, 1, &im->c_w, &im->t_w);
+    for (unsigned mh = 1; mh <= mc; mh++) {
+        unsigned ch, th;
+        double cost_h = gs_cu_msm_pick(n, mh, &ch, &th);
+        size_t scr_h = gs_cu_msm_scratch_bytes(n, ch, th, 0);
+        for (unsigned mw = 1; mw <= mc; mw++) {
+            unsigned cw, tw;
+            double cost = cost_h + 3 * gs_cu_msm_pick(nv, mw, &cw, &tw);
+            size_t scr_w = gs_cu_msm_scratch_bytes(nv, cw, tw, 0);
+            size_t scr = scr_h > scr_w ? scr_h : scr_w;
+            scr = scr > scr_2 ? scr : scr_2;
+            size_t need = 96 * (th * n + tw * (nc + 2 * nv)) + fixed + scr;
+            if (need > fr || (best >= 0 && cost >= best)) continue;
+            best = cost;
+            im->c_h = ch;
+            im->t_h = th;
+            im->c_w = cw;
+            im->t_w = tw;
+        }
     }
     return GS_OK;
 }

@@ -807,7 +807,16 @@ static unsigned env_uint(const char *name, unsigned dflt)
  * plus the sort's passes (about 1/16 of a madd per entry and 8-bit pass).
  * Without copies the measured automatic window wins.
  */
-extern "C" void gs_cu_msm_pick(size_t n, unsigned max_copies, unsigned *c, unsigned *t)
+static double msm_cost(size_t n, unsigned c, unsigned t)
+{
+    unsigned nwin = windows_of(c);
+    if (t > nwin) t = nwin;
+    unsigned ngrp = (nwin + t - 1) / t;
+    double passes = (c + 7) / 8;
+    return (double)n * nwin * (1.0 + passes / 16.0) + 4.3 * ngrp * (double)(1u << (c - 1));
+}
+
+extern "C" double gs_cu_msm_pick(size_t n, unsigned max_copies, unsigned *c, unsigned *t)
 {
     unsigned bc = auto_window(n), bt = 1;
     if (max_copies > 1 && n >= 2 && n <= ((size_t)1 << 27)) {
@@ -816,11 +825,8 @@ extern "C" void gs_cu_msm_pick(size_t n, unsigned max_copies, unsigned *c, unsig
             unsigned nwin = windows_of(cc);
             unsigned tt = max_copies < nwin ? max_copies : nwin;
             if (tt > 16) tt = 16;
-            unsigned ngrp = (nwin + tt - 1) / tt;
-            double passes = (cc + 7) / 8;
-            double cost = (double)n * nwin * (1.0 + passes / 16.0) +
-                          2.8 * ngrp * (double)(1u << (cc - 1));
             if ((uint64_t)n * nwin >= (1ull << 31)) continue;
+            double cost = msm_cost(n, cc, tt);
             if (best < 0 || cost < best) {
                 best = cost;
                 bc = cc;
@@ -831,8 +837,10 @@ extern "C" void gs_cu_msm_pick(size_t n, unsigned max_copies, unsigned *c, unsig
     bc = env_uint("GS_CU_MSM_C", bc);
     bt = env_uint("GS_CU_MSM_T", bt);
     if (bt > max_copies) bt = max_copies ? max_copies : 1;
+    if (bc < 4 || bc > 24) bc = auto_window(n);
     *c = bc;
     *t = bt;
+    return msm_cost(n, bc, bt);
 }
 
 /* Batch [off, off + cnt) of the points: copies 1 .. t-1 (see the file comment).

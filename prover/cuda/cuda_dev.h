@@ -183,9 +183,11 @@ gs_status gs_cu_g1_precompute(gs_cu_dev *d, void *pts, size_t n, size_t stride, 
                               unsigned t, gs_err *err);
 /* The window plan for an MSM of n scalars over points with at most
  * max_copies precomputed copies: *c bits, *t copies used (t <= max_copies;
- * t = 1 gives the automatic window of gs_cu_msm_g1).  Environment
- * overrides for measurements: GS_CU_MSM_C, GS_CU_MSM_T. */
-void gs_cu_msm_pick(size_t n, unsigned max_copies, unsigned *c, unsigned *t);
+ * t = 1 gives the automatic window of gs_cu_msm_g1).  Returns its modelled
+ * cost (madd-equivalents: accumulations, sort passes, bucket reduction),
+ * for comparing plans.  Environment overrides for measurements:
+ * GS_CU_MSM_C, GS_CU_MSM_T. */
+double gs_cu_msm_pick(size_t n, unsigned max_copies, unsigned *c, unsigned *t);
 /* Device bytes of the MSM scratch for n scalars with window c and t
  * (G1: g2 = 0), for planning memory. */
 size_t gs_cu_msm_scratch_bytes(size_t n, unsigned c, unsigned t, int g2);
