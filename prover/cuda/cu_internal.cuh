@@ -76,6 +76,7 @@ struct cu_msm_prep {
     uint32_t n_big, n_one;
     int levels;                   /* accumulation levels after the first */
     int sel;                      /* half of keys/vals that holds the sorted entries */
+    int flat;                     /* level 1 by flat S1-entry chunks (else per bucket) */
 };
 
 struct gs_cu_dev {

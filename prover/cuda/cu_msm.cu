@@ -22,14 +22,18 @@
  *  2. sort: CUB radix sort of each group's entries on the c digit bits, so
  *     every bucket's entries are contiguous; a boundary pass writes each
  *     key's [start, end).
- *  3. level offsets: buckets are cut into chunks of at most S1 entries
- *     (level 1), then chunks of S2 partials per level until every bucket
- *     has one; the host reads the largest level-1 chunk count, so exactly
- *     the levels needed are prepared (offsets by exclusive scans).
+ *  3. level offsets: the sorted entries are cut into chunks of S1 (level
+ *     1: a bucket gets one partial per chunk its entries meet), then
+ *     chunks of S2 partials per level until every bucket has one; the host
+ *     reads the largest level-1 count, so exactly the levels needed are
+ *     prepared (offsets by exclusive scans).
  * Per point set:
- *  4. accumulate: one thread per chunk sums its points into an XYZZ partial
- *     (madd), then each later level sums S2 partials (add).  Skewed scalar
- *     sets (many equal digits) thus stay balanced.
+ *  4. accumulate: one thread per S1 entries sums its points into an XYZZ
+ *     partial per bucket segment (madd; every thread the same number of
+ *     entries, whatever the bucket sizes), then each later level sums S2
+ *     partials (add).  Skewed scalar sets (many equal digits) thus stay
+ *     balanced.  (GS_CU_MSM_FLAT=0: level 1 cut per bucket instead, one
+ *     thread per chunk of at most S1 entries of one bucket.)
  *  5. bucket reduction: group sum = sum_b b * B_b.  Thread (g, j) takes
  *     buckets [jL + 1, (j+1)L], computes the running sums
  *     R = sum B_b, T = sum (b - jL) B_b, and returns T + jL * R; groups of
@@ -117,8 +121,9 @@ static int plan_msm(msm_plan *p, size_t n, int window, unsigned t, int g2)
     p->t2max = p->t1max / MSM_S2 + p->K + 1;
     p->L = p->B < MSM_SEG ? p->B : MSM_SEG;
     p->T = p->B / p->L;
-    /* Levels a bucket of t * n entries could need. */
-    uint64_t bound = ((uint64_t)p->t * n + MSM_S1 - 1) / MSM_S1;
+    /* Levels a bucket of t * n entries could need (flat chunks: one more
+     * partial when its entries start inside a chunk). */
+    uint64_t bound = ((uint64_t)p->t * n + MSM_S1 - 1) / MSM_S1 + 1;
     p->maxlvl = 0;
     while (bound > 1) {
         bound = (bound + MSM_S2 - 1) / MSM_S2;
@@ -213,6 +218,17 @@ __global__ void k_chunks1(uint32_t *chunks, const uint32_t *bstart, const uint32
     chunks[k] = (cnt + MSM_S1 - 1) / MSM_S1;
 }
 
+/* Level-1 partial counts of the flat accumulation: key k gets one partial
+ * per S1-entry chunk of the whole entry array its entries meet. */
+__global__ void k_chunks_flat(uint32_t *chunks, const uint32_t *bstart, const uint32_t *bend,
+                              uint32_t K, unsigned c)
+{
+    uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k > K) return;
+    uint32_t b = bstart[k], e = bend[k];
+    chunks[k] = (k == K || (k & ((1u << c) - 1)) == 0 || e == b) ? 0 : (e - 1) / MSM_S1 - b / MSM_S1 + 1;
+}
+
 /* Later levels: a key's items are the partials coff[k] .. coff[k+1]. */
 __global__ void k_chunksN(uint32_t *chunks, const uint32_t *coff, uint32_t K)
 {
@@ -300,6 +316,56 @@ __global__ void __launch_bounds__(128) k_accum1(cu_xyzz<F> *part, const uint32_t
         }
     }
     xyzz_store(&part[t], acc);
+}
+
+/* Level 1, flat: thread t sums entries [t S1, (t+1) S1) of the sorted
+ * array whatever the buckets, one partial per bucket segment it meets
+ * (partial coff[k] + t - bstart[k] / S1), so every thread does S1 entries
+ * (per-bucket chunks leave a short last chunk per bucket: with small
+ * buckets, wide windows, most threads of a warp wait for its longest). */
+template <class F>
+__global__ void __launch_bounds__(128) k_accum_flat(cu_xyzz<F> *part, const uint32_t *coff,
+                                                    const uint32_t *bstart, const uint32_t *keys,
+                                                    const uint32_t *vals, uint32_t ntot, unsigned c,
+                                                    const cu_aff<F> *pts, size_t stride, uint32_t skip,
+                                                    unsigned jshift)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t e = t * MSM_S1;
+    if (e >= ntot) return;
+    uint32_t end = min(e + MSM_S1, ntot);
+    const uint32_t dmask = (1u << c) - 1;
+    uint32_t cur = keys[e];
+    cu_xyzz<F> acc;
+    xyzz_set_inf(acc);
+    for (; e < end; e++) {
+        uint32_t k = keys[e];
+        if (k != cur) {
+            if (cur & dmask) xyzz_store(&part[coff[cur] + t - bstart[cur] / MSM_S1], acc);
+            xyzz_set_inf(acc);
+            cur = k;
+        }
+        if ((k & dmask) == 0) continue;
+        uint32_t v = vals[e];
+        const cu_aff<F> *pp = entry_point(pts, v, stride, skip, jshift);
+        if (!pp) continue;
+        cu_aff<F> p;
+        aff_load(p, pp);
+        if (!aff_is_inf(p)) xyzz_add_aff(acc, p, (v >> 31) != 0);
+    }
+    if (cur & dmask) xyzz_store(&part[coff[cur] + t - bstart[cur] / MSM_S1], acc);
+}
+
+/* GS_CU_MSM_FLAT=0: the per-bucket chunks of k_accum1 instead of the flat
+ * accumulation (for A/B measurements). */
+static int accum_flat(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *s = getenv("GS_CU_MSM_FLAT");
+        v = !(s && *s == '0');
+    }
+    return v;
 }
 
 static int accum_variant(void)
@@ -624,7 +690,11 @@ extern "C" gs_status gs_cu_msm_prepare(gs_cu_dev *d, const gs_scalar *scalars, s
 
         /* 3. level offsets: level 1 from the bucket sizes, then as many
          * levels as the largest bucket needs. */
-        k_chunks1<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c);
+        pr->flat = accum_flat();
+        if (pr->flat)
+            k_chunks_flat<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c);
+        else
+            k_chunks1<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c);
         CU_LAUNCHED("k_chunks1");
         tb = d->msm.cub_bytes;
         CU_TRY(cub::DeviceReduce::Max(d->msm.cub_temp, tb, b.chunks, b.counts + 2, (int)(p.K + 1), s));
@@ -690,7 +760,12 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
     k_accum1<F, V><<<nblk(p.t1max, 128), 128, 0, s>>>((X *)b.part[0], b.coff[0], p.K, b.bstart, \
                                                       b.bend, b.vals[pr->sel], pts, stride,    \
                                                       (uint32_t)skip, p.jshift)
-        if constexpr (sizeof(F) == sizeof(cu_fp2)) {
+        if (pr->flat) {
+            uint32_t ntot = pr->n_big * p.nwin;
+            k_accum_flat<F><<<nblk((ntot + MSM_S1 - 1) / MSM_S1, 128), 128, 0, s>>>(
+                (X *)b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel], ntot, p.c, pts,
+                stride, (uint32_t)skip, p.jshift);
+        } else if constexpr (sizeof(F) == sizeof(cu_fp2)) {
             ACCUM1(0);
         } else {
             switch (accum_variant()) {
@@ -803,9 +878,13 @@ static unsigned env_uint(const char *name, unsigned dflt)
 
 /*
  * With copies, the cost model in madd-equivalents: n * nwin accumulations
- * plus 2 * 2^(c-1) bucket additions (an XYZZ add is ~1.4 madds) per group,
- * plus the sort's passes (about 1/16 of a madd per entry and 8-bit pass).
- * Without copies the measured automatic window wins.
+ * plus, per group, 2 * 2^(c-1) bucket additions (an XYZZ add is ~1.4
+ * madds) and the jL multiplications of the reduction (~4.3 in all), plus
+ * the sort's passes (about 1/16 of a madd per entry and 8-bit pass).
+ * Windows wider than GS_CU_MSM_CMAX (default 20) are not considered: on
+ * the H200 (bench/RESULTS.md, copies sweep at 2^24) c = 22 and 24 ran
+ * slower than 20 although they take fewer madds.  Without copies the
+ * measured automatic window wins.
  */
 static double msm_cost(size_t n, unsigned c, unsigned t)
 {
@@ -821,7 +900,9 @@ extern "C" double gs_cu_msm_pick(size_t n, unsigned max_copies, unsigned *c, uns
     unsigned bc = auto_window(n), bt = 1;
     if (max_copies > 1 && n >= 2 && n <= ((size_t)1 << 27)) {
         double best = -1;
-        for (unsigned cc = 12; cc <= 24; cc++) {
+        unsigned cmax = env_uint("GS_CU_MSM_CMAX", 20);
+        if (cmax > 24) cmax = 24;
+        for (unsigned cc = 12; cc <= cmax; cc++) {
             unsigned nwin = windows_of(cc);
             unsigned tt = max_copies < nwin ? max_copies : nwin;
             if (tt > 16) tt = 16;
