@@ -464,9 +464,11 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
         int64_t t1 = gs_now_ns();
         TRY(be->ops->load_pk(be, &pk, err));
         int64_t t2 = gs_now_ns();
+        char plan[96];
+        gs_cuda_backend_plan(be, plan, sizeof plan);
         fprintf(out, "prove  2^%-2u  synthetic %s key built in %.2f s, made resident (load_pk) in "
-               "%.2f s\n", k, gs_h_convention_name(pk.h_conv), (double)(t1 - t0) * 1e-9,
-               (double)(t2 - t1) * 1e-9);
+               "%.2f s; MSM plan %s\n", k, gs_h_convention_name(pk.h_conv), (double)(t1 - t0) * 1e-9,
+               (double)(t2 - t1) * 1e-9, plan);
         double ts[GS_STAGE_MAX][64], tst[64], tfin[64], ttot[64];
         const char *names[GS_STAGE_MAX] = { 0 };
         int nst = 0;

@@ -89,6 +89,7 @@ typedef struct {
     uint32_t pk_vars, pk_domain;
     void *d_h, *d_a, *d_b1, *d_c;  /* each with t - 1 copies after the points */
     unsigned c_h, t_h, c_w, t_w;  /* MSM windows: H, and the witness sets L, A, B1 */
+    char plan[96];                /* the above as text (gs_cuda_backend_plan) */
     gs_fr *d_abc;              /* 3 * domain */
     gs_scalar *d_w;            /* n_vars */
     /* B2, once a proof asked for it: b2_n non-infinity points (compact),
@@ -242,6 +243,8 @@ static gs_status load_locked(cuda_impl *im, const gs_pk *pk, gs_err *err)
     im->pk = pk;
     im->pk_vars = pk->n_vars;
     im->pk_domain = pk->domain_size;
+    snprintf(im->plan, sizeof im->plan, "H c=%u t=%u, witness c=%u t=%u", im->c_h, im->t_h,
+             im->c_w, im->t_w);
     return GS_OK;
 fail:
     free_key(im);
@@ -275,6 +278,14 @@ fail:
     free(idx);
     free_b2(im);
     return st;
+}
+
+void gs_cuda_backend_plan(gs_backend *be, char *out, size_t len)
+{
+    cuda_impl *im = be->impl;
+    pthread_mutex_lock(&im->mu);
+    snprintf(out, len, "%s", im->pk ? im->plan : "");
+    pthread_mutex_unlock(&im->mu);
 }
 
 static gs_status cuda_load_pk(gs_backend *be, const gs_pk *pk, gs_err *err)

@@ -216,6 +216,12 @@ void gs_cu_msm_g2_parts_free(gs_cu_msm_g2_parts *mp);
 gs_status gs_cu_msm_g1_result(gs_cu_dev *d, int slot, gs_g1 *out, gs_err *err);
 gs_status gs_cu_msm_g2_result(gs_cu_dev *d, int slot, gs_g2 *out, gs_err *err);
 
+/* ---- the CUDA backend's resident-key plan (backend_cuda.c) ------------------ */
+struct gs_backend;
+/* "H c=20 t=13, witness c=20 t=13" for the key last loaded on a CUDA
+ * backend (empty before a load); out has len bytes. */
+void gs_cuda_backend_plan(struct gs_backend *be, char *out, size_t len);
+
 /* ---- benchmark inputs (cu_bench.cu) ---------------------------------------- */
 /* Enqueues n pseudo-random values below r into dst (device; usable as
  * gs_scalar or as Montgomery gs_fr), a pure function of (seed, index). */
