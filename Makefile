@@ -209,9 +209,9 @@ VG_BUILD := build-valgrind
 VALGRIND := valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite \
 	--error-exitcode=99 --suppressions=ci/valgrind.supp
 # Timing assertions cannot hold under valgrind's serialized threads: the
-# tracker-hold test is run natively only.
+# tracker-hold and prep-ahead overlap tests are run natively only.
 VALGRIND_TESTS ?= --only json --only io_ --only timeline --only analysis --only scenario \
-	--only trace --only engine_ --skip engine_tracker_hold
+	--only trace --only engine_ --skip engine_tracker_hold --skip engine_prep_ahead
 check-valgrind: deps
 	@$(MAKE) --no-print-directory BUILD=$(VG_BUILD) ARCH=-march=broadwell CUDA=0 \
 	    $(VG_BUILD)/test/all $(VG_BUILD)/gapscope

@@ -17,7 +17,25 @@
  *   --check            MSM: compare sizes <= 2^20 (G2: 2^18) with the CPU MSM
  *   --reps N           timed repetitions after one warm-up (median; default 5)
  *   --window C         MSM window bits (default: automatic)
+ *   --copies T         G1 MSM over points with T precomputed window copies
+ *                      (gs_cu_g1_precompute; window: --window, else
+ *                      gs_cu_msm_pick for 2^HI; the MSM uses min(T, number
+ *                      of windows) of them); timed: preparation + MSM
+ *   --bool PCT         --prove: PCT% of the witness scalars are 0 or 1 (half
+ *                      each), like a PoRep witness; the rest random
+ *   --staging S        --prove: a/b/c and witness staged pinned, pageable, or
+ *                      both (default)
  *   --device N         device index (default 0)
+ *   --json FILE        also write every repetition as Google Benchmark JSON
+ *                      (bench/compare A.json B.json: Mann-Whitney A/B test);
+ *                      FILE "-" writes it to stdout and the table to stderr
+ *
+ * JSON names (real_time in ms, ns for the field, one entry per timed repetition, run_type
+ * "iteration", plus a "median" aggregate): cuda/field/fp_mul and fr_mul
+ * (ns per multiplication of the whole chip), cuda/ntt/K, cuda/msm_g1/K and
+ * cuda/msm_g2/K (device + host combine), cuda/msm_g1_device/K,
+ * cuda/prove/K/pinned|pageable (prove_start + prove_finish) and
+ * cuda/prove/K/pinned|pageable/STAGE.
  *
  * Inputs are drawn on the device (gs_cu_fill_random) or replicated from a
  * few thousand distinct points: timing-representative, not proofs anyone
@@ -25,10 +43,14 @@
  * correctness is what the cuda_* tests check.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../diag/json.h"
+#include "../diag/outfile.h"
 #include "../prover/cuda/cuda_dev.h"
 #include "../prover/groth16/backend.h"
 #include "../prover/msm/msm.h"
@@ -48,10 +70,47 @@ static int bench_main(int argc, char **argv)
 #else
 
 typedef struct {
-    int field, check, reps, window, device, g2_device, classic;
+    int field, check, reps, window, device, g2_device, classic, copies, bool_pct;
+    int staging;               /* --prove: 0 both, 1 pinned only, 2 pageable only */
     int want_ntt, want_msm, want_msm2, want_prove;
     unsigned ntt_lo, ntt_hi, msm_lo, msm_hi, msm2_lo, msm2_hi, prove_lo, prove_hi;
+    const char *json;
 } bench_opts;
+
+/* Every timed repetition, for --json (names as in the file comment). */
+typedef struct {
+    char name[96];
+    const char *unit;          /* "ms", or "ns" for the field figures */
+    int n;
+    double v[64];
+} bench_rec;
+static bench_rec *recs;
+static size_t n_recs, cap_recs;
+static FILE *out; /* the table: stdout, or stderr when the JSON goes to stdout */
+
+/* Returns the new record (NULL when out of memory: the table still has the
+ * figure, the JSON misses it). */
+static bench_rec *rec_add(const double *v, int n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static bench_rec *rec_add(const double *v, int n, const char *fmt, ...)
+{
+    if (n_recs == cap_recs) {
+        size_t cap = cap_recs ? 2 * cap_recs : 64;
+        bench_rec *r = realloc(recs, cap * sizeof *r);
+        if (!r) return NULL;
+        recs = r;
+        cap_recs = cap;
+    }
+    bench_rec *r = &recs[n_recs++];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->name, sizeof r->name, fmt, ap);
+    va_end(ap);
+    r->unit = "ms";
+    r->n = n < 64 ? n : 64;
+    memcpy(r->v, v, (size_t)r->n * sizeof *v);
+    return r;
+}
 
 static int cmp_dbl(const void *a, const void *b)
 {
@@ -99,9 +158,10 @@ static gs_status bench_ntt(gs_cu_dev *d, const bench_opts *o, gs_err *err)
             TRY(gs_cu_sync(d, err));
             if (r >= 0) TRY(gs_cu_mark_ms(d, 0, 1, &t[r], err));
         }
-        printf("ntt    2^%-2u  forward, natural order   median %9.3f ms  (%d reps)\n", k,
+        rec_add(t, o->reps, "cuda/ntt/%u", k);
+        fprintf(out, "ntt    2^%-2u  forward, natural order   median %9.3f ms  (%d reps)\n", k,
                median(t, o->reps), o->reps);
-        fflush(stdout);
+        fflush(out);
     }
 fail:
     gs_cu_free(d, x);
@@ -194,9 +254,33 @@ static gs_status bench_msm(gs_cu_dev *d, const bench_curve *cv, unsigned lo, uns
     void *dp = NULL, *base = NULL;
     gs_scalar *ds = NULL, *hs = NULL;
     size_t nb = 0, nmax = (size_t)1 << hi;
-    double td[64], th[64];
+    double td[64], th[64], tt_ms[64];
     gs_g2 res, want; /* room for either curve's result */
+    unsigned cc = 0, tt = 1;
+    int copies = o->copies > 1 && cv == &g1_curve;
+    char tag[32] = "";
     TRY(cv->points(d, &dp, nmax, &base, &nb, err));
+    if (copies) {
+        /* Room for the copies after the points, then precompute them. */
+        void *dp2 = NULL;
+        gs_cu_msm_pick(nmax, (unsigned)o->copies, &cc, &tt);
+        if (o->window > 0) {
+            /* An explicit window: all T copies (the MSM uses at most one
+             * per window of c bits: min(T, windows)). */
+            cc = (unsigned)o->window;
+            tt = (unsigned)o->copies;
+        }
+        TRY(gs_cu_alloc(d, &dp2, tt * nmax * 96, err));
+        TRY(gs_cu_sync(d, err));
+        TRY(gs_cu_copy_d2d(d, dp2, dp, nmax * 96, err));
+        gs_cu_free(d, dp);
+        dp = dp2;
+        int64_t p0 = gs_now_ns();
+        TRY(gs_cu_g1_precompute(d, dp, nmax, nmax, cc, tt, err));
+        fprintf(out, "%s copies: c = %u, t = %u, precomputed for 2^%u points in %.2f s\n",
+                cv->name, cc, tt, hi, (double)(gs_now_ns() - p0) * 1e-9);
+        snprintf(tag, sizeof tag, "_c%ut%u", cc, tt);
+    }
     TRY(gs_cu_alloc(d, (void **)&ds, nmax * sizeof *ds, err));
     TRY(gs_cu_fill_random(d, ds, nmax, 12345, err));
     TRY(gs_cu_sync(d, err));
@@ -204,7 +288,12 @@ static gs_status bench_msm(gs_cu_dev *d, const bench_curve *cv, unsigned lo, uns
         size_t n = (size_t)1 << k;
         for (int r = -1; r < o->reps; r++) {
             TRY(gs_cu_mark(d, 0, err));
-            TRY(cv->msm(d, 0, dp, ds, n, o->window, err));
+            if (copies) {
+                TRY(gs_cu_msm_prepare(d, ds, n, (int)cc, tt, 0, NULL, NULL, err));
+                TRY(gs_cu_msm_g1_prepared(d, 0, dp, nmax, 0, err));
+            } else {
+                TRY(cv->msm(d, 0, dp, ds, n, o->window, err));
+            }
             TRY(gs_cu_msm_fetch(d, 0, err));
             TRY(gs_cu_mark(d, 1, err));
             TRY(gs_cu_sync(d, err));
@@ -214,11 +303,14 @@ static gs_status bench_msm(gs_cu_dev *d, const bench_curve *cv, unsigned lo, uns
             if (r >= 0) {
                 TRY(gs_cu_mark_ms(d, 0, 1, &td[r], err));
                 th[r] = (double)(h1 - h0) * 1e-6;
+                tt_ms[r] = td[r] + th[r];
             }
         }
+        rec_add(tt_ms, o->reps, "cuda/%s%s/%u", cv->name, tag, k);
+        rec_add(td, o->reps, "cuda/%s%s_device/%u", cv->name, tag, k);
         double md = median(td, o->reps), mh = median(th, o->reps);
-        printf("%s 2^%-2u  device %9.3f ms + host combine %6.3f ms = %9.3f ms  (%d reps)",
-               cv->name, k, md, mh, md + mh, o->reps);
+        fprintf(out, "%s%s 2^%-2u  device %9.3f ms + host combine %6.3f ms = %9.3f ms  (%d reps)",
+               cv->name, tag, k, md, mh, md + mh, o->reps);
         if (o->check && k <= cv->check_max) {
             hs = realloc(hs, n * sizeof *hs);
             if (!hs) {
@@ -228,13 +320,13 @@ static gs_status bench_msm(gs_cu_dev *d, const bench_curve *cv, unsigned lo, uns
             TRY(gs_cu_download(d, hs, ds, n * sizeof *hs, err));
             TRY(cv->cpu(&want, base, nb, hs, n, pool, err));
             int same = cv->eq(&res, &want);
-            printf("  check vs CPU: %s", same ? "equal" : "DIFFERENT");
+            fprintf(out, "  check vs CPU: %s", same ? "equal" : "DIFFERENT");
             if (!same)
                 st = GS_ERR(err, GS_ERR_INTERNAL, "cuda-bench", "%s 2^%u differs from the CPU",
                             cv->name, k);
         }
-        printf("\n");
-        fflush(stdout);
+        fprintf(out, "\n");
+        fflush(out);
         if (st != GS_OK) goto fail;
     }
 fail:
@@ -245,14 +337,58 @@ fail:
     return st;
 }
 
-/* Synthetic key of domain 2^k (see the file comment) and a random assignment. */
-static gs_status make_key(gs_pk *pk, gs_assignment *as, unsigned k, gs_err *err)
+/* The random assignment, filled by FILL_THREADS threads (2^27 wires in
+ * seconds): thread t fills [lo, hi) from its own generator. */
+#define FILL_THREADS 16
+typedef struct {
+    gs_assignment *as;
+    size_t lo, hi;
+    uint64_t seed;
+    int bool_pct;
+} fill_job;
+
+static void *fill_run(void *arg)
+{
+    fill_job *j = arg;
+    gs_rng rng;
+    gs_rng_seed(&rng, j->seed);
+    for (size_t i = j->lo; i < j->hi; i++) {
+        gs_fr f;
+        gs_fr_random(&f, &rng);
+        gs_fr_to_scalar(&j->as->w[i], &f);
+        if ((int)gs_rng_below(&rng, 100) < j->bool_pct) {
+            memset(&j->as->w[i], 0, sizeof j->as->w[i]);
+            j->as->w[i].l[0] = gs_rng_below(&rng, 2);
+        }
+        gs_fr_random(&j->as->a[i], &rng);
+        gs_fr_random(&j->as->b[i], &rng);
+        gs_fr_mul(&j->as->c[i], &j->as->a[i], &j->as->b[i]);
+    }
+    return NULL;
+}
+
+/* Frees a key of make_key (its G1 point arrays share one allocation). */
+static void key_free(gs_pk *pk)
+{
+    free(pk->a);
+    pk->a = pk->b1 = pk->c = pk->h = NULL;
+    gs_pk_free(pk);
+}
+
+/*
+ * Synthetic key of domain 2^k (see the file comment) and a random
+ * assignment (bool_pct% of the witness 0 or 1).  Timing only: the G1 sets
+ * are offsets into one replicated array (a = P, b1 = P + 7, c = P + 11,
+ * h = P + 13 with P[i] = base[i mod 4096]), so a 2^27 key takes 14 GB of
+ * host memory, not 56; free it with key_free.
+ */
+static gs_status make_key(gs_pk *pk, gs_assignment *as, unsigned k, int bool_pct, gs_err *err)
 {
     gs_status st;
     size_t n = (size_t)1 << k, nv = n, np = 1, nb = 4096, nb2 = 64;
     gs_g1 *jac = malloc(nb * sizeof *jac);
     gs_g2 *jac2 = malloc(nb2 * sizeof *jac2);
-    gs_g1_affine *base = malloc(nb * sizeof *base);
+    gs_g1_affine *base = malloc(nb * sizeof *base), *pts = NULL;
     gs_g2_affine *base2 = malloc(nb2 * sizeof *base2);
     memset(pk, 0, sizeof *pk);
     memset(as, 0, sizeof *as);
@@ -273,38 +409,36 @@ static gs_status make_key(gs_pk *pk, gs_assignment *as, unsigned k, gs_err *err)
     pk->gamma2 = base2[2];
     pk->delta2 = base2[3];
     pk->ic = malloc((np + 1) * sizeof *pk->ic);
-    pk->a = malloc(nv * sizeof *pk->a);
-    pk->b1 = malloc(nv * sizeof *pk->b1);
+    pts = malloc((nv + 16) * sizeof *pts);
     pk->b2 = malloc(nv * sizeof *pk->b2);
-    pk->c = malloc((nv - np - 1) * sizeof *pk->c);
-    pk->h = malloc(n * sizeof *pk->h);
-    if (!pk->ic || !pk->a || !pk->b1 || !pk->b2 || !pk->c || !pk->h) {
+    if (!pk->ic || !pts || !pk->b2) {
+        free(pts);
         st = GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "synthetic key of 2^%u", k);
         goto fail;
     }
     for (size_t i = 0; i <= np; i++) pk->ic[i] = base[4 + i];
+    for (size_t i = 0; i < nv + 16; i++) pts[i] = base[i % nb];
+    pk->a = pts;
+    pk->b1 = pts + 7;
+    pk->c = pts + 11;
+    pk->h = pts + 13;
     for (size_t i = 0; i < nv; i++) {
-        pk->a[i] = base[i % nb];
-        pk->b1[i] = base[(i + 7) % nb];
         if (i < nv / 16) pk->b2[i] = base2[i % nb2]; else gs_g2_affine_set_inf(&pk->b2[i]);
     }
-    for (size_t i = 0; i < nv - np - 1; i++) pk->c[i] = base[(i + 11) % nb];
-    for (size_t i = 0; i < n; i++) pk->h[i] = base[(i + 13) % nb];
     if ((st = gs_assignment_alloc(as, (uint32_t)nv, (uint32_t)n, err)) != GS_OK) goto fail;
-    gs_rng rng;
-    gs_rng_seed(&rng, 42 + k);
-    for (size_t i = 0; i < nv; i++) {
-        gs_fr f;
-        gs_fr_random(&f, &rng);
-        gs_fr_to_scalar(&as->w[i], &f);
+    pthread_t th[FILL_THREADS];
+    fill_job job[FILL_THREADS];
+    int started[FILL_THREADS] = { 0 };
+    for (int t = 0; t < FILL_THREADS; t++) {
+        job[t] = (fill_job){ as, n * (size_t)t / FILL_THREADS, n * (size_t)(t + 1) / FILL_THREADS,
+                             (42 + k) * 1000003ull + (uint64_t)t, bool_pct };
+        started[t] = pthread_create(&th[t], NULL, fill_run, &job[t]) == 0;
+        if (!started[t]) fill_run(&job[t]);
     }
+    for (int t = 0; t < FILL_THREADS; t++)
+        if (started[t]) pthread_join(th[t], NULL);
     memset(&as->w[0], 0, sizeof as->w[0]);
     as->w[0].l[0] = 1;
-    for (size_t i = 0; i < n; i++) {
-        gs_fr_random(&as->a[i], &rng);
-        gs_fr_random(&as->b[i], &rng);
-        gs_fr_mul(&as->c[i], &as->a[i], &as->b[i]);
-    }
     st = GS_OK;
 fail:
     free(jac);
@@ -325,18 +459,21 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
     TRY(gs_backend_cuda_create(&be, o->device, err));
     for (unsigned k = o->prove_lo; k <= o->prove_hi; k++) {
         int64_t t0 = gs_now_ns();
-        TRY(make_key(&pk, &as, k, err));
+        TRY(make_key(&pk, &as, k, o->bool_pct, err));
         pk.h_conv = o->classic ? GS_H_CLASSIC : GS_H_SNARKJS;
         int64_t t1 = gs_now_ns();
         TRY(be->ops->load_pk(be, &pk, err));
         int64_t t2 = gs_now_ns();
-        printf("prove  2^%-2u  synthetic %s key built in %.2f s, made resident (load_pk) in "
-               "%.2f s\n", k, gs_h_convention_name(pk.h_conv), (double)(t1 - t0) * 1e-9,
-               (double)(t2 - t1) * 1e-9);
-        double ts[GS_STAGE_MAX][64], tst[64], tfin[64];
+        char plan[96];
+        gs_cuda_backend_plan(be, plan, sizeof plan);
+        fprintf(out, "prove  2^%-2u  synthetic %s key built in %.2f s, made resident (load_pk) in "
+               "%.2f s; MSM plan %s\n", k, gs_h_convention_name(pk.h_conv), (double)(t1 - t0) * 1e-9,
+               (double)(t2 - t1) * 1e-9, plan);
+        double ts[GS_STAGE_MAX][64], tst[64], tfin[64], ttot[64];
         const char *names[GS_STAGE_MAX] = { 0 };
         int nst = 0;
         for (int pageable = 0; pageable < 2; pageable++) {
+            if ((o->staging == 1 && pageable) || (o->staging == 2 && !pageable)) continue;
             for (int r = -1; r < o->reps; r++) {
                 gs_scalar rr, ss;
                 memset(&rr, 0, sizeof rr);
@@ -356,35 +493,97 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
                 if (r < 0) continue;
                 tst[r] = (double)(a1 - a0) * 1e-6;
                 tfin[r] = (double)(a2 - a1) * 1e-6;
+                ttot[r] = (double)(a2 - a0) * 1e-6;
                 nst = sl.n;
                 for (int i = 0; i < sl.n; i++) {
                     names[i] = sl.s[i].name;
                     ts[i][r] = (double)(sl.s[i].end_ns - sl.s[i].start_ns) * 1e-6;
                 }
             }
-            printf("prove  2^%-2u  %s a/b/c, G2 MSM on the %s: prove_start %9.3f ms, "
+            const char *stg = pageable ? "pageable" : "pinned";
+            char bl[16] = "";
+            if (o->bool_pct) snprintf(bl, sizeof bl, "/bool%d", o->bool_pct);
+            rec_add(ttot, o->reps, "cuda/prove/%u%s/%s", k, bl, stg);
+            for (int i = 0; i < nst; i++)
+                rec_add(ts[i], o->reps, "cuda/prove/%u%s/%s/%s", k, bl, stg, names[i]);
+            fprintf(out, "prove  2^%-2u  %s a/b/c, G2 MSM on the %s: prove_start %9.3f ms, "
                    "prove_finish %9.3f ms, total %9.3f ms  (median of %d)\n", k,
                    pageable ? "pageable" : "pinned  ", o->g2_device ? "device" : "CPU   ",
                    median(tst, o->reps), median(tfin, o->reps),
                    median(tst, o->reps) + median(tfin, o->reps), o->reps);
-            printf("             stages (median ms):");
-            for (int i = 0; i < nst; i++) printf(" %s %.3f", names[i], median(ts[i], o->reps));
-            printf("\n");
-            fflush(stdout);
+            fprintf(out, "             stages (median ms):");
+            for (int i = 0; i < nst; i++) fprintf(out, " %s %.3f", names[i], median(ts[i], o->reps));
+            fprintf(out, "\n");
+            fflush(out);
         }
-        gs_pk_free(&pk);
+        key_free(&pk);
         gs_assignment_free(&as);
     }
 fail:
     if (be) be->ops->destroy(be);
-    gs_pk_free(&pk);
+    key_free(&pk);
     gs_assignment_free(&as);
     return st;
+}
+
+/* Google Benchmark's JSON layout, as much of it as bench/compare and
+ * Google's own tools read: one "iteration" entry per repetition (real_time
+ * = cpu_time, ms) and a "median" aggregate per benchmark. */
+static gs_status write_json(const char *path, const char *device, const bench_opts *o, gs_err *err)
+{
+    gs_outfile of = { 0 };
+    FILE *f = stdout;
+    gs_status st;
+    if (strcmp(path, "-") != 0) {
+        if ((st = gs_out_open(&of, path, err)) != GS_OK) return st;
+        f = of.f;
+    }
+    fprintf(f, "{\n  \"context\": {\n    \"executable\": \"gapscope cuda-bench\",\n"
+               "    \"device\": ");
+    gs_json_str(f, device);
+    fprintf(f, ",\n    \"repetitions\": %d,\n    \"library_build_type\": \"release\"\n  },\n"
+               "  \"benchmarks\": [", o->reps);
+    int first = 1;
+    for (size_t i = 0; i < n_recs; i++) {
+        const bench_rec *r = &recs[i];
+        double v[64];
+        for (int k = 0; k <= r->n; k++) {
+            int agg = k == r->n;
+            double t = agg ? 0 : r->v[k];
+            if (agg) {
+                memcpy(v, r->v, (size_t)r->n * sizeof *v);
+                t = median(v, r->n);
+            }
+            fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
+            first = 0;
+            char nm[128];
+            snprintf(nm, sizeof nm, "%s%s", r->name, agg ? "_median" : "");
+            gs_json_str(f, nm);
+            fprintf(f, ", \"run_name\": ");
+            gs_json_str(f, r->name);
+            fprintf(f, ", \"run_type\": \"%s\", \"repetitions\": %d, ", agg ? "aggregate" : "iteration",
+                    r->n);
+            if (agg) fprintf(f, "\"aggregate_name\": \"median\", ");
+            else fprintf(f, "\"repetition_index\": %d, ", k);
+            fprintf(f, "\"threads\": 1, \"iterations\": 1, \"real_time\": ");
+            gs_json_num(f, t);
+            fprintf(f, ", \"cpu_time\": ");
+            gs_json_num(f, t);
+            fprintf(f, ", \"time_unit\": \"%s\"}", r->unit);
+        }
+    }
+    fprintf(f, "\n  ]\n}\n");
+    if (f == stdout) {
+        fflush(f);
+        return ferror(f) ? GS_ERR(err, GS_ERR_IO, "cuda-bench", "writing JSON to stdout") : GS_OK;
+    }
+    return gs_out_close(&of, 1, err);
 }
 
 static int bench_main(int argc, char **argv)
 {
     bench_opts o = { .reps = 5 };
+    out = stdout;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--field")) o.field = 1;
@@ -398,10 +597,19 @@ static int bench_main(int argc, char **argv)
         else if (!strcmp(a, "--reps") && v) { o.reps = atoi(v); i++; }
         else if (!strcmp(a, "--window") && v) { o.window = atoi(v); i++; }
         else if (!strcmp(a, "--device") && v) { o.device = atoi(v); i++; }
+        else if (!strcmp(a, "--json") && v) { o.json = v; i++; }
+        else if (!strcmp(a, "--copies") && v) { o.copies = atoi(v); i++; }
+        else if (!strcmp(a, "--bool") && v) { o.bool_pct = atoi(v); i++; }
+        else if (!strcmp(a, "--staging") && v && (!strcmp(v, "both") || !strcmp(v, "pinned") ||
+                                                   !strcmp(v, "pageable"))) {
+            o.staging = !strcmp(v, "pinned") ? 1 : !strcmp(v, "pageable") ? 2 : 0;
+            i++;
+        }
         else {
             fprintf(stderr, "usage: gapscope cuda-bench [--field] [--ntt LO:HI] [--msm LO:HI] "
                             "[--msm-g2 LO:HI] [--prove LO:HI] [--g2-device] [--classic] [--check] "
-                            "[--reps N] [--window C] [--device N]\n");
+                            "[--reps N] [--window C] [--copies T] [--bool PCT] [--staging both|pinned|pageable] "
+                            "[--device N] [--json FILE]\n");
             return GS_EXIT_USAGE;
         }
     }
@@ -409,21 +617,36 @@ static int bench_main(int argc, char **argv)
         fprintf(stderr, "gapscope cuda-bench: --reps must be 1..64\n");
         return GS_EXIT_USAGE;
     }
+    if (o.copies < 0 || o.copies > 16 || o.bool_pct < 0 || o.bool_pct > 100) {
+        fprintf(stderr, "gapscope cuda-bench: --copies must be 0..16 and --bool 0..100\n");
+        return GS_EXIT_USAGE;
+    }
+    if (o.json && !strcmp(o.json, "-")) out = stderr;
     gs_err err;
     gs_err_clear(&err);
     gs_status st = GS_OK;
     gs_cu_dev *d = NULL;
+    char devname[256] = "";
     gs_pool *pool = NULL;
     TRY(gs_cu_dev_create(&d, o.device, &err));
     TRY(gs_pool_create(&pool, 0, &err));
-    printf("device: %s\n", gs_cu_dev_describe(d));
+    snprintf(devname, sizeof devname, "%s", gs_cu_dev_describe(d));
+    fprintf(out, "device: %s\n", devname);
     if (o.field) {
-        double fp = 0, fr = 0;
-        TRY(gs_cu_field_bench(d, 0, &fp, &err));
-        TRY(gs_cu_field_bench(d, 1, &fr, &err));
-        printf("field  Fp mont_mul %.2f G/s, Fr mont_mul %.2f G/s (dependent chains, whole chip)\n",
-               fp * 1e-9, fr * 1e-9);
-        fflush(stdout);
+        double fp[64], fr[64], g;
+        for (int r = 0; r < o.reps; r++) {
+            TRY(gs_cu_field_bench(d, 0, &g, &err));
+            fp[r] = 1e9 / g; /* ns per multiplication of the whole chip */
+            TRY(gs_cu_field_bench(d, 1, &g, &err));
+            fr[r] = 1e9 / g;
+        }
+        bench_rec *rp = rec_add(fp, o.reps, "cuda/field/fp_mul");
+        if (rp) rp->unit = "ns";
+        rp = rec_add(fr, o.reps, "cuda/field/fr_mul");
+        if (rp) rp->unit = "ns";
+        fprintf(out, "field  Fp mont_mul %.2f G/s, Fr mont_mul %.2f G/s (dependent chains, whole chip, "
+                     "median of %d)\n", 1 / median(fp, o.reps), 1 / median(fr, o.reps), o.reps);
+        fflush(out);
     }
     if (o.want_ntt) TRY(bench_ntt(d, &o, &err));
     if (o.want_msm) TRY(bench_msm(d, &g1_curve, o.msm_lo, o.msm_hi, &o, pool, &err));
@@ -433,9 +656,13 @@ static int bench_main(int argc, char **argv)
         d = NULL;
         TRY(bench_prove(&o, &err));
     }
+    if (o.json) TRY(write_json(o.json, devname, &o, &err));
 fail:
     gs_cu_dev_destroy(d);
     gs_pool_destroy(pool);
+    free(recs);
+    recs = NULL;
+    n_recs = cap_recs = 0;
     if (st != GS_OK) return gs_cli_fail("cuda-bench", &err);
     return GS_EXIT_OK;
 }

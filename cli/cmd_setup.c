@@ -17,7 +17,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gapscope setup [--circuit merkle_poseidon] --log N [--seed S] [--out DIR]\n"
+            "usage: gapscope setup [--circuit merkle_poseidon|porep_sha] --log N [--seed S] [--out DIR]\n"
             "                      [--threads N] [--quiet]\n"
             "       gapscope setup --r1cs circuit.r1cs [--seed S] [--out DIR] [--threads N]\n"
             "\n"
@@ -124,6 +124,17 @@ static int setup_main(int argc, char **argv)
     gs_cli_progress(quiet, "synthesizing a witness");
     if (gs_circuit_synthesize(c, &pk, seed, &as, &err) != GS_OK)
         goto fail;
+    {
+        /* Share of 0/1 witness values (the GPU MSMs drop 0s and sum the
+         * points of 1s without buckets; PoRep witnesses are mostly bits). */
+        size_t bits = 0;
+        for (uint32_t i = 0; i < as.n_vars; i++) {
+            const uint64_t *l = as.w[i].l;
+            bits += (l[1] | l[2] | l[3]) == 0 && l[0] <= 1;
+        }
+        gs_cli_progress(quiet, "witness: %u wires, %.1f%% of them 0 or 1", as.n_vars,
+                        as.n_vars ? 100.0 * (double)bits / as.n_vars : 0.0);
+    }
     snprintf(path, sizeof path, "%s/circuit.zkey", dir);
     if (gs_zkey_write(path, &pk, &err) != GS_OK)
         goto fail;

@@ -30,6 +30,7 @@
     X(O_STAGING, ENGINE, "staging", T_ENUM, "pinned", 0, 0, "pinned|pageable", "host staging of a/b/c before H2D") \
     X(O_G2, ENGINE, "g2", T_ENUM, "cpu", 0, 0, "cpu|device", "where the B G2 MSM runs: cpu (prove_finish, the production default) or device (prove_start; cuda backend)") \
     X(O_FINISH, ENGINE, "finish", T_ENUM, "finalizer", 0, 0, "finalizer|worker", "who runs prove_finish (the CPU G2 MSM): a finalizer, or the GPU worker in its loop") \
+    X(O_PREP, ENGINE, "prep", T_ENUM, "inline", 0, 0, "inline|ahead", "GPU worker: host prep of a partition inline before its prove_start, or ahead on a prep thread while the previous partition's device work runs") \
     X(O_HCONV, ENGINE, "h_convention", T_ENUM, "snarkjs", 0, 0, "snarkjs|classic", "H convention of the keys set up for the jobs (prover/groth16/groth16.h): snarkjs odd-coset points, or classic tau^i Z(tau)/delta points") \
     X(O_BACKEND, ENGINE, "backend", T_ENUM, "cpu", 0, 0, "cpu|cuda|model|auto", "prover backend (auto: cuda when a GPU is visible)") \
     X(O_DEVICES, ENGINE, "devices", T_INT, "1", 1, 16, NULL, "devices (one backend each)") \
@@ -236,6 +237,7 @@ static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
     case O_STAGING: ec->pageable = ci == 1; break;
     case O_FINISH: ec->finish_in_worker = ci == 1; break;
     case O_G2: ec->g2_on_device = ci == 1; break;
+    case O_PREP: ec->prep_ahead = ci == 1; break;
     case O_HCONV: ec->h_conv = (gs_h_convention)ci; break;
     case O_BACKEND: s->backend = (gs_backend_sel)ci; break;
     case O_DEVICES: s->devices = (int)iv; break;

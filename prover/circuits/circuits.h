@@ -22,6 +22,13 @@
 typedef struct gs_circuit gs_circuit;
 
 /*
+ * porep_sha: the same Poseidon inclusion proofs, but each proof's leaf is
+ * the SHA-256 of a 64-byte private preimage (512 bit wires, two SHA-256
+ * compressions, the digest truncated to 254 bits as Filecoin's SHA-256
+ * trees do), so most constraints and wires are boolean, as in a PoRep C2
+ * witness (about 48,000 constraints per proof for the hash); tree depth
+ * clamp(log - 10, 1, 16).
+ *
  * merkle_poseidon: n_proofs inclusion proofs of challenged leaves against
  * one root of a binary Poseidon tree of depth D = clamp(log - 8, 1, 16)
  * (PoSt-shaped).  Public inputs: w[1] = root, w[2 .. n_proofs+1] = the

@@ -26,9 +26,10 @@
 #define MERKLE_MIN_LOG 9u
 #define MERKLE_MAX_LOG 28u
 #define MERKLE_MAX_DEPTH 16u
+#define POREP_SHA_MIN_LOG 16u   /* one proof's SHA-256 alone is ~48,000 constraints */
 
 /* Runs the circuit's gadgets on s (shape or witness mode). */
-void gs_merkle_run(cs *s, uint32_t depth, uint32_t n_proofs, const merkle_inputs *in)
+void gs_merkle_run(cs *s, uint32_t depth, uint32_t n_proofs, int sha, const merkle_inputs *in)
 {
     gs_fr zero, one, v;
     gs_fr_zero(&zero);
@@ -39,10 +40,17 @@ void gs_merkle_run(cs *s, uint32_t depth, uint32_t n_proofs, const merkle_inputs
             gs_fr_set_u64(&v, in->index[k]);
         cs_alloc(s, in ? &v : &zero);
     }
-    /* Private inputs first (snarkjs order), remembering their wires. */
-    uint32_t first_prv = s->n_wires, per = 1 + 2 * depth;
+    /* Private inputs first (snarkjs order), remembering their wires: the
+     * leaf (porep_sha: its 512 preimage bits), siblings, index bits. */
+    uint32_t lead = sha ? 512 : 1;
+    uint32_t first_prv = s->n_wires, per = lead + 2 * depth;
     for (uint32_t k = 0; k < n_proofs; k++) {
-        cs_alloc(s, in ? &in->leaf[k] : &zero);
+        if (sha) {
+            for (uint32_t b = 0; b < 512; b++)
+                cs_alloc(s, in && ((in->pre[(size_t)k * 64 + b / 8] >> (b % 8)) & 1) ? &one : &zero);
+        } else {
+            cs_alloc(s, in ? &in->leaf[k] : &zero);
+        }
         for (uint32_t l = 0; l < depth; l++)
             cs_alloc(s, in ? &in->sib[(size_t)k * depth + l] : &zero);
         for (uint32_t l = 0; l < depth; l++)
@@ -54,7 +62,17 @@ void gs_merkle_run(cs *s, uint32_t depth, uint32_t n_proofs, const merkle_inputs
     for (uint32_t k = 0; k < n_proofs && s->st == GS_OK; k++) {
         uint32_t base = first_prv + k * per;
         cs_lc cur, packed, idx_lc;
-        lc_wire(&cur, s, base);
+        if (sha) {
+            for (uint32_t b = 0; b < 512; b++) {
+                cs_lc bit;
+                lc_wire(&bit, s, base + b);
+                cs_enforce(s, &bit, &bit, &bit);
+            }
+            gs_sha256_gadget_64_to_fr(s, &cur, base);
+            base += lead - 1; /* siblings and index bits follow the preimage */
+        } else {
+            lc_wire(&cur, s, base);
+        }
         lc_zero(&packed);
         gs_fr pow2 = one;
         for (uint32_t l = 0; l < depth; l++) {
@@ -82,12 +100,12 @@ void gs_merkle_run(cs *s, uint32_t depth, uint32_t n_proofs, const merkle_inputs
     }
 }
 
-static gs_status build_shape(gs_r1cs *r, uint32_t depth, uint32_t n_proofs, gs_err *err)
+static gs_status build_shape(gs_r1cs *r, uint32_t depth, uint32_t n_proofs, int sha, gs_err *err)
 {
     cs s;
     cs_init_shape(&s);
-    gs_merkle_run(&s, depth, n_proofs, NULL);
-    gs_status st = cs_take_r1cs(&s, r, 1 + n_proofs, n_proofs * (1 + 2 * depth), err);
+    gs_merkle_run(&s, depth, n_proofs, sha, NULL);
+    gs_status st = cs_take_r1cs(&s, r, 1 + n_proofs, n_proofs * ((sha ? 512 : 1) + 2 * depth), err);
     cs_deinit(&s);
     return st;
 }
@@ -96,22 +114,26 @@ gs_status gs_circuit_create(gs_circuit **out, const char *family, uint32_t log_c
                             gs_err *err)
 {
     *out = NULL;
-    if (family && strcmp(family, "merkle_poseidon") != 0)
+    int sha = family && strcmp(family, "porep_sha") == 0;
+    if (family && !sha && strcmp(family, "merkle_poseidon") != 0)
         return GS_ERR(err, GS_ERR_ARG, "circuit", "unknown family '%s' (known: "
-                      "merkle_poseidon)", family);
-    if (log_constraints < MERKLE_MIN_LOG || log_constraints > MERKLE_MAX_LOG)
-        return GS_ERR(err, GS_ERR_ARG, "circuit", "log_constraints %u outside [%u, %u]",
-                      log_constraints, MERKLE_MIN_LOG, MERKLE_MAX_LOG);
+                      "merkle_poseidon, porep_sha)", family);
+    uint32_t min_log = sha ? POREP_SHA_MIN_LOG : MERKLE_MIN_LOG;
+    if (log_constraints < min_log || log_constraints > MERKLE_MAX_LOG)
+        return GS_ERR(err, GS_ERR_ARG, "circuit", "%s: log_constraints %u outside [%u, %u]",
+                      sha ? "porep_sha" : "merkle_poseidon", log_constraints, min_log,
+                      MERKLE_MAX_LOG);
     gs_circuit *c = calloc(1, sizeof *c);
     if (!c)
         return GS_ERR(err, GS_ERR_NOMEM, "circuit", "circuit object");
-    uint32_t d = log_constraints - 8;
+    uint32_t d = log_constraints - (sha ? 10 : 8);
     c->depth = d > MERKLE_MAX_DEPTH ? MERKLE_MAX_DEPTH : d;
     c->log_constraints = log_constraints;
+    c->sha = sha;
 
     /* Cost of one proof, measured on a one-proof shape run. */
     gs_r1cs one;
-    gs_status st = build_shape(&one, c->depth, 1, err);
+    gs_status st = build_shape(&one, c->depth, 1, sha, err);
     if (st != GS_OK)
         goto fail;
     uint64_t per = one.n_constraints + 1;   /* its constraints + its public index */
@@ -124,7 +146,7 @@ gs_status gs_circuit_create(gs_circuit **out, const char *family, uint32_t log_c
         goto fail;
     }
     c->n_public = 1 + c->n_proofs;
-    if ((st = build_shape(&c->r1cs, c->depth, c->n_proofs, err)) != GS_OK)
+    if ((st = build_shape(&c->r1cs, c->depth, c->n_proofs, sha, err)) != GS_OK)
         goto fail;
     *out = c;
     return GS_OK;
@@ -157,14 +179,30 @@ gs_status gs_merkle_derive_inputs(merkle_inputs *in, const gs_circuit *c, uint64
     in->index = malloc(c->n_proofs * sizeof *in->index);
     in->leaf = malloc(c->n_proofs * sizeof *in->leaf);
     in->sib = malloc((size_t)c->n_proofs * d * sizeof *in->sib);
-    if (!tree || !in->index || !in->leaf || !in->sib) {
+    uint8_t *pre = c->sha ? malloc(n_leaves * 64) : NULL;
+    if (c->sha)
+        in->pre = malloc((size_t)c->n_proofs * 64);
+    if (!tree || !in->index || !in->leaf || !in->sib || (c->sha && (!pre || !in->pre))) {
         free(tree);
+        free(pre);
         return GS_ERR(err, GS_ERR_NOMEM, "synthesis", "tree of 2^%u leaves", d);
     }
     gs_rng rng;
     gs_rng_seed(&rng, seed);
-    for (size_t i = 0; i < n_leaves; i++)
-        gs_fr_random(&tree[n_leaves + i], &rng);
+    for (size_t i = 0; i < n_leaves; i++) {
+        if (!c->sha) {
+            gs_fr_random(&tree[n_leaves + i], &rng);
+            continue;
+        }
+        /* porep_sha: the leaf is the truncated SHA-256 of 64 random bytes. */
+        uint8_t dig[32];
+        for (int b = 0; b < 64; b += 8) {
+            uint64_t x = gs_rng_u64(&rng);
+            memcpy(pre + i * 64 + b, &x, 8);
+        }
+        gs_sha256_64(dig, pre + i * 64);
+        gs_sha256_to_fr(&tree[n_leaves + i], dig);
+    }
     for (size_t i = n_leaves - 1; i >= 1; i--)
         gs_poseidon_hash2(&tree[i], &tree[2 * i], &tree[2 * i + 1]);
     in->root = tree[1];
@@ -173,10 +211,13 @@ gs_status gs_merkle_derive_inputs(merkle_inputs *in, const gs_circuit *c, uint64
         in->index[k] = idx;
         size_t node = n_leaves + idx;
         in->leaf[k] = tree[node];
+        if (c->sha)
+            memcpy(in->pre + (size_t)k * 64, pre + idx * 64, 64);
         for (uint32_t l = 0; l < d; l++, node >>= 1)
             in->sib[(size_t)k * d + l] = tree[node ^ 1];
     }
     free(tree);
+    free(pre);
     return GS_OK;
 }
 
@@ -185,5 +226,6 @@ void gs_merkle_free_inputs(merkle_inputs *in)
     free(in->index);
     free(in->leaf);
     free(in->sib);
+    free(in->pre);
     memset(in, 0, sizeof *in);
 }

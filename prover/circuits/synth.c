@@ -53,7 +53,7 @@ gs_status gs_circuit_synthesize_tampered(const gs_circuit *c, const gs_pk *pk, u
         goto fail;
 
     cs_init_witness(&s, r->n_wires);
-    gs_merkle_run(&s, c->depth, c->n_proofs, &in);
+    gs_merkle_run(&s, c->depth, c->n_proofs, c->sha, &in);
     if (s.st != GS_OK) {
         st = GS_ERR(err, s.st, "synthesis", "witness run: %s", s.why);
         goto fail;

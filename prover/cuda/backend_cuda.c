@@ -4,21 +4,33 @@
  *   load_pk      uploads the G1 points of H, C ("L"), A and B1 once, sizes
  *                the a/b/c and witness buffers and builds the twiddles of
  *                the 2n-domain; the key stays resident for every proof
- *                until another key is loaded.  B2 is uploaded only when a
+ *                until another key is loaded.  Where device memory allows,
+ *                each G1 point set also gets t - 1 precomputed copies
+ *                (2^(j c) P, gs_cu_g1_precompute) so its MSM takes t
+ *                windows per set of buckets (fewer, wider windows; the
+ *                window c and t chosen per set by gs_cu_msm_pick within
+ *                the memory left after every other buffer;
+ *                GS_CU_COPIES=N caps t, 1 = none).  B2 is uploaded only when a
  *                proof first asks for the G2 MSM on the device
  *                (opts->g2_on_device), then stays resident with the rest:
  *                its non-infinity points, compacted, and their wire
  *                indices (B2 is sparse: only wires that occur in B).
- *   prove_start  under the device mutex: clock alignment, H2D of a, b, c
- *                and the witness (pinned staging, or pageable when asked:
- *                flagged GS_STAGE_F_PAGEABLE), the H scalars (iNTT, odd
- *                coset, NTT, a'b' - c'), the G1 MSMs msm_h, msm_l, msm_a,
- *                msm_b1, with g2_on_device the G2 MSM msm_b2 (the witness
- *                scalars of B2's wires gathered on the device first), then
- *                the D2H of their window sums; one stream,
- *                CUDA events between the stages, converted to the host
- *                clock.  The window sums are copied into the proof state
- *                before the mutex is released.
+ *   prove_start  under the device mutex, on two streams:
+ *                  stream 0: H2D of the witness (h2d_w), its scalar
+ *                    preparation shared by the three witness MSMs (prep_w:
+ *                    0s dropped, 1s summed without buckets, digits sorted
+ *                    once), msm_l, msm_a, msm_b1;
+ *                  stream 1, at the same time: H2D of a, b, c (h2d) and the
+ *                    H scalars (ntt: iNTT, odd coset, NTT, a'b' - c');
+ *                  stream 0 again once both are done: msm_h, with
+ *                    g2_on_device the G2 MSM msm_b2 (the witness scalars of
+ *                    B2's wires gathered on the device first), then the D2H
+ *                    of the window sums.
+ *                Copies are staged through pinned buffers, or pageable when
+ *                asked (flagged GS_STAGE_F_PAGEABLE); CUDA events between
+ *                the stages, converted to the host clock, each stage on
+ *                its stream.  The window sums are copied into the proof
+ *                state before the mutex is released.
  *   prove_finish without the mutex: the G2 MSM of B on the CPU (the
  *                production default) unless it ran on the device, window
  *                combination of the MSM results and the blinding epilogue
@@ -61,8 +73,10 @@ gs_status gs_backend_cuda_create(gs_backend **out, int device, gs_err *err)
 #include "../groth16/g16_internal.h"
 #include "../msm/msm.h"
 
-/* Stage boundaries recorded on the stream (M_MSM_B2 with g2_on_device only). */
-enum { M_H2D0, M_H2D1, M_NTT, M_MSM_H, M_MSM_L, M_MSM_A, M_MSM_B1, M_MSM_B2, M_D2H, M_COUNT };
+/* Stage boundaries: stream 0 (witness, MSMs), stream 1 (a/b/c, NTT);
+ * M_MSM_B2 with g2_on_device only. */
+enum { M_H2DW0, M_H2DW1, M_PREP_W, M_MSM_L, M_MSM_A, M_MSM_B1, M_H2D0, M_H2D1, M_NTT, M_H0,
+       M_MSM_H, M_MSM_B2, M_D2H, M_COUNT };
 /* Result slots: the four G1 MSMs, then B2. */
 enum { SLOT_B2 = 4 };
 
@@ -73,7 +87,9 @@ typedef struct {
     /* Resident key (protected by mu). */
     const gs_pk *pk;
     uint32_t pk_vars, pk_domain;
-    void *d_h, *d_a, *d_b1, *d_c;
+    void *d_h, *d_a, *d_b1, *d_c;  /* each with t - 1 copies after the points */
+    unsigned c_h, t_h, c_w, t_w;  /* MSM windows: H, and the witness sets L, A, B1 */
+    char plan[96];                /* the above as text (gs_cuda_backend_plan) */
     gs_fr *d_abc;              /* 3 * domain */
     gs_scalar *d_w;            /* n_vars */
     /* B2, once a proof asked for it: b2_n non-infinity points (compact),
@@ -98,10 +114,10 @@ struct gs_prove_state {
 int gs_cuda_device_count(void) { return gs_cu_device_count(); }
 
 static void stage_push(gs_stage_list *l, const char *name, gs_stage_kind kind, int dev,
-                       int64_t t0, int64_t t1, uint16_t flags)
+                       int stream, int64_t t0, int64_t t1, uint16_t flags)
 {
     if (!l || l->n >= GS_STAGE_MAX) return;
-    l->s[l->n++] = (gs_stage){ .name = name, .kind = kind, .device = dev, .stream = 0,
+    l->s[l->n++] = (gs_stage){ .name = name, .kind = kind, .device = dev, .stream = stream,
                                .start_ns = t0, .end_ns = t1, .flags = flags };
 }
 
@@ -148,6 +164,53 @@ static gs_status check_key(const gs_pk *pk, gs_err *err)
     return GS_OK;
 }
 
+/* Window plans and precomputed copies for the key's G1 sets: H's copies
+ * and the witness sets' (L, A, B1: one plan, they share the scalar
+ * preparation) chosen together, each up to GS_CU_COPIES (default 16): the
+ * pair of the lowest modelled cost (gs_cu_msm_pick; H once, the witness
+ * sets three times) whose points, with every other buffer a proof needs
+ * and 3 GiB to spare, fit in the free memory.  So at 2^27, where the
+ * witness sets cannot have copies, H may still have some. */
+static gs_status plan_copies(cuda_impl *im, const gs_pk *pk, gs_err *err)
+{
+    size_t n = pk->domain_size, nv = pk->n_vars, nc = nv - pk->n_public - 1, m2 = 0;
+    size_t fr, total;
+    gs_status st = gs_cu_mem_info(im->dev, &fr, &total, err);
+    if (st != GS_OK) return st;
+    for (uint32_t i = 0; i < pk->n_vars; i++) m2 += !pk->b2[i].inf;
+    unsigned mc = 16;
+    const char *env = getenv("GS_CU_COPIES");
+    if (env && *env) mc = (unsigned)strtoul(env, NULL, 10);
+    if (mc < 1) mc = 1;
+    if (mc > 16) mc = 16;
+    size_t scr_2 = gs_cu_msm_scratch_bytes(m2 ? m2 : 1, 0, 1, 1);
+    size_t fixed = 3 * n * 32 + nv * 32 + m2 * (192 + 4 + 32) + 2 * n * 32 + ((size_t)3 << 30);
+    double best = -1;
+    im->t_h = im->t_w = 1;
+    gs_cu_msm_pick(n, 1, &im->c_h, &im->t_h);
+    gs_cu_msm_pick(nv, 1, &im->c_w, &im->t_w);
+    for (unsigned mh = 1; mh <= mc; mh++) {
+        unsigned ch, th;
+        double cost_h = gs_cu_msm_pick(n, mh, &ch, &th);
+        size_t scr_h = gs_cu_msm_scratch_bytes(n, ch, th, 0);
+        for (unsigned mw = 1; mw <= mc; mw++) {
+            unsigned cw, tw;
+            double cost = cost_h + 3 * gs_cu_msm_pick(nv, mw, &cw, &tw);
+            size_t scr_w = gs_cu_msm_scratch_bytes(nv, cw, tw, 0);
+            size_t scr = scr_h > scr_w ? scr_h : scr_w;
+            scr = scr > scr_2 ? scr : scr_2;
+            size_t need = 96 * (th * n + tw * (nc + 2 * nv)) + fixed + scr;
+            if (need > fr || (best >= 0 && cost >= best)) continue;
+            best = cost;
+            im->c_h = ch;
+            im->t_h = th;
+            im->c_w = cw;
+            im->t_w = tw;
+        }
+    }
+    return GS_OK;
+}
+
 /* Caller holds im->mu. */
 static gs_status load_locked(cuda_impl *im, const gs_pk *pk, gs_err *err)
 {
@@ -158,10 +221,11 @@ static gs_status load_locked(cuda_impl *im, const gs_pk *pk, gs_err *err)
     free_key(im);
     size_t n = pk->domain_size, nv = pk->n_vars, nc = nv - pk->n_public - 1;
     size_t pt = 96;
-    if ((st = gs_cu_alloc(im->dev, &im->d_h, n * pt, err)) != GS_OK ||
-        (st = gs_cu_alloc(im->dev, &im->d_a, nv * pt, err)) != GS_OK ||
-        (st = gs_cu_alloc(im->dev, &im->d_b1, nv * pt, err)) != GS_OK ||
-        (st = gs_cu_alloc(im->dev, &im->d_c, nc * pt, err)) != GS_OK ||
+    if ((st = plan_copies(im, pk, err)) != GS_OK) goto fail;
+    if ((st = gs_cu_alloc(im->dev, &im->d_h, im->t_h * n * pt, err)) != GS_OK ||
+        (st = gs_cu_alloc(im->dev, &im->d_a, im->t_w * nv * pt, err)) != GS_OK ||
+        (st = gs_cu_alloc(im->dev, &im->d_b1, im->t_w * nv * pt, err)) != GS_OK ||
+        (st = gs_cu_alloc(im->dev, &im->d_c, im->t_w * nc * pt, err)) != GS_OK ||
         (st = gs_cu_alloc(im->dev, (void **)&im->d_abc, 3 * n * sizeof(gs_fr), err)) != GS_OK ||
         (st = gs_cu_alloc(im->dev, (void **)&im->d_w, nv * sizeof(gs_scalar), err)) != GS_OK)
         goto fail;
@@ -169,12 +233,18 @@ static gs_status load_locked(cuda_impl *im, const gs_pk *pk, gs_err *err)
         (st = gs_cu_g1_upload(im->dev, im->d_a, pk->a, nv, err)) != GS_OK ||
         (st = gs_cu_g1_upload(im->dev, im->d_b1, pk->b1, nv, err)) != GS_OK ||
         (st = gs_cu_g1_upload(im->dev, im->d_c, pk->c, nc, err)) != GS_OK ||
+        (st = gs_cu_g1_precompute(im->dev, im->d_h, n, n, im->c_h, im->t_h, err)) != GS_OK ||
+        (st = gs_cu_g1_precompute(im->dev, im->d_a, nv, nv, im->c_w, im->t_w, err)) != GS_OK ||
+        (st = gs_cu_g1_precompute(im->dev, im->d_b1, nv, nv, im->c_w, im->t_w, err)) != GS_OK ||
+        (st = gs_cu_g1_precompute(im->dev, im->d_c, nc, nc, im->c_w, im->t_w, err)) != GS_OK ||
         (st = gs_cu_ntt_prepare(im->dev, pk->log_domain + 1, err)) != GS_OK ||
         (st = gs_cu_sync(im->dev, err)) != GS_OK)
         goto fail;
     im->pk = pk;
     im->pk_vars = pk->n_vars;
     im->pk_domain = pk->domain_size;
+    snprintf(im->plan, sizeof im->plan, "H c=%u t=%u, witness c=%u t=%u", im->c_h, im->t_h,
+             im->c_w, im->t_w);
     return GS_OK;
 fail:
     free_key(im);
@@ -210,6 +280,14 @@ fail:
     return st;
 }
 
+void gs_cuda_backend_plan(gs_backend *be, char *out, size_t len)
+{
+    cuda_impl *im = be->impl;
+    pthread_mutex_lock(&im->mu);
+    snprintf(out, len, "%s", im->pk ? im->plan : "");
+    pthread_mutex_unlock(&im->mu);
+}
+
 static gs_status cuda_load_pk(gs_backend *be, const gs_pk *pk, gs_err *err)
 {
     cuda_impl *im = be->impl;
@@ -228,38 +306,54 @@ static void state_free(gs_prove_state *ps)
     free(ps);
 }
 
-/* Caller holds im->mu: the device part of prove_start. */
+/* Caller holds im->mu: the device part of prove_start (stream plan in the
+ * file comment).  Leaves the context on stream 0. */
 static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment *as, int pageable,
                              gs_prove_state *ps, gs_stage_list *stages, int dev, gs_err *err)
 {
     gs_cu_dev *d = im->dev;
-    size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public;
+    size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public, nc = nv - np - 1;
     gs_fr *da = im->d_abc, *db = da + n, *dc = db + n;
     gs_scalar *dh = (gs_scalar *)da;
     gs_status st;
-#define TRY(x) do { if ((st = (x)) != GS_OK) return st; } while (0)
+    gs_err e2;
+#define TRY(x) do { if ((st = (x)) != GS_OK) goto out; } while (0)
     TRY(gs_cu_clock_align(d, err));
+    /* Stream 0: the witness, its preparation, the three witness MSMs. */
+    TRY(gs_cu_use_stream(d, 0, err));
+    TRY(gs_cu_mark(d, M_H2DW0, err));
+    TRY(gs_cu_upload(d, im->d_w, as->w, nv * sizeof(gs_scalar), pageable, err));
+    TRY(gs_cu_mark(d, M_H2DW1, err));
+    TRY(gs_cu_msm_prepare(d, im->d_w, nv, (int)im->c_w, im->t_w, 0, NULL, NULL, err));
+    TRY(gs_cu_mark(d, M_PREP_W, err));
+    TRY(gs_cu_msm_g1_prepared(d, 1, im->d_c, nc, np + 1, err));
+    TRY(gs_cu_mark(d, M_MSM_L, err));
+    TRY(gs_cu_msm_g1_prepared(d, 2, im->d_a, nv, 0, err));
+    TRY(gs_cu_mark(d, M_MSM_A, err));
+    TRY(gs_cu_msm_g1_prepared(d, 3, im->d_b1, nv, 0, err));
+    TRY(gs_cu_mark(d, M_MSM_B1, err));
+    /* Stream 1 meanwhile (the host stages a/b/c while the MSMs run). */
+    TRY(gs_cu_use_stream(d, 1, err));
     TRY(gs_cu_mark(d, M_H2D0, err));
     TRY(gs_cu_upload(d, da, as->a, n * sizeof(gs_fr), pageable, err));
     TRY(gs_cu_upload(d, db, as->b, n * sizeof(gs_fr), pageable, err));
     TRY(gs_cu_upload(d, dc, as->c, n * sizeof(gs_fr), pageable, err));
-    TRY(gs_cu_upload(d, im->d_w, as->w, nv * sizeof(gs_scalar), pageable, err));
     TRY(gs_cu_mark(d, M_H2D1, err));
     /* H scalars in the key's convention (groth16.h). */
     TRY(pk->h_conv == GS_H_CLASSIC ? gs_cu_h_scalars_classic(d, dh, da, db, dc, pk->log_domain, err)
                                    : gs_cu_h_scalars(d, dh, da, db, dc, pk->log_domain, err));
     TRY(gs_cu_mark(d, M_NTT, err));
-    TRY(gs_cu_msm_g1(d, 0, im->d_h, dh, n, 0, err));
+    /* Stream 0 once both are done: H, then B2. */
+    TRY(gs_cu_use_stream(d, 0, err));
+    TRY(gs_cu_stream_wait(d, 0, 1, err));
+    TRY(gs_cu_mark(d, M_H0, err));
+    TRY(gs_cu_msm_prepare(d, dh, n, (int)im->c_h, im->t_h, 0, NULL, NULL, err));
+    TRY(gs_cu_msm_g1_prepared(d, 0, im->d_h, n, 0, err));
     TRY(gs_cu_mark(d, M_MSM_H, err));
-    TRY(gs_cu_msm_g1(d, 1, im->d_c, im->d_w + np + 1, nv - np - 1, 0, err));
-    TRY(gs_cu_mark(d, M_MSM_L, err));
-    TRY(gs_cu_msm_g1(d, 2, im->d_a, im->d_w, nv, 0, err));
-    TRY(gs_cu_mark(d, M_MSM_A, err));
-    TRY(gs_cu_msm_g1(d, 3, im->d_b1, im->d_w, nv, 0, err));
-    TRY(gs_cu_mark(d, M_MSM_B1, err));
     if (ps->g2_dev) {
         TRY(gs_cu_gather_scalars(d, im->d_b2_w, im->d_w, im->d_b2_idx, im->b2_n, err));
-        TRY(gs_cu_msm_g2(d, SLOT_B2, im->d_b2, im->d_b2_w, im->b2_n, 0, err));
+        TRY(gs_cu_msm_prepare(d, im->d_b2_w, im->b2_n, 0, 1, 1, NULL, NULL, err));
+        TRY(gs_cu_msm_g2_prepared(d, SLOT_B2, im->d_b2, im->b2_n, 0, err));
         TRY(gs_cu_mark(d, M_MSM_B2, err));
     }
     for (int k = 0; k < (ps->g2_dev ? SLOT_B2 + 1 : SLOT_B2); k++) TRY(gs_cu_msm_fetch(d, k, err));
@@ -271,24 +365,34 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
     for (int k = 0; k < 4; k++) TRY(gs_cu_msm_parts_take(d, k, &ps->g1[k], err));
     if (ps->g2_dev) TRY(gs_cu_msm_g2_parts_take(d, SLOT_B2, &ps->g2, err));
 
-    const int last = ps->g2_dev ? M_MSM_B2 : M_MSM_B1;
-    const struct { const char *name; int from, to; gs_stage_kind kind; } sp[] = {
-        { "h2d", M_H2D0, M_H2D1, GS_STAGE_COPY },      { "ntt", M_H2D1, M_NTT, GS_STAGE_KERNEL },
-        { "msm_h", M_NTT, M_MSM_H, GS_STAGE_KERNEL },  { "msm_l", M_MSM_H, M_MSM_L, GS_STAGE_KERNEL },
-        { "msm_a", M_MSM_L, M_MSM_A, GS_STAGE_KERNEL }, { "msm_b1", M_MSM_A, M_MSM_B1, GS_STAGE_KERNEL },
-        { "msm_b2", M_MSM_B1, M_MSM_B2, GS_STAGE_KERNEL },
-        { "d2h", last, M_D2H, GS_STAGE_COPY },
+    const int last = ps->g2_dev ? M_MSM_B2 : M_MSM_H;
+    const struct { const char *name; int from, to, stream; gs_stage_kind kind; } sp[] = {
+        { "h2d_w", M_H2DW0, M_H2DW1, 0, GS_STAGE_COPY },
+        { "prep_w", M_H2DW1, M_PREP_W, 0, GS_STAGE_KERNEL },
+        { "msm_l", M_PREP_W, M_MSM_L, 0, GS_STAGE_KERNEL },
+        { "msm_a", M_MSM_L, M_MSM_A, 0, GS_STAGE_KERNEL },
+        { "msm_b1", M_MSM_A, M_MSM_B1, 0, GS_STAGE_KERNEL },
+        { "h2d", M_H2D0, M_H2D1, 1, GS_STAGE_COPY },
+        { "ntt", M_H2D1, M_NTT, 1, GS_STAGE_KERNEL },
+        { "msm_h", M_H0, M_MSM_H, 0, GS_STAGE_KERNEL },
+        { "msm_b2", M_MSM_H, M_MSM_B2, 0, GS_STAGE_KERNEL },
+        { "d2h", last, M_D2H, 0, GS_STAGE_COPY },
     };
     for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) {
         int64_t t0, t1;
         if (sp[i].to == M_MSM_B2 && !ps->g2_dev) continue;
         TRY(gs_cu_mark_ns(d, sp[i].from, &t0, err));
         TRY(gs_cu_mark_ns(d, sp[i].to, &t1, err));
-        uint16_t fl = (sp[i].from == M_H2D0 && pageable) ? GS_STAGE_F_PAGEABLE : 0;
-        stage_push(stages, sp[i].name, sp[i].kind, dev, t0, t1, fl);
+        uint16_t fl = (sp[i].kind == GS_STAGE_COPY && sp[i].from != last && pageable)
+                          ? GS_STAGE_F_PAGEABLE : 0;
+        stage_push(stages, sp[i].name, sp[i].kind, dev, sp[i].stream, t0, t1, fl);
     }
 #undef TRY
-    return GS_OK;
+out:
+    /* Back on stream 0 whatever failed (the next proof starts there). */
+    gs_err_clear(&e2);
+    (void)gs_cu_use_stream(d, 0, &e2);
+    return st;
 }
 
 static gs_status cuda_prove_start(gs_backend *be, const gs_pk *pk, const gs_assignment *as,
@@ -320,11 +424,11 @@ static gs_status cuda_prove_start(gs_backend *be, const gs_pk *pk, const gs_assi
     int64_t t0 = gs_now_ns();
     pthread_mutex_lock(&im->mu);
     int64_t t1 = gs_now_ns();
-    stage_push(stages, "device_mutex_wait", GS_STAGE_HOST, -1, t0, t1, 0);
+    stage_push(stages, "device_mutex_wait", GS_STAGE_HOST, -1, 0, t0, t1, 0);
     st = load_locked(im, pk, err);
     if (st == GS_OK && g2_dev && !im->b2_loaded) {
         st = load_b2_locked(im, pk, err);
-        stage_push(stages, "load_b2", GS_STAGE_HOST, -1, t1, gs_now_ns(), 0);
+        stage_push(stages, "load_b2", GS_STAGE_HOST, -1, 0, t1, gs_now_ns(), 0);
     }
     if (st == GS_OK)
         st = device_part(im, pk, as, opts ? opts->pageable : 0, ps, stages, be->device, err);
@@ -350,7 +454,7 @@ static gs_status cuda_prove_finish(gs_backend *be, gs_prove_state *ps, gs_proof 
         int64_t t0 = t1;
         gs_status st = gs_msm_g2(&b2, ps->pk->b2, ps->w, ps->pk->n_vars, im->pool);
         t1 = gs_now_ns();
-        stage_push(stages, "msm_b2", GS_STAGE_HOST, -1, t0, t1, 0);
+        stage_push(stages, "msm_b2", GS_STAGE_HOST, -1, 0, t0, t1, 0);
         if (st != GS_OK) {
             GS_ERR(err, st, "cuda prove", "G2 MSM scratch");
             state_free(ps);
@@ -363,7 +467,7 @@ static gs_status cuda_prove_finish(gs_backend *be, gs_prove_state *ps, gs_proof 
     gs_cu_msm_parts_combine(&g1.a, &ps->g1[2]);
     gs_cu_msm_parts_combine(&g1.b1, &ps->g1[3]);
     gs_g16_epilogue(out, ps->pk, &g1, &b2, &ps->r, &ps->s);
-    stage_push(stages, "epilogue", GS_STAGE_HOST, -1, t1, gs_now_ns(), 0);
+    stage_push(stages, "epilogue", GS_STAGE_HOST, -1, 0, t1, gs_now_ns(), 0);
     memset(&ps->r, 0, sizeof ps->r);
     memset(&ps->s, 0, sizeof ps->s);
     state_free(ps);

@@ -45,7 +45,12 @@ extern "C" gs_status gs_cu_dev_create(gs_cu_dev **out, int device, gs_err *err)
     snprintf(d->desc, sizeof d->desc, "%.120s (sm_%d%d, %d SMs, %.0f GiB), CUDA driver %d.%d",
              prop.name, prop.major, prop.minor, prop.multiProcessorCount,
              (double)prop.totalGlobalMem / (1024.0 * 1024 * 1024), drv / 1000, (drv % 1000) / 10);
-    CU_TRY_GO(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
+    for (int i = 0; i < 2; i++) {
+        CU_TRY_GO(cudaStreamCreateWithFlags(&d->streams[i], cudaStreamNonBlocking));
+        CU_TRY_GO(cudaEventCreateWithFlags(&d->xev[i], cudaEventDisableTiming));
+    }
+    d->stream = d->streams[0];
+    CU_TRY_GO(cudaHostAlloc((void **)&d->cnt_host, 64, cudaHostAllocDefault));
     for (int i = 0; i < GS_CU_MARKS; i++) CU_TRY_GO(cudaEventCreate(&d->mark[i]));
     CU_TRY_GO(cudaEventCreate(&d->ref));
     for (int i = 0; i < 2; i++) {
@@ -65,7 +70,8 @@ extern "C" void gs_cu_dev_destroy(gs_cu_dev *d)
 {
     if (!d) return;
     cudaSetDevice(d->device);
-    if (d->stream) cudaStreamSynchronize(d->stream);
+    for (int i = 0; i < 2; i++)
+        if (d->streams[i]) cudaStreamSynchronize(d->streams[i]);
     for (int i = 0; i < GS_CU_MARKS; i++)
         if (d->mark[i]) cudaEventDestroy(d->mark[i]);
     if (d->ref) cudaEventDestroy(d->ref);
@@ -78,7 +84,11 @@ extern "C" void gs_cu_dev_destroy(gs_cu_dev *d)
     cudaFree(d->msm.cub_temp);
     cudaFree(d->res_dev);
     if (d->res_host) cudaFreeHost(d->res_host);
-    if (d->stream) cudaStreamDestroy(d->stream);
+    if (d->cnt_host) cudaFreeHost(d->cnt_host);
+    for (int i = 0; i < 2; i++) {
+        if (d->xev[i]) cudaEventDestroy(d->xev[i]);
+        if (d->streams[i]) cudaStreamDestroy(d->streams[i]);
+    }
     (void)cudaGetLastError();
     free(d);
 }
@@ -97,6 +107,13 @@ extern "C" gs_status gs_cu_alloc(gs_cu_dev *d, void **p, size_t bytes, gs_err *e
         return GS_ERR(err, e == cudaErrorMemoryAllocation ? GS_ERR_NOMEM : GS_ERR_CUDA, "cuda",
                       "cudaMalloc(%zu bytes): %s", bytes, cudaGetErrorString(e));
     }
+    return GS_OK;
+}
+
+extern "C" gs_status gs_cu_mem_info(gs_cu_dev *d, size_t *free_b, size_t *total_b, gs_err *err)
+{
+    CU_TRY(cudaSetDevice(d->device));
+    CU_TRY(cudaMemGetInfo(free_b, total_b));
     return GS_OK;
 }
 
@@ -168,6 +185,14 @@ extern "C" gs_status gs_cu_upload(gs_cu_dev *d, void *dst, const void *src, size
         CU_TRY(cudaEventRecord(d->pin_done[k], d->stream));
         off += len;
     }
+    return GS_OK;
+}
+
+extern "C" gs_status gs_cu_copy_d2d(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
+                                    gs_err *err)
+{
+    CU_TRY(cudaSetDevice(d->device));
+    CU_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, d->stream));
     return GS_OK;
 }
 
@@ -246,15 +271,32 @@ extern "C" gs_status gs_cu_gather_scalars(gs_cu_dev *d, gs_scalar *out, const gs
 extern "C" gs_status gs_cu_sync(gs_cu_dev *d, gs_err *err)
 {
     CU_TRY(cudaSetDevice(d->device));
-    CU_TRY(cudaStreamSynchronize(d->stream));
+    for (int i = 0; i < 2; i++) CU_TRY(cudaStreamSynchronize(d->streams[i]));
     CU_TRY(cudaGetLastError());
+    return GS_OK;
+}
+
+extern "C" gs_status gs_cu_use_stream(gs_cu_dev *d, int k, gs_err *err)
+{
+    if (k < 0 || k > 1) return GS_ERR(err, GS_ERR_ARG, "cuda", "stream %d (0 or 1)", k);
+    d->stream = d->streams[k];
+    return GS_OK;
+}
+
+extern "C" gs_status gs_cu_stream_wait(gs_cu_dev *d, int waiter, int on, gs_err *err)
+{
+    if (waiter < 0 || waiter > 1 || on < 0 || on > 1 || waiter == on)
+        return GS_ERR(err, GS_ERR_ARG, "cuda", "stream %d waiting on stream %d", waiter, on);
+    CU_TRY(cudaSetDevice(d->device));
+    CU_TRY(cudaEventRecord(d->xev[on], d->streams[on]));
+    CU_TRY(cudaStreamWaitEvent(d->streams[waiter], d->xev[on], 0));
     return GS_OK;
 }
 
 extern "C" gs_status gs_cu_clock_align(gs_cu_dev *d, gs_err *err)
 {
     CU_TRY(cudaSetDevice(d->device));
-    CU_TRY(cudaStreamSynchronize(d->stream));
+    for (int i = 0; i < 2; i++) CU_TRY(cudaStreamSynchronize(d->streams[i]));
     int64_t t0 = gs_now_ns();
     CU_TRY(cudaEventRecord(d->ref, d->stream));
     CU_TRY(cudaEventSynchronize(d->ref));

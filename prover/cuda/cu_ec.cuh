@@ -73,8 +73,10 @@ template <class F> CU_DEV void xyzz_store(cu_xyzz<F> *p, const cu_xyzz<F> &a)
     fe_store(&p->ZZZ, a.ZZZ);
 }
 
-/* r = 2 * (x, y) for an affine point (mdbl-2008-s-1). */
-template <class F> CU_PT void xyzz_dbl_aff(cu_xyzz<F> &r, const F &x, const F &y)
+/* r = 2 * (x, y) for an affine point (mdbl-2008-s-1); the body, inlined
+ * where the caller asks (xyzz_add_aff<F, true>), out of line otherwise. */
+template <class F> static __device__ __forceinline__ void xyzz_dbl_aff_body(cu_xyzz<F> &r, const F &x,
+                                                                            const F &y)
 {
     F U, V, W, S, M, t;
     fe_dbl(U, y);
@@ -93,6 +95,11 @@ template <class F> CU_PT void xyzz_dbl_aff(cu_xyzz<F> &r, const F &x, const F &y
     fe_sub(r.Y, t, U);
     r.ZZ = V;
     r.ZZZ = W;
+}
+
+template <class F> CU_PT void xyzz_dbl_aff(cu_xyzz<F> &r, const F &x, const F &y)
+{
+    xyzz_dbl_aff_body(r, x, y);
 }
 
 /* r = 2 * a (dbl-2008-s-1); r may alias a. */
@@ -127,8 +134,10 @@ template <class F> CU_PT void xyzz_dbl(cu_xyzz<F> &r, const cu_xyzz<F> &a)
  * call; inlined (G1, H200, cuda-bench --msm): 2^24 204.9 -> 182.0 ms,
  * 2^26 757 -> 674 ms.  G2's k_accum1 with it inlined: 120 registers, no
  * spills (`nvcc -Xptxas -v`; its 2 KiB frame holds the arguments of the
- * out-of-line Fp2 multiplications). */
-template <class F>
+ * out-of-line Fp2 multiplications).  INL_DBL: the rare doubling (P == acc)
+ * inlined too, so no address of acc escapes to a call (G1's k_accum1 has a
+ * 336-byte frame, acc + p.x + y, for the out-of-line one). */
+template <class F, bool INL_DBL = false>
 static __device__ __forceinline__ void xyzz_add_aff(cu_xyzz<F> &acc, const cu_aff<F> &p, bool neg)
 {
     F y = p.y;
@@ -146,9 +155,10 @@ static __device__ __forceinline__ void xyzz_add_aff(cu_xyzz<F> &acc, const cu_af
     fe_sub(P, U2, acc.X);
     fe_sub(R, S2, acc.Y);
     if (fe_is_zero(P)) {
-        if (fe_is_zero(R))
-            xyzz_dbl_aff(acc, p.x, y);
-        else
+        if (fe_is_zero(R)) {
+            if (INL_DBL) xyzz_dbl_aff_body(acc, p.x, y);
+            else xyzz_dbl_aff(acc, p.x, y);
+        } else
             xyzz_set_inf(acc);
         return;
     }

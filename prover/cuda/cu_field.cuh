@@ -216,6 +216,28 @@ template <class C> CU_DEV void fe_mul(cu_fe<C> &r, const cu_fe<C> &a, const cu_f
 
 template <class C> CU_DEV void fe_sqr(cu_fe<C> &r, const cu_fe<C> &a) { fe_mul(r, a, a); }
 
+/* r = a^(p-2) = a^-1 mod p (Fermat; 0 stays 0), Montgomery in and out.
+ * About log2(p) squarings and half as many multiplications: for one-time
+ * work (the MSM's precomputed points), not inner loops. */
+template <class C> CU_DEV void fe_inv(cu_fe<C> &r, const cu_fe<C> &a)
+{
+    cu_fe<C> acc;
+    fe_one(acc);
+    bool started = false;
+    for (int i = C::N - 1; i >= 0; i--) {
+        uint32_t e = C::p(i) - (i == 0 ? 2u : 0u); /* p is odd and > 2: no borrow */
+        for (int b = 31; b >= 0; b--) {
+            if (started) fe_mul(acc, acc, acc);
+            if ((e >> b) & 1) {
+                if (started) fe_mul(acc, acc, a);
+                else acc = a;
+                started = true;
+            }
+        }
+    }
+    r = acc;
+}
+
 /* Montgomery -> plain (multiply by 1). */
 template <class C> CU_DEV void fe_from_mont(cu_fe<C> &r, const cu_fe<C> &a)
 {

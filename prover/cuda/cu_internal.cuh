@@ -51,11 +51,39 @@ struct cu_msm_scratch {
     size_t cub_bytes;
 };
 
+/* The shape of an MSM (cu_msm.cu): n scalars in nwin signed c-bit windows,
+ * taken t windows at a time ("groups": window g t + j of point i uses the
+ * precomputed copy j, 2^(j c) P_i, so the t windows of a group share one
+ * set of buckets); entry value = sign << 31 | j << jshift | scalar index. */
+#define GS_CU_MSM_MAXLVL 8
+struct cu_msm_plan {
+    size_t n;
+    unsigned c, nwin, t, ngrp, jshift;
+    uint32_t B, K;                /* buckets per group (|d| max), key space ngrp << c */
+    uint64_t ntot_max;            /* n * nwin: entries when no scalar is 0 or 1 */
+    uint32_t t1max, t2max;        /* partial-sum bounds of level 1 and later levels */
+    uint32_t L, T;                /* reduction segment length, segments per group */
+    int maxlvl;                   /* accumulation levels the scratch has room for */
+    size_t psz;                   /* XYZZ point bytes of the curve (G1 or G2) */
+};
+
+/* Scalars prepared by gs_cu_msm_prepare, for every MSM run on them until
+ * the next prepare: scalars > 1 ("big", n_big of them) as sorted bucket
+ * entries, scalars equal to 1 as a list of indices (n_one), 0s dropped. */
+struct cu_msm_prep {
+    int valid;
+    cu_msm_plan p;
+    uint32_t n_big, n_one;
+    int levels;                   /* accumulation levels after the first */
+    int sel;                      /* half of keys/vals that holds the sorted entries */
+    int flat;                     /* level 1 by flat S1-entry chunks (else per bucket) */
+};
+
 struct gs_cu_dev {
     int device;
     char desc[256];
     int sm_count;
-    cudaStream_t stream;
+    cudaStream_t stream;           /* the current one of streams[] */
 
     cudaEvent_t mark[GS_CU_MARKS];
     cudaEvent_t ref;
@@ -70,6 +98,12 @@ struct gs_cu_dev {
     unsigned tw_log;
 
     cu_msm_scratch msm;
+    cu_msm_prep prep;
+    /* Second stream (copies + NTT beside the MSMs), and the stream the
+     * enqueueing functions use now (gs_cu_use_stream). */
+    cudaStream_t streams[2];
+    cudaEvent_t xev[2];            /* cross-stream dependencies */
+    uint32_t *cnt_host;            /* pinned: MSM preparation counts */
     /* MSM result slots: per-window partial sums (XYZZ points of the curve
      * res_g2 names), pinned host and device, GS_CU_SLOT_BYTES each. */
     char *res_dev;

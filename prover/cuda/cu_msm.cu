@@ -1,36 +1,61 @@
 /*
  * Multi-scalar multiplication on the device, G1 and G2 from one source
  * (the point kernels are templates over the coordinate field F = cu_fp or
- * cu_fp2, cu_ec.cuh): Pippenger's bucket method with signed-digit windows.
+ * cu_fp2, cu_ec.cuh): Pippenger's bucket method with signed-digit windows,
+ * split into a scalar preparation that several MSMs over the same scalars
+ * share (gs_cu_msm_prepare) and the per-point-set work
+ * (gs_cu_msm_g1_prepared / _g2_prepared).
  *
- *  1. digits: scalar i gives, per window w of c bits, a signed digit
+ * Preparation (scalars only, the same for both curves):
+ *  0. classify: 0s are dropped, the indices of 1s listed (their points are
+ *     summed straight, step 6), the indices of the rest ("big") compacted
+ *     (a flag pass, one 64-bit exclusive scan carrying both counts, a
+ *     scatter); the host reads the two counts.
+ *  1. digits: big scalar i gives, per window w of c bits, a signed digit
  *     d in [-2^(c-1), 2^(c-1)] (a digit above 2^(c-1) becomes d - 2^c and
- *     carries one into the next window); entry (key = w << c | |d|,
- *     value = i | sign << 31).  One extra window takes the last carry when
- *     the top window has c bits.
- *  2. sort: CUB radix sort of each window's entries on the c digit bits,
- *     so every bucket's points are contiguous; a boundary pass writes each
+ *     carries one into the next window); entry (key = g << c | |d|,
+ *     value = sign << 31 | j << jshift | i) with window w = g t + j: the t
+ *     windows of group g share buckets, window j of a group reading the
+ *     precomputed copy j of the points (2^(j c) P; t = 1: no copies, one
+ *     group per window).  One extra window takes the last carry when the
+ *     top window has c bits.
+ *  2. sort: CUB radix sort of each group's entries on the c digit bits, so
+ *     every bucket's entries are contiguous; a boundary pass writes each
  *     key's [start, end).
- *  3. accumulate: buckets are cut into chunks of at most S1 entries, one
- *     thread per chunk summing its points into an XYZZ partial (madd);
- *     then, while some bucket still has several partials, chunks of S2
- *     partials are summed again (add).  Skewed scalar sets (many equal
- *     digits, e.g. witnesses full of 0/1) thus stay balanced.
- *  4. bucket reduction: window sum = sum_b b * B_b.  Thread (w, j) takes
+ *  3. level offsets: the sorted entries are cut into chunks of S1 (level
+ *     1: a bucket gets one partial per chunk its entries meet), then
+ *     chunks of S2 partials per level until every bucket has one; the host
+ *     reads the largest level-1 count, so exactly the levels needed are
+ *     prepared (offsets by exclusive scans).
+ * Per point set:
+ *  4. accumulate: one thread per S1 entries sums its points into an XYZZ
+ *     partial per bucket segment (madd; every thread the same number of
+ *     entries, whatever the bucket sizes), then each later level sums S2
+ *     partials (add).  Skewed scalar sets (many equal digits) thus stay
+ *     balanced.  (GS_CU_MSM_FLAT=0: level 1 cut per bucket instead, one
+ *     thread per chunk of at most S1 entries of one bucket.)
+ *  5. bucket reduction: group sum = sum_b b * B_b.  Thread (g, j) takes
  *     buckets [jL + 1, (j+1)L], computes the running sums
  *     R = sum B_b, T = sum (b - jL) B_b, and returns T + jL * R; groups of
- *     these are summed on the device down to GS_CU_MSM_PARTS per window.
- *  5. the per-window parts go to a pinned result slot; the host adds them
- *     and combines windows by Horner's rule (gs_cu_msm_g1_result /
- *     gs_cu_msm_g2_result).
- * Steps 1 and 2 see only scalars and are the same for both curves.
+ *     these are summed on the device down to GS_CU_MSM_PARTS per group.
+ *  6. the points of the 1-scalars: chunks of S1 summed per thread, then
+ *     runs of S2 until one point, added to group 0's first part.
+ *  7. the per-group parts go to a pinned result slot; the host adds them
+ *     and combines groups by Horner's rule with t c doublings
+ *     (gs_cu_msm_g1_result / gs_cu_msm_g2_result).
  * Bucket 0 (digit 0) is skipped; points at infinity (x = y = 0) are
- * skipped when accumulated.
+ * skipped when accumulated; entries of scalars below `skip` are ignored
+ * (an MSM over a suffix of the prepared scalars).
+ *
+ * Precomputed copies (gs_cu_g1_precompute): copy j = 2^(j c) P by c
+ * doublings per copy in XYZZ, converted to affine with one Fermat
+ * inversion per point (Montgomery's trick over its t - 1 copies).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include "cu_internal.cuh"
@@ -39,14 +64,7 @@
 #define MSM_S2 16
 #define MSM_SEG 32
 
-struct msm_plan {
-    size_t n;
-    unsigned c, nwin;
-    uint32_t B, K;                /* buckets per window (|d| max), key space */
-    uint32_t ntot;                /* n * nwin entries */
-    uint32_t t1max, t2max;        /* chunk bounds of level 1 and later levels */
-    uint32_t L, T;                /* reduction segment length, segments per window */
-};
+typedef cu_msm_plan msm_plan;
 
 static unsigned ilog2_ceil(size_t n)
 {
@@ -55,47 +73,102 @@ static unsigned ilog2_ceil(size_t n)
     return k;
 }
 
-static int plan_msm(msm_plan *p, size_t n, int window)
+static unsigned windows_of(unsigned c)
+{
+    unsigned nwin = (255 + c - 1) / c;
+    if (255 - (nwin - 1) * c == c) nwin++;
+    return nwin;
+}
+
+/* The automatic window without copies.  Measured on the H200
+ * (bench/RESULTS.md window sweep): c = 16 for 2^21..2^25 (2^22: 63 ms vs
+ * 87 ms at c = 15; 2^24: 206 ms vs 289 ms at c = 17), 18 from 2^26 (761 ms
+ * vs 783 ms at 16, 796 ms at 19).  Widths that divide 255 (5, 15, 17) cost
+ * a whole extra window for the last carry, so the small-n formula steps
+ * over them.  n is rounded to the nearer power of two (a witness of
+ * 2^20 + 1% wires is a 2^20 case, not a 2^21 one). */
+static unsigned auto_window(size_t n)
+{
+    unsigned lg = ilog2_ceil(n + n / 2) - 1; /* round(log2 n) for n >= 2 */
+    if (n < 2) lg = 0;
+    if (lg >= 26) return 18;
+    if (lg >= 21) return 16;
+    int c = (int)lg - 8;
+    c = c < 6 ? 6 : c;
+    if (255 % c == 0) c++;
+    return (unsigned)c;
+}
+
+static int plan_msm(msm_plan *p, size_t n, int window, unsigned t, int g2)
 {
     memset(p, 0, sizeof *p);
     p->n = n;
-    int c = window;
-    if (c <= 0) {
-        /* Measured on the H200 (bench/RESULTS.md window sweep): c = 16 for
-         * 2^21..2^25 (2^22: 63 ms vs 87 ms at c = 15; 2^24: 206 ms vs 289 ms
-         * at c = 17), 18 from 2^26 (761 ms vs 783 ms at 16, 796 ms at 19).
-         * Widths that divide 255 (5, 15, 17) cost a whole extra window for
-         * the last carry, so the small-n formula steps over them. */
-        unsigned lg = ilog2_ceil(n);
-        if (lg >= 26) c = 18;
-        else if (lg >= 21) c = 16;
-        else {
-            c = (int)lg - 8;
-            c = c < 6 ? 6 : c;
-            if (255 % c == 0) c++;
-        }
-    }
+    int c = window > 0 ? window : (int)auto_window(n);
     if (c < 4 || c > 24) return 0;
     p->c = (unsigned)c;
-    p->nwin = (255 + p->c - 1) / p->c;
-    if (255 - (p->nwin - 1) * p->c == p->c) p->nwin++;
+    p->nwin = windows_of(p->c);
     if (p->nwin > GS_CU_MSM_MAXWIN) return 0;
-    if ((uint64_t)n * p->nwin >= (1ull << 31)) return 0;
+    if (t < 1 || t > 16) return 0;
+    p->t = t > p->nwin ? p->nwin : t;
+    if (p->t > 1 && n > ((size_t)1 << 27)) return 0; /* index bits below jshift */
+    p->jshift = p->t > 1 ? 27 : 31;
+    p->ngrp = (p->nwin + p->t - 1) / p->t;
+    p->ntot_max = (uint64_t)n * p->nwin;
+    if (p->ntot_max >= (1ull << 31)) return 0;
     p->B = 1u << (p->c - 1);
-    p->K = p->nwin << p->c;
-    p->ntot = (uint32_t)(n * p->nwin);
-    p->t1max = p->ntot / MSM_S1 + p->K + 1;
+    p->K = p->ngrp << p->c;
+    p->t1max = (uint32_t)(p->ntot_max / MSM_S1) + p->K + 1;
     p->t2max = p->t1max / MSM_S2 + p->K + 1;
     p->L = p->B < MSM_SEG ? p->B : MSM_SEG;
     p->T = p->B / p->L;
+    /* Levels a bucket of t * n entries could need (flat chunks: one more
+     * partial when its entries start inside a chunk). */
+    uint64_t bound = ((uint64_t)p->t * n + MSM_S1 - 1) / MSM_S1 + 1;
+    p->maxlvl = 0;
+    while (bound > 1) {
+        bound = (bound + MSM_S2 - 1) / MSM_S2;
+        p->maxlvl++;
+    }
+    if (p->maxlvl > GS_CU_MSM_MAXLVL) return 0;
+    p->psz = g2 ? sizeof(cu_g2_xyzz) : sizeof(cu_g1_xyzz);
     return 1;
 }
 
-__global__ void k_digits(uint32_t *keys, uint32_t *vals, const uint32_t *scalars, uint32_t n,
-                         unsigned c, unsigned nwin)
+/* Step 0: flags packed as big | one << 32, for one 64-bit scan. */
+__global__ void k_classify(uint64_t *flags, const uint32_t *scalars, uint32_t n)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
+    const uint4 *v = reinterpret_cast<const uint4 *>(scalars + 8 * (size_t)i);
+    uint4 lo = v[0], hi = v[1];
+    uint32_t upper = lo.y | lo.z | lo.w | hi.x | hi.y | hi.z | hi.w;
+    uint64_t one = upper == 0 && lo.x == 1, big = upper != 0 || lo.x > 1;
+    flags[i] = big | one << 32;
+}
+
+/* Scatters the indices by the exclusive scan of the flags; thread n - 1
+ * also writes the two totals. */
+__global__ void k_compact(uint32_t *big, uint32_t *one, uint32_t *counts, const uint64_t *flags,
+                          const uint64_t *scan, uint32_t n)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    uint64_t f = flags[i], s = scan[i];
+    if (f & 1) big[(uint32_t)s] = i;
+    if (f >> 32) one[(uint32_t)(s >> 32)] = i;
+    if (i == n - 1) {
+        counts[0] = (uint32_t)s + (uint32_t)(f & 1);
+        counts[1] = (uint32_t)(s >> 32) + (uint32_t)(f >> 32);
+    }
+}
+
+__global__ void k_digits(uint32_t *keys, uint32_t *vals, const uint32_t *scalars,
+                         const uint32_t *idx, uint32_t m, unsigned c, unsigned nwin, unsigned t,
+                         unsigned jshift)
+{
+    uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= m) return;
+    uint32_t i = idx[k];
     uint32_t s[8];
     const uint4 *v = reinterpret_cast<const uint4 *>(scalars + 8 * (size_t)i);
     uint4 lo = v[0], hi = v[1];
@@ -119,9 +192,10 @@ __global__ void k_digits(uint32_t *keys, uint32_t *vals, const uint32_t *scalars
         } else {
             carry = 0;
         }
-        size_t e = (size_t)w * n + i;
-        keys[e] = (w << c) | d;
-        vals[e] = i | (neg << 31);
+        unsigned g = w / t, j = w - g * t;
+        size_t e = (size_t)w * m + k;
+        keys[e] = (g << c) | d;
+        vals[e] = i | (j << jshift) | (neg << 31);
     }
 }
 
@@ -134,7 +208,7 @@ __global__ void k_bounds(const uint32_t *keys, uint32_t ntot, uint32_t *bstart, 
     if (i == ntot - 1 || keys[i + 1] != k) bend[k] = i + 1;
 }
 
-/* Level-1 chunk counts; bucket 0 of every window (digit 0) is empty. */
+/* Level-1 chunk counts; bucket 0 of every group (digit 0) is empty. */
 __global__ void k_chunks1(uint32_t *chunks, const uint32_t *bstart, const uint32_t *bend,
                           uint32_t K, unsigned c)
 {
@@ -142,6 +216,17 @@ __global__ void k_chunks1(uint32_t *chunks, const uint32_t *bstart, const uint32
     if (k > K) return;
     uint32_t cnt = (k == K || (k & ((1u << c) - 1)) == 0) ? 0 : bend[k] - bstart[k];
     chunks[k] = (cnt + MSM_S1 - 1) / MSM_S1;
+}
+
+/* Level-1 partial counts of the flat accumulation: key k gets one partial
+ * per S1-entry chunk of the whole entry array its entries meet. */
+__global__ void k_chunks_flat(uint32_t *chunks, const uint32_t *bstart, const uint32_t *bend,
+                              uint32_t K, unsigned c)
+{
+    uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k > K) return;
+    uint32_t b = bstart[k], e = bend[k];
+    chunks[k] = (k == K || (k & ((1u << c) - 1)) == 0 || e == b) ? 0 : (e - 1) / MSM_S1 - b / MSM_S1 + 1;
 }
 
 /* Later levels: a key's items are the partials coff[k] .. coff[k+1]. */
@@ -164,10 +249,41 @@ CU_DEV uint32_t find_key(const uint32_t *coff, uint32_t K, uint32_t t)
     return lo;
 }
 
+/* Where entry value v's point lives, or NULL for a skipped scalar. */
 template <class F>
+CU_DEV const cu_aff<F> *entry_point(const cu_aff<F> *pts, uint32_t v, size_t stride, uint32_t skip,
+                                    unsigned jshift)
+{
+    uint32_t iv = v & 0x7fffffffu;
+    uint32_t i = iv & ((1u << jshift) - 1), j = iv >> jshift;
+    if (i < skip) return NULL;
+    return pts + (size_t)j * stride + (i - skip);
+}
+
+/* The point of entry value v, or the point at infinity (x = y = 0) for a
+ * skipped scalar. */
+template <class F>
+CU_DEV void entry_load(cu_aff<F> &p, const cu_aff<F> *pts, uint32_t v, size_t stride, uint32_t skip,
+                       unsigned jshift)
+{
+    const cu_aff<F> *pp = entry_point(pts, v, stride, skip, jshift);
+    if (pp) {
+        aff_load(p, pp);
+    } else {
+        fe_zero(p.x);
+        fe_zero(p.y);
+    }
+}
+
+/* Level 1.  Variants V (bits, measured against each other on the device;
+ * GS_CU_MSM_VARIANT selects, G1 only): 1 = the rare doubling inlined into
+ * the madd (no escaping address of acc), 2 = the next entry's point loaded
+ * before the current one is added (its memory latency under the madd). */
+template <class F, int V>
 __global__ void __launch_bounds__(128) k_accum1(cu_xyzz<F> *part, const uint32_t *coff, uint32_t K,
                                                 const uint32_t *bstart, const uint32_t *bend,
-                                                const uint32_t *vals, const cu_aff<F> *pts)
+                                                const uint32_t *vals, const cu_aff<F> *pts,
+                                                size_t stride, uint32_t skip, unsigned jshift)
 {
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= coff[K]) return;
@@ -176,13 +292,90 @@ __global__ void __launch_bounds__(128) k_accum1(cu_xyzz<F> *part, const uint32_t
     uint32_t end = min(e + MSM_S1, bend[k]);
     cu_xyzz<F> acc;
     xyzz_set_inf(acc);
-    for (; e < end; e++) {
-        uint32_t v = vals[e];
-        cu_aff<F> p;
-        aff_load(p, &pts[v & 0x7fffffffu]);
-        if (!aff_is_inf(p)) xyzz_add_aff(acc, p, (v >> 31) != 0);
+    if constexpr ((V & 2) != 0) {
+        cu_aff<F> cur, nxt;
+        uint32_t vn = vals[e];
+        entry_load(nxt, pts, vn, stride, skip, jshift);
+        for (; e < end; e++) {
+            cur = nxt;
+            uint32_t vc = vn;
+            if (e + 1 < end) {
+                vn = vals[e + 1];
+                entry_load(nxt, pts, vn, stride, skip, jshift);
+            }
+            if (!aff_is_inf(cur)) xyzz_add_aff<F, (V & 1) != 0>(acc, cur, (vc >> 31) != 0);
+        }
+    } else {
+        for (; e < end; e++) {
+            uint32_t v = vals[e];
+            const cu_aff<F> *pp = entry_point(pts, v, stride, skip, jshift);
+            if (!pp) continue;
+            cu_aff<F> p;
+            aff_load(p, pp);
+            if (!aff_is_inf(p)) xyzz_add_aff<F, (V & 1) != 0>(acc, p, (v >> 31) != 0);
+        }
     }
     xyzz_store(&part[t], acc);
+}
+
+/* Level 1, flat: thread t sums entries [t S1, (t+1) S1) of the sorted
+ * array whatever the buckets, one partial per bucket segment it meets
+ * (partial coff[k] + t - bstart[k] / S1), so every thread does S1 entries
+ * (per-bucket chunks leave a short last chunk per bucket: with small
+ * buckets, wide windows, most threads of a warp wait for its longest). */
+template <class F>
+__global__ void __launch_bounds__(128) k_accum_flat(cu_xyzz<F> *part, const uint32_t *coff,
+                                                    const uint32_t *bstart, const uint32_t *keys,
+                                                    const uint32_t *vals, uint32_t ntot, unsigned c,
+                                                    const cu_aff<F> *pts, size_t stride, uint32_t skip,
+                                                    unsigned jshift)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t e = t * MSM_S1;
+    if (e >= ntot) return;
+    uint32_t end = min(e + MSM_S1, ntot);
+    const uint32_t dmask = (1u << c) - 1;
+    uint32_t cur = keys[e];
+    cu_xyzz<F> acc;
+    xyzz_set_inf(acc);
+    for (; e < end; e++) {
+        uint32_t k = keys[e];
+        if (k != cur) {
+            if (cur & dmask) xyzz_store(&part[coff[cur] + t - bstart[cur] / MSM_S1], acc);
+            xyzz_set_inf(acc);
+            cur = k;
+        }
+        if ((k & dmask) == 0) continue;
+        uint32_t v = vals[e];
+        const cu_aff<F> *pp = entry_point(pts, v, stride, skip, jshift);
+        if (!pp) continue;
+        cu_aff<F> p;
+        aff_load(p, pp);
+        if (!aff_is_inf(p)) xyzz_add_aff(acc, p, (v >> 31) != 0);
+    }
+    if (cur & dmask) xyzz_store(&part[coff[cur] + t - bstart[cur] / MSM_S1], acc);
+}
+
+/* GS_CU_MSM_FLAT=0: the per-bucket chunks of k_accum1 instead of the flat
+ * accumulation (for A/B measurements). */
+static int accum_flat(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *s = getenv("GS_CU_MSM_FLAT");
+        v = !(s && *s == '0');
+    }
+    return v;
+}
+
+static int accum_variant(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *s = getenv("GS_CU_MSM_VARIANT");
+        v = s && *s >= '0' && *s <= '3' ? *s - '0' : 0;
+    }
+    return v;
 }
 
 template <class F>
@@ -204,14 +397,14 @@ __global__ void __launch_bounds__(128) k_accumN(cu_xyzz<F> *out, const uint32_t 
     xyzz_store(&out[t], acc);
 }
 
-/* Thread (w, j): buckets jL+1 .. (j+1)L of window w -> T + jL * R. */
+/* Thread (g, j): buckets jL+1 .. (j+1)L of group g -> T + jL * R. */
 template <class F>
 __global__ void __launch_bounds__(128) k_reduce(cu_xyzz<F> *seg, const cu_xyzz<F> *part,
-                                                const uint32_t *coff, unsigned c, uint32_t nwin,
+                                                const uint32_t *coff, unsigned c, uint32_t ngrp,
                                                 uint32_t L, uint32_t T)
 {
     uint32_t id = blockIdx.x * blockDim.x + threadIdx.x;
-    if (id >= nwin * T) return;
+    if (id >= ngrp * T) return;
     uint32_t w = id / T, j = id % T;
     cu_xyzz<F> R, S, q;
     xyzz_set_inf(R);
@@ -251,53 +444,138 @@ __global__ void k_sum_groups(cu_xyzz<F> *out, const cu_xyzz<F> *in, uint32_t gro
     xyzz_store(&out[g], acc);
 }
 
+/* Step 6: thread t sums the points of list entries [t S1, (t+1) S1). */
+template <class F>
+__global__ void __launch_bounds__(128) k_sum_list(cu_xyzz<F> *out, const uint32_t *idx, uint32_t m,
+                                                  const cu_aff<F> *pts, uint32_t skip)
+{
+    uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t e = t * MSM_S1;
+    if (e >= m) return;
+    uint32_t end = min(e + MSM_S1, m);
+    cu_xyzz<F> acc;
+    xyzz_set_inf(acc);
+    for (; e < end; e++) {
+        uint32_t i = idx[e];
+        if (i < skip) continue;
+        cu_aff<F> p;
+        aff_load(p, &pts[i - skip]);
+        if (!aff_is_inf(p)) xyzz_add_aff(acc, p, false);
+    }
+    xyzz_store(&out[t], acc);
+}
+
+/* out[g] = in[g G] + ... + in[min((g+1) G, m) - 1]. */
+template <class F>
+__global__ void k_sum_runs(cu_xyzz<F> *out, const cu_xyzz<F> *in, uint32_t m, uint32_t G)
+{
+    uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t e = g * G;
+    if (e >= m) return;
+    uint32_t end = min(e + G, m);
+    cu_xyzz<F> acc, q;
+    xyzz_load(acc, &in[e]);
+    for (e++; e < end; e++) {
+        xyzz_load(q, &in[e]);
+        xyzz_add(acc, q);
+    }
+    xyzz_store(&out[g], acc);
+}
+
+/* *dst += *src (one thread). */
+template <class F> __global__ void k_add_into(cu_xyzz<F> *dst, const cu_xyzz<F> *src)
+{
+    cu_xyzz<F> acc, q;
+    xyzz_load(acc, dst);
+    xyzz_load(q, src);
+    xyzz_add(acc, q);
+    xyzz_store(dst, acc);
+}
+
+template <class F> __global__ void k_set_inf(cu_xyzz<F> *dst, uint32_t m)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    cu_xyzz<F> z;
+    xyzz_set_inf(z);
+    xyzz_store(&dst[i], z);
+}
+
 static unsigned nblk(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
 
-/* Carves the scratch region; returns the bytes needed when base is NULL.
- * part and seg hold XYZZ points of psz bytes (the curve's). */
+/* Carves the scratch region; returns the bytes needed when base is NULL. */
 struct msm_bufs {
-    uint32_t *keys[2], *vals[2], *bstart, *bend, *chunks, *coff[2];
+    uint32_t *idx_big, *idx_one, *keys[2], *vals[2], *bstart, *bend, *chunks, *counts;
+    uint32_t *coff[GS_CU_MSM_MAXLVL + 1];
     char *part[2], *seg[2];
 };
 
-static size_t carve(msm_bufs *b, char *base, const msm_plan *p, size_t psz)
+static size_t carve(msm_bufs *b, char *base, const msm_plan *p)
 {
-    size_t off = 0;
+    size_t off = 0, psz = p->psz;
 #define CARVE(ptr, type, count)                                   \
     do {                                                          \
         (ptr) = (type *)(base ? base + off : NULL);               \
         off += (((size_t)(count) * sizeof(type)) + 255) & ~(size_t)255; \
     } while (0)
+    CARVE(b->idx_big, uint32_t, p->n);
+    CARVE(b->idx_one, uint32_t, p->n);
+    /* keys[0] and keys[1] double as the classification's 64-bit flags and
+     * scan (n * 8 bytes each <= n * nwin * 4: nwin >= 11 for c <= 24). */
     for (int i = 0; i < 2; i++) {
-        CARVE(b->keys[i], uint32_t, p->ntot);
-        CARVE(b->vals[i], uint32_t, p->ntot);
+        CARVE(b->keys[i], uint32_t, p->ntot_max > 2 * p->n ? p->ntot_max : 2 * p->n);
+        CARVE(b->vals[i], uint32_t, p->ntot_max);
     }
     CARVE(b->bstart, uint32_t, p->K);
     CARVE(b->bend, uint32_t, p->K);
     CARVE(b->chunks, uint32_t, p->K + 1);
-    CARVE(b->coff[0], uint32_t, p->K + 1);
-    CARVE(b->coff[1], uint32_t, p->K + 1);
+    CARVE(b->counts, uint32_t, 16);
+    for (int l = 0; l <= GS_CU_MSM_MAXLVL; l++) {
+        if (l <= p->maxlvl) CARVE(b->coff[l], uint32_t, p->K + 1);
+        else b->coff[l] = NULL;
+    }
     CARVE(b->part[0], char, p->t1max * psz);
     CARVE(b->part[1], char, p->t2max * psz);
-    CARVE(b->seg[0], char, (size_t)p->nwin * p->T * psz);
-    CARVE(b->seg[1], char, (size_t)p->nwin * p->T * psz);
+    CARVE(b->seg[0], char, (size_t)p->ngrp * p->T * psz);
+    CARVE(b->seg[1], char, (size_t)p->ngrp * p->T * psz);
 #undef CARVE
     return off;
 }
 
-static gs_status ensure_scratch(gs_cu_dev *d, const msm_plan *p, size_t psz, msm_bufs *b,
-                                gs_err *err)
+static size_t cub_bytes_for(const msm_plan *p, cudaStream_t s)
 {
-    size_t need = carve(b, NULL, p, psz);
-    size_t cub_sort = 0, cub_scan = 0;
+    size_t sort = 0, scan = 0, scan64 = 0, red = 0;
     cub::DoubleBuffer<uint32_t> dk(NULL, NULL), dv(NULL, NULL);
-    CU_TRY(cub::DeviceRadixSort::SortPairs(NULL, cub_sort, dk, dv, (int)p->n, 0,
-                                           (int)p->c, d->stream));
-    CU_TRY(cub::DeviceScan::ExclusiveSum(NULL, cub_scan, (uint32_t *)NULL, (uint32_t *)NULL,
-                                         (int)(p->K + 1), d->stream));
-    size_t cub_need = cub_sort > cub_scan ? cub_sort : cub_scan;
+    size_t seg = (size_t)p->t * p->n;
+    (void)cub::DeviceRadixSort::SortPairs(NULL, sort, dk, dv, (int)(seg ? seg : 1), 0, (int)p->c, s);
+    (void)cub::DeviceScan::ExclusiveSum(NULL, scan, (uint32_t *)NULL, (uint32_t *)NULL,
+                                        (int)(p->K + 1), s);
+    (void)cub::DeviceScan::ExclusiveSum(NULL, scan64, (uint64_t *)NULL, (uint64_t *)NULL,
+                                        (int)(p->n ? p->n : 1), s);
+    (void)cub::DeviceReduce::Max(NULL, red, (uint32_t *)NULL, (uint32_t *)NULL, (int)(p->K + 1), s);
+    size_t m = sort;
+    if (scan > m) m = scan;
+    if (scan64 > m) m = scan64;
+    if (red > m) m = red;
+    return m;
+}
+
+extern "C" size_t gs_cu_msm_scratch_bytes(size_t n, unsigned c, unsigned t, int g2)
+{
+    msm_plan p;
+    msm_bufs b;
+    if (!plan_msm(&p, n, (int)c, t, g2)) return 0;
+    return carve(&b, NULL, &p) + cub_bytes_for(&p, 0);
+}
+
+static gs_status ensure_scratch(gs_cu_dev *d, const msm_plan *p, msm_bufs *b, gs_err *err)
+{
+    size_t need = carve(b, NULL, p);
+    size_t cub_need = cub_bytes_for(p, d->stream);
+    CU_TRY(cudaGetLastError());
     if (need > d->msm.bytes || cub_need > d->msm.cub_bytes) {
-        CU_TRY(cudaStreamSynchronize(d->stream));
+        /* Work queued on either stream may still use the old regions. */
+        for (int i = 0; i < 2; i++) CU_TRY(cudaStreamSynchronize(d->streams[i]));
     }
     if (need > d->msm.bytes) {
         cudaFree(d->msm.base);
@@ -319,119 +597,429 @@ static gs_status ensure_scratch(gs_cu_dev *d, const msm_plan *p, size_t psz, msm
         CU_TRY(cudaMalloc(&d->msm.cub_temp, cub_need));
         d->msm.cub_bytes = cub_need;
     }
-    carve(b, (char *)d->msm.base, p, psz);
+    carve(b, (char *)d->msm.base, p);
     return GS_OK;
 }
 
-/* The MSM of either curve: F = cu_fp (G1) or cu_fp2 (G2). */
-template <class F>
-static gs_status msm_run(gs_cu_dev *d, int slot, const void *pts, const gs_scalar *scalars,
-                         size_t n, int window, gs_err *err)
+/* Reads `count` words of device `src` into d->cnt_host (waits). */
+static gs_status read_counts(gs_cu_dev *d, const uint32_t *src, size_t count, gs_err *err)
 {
-    typedef cu_xyzz<F> X;
-    const int g2 = sizeof(F) == sizeof(cu_fp2);
+    CU_TRY(cudaMemcpyAsync(d->cnt_host, src, count * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                           d->stream));
+    CU_TRY(cudaStreamSynchronize(d->stream));
+    CU_TRY(cudaGetLastError());
+    return GS_OK;
+}
+
+extern "C" gs_status gs_cu_msm_prepare(gs_cu_dev *d, const gs_scalar *scalars, size_t n,
+                                       int window, unsigned t, int g2, uint32_t *n_big,
+                                       uint32_t *n_one, gs_err *err)
+{
     gs_status st;
     msm_plan p;
     msm_bufs b;
     cudaStream_t s = d->stream;
+    cu_msm_prep *pr = &d->prep;
+    pr->valid = 0;
+    if (n_big) *n_big = 0;
+    if (n_one) *n_one = 0;
+    if (window <= 0 && t > 1)
+        return GS_ERR(err, GS_ERR_ARG, "msm", "precomputed copies (t = %u) need an explicit window", t);
+    if (!plan_msm(&p, n ? n : 1, window, t, g2))
+        return GS_ERR(err, GS_ERR_RANGE, "msm", "n = %zu with window %d and %u copies is out of range",
+                      n, window, t);
+    CU_TRY(cudaSetDevice(d->device));
+    pr->p = p;
+    pr->n_big = pr->n_one = 0;
+    pr->levels = 0;
+    pr->sel = 0;
+    if (n == 0) {
+        pr->p.n = 0;
+        pr->valid = 1;
+        return GS_OK;
+    }
+    if ((st = ensure_scratch(d, &p, &b, err)) != GS_OK) return st;
+
+    /* 0. classify and compact. */
+    uint64_t *flags = (uint64_t *)b.keys[0], *scan = (uint64_t *)b.keys[1];
+    k_classify<<<nblk(n, 256), 256, 0, s>>>(flags, (const uint32_t *)scalars, (uint32_t)n);
+    CU_LAUNCHED("k_classify");
+    size_t tb = d->msm.cub_bytes;
+    CU_TRY(cub::DeviceScan::ExclusiveSum(d->msm.cub_temp, tb, flags, scan, (int)n, s));
+    k_compact<<<nblk(n, 256), 256, 0, s>>>(b.idx_big, b.idx_one, b.counts, flags, scan, (uint32_t)n);
+    CU_LAUNCHED("k_compact");
+    if ((st = read_counts(d, b.counts, 2, err)) != GS_OK) return st;
+    uint32_t nb = d->cnt_host[0], no = d->cnt_host[1];
+    if ((uint64_t)nb + no > n)
+        return GS_ERR(err, GS_ERR_INTERNAL, "msm", "classification counts %u + %u > n = %zu", nb, no, n);
+    pr->n_big = nb;
+    pr->n_one = no;
+    if (n_big) *n_big = nb;
+    if (n_one) *n_one = no;
+
+    if (nb > 0) {
+        /* 1. digits, 2. per-group sort on the c digit bits.  Groups have
+         * t * nb entries (the last may have fewer windows); a group whose
+         * sort ends in the other half of the double buffer is copied back. */
+        uint32_t ntot = nb * p.nwin;
+        k_digits<<<nblk(nb, 256), 256, 0, s>>>(b.keys[0], b.vals[0], (const uint32_t *)scalars,
+                                               b.idx_big, nb, p.c, p.nwin, p.t, p.jshift);
+        CU_LAUNCHED("k_digits");
+        int sel = -1;
+        for (unsigned g = 0; g < p.ngrp; g++) {
+            unsigned w0 = g * p.t, w1 = w0 + p.t < p.nwin ? w0 + p.t : p.nwin;
+            size_t o = (size_t)w0 * nb, len = (size_t)(w1 - w0) * nb;
+            cub::DoubleBuffer<uint32_t> wk(b.keys[0] + o, b.keys[1] + o),
+                wv(b.vals[0] + o, b.vals[1] + o);
+            tb = d->msm.cub_bytes;
+            CU_TRY(cub::DeviceRadixSort::SortPairs(d->msm.cub_temp, tb, wk, wv, (int)len, 0,
+                                                   (int)p.c, s));
+            if (sel < 0) sel = wk.selector;
+            if (wk.selector != sel) {
+                CU_TRY(cudaMemcpyAsync(b.keys[sel] + o, wk.Current(), len * 4,
+                                       cudaMemcpyDeviceToDevice, s));
+                CU_TRY(cudaMemcpyAsync(b.vals[sel] + o, wv.Current(), len * 4,
+                                       cudaMemcpyDeviceToDevice, s));
+            }
+        }
+        pr->sel = sel;
+        CU_TRY(cudaMemsetAsync(b.bstart, 0, sizeof(uint32_t) * p.K, s));
+        CU_TRY(cudaMemsetAsync(b.bend, 0, sizeof(uint32_t) * p.K, s));
+        k_bounds<<<nblk(ntot, 256), 256, 0, s>>>(b.keys[sel], ntot, b.bstart, b.bend);
+        CU_LAUNCHED("k_bounds");
+
+        /* 3. level offsets: level 1 from the bucket sizes, then as many
+         * levels as the largest bucket needs. */
+        pr->flat = accum_flat();
+        if (pr->flat)
+            k_chunks_flat<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c);
+        else
+            k_chunks1<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c);
+        CU_LAUNCHED("k_chunks1");
+        tb = d->msm.cub_bytes;
+        CU_TRY(cub::DeviceReduce::Max(d->msm.cub_temp, tb, b.chunks, b.counts + 2, (int)(p.K + 1), s));
+        tb = d->msm.cub_bytes;
+        CU_TRY(cub::DeviceScan::ExclusiveSum(d->msm.cub_temp, tb, b.chunks, b.coff[0],
+                                             (int)(p.K + 1), s));
+        if ((st = read_counts(d, b.counts + 2, 1, err)) != GS_OK) return st;
+        uint64_t bound = d->cnt_host[0];
+        int levels = 0;
+        while (bound > 1) {
+            bound = (bound + MSM_S2 - 1) / MSM_S2;
+            levels++;
+        }
+        if (levels > p.maxlvl)
+            return GS_ERR(err, GS_ERR_INTERNAL, "msm", "%d accumulation levels > %d", levels, p.maxlvl);
+        for (int l = 1; l <= levels; l++) {
+            k_chunksN<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.coff[l - 1], p.K);
+            CU_LAUNCHED("k_chunksN");
+            tb = d->msm.cub_bytes;
+            CU_TRY(cub::DeviceScan::ExclusiveSum(d->msm.cub_temp, tb, b.chunks, b.coff[l],
+                                                 (int)(p.K + 1), s));
+        }
+        pr->levels = levels;
+    }
+    pr->valid = 1;
+    return GS_OK;
+}
+
+/* One point set over the prepared scalars: F = cu_fp (G1) or cu_fp2 (G2). */
+template <class F>
+static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t stride, size_t skip,
+                              gs_err *err)
+{
+    typedef cu_xyzz<F> X;
+    const int g2 = sizeof(F) == sizeof(cu_fp2);
+    const cu_aff<F> *pts = (const cu_aff<F> *)pts_v;
+    cu_msm_prep *pr = &d->prep;
+    const msm_plan &p = pr->p;
+    msm_bufs b;
+    cudaStream_t s = d->stream;
     if (slot < 0 || slot >= GS_CU_MSM_SLOTS)
         return GS_ERR(err, GS_ERR_ARG, "msm", "result slot %d", slot);
-    if (n == 0) {
+    if (!pr->valid) return GS_ERR(err, GS_ERR_STATE, "msm", "no prepared scalars");
+    if (p.psz != sizeof(X))
+        return GS_ERR(err, GS_ERR_STATE, "msm", "scalars prepared for G%d, not G%d", g2 ? 1 : 2,
+                      g2 ? 2 : 1);
+    if (p.n == 0 || pr->n_big + pr->n_one == 0) {
         d->res_g2[slot] = g2;
         d->res_nwin[slot] = 0;
         d->res_parts[slot] = 0;
         return GS_OK;
     }
-    if (!plan_msm(&p, n, window))
-        return GS_ERR(err, GS_ERR_RANGE, "msm", "n = %zu with window %d is out of range", n, window);
+    if (skip > p.n || (p.t > 1 && stride < p.n - skip) || skip >= (1u << p.jshift))
+        return GS_ERR(err, GS_ERR_ARG, "msm", "skip %zu / stride %zu for %zu scalars", skip, stride, p.n);
     CU_TRY(cudaSetDevice(d->device));
-    if ((st = ensure_scratch(d, &p, sizeof(X), &b, err)) != GS_OK) return st;
+    carve(&b, (char *)d->msm.base, &p);
 
-    k_digits<<<nblk(n, 256), 256, 0, s>>>(b.keys[0], b.vals[0], (const uint32_t *)scalars,
-                                          (uint32_t)n, p.c, p.nwin);
-    CU_LAUNCHED("k_digits");
-    /* The entries are window-major, so each window's n entries are sorted
-     * on their c digit bits alone (2 radix passes for c <= 16 where the
-     * whole key would take 3); every window makes the same passes, so all
-     * end in the same half of the double buffer. */
-    int sel = 0;
-    size_t tb;
-    for (unsigned w = 0; w < p.nwin; w++) {
-        size_t o = (size_t)w * n;
-        cub::DoubleBuffer<uint32_t> wk(b.keys[0] + o, b.keys[1] + o), wv(b.vals[0] + o, b.vals[1] + o);
-        tb = d->msm.cub_bytes;
-        CU_TRY(cub::DeviceRadixSort::SortPairs(d->msm.cub_temp, tb, wk, wv, (int)n, 0, (int)p.c, s));
-        sel = wk.selector;
-    }
-    cub::DoubleBuffer<uint32_t> dk(b.keys[sel], b.keys[sel ^ 1]), dv(b.vals[sel], b.vals[sel ^ 1]);
-    CU_TRY(cudaMemsetAsync(b.bstart, 0, sizeof(uint32_t) * p.K, s));
-    CU_TRY(cudaMemsetAsync(b.bend, 0, sizeof(uint32_t) * p.K, s));
-    k_bounds<<<nblk(p.ntot, 256), 256, 0, s>>>(dk.Current(), p.ntot, b.bstart, b.bend);
-    CU_LAUNCHED("k_bounds");
-
-    /* Level 1: chunks of sorted entries. */
-    k_chunks1<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c);
-    CU_LAUNCHED("k_chunks1");
-    tb = d->msm.cub_bytes;
-    CU_TRY(cub::DeviceScan::ExclusiveSum(d->msm.cub_temp, tb, b.chunks, b.coff[0], (int)(p.K + 1), s));
-    k_accum1<F><<<nblk(p.t1max, 128), 128, 0, s>>>((X *)b.part[0], b.coff[0], p.K, b.bstart,
-                                                   b.bend, dv.Current(), (const cu_aff<F> *)pts);
-    CU_LAUNCHED("k_accum1");
-
-    /* Later levels until every bucket has at most one partial. */
-    int cur = 0;
-    size_t bound = (n + MSM_S1 - 1) / MSM_S1;
-    while (bound > 1) {
-        k_chunksN<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.coff[cur], p.K);
-        CU_LAUNCHED("k_chunksN");
-        tb = d->msm.cub_bytes;
-        CU_TRY(cub::DeviceScan::ExclusiveSum(d->msm.cub_temp, tb, b.chunks, b.coff[cur ^ 1],
-                                             (int)(p.K + 1), s));
-        uint32_t cap = cur == 0 ? p.t2max : p.t1max;
-        k_accumN<F><<<nblk(cap, 128), 128, 0, s>>>((X *)b.part[cur ^ 1], b.coff[cur ^ 1],
-                                                   (const X *)b.part[cur], b.coff[cur], p.K);
-        CU_LAUNCHED("k_accumN");
-        cur ^= 1;
-        bound = (bound + MSM_S2 - 1) / MSM_S2;
-    }
-
-    /* Bucket reduction, then groups down to at most GS_CU_MSM_PARTS per window. */
-    k_reduce<F><<<nblk((size_t)p.nwin * p.T, 128), 128, 0, s>>>((X *)b.seg[0],
-                                                                (const X *)b.part[cur], b.coff[cur],
-                                                                p.c, p.nwin, p.L, p.T);
-    CU_LAUNCHED("k_reduce");
     int sc = 0;
-    uint32_t per = p.T;
-    while (per > GS_CU_MSM_PARTS) {
-        uint32_t G = per >= GS_CU_MSM_PARTS * GS_CU_MSM_PARTS ? GS_CU_MSM_PARTS : per / GS_CU_MSM_PARTS;
-        uint32_t groups = p.nwin * (per / G);
-        k_sum_groups<F><<<nblk(groups, 128), 128, 0, s>>>((X *)b.seg[sc ^ 1],
-                                                          (const X *)b.seg[sc], groups, G);
-        CU_LAUNCHED("k_sum_groups");
-        sc ^= 1;
-        per /= G;
+    uint32_t per = 1;
+    if (pr->n_big > 0) {
+        /* 4. accumulation, level 1 from the sorted entries, then the levels. */
+#define ACCUM1(V)                                                                               \
+    k_accum1<F, V><<<nblk(p.t1max, 128), 128, 0, s>>>((X *)b.part[0], b.coff[0], p.K, b.bstart, \
+                                                      b.bend, b.vals[pr->sel], pts, stride,    \
+                                                      (uint32_t)skip, p.jshift)
+        if (pr->flat) {
+            uint32_t ntot = pr->n_big * p.nwin;
+            k_accum_flat<F><<<nblk((ntot + MSM_S1 - 1) / MSM_S1, 128), 128, 0, s>>>(
+                (X *)b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel], ntot, p.c, pts,
+                stride, (uint32_t)skip, p.jshift);
+        } else if constexpr (sizeof(F) == sizeof(cu_fp2)) {
+            ACCUM1(0);
+        } else {
+            switch (accum_variant()) {
+            case 1: ACCUM1(1); break;
+            case 2: ACCUM1(2); break;
+            case 3: ACCUM1(3); break;
+            default: ACCUM1(0); break;
+            }
+        }
+#undef ACCUM1
+        CU_LAUNCHED("k_accum1");
+        int cur = 0;
+        for (int l = 1; l <= pr->levels; l++) {
+            uint32_t cap = cur == 0 ? p.t2max : p.t1max;
+            k_accumN<F><<<nblk(cap, 128), 128, 0, s>>>((X *)b.part[cur ^ 1], b.coff[l],
+                                                       (const X *)b.part[cur], b.coff[l - 1], p.K);
+            CU_LAUNCHED("k_accumN");
+            cur ^= 1;
+        }
+        /* 5. bucket reduction, then runs down to at most GS_CU_MSM_PARTS per group. */
+        k_reduce<F><<<nblk((size_t)p.ngrp * p.T, 128), 128, 0, s>>>(
+            (X *)b.seg[0], (const X *)b.part[cur], b.coff[pr->levels], p.c, p.ngrp, p.L, p.T);
+        CU_LAUNCHED("k_reduce");
+        per = p.T;
+        while (per > GS_CU_MSM_PARTS) {
+            uint32_t G = per >= GS_CU_MSM_PARTS * GS_CU_MSM_PARTS ? GS_CU_MSM_PARTS : per / GS_CU_MSM_PARTS;
+            uint32_t groups = p.ngrp * (per / G);
+            k_sum_groups<F><<<nblk(groups, 128), 128, 0, s>>>((X *)b.seg[sc ^ 1],
+                                                              (const X *)b.seg[sc], groups, G);
+            CU_LAUNCHED("k_sum_groups");
+            sc ^= 1;
+            per /= G;
+        }
+    } else {
+        k_set_inf<F><<<nblk(p.ngrp, 128), 128, 0, s>>>((X *)b.seg[0], p.ngrp);
+        CU_LAUNCHED("k_set_inf");
     }
-    size_t cnt = (size_t)p.nwin * per;
+    if (pr->n_one > 0) {
+        /* 6. the points of the 1-scalars, into group 0's first part (the
+         * bucket buffers are free again: stream order). */
+        uint32_t m = (pr->n_one + MSM_S1 - 1) / MSM_S1;
+        k_sum_list<F><<<nblk(m, 128), 128, 0, s>>>((X *)b.part[0], b.idx_one, pr->n_one, pts,
+                                                   (uint32_t)skip);
+        CU_LAUNCHED("k_sum_list");
+        int cur = 0;
+        while (m > 1) {
+            uint32_t m2 = (m + MSM_S2 - 1) / MSM_S2;
+            k_sum_runs<F><<<nblk(m2, 128), 128, 0, s>>>((X *)b.part[cur ^ 1], (const X *)b.part[cur],
+                                                        m, MSM_S2);
+            CU_LAUNCHED("k_sum_runs");
+            cur ^= 1;
+            m = m2;
+        }
+        k_add_into<F><<<1, 1, 0, s>>>((X *)b.seg[sc], (const X *)b.part[cur]);
+        CU_LAUNCHED("k_add_into");
+    }
+    size_t cnt = (size_t)p.ngrp * per;
     static_assert(GS_CU_SLOT_POINTS * sizeof(X) <= GS_CU_SLOT_BYTES, "result slot too small");
     CU_TRY(cudaMemcpyAsync(d->res_dev + (size_t)slot * GS_CU_SLOT_BYTES, b.seg[sc],
                            cnt * sizeof(X), cudaMemcpyDeviceToDevice, s));
     d->res_g2[slot] = g2;
-    d->res_nwin[slot] = (int)p.nwin;
-    d->res_c[slot] = (int)p.c;
+    d->res_nwin[slot] = (int)p.ngrp;
+    d->res_c[slot] = (int)(p.c * p.t);
     d->res_parts[slot] = (int)per;
     return GS_OK;
+}
+
+extern "C" gs_status gs_cu_msm_g1_prepared(gs_cu_dev *d, int slot, const void *pts, size_t stride,
+                                           size_t skip, gs_err *err)
+{
+    return msm_prepared<cu_fp>(d, slot, pts, stride, skip, err);
+}
+
+extern "C" gs_status gs_cu_msm_g2_prepared(gs_cu_dev *d, int slot, const void *pts, size_t stride,
+                                           size_t skip, gs_err *err)
+{
+    return msm_prepared<cu_fp2>(d, slot, pts, stride, skip, err);
 }
 
 extern "C" gs_status gs_cu_msm_g1(gs_cu_dev *d, int slot, const void *pts, const gs_scalar *scalars,
                                   size_t n, int window, gs_err *err)
 {
-    return msm_run<cu_fp>(d, slot, pts, scalars, n, window, err);
+    gs_status st;
+    if (slot < 0 || slot >= GS_CU_MSM_SLOTS)
+        return GS_ERR(err, GS_ERR_ARG, "msm", "result slot %d", slot);
+    if ((st = gs_cu_msm_prepare(d, scalars, n, window, 1, 0, NULL, NULL, err)) != GS_OK) return st;
+    return msm_prepared<cu_fp>(d, slot, pts, n, 0, err);
 }
 
 extern "C" gs_status gs_cu_msm_g2(gs_cu_dev *d, int slot, const void *pts, const gs_scalar *scalars,
                                   size_t n, int window, gs_err *err)
 {
-    return msm_run<cu_fp2>(d, slot, pts, scalars, n, window, err);
+    gs_status st;
+    if (slot < 0 || slot >= GS_CU_MSM_SLOTS)
+        return GS_ERR(err, GS_ERR_ARG, "msm", "result slot %d", slot);
+    if ((st = gs_cu_msm_prepare(d, scalars, n, window, 1, 1, NULL, NULL, err)) != GS_OK) return st;
+    return msm_prepared<cu_fp2>(d, slot, pts, n, 0, err);
+}
+
+/* ---- window plans and precomputed copies ---------------------------------- */
+
+static unsigned env_uint(const char *name, unsigned dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    unsigned long x = strtoul(v, &end, 10);
+    return *end ? dflt : (unsigned)x;
+}
+
+/*
+ * With copies, the cost model in madd-equivalents: n * nwin accumulations
+ * plus, per group, 2 * 2^(c-1) bucket additions (an XYZZ add is ~1.4
+ * madds) and the jL multiplications of the reduction (~4.3 in all), plus
+ * the sort's passes (about 1/16 of a madd per entry and 8-bit pass).
+ * Windows wider than GS_CU_MSM_CMAX (default 20) are not considered: on
+ * the H200 (bench/RESULTS.md, copies sweep at 2^24) c = 22 and 24 ran
+ * slower than 20 although they take fewer madds.  Without copies the
+ * measured automatic window wins.
+ */
+static double msm_cost(size_t n, unsigned c, unsigned t)
+{
+    unsigned nwin = windows_of(c);
+    if (t > nwin) t = nwin;
+    unsigned ngrp = (nwin + t - 1) / t;
+    double passes = (c + 7) / 8;
+    return (double)n * nwin * (1.0 + passes / 16.0) + 4.3 * ngrp * (double)(1u << (c - 1));
+}
+
+extern "C" double gs_cu_msm_pick(size_t n, unsigned max_copies, unsigned *c, unsigned *t)
+{
+    unsigned bc = auto_window(n), bt = 1;
+    if (max_copies > 1 && n >= 2 && n <= ((size_t)1 << 27)) {
+        double best = -1;
+        unsigned cmax = env_uint("GS_CU_MSM_CMAX", 20);
+        if (cmax > 24) cmax = 24;
+        for (unsigned cc = 12; cc <= cmax; cc++) {
+            unsigned nwin = windows_of(cc);
+            unsigned tt = max_copies < nwin ? max_copies : nwin;
+            if (tt > 16) tt = 16;
+            if ((uint64_t)n * nwin >= (1ull << 31)) continue;
+            double cost = msm_cost(n, cc, tt);
+            if (best < 0 || cost < best) {
+                best = cost;
+                bc = cc;
+                bt = tt;
+            }
+        }
+    }
+    bc = env_uint("GS_CU_MSM_C", bc);
+    bt = env_uint("GS_CU_MSM_T", bt);
+    if (bt > max_copies) bt = max_copies ? max_copies : 1;
+    if (bc < 4 || bc > 24) bc = auto_window(n);
+    *c = bc;
+    *t = bt;
+    return msm_cost(n, bc, bt);
+}
+
+/* Batch [off, off + cnt) of the points: copies 1 .. t-1 (see the file comment).
+ * tmp: (t-1) * cnt XYZZ points, pref: (t-1) * cnt prefix products. */
+template <class F>
+__global__ void __launch_bounds__(128) k_precompute(cu_aff<F> *pts, size_t stride, size_t off,
+                                                    uint32_t cnt, unsigned c, unsigned t,
+                                                    cu_xyzz<F> *tmp, F *pref)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= cnt) return;
+    size_t k = off + i;
+    cu_aff<F> p;
+    aff_load(p, &pts[k]);
+    if (aff_is_inf(p)) {
+        cu_aff<F> z;
+        fe_zero(z.x);
+        fe_zero(z.y);
+        for (unsigned j = 1; j < t; j++) {
+            fe_store(&pts[j * stride + k].x, z.x);
+            fe_store(&pts[j * stride + k].y, z.y);
+        }
+        return;
+    }
+    cu_xyzz<F> acc;
+    acc.X = p.x;
+    acc.Y = p.y;
+    fe_one(acc.ZZ);
+    fe_one(acc.ZZZ);
+    F prod, m;
+    fe_one(prod);
+    for (unsigned j = 1; j < t; j++) {
+        for (unsigned b = 0; b < c; b++) xyzz_dbl(acc, acc);
+        /* Odd curve order: a doubling never reaches infinity, so ZZ != 0. */
+        xyzz_store(&tmp[(size_t)(j - 1) * cnt + i], acc);
+        fe_mul(m, acc.ZZ, acc.ZZZ);
+        fe_mul(prod, prod, m);
+        fe_store(&pref[(size_t)(j - 1) * cnt + i], prod);
+    }
+    F inv, invj, zi, zzi;
+    fe_inv(inv, prod); /* 1 / (m_1 ... m_(t-1)) */
+    for (unsigned j = t - 1; j >= 1; j--) {
+        xyzz_load(acc, &tmp[(size_t)(j - 1) * cnt + i]);
+        if (j > 1) {
+            F pj;
+            fe_load(pj, &pref[(size_t)(j - 2) * cnt + i]);
+            fe_mul(invj, inv, pj); /* 1 / m_j */
+        } else {
+            invj = inv;
+        }
+        fe_mul(m, acc.ZZ, acc.ZZZ);
+        fe_mul(inv, inv, m);       /* 1 / (m_1 ... m_(j-1)) */
+        fe_mul(zi, invj, acc.ZZZ); /* 1 / ZZ */
+        fe_mul(zzi, invj, acc.ZZ); /* 1 / ZZZ */
+        cu_aff<F> q;
+        fe_mul(q.x, acc.X, zi);
+        fe_mul(q.y, acc.Y, zzi);
+        fe_store(&pts[j * stride + k].x, q.x);
+        fe_store(&pts[j * stride + k].y, q.y);
+    }
+}
+
+extern "C" gs_status gs_cu_g1_precompute(gs_cu_dev *d, void *pts, size_t n, size_t stride,
+                                         unsigned c, unsigned t, gs_err *err)
+{
+    typedef cu_fp F;
+    if (t <= 1 || n == 0) return GS_OK;
+    if (t > 16 || c < 1 || c > 24 || stride < n)
+        return GS_ERR(err, GS_ERR_ARG, "precompute", "t = %u, c = %u, stride %zu for %zu points",
+                      t, c, stride, n);
+    CU_TRY(cudaSetDevice(d->device));
+    /* Batches of at most ~1.5 GiB of temporaries. */
+    size_t per = (sizeof(cu_xyzz<F>) + sizeof(F)) * (t - 1);
+    size_t cnt = ((size_t)3 << 29) / per;
+    if (cnt > n) cnt = n;
+    if (cnt > ((size_t)1 << 24)) cnt = (size_t)1 << 24;
+    void *tmp = NULL;
+    cudaError_t e = cudaMalloc(&tmp, cnt * per);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return GS_ERR(err, GS_ERR_NOMEM, "precompute", "%zu MiB of temporaries: %s",
+                      (cnt * per) >> 20, cudaGetErrorString(e));
+    }
+    gs_status st = GS_OK;
+    cu_xyzz<F> *xt = (cu_xyzz<F> *)tmp;
+    F *pref = (F *)((char *)tmp + cnt * sizeof(cu_xyzz<F>) * (t - 1));
+    for (size_t off = 0; off < n; off += cnt) {
+        uint32_t m = (uint32_t)(n - off < cnt ? n - off : cnt);
+        k_precompute<F><<<nblk(m, 128), 128, 0, d->stream>>>((cu_aff<F> *)pts, stride, off, m, c, t,
+                                                             xt, pref);
+        e = cudaGetLastError();
+        if (e != cudaSuccess) break;
+    }
+    if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream);
+    if (e != cudaSuccess)
+        st = GS_ERR(err, GS_ERR_CUDA, "precompute", "%s", cudaGetErrorString(e));
+    cudaFree(tmp);
+    return st;
 }
 
 static size_t slot_point_size(const gs_cu_dev *d, int slot)

@@ -53,12 +53,16 @@ int gs_cu_dev_index(const gs_cu_dev *d);
 /* ---- memory ------------------------------------------------------------ */
 gs_status gs_cu_alloc(gs_cu_dev *d, void **p, size_t bytes, gs_err *err);
 void gs_cu_free(gs_cu_dev *d, void *p);
+/* Free and total device memory (cudaMemGetInfo). */
+gs_status gs_cu_mem_info(gs_cu_dev *d, size_t *free_b, size_t *total_b, gs_err *err);
 /* Host -> device.  pageable = 0: staged through the context's two pinned
  * buffers (host memcpy of one chunk overlaps the DMA of the other); returns
  * when the last chunk is queued.  pageable = 1: cudaMemcpyAsync straight
  * from src (the slow path production daemons hit). */
 gs_status gs_cu_upload(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
                        int pageable, gs_err *err);
+/* Enqueues a device -> device copy. */
+gs_status gs_cu_copy_d2d(gs_cu_dev *d, void *dst, const void *src, size_t bytes, gs_err *err);
 /* Device -> host, synchronous. */
 gs_status gs_cu_download(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
                          gs_err *err);
@@ -72,7 +76,14 @@ gs_status gs_cu_g2_upload(gs_cu_dev *d, void *dst, const gs_g2_affine *pts, cons
 /* Enqueues out[i] = in[idx[i]] for i < m (device arrays; idx[i] < len(in)). */
 gs_status gs_cu_gather_scalars(gs_cu_dev *d, gs_scalar *out, const gs_scalar *in,
                                const uint32_t *idx, size_t m, gs_err *err);
+/* Waits for all work on both of the context's streams. */
 gs_status gs_cu_sync(gs_cu_dev *d, gs_err *err);
+/* Streams: a context has two; every function that enqueues uses the
+ * current one (0 until changed).  gs_cu_use_stream selects it (k = 0, 1);
+ * gs_cu_stream_wait makes stream `waiter` wait for the work enqueued on
+ * stream `on` so far.  MSMs must all run on one stream (shared scratch). */
+gs_status gs_cu_use_stream(gs_cu_dev *d, int k, gs_err *err);
+gs_status gs_cu_stream_wait(gs_cu_dev *d, int waiter, int on, gs_err *err);
 
 /* ---- stage timing -------------------------------------------------------- */
 #define GS_CU_MARKS 24
@@ -128,14 +139,58 @@ gs_status gs_cu_h_scalars_classic(gs_cu_dev *d, gs_scalar *out, gs_fr *a, gs_fr 
 
 /* ---- G1 and G2 MSM --------------------------------------------------------- */
 #define GS_CU_MSM_SLOTS 5
-/* Enqueues sum_i scalars[i] * pts[i] (device arrays: compact points,
- * plain scalars); its per-window partial sums stay in device result slot
- * `slot` (one result of either curve per slot).  window: bits per window
- * (0 = automatic, else 4..24). */
+/* sum_i scalars[i] * pts[i] (device arrays: compact points, plain
+ * scalars); its per-window partial sums stay in device result slot `slot`
+ * (one result of either curve per slot).  window: bits per window
+ * (0 = automatic, else 4..24).  = gs_cu_msm_prepare (t = 1) followed by
+ * gs_cu_msm_g1_prepared / _g2_prepared (stride n, skip 0): the host waits
+ * for the scalar preparation, the rest is enqueued. */
 gs_status gs_cu_msm_g1(gs_cu_dev *d, int slot, const void *pts, const gs_scalar *scalars,
                        size_t n, int window, gs_err *err);
 gs_status gs_cu_msm_g2(gs_cu_dev *d, int slot, const void *pts, const gs_scalar *scalars,
                        size_t n, int window, gs_err *err);
+
+/*
+ * Scalar preparation shared by several MSMs over the same scalars (the
+ * witness MSMs L, A and B1 of a proof).  gs_cu_msm_prepare classifies
+ * scalars[0 .. n) on the device: 0s are dropped, 1s listed (their points
+ * are summed directly, no buckets), the rest cut into signed c-bit digits
+ * (window: 0 = automatic, only with t = 1) and sorted into buckets, t
+ * windows sharing one set of buckets (t > 1 needs points with t
+ * precomputed copies, gs_cu_g1_precompute; n <= 2^27 then).  The host
+ * waits twice for the device (the counts decide the launch sizes); the
+ * preparation stays in the context until the next prepare.  g2: the MSMs
+ * will be G2 ones (scratch is sized for that curve).  *n_big / *n_one
+ * (may be NULL): how many scalars were > 1 / equal to 1.
+ *
+ * gs_cu_msm_g1_prepared enqueues, into `slot`, sum over i in [skip, n) of
+ * scalars[i] * P_(i - skip), where copy j of point k is
+ * pts[j * stride + k] (j < t; stride >= n - skip).  skip lets an MSM over
+ * a suffix of the scalars (the witness without its public part: L) share
+ * the preparation.
+ */
+gs_status gs_cu_msm_prepare(gs_cu_dev *d, const gs_scalar *scalars, size_t n, int window,
+                            unsigned t, int g2, uint32_t *n_big, uint32_t *n_one, gs_err *err);
+gs_status gs_cu_msm_g1_prepared(gs_cu_dev *d, int slot, const void *pts, size_t stride,
+                                size_t skip, gs_err *err);
+gs_status gs_cu_msm_g2_prepared(gs_cu_dev *d, int slot, const void *pts, size_t stride,
+                                size_t skip, gs_err *err);
+/* Fills the precomputed copies of n resident G1 points (device, compact):
+ * pts[j * stride + i] = 2^(j c) pts[i] for 1 <= j < t (copy 0 is the
+ * points themselves; stride >= n).  Enqueued; uses a temporary device
+ * buffer of at most ~1.5 GiB (freed before returning, after a sync). */
+gs_status gs_cu_g1_precompute(gs_cu_dev *d, void *pts, size_t n, size_t stride, unsigned c,
+                              unsigned t, gs_err *err);
+/* The window plan for an MSM of n scalars over points with at most
+ * max_copies precomputed copies: *c bits, *t copies used (t <= max_copies;
+ * t = 1 gives the automatic window of gs_cu_msm_g1).  Returns its modelled
+ * cost (madd-equivalents: accumulations, sort passes, bucket reduction),
+ * for comparing plans.  Environment overrides for measurements:
+ * GS_CU_MSM_C, GS_CU_MSM_T. */
+double gs_cu_msm_pick(size_t n, unsigned max_copies, unsigned *c, unsigned *t);
+/* Device bytes of the MSM scratch for n scalars with window c and t
+ * (G1: g2 = 0), for planning memory. */
+size_t gs_cu_msm_scratch_bytes(size_t n, unsigned c, unsigned t, int g2);
 /* Enqueues the download of slot's partial sums to pinned host memory. */
 gs_status gs_cu_msm_fetch(gs_cu_dev *d, int slot, gs_err *err);
 
@@ -160,6 +215,12 @@ void gs_cu_msm_g2_parts_free(gs_cu_msm_g2_parts *mp);
 /* Convenience for tests and benchmarks: take + combine (after fetch + sync). */
 gs_status gs_cu_msm_g1_result(gs_cu_dev *d, int slot, gs_g1 *out, gs_err *err);
 gs_status gs_cu_msm_g2_result(gs_cu_dev *d, int slot, gs_g2 *out, gs_err *err);
+
+/* ---- the CUDA backend's resident-key plan (backend_cuda.c) ------------------ */
+struct gs_backend;
+/* "H c=20 t=13, witness c=20 t=13" for the key last loaded on a CUDA
+ * backend (empty before a load); out has len bytes. */
+void gs_cuda_backend_plan(struct gs_backend *be, char *out, size_t len);
 
 /* ---- benchmark inputs (cu_bench.cu) ---------------------------------------- */
 /* Enqueues n pseudo-random values below r into dst (device; usable as

@@ -10,6 +10,7 @@
  * Without a device (or a CUDA build) every test prints "skipped: no CUDA
  * device"; with GS_REQUIRE_GPU=1 (make test-gpu) that is a failure instead.
  */
+#define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
@@ -288,14 +289,19 @@ done:
 GS_TEST(cuda_h_scalars_vs_cpu) { h_scalars_vs_cpu(0); }
 GS_TEST(cuda_h_scalars_classic_vs_cpu) { h_scalars_vs_cpu(1); }
 
-/* kind 0: random; 1: edge scalars mixed in; 2: all equal (one bucket); 3: small values. */
+/* kind 0: random; 1: edge scalars mixed in; 2: all equal (one bucket); 3: small values;
+ * 4: 0s and 1s only; 5: all 0; 6: all 1; 7: 90% 0s and 1s, the rest random (a
+ * PoRep-like witness). */
 static void make_scalars(gs_scalar *sc, size_t n, int kind)
 {
     gs_fr f;
     for (size_t i = 0; i < n; i++) {
         gs_fr_random(&f, gs_test_rng());
         gs_fr_to_scalar(&sc[i], &f);
-        if (kind == 2) {
+        if (kind >= 4 && (kind != 7 || gs_rng_below(gs_test_rng(), 10) != 0)) {
+            memset(&sc[i], 0, sizeof sc[i]);
+            sc[i].l[0] = kind == 5 ? 0 : kind == 6 ? 1 : gs_rng_below(gs_test_rng(), 2);
+        } else if (kind == 2) {
             sc[i] = sc[0];
         } else if (kind == 3) {
             memset(&sc[i], 0, sizeof sc[i]);
@@ -480,6 +486,113 @@ GS_TEST(cuda_msm_g2_vs_cpu)
     msm_vs_cpu(&g2_oracle, cases, sizeof cases / sizeof cases[0], 1021, inf_at, 4, 4096);
 }
 
+/*
+ * The shared preparation with precomputed copies: one gs_cu_msm_prepare,
+ * then two G1 point sets (A-like and a second set) over the same scalars,
+ * with skip 0 and skip 3 (an MSM over a suffix, as L), for window plans
+ * with t = 1 (no copies), t < nwin (several groups) and t = nwin (one set
+ * of buckets); every scalar kind, points at infinity.  Each result equals
+ * the CPU MSM of the suffix.  G2 over the same API (t = 1, skip) too.
+ */
+GS_TEST(cuda_msm_prepared_vs_cpu)
+{
+    if (!need_device()) return;
+    gs_cu_dev *d = open_dev();
+    if (!d) return;
+    gs_err e;
+    size_t nmax = gs_test_quick() ? 3000 : 20000, distinct = 1021;
+    gs_g1_affine *p1 = malloc(nmax * sizeof *p1), *p2 = malloc(nmax * sizeof *p2);
+    gs_g2_affine *q = malloc(4096 * sizeof *q);
+    gs_scalar *sc = malloc(nmax * sizeof *sc), *ds = NULL;
+    void *d1 = NULL, *d2 = NULL, *dq = NULL;
+    gs_g1 got, want;
+    gs_g2 got2, want2;
+    if (!p1 || !p2 || !q || !sc) {
+        gs_test_fail(__FILE__, __LINE__, "out of memory");
+        goto done;
+    }
+    g1_o_points(p1, nmax, distinct);
+    for (size_t i = 0; i < nmax; i++) p2[i] = p1[(i * 7 + 3) % nmax];
+    gs_g1_affine_set_inf(&p1[5]);
+    gs_g1_affine_set_inf(&p2[nmax - 1]);
+    g2_o_points(q, 4096, 509);
+    gs_g2_affine_set_inf(&q[9]);
+    static const struct { unsigned c, t; } plans[] = { { 13, 1 }, { 9, 4 }, { 12, 16 }, { 6, 16 } };
+    CU_OK(gs_cu_alloc(d, (void **)&ds, nmax * sizeof *ds, &e));
+    CU_OK(gs_cu_alloc(d, &dq, 4096 * 192, &e));
+    CU_OK(gs_cu_g2_upload(d, dq, q, NULL, 4096, &e));
+    for (size_t pl = 0; pl < sizeof plans / sizeof plans[0]; pl++) {
+        unsigned c = plans[pl].c, t = plans[pl].t;
+        for (int skip = 0; skip <= 3; skip += 3) {
+            size_t np = nmax - (size_t)skip;
+            gs_cu_free(d, d1);
+            gs_cu_free(d, d2);
+            d1 = d2 = NULL;
+            CU_OK(gs_cu_alloc(d, &d1, (size_t)t * np * 96, &e));
+            CU_OK(gs_cu_alloc(d, &d2, (size_t)t * np * 96, &e));
+            CU_OK(gs_cu_g1_upload(d, d1, p1, np, &e));
+            CU_OK(gs_cu_g1_upload(d, d2, p2, np, &e));
+            CU_OK(gs_cu_g1_precompute(d, d1, np, np, c, t, &e));
+            CU_OK(gs_cu_g1_precompute(d, d2, np, np, c, t, &e));
+            for (int kind = 0; kind <= 7; kind++) {
+                size_t n = kind == 2 ? nmax / 2 + skip : nmax;
+                if (gs_test_quick() && kind % 2 == 1 && pl > 1) continue;
+                make_scalars(sc, n, kind);
+                uint32_t nb = 0, no = 0;
+                CU_OK(gs_cu_upload(d, ds, sc, n * sizeof *sc, 0, &e));
+                CU_OK(gs_cu_msm_prepare(d, ds, n, (int)c, t, 0, &nb, &no, &e));
+                GS_CHECK(nb + no <= n);
+                if (kind == 5) GS_CHECK(nb == 0 && no == 0);
+                if (kind == 6) GS_CHECK(nb == 0 && no == n);
+                if (kind == 4) GS_CHECK(nb == 0 && no > n / 4);
+                CU_OK(gs_cu_msm_g1_prepared(d, 0, d1, np, (size_t)skip, &e));
+                CU_OK(gs_cu_msm_g1_prepared(d, 1, d2, np, (size_t)skip, &e));
+                for (int set = 0; set < 2; set++) {
+                    CU_OK(gs_cu_msm_fetch(d, set, &e));
+                    CU_OK(gs_cu_sync(d, &e));
+                    CU_OK(gs_cu_msm_g1_result(d, set, &got, &e));
+                    GS_REQUIRE(gs_msm_g1(&want, set ? p2 : p1, sc + skip, n - (size_t)skip, NULL) == GS_OK);
+                    GS_CHECK_MSG(gs_g1_eq(&got, &want), "prepared G1 MSM: c %u t %u skip %d "
+                                 "kind %d set %d n %zu differs from the CPU", c, t, skip, kind, set, n);
+                }
+            }
+        }
+    }
+    /* G2 over the same API: t = 1, skip 0 and 5, random and 0/1-heavy scalars. */
+    for (int kind = 0; kind <= 7; kind += 7) {
+        for (int skip = 0; skip <= 5; skip += 5) {
+            size_t n = 4096 + (size_t)skip;
+            if (n > nmax) n = nmax;
+            make_scalars(sc, n, kind);
+            CU_OK(gs_cu_upload(d, ds, sc, n * sizeof *sc, 0, &e));
+            CU_OK(gs_cu_msm_prepare(d, ds, n, 0, 1, 1, NULL, NULL, &e));
+            /* G1 on a G2 preparation is refused. */
+            gs_err_clear(&e);
+            GS_CHECK_EQ_INT(gs_cu_msm_g1_prepared(d, 0, d1, n, 0, &e), GS_ERR_STATE);
+            CU_OK(gs_cu_msm_g2_prepared(d, 2, dq, 4096, (size_t)skip, &e));
+            CU_OK(gs_cu_msm_fetch(d, 2, &e));
+            CU_OK(gs_cu_sync(d, &e));
+            CU_OK(gs_cu_msm_g2_result(d, 2, &got2, &e));
+            GS_REQUIRE(gs_msm_g2(&want2, q, sc + skip, n - (size_t)skip, NULL) == GS_OK);
+            GS_CHECK_MSG(gs_g2_eq(&got2, &want2), "prepared G2 MSM kind %d skip %d differs", kind,
+                         skip);
+        }
+    }
+    /* Bad arguments: copies without a window; a stride below the points. */
+    gs_err_clear(&e);
+    GS_CHECK_EQ_INT(gs_cu_msm_prepare(d, ds, 100, 0, 4, 0, NULL, NULL, &e), GS_ERR_ARG);
+    CU_OK(gs_cu_msm_prepare(d, ds, 100, 10, 4, 0, NULL, NULL, &e));
+    gs_err_clear(&e);
+    GS_CHECK_EQ_INT(gs_cu_msm_g1_prepared(d, 0, d1, 50, 0, &e), GS_ERR_ARG);
+done:
+    gs_cu_free(d, d1);
+    gs_cu_free(d, d2);
+    gs_cu_free(d, dq);
+    gs_cu_free(d, ds);
+    free(p1); free(p2); free(q); free(sc);
+    gs_cu_dev_destroy(d);
+}
+
 /* One proof on each backend with the same r, s; 1 if they are equal.  The
  * CPU backend always runs its own G2 MSM. */
 static int prove_pair(gs_backend *gpu, gs_backend *cpu, const gs_pk *pk, const gs_assignment *as,
@@ -554,14 +667,19 @@ GS_TEST(cuda_prove_vs_cpu)
         gs_err_clear(&e);
         GS_CHECK_MSG(gs_groth16_verify(&vk, w + 1, n_pub, &pg, &e) == GS_OK,
                      "round %d: GPU proof does not verify: %s", round, e.msg);
-        /* Stages: the device ones in order, on the host clock, non-decreasing;
-         * msm_b2 a device kernel stage before d2h, or a host stage after it. */
-        static const char *cpu_g2[] = { "device_mutex_wait", "h2d", "ntt", "msm_h", "msm_l",
-                                        "msm_a", "msm_b1", "d2h", "msm_b2", "epilogue" };
-        static const char *dev_g2[] = { "device_mutex_wait", "h2d", "ntt", "msm_h", "msm_l",
-                                        "msm_a", "msm_b1", "msm_b2", "d2h", "epilogue" };
+        /* Stages: the device ones in the backend's order, on the host
+         * clock; stream 0 (witness, MSMs) and stream 1 (a/b/c, NTT) each
+         * non-decreasing, msm_h after both; msm_b2 a device kernel stage
+         * before d2h, or a host stage after it. */
+        static const char *cpu_g2[] = { "device_mutex_wait", "h2d_w", "prep_w", "msm_l", "msm_a",
+                                        "msm_b1", "h2d", "ntt", "msm_h", "d2h", "msm_b2",
+                                        "epilogue" };
+        static const char *dev_g2[] = { "device_mutex_wait", "h2d_w", "prep_w", "msm_l", "msm_a",
+                                        "msm_b1", "h2d", "ntt", "msm_h", "msm_b2", "d2h",
+                                        "epilogue" };
+        static const int stream_of[] = { 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0 };
         const char **names = g2 ? dev_g2 : cpu_g2;
-        int b2 = g2 ? 7 : 8, last_dev = g2 ? 8 : 7;
+        int b2 = g2 ? 9 : 10, last_dev = g2 ? 10 : 9;
         /* The first proof with the G2 MSM on the device uploads B2 first
          * (stage load_b2, right after the mutex wait): drop it from sg. */
         int loads = sg.n > 1 && strcmp(sg.s[1].name, "load_b2") == 0;
@@ -572,17 +690,27 @@ GS_TEST(cuda_prove_vs_cpu)
             memmove(&sg.s[1], &sg.s[2], (size_t)(sg.n - 2) * sizeof sg.s[0]);
             sg.n--;
         }
-        GS_CHECK_EQ_INT(sg.n, 10);
-        for (int i = 0; i < sg.n && i < 10; i++) {
+        GS_CHECK_EQ_INT(sg.n, 12);
+        int64_t prev_end[2] = { 0, 0 };
+        for (int i = 0; i < sg.n && i < 12; i++) {
             GS_CHECK_MSG(strcmp(sg.s[i].name, names[i]) == 0, "round %d: stage %d is %s", round,
                          i, sg.s[i].name);
             GS_CHECK(sg.s[i].end_ns >= sg.s[i].start_ns);
-            if (i > 1 && i <= last_dev) GS_CHECK(sg.s[i].start_ns >= sg.s[i - 1].end_ns - 20000);
+            if (i < 1 || i > last_dev) continue;
+            int k = stream_of[i];
+            GS_CHECK_EQ_INT(sg.s[i].stream, k);
+            GS_CHECK_MSG(sg.s[i].start_ns >= prev_end[k] - 20000, "round %d: %s starts before "
+                         "the stage before it on stream %d ends", round, sg.s[i].name, k);
+            prev_end[k] = sg.s[i].end_ns;
+            if (strcmp(names[i], "msm_h") == 0) /* after the H scalars of stream 1 */
+                GS_CHECK(sg.s[i].start_ns >= prev_end[1] - 20000);
         }
         GS_CHECK_EQ_INT(!!(sg.s[1].flags & GS_STAGE_F_PAGEABLE), rounds[round].pageable);
-        GS_CHECK(sg.s[1].kind == GS_STAGE_COPY && sg.s[3].kind == GS_STAGE_KERNEL);
+        GS_CHECK_EQ_INT(!!(sg.s[6].flags & GS_STAGE_F_PAGEABLE), rounds[round].pageable);
+        GS_CHECK(sg.s[1].kind == GS_STAGE_COPY && sg.s[6].kind == GS_STAGE_COPY);
+        GS_CHECK(sg.s[3].kind == GS_STAGE_KERNEL && sg.s[7].kind == GS_STAGE_KERNEL);
         GS_CHECK(sg.s[3].device == 0 && sg.s[0].device == -1);
-        if (sg.n == 10) {
+        if (sg.n == 12) {
             GS_CHECK_EQ_INT(sg.s[b2].kind, g2 ? GS_STAGE_KERNEL : GS_STAGE_HOST);
             GS_CHECK_EQ_INT(sg.s[b2].device, g2 ? 0 : -1);
         }
@@ -612,6 +740,41 @@ GS_TEST(cuda_prove_vs_cpu)
         GS_CHECK_MSG(same == 1, "holed B2 (G2 on %s): GPU proof differs from CPU proof%s%s",
                      g2 ? "device" : "CPU", same < 0 ? ": " : "", e.msg);
     }
+    /* A witness of mostly 0s and 1s (the path that drops 0s and sums the
+     * points of 1s without buckets; inconsistent with a, b, c, so the proof
+     * does not verify, but both backends compute the same), on this backend
+     * (precomputed copies: the key is small, so memory allows them) and on a
+     * fresh one with the copies off (GS_CU_COPIES=1). */
+    for (uint32_t i = n_pub + 1; i < as.n_vars; i++)
+        if (i % 4 != 0) {
+            memset(&as.w[i], 0, sizeof as.w[i]);
+            as.w[i].l[0] = (i % 4) & 1;
+        }
+    for (int copies = 0; copies < 2; copies++) {
+        gs_scalar r, s;
+        gs_fr f;
+        if (copies) {
+            gpu->ops->destroy(gpu);
+            gpu = NULL;
+            setenv("GS_CU_COPIES", "1", 1);
+            gs_status cst = gs_backend_cuda_create(&gpu, 0, &e);
+            if (cst == GS_OK) cst = gpu->ops->load_pk(gpu, &pk, &e);
+            unsetenv("GS_CU_COPIES");
+            CU_OK(cst);
+        }
+        gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(&r, &f);
+        gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(&s, &f);
+        for (int g2 = 0; g2 < 2; g2++) {
+            gs_prove_opts opts = { .pageable = 0, .threads = 0, .g2_on_device = g2 };
+            gs_stage_list sg = { 0 };
+            gs_proof pg;
+            gs_err_clear(&e);
+            int same = prove_pair(gpu, cpu, &pk, &as, &r, &s, &opts, &pg, &sg, &e);
+            GS_CHECK_MSG(same == 1, "0/1 witness (copies %s, G2 on %s): GPU proof differs from "
+                         "CPU proof%s%s", copies ? "off" : "on", g2 ? "device" : "CPU",
+                         same < 0 ? ": " : "", e.msg);
+        }
+    }
 done:
     if (gpu) gpu->ops->destroy(gpu);
     if (cpu) cpu->ops->destroy(cpu);
@@ -633,6 +796,7 @@ GS_TEST(cuda_ntt_vs_cpu) { need_device(); }
 GS_TEST(cuda_h_scalars_vs_cpu) { need_device(); }
 GS_TEST(cuda_msm_vs_cpu) { need_device(); }
 GS_TEST(cuda_msm_g2_vs_cpu) { need_device(); }
+GS_TEST(cuda_msm_prepared_vs_cpu) { need_device(); }
 GS_TEST(cuda_prove_vs_cpu) { need_device(); }
 
 #endif
@@ -710,7 +874,7 @@ GS_TEST(cuda_prove_classic_vs_cpu)
         }
         GS_CHECK_EQ_INT(ntt, 1);
         GS_CHECK_EQ_INT(b2_kernel, round >= 2);
-        GS_CHECK_EQ_INT(sg.n, round == 2 ? 11 : 10);   /* round 2 uploads B2 (load_b2) */
+        GS_CHECK_EQ_INT(sg.n, round == 2 ? 13 : 12);   /* round 2 uploads B2 (load_b2) */
     }
 done:
     if (gpu) gpu->ops->destroy(gpu);

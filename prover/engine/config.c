@@ -118,6 +118,7 @@ void gs_engine_config_defaults(gs_engine_config *cfg)
     cfg->verify = GS_VERIFY_UNDER_LOCK;
     cfg->pageable = 0;
     cfg->g2_on_device = 0;
+    cfg->prep_ahead = 0;
     cfg->seed = 1;
     for (int i = 0; i < GS_INJ_COUNT; i++) {
         cfg->inj[i].dist.kind = GS_DIST_FIXED;
@@ -244,6 +245,7 @@ void gs_engine_write_meta(const gs_engine_config *cfg, gs_backend **be, int n_de
     gs_timeline_meta_set(tl, "scenario.engine.staging", cfg->pageable ? "pageable" : "pinned");
     meta_int(tl, "scenario.engine.finish_in_worker", cfg->finish_in_worker);
     gs_timeline_meta_set(tl, "scenario.engine.g2", cfg->g2_on_device ? "device" : "cpu");
+    gs_timeline_meta_set(tl, "scenario.engine.prep", cfg->prep_ahead ? "ahead" : "inline");
     gs_timeline_meta_set(tl, "scenario.engine.h_convention", gs_h_convention_name(cfg->h_conv));
     snprintf(val, sizeof val, "%llu", (unsigned long long)cfg->seed);
     gs_timeline_meta_set(tl, "scenario.engine.seed", val);

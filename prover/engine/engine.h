@@ -197,6 +197,10 @@ typedef struct gs_engine_config {
     int finish_in_worker;           /* 1: the GPU worker runs prove_finish (the CPU G2
                                        MSM) itself before its next pop, as daemons did
                                        before splitting prove (DOMAIN.md); 0: finalizer */
+    int prep_ahead;                 /* 1: each GPU worker has a prep thread that runs
+                                       the steps up to host_prep / h2d_stage of the
+                                       next partition while the worker's prove_start
+                                       of the current one runs (worker.c); 0: inline */
     uint64_t seed;
     gs_h_convention h_conv;         /* H convention of the keys the engine sets up
                                        (groth16.h); default GS_H_SNARKJS */

@@ -20,6 +20,17 @@
  * A partition that fails at any step fails its job (first error kept) and
  * is settled; the worker goes on with the next one.
  *
+ * Prep ahead (cfg.prep_ahead): the worker starts a prep thread with its own
+ * lane, gpu_worker/<dev>.<i>/prep (role gpu_worker), that pops the GPU
+ * queue and runs status_check .. h2d_stage; the prepared partition waits
+ * in a one-slot hand-over for the worker (the prep thread pops the next one
+ * only once the slot is free again: span ready_wait), whose loop is then queue_wait (for the slot) ->
+ * prove_start -> handoff.  So the host prep of partition k+1 runs while the
+ * device works on partition k, as a production daemon's prep thread does;
+ * a partition marked busy (mark_busy) counts as running, as inline.  Gap
+ * attribution (diag/attrib.c) sees both lanes: a device gap while the prep
+ * lane is in host_prep is still host_prep.
+ *
  * Threads: a worker owns its lane and the partition it popped.  Device
  * lanes are shared by a device's workers and finalizers: written under
  * dl[dev].mu, a leaf lock.
@@ -130,12 +141,12 @@ static int pageable_copy(const gs_assignment *as, uint64_t *bytes)
     return 1;
 }
 
-/* Runs one popped partition through the worker's steps.  Returns with p
- * handed off, or dropped (settled in the tracker). */
-static void run_partition(gs_worker *w, gs_part *p)
+/* The host steps of one popped partition, status_check .. h2d_stage, on
+ * lane (the worker's, or its prep thread's).  Returns 1 with p ready for
+ * the device, 0 with p dropped (settled in the tracker). */
+static int prep_partition(gs_worker *w, gs_tl_lane *lane, gs_part *p)
 {
     struct gs_engine *e = w->e;
-    gs_backend *be = e->be[w->dev];
     gs_job_rec *j = p->job;
     int32_t jid = gs_jid(j), part = (int32_t)p->index;
     gs_err err;
@@ -145,32 +156,32 @@ static void run_partition(gs_worker *w, gs_part *p)
     int64_t t0 = gs_now_ns();
     int cancelled = j->epoch < atomic_load(&e->epoch) || atomic_load(&e->stopping);
     int failed = atomic_load(&j->failed);
-    step(w->lane, "status_check", p, t0, 0, NULL);
+    step(lane, "status_check", p, t0, 0, NULL);
     if (cancelled) {
-        gs_part_drop(e, p, w->lane, GS_ERR_CANCELLED, "cancelled before proving");
-        return;
+        gs_part_drop(e, p, lane, GS_ERR_CANCELLED, "cancelled before proving");
+        return 0;
     }
     if (failed) {
-        gs_part_drop(e, p, w->lane, GS_OK, NULL);
-        return;
+        gs_part_drop(e, p, lane, GS_OK, NULL);
+        return 0;
     }
 
     t0 = gs_now_ns();
-    gs_tracker_lock(&e->tr, w->lane, jid, part);
+    gs_tracker_lock(&e->tr, lane, jid, part);
     failed = atomic_load(&j->failed);
-    gs_tracker_unlock(&e->tr, w->lane, jid, part, "fail_check");
-    step(w->lane, "fail_check", p, t0, 0, NULL);
+    gs_tracker_unlock(&e->tr, lane, jid, part, "fail_check");
+    step(lane, "fail_check", p, t0, 0, NULL);
     if (failed) {
-        gs_part_drop(e, p, w->lane, GS_OK, NULL);
-        return;
+        gs_part_drop(e, p, lane, GS_OK, NULL);
+        return 0;
     }
 
     t0 = gs_now_ns();
-    gs_tracker_lock(&e->tr, w->lane, jid, part);
+    gs_tracker_lock(&e->tr, lane, jid, part);
     j->busy++;
     p->dev = w->dev;
-    gs_tracker_unlock(&e->tr, w->lane, jid, part, "mark_busy");
-    step(w->lane, "mark_busy", p, t0, 0, NULL);
+    gs_tracker_unlock(&e->tr, lane, jid, part, "mark_busy");
+    step(lane, "mark_busy", p, t0, 0, NULL);
 
     uint64_t zeros, ones;
     t0 = gs_now_ns();
@@ -182,10 +193,10 @@ static void run_partition(gs_worker *w, gs_part *p)
     else
         classify(&p->as, &zeros, &ones);
     if (s == GS_OK)
-        s = gs_inject(e, GS_INJ_HOST_PREP, w->lane, j, part, NULL, &err);
+        s = gs_inject(e, GS_INJ_HOST_PREP, lane, j, part, NULL, &err);
     snprintf(args, sizeof args, "zeros=%llu;ones=%llu;n=%u", (unsigned long long)zeros,
              (unsigned long long)ones, p->as.n_vars);
-    step_cpu(w->lane, "host_prep", p, t0, c0, s != GS_OK, args);
+    step_cpu(lane, "host_prep", p, t0, c0, s != GS_OK, args);
     if (s != GS_OK)
         goto fail;
 
@@ -198,15 +209,34 @@ static void run_partition(gs_worker *w, gs_part *p)
         if (!pageable_copy(&p->as, &bytes))
             s = GS_ERR(&err, GS_ERR_NOMEM, "h2d", "no memory for a pageable staging buffer");
         else
-            s = gs_inject(e, GS_INJ_H2D, w->lane, j, part, NULL, &err);
+            s = gs_inject(e, GS_INJ_H2D, lane, j, part, NULL, &err);
         snprintf(args, sizeof args, "pageable=1;bytes=%llu", (unsigned long long)bytes);
-        step_cpu(w->lane, "h2d_stage", p, t0, c0, s != GS_OK, args);
+        step_cpu(lane, "h2d_stage", p, t0, c0, s != GS_OK, args);
         if (s != GS_OK)
             goto fail;
     }
+    return 1;
+fail:
+    gs_part_drop(e, p, lane, s, err.msg);
+    return 0;
+}
+
+/* The device steps of a prepared partition: prove_start (+ prove_finish
+ * with finish_in_worker) and the hand-off.  Returns with p handed off, or
+ * dropped. */
+static void device_partition(gs_worker *w, gs_part *p)
+{
+    struct gs_engine *e = w->e;
+    gs_backend *be = e->be[w->dev];
+    gs_job_rec *j = p->job;
+    int32_t jid = gs_jid(j), part = (int32_t)p->index;
+    gs_err err;
+    gs_err_clear(&err);
+    char args[96];
+    int64_t t0;
 
     gs_scalar r, sb;
-    s = gs_groth16_random_rs(&r, &sb, &err);
+    gs_status s = gs_groth16_random_rs(&r, &sb, &err);
     if (s != GS_OK)
         goto fail;
     gs_prove_opts opts = {.pageable = e->cfg.pageable, .threads = e->cfg.prove_threads,
@@ -248,11 +278,100 @@ fail:
     gs_part_drop(e, p, w->lane, s, err.msg);
 }
 
+/* Prep ahead: the one-slot hand-over between a worker and its prep thread. */
+typedef struct {
+    gs_worker *w;
+    gs_tl_lane *lane;          /* the prep thread's */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    gs_part *ready;            /* prepared, not yet taken by the worker */
+    int done;                  /* the prep thread saw the queue closed */
+} prep_ahead;
+
+static void *prep_main(void *arg)
+{
+    prep_ahead *pa = arg;
+    struct gs_engine *e = pa->w->e;
+    for (;;) {
+        /* One prepared partition at a time: wait until the worker took the
+         * last one, so the queue's order still decides what runs next. */
+        int64_t t0 = gs_now_ns(), t1;
+        pthread_mutex_lock(&pa->mu);
+        while (pa->ready)
+            pthread_cond_wait(&pa->cv, &pa->mu);
+        pthread_mutex_unlock(&pa->mu);
+        t1 = gs_now_ns();
+        if (t1 - t0 > 1000)
+            gs_tl_span(pa->lane, GS_SPAN_STEP, "ready_wait", -1, -1, t0, t1, 0, NULL);
+        gs_part *p = gs_pq_pop(&e->gpu_q, pa->lane, &t0, &t1);
+        if (t1 > t0)
+            gs_tl_span(pa->lane, GS_SPAN_STEP, "queue_wait", -1, -1, t0, t1, 0, NULL);
+        if (!p)
+            break;
+        if (!prep_partition(pa->w, pa->lane, p))
+            continue;
+        pthread_mutex_lock(&pa->mu);
+        pa->ready = p;
+        pthread_cond_broadcast(&pa->cv);
+        pthread_mutex_unlock(&pa->mu);
+    }
+    pthread_mutex_lock(&pa->mu);
+    pa->done = 1;
+    pthread_cond_broadcast(&pa->cv);
+    pthread_mutex_unlock(&pa->mu);
+    return NULL;
+}
+
+/* The worker loop with a prep thread; 0 when the thread cannot start (the
+ * caller then runs the inline loop). */
+static int run_prep_ahead(gs_worker *w)
+{
+    struct gs_engine *e = w->e;
+    prep_ahead pa = {.w = w};
+    char name[64];
+    snprintf(name, sizeof name, "gpu_worker/%d.%d/prep", w->dev, w->idx);
+    pa.lane = e->tl ? gs_tl_lane_open(e->tl, name, GS_ROLE_GPU_WORKER, w->dev, -1) : NULL;
+    pthread_mutex_init(&pa.mu, NULL);
+    pthread_cond_init(&pa.cv, NULL);
+    pthread_t th;
+    if (pthread_create(&th, NULL, prep_main, &pa) != 0) {
+        pthread_cond_destroy(&pa.cv);
+        pthread_mutex_destroy(&pa.mu);
+        return 0;
+    }
+    for (;;) {
+        int64_t t0 = gs_now_ns();
+        pthread_mutex_lock(&pa.mu);
+        while (!pa.ready && !pa.done)
+            pthread_cond_wait(&pa.cv, &pa.mu);
+        gs_part *p = pa.ready;
+        pa.ready = NULL;
+        pthread_cond_broadcast(&pa.cv);
+        pthread_mutex_unlock(&pa.mu);
+        int64_t t1 = gs_now_ns();
+        if (t1 - t0 > 1000)
+            gs_tl_span(w->lane, GS_SPAN_STEP, "queue_wait", -1, -1, t0, t1, 0, "prepped=1");
+        if (!p)
+            break;
+        device_partition(w, p);
+    }
+    pthread_join(th, NULL);
+    pthread_cond_destroy(&pa.cv);
+    pthread_mutex_destroy(&pa.mu);
+    return 1;
+}
+
 void *gs_worker_main(void *arg)
 {
     gs_worker *w = arg;
     struct gs_engine *e = w->e;
     gs_vt_enter();
+    /* Prep ahead runs a second thread per worker; the virtual clock does
+     * not model it (validation refuses prep = ahead with backend = model). */
+    if (e->cfg.prep_ahead && !e->cfg.work && run_prep_ahead(w)) {
+        gs_vt_exit();
+        return NULL;
+    }
     for (;;) {
         int64_t t0, t1;
         gs_part *p = gs_pq_pop(&e->gpu_q, w->lane, &t0, &t1);
@@ -260,7 +379,8 @@ void *gs_worker_main(void *arg)
             gs_tl_span(w->lane, GS_SPAN_STEP, "queue_wait", -1, -1, t0, t1, 0, NULL);
         if (!p)
             break;
-        run_partition(w, p);
+        if (prep_partition(w, w->lane, p))
+            device_partition(w, p);
     }
     gs_vt_exit();
     return NULL;
