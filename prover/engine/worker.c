@@ -233,7 +233,7 @@ static void device_partition(gs_worker *w, gs_part *p)
     gs_err err;
     gs_err_clear(&err);
     char args[96];
-    int64_t t0;
+    int64_t t0, c0;
 
     gs_scalar r, sb;
     gs_status s = gs_groth16_random_rs(&r, &sb, &err);
