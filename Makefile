@@ -218,7 +218,7 @@ check-valgrind: deps
 	GS_TEST_QUICK=1 GS_BIN=$(VG_BUILD)/gapscope $(VALGRIND) $(VG_BUILD)/test/all $(VALGRIND_TESTS)
 	$(VALGRIND) $(VG_BUILD)/gapscope run scenarios/demo.ini --quiet --out $(VG_BUILD)/valgrind-run \
 	    --set jobs.count=1 --set jobs.partitions=porep_c2:2 --set jobs.size_map=porep_c2:9 \
-	    --set inject.malloc_trim.frag=8MiB
+	    --set inject.malloc_trim.frag=8MiB --set inject.malloc_trim.work_per_constraint=1KiB
 	@echo "check-valgrind: no memcheck errors, no definite leaks"
 
 # ---- soak (issue 16) ----------------------------------------------------------

@@ -603,6 +603,9 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     res->wall_s = (double)(t1 - t0) * 1e-9;
     snprintf(buf, sizeof buf, "%lld", (long long)t1);
     gs_timeline_meta_set(tl, "run.end_ns", buf);
+    /* 0: the drain timed out (or a stop's grace ran out) and what was left
+     * was cancelled or stayed pending. */
+    gs_timeline_meta_set(tl, "run.drained", res->drained ? "1" : "0");
     if (res->interrupted) {
         gs_timeline_meta_set(tl, "run.interrupted", gs_scn_signal_name(res->interrupted));
         snprintf(buf, sizeof buf, "%lld", (long long)stop_ns);

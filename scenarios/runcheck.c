@@ -11,7 +11,9 @@
  * job (and partition):
  *   - every job id is submitted once; every submitted job has exactly one
  *     jobs.csv row and exactly one job_done mark, and no other job has any;
- *   - no job is left "pending" (the run drained within its timeout);
+ *   - the run drained within its timeout (meta run.drained is not 0: a
+ *     timed-out drain cancels what is left, which would look like ends)
+ *     and no job is left "pending";
  *   - jobs.csv's status equals the status its job_done mark carries;
  *   - per (job, partition): at most one prove_start and at most one
  *     process_result, the partition index below the job's partition count;
@@ -86,6 +88,12 @@ gs_status gs_scn_check_run(const char *dir, gs_run_check *c, gs_err *err)
         goto done;
     size_t nsp;
     const gs_span *sp = gs_timeline_spans(tl, &nsp);
+    const char *drained = gs_timeline_meta_get(tl, "run.drained");
+    if (drained && !strcmp(drained, "0")) {
+        st = gs_err_set(err, GS_ERR_VERIFY, "check", dir,
+                        "the run did not finish within its drain timeout (run.drained = 0)");
+        goto done;
+    }
 
     /* Jobs: every id named by a submit mark or a jobs.csv row. */
     size_t cap = nrows + 1;

@@ -123,39 +123,42 @@ static int gate_once(const char *bin, const char *scenario, const char *d, const
 }
 
 /* The gate's verdict on SCENARIO is `want` (exit code) in a majority of up
- * to three runs: one run, and two more only when the first disagrees.  A
- * false result then needs two independent misses. */
+ * to five runs: one run, and more only when the first disagrees, until
+ * three agree one way.  A false result then needs three misses in five. */
 static void gate_expect(const char *bin, const char *scenario, const char *d, const char *tag,
                         int want)
 {
     char t[64];
     int agree = 0, runs = 0, last = -1, first = -1;
-    for (int i = 0; i < 3 && agree < 2 && runs - agree < 2; i++) {
-        snprintf(t, sizeof t, "%s%d", tag, i);
+    while (agree < 3 && runs - agree < 3) {
+        snprintf(t, sizeof t, "%s%d", tag, runs);
         last = gate_once(bin, scenario, d, t);
         runs++;
         agree += last == want;
-        if (i == 0 && (first = last) == want)
+        if (runs == 1 && (first = last) == want)
             return;
     }
-    GS_CHECK_MSG(agree >= 2, "%s: gate exit %d in %d of %d runs (want %d), see %s/%s*.log", scenario,
+    GS_CHECK_MSG(agree >= 3, "%s: gate exit %d in %d of %d runs (want %d), see %s/%s*.log", scenario,
                  last, runs - agree, runs, want, d, tag);
-    if (agree >= 2)
-        fprintf(stderr, "    note: %s: the first gate run exited %d (want %d), the two re-runs agreed; "
-                        "see %s/%s0.log\n", scenario, first, want, d, tag);
+    if (agree >= 3)
+        fprintf(stderr, "    note: %s: the first gate run exited %d (want %d), %d of %d re-runs agreed; "
+                        "see %s/%s0.log\n", scenario, first, want, agree, runs - 1, d, tag);
 }
 
 /* issue 7: the gate fails on the demo's buggy configuration and passes on the
  * fixed one, with the thresholds of ci/thresholds.ini.
  *
  * Margins (issue 16; bench/demo-gate-reliability.sh, 50 runs of each with
- * another process busy on one of the 2 cores, bench/RESULTS.md): demo.ini
- * fails on two checks each far from its limit, util MARGIN_UTIL_BUGGY
- * against 0.90 and the tracker_lock share MARGIN_SHARE_BUGGY against 0.05;
- * demo-fixed.ini passes with util MARGIN_UTIL_FIXED, a tracker_lock share
- * under 1e-5 and its longest gap MARGIN_GAP_FIXED against 250 ms.  Failed
- * and passed demo.ini ran BENCH_BUGGY, demo-fixed.ini BENCH_FIXED.  On top
- * of that a wrong verdict is re-run twice and the majority decides. */
+ * another process busy on one of the 2 cores and the machine loaded by
+ * other work, load average 8-20; bench/RESULTS.md): demo.ini fails on two
+ * checks each clear of its limit in every run, util 0.707-0.862 against
+ * min 0.90 and the tracker_lock share 0.120-0.275 against max 0.05 (2.4x);
+ * demo-fixed.ini passes with util 0.966-0.996 and a tracker_lock share
+ * under 0.005; its longest gap (scheduling: the worker preempted at
+ * hand-off) had median 45 ms, p90 142 ms, and exceeded the 250 ms limit in
+ * 2 of 50 runs, both while the load average was 20.  demo.ini failed the
+ * gate 50/50, demo-fixed.ini passed 48/50.  On top of that a wrong
+ * verdict is re-run and the majority of five decides (gate_expect). */
 GS_TEST(accuracy_gate_demo_buggy_fails_fixed_passes)
 {
 #ifdef __SANITIZE_ADDRESS__

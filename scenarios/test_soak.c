@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../diag/jobs.h"
+#include "../diag/timeline.h"
 #include "../test/test.h"
 #include "run.h"
 
@@ -82,4 +84,90 @@ GS_TEST(soak_faults_every_job_ends_once)
     GS_CHECK(c.completed > 0 && c.failed > 0 && c.cancelled > 0);
     GS_CHECK(c.cancel_requests >= c.cancelled);
     GS_CHECK_MSG(rss_kib <= bound, "peak RSS %ld KiB over the bound %ld KiB", rss_kib, bound);
+}
+
+/* The checker catches each way a run can break the invariant: a job ended
+ * twice, a partition proved or stored twice, a completed job missing a
+ * partition, a pending job, a status that disagrees with the timeline, a
+ * job never submitted, a drain that timed out. */
+typedef enum { RC_GOOD, RC_DONE_TWICE, RC_PROVED_TWICE, RC_STORED_TWICE, RC_MISSING_PART, RC_PENDING,
+               RC_STATUS, RC_UNSUBMITTED, RC_DRAIN, RC_COUNT } rc_case;
+
+static void write_case(const char *dir, rc_case c)
+{
+    gs_err err;
+    gs_err_clear(&err);
+    gs_mkdir_p(dir, &err);
+    gs_timeline *tl;
+    if (gs_timeline_create(&tl) != GS_OK)
+        return;
+    gs_tl_lane *drv = gs_tl_lane_open(tl, "driver", GS_ROLE_DRIVER, -1, -1);
+    gs_tl_lane *eng = gs_tl_lane_open(tl, "driver/engine", GS_ROLE_DRIVER, -1, -1);
+    gs_tl_lane *w = gs_tl_lane_open(tl, "gpu_worker/0.0", GS_ROLE_GPU_WORKER, 0, -1);
+    gs_tl_lane *f = gs_tl_lane_open(tl, "finalizer/0", GS_ROLE_FINALIZER, 0, -1);
+    gs_timeline_meta_set(tl, "run.drained", c == RC_DRAIN ? "0" : "1");
+    /* Job 1: 2 partitions, ok.  Job 2: 1 partition, failed. */
+    int64_t t = 1000;
+    gs_job_record rec[2];
+    memset(rec, 0, sizeof rec);
+    for (int j = 1; j <= 2; j++) {
+        uint32_t parts = j == 1 ? 2 : 1;
+        gs_tl_span(drv, GS_SPAN_MARK, "submit", j, -1, t, t, 0, "kind=circuit");
+        for (uint32_t p = 0; p < parts; p++) {
+            if (!(c == RC_MISSING_PART && j == 1 && p == 1)) {
+                gs_tl_span(w, GS_SPAN_STEP, "prove_start", j, (int32_t)p, t + 1, t + 2, 0, NULL);
+                gs_tl_span(f, GS_SPAN_STEP, "process_result", j, (int32_t)p, t + 3, t + 4, 0, NULL);
+            }
+            if (c == RC_PROVED_TWICE && j == 1 && p == 1)
+                gs_tl_span(w, GS_SPAN_STEP, "prove_start", j, (int32_t)p, t + 5, t + 6, 0, NULL);
+            if (c == RC_STORED_TWICE && j == 2)
+                gs_tl_span(f, GS_SPAN_STEP, "process_result", j, (int32_t)p, t + 5, t + 6, 0, NULL);
+        }
+        const char *status = j == 1 ? "ok" : "GS_ERR_INJECTED";
+        char args[64];
+        snprintf(args, sizeof args, "status=%s;verified=0", j == 2 && c == RC_STATUS ? "ok" : status);
+        if (!(c == RC_PENDING && j == 2))
+            gs_tl_span(eng, GS_SPAN_MARK, "job_done", j, -1, t + 10, t + 10, 0, args);
+        if (c == RC_DONE_TWICE && j == 2)
+            gs_tl_span(eng, GS_SPAN_MARK, "job_done", j, -1, t + 11, t + 11, 0, args);
+        gs_job_record *r = &rec[j - 1];
+        r->id = (uint64_t)j;
+        snprintf(r->kind, sizeof r->kind, "circuit");
+        r->partitions = parts;
+        snprintf(r->status, sizeof r->status, "%s", c == RC_PENDING && j == 2 ? "pending" : status);
+        r->intended_ns = r->submitted_ns = t;
+        r->done_ns = c == RC_PENDING && j == 2 ? -1 : t + 10;
+        t += 100;
+    }
+    if (c == RC_UNSUBMITTED)
+        gs_tl_span(w, GS_SPAN_STEP, "prove_start", 9, 0, t, t + 1, 0, NULL);
+    char path[800];
+    snprintf(path, sizeof path, "%s/spans.csv", dir);
+    gs_timeline_write_csv(tl, path, &err);
+    snprintf(path, sizeof path, "%s/jobs.csv", dir);
+    gs_jobs_write_csv(path, rec, 2, &err);
+    gs_timeline_destroy(tl);
+}
+
+GS_TEST(soak_checker_catches_each_violation)
+{
+    static const char *const want[RC_COUNT] = {
+        NULL, "ended 2 times", "proved twice", "stored twice", "proved 0, stored 0", "pending",
+        "jobs.csv says GS_ERR_INJECTED, the timeline ok", "never submitted", "drain timeout"};
+    for (int c = 0; c < RC_COUNT; c++) {
+        char dir[700];
+        snprintf(dir, sizeof dir, "%s/case%d", gs_test_tmpdir(), c);
+        write_case(dir, (rc_case)c);
+        gs_run_check chk;
+        gs_err err;
+        gs_err_clear(&err);
+        gs_status st = gs_scn_check_run(dir, &chk, &err);
+        if (!want[c]) {
+            GS_CHECK_MSG(st == GS_OK, "good run rejected: %s", err.msg);
+            GS_CHECK(chk.submitted == 2 && chk.completed == 1 && chk.failed == 1 && chk.partitions_proved == 3);
+        } else {
+            GS_CHECK_MSG(st == GS_ERR_VERIFY, "case %d accepted", c);
+            GS_CHECK_MSG(strstr(err.msg, want[c]) != NULL, "case %d: '%s' lacks '%s'", c, err.msg, want[c]);
+        }
+    }
 }
