@@ -4,7 +4,8 @@
 # ASan+UBSan (build-fuzz/gapscope, `make fuzz-build`), must
 #   - exit 0, 1 or 2 (never 3, a signal, a sanitizer report or a hang),
 #   - on exit 2, name the input file with a position (path:line or path@offset)
-#     unless it failed to open/read it,
+#     unless it failed to open/read it or it disagrees with another input as
+#     a whole (GS_ERR_MISMATCH: "1 public signals, the key expects 2"),
 #   - leave no partial output: no "*.tmp*" file, and no output file at all
 #     when the command failed.
 #
@@ -46,7 +47,7 @@ run() {
     bad "$input" "$name: hang (no exit within 60 s)"
   elif [ $rc -gt 2 ]; then
     bad "$input" "$name: exit $rc"
-  elif [ $rc -eq 2 ] && ! grep -q 'cannot open\|cannot be read\|read error\|out of memory' "$W/err" &&
+  elif [ $rc -eq 2 ] && ! grep -q 'cannot open\|cannot be read\|read error\|out of memory\|GS_ERR_MISMATCH' "$W/err" &&
        ! grep -qE "$(printf '%s' "$path" | sed 's/[.[\*^$/]/\\&/g')[^ :@']*(:[0-9]|@[0-9])" "$W/err"; then
     bad "$input" "$name: exit 2 without $path:LINE or $path@OFFSET"
   fi
