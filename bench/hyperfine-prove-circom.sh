@@ -41,11 +41,15 @@ $P                                           # the record for the "checked key" 
   echo "# $(date -u +%FT%TZ) $(uname -n) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# key $Z: $(stat -c %s "$Z") bytes; $("$SNARKJS" r1cs info "$D/circuit.r1cs" 2>/dev/null | grep -E 'Constraints' | sed 's/.*# of //')"
 } | tee "$OUT.txt"
+# One --prepare per command, in command order (a single --prepare would
+# apply to all of them): the first-use runs start without the record.
 hyperfine --warmup 1 --runs "$RUNS" --export-json "$OUT.json" \
-  -n "gapscope prove (checked key, 2^$LOG)" "$P" \
+  -n "gapscope prove (checked key, 2^$LOG)" --prepare true "$P" \
   -n "gapscope prove (first use, 2^$LOG)" --prepare "rm -rf $REC" "$P" \
-  -n "gapscope prove --trusted-key (2^$LOG)" "$BIN prove --quiet --trusted-key $Z $W $D/proof.json $D/public.json" \
-  -n "snarkjs groth16 prove (2^$LOG)" "$SNARKJS groth16 prove $Z $W $D/proof_js.json $D/public_js.json" \
+  -n "gapscope prove --trusted-key (2^$LOG)" --prepare true \
+     "$BIN prove --quiet --trusted-key $Z $W $D/proof.json $D/public.json" \
+  -n "snarkjs groth16 prove (2^$LOG)" --prepare true \
+     "$SNARKJS groth16 prove $Z $W $D/proof_js.json $D/public_js.json" \
   | tee -a "$OUT.txt"
 rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 {

@@ -155,6 +155,10 @@ static int prove_main(int argc, char **argv)
     }
     if (gs_assignment_from_witness(&as, &pk, w, n_w, &err) != GS_OK)
         goto fail;
+    /* The coefficients made a, b, c; the backends use only the points. */
+    free(pk.coefs);
+    pk.coefs = NULL;
+    pk.n_coefs = 0;
     gs_scalar r = {{0}}, s = {{0}};
     if (!zero && gs_groth16_random_rs(&r, &s, &err) != GS_OK)
         goto fail;
