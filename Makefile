@@ -249,7 +249,7 @@ massif:
 FUZZ_CC      ?= clang
 FUZZ_BUILD   := build-fuzz
 FUZZ_S       ?= 60
-FUZZ_TARGETS ?= zkey wtns r1cs json scenario trace spans jobs
+FUZZ_TARGETS ?= zkey wtns r1cs json scenario trace spans jobs import
 FUZZ_BINS     = $(patsubst %,$(FUZZ_BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 .PHONY: fuzz fuzz-build fuzz-regress fuzz-cli
 

@@ -11,12 +11,15 @@
 #   spans     traces/model-sample.spans.csv, the first 60 lines of the
 #             H200 capture, fuzz/seeds/*.spans.csv (a 2-job CPU run)
 #   jobs      traces/h200-backlog/jobs.csv, fuzz/seeds/*.jobs.csv
+#   import    test/fixtures/import/* (the Kineto JSON, the nsys SQLite, a
+#             daemon log cut to its first 80 lines), each behind a format
+#             byte: 0 auto, 1 chrome, 2 nsys, 3 daemon-log
 # Hand-written inputs live beside them as fuzz/corpus/<target>/hand-*, and
 # regression inputs (each one a bug that was fixed) in fuzz/regress/<target>/.
 set -eu
 cd "$(dirname "$0")/.."
 C=fuzz/corpus
-for t in zkey wtns r1cs json scenario trace spans jobs; do
+for t in zkey wtns r1cs json scenario trace spans jobs import; do
   mkdir -p "$C/$t"
   rm -f "$C/$t"/seed-*
 done
@@ -38,3 +41,9 @@ head -n 60 traces/h200-backlog.spans.csv >"$C/spans/seed-h200-backlog-head.spans
 for f in fuzz/seeds/*.spans.csv; do cp "$f" "$C/spans/seed-$(basename "$f")"; done
 cp traces/h200-backlog/jobs.csv "$C/jobs/seed-h200-backlog.jobs.csv"
 for f in fuzz/seeds/*.jobs.csv; do cp "$f" "$C/jobs/seed-$(basename "$f")"; done
+F=test/fixtures/import
+{ printf '\000'; cat $F/kineto-small.json; } >"$C/import/seed-kineto-auto"
+{ printf '\001'; cat $F/kineto-small.json; } >"$C/import/seed-kineto-chrome"
+{ printf '\002'; cat $F/nsys-small.sqlite; } >"$C/import/seed-nsys"
+{ printf '\003'; head -n 80 $F/demo-trim.daemon.log; } >"$C/import/seed-daemon-demo"
+{ printf '\000'; head -n 80 $F/h200-backlog-g2dev.daemon.log; } >"$C/import/seed-daemon-ansi-auto"
