@@ -79,7 +79,7 @@ int gs_g1_affine_in_subgroup(const gs_g1_affine *a);
  *
  * _first_not_in_subgroup runs the exact test on every point (stops early).
  * _batch_in_subgroup tests random subset sums (ec_subgroup_batch.inc): about
- * 8x faster per point; if a point is outside the subgroup, all 64 sums pass
+ * 10x (G1) and 4x (G2) less work per point than the exact test; if a point is outside the subgroup, all 64 sums pass
  * with probability at most 2^-64 over the choice of seed (32 bytes the
  * caller draws fresh (getrandom(2): rng.h) and never reveals in advance);
  * when a sum fails, the exact test locates the lowest bad point.  The same

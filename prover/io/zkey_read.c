@@ -137,11 +137,22 @@ static void piece_items(void *ctx, size_t begin, size_t end, unsigned slot)
     }
 }
 
+/* Bytes per piece: ZK_BUF, or GS_ZKEY_PIECE_BYTES (a test knob, so that
+ * small keys are read in many pieces and every boundary case runs). */
+static size_t piece_bytes(const zk_in *in)
+{
+    const char *e = getenv("GS_ZKEY_PIECE_BYTES");
+    size_t b = e && *e ? (size_t)strtoull(e, NULL, 10) : ZK_BUF;
+    return b && b < in->buf_len ? b : in->buf_len;
+}
+
 /* Streams `len` bytes of whole elements of `unit` bytes into out[0 ..). */
 static gs_status zk_elements(zk_in *in, gs_pool *pool, uint32_t type, uint64_t len, size_t unit,
                              void *out, const char *what)
 {
-    size_t per = in->buf_len / unit * unit, first = 0;
+    size_t per = piece_bytes(in) / unit * unit, first = 0;
+    if (per == 0)
+        per = unit;
     while (len) {
         size_t take = len < per ? (size_t)len : per;
         gs_status s = zk_read(in, take);
