@@ -80,6 +80,9 @@ GS_TEST(run_end_to_end_tiny)
     }
     if (n == 3) /* timed replay: 5 ms apart */
         GS_CHECK(llabs(jobs[2].intended_ns - jobs[0].intended_ns - 10000000) < 1000);
+    int64_t sub[3] = {0, 0, 0};
+    for (size_t i = 0; i < n && i < 3; i++)
+        sub[i] = jobs[i].submitted_ns - jobs[0].submitted_ns;
     free(jobs);
     /* scenario.ini reloads, and record writes the processed arrivals. */
     gs_scenario *t = NULL;
@@ -92,6 +95,13 @@ GS_TEST(run_end_to_end_tiny)
     GS_CHECK_OK(gs_scn_record_from_run(dir, p, &err));
     gs_trace tr;
     GS_REQUIRE(gs_trace_read(&tr, p, &err) == GS_OK);
-    GS_CHECK(tr.n == 3 && tr.a[0].t_ns == 0 && tr.a[2].t_ns > 5000000);
+    /* The actual submission times, first = 0: a loaded machine may submit
+     * the first job late and the others on time (issue 16: "> 5 ms" failed
+     * 3 of 20 runs), so compare with jobs.csv rather than the intended 10 ms. */
+    GS_CHECK(tr.n == 3 && tr.a[0].t_ns == 0);
+    for (size_t i = 1; i < tr.n && i < 3; i++)
+        GS_CHECK_MSG(llabs(tr.a[i].t_ns - sub[i]) < 1000000 && tr.a[i].t_ns >= tr.a[i - 1].t_ns,
+                     "arrival %zu recorded at %lld ns, submitted at +%lld ns", i, (long long)tr.a[i].t_ns,
+                     (long long)sub[i]);
     gs_trace_free(&tr);
 }
