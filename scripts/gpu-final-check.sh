@@ -30,13 +30,13 @@ G=$B/gapscope
 export GS_ATTACH_LIB=$PWD/$B/lib/libgsattach.so
 step env; nvidia-smi -L; nproc; "$G" version || exit 1
 
-step "1 test-gpu"
-GS_REQUIRE_GPU=1 GS_BIN=$G timeout 150 "$B/test/all" --only cuda 2>&1 | grep -E 'FAIL|passed|OK' | tail -30
-
 step "2 pipeline: backlog, g2 device, prep ahead, 12 synth threads"
 timeout 60 "$G" run scenarios/backlog-incident-gpu.ini --set engine.g2=device \
     --set engine.synth_threads=12 --no-report --out "$W/pipe-s12" 2>&1 | tail -3
 "$G" analyze "$W/pipe-s12" 2>&1 | tail -6; pack
+
+step "1 test-gpu"
+GS_REQUIRE_GPU=1 GS_BIN=$G timeout 120 "$B/test/all" --only cuda 2>&1 | grep -E 'FAIL|passed|OK' | tail -30
 
 step "3 torch under attach"
 for m in pmutex trim sleep; do
