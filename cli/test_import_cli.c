@@ -158,3 +158,44 @@ GS_TEST(cli_record_from_daemon_log)
              bin(), gs_test_tmpdir());
     GS_CHECK_EQ_INT(gs_test_run(cmd, out, sizeof out), 2);
 }
+
+/* The PyTorch stall script on the H200 (traces/attach-h200/final/README.md):
+ * its torch.profiler export over the whole job, imported, gives the device
+ * util of the attach capture of the same script within 1 point and the same
+ * device operations; attach names each stall (sleep, a pthread mutex held
+ * by another thread) as the top cause (family). */
+GS_TEST(cli_import_torch_profile_matches_attach)
+{
+    if (!bin()) {
+        gs_test_skip("GS_BIN not set (run through make test)");
+        return;
+    }
+    const char *d = gs_test_tmpdir();
+    char dir[1024], cmd[4096], out[8192], cause[64], cause_a[64];
+    double util_i = -1, util_a = -1;
+    snprintf(dir, sizeof dir, "%s/imported", d);
+    snprintf(cmd, sizeof cmd, "%s import traces/torch-stall/torch-sleep-profile.json --out %s "
+             "--no-charts --quiet 2>&1", bin(), dir);
+    int rc = gs_test_run(cmd, out, sizeof out);
+    GS_CHECK_MSG(rc == 0, "%s", out);
+    GS_REQUIRE(rc == 0 && summary(dir, &util_i, cause, sizeof cause));
+    static const struct {
+        const char *mode, *cause;
+    } runs[] = {{"sleep", "sleep"}, {"pmutex", "lock_wait/blocked"}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        /* analyze writes beside spans.csv: work on a copy. */
+        snprintf(cmd, sizeof cmd, "mkdir -p %s/%s && cp traces/attach-h200/final/torch-%s/spans.csv "
+                 "%s/%s/ && %s analyze %s/%s --quiet >/dev/null 2>&1",
+                 d, runs[i].mode, runs[i].mode, d, runs[i].mode, bin(), d, runs[i].mode);
+        GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
+        snprintf(dir, sizeof dir, "%s/%s", d, runs[i].mode);
+        double u;
+        GS_REQUIRE(summary(dir, &u, cause_a, sizeof cause_a));
+        GS_CHECK_MSG(!strcmp(cause_a, runs[i].cause), "torch %s: attach verdict %s", runs[i].mode,
+                     cause_a);
+        if (i == 0)
+            util_a = u;
+    }
+    GS_CHECK_MSG(fabs(util_i - util_a) <= 0.01, "imported torch.profiler util %.4f vs attach %.4f",
+                 util_i, util_a);
+}
