@@ -16,14 +16,32 @@
 #include "../prover/common/json.h"
 #include "../test/test.h"
 
+#define MAX_CAUSES 32
+
 typedef struct {
     double idle_s;
-    double cause_s;      /* idle of the cause asked for */
+    size_t n;
+    char name[MAX_CAUSES][48];
+    double cause_s[MAX_CAUSES];  /* idle by cause, summary.json order */
     char verdict[64];
 } run_result;
 
-/* Runs accuracy.ini with extra --set arguments; reads device 0 of summary.json. */
-static int run_one(const char *sets, const char *cause, const char *tag, run_result *out)
+static double cause_of(const run_result *r, const char *cause)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (!strcmp(r->name[i], cause))
+            return r->cause_s[i];
+    return 0.0;
+}
+
+static double median3(double a, double b, double c)
+{
+    return a > b ? (b > c ? b : a > c ? c : a) : (a > c ? a : b > c ? c : b);
+}
+
+/* Runs accuracy.ini with extra --set arguments (--no-report: the analysis
+ * still writes summary.json); reads device 0 of summary.json. */
+static int run_one(const char *sets, const char *tag, run_result *out)
 {
     const char *bin = getenv("GS_BIN");
     char dir[1024], cmd[4096], path[1100];
@@ -32,11 +50,6 @@ static int run_one(const char *sets, const char *cause, const char *tag, run_res
              bin, dir, sets, dir);
     if (system(cmd) != 0) {
         gs_test_fail(__FILE__, __LINE__, "run failed: %s (see %s.log)", cmd, dir);
-        return 0;
-    }
-    snprintf(cmd, sizeof cmd, "%s analyze %s >>%s.log 2>&1", bin, dir, dir);
-    if (system(cmd) != 0) {
-        gs_test_fail(__FILE__, __LINE__, "analyze failed: %s", cmd);
         return 0;
     }
     snprintf(path, sizeof path, "%s/summary.json", dir);
@@ -52,18 +65,53 @@ static int run_one(const char *sets, const char *cause, const char *tag, run_res
     const gs_json *idle = gs_json_get(dev, "idle_s");
     memset(out, 0, sizeof *out);
     out->idle_s = idle ? idle->number : -1;
-    for (size_t i = 0; causes && i < causes->n; i++) {
+    for (size_t i = 0; causes && i < causes->n && out->n < MAX_CAUSES; i++) {
         const gs_json *c = gs_json_at(causes, i);
-        const gs_json *name = gs_json_get(c, "cause"), *s = gs_json_get(c, "idle_s");
-        if (name && s && !strcmp(name->text, cause))
-            out->cause_s = s->number;
-        if (i == 0 && name)
+        const gs_json *name = gs_json_get(c, "cause"), *sec = gs_json_get(c, "idle_s");
+        if (!name || !sec)
+            continue;
+        snprintf(out->name[out->n], sizeof out->name[0], "%s", name->text);
+        out->cause_s[out->n++] = sec->number;
+        if (i == 0)
             snprintf(out->verdict, sizeof out->verdict, "%s", name->text);
     }
     gs_json_free(j);
     return out->idle_s >= 0;
 }
 
+/* One on-run of a case against the baseline: 1 when the verdict names the
+ * cause, the injection produced more than 0.5 s of idle and the attributed
+ * idle is within 10% of it; else 0 with the reason in why. */
+static int judge(const run_result *on, const char *cause, double base_idle, double base_cause,
+                 char *why, size_t cap)
+{
+    double produced = on->idle_s - base_idle;
+    double attributed = cause_of(on, cause) - base_cause;
+    if (gs_test_verbose())
+        printf("  %-26s produced %.3f s, attributed %.3f s (baseline idle %.3f s)\n", cause, produced,
+               attributed, base_idle);
+    if (strcmp(on->verdict, cause))
+        snprintf(why, cap, "%s: verdict is %s", cause, on->verdict);
+    else if (!(produced > 0.5))
+        snprintf(why, cap, "%s: the injection produced only %.3f s of idle", cause, produced);
+    else if (!(fabs(attributed - produced) <= 0.10 * produced))
+        snprintf(why, cap, "%s: attributed %.3f s vs produced %.3f s (more than 10%% apart)", cause,
+                 attributed, produced);
+    else
+        return 1;
+    return 0;
+}
+
+/* The injections are sized to dwarf scheduling noise on a loaded 2-core
+ * machine (issue 16: with 60 ms holds and a 120 ms synthesis delay 12 of
+ * 20 runs failed at load average 5-9: a 0.1-0.3 s hand-off hiccup in one
+ * run moved "produced" by more than 10%, and a prove slowed by load past
+ * the 60 ms per partition two synthesis threads deliver left no
+ * queue_empty idle at all).  Now each case produces 1-3 s of idle (18
+ * partitions of 150 ms holds; 400 ms syntheses on 2 threads against a
+ * 30-130 ms prove), the baseline is the median of three runs, and each case
+ * passes when two of at most three on-runs pass: a real attribution error
+ * (systematic) fails every run, noise rarely two. */
 GS_TEST(accuracy_injected_causes_within_10pct)
 {
     if (!getenv("GS_BIN") || access(getenv("GS_BIN"), X_OK) != 0) {
@@ -73,38 +121,40 @@ GS_TEST(accuracy_injected_causes_within_10pct)
     static const struct {
         const char *cause, *sets;
     } cases[] = {
-        {"tracker_lock/injected", "--set inject.tracker_hold.dist=fixed:60ms"},
+        {"tracker_lock/injected", "--set inject.tracker_hold.dist=fixed:150ms"},
         {"tracker_lock/malloc_trim",
-         "--set inject.malloc_trim.dist=fixed:60ms --set engine.trim=under_lock"},
-        {"queue_empty", "--set inject.synth.dist=fixed:250ms"},
-        {"h2d_pageable", "--set inject.h2d.dist=fixed:60ms --set engine.staging=pageable"},
+         "--set inject.malloc_trim.dist=fixed:150ms --set engine.trim=under_lock"},
+        {"queue_empty", "--set inject.synth.dist=fixed:400ms"},
+        {"h2d_pageable", "--set inject.h2d.dist=fixed:150ms --set engine.staging=pageable"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        run_result off, on;
+    run_result off[3];
+    for (int k = 0; k < 3; k++) {
         char tag[32];
-        snprintf(tag, sizeof tag, "off%zu", i);
-        if (!run_one("", cases[i].cause, tag, &off))
+        snprintf(tag, sizeof tag, "off%d", k);
+        if (!run_one("", tag, &off[k]))
             return;
-        snprintf(tag, sizeof tag, "on%zu", i);
-        if (!run_one(cases[i].sets, cases[i].cause, tag, &on))
-            return;
-        double produced = on.idle_s - off.idle_s;
-        double attributed = on.cause_s - off.cause_s;
-        if (gs_test_verbose())
-            printf("  %-26s produced %.3f s, attributed %.3f s (off: idle %.3f s)\n",
-                   cases[i].cause, produced, attributed, off.idle_s);
-        GS_CHECK_MSG(!strcmp(on.verdict, cases[i].cause), "%s: verdict is %s", cases[i].cause,
-                     on.verdict);
-        GS_CHECK_MSG(produced > 0.1, "%s: the injection produced only %.3f s of idle",
-                     cases[i].cause, produced);
-        /* produced is on.idle - off.idle: the base run's own idle (a few ms
-         * on an idle machine, up to ~0.15 s with another process on one of
-         * 2 cores, where it once moved produced 10% below attributed) is
-         * noise in that difference, so it widens the 10% band. */
-        GS_CHECK_MSG(fabs(attributed - produced) <= 0.10 * produced + off.idle_s,
-                     "%s: attributed %.3f s vs produced %.3f s (more than 10%% + the base "
-                     "run's %.3f s idle apart)",
-                     cases[i].cause, attributed, produced, off.idle_s);
+    }
+    double base_idle = median3(off[0].idle_s, off[1].idle_s, off[2].idle_s);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *cause = cases[i].cause;
+        double base_cause = median3(cause_of(&off[0], cause), cause_of(&off[1], cause), cause_of(&off[2], cause));
+        int pass = 0, fail = 0;
+        char why[256] = "";
+        while (pass < 2 && fail < 2 && !(pass == 1 && fail == 0)) {
+            run_result on;
+            char tag[32];
+            snprintf(tag, sizeof tag, "on%zu_%d", i, pass + fail);
+            if (!run_one(cases[i].sets, tag, &on))
+                return;
+            if (judge(&on, cause, base_idle, base_cause, why, sizeof why))
+                pass++;
+            else
+                fail++;
+        }
+        /* The first on-run passing settles it; after a miss, two of three. */
+        GS_CHECK_MSG(pass >= 1 && pass > fail, "%s (%d of %d on-runs passed)", why, pass, pass + fail);
+        if (fail && pass > fail)
+            fprintf(stderr, "    note: %s: one on-run missed (%s), two passed\n", cause, why);
     }
 }
 
