@@ -203,17 +203,19 @@ static void gate_expect(const char *bin, const char *scenario, const char *d, co
 /* issue 7: the gate fails on the demo's buggy configuration and passes on the
  * fixed one, with the thresholds of ci/thresholds.ini.
  *
- * Margins (issue 16; bench/demo-gate-reliability.sh, 50 runs of each with
- * another process busy on one of the 2 cores and the machine loaded by
- * other work, load average 8-20; bench/RESULTS.md): demo.ini fails on two
- * checks each clear of its limit in every run, util 0.707-0.862 against
- * min 0.90 and the tracker_lock share 0.120-0.275 against max 0.05 (2.4x);
- * demo-fixed.ini passes with util 0.966-0.996 and a tracker_lock share
- * under 0.005; its longest gap (scheduling: the worker preempted at
- * hand-off) had median 45 ms, p90 142 ms, and exceeded the 250 ms limit in
- * 2 of 50 runs, both while the load average was 20.  demo.ini failed the
- * gate 50/50, demo-fixed.ini passed 48/50.  On top of that a wrong
- * verdict is re-run and the majority of five decides (gate_expect). */
+ * Margins (issue 16; bench/demo-gate-reliability.sh, two rounds of 50
+ * runs of each with another process busy on one of the 2 cores, one with
+ * the machine otherwise quiet, one loaded by other work to load average
+ * 8-20; bench/RESULTS.md): demo.ini fails on two checks each clear of its
+ * limit in all 100 runs, util 0.707-0.866 against min 0.90 and the
+ * tracker_lock share 0.120-0.275 against max 0.05 (2.4x at least);
+ * demo-fixed.ini passes with util 0.925-0.996 and a tracker_lock share
+ * under 0.005, its longest gap (scheduling: the worker preempted at
+ * hand-off) 107 ms at most in the quiet round against the 250 ms limit,
+ * over it in 2 runs of the loaded round, both at load average 20.
+ * demo.ini failed the gate 100/100, demo-fixed.ini passed 98/100.  On top
+ * of that a wrong verdict is re-run and the majority of five decides
+ * (gate_expect). */
 GS_TEST(accuracy_gate_demo_buggy_fails_fixed_passes)
 {
 #ifdef __SANITIZE_ADDRESS__
