@@ -28,7 +28,6 @@ typedef struct {
 void gs_merkle_run(cs *s, uint32_t depth, uint32_t n_proofs, int sha, const merkle_inputs *in);
 
 /* ---- SHA-256 (sha256.c) ---------------------------------------------------- */
-void gs_sha256_compress(uint32_t st[8], const uint32_t m[16]);
 /* SHA-256 of a 64-byte message (two compressions: the message, the padding). */
 void gs_sha256_64(uint8_t out[32], const uint8_t in[64]);
 /* A digest as a field element: little-endian bytes, top two bits cleared

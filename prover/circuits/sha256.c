@@ -25,53 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/sha256.h"
 #include "circuits_internal.h"
 
-static const uint32_t K256[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-static const uint32_t IV256[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-
-static uint32_t rotr(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
-
-void gs_sha256_compress(uint32_t st[8], const uint32_t m[16])
-{
-    uint32_t w[64], a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6],
-                    h = st[7];
-    for (int t = 0; t < 16; t++)
-        w[t] = m[t];
-    for (int t = 16; t < 64; t++) {
-        uint32_t s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
-        uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
-        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-    }
-    for (int t = 0; t < 64; t++) {
-        uint32_t S1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25), ch = (e & f) ^ (~e & g);
-        uint32_t t1 = h + S1 + ch + K256[t] + w[t];
-        uint32_t S0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22), mj = (a & b) ^ (a & c) ^ (b & c);
-        h = g; g = f; f = e; e = d + t1;
-        d = c; c = b; b = a; a = t1 + S0 + mj;
-    }
-    st[0] += a; st[1] += b; st[2] += c; st[3] += d;
-    st[4] += e; st[5] += f; st[6] += g; st[7] += h;
-}
-
-/* The 64-byte message's words (big-endian) and its padding block. */
-static void msg_words(uint32_t m[16], const uint8_t in[64])
-{
-    for (int t = 0; t < 16; t++)
-        m[t] = (uint32_t)in[4 * t] << 24 | (uint32_t)in[4 * t + 1] << 16 |
-               (uint32_t)in[4 * t + 2] << 8 | in[4 * t + 3];
-}
-
+/* The padding block of a 64-byte message, in words. */
 static void pad_words(uint32_t m[16])
 {
     memset(m, 0, 16 * sizeof *m);
@@ -81,18 +38,7 @@ static void pad_words(uint32_t m[16])
 
 void gs_sha256_64(uint8_t out[32], const uint8_t in[64])
 {
-    uint32_t st[8], m[16];
-    memcpy(st, IV256, sizeof st);
-    msg_words(m, in);
-    gs_sha256_compress(st, m);
-    pad_words(m);
-    gs_sha256_compress(st, m);
-    for (int t = 0; t < 8; t++) {
-        out[4 * t] = (uint8_t)(st[t] >> 24);
-        out[4 * t + 1] = (uint8_t)(st[t] >> 16);
-        out[4 * t + 2] = (uint8_t)(st[t] >> 8);
-        out[4 * t + 3] = (uint8_t)st[t];
-    }
+    gs_sha256_buf(out, in, 64);
 }
 
 void gs_sha256_to_fr(gs_fr *out, const uint8_t digest[32])
@@ -434,9 +380,9 @@ static void gadget_compress(cs *s, sword st[8], sword m[16])
         chw.v = word_val(&chw);
         mjw.v = word_val(&mjw);
         sword *ope[5] = {&d, &h, &S1, &chw, &w[t]};
-        word_addmany(s, &ne, ope, 5, K256[t]);
+        word_addmany(s, &ne, ope, 5, gs_sha256_k[t]);
         sword *opa[6] = {&h, &S1, &chw, &w[t], &S0, &mjw};
-        word_addmany(s, &na, opa, 6, K256[t]);
+        word_addmany(s, &na, opa, 6, gs_sha256_k[t]);
         h = g; g = f; f = e; e = ne;
         d = c; c = b; b = a; a = na;
     }
@@ -459,7 +405,7 @@ void gs_sha256_gadget_64_to_fr(cs *s, cs_lc *out, uint32_t msg_wire0)
 {
     sword st[8], m[16];
     for (int i = 0; i < 8; i++)
-        word_const(&st[i], IV256[i]);
+        word_const(&st[i], gs_sha256_iv[i]);
     /* Word t = bytes 4t .. 4t+3 big-endian: its bit i is bit i % 8 of byte 4t + 3 - i / 8. */
     for (int t = 0; t < 16; t++) {
         memset(&m[t], 0, sizeof m[t]);

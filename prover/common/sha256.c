@@ -18,7 +18,7 @@
 #define GS_SHA_X86 1
 #endif
 
-static const uint32_t K[64] = {
+const uint32_t gs_sha256_k[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
     0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
@@ -31,11 +31,11 @@ static const uint32_t K[64] = {
 
 static uint32_t ror(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
-static void block(uint32_t h[8], const uint8_t *p)
+void gs_sha256_compress(uint32_t h[8], const uint32_t m[16])
 {
     uint32_t w[64];
     for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+        w[i] = m[i];
     for (int i = 16; i < 64; i++) {
         uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3);
         uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
@@ -43,7 +43,7 @@ static void block(uint32_t h[8], const uint8_t *p)
     }
     uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
     for (int i = 0; i < 64; i++) {
-        uint32_t t1 = hh + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
+        uint32_t t1 = hh + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + gs_sha256_k[i] + w[i];
         uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
         hh = g;
         g = f;
@@ -60,8 +60,13 @@ static void block(uint32_t h[8], const uint8_t *p)
 
 static void blocks_portable(uint32_t h[8], const uint8_t *p, size_t n)
 {
-    for (; n; n--, p += 64)
-        block(h, p);
+    uint32_t m[16];
+    for (; n; n--, p += 64) {
+        for (int i = 0; i < 16; i++)
+            m[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 |
+                   p[4 * i + 3];
+        gs_sha256_compress(h, m);
+    }
 }
 
 #ifdef GS_SHA_X86
@@ -88,7 +93,7 @@ __attribute__((target("sha,sse4.1"))) static void blocks_shani(uint32_t h[8], co
                 m = _mm_sha256msg2_epu32(m, w[(g + 3) & 3]);
             }
             w[g & 3] = m;
-            __m128i k = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)&K[4 * g]));
+            __m128i k = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)&gs_sha256_k[4 * g]));
             s1 = _mm_sha256rnds2_epu32(s1, s0, k);
             k = _mm_shuffle_epi32(k, 0x0E);
             s0 = _mm_sha256rnds2_epu32(s0, s1, k);
@@ -143,11 +148,12 @@ void gs_sha256_force_portable(int on)
     atomic_store(&force_portable, on);
 }
 
+const uint32_t gs_sha256_iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+
 void gs_sha256_init(gs_sha256 *c)
 {
-    static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    memcpy(c->h, iv, sizeof iv);
+    memcpy(c->h, gs_sha256_iv, sizeof gs_sha256_iv);
     c->len = 0;
     c->n = 0;
 }

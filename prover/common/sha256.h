@@ -37,6 +37,14 @@ void gs_sha256_hex(char out[65], const uint8_t digest[32]);
 /* Hex digest of a whole file; GS_ERR_IO naming the path when it cannot be read. */
 gs_status gs_sha256_file(char out[65], const char *path, gs_err *err);
 
+/* The round constants and initial hash value (FIPS 180-4, 4.2.2 and 5.3.3),
+ * and one compression of the portable block function on a message block
+ * already in big-endian words: what the SHA-256 circuit gadget
+ * (prover/circuits/sha256.c) mirrors constraint by constraint. */
+extern const uint32_t gs_sha256_k[64];
+extern const uint32_t gs_sha256_iv[8];
+void gs_sha256_compress(uint32_t st[8], const uint32_t m[16]);
+
 /* Which block function runs: "sha-ni" or "portable" (for reports and tests). */
 const char *gs_sha256_impl(void);
 /* Tests only: 1 forces the portable block function, 0 restores the choice. */
