@@ -85,7 +85,13 @@ GS_TEST(soak_faults_every_job_ends_once)
      * times; the draws are seeded, so this is the same every run). */
     GS_CHECK(c.completed > 0 && c.failed > 0 && c.cancelled > 0);
     GS_CHECK(c.cancel_requests >= c.cancelled);
+#ifdef __SANITIZE_ADDRESS__
+    /* ASan's quarantine and shadow memory (312 MiB at 500 jobs) dwarf the
+     * run's own; leaks are LeakSanitizer's to find here. */
+    (void)bound;
+#else
     GS_CHECK_MSG(rss_kib <= bound, "peak RSS %ld KiB over the bound %ld KiB", rss_kib, bound);
+#endif
 }
 
 /* The checker catches each way a run can break the invariant: a job ended

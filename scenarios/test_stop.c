@@ -224,9 +224,11 @@ GS_TEST(stop_second_signal_exits_at_once)
     char dir[700], log[720];
     snprintf(dir, sizeof dir, "%s/twice", gs_test_tmpdir());
     snprintf(log, sizeof log, "%s.log", dir);
-    /* Slow partitions (a 2 s injected hold under the tracker lock) keep the
-     * first stop busy in its grace period. */
-    const char *argv[] = {bin, "run", scn, "--out", dir, "--set", "inject.tracker_hold.dist=fixed:2s", NULL};
+    /* A 10 s injected synthesis keeps the first stop busy in its grace
+     * period (the partition being synthesized runs on); it holds no lock,
+     * so the driver keeps replaying (a hold under the tracker lock would
+     * block its submissions: no progress line under ASan). */
+    const char *argv[] = {bin, "run", scn, "--out", dir, "--set", "inject.synth.dist=fixed:10s", NULL};
     pid_t pid = spawn(argv, log);
     GS_REQUIRE(pid > 0);
     GS_CHECK_MSG(wait_log(log, "replaying", 60LL * 1000000000LL), "no progress line in %s", log);
@@ -238,6 +240,9 @@ GS_TEST(stop_second_signal_exits_at_once)
     REQUIRE_MSG(st != -1, "a second SIGINT did not end gapscope within 5 s");
     GS_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT, "exit status %d",
                  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    /* The second signal, not the end of the first stop, ended it (the
+     * synthesis in flight had seconds left when the first came). */
+    GS_CHECK_MSG(wait_log(log, "second signal", 1000000000LL), "no 'second signal' line in %s", log);
     /* No partial file under an output's name (outputs go through a
      * temporary and a rename): the timeline, when it got written at all,
      * reads back whole. */
