@@ -321,8 +321,7 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
     TRY(gs_cu_clock_align(d, err));
     /* Stream 0: the witness, its preparation, the three witness MSMs. */
     TRY(gs_cu_use_stream(d, 0, err));
-    TRY(gs_cu_mark(d, M_H2DW0, err));
-    TRY(gs_cu_upload(d, im->d_w, as->w, nv * sizeof(gs_scalar), pageable, err));
+    TRY(gs_cu_upload_marked(d, im->d_w, as->w, nv * sizeof(gs_scalar), pageable, M_H2DW0, err));
     TRY(gs_cu_mark(d, M_H2DW1, err));
     TRY(gs_cu_msm_prepare(d, im->d_w, nv, (int)im->c_w, im->t_w, 0, NULL, NULL, err));
     TRY(gs_cu_mark(d, M_PREP_W, err));
@@ -334,8 +333,7 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
     TRY(gs_cu_mark(d, M_MSM_B1, err));
     /* Stream 1 meanwhile (the host stages a/b/c while the MSMs run). */
     TRY(gs_cu_use_stream(d, 1, err));
-    TRY(gs_cu_mark(d, M_H2D0, err));
-    TRY(gs_cu_upload(d, da, as->a, n * sizeof(gs_fr), pageable, err));
+    TRY(gs_cu_upload_marked(d, da, as->a, n * sizeof(gs_fr), pageable, M_H2D0, err));
     TRY(gs_cu_upload(d, db, as->b, n * sizeof(gs_fr), pageable, err));
     TRY(gs_cu_upload(d, dc, as->c, n * sizeof(gs_fr), pageable, err));
     TRY(gs_cu_mark(d, M_H2D1, err));

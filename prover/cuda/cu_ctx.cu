@@ -166,12 +166,14 @@ static void par_memcpy(void *dst, const void *src, size_t len)
 }
 
 /* Staged copy: chunk k goes through pin[k % 2] once that buffer's previous
- * DMA has completed. */
-extern "C" gs_status gs_cu_upload(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
-                                  int pageable, gs_err *err)
+ * DMA has completed.  Event `mark` (>= 0) goes right before the first DMA. */
+extern "C" gs_status gs_cu_upload_marked(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
+                                         int pageable, int mark, gs_err *err)
 {
+    gs_status st;
     CU_TRY(cudaSetDevice(d->device));
     if (pageable) {
+        if (mark >= 0 && (st = gs_cu_mark(d, mark, err)) != GS_OK) return st;
         CU_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, d->stream));
         return GS_OK;
     }
@@ -180,12 +182,20 @@ extern "C" gs_status gs_cu_upload(gs_cu_dev *d, void *dst, const void *src, size
         size_t len = bytes - off < GS_CU_PIN_CHUNK ? bytes - off : GS_CU_PIN_CHUNK;
         CU_TRY(cudaEventSynchronize(d->pin_done[k]));
         par_memcpy(d->pin[k], (const char *)src + off, len);
+        if (off == 0 && mark >= 0 && (st = gs_cu_mark(d, mark, err)) != GS_OK) return st;
         CU_TRY(cudaMemcpyAsync((char *)dst + off, d->pin[k], len, cudaMemcpyHostToDevice,
                                d->stream));
         CU_TRY(cudaEventRecord(d->pin_done[k], d->stream));
         off += len;
     }
+    if (bytes == 0 && mark >= 0) return gs_cu_mark(d, mark, err);
     return GS_OK;
+}
+
+extern "C" gs_status gs_cu_upload(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
+                                  int pageable, gs_err *err)
+{
+    return gs_cu_upload_marked(d, dst, src, bytes, pageable, -1, err);
 }
 
 extern "C" gs_status gs_cu_copy_d2d(gs_cu_dev *d, void *dst, const void *src, size_t bytes,

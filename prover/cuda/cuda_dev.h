@@ -61,6 +61,14 @@ gs_status gs_cu_mem_info(gs_cu_dev *d, size_t *free_b, size_t *total_b, gs_err *
  * from src (the slow path production daemons hit). */
 gs_status gs_cu_upload(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
                        int pageable, gs_err *err);
+/* gs_cu_upload that also enqueues stage-timing event `mark` (see below; -1:
+ * none) right before the first DMA, not before the host has staged the
+ * first chunk: a stage timed from that event covers device work only, so a
+ * native timeline counts the same busy time as a CUPTI capture of the same
+ * run (issue 13: the staging memcpy of a 2^20 witness, ~3 ms per partition
+ * with the device idle, used to count as busy). */
+gs_status gs_cu_upload_marked(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
+                              int pageable, int mark, gs_err *err);
 /* Enqueues a device -> device copy. */
 gs_status gs_cu_copy_d2d(gs_cu_dev *d, void *dst, const void *src, size_t bytes, gs_err *err);
 /* Device -> host, synchronous. */
