@@ -25,6 +25,7 @@
  * product per set bit of t, from the table g^(2^b) passed by value) and
  * stepping by g^T; about two multiplications per element.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cu_internal.cuh"
@@ -170,6 +171,229 @@ __global__ void k_ntt_radix4(cu_fr *x, unsigned log_n, unsigned s, const cu_fr *
     fe_store(&x[i + 3 * m], a3);
 }
 
+/*
+ * The pass-fused NTT (the default; GS_CU_NTT=old selects the kernels
+ * above).  Same decimation in time and twiddles, fewer trips through
+ * global memory: 2^L elements in 1 + ceil((L - 5) / KMAX) passes instead
+ * of 1 + 1 + ceil((L - 10) / 2).
+ *
+ * n <= 2^11: one block (k_ntt_small) loads x[rev(i)] into shared memory,
+ * runs all L stages there and stores.
+ *
+ * n >= 2^12, first pass (k_ntt_first): the index is split into fields
+ * (A, B, C) of 5, L - 10 and 5 bits; bit reversal maps (A, B, C) to
+ * (rev C, rev B, rev A), so the 2^11 elements with middle field B or
+ * rev B form a set closed under the permutation.  One block loads that
+ * set, rows of 32 contiguous elements, and permutes it in shared memory.
+ * Output positions that differ only in their low 5 bits (rev A) are one
+ * group of stages 0..4, so the block runs those 5 stages before writing
+ * back (in place: the block writes exactly what it read).  Blocks whose B
+ * exceeds rev B exit; their set is their partner's.
+ *
+ * Later passes (k_ntt_pass): stages s .. s + k - 1 combine elements
+ * hi 2^(s+k) + a 2^s + lo, a < 2^k; a block takes 2^t consecutive lo
+ * (coalesced rows of 2^t elements) and all a, 2^(k+t) elements in shared
+ * memory, and the global twiddles tw[2^(s+u) + j' 2^s + lo] of its stages
+ * (contiguous in lo).  KMAX = tile_log - t (defaults 11 and 3, so 8).
+ *
+ * Shared memory holds an element as two 16-byte halves in two planes
+ * (half h of element i at plane h, index i), so 8 consecutive elements are
+ * 8 different 16-byte bank groups.  Butterflies are handed to threads
+ * with the column (or group) fastest and the twiddle index j' slowest, so
+ * a warp shares j' (one twiddle row; in the first pass one broadcast
+ * twiddle, and a warp-uniform skip of the multiplication when j' = 0).
+ */
+#define NTT_SMALL_LOG 11
+#define NTT_FIRST_BITS 5
+
+CU_DEV void sh_ld(cu_fr &r, const uint4 *sh, uint32_t i, uint32_t plane)
+{
+    uint4 a = sh[i], b = sh[plane + i];
+    r.l[0] = a.x; r.l[1] = a.y; r.l[2] = a.z; r.l[3] = a.w;
+    r.l[4] = b.x; r.l[5] = b.y; r.l[6] = b.z; r.l[7] = b.w;
+}
+
+CU_DEV void sh_st(uint4 *sh, uint32_t i, uint32_t plane, const cu_fr &v)
+{
+    sh[i] = make_uint4(v.l[0], v.l[1], v.l[2], v.l[3]);
+    sh[plane + i] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
+}
+
+/* Twiddle load through the read-only path. */
+CU_DEV void ld_tw(cu_fr &r, const cu_fr *p)
+{
+    const uint4 *v = reinterpret_cast<const uint4 *>(p);
+    uint4 a = __ldg(v), b = __ldg(v + 1);
+    r.l[0] = a.x; r.l[1] = a.y; r.l[2] = a.z; r.l[3] = a.w;
+    r.l[4] = b.x; r.l[5] = b.y; r.l[6] = b.z; r.l[7] = b.w;
+}
+
+/* Butterfly of stage m as bfly, skipping the multiplication by 1 (j = 0)
+ * in both directions. */
+template <bool INV>
+CU_DEV void bfly2(cu_fr &u, cu_fr &v, const cu_fr *tw, uint32_t m, uint32_t j)
+{
+    cu_fr t, w;
+    if (j == 0) {
+        t = v;
+        fe_sub(v, u, t);
+        fe_add(u, u, t);
+    } else if (!INV) {
+        ld_tw(w, &tw[m + j]);
+        fe_mul(t, v, w);
+        fe_sub(v, u, t);
+        fe_add(u, u, t);
+    } else {
+        ld_tw(w, &tw[2 * m - j]);
+        fe_mul(t, v, w);
+        fe_add(v, u, t);
+        fe_sub(u, u, t);
+    }
+}
+
+/* mode 0: nothing; 1: v *= c; 2: v *= tw[n + idx] * c (idx: natural index). */
+CU_DEV void ntt_scale(cu_fr &v, int mode, const cu_fr &c, const cu_fr *tw, uint32_t n, uint32_t idx)
+{
+    if (mode == 1) {
+        fe_mul(v, v, c);
+    } else if (mode == 2) {
+        cu_fr f;
+        ld_tw(f, &tw[n + idx]);
+        fe_mul(f, f, c);
+        fe_mul(v, v, f);
+    }
+}
+
+/* Whole transform of 2^L <= 2^NTT_SMALL_LOG elements in one block. */
+template <bool INV>
+__global__ void __launch_bounds__(256) k_ntt_small(cu_fr *x, unsigned L, int mode, cu_fr c,
+                                                   const cu_fr *tw)
+{
+    extern __shared__ uint4 shv[];
+    uint32_t n = 1u << L, half = n >> 1;
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        uint32_t j = __brev(i) >> (32 - L);
+        cu_fr v;
+        fe_load(v, &x[j]);
+        ntt_scale(v, mode, c, tw, n, j);
+        sh_st(shv, i, n, v);
+    }
+    __syncthreads();
+    for (unsigned s = 0; s < L; s++) {
+        uint32_t m = 1u << s;
+        for (uint32_t p = threadIdx.x; p < half; p += blockDim.x) {
+            uint32_t j = p & (m - 1), i = ((p >> s) << (s + 1)) | j;
+            cu_fr u, v;
+            sh_ld(u, shv, i, n);
+            sh_ld(v, shv, i + m, n);
+            bfly2<INV>(u, v, tw, m, j);
+            sh_st(shv, i, n, u);
+            sh_st(shv, i + m, n, v);
+        }
+        __syncthreads();
+    }
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        cu_fr v;
+        sh_ld(v, shv, i, n);
+        fe_store(&x[i], v);
+    }
+}
+
+/*
+ * Bit reversal and stages 0..4 of 2^L >= 2^12 elements (see above); one
+ * block per middle field B, 2^11 elements (two tiles of 32 x 32) in
+ * shared memory.  Tile tau reads middle Bt (B, then rev B); its element
+ * (A, Bt, C) sits in group C at position a = rev A, stored at
+ * C 32 + (a ^ (C mod 8)) (the XOR keeps the column-wise load and the
+ * group-wise butterflies free of bank conflicts).
+ */
+template <bool INV>
+__global__ void __launch_bounds__(256) k_ntt_first(cu_fr *x, unsigned L, int mode, cu_fr c,
+                                                   const cu_fr *tw)
+{
+    extern __shared__ uint4 shv[];
+    const uint32_t PLANE = 2048;
+    unsigned M = L - 2 * NTT_FIRST_BITS;
+    uint32_t B = blockIdx.x, RB = __brev(B) >> (32 - M);
+    if (RB < B) return;
+    uint32_t nt = RB == B ? 1024 : 2048;
+    uint32_t n = 1u << L, row = 1u << (L - NTT_FIRST_BITS);
+    for (uint32_t e = threadIdx.x; e < nt; e += blockDim.x) {
+        uint32_t tau = e >> 10, C = e & 31, A = (e >> 5) & 31;
+        uint32_t idx = A * row + ((tau ? RB : B) << 5) + C;
+        uint32_t a = __brev(A) >> 27;
+        cu_fr v;
+        fe_load(v, &x[idx]);
+        ntt_scale(v, mode, c, tw, n, idx);
+        sh_st(shv, (tau << 10) + (C << 5) + (a ^ (C & 7)), PLANE, v);
+    }
+    __syncthreads();
+#pragma unroll 1
+    for (unsigned u = 0; u < NTT_FIRST_BITS; u++) {
+        for (uint32_t b = threadIdx.x; b < nt / 2; b += blockDim.x) {
+            uint32_t tau = b >> 9, C = b & 31, rest = (b >> 5) & 15;
+            uint32_t jp = rest >> (4 - u), gg = rest & ((1u << (4 - u)) - 1);
+            uint32_t a0 = (gg << (u + 1)) | jp, a1 = a0 + (1u << u);
+            uint32_t base = (tau << 10) + (C << 5), sw = C & 7;
+            cu_fr p, q;
+            sh_ld(p, shv, base + (a0 ^ sw), PLANE);
+            sh_ld(q, shv, base + (a1 ^ sw), PLANE);
+            bfly2<INV>(p, q, tw, 1u << u, jp);
+            sh_st(shv, base + (a0 ^ sw), PLANE, p);
+            sh_st(shv, base + (a1 ^ sw), PLANE, q);
+        }
+        __syncthreads();
+    }
+    for (uint32_t e = threadIdx.x; e < nt; e += blockDim.x) {
+        uint32_t tau = e >> 10, a = e & 31, X = (e >> 5) & 31;
+        uint32_t C = __brev(X) >> 27;
+        uint32_t idx = X * row + ((tau ? B : RB) << 5) + a;
+        cu_fr v;
+        sh_ld(v, shv, (tau << 10) + (C << 5) + (a ^ (C & 7)), PLANE);
+        fe_store(&x[idx], v);
+    }
+}
+
+/* Stages s .. s + k - 1 (s >= t); block = 2^t consecutive lo x 2^k rows. */
+template <bool INV, int NT>
+__global__ void __launch_bounds__(NT) k_ntt_pass(cu_fr *x, unsigned s, unsigned k, unsigned t,
+                                                 const cu_fr *tw)
+{
+    extern __shared__ uint4 shv[];
+    const uint32_t C = 1u << t, E = 1u << (k + t);
+    uint32_t bid = blockIdx.x;
+    uint32_t hi = bid >> (s - t), lo0 = (bid & ((1u << (s - t)) - 1)) << t;
+    cu_fr *base = x + ((size_t)hi << (s + k)) + lo0;
+    for (uint32_t e = threadIdx.x; e < E; e += NT) {
+        cu_fr v;
+        fe_load(v, &base[((size_t)(e >> t) << s) + (e & (C - 1))]);
+        sh_st(shv, e, E, v);
+    }
+    __syncthreads();
+#pragma unroll 1
+    for (unsigned u = 0; u < k; u++) {
+        uint32_t m = 1u << (s + u), sh = k - 1 - u;
+        for (uint32_t b = threadIdx.x; b < E / 2; b += NT) {
+            uint32_t c = b & (C - 1), rest = b >> t;
+            uint32_t jp = rest >> sh, gg = rest & ((1u << sh) - 1);
+            uint32_t a0 = (gg << (u + 1)) | jp;
+            uint32_t i0 = (a0 << t) | c, i1 = i0 + (1u << (u + t));
+            cu_fr p, q;
+            sh_ld(p, shv, i0, E);
+            sh_ld(q, shv, i1, E);
+            bfly2<INV>(p, q, tw, m, (jp << s) + lo0 + c);
+            sh_st(shv, i0, E, p);
+            sh_st(shv, i1, E, q);
+        }
+        __syncthreads();
+    }
+    for (uint32_t e = threadIdx.x; e < E; e += NT) {
+        cu_fr v;
+        sh_ld(v, shv, e, E);
+        fe_store(&base[((size_t)(e >> t) << s) + (e & (C - 1))], v);
+    }
+}
+
 /* out[i] = a[i] * b[i] - c[i], converted to a plain scalar (PLAIN) or kept
  * Montgomery. */
 template <bool PLAIN>
@@ -273,6 +497,100 @@ static gs_status bitrev(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const 
     return GS_OK;
 }
 
+/* The NTT's variant and tuning, from the environment (read per call):
+ * GS_CU_NTT=old selects the bit reversal + radix-4 kernels; for the
+ * pass-fused one GS_CU_NTT_TILE (log of a pass's elements, 9..12,
+ * default 11), GS_CU_NTT_COLS (log of its contiguous columns, 1..5,
+ * default 3) and GS_CU_NTT_THREADS (128, 256 or 512; default 256). */
+struct ntt_cfg {
+    bool old;
+    unsigned tile_log, cols_log, threads;
+};
+
+static unsigned env_u(const char *name, unsigned def, unsigned lo, unsigned hi)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return def;
+    unsigned long x = strtoul(v, NULL, 10);
+    return x < lo || x > hi ? def : (unsigned)x;
+}
+
+static ntt_cfg ntt_config(void)
+{
+    ntt_cfg c;
+    const char *v = getenv("GS_CU_NTT");
+    c.old = v && strcmp(v, "old") == 0;
+    c.tile_log = env_u("GS_CU_NTT_TILE", 11, 9, 12);
+    c.cols_log = env_u("GS_CU_NTT_COLS", 3, 1, 5);
+    c.threads = env_u("GS_CU_NTT_THREADS", 256, 128, 512);
+    if (c.threads != 128 && c.threads != 512) c.threads = 256;
+    if (c.cols_log + 2 > c.tile_log) c.cols_log = c.tile_log - 2;
+    return c;
+}
+
+template <bool INV, int NT>
+static gs_status launch_pass(gs_cu_dev *d, cu_fr *x, unsigned L, unsigned s, unsigned k,
+                             unsigned t, gs_err *err)
+{
+    size_t smem = ((size_t)1 << (k + t)) * sizeof(cu_fr);
+    CU_TRY(cudaFuncSetAttribute(k_ntt_pass<INV, NT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)smem));
+    k_ntt_pass<INV, NT><<<1u << (L - k - t), NT, smem, d->stream>>>(x, s, k, t, d->tw);
+    CU_LAUNCHED("k_ntt_pass");
+    return GS_OK;
+}
+
+/* The pass-fused transform (see above), scaling on load as k_bitrev's mode
+ * (c may be NULL for mode 0).  Requires L >= 1. */
+template <bool INV>
+static gs_status ntt_fused(gs_cu_dev *d, cu_fr *x, unsigned L, int mode, const gs_fr *c,
+                           const ntt_cfg *cfg, gs_err *err)
+{
+    cu_fr cc;
+    if (c) memcpy(&cc, c, sizeof cc); else memset(&cc, 0, sizeof cc);
+    if (L <= NTT_SMALL_LOG) {
+        size_t smem = ((size_t)1 << L) * sizeof(cu_fr);
+        unsigned thr = L >= 9 ? 256 : (1u << (L - 1) < 32 ? 32 : 1u << (L - 1));
+        CU_TRY(cudaFuncSetAttribute(k_ntt_small<INV>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)smem));
+        k_ntt_small<INV><<<1, thr, smem, d->stream>>>(x, L, mode, cc, d->tw);
+        CU_LAUNCHED("k_ntt_small");
+        return GS_OK;
+    }
+    size_t smem = (size_t)2048 * sizeof(cu_fr);
+    CU_TRY(cudaFuncSetAttribute(k_ntt_first<INV>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)smem));
+    k_ntt_first<INV><<<1u << (L - 2 * NTT_FIRST_BITS), 256, smem, d->stream>>>(x, L, mode, cc,
+                                                                              d->tw);
+    CU_LAUNCHED("k_ntt_first");
+    unsigned s = NTT_FIRST_BITS, t = cfg->cols_log, kmax = cfg->tile_log - cfg->cols_log;
+    unsigned left = L - s, passes = (left + kmax - 1) / kmax;
+    for (unsigned p = 0; p < passes; p++) {
+        unsigned k = left / (passes - p) + (left % (passes - p) != 0);
+        gs_status st;
+        if (cfg->threads == 128) st = launch_pass<INV, 128>(d, x, L, s, k, t, err);
+        else if (cfg->threads == 512) st = launch_pass<INV, 512>(d, x, L, s, k, t, err);
+        else st = launch_pass<INV, 256>(d, x, L, s, k, t, err);
+        if (st != GS_OK) return st;
+        s += k;
+        left -= k;
+    }
+    return GS_OK;
+}
+
+/* One transform in natural order: the permutation scaled as k_bitrev's
+ * mode, then the stages, by the variant GS_CU_NTT selects. */
+template <bool INV>
+static gs_status ntt_run(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const gs_fr *c,
+                         gs_err *err)
+{
+    ntt_cfg cfg = ntt_config();
+    if (!cfg.old) return ntt_fused<INV>(d, x, log_n, mode, c, &cfg, err);
+    gs_status st = bitrev(d, x, log_n, mode, c, err);
+    if (st != GS_OK) return st;
+    return dit<INV>(d, x, log_n, err);
+}
+
 static void fr_inv_n(gs_fr *out, unsigned log_n)
 {
     gs_fr two;
@@ -284,7 +602,6 @@ static void fr_inv_n(gs_fr *out, unsigned log_n)
 
 extern "C" gs_status gs_cu_ntt(gs_cu_dev *d, gs_fr *x, unsigned log_n, int inverse, gs_err *err)
 {
-    gs_status st;
     if (log_n == 0) return GS_OK;
     if (!d->tw || d->tw_log < log_n)
         return GS_ERR(err, GS_ERR_STATE, "ntt", "twiddles cover 2^%u, transform is 2^%u",
@@ -294,11 +611,9 @@ extern "C" gs_status gs_cu_ntt(gs_cu_dev *d, gs_fr *x, unsigned log_n, int inver
     if (inverse) {
         gs_fr ninv;
         fr_inv_n(&ninv, log_n);
-        if ((st = bitrev(d, dx, log_n, 1, &ninv, err)) != GS_OK) return st;
-        return dit<true>(d, dx, log_n, err);
+        return ntt_run<true>(d, dx, log_n, 1, &ninv, err);
     }
-    if ((st = bitrev(d, dx, log_n, 0, NULL, err)) != GS_OK) return st;
-    return dit<false>(d, dx, log_n, err);
+    return ntt_run<false>(d, dx, log_n, 0, NULL, err);
 }
 
 extern "C" gs_status gs_cu_h_scalars(gs_cu_dev *d, gs_scalar *out, gs_fr *a, gs_fr *b, gs_fr *c,
@@ -317,10 +632,8 @@ extern "C" gs_status gs_cu_h_scalars(gs_cu_dev *d, gs_scalar *out, gs_fr *a, gs_
     for (int k = 0; k < 3; k++) {
         /* iNTT without its 1/n, then one pass scaling coefficient i by
          * w_(2n)^i / n while permuting for the forward transform. */
-        if ((st = bitrev(d, v[k], log_n, 0, NULL, err)) != GS_OK) return st;
-        if ((st = dit<true>(d, v[k], log_n, err)) != GS_OK) return st;
-        if ((st = bitrev(d, v[k], log_n, 2, &ninv, err)) != GS_OK) return st;
-        if ((st = dit<false>(d, v[k], log_n, err)) != GS_OK) return st;
+        if ((st = ntt_run<true>(d, v[k], log_n, 0, NULL, err)) != GS_OK) return st;
+        if ((st = ntt_run<false>(d, v[k], log_n, 2, &ninv, err)) != GS_OK) return st;
     }
     size_t n = (size_t)1 << log_n;
     k_h_combine<true><<<blocks_for(n, 256), 256, 0, d->stream>>>((cu_fr *)out, v[0], v[1], v[2],
@@ -376,11 +689,9 @@ extern "C" gs_status gs_cu_h_scalars_classic(gs_cu_dev *d, gs_scalar *out, gs_fr
     gs_fr_inv(&zinv, &zinv);
     for (int k = 0; k < 3; k++) {
         /* iNTT without its 1/n; coefficient i times g^i / n; NTT: values on g<w_n>. */
-        if ((st = bitrev(d, v[k], log_n, 0, NULL, err)) != GS_OK) return st;
-        if ((st = dit<true>(d, v[k], log_n, err)) != GS_OK) return st;
+        if ((st = ntt_run<true>(d, v[k], log_n, 0, NULL, err)) != GS_OK) return st;
         if ((st = scale_pow(d, v[k], log_n, &g, &ninv, false, err)) != GS_OK) return st;
-        if ((st = bitrev(d, v[k], log_n, 0, NULL, err)) != GS_OK) return st;
-        if ((st = dit<false>(d, v[k], log_n, err)) != GS_OK) return st;
+        if ((st = ntt_run<false>(d, v[k], log_n, 0, NULL, err)) != GS_OK) return st;
     }
     size_t n = (size_t)1 << log_n;
     cu_fr *p = (cu_fr *)out;
@@ -389,7 +700,6 @@ extern "C" gs_status gs_cu_h_scalars_classic(gs_cu_dev *d, gs_scalar *out, gs_fr
     /* Coset iNTT of a'b' - c' with 1/Z folded in: iNTT without its 1/n, then
      * coefficient i times zinv / n * g^-i, out of Montgomery. */
     gs_fr_mul(&zinv, &zinv, &ninv);
-    if ((st = bitrev(d, p, log_n, 0, NULL, err)) != GS_OK) return st;
-    if ((st = dit<true>(d, p, log_n, err)) != GS_OK) return st;
+    if ((st = ntt_run<true>(d, p, log_n, 0, NULL, err)) != GS_OK) return st;
     return scale_pow(d, p, log_n, &ginv, &zinv, true, err);
 }

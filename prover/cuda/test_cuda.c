@@ -180,28 +180,40 @@ GS_TEST(cuda_field_fp_ops) { field_vs_cpu(&fp_oracle, NULL); }
 GS_TEST(cuda_field_fr_ops) { field_vs_cpu(&fr_oracle, NULL); }
 GS_TEST(cuda_field_fp2_ops) { field_vs_cpu(&fp2_oracle, fp2_more_edges); }
 
-/* Sizes: inside one shared-memory block, + one radix-2 pass, + radix-4
- * passes, + radix-4 and radix-2. */
+/* Every size from 2^1 to 2^20 (2^15 quick), both directions: every kernel
+ * path of either variant (GS_CU_NTT: the one-block transform up to 2^11,
+ * the first pass's palindromic and paired middle fields, one to three
+ * later passes with uneven stage counts; the old bit reversal, shared-
+ * memory stages, radix-4 and radix-2 passes).  Edge inputs: all zero, all
+ * r - 1, one nonzero element. */
 GS_TEST(cuda_ntt_vs_cpu)
 {
     if (!need_device()) return;
     gs_cu_dev *d = open_dev();
     if (!d) return;
     gs_err e;
-    static const unsigned logs[] = { 1, 3, 10, 11, 12, 15, 18 };
-    size_t nmax = (size_t)1 << 18;
+    unsigned lmax = gs_test_quick() ? 15 : 20;
+    size_t nmax = (size_t)1 << lmax;
     gs_fr *x = malloc(nmax * sizeof *x), *y = malloc(nmax * sizeof *y), *dx = NULL;
     gs_domain *dom = NULL;
     GS_REQUIRE(x && y);
-    CU_OK(gs_cu_ntt_prepare(d, 18, &e));
+    CU_OK(gs_cu_ntt_prepare(d, lmax, &e));
     CU_OK(gs_cu_alloc(d, (void **)&dx, nmax * sizeof *dx, &e));
-    for (size_t li = 0; li < sizeof logs / sizeof logs[0]; li++) {
-        unsigned lg = logs[li];
-        if (gs_test_quick() && lg > 15) break;
+    for (unsigned lg = 1; lg <= lmax; lg++) {
         size_t n = (size_t)1 << lg;
         CU_OK(gs_domain_create(&dom, lg, NULL, &e));
         for (int inv = 0; inv < 2; inv++) {
             for (size_t i = 0; i < n; i++) gs_fr_random(&x[i], gs_test_rng());
+            /* Edge inputs at a few sizes: 0s, r - 1s, a single 1 at index n - 1. */
+            if (lg % 5 == 2) {
+                int kind = (lg / 5 + inv) % 3;
+                for (size_t i = 0; i < n; i++) {
+                    if (kind == 0) gs_fr_zero(&x[i]);
+                    else if (kind == 1) { gs_fr_one(&x[i]); gs_fr_neg(&x[i], &x[i]); }
+                    else if (i + 1 < n) gs_fr_zero(&x[i]);
+                    else gs_fr_one(&x[i]);
+                }
+            }
             CU_OK(gs_cu_upload(d, dx, x, n * sizeof *x, 0, &e));
             CU_OK(gs_cu_ntt(d, dx, lg, inv, &e));
             memset(y, 0x33, n * sizeof *y);
@@ -232,15 +244,15 @@ static void h_scalars_vs_cpu(int classic)
     gs_cu_dev *d = open_dev();
     if (!d) return;
     gs_err e;
-    static const unsigned logs[] = { 1, 4, 11, 14 };
+    static const unsigned logs[] = { 1, 2, 4, 11, 12, 13, 14, 17 };
     gs_fr *abc = NULL, *dabc = NULL;
     gs_scalar *got = NULL;
     gs_domain *dom = NULL;
-    size_t nmax = (size_t)1 << 14;
+    size_t nmax = (size_t)1 << 17;
     abc = malloc(3 * nmax * sizeof *abc);
     got = malloc(nmax * sizeof *got);
     GS_REQUIRE(abc && got);
-    CU_OK(gs_cu_ntt_prepare(d, classic ? 14 : 15, &e));
+    CU_OK(gs_cu_ntt_prepare(d, classic ? 17 : 18, &e));
     CU_OK(gs_cu_alloc(d, (void **)&dabc, 3 * nmax * sizeof *dabc, &e));
     for (size_t li = 0; li < sizeof logs / sizeof logs[0]; li++) {
         unsigned lg = logs[li];
@@ -276,7 +288,7 @@ static void h_scalars_vs_cpu(int classic)
     }
     if (classic) {
         gs_err_clear(&e);
-        GS_CHECK_EQ_INT(gs_cu_h_scalars_classic(d, (gs_scalar *)dabc, dabc, dabc + 2, dabc + 4, 15, &e),
+        GS_CHECK_EQ_INT(gs_cu_h_scalars_classic(d, (gs_scalar *)dabc, dabc, dabc + 2, dabc + 4, 18, &e),
                         GS_ERR_STATE);
     }
 done:
