@@ -228,9 +228,67 @@ CU_DEV void ld_tw(cu_fr &r, const cu_fr *p)
     r.l[4] = b.x; r.l[5] = b.y; r.l[6] = b.z; r.l[7] = b.w;
 }
 
+/*
+ * r = a b R^-1 mod r_Fr, the result of fe_mul, with each reduction row
+ * specialised to the modulus's low words p0 = 1, p1 = 2^32 - 1 (so
+ * N0 = -1 and m = -t0): m (p0 + p1 2^32) = m + m 2^64 - m 2^32 is the
+ * three words (m, t0, t0 ? ~t0 : 0), added in the chain that then takes
+ * the odd products m p3, m p5, m p7; a second chain adds m p2, m p4, m p6.
+ * 12 multiply-adds per row instead of 16 and the m = t0 N0 multiply.
+ * (Checked word for word against t + m p by a model of the carry chains.)
+ */
+CU_DEV void fr_mul_fast(cu_fr &r, const cu_fr &a, const cu_fr &b)
+{
+    uint32_t t[10], pm[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) pm[i] = cu_fr_cfg::p(i);
+#pragma unroll
+    for (int i = 0; i < 10; i++) t[i] = 0;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        mac_row<8>(t, a.l, b.l[i]);
+        uint32_t x = t[0], m = 0u - x, h = x ? ~x : 0u;
+        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(m));
+        asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[1]) : "r"(x));
+        asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[2]) : "r"(h));
+#pragma unroll
+        for (int j = 3; j < 8; j += 2) {
+            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(pm[j]));
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(pm[j]));
+        }
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[9]));
+        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[2]) : "r"(m), "r"(pm[2]));
+        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[3]) : "r"(m), "r"(pm[2]));
+#pragma unroll
+        for (int j = 4; j < 8; j += 2) {
+            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(pm[j]));
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(pm[j]));
+        }
+        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[8]));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[9]));
+#pragma unroll
+        for (int j = 0; j < 9; j++) t[j] = t[j + 1];
+        t[9] = 0;
+    }
+    uint32_t d[8], mask;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(pm[0]));
+#pragma unroll
+    for (int i = 1; i < 8; i++)
+        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(t[i]), "r"(pm[i]));
+    asm volatile("subc.u32 %0, %1, 0;" : "=r"(mask) : "r"(t[8]));
+#pragma unroll
+    for (int i = 0; i < 8; i++) r.l[i] = (t[i] & mask) | (d[i] & ~mask);
+}
+
+/* The NTT's multiplication: fr_mul_fast (F) or fe_mul. */
+template <bool F> CU_DEV void nmul(cu_fr &r, const cu_fr &a, const cu_fr &b)
+{
+    if (F) fr_mul_fast(r, a, b); else fe_mul(r, a, b);
+}
+
 /* Butterfly of stage m as bfly, skipping the multiplication by 1 (j = 0)
  * in both directions. */
-template <bool INV>
+template <bool INV, bool F>
 CU_DEV void bfly2(cu_fr &u, cu_fr &v, const cu_fr *tw, uint32_t m, uint32_t j)
 {
     cu_fr t, w;
@@ -240,32 +298,62 @@ CU_DEV void bfly2(cu_fr &u, cu_fr &v, const cu_fr *tw, uint32_t m, uint32_t j)
         fe_add(u, u, t);
     } else if (!INV) {
         ld_tw(w, &tw[m + j]);
-        fe_mul(t, v, w);
+        nmul<F>(t, v, w);
         fe_sub(v, u, t);
         fe_add(u, u, t);
     } else {
         ld_tw(w, &tw[2 * m - j]);
-        fe_mul(t, v, w);
+        nmul<F>(t, v, w);
+        fe_add(v, u, t);
+        fe_sub(u, u, t);
+    }
+}
+
+/* The twiddle of a butterfly of stage m with j > 0: w_(2m)^j forward,
+ * -w_(2m)^-j = tw[2m - j] inverse (bfly_w then adds instead of subtracting). */
+template <bool INV>
+CU_DEV void tw_get(cu_fr &w, const cu_fr *tw, uint32_t m, uint32_t j)
+{
+    ld_tw(w, INV ? &tw[2 * m - j] : &tw[m + j]);
+}
+
+/* bfly2 with its twiddle given (one: the twiddle is 1, w unused). */
+template <bool INV, bool F>
+CU_DEV void bfly_w(cu_fr &u, cu_fr &v, const cu_fr &w, bool one)
+{
+    cu_fr t;
+    if (one) {
+        t = v;
+        fe_sub(v, u, t);
+        fe_add(u, u, t);
+        return;
+    }
+    nmul<F>(t, v, w);
+    if (!INV) {
+        fe_sub(v, u, t);
+        fe_add(u, u, t);
+    } else {
         fe_add(v, u, t);
         fe_sub(u, u, t);
     }
 }
 
 /* mode 0: nothing; 1: v *= c; 2: v *= tw[n + idx] * c (idx: natural index). */
+template <bool F>
 CU_DEV void ntt_scale(cu_fr &v, int mode, const cu_fr &c, const cu_fr *tw, uint32_t n, uint32_t idx)
 {
     if (mode == 1) {
-        fe_mul(v, v, c);
+        nmul<F>(v, v, c);
     } else if (mode == 2) {
         cu_fr f;
         ld_tw(f, &tw[n + idx]);
-        fe_mul(f, f, c);
-        fe_mul(v, v, f);
+        nmul<F>(f, f, c);
+        nmul<F>(v, v, f);
     }
 }
 
 /* Whole transform of 2^L <= 2^NTT_SMALL_LOG elements in one block. */
-template <bool INV>
+template <bool INV, bool F>
 __global__ void __launch_bounds__(256) k_ntt_small(cu_fr *x, unsigned L, int mode, cu_fr c,
                                                    const cu_fr *tw)
 {
@@ -275,7 +363,7 @@ __global__ void __launch_bounds__(256) k_ntt_small(cu_fr *x, unsigned L, int mod
         uint32_t j = __brev(i) >> (32 - L);
         cu_fr v;
         fe_load(v, &x[j]);
-        ntt_scale(v, mode, c, tw, n, j);
+        ntt_scale<F>(v, mode, c, tw, n, j);
         sh_st(shv, i, n, v);
     }
     __syncthreads();
@@ -286,7 +374,7 @@ __global__ void __launch_bounds__(256) k_ntt_small(cu_fr *x, unsigned L, int mod
             cu_fr u, v;
             sh_ld(u, shv, i, n);
             sh_ld(v, shv, i + m, n);
-            bfly2<INV>(u, v, tw, m, j);
+            bfly2<INV, F>(u, v, tw, m, j);
             sh_st(shv, i, n, u);
             sh_st(shv, i + m, n, v);
         }
@@ -307,7 +395,7 @@ __global__ void __launch_bounds__(256) k_ntt_small(cu_fr *x, unsigned L, int mod
  * C 32 + (a ^ (C mod 8)) (the XOR keeps the column-wise load and the
  * group-wise butterflies free of bank conflicts).
  */
-template <bool INV>
+template <bool INV, bool F>
 __global__ void __launch_bounds__(256) k_ntt_first(cu_fr *x, unsigned L, int mode, cu_fr c,
                                                    const cu_fr *tw)
 {
@@ -324,7 +412,7 @@ __global__ void __launch_bounds__(256) k_ntt_first(cu_fr *x, unsigned L, int mod
         uint32_t a = __brev(A) >> 27;
         cu_fr v;
         fe_load(v, &x[idx]);
-        ntt_scale(v, mode, c, tw, n, idx);
+        ntt_scale<F>(v, mode, c, tw, n, idx);
         sh_st(shv, (tau << 10) + (C << 5) + (a ^ (C & 7)), PLANE, v);
     }
     __syncthreads();
@@ -338,7 +426,7 @@ __global__ void __launch_bounds__(256) k_ntt_first(cu_fr *x, unsigned L, int mod
             cu_fr p, q;
             sh_ld(p, shv, base + (a0 ^ sw), PLANE);
             sh_ld(q, shv, base + (a1 ^ sw), PLANE);
-            bfly2<INV>(p, q, tw, 1u << u, jp);
+            bfly2<INV, F>(p, q, tw, 1u << u, jp);
             sh_st(shv, base + (a0 ^ sw), PLANE, p);
             sh_st(shv, base + (a1 ^ sw), PLANE, q);
         }
@@ -355,8 +443,8 @@ __global__ void __launch_bounds__(256) k_ntt_first(cu_fr *x, unsigned L, int mod
 }
 
 /* Stages s .. s + k - 1 (s >= t); block = 2^t consecutive lo x 2^k rows. */
-template <bool INV, int NT>
-__global__ void __launch_bounds__(NT) k_ntt_pass(cu_fr *x, unsigned s, unsigned k, unsigned t,
+template <bool INV, bool F, bool R4, int NT>
+__global__ void __launch_bounds__(NT, NT >= 512 ? 1 : 768 / NT) k_ntt_pass(cu_fr *x, unsigned s, unsigned k, unsigned t,
                                                  const cu_fr *tw)
 {
     extern __shared__ uint4 shv[];
@@ -373,6 +461,41 @@ __global__ void __launch_bounds__(NT) k_ntt_pass(cu_fr *x, unsigned s, unsigned 
 #pragma unroll 1
     for (unsigned u = 0; u < k; u++) {
         uint32_t m = 1u << (s + u), sh = k - 1 - u;
+        if (R4 && u + 1 < k) {
+            /* Stages u and u + 1 on 4 rows a0 + {0, 1, 2, 3} 2^u (see k_ntt_radix4). */
+            sh--;
+            for (uint32_t q = threadIdx.x; q < E / 4; q += NT) {
+                uint32_t c = q & (C - 1), rest = q >> t;
+                uint32_t jp = rest >> sh, gg = rest & ((1u << sh) - 1);
+                uint32_t i0 = (((gg << (u + 2)) | jp) << t) | c, dd = 1u << (u + t);
+                uint32_t j = (jp << s) + lo0 + c;
+                cu_fr p0, p1, p2, p3, w;
+                sh_ld(p0, shv, i0, E);
+                sh_ld(p1, shv, i0 + dd, E);
+                sh_ld(p2, shv, i0 + 2 * dd, E);
+                sh_ld(p3, shv, i0 + 3 * dd, E);
+                if (j == 0) {
+                    bfly_w<INV, F>(p0, p1, w, true);
+                    bfly_w<INV, F>(p2, p3, w, true);
+                    bfly_w<INV, F>(p0, p2, w, true);
+                } else {
+                    tw_get<INV>(w, tw, m, j);
+                    bfly_w<INV, F>(p0, p1, w, false);
+                    bfly_w<INV, F>(p2, p3, w, false);
+                    tw_get<INV>(w, tw, 2 * m, j);
+                    bfly_w<INV, F>(p0, p2, w, false);
+                }
+                tw_get<INV>(w, tw, 2 * m, j + m);
+                bfly_w<INV, F>(p1, p3, w, false);
+                sh_st(shv, i0, E, p0);
+                sh_st(shv, i0 + dd, E, p1);
+                sh_st(shv, i0 + 2 * dd, E, p2);
+                sh_st(shv, i0 + 3 * dd, E, p3);
+            }
+            __syncthreads();
+            u++;
+            continue;
+        }
         for (uint32_t b = threadIdx.x; b < E / 2; b += NT) {
             uint32_t c = b & (C - 1), rest = b >> t;
             uint32_t jp = rest >> sh, gg = rest & ((1u << sh) - 1);
@@ -381,7 +504,7 @@ __global__ void __launch_bounds__(NT) k_ntt_pass(cu_fr *x, unsigned s, unsigned 
             cu_fr p, q;
             sh_ld(p, shv, i0, E);
             sh_ld(q, shv, i1, E);
-            bfly2<INV>(p, q, tw, m, (jp << s) + lo0 + c);
+            bfly2<INV, F>(p, q, tw, m, (jp << s) + lo0 + c);
             sh_st(shv, i0, E, p);
             sh_st(shv, i1, E, q);
         }
@@ -501,9 +624,11 @@ static gs_status bitrev(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const 
  * GS_CU_NTT=old selects the bit reversal + radix-4 kernels; for the
  * pass-fused one GS_CU_NTT_TILE (log of a pass's elements, 9..12,
  * default 11), GS_CU_NTT_COLS (log of its contiguous columns, 1..5,
- * default 3) and GS_CU_NTT_THREADS (128, 256 or 512; default 256). */
+ * default 3), GS_CU_NTT_THREADS (128, 256 or 512; default 256),
+ * GS_CU_NTT_MUL (generic: fe_mul instead of fr_mul_fast) and GS_CU_NTT_R4
+ * (1: the later passes take two stages per trip through shared memory). */
 struct ntt_cfg {
-    bool old;
+    bool old, fast, r4;
     unsigned tile_log, cols_log, threads;
 };
 
@@ -520,6 +645,9 @@ static ntt_cfg ntt_config(void)
     ntt_cfg c;
     const char *v = getenv("GS_CU_NTT");
     c.old = v && strcmp(v, "old") == 0;
+    v = getenv("GS_CU_NTT_MUL");
+    c.fast = !(v && strcmp(v, "generic") == 0);
+    c.r4 = env_u("GS_CU_NTT_R4", 0, 0, 1) == 1;
     c.tile_log = env_u("GS_CU_NTT_TILE", 11, 9, 12);
     c.cols_log = env_u("GS_CU_NTT_COLS", 3, 1, 5);
     c.threads = env_u("GS_CU_NTT_THREADS", 256, 128, 512);
@@ -528,21 +656,29 @@ static ntt_cfg ntt_config(void)
     return c;
 }
 
-template <bool INV, int NT>
-static gs_status launch_pass(gs_cu_dev *d, cu_fr *x, unsigned L, unsigned s, unsigned k,
-                             unsigned t, gs_err *err)
+template <bool INV, bool F, bool R4, int NT>
+static gs_status launch_pass1(gs_cu_dev *d, cu_fr *x, unsigned L, unsigned s, unsigned k,
+                              unsigned t, gs_err *err)
 {
     size_t smem = ((size_t)1 << (k + t)) * sizeof(cu_fr);
-    CU_TRY(cudaFuncSetAttribute(k_ntt_pass<INV, NT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)smem));
-    k_ntt_pass<INV, NT><<<1u << (L - k - t), NT, smem, d->stream>>>(x, s, k, t, d->tw);
+    CU_TRY(cudaFuncSetAttribute(k_ntt_pass<INV, F, R4, NT>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    k_ntt_pass<INV, F, R4, NT><<<1u << (L - k - t), NT, smem, d->stream>>>(x, s, k, t, d->tw);
     CU_LAUNCHED("k_ntt_pass");
     return GS_OK;
 }
 
+template <bool INV, bool F, int NT>
+static gs_status launch_pass(gs_cu_dev *d, cu_fr *x, unsigned L, unsigned s, unsigned k,
+                             unsigned t, bool r4, gs_err *err)
+{
+    if (r4) return launch_pass1<INV, F, true, NT>(d, x, L, s, k, t, err);
+    return launch_pass1<INV, F, false, NT>(d, x, L, s, k, t, err);
+}
+
 /* The pass-fused transform (see above), scaling on load as k_bitrev's mode
  * (c may be NULL for mode 0).  Requires L >= 1. */
-template <bool INV>
+template <bool INV, bool F>
 static gs_status ntt_fused(gs_cu_dev *d, cu_fr *x, unsigned L, int mode, const gs_fr *c,
                            const ntt_cfg *cfg, gs_err *err)
 {
@@ -551,16 +687,16 @@ static gs_status ntt_fused(gs_cu_dev *d, cu_fr *x, unsigned L, int mode, const g
     if (L <= NTT_SMALL_LOG) {
         size_t smem = ((size_t)1 << L) * sizeof(cu_fr);
         unsigned thr = L >= 9 ? 256 : (1u << (L - 1) < 32 ? 32 : 1u << (L - 1));
-        CU_TRY(cudaFuncSetAttribute(k_ntt_small<INV>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        CU_TRY(cudaFuncSetAttribute(k_ntt_small<INV, F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     (int)smem));
-        k_ntt_small<INV><<<1, thr, smem, d->stream>>>(x, L, mode, cc, d->tw);
+        k_ntt_small<INV, F><<<1, thr, smem, d->stream>>>(x, L, mode, cc, d->tw);
         CU_LAUNCHED("k_ntt_small");
         return GS_OK;
     }
     size_t smem = (size_t)2048 * sizeof(cu_fr);
-    CU_TRY(cudaFuncSetAttribute(k_ntt_first<INV>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CU_TRY(cudaFuncSetAttribute(k_ntt_first<INV, F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)smem));
-    k_ntt_first<INV><<<1u << (L - 2 * NTT_FIRST_BITS), 256, smem, d->stream>>>(x, L, mode, cc,
+    k_ntt_first<INV, F><<<1u << (L - 2 * NTT_FIRST_BITS), 256, smem, d->stream>>>(x, L, mode, cc,
                                                                               d->tw);
     CU_LAUNCHED("k_ntt_first");
     unsigned s = NTT_FIRST_BITS, t = cfg->cols_log, kmax = cfg->tile_log - cfg->cols_log;
@@ -568,9 +704,9 @@ static gs_status ntt_fused(gs_cu_dev *d, cu_fr *x, unsigned L, int mode, const g
     for (unsigned p = 0; p < passes; p++) {
         unsigned k = left / (passes - p) + (left % (passes - p) != 0);
         gs_status st;
-        if (cfg->threads == 128) st = launch_pass<INV, 128>(d, x, L, s, k, t, err);
-        else if (cfg->threads == 512) st = launch_pass<INV, 512>(d, x, L, s, k, t, err);
-        else st = launch_pass<INV, 256>(d, x, L, s, k, t, err);
+        if (cfg->threads == 128) st = launch_pass<INV, F, 128>(d, x, L, s, k, t, cfg->r4, err);
+        else if (cfg->threads == 512) st = launch_pass<INV, F, 512>(d, x, L, s, k, t, cfg->r4, err);
+        else st = launch_pass<INV, F, 256>(d, x, L, s, k, t, cfg->r4, err);
         if (st != GS_OK) return st;
         s += k;
         left -= k;
@@ -585,7 +721,8 @@ static gs_status ntt_run(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const
                          gs_err *err)
 {
     ntt_cfg cfg = ntt_config();
-    if (!cfg.old) return ntt_fused<INV>(d, x, log_n, mode, c, &cfg, err);
+    if (!cfg.old && cfg.fast) return ntt_fused<INV, true>(d, x, log_n, mode, c, &cfg, err);
+    if (!cfg.old) return ntt_fused<INV, false>(d, x, log_n, mode, c, &cfg, err);
     gs_status st = bitrev(d, x, log_n, mode, c, err);
     if (st != GS_OK) return st;
     return dit<INV>(d, x, log_n, err);
