@@ -442,6 +442,29 @@ __global__ void __launch_bounds__(256) k_ntt_first(cu_fr *x, unsigned L, int mod
     }
 }
 
+/*
+ * Shared-memory slot of element e of a pass with 2^t < 8 columns: bits
+ * t..2 of e XORed with the XOR of the (3 - t)-bit windows of e >> 3 (a
+ * bijection: the XOR depends only on bits 3 and up).  Threads of a
+ * butterfly phase touch rows a0 = gg 2^(u+1) + j' for 8 / 2^t consecutive
+ * gg; folding the windows maps those to distinct bank groups, where the
+ * plain index would put them all in one.  t >= 3: e itself.
+ */
+CU_DEV uint32_t slot(uint32_t e, unsigned t)
+{
+    if (t >= 3) return e;
+    uint32_t a = e >> 3, f;
+    if (t == 2) {
+        f = __popc(a) & 1;
+    } else {
+        a ^= a >> 8;
+        a ^= a >> 4;
+        a ^= a >> 2;
+        f = t == 1 ? (a & 3) : ((e >> 3) ^ (e >> 6) ^ (e >> 9) ^ (e >> 12)) & 7;
+    }
+    return e ^ (f << t);
+}
+
 /* Stages s .. s + k - 1 (s >= t); block = 2^t consecutive lo x 2^k rows. */
 template <bool INV, bool F, bool R4, int NT>
 __global__ void __launch_bounds__(NT, NT >= 512 ? 1 : 768 / NT) k_ntt_pass(cu_fr *x, unsigned s, unsigned k, unsigned t,
@@ -455,7 +478,7 @@ __global__ void __launch_bounds__(NT, NT >= 512 ? 1 : 768 / NT) k_ntt_pass(cu_fr
     for (uint32_t e = threadIdx.x; e < E; e += NT) {
         cu_fr v;
         fe_load(v, &base[((size_t)(e >> t) << s) + (e & (C - 1))]);
-        sh_st(shv, e, E, v);
+        sh_st(shv, slot(e, t), E, v);
     }
     __syncthreads();
 #pragma unroll 1
@@ -470,10 +493,10 @@ __global__ void __launch_bounds__(NT, NT >= 512 ? 1 : 768 / NT) k_ntt_pass(cu_fr
                 uint32_t i0 = (((gg << (u + 2)) | jp) << t) | c, dd = 1u << (u + t);
                 uint32_t j = (jp << s) + lo0 + c;
                 cu_fr p0, p1, p2, p3, w;
-                sh_ld(p0, shv, i0, E);
-                sh_ld(p1, shv, i0 + dd, E);
-                sh_ld(p2, shv, i0 + 2 * dd, E);
-                sh_ld(p3, shv, i0 + 3 * dd, E);
+                sh_ld(p0, shv, slot(i0, t), E);
+                sh_ld(p1, shv, slot(i0 + dd, t), E);
+                sh_ld(p2, shv, slot(i0 + 2 * dd, t), E);
+                sh_ld(p3, shv, slot(i0 + 3 * dd, t), E);
                 if (j == 0) {
                     bfly_w<INV, F>(p0, p1, w, true);
                     bfly_w<INV, F>(p2, p3, w, true);
@@ -487,10 +510,10 @@ __global__ void __launch_bounds__(NT, NT >= 512 ? 1 : 768 / NT) k_ntt_pass(cu_fr
                 }
                 tw_get<INV>(w, tw, 2 * m, j + m);
                 bfly_w<INV, F>(p1, p3, w, false);
-                sh_st(shv, i0, E, p0);
-                sh_st(shv, i0 + dd, E, p1);
-                sh_st(shv, i0 + 2 * dd, E, p2);
-                sh_st(shv, i0 + 3 * dd, E, p3);
+                sh_st(shv, slot(i0, t), E, p0);
+                sh_st(shv, slot(i0 + dd, t), E, p1);
+                sh_st(shv, slot(i0 + 2 * dd, t), E, p2);
+                sh_st(shv, slot(i0 + 3 * dd, t), E, p3);
             }
             __syncthreads();
             u++;
@@ -502,17 +525,17 @@ __global__ void __launch_bounds__(NT, NT >= 512 ? 1 : 768 / NT) k_ntt_pass(cu_fr
             uint32_t a0 = (gg << (u + 1)) | jp;
             uint32_t i0 = (a0 << t) | c, i1 = i0 + (1u << (u + t));
             cu_fr p, q;
-            sh_ld(p, shv, i0, E);
-            sh_ld(q, shv, i1, E);
+            sh_ld(p, shv, slot(i0, t), E);
+            sh_ld(q, shv, slot(i1, t), E);
             bfly2<INV, F>(p, q, tw, m, (jp << s) + lo0 + c);
-            sh_st(shv, i0, E, p);
-            sh_st(shv, i1, E, q);
+            sh_st(shv, slot(i0, t), E, p);
+            sh_st(shv, slot(i1, t), E, q);
         }
         __syncthreads();
     }
     for (uint32_t e = threadIdx.x; e < E; e += NT) {
         cu_fr v;
-        sh_ld(v, shv, e, E);
+        sh_ld(v, shv, slot(e, t), E);
         fe_store(&base[((size_t)(e >> t) << s) + (e & (C - 1))], v);
     }
 }
