@@ -467,13 +467,21 @@ CU_DEV uint32_t slot(uint32_t e, unsigned t)
 
 /* Stages s .. s + k - 1 (s >= t); block = 2^t consecutive lo x 2^k rows. */
 template <bool INV, bool F, bool R4, int NT>
-__global__ void __launch_bounds__(NT, NT >= 512 ? 1 : 768 / NT) k_ntt_pass(cu_fr *x, unsigned s, unsigned k, unsigned t,
-                                                 const cu_fr *tw)
+__global__ void __launch_bounds__(NT, NT >= 512 ? 1 : 768 / NT)
+    k_ntt_pass(cu_fr *x, unsigned s, unsigned k, unsigned t, unsigned lh, const cu_fr *tw)
 {
     extern __shared__ uint4 shv[];
     const uint32_t C = 1u << t, E = 1u << (k + t);
-    uint32_t bid = blockIdx.x;
-    uint32_t hi = bid >> (s - t), lo0 = (bid & ((1u << (s - t)) - 1)) << t;
+    uint32_t bid = blockIdx.x, hi, lo0;
+    if (lh != 32) {
+        /* 2^lh groups hi fastest: blocks running together share their
+         * column slab's twiddles (in L2). */
+        hi = bid & ((1u << lh) - 1);
+        lo0 = (bid >> lh) << t;
+    } else {
+        hi = bid >> (s - t);
+        lo0 = (bid & ((1u << (s - t)) - 1)) << t;
+    }
     cu_fr *base = x + ((size_t)hi << (s + k)) + lo0;
     for (uint32_t e = threadIdx.x; e < E; e += NT) {
         cu_fr v;
@@ -649,9 +657,11 @@ static gs_status bitrev(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const 
  * default 11), GS_CU_NTT_COLS (log of its contiguous columns, 1..5,
  * default 3), GS_CU_NTT_THREADS (128, 256 or 512; default 256),
  * GS_CU_NTT_MUL (generic: fe_mul instead of fr_mul_fast) and GS_CU_NTT_R4
- * (1: the later passes take two stages per trip through shared memory). */
+ * (1: the later passes take two stages per trip through shared memory),
+ * GS_CU_NTT_ORDER (1, default: a pass's blocks run group-fastest, sharing
+ * twiddles; 0: column-slab fastest). */
 struct ntt_cfg {
-    bool old, fast, r4;
+    bool old, fast, r4, hi_fast;
     unsigned tile_log, cols_log, threads;
 };
 
@@ -671,6 +681,7 @@ static ntt_cfg ntt_config(void)
     v = getenv("GS_CU_NTT_MUL");
     c.fast = !(v && strcmp(v, "generic") == 0);
     c.r4 = env_u("GS_CU_NTT_R4", 0, 0, 1) == 1;
+    c.hi_fast = env_u("GS_CU_NTT_ORDER", 1, 0, 1) == 1;
     c.tile_log = env_u("GS_CU_NTT_TILE", 11, 9, 12);
     c.cols_log = env_u("GS_CU_NTT_COLS", 3, 1, 5);
     c.threads = env_u("GS_CU_NTT_THREADS", 256, 128, 512);
@@ -681,22 +692,23 @@ static ntt_cfg ntt_config(void)
 
 template <bool INV, bool F, bool R4, int NT>
 static gs_status launch_pass1(gs_cu_dev *d, cu_fr *x, unsigned L, unsigned s, unsigned k,
-                              unsigned t, gs_err *err)
+                              unsigned t, bool hi_fast, gs_err *err)
 {
     size_t smem = ((size_t)1 << (k + t)) * sizeof(cu_fr);
     CU_TRY(cudaFuncSetAttribute(k_ntt_pass<INV, F, R4, NT>,
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    k_ntt_pass<INV, F, R4, NT><<<1u << (L - k - t), NT, smem, d->stream>>>(x, s, k, t, d->tw);
+    unsigned lh = hi_fast ? L - s - k : 32;
+    k_ntt_pass<INV, F, R4, NT><<<1u << (L - k - t), NT, smem, d->stream>>>(x, s, k, t, lh, d->tw);
     CU_LAUNCHED("k_ntt_pass");
     return GS_OK;
 }
 
 template <bool INV, bool F, int NT>
 static gs_status launch_pass(gs_cu_dev *d, cu_fr *x, unsigned L, unsigned s, unsigned k,
-                             unsigned t, bool r4, gs_err *err)
+                             unsigned t, const ntt_cfg *cfg, gs_err *err)
 {
-    if (r4) return launch_pass1<INV, F, true, NT>(d, x, L, s, k, t, err);
-    return launch_pass1<INV, F, false, NT>(d, x, L, s, k, t, err);
+    if (cfg->r4) return launch_pass1<INV, F, true, NT>(d, x, L, s, k, t, cfg->hi_fast, err);
+    return launch_pass1<INV, F, false, NT>(d, x, L, s, k, t, cfg->hi_fast, err);
 }
 
 /* The pass-fused transform (see above), scaling on load as k_bitrev's mode
@@ -727,9 +739,9 @@ static gs_status ntt_fused(gs_cu_dev *d, cu_fr *x, unsigned L, int mode, const g
     for (unsigned p = 0; p < passes; p++) {
         unsigned k = left / (passes - p) + (left % (passes - p) != 0);
         gs_status st;
-        if (cfg->threads == 128) st = launch_pass<INV, F, 128>(d, x, L, s, k, t, cfg->r4, err);
-        else if (cfg->threads == 512) st = launch_pass<INV, F, 512>(d, x, L, s, k, t, cfg->r4, err);
-        else st = launch_pass<INV, F, 256>(d, x, L, s, k, t, cfg->r4, err);
+        if (cfg->threads == 128) st = launch_pass<INV, F, 128>(d, x, L, s, k, t, cfg, err);
+        else if (cfg->threads == 512) st = launch_pass<INV, F, 512>(d, x, L, s, k, t, cfg, err);
+        else st = launch_pass<INV, F, 256>(d, x, L, s, k, t, cfg, err);
         if (st != GS_OK) return st;
         s += k;
         left -= k;
