@@ -406,14 +406,21 @@ __global__ void __launch_bounds__(256) k_ntt_first(cu_fr *x, unsigned L, int mod
     if (RB < B) return;
     uint32_t nt = RB == B ? 1024 : 2048;
     uint32_t n = 1u << L, row = 1u << (L - NTT_FIRST_BITS);
-    for (uint32_t e = threadIdx.x; e < nt; e += blockDim.x) {
-        uint32_t tau = e >> 10, C = e & 31, A = (e >> 5) & 31;
-        uint32_t idx = A * row + ((tau ? RB : B) << 5) + C;
-        uint32_t a = __brev(A) >> 27;
-        cu_fr v;
-        fe_load(v, &x[idx]);
-        ntt_scale<F>(v, mode, c, tw, n, idx);
-        sh_st(shv, (tau << 10) + (C << 5) + (a ^ (C & 7)), PLANE, v);
+    /* Four loads in flight per thread before their stores (blockDim 256). */
+    for (uint32_t e0 = threadIdx.x; e0 < nt; e0 += 1024) {
+        cu_fr v[4];
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            uint32_t e = e0 + r * 256, tau = e >> 10, C = e & 31, A = (e >> 5) & 31;
+            fe_load(v[r], &x[A * row + ((tau ? RB : B) << 5) + C]);
+        }
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            uint32_t e = e0 + r * 256, tau = e >> 10, C = e & 31, A = (e >> 5) & 31;
+            uint32_t a = __brev(A) >> 27;
+            ntt_scale<F>(v[r], mode, c, tw, n, A * row + ((tau ? RB : B) << 5) + C);
+            sh_st(shv, (tau << 10) + (C << 5) + (a ^ (C & 7)), PLANE, v[r]);
+        }
     }
     __syncthreads();
 #pragma unroll 1
@@ -483,10 +490,19 @@ __global__ void __launch_bounds__(NT, NT >= 512 ? 1 : 768 / NT)
         lo0 = (bid & ((1u << (s - t)) - 1)) << t;
     }
     cu_fr *base = x + ((size_t)hi << (s + k)) + lo0;
-    for (uint32_t e = threadIdx.x; e < E; e += NT) {
-        cu_fr v;
-        fe_load(v, &base[((size_t)(e >> t) << s) + (e & (C - 1))]);
-        sh_st(shv, slot(e, t), E, v);
+    /* Four loads in flight per thread before their stores. */
+    for (uint32_t e0 = threadIdx.x; e0 < E; e0 += 4 * NT) {
+        cu_fr v[4];
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            uint32_t e = e0 + r * NT;
+            if (e < E) fe_load(v[r], &base[((size_t)(e >> t) << s) + (e & (C - 1))]);
+        }
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            uint32_t e = e0 + r * NT;
+            if (e < E) sh_st(shv, slot(e, t), E, v[r]);
+        }
     }
     __syncthreads();
 #pragma unroll 1
