@@ -3,7 +3,10 @@
  * scalars of snarkjs's prover (SNARKJS-FORMATS.md 7.1 and 7.3) and of the
  * classic convention (groth16.h).
  *
- * Layout of a transform of size n = 2^L (decimation in time):
+ * Two implementations of the same decimation in time: the pass-fused one
+ * (the default, described before k_ntt_small below) and the original
+ * (GS_CU_NTT=old), kept for A/B runs.  Layout of a transform of size
+ * n = 2^L in the original:
  *   bit-reversal permutation (optionally scaling each element first);
  *   stages m = 1, 2, ..., 2^(K-1) inside shared memory, one block per
  *   2^K contiguous elements (K = min(L, 10));
