@@ -3,9 +3,10 @@
  * scalars of snarkjs's prover (SNARKJS-FORMATS.md 7.1 and 7.3) and of the
  * classic convention (groth16.h).
  *
- * Two implementations of the same decimation in time: the pass-fused one
- * (the default, described before k_ntt_small below) and the original
- * (GS_CU_NTT=old), kept for A/B runs.  Layout of a transform of size
+ * Two implementations of the same decimation in time: the original (the
+ * default until the pass-fused one has been measured correct and faster on
+ * the device) and the pass-fused one (GS_CU_NTT=new, described before
+ * k_ntt_small below).  Layout of a transform of size
  * n = 2^L in the original:
  *   bit-reversal permutation (optionally scaling each element first);
  *   stages m = 1, 2, ..., 2^(K-1) inside shared memory, one block per
@@ -175,7 +176,7 @@ __global__ void k_ntt_radix4(cu_fr *x, unsigned log_n, unsigned s, const cu_fr *
 }
 
 /*
- * The pass-fused NTT (the default; GS_CU_NTT=old selects the kernels
+ * The pass-fused NTT (GS_CU_NTT=new; the default is still the kernels
  * above).  Same decimation in time and twiddles, fewer trips through
  * global memory: 2^L elements in 1 + ceil((L - 5) / KMAX) passes instead
  * of 1 + 1 + ceil((L - 10) / 2).
@@ -671,7 +672,8 @@ static gs_status bitrev(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const 
 }
 
 /* The NTT's variant and tuning, from the environment (read per call):
- * GS_CU_NTT=old selects the bit reversal + radix-4 kernels; for the
+ * GS_CU_NTT=new selects the pass-fused kernels (otherwise the bit
+ * reversal + radix-4 ones); for the
  * pass-fused one GS_CU_NTT_TILE (log of a pass's elements, 9..12,
  * default 11), GS_CU_NTT_COLS (log of its contiguous columns, 1..5,
  * default 3), GS_CU_NTT_THREADS (128, 256 or 512; default 256),
@@ -696,7 +698,7 @@ static ntt_cfg ntt_config(void)
 {
     ntt_cfg c;
     const char *v = getenv("GS_CU_NTT");
-    c.old = v && strcmp(v, "old") == 0;
+    c.old = !(v && strcmp(v, "new") == 0);
     v = getenv("GS_CU_NTT_MUL");
     c.fast = !(v && strcmp(v, "generic") == 0);
     c.r4 = env_u("GS_CU_NTT_R4", 0, 0, 1) == 1;

@@ -180,6 +180,33 @@ GS_TEST(cuda_field_fp_ops) { field_vs_cpu(&fp_oracle, NULL); }
 GS_TEST(cuda_field_fr_ops) { field_vs_cpu(&fr_oracle, NULL); }
 GS_TEST(cuda_field_fp2_ops) { field_vs_cpu(&fp2_oracle, fp2_more_edges); }
 
+/* The device NTT reads GS_CU_NTT per call: var 0 runs the implementation
+ * the environment selects, 1 the other one (old / new); -1 restores. */
+static char ntt_env_saved[64];
+static int ntt_env_had = -1;
+
+static const char *variant_name(int var)
+{
+    const char *v = ntt_env_had == 1 ? ntt_env_saved : NULL;
+    int is_new = v && strcmp(v, "new") == 0;
+    return (var == 0) == is_new ? "new" : "old";
+}
+
+static void ntt_variant(int var)
+{
+    if (ntt_env_had < 0) {
+        const char *v = getenv("GS_CU_NTT");
+        ntt_env_had = v != NULL;
+        if (v) snprintf(ntt_env_saved, sizeof ntt_env_saved, "%s", v);
+    }
+    if (var < 0) {
+        if (ntt_env_had) setenv("GS_CU_NTT", ntt_env_saved, 1); else unsetenv("GS_CU_NTT");
+        ntt_env_had = -1;
+        return;
+    }
+    setenv("GS_CU_NTT", variant_name(var), 1);
+}
+
 /* Every size from 2^1 to 2^20 (2^15 quick), then 2^22, both directions:
  * every kernel path of either variant (GS_CU_NTT: the one-block transform
  * up to 2^11, the first pass's palindromic and paired middle fields, one
@@ -199,7 +226,9 @@ GS_TEST(cuda_ntt_vs_cpu)
     GS_REQUIRE(x && y);
     CU_OK(gs_cu_ntt_prepare(d, lmax, &e));
     CU_OK(gs_cu_alloc(d, (void **)&dx, nmax * sizeof *dx, &e));
+    for (int var = 0; var < 2; var++)
     for (unsigned lg = 1; lg <= lmax; lg += lg < 20 ? 1 : 2) {
+        ntt_variant(var);
         size_t n = (size_t)1 << lg;
         CU_OK(gs_domain_create(&dom, lg, NULL, &e));
         for (int inv = 0; inv < 2; inv++) {
@@ -221,13 +250,14 @@ GS_TEST(cuda_ntt_vs_cpu)
             if (inv) gs_domain_intt(dom, x, NULL); else gs_domain_ntt(dom, x, NULL);
             size_t bad = 0;
             for (size_t i = 0; i < n; i++) bad += !gs_fr_eq(&x[i], &y[i]);
-            GS_CHECK_MSG(bad == 0, "%s NTT 2^%u: %zu of %zu differ", inv ? "inverse" : "forward",
-                         lg, bad, n);
+            GS_CHECK_MSG(bad == 0, "%s %s NTT 2^%u: %zu of %zu differ", variant_name(var),
+                         inv ? "inverse" : "forward", lg, bad, n);
         }
         gs_domain_destroy(dom);
         dom = NULL;
     }
 done:
+    ntt_variant(-1);
     gs_domain_destroy(dom);
     gs_cu_free(d, dx);
     free(x); free(y);
@@ -254,10 +284,12 @@ static void h_scalars_vs_cpu(int classic)
     GS_REQUIRE(abc && got);
     CU_OK(gs_cu_ntt_prepare(d, classic ? 17 : 18, &e));
     CU_OK(gs_cu_alloc(d, (void **)&dabc, 3 * nmax * sizeof *dabc, &e));
+    for (int var = 0; var < 2; var++)
     for (size_t li = 0; li < sizeof logs / sizeof logs[0]; li++) {
         unsigned lg = logs[li];
         size_t n = (size_t)1 << lg;
         gs_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
+        ntt_variant(var);
         for (size_t i = 0; i < n; i++) {
             gs_fr_random(&a[i], gs_test_rng());
             gs_fr_random(&b[i], gs_test_rng());
@@ -281,8 +313,8 @@ static void h_scalars_vs_cpu(int classic)
         }
         size_t bad = 0;
         for (size_t i = 0; i < n; i++) bad += memcmp(&((gs_scalar *)a)[i], &got[i], sizeof *got) != 0;
-        GS_CHECK_MSG(bad == 0, "%s H scalars 2^%u: %zu of %zu differ", classic ? "classic" : "snarkjs",
-                     lg, bad, n);
+        GS_CHECK_MSG(bad == 0, "%s H scalars 2^%u (%s NTT): %zu of %zu differ",
+                     classic ? "classic" : "snarkjs", lg, variant_name(var), bad, n);
         gs_domain_destroy(dom);
         dom = NULL;
     }
@@ -292,6 +324,7 @@ static void h_scalars_vs_cpu(int classic)
                         GS_ERR_STATE);
     }
 done:
+    ntt_variant(-1);
     gs_domain_destroy(dom);
     gs_cu_free(d, dabc);
     free(abc); free(got);
