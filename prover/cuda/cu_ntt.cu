@@ -3,7 +3,11 @@
  * scalars of snarkjs's prover (SNARKJS-FORMATS.md 7.1 and 7.3) and of the
  * classic convention (groth16.h).
  *
- * Layout of a transform of size n = 2^L (decimation in time):
+ * Two implementations of the same decimation in time: the original (the
+ * default until the pass-fused one has been measured correct and faster on
+ * the device) and the pass-fused one (GS_CU_NTT=new, described before
+ * k_ntt_small below).  Layout of a transform of size
+ * n = 2^L in the original:
  *   bit-reversal permutation (optionally scaling each element first);
  *   stages m = 1, 2, ..., 2^(K-1) inside shared memory, one block per
  *   2^K contiguous elements (K = min(L, 10));
@@ -25,6 +29,7 @@
  * product per set bit of t, from the table g^(2^b) passed by value) and
  * stepping by g^T; about two multiplications per element.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cu_internal.cuh"
@@ -170,6 +175,399 @@ __global__ void k_ntt_radix4(cu_fr *x, unsigned log_n, unsigned s, const cu_fr *
     fe_store(&x[i + 3 * m], a3);
 }
 
+/*
+ * The pass-fused NTT (GS_CU_NTT=new; the default is still the kernels
+ * above).  Same decimation in time and twiddles, fewer trips through
+ * global memory: 2^L elements in 1 + ceil((L - 5) / KMAX) passes instead
+ * of 1 + 1 + ceil((L - 10) / 2).
+ *
+ * n <= 2^11: one block (k_ntt_small) loads x[rev(i)] into shared memory,
+ * runs all L stages there and stores.
+ *
+ * n >= 2^12, first pass (k_ntt_first): the index is split into fields
+ * (A, B, C) of 5, L - 10 and 5 bits; bit reversal maps (A, B, C) to
+ * (rev C, rev B, rev A), so the 2^11 elements with middle field B or
+ * rev B form a set closed under the permutation.  One block loads that
+ * set, rows of 32 contiguous elements, and permutes it in shared memory.
+ * Output positions that differ only in their low 5 bits (rev A) are one
+ * group of stages 0..4, so the block runs those 5 stages before writing
+ * back (in place: the block writes exactly what it read).  Blocks whose B
+ * exceeds rev B exit; their set is their partner's.
+ *
+ * Later passes (k_ntt_pass): stages s .. s + k - 1 combine elements
+ * hi 2^(s+k) + a 2^s + lo, a < 2^k; a block takes 2^t consecutive lo
+ * (coalesced rows of 2^t elements) and all a, 2^(k+t) elements in shared
+ * memory, and the global twiddles tw[2^(s+u) + j' 2^s + lo] of its stages
+ * (contiguous in lo).  KMAX = tile_log - t (defaults 11 and 3, so 8).
+ *
+ * Shared memory holds an element as two 16-byte halves in two planes
+ * (half h of element i at plane h, index i), so 8 consecutive elements are
+ * 8 different 16-byte bank groups.  Butterflies are handed to threads
+ * with the column (or group) fastest and the twiddle index j' slowest, so
+ * a warp shares j' (one twiddle row; in the first pass one broadcast
+ * twiddle, and a warp-uniform skip of the multiplication when j' = 0).
+ */
+#define NTT_SMALL_LOG 11
+#define NTT_FIRST_BITS 5
+
+CU_DEV void sh_ld(cu_fr &r, const uint4 *sh, uint32_t i, uint32_t plane)
+{
+    uint4 a = sh[i], b = sh[plane + i];
+    r.l[0] = a.x; r.l[1] = a.y; r.l[2] = a.z; r.l[3] = a.w;
+    r.l[4] = b.x; r.l[5] = b.y; r.l[6] = b.z; r.l[7] = b.w;
+}
+
+CU_DEV void sh_st(uint4 *sh, uint32_t i, uint32_t plane, const cu_fr &v)
+{
+    sh[i] = make_uint4(v.l[0], v.l[1], v.l[2], v.l[3]);
+    sh[plane + i] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
+}
+
+/* Twiddle load through the read-only path. */
+CU_DEV void ld_tw(cu_fr &r, const cu_fr *p)
+{
+    const uint4 *v = reinterpret_cast<const uint4 *>(p);
+    uint4 a = __ldg(v), b = __ldg(v + 1);
+    r.l[0] = a.x; r.l[1] = a.y; r.l[2] = a.z; r.l[3] = a.w;
+    r.l[4] = b.x; r.l[5] = b.y; r.l[6] = b.z; r.l[7] = b.w;
+}
+
+/*
+ * r = a b R^-1 mod r_Fr, the result of fe_mul, with each reduction row
+ * specialised to the modulus's low words p0 = 1, p1 = 2^32 - 1 (so
+ * N0 = -1 and m = -t0): m (p0 + p1 2^32) = m + m 2^64 - m 2^32 is the
+ * three words (m, t0, t0 ? ~t0 : 0), added in the chain that then takes
+ * the odd products m p3, m p5, m p7; a second chain adds m p2, m p4, m p6.
+ * 12 multiply-adds per row instead of 16 and the m = t0 N0 multiply.
+ * (Checked word for word against t + m p by a model of the carry chains.)
+ */
+CU_DEV void fr_mul_fast(cu_fr &r, const cu_fr &a, const cu_fr &b)
+{
+    uint32_t t[10], pm[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) pm[i] = cu_fr_cfg::p(i);
+#pragma unroll
+    for (int i = 0; i < 10; i++) t[i] = 0;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        mac_row<8>(t, a.l, b.l[i]);
+        uint32_t x = t[0], m = 0u - x, h = x ? ~x : 0u;
+        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(m));
+        asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[1]) : "r"(x));
+        asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[2]) : "r"(h));
+#pragma unroll
+        for (int j = 3; j < 8; j += 2) {
+            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(pm[j]));
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(pm[j]));
+        }
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[9]));
+        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[2]) : "r"(m), "r"(pm[2]));
+        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[3]) : "r"(m), "r"(pm[2]));
+#pragma unroll
+        for (int j = 4; j < 8; j += 2) {
+            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(pm[j]));
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(pm[j]));
+        }
+        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[8]));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[9]));
+#pragma unroll
+        for (int j = 0; j < 9; j++) t[j] = t[j + 1];
+        t[9] = 0;
+    }
+    uint32_t d[8], mask;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(pm[0]));
+#pragma unroll
+    for (int i = 1; i < 8; i++)
+        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(t[i]), "r"(pm[i]));
+    asm volatile("subc.u32 %0, %1, 0;" : "=r"(mask) : "r"(t[8]));
+#pragma unroll
+    for (int i = 0; i < 8; i++) r.l[i] = (t[i] & mask) | (d[i] & ~mask);
+}
+
+/* The NTT's multiplication: fr_mul_fast (F) or fe_mul. */
+template <bool F> CU_DEV void nmul(cu_fr &r, const cu_fr &a, const cu_fr &b)
+{
+    if (F) fr_mul_fast(r, a, b); else fe_mul(r, a, b);
+}
+
+/* Butterfly of stage m as bfly, skipping the multiplication by 1 (j = 0)
+ * in both directions. */
+template <bool INV, bool F>
+CU_DEV void bfly2(cu_fr &u, cu_fr &v, const cu_fr *tw, uint32_t m, uint32_t j)
+{
+    cu_fr t, w;
+    if (j == 0) {
+        t = v;
+        fe_sub(v, u, t);
+        fe_add(u, u, t);
+    } else if (!INV) {
+        ld_tw(w, &tw[m + j]);
+        nmul<F>(t, v, w);
+        fe_sub(v, u, t);
+        fe_add(u, u, t);
+    } else {
+        ld_tw(w, &tw[2 * m - j]);
+        nmul<F>(t, v, w);
+        fe_add(v, u, t);
+        fe_sub(u, u, t);
+    }
+}
+
+/* The twiddle of a butterfly of stage m with j > 0: w_(2m)^j forward,
+ * -w_(2m)^-j = tw[2m - j] inverse (bfly_w then adds instead of subtracting). */
+template <bool INV>
+CU_DEV void tw_get(cu_fr &w, const cu_fr *tw, uint32_t m, uint32_t j)
+{
+    ld_tw(w, INV ? &tw[2 * m - j] : &tw[m + j]);
+}
+
+/* bfly2 with its twiddle given (one: the twiddle is 1, w unused). */
+template <bool INV, bool F>
+CU_DEV void bfly_w(cu_fr &u, cu_fr &v, const cu_fr &w, bool one)
+{
+    cu_fr t;
+    if (one) {
+        t = v;
+        fe_sub(v, u, t);
+        fe_add(u, u, t);
+        return;
+    }
+    nmul<F>(t, v, w);
+    if (!INV) {
+        fe_sub(v, u, t);
+        fe_add(u, u, t);
+    } else {
+        fe_add(v, u, t);
+        fe_sub(u, u, t);
+    }
+}
+
+/* mode 0: nothing; 1: v *= c; 2: v *= tw[n + idx] * c (idx: natural index). */
+template <bool F>
+CU_DEV void ntt_scale(cu_fr &v, int mode, const cu_fr &c, const cu_fr *tw, uint32_t n, uint32_t idx)
+{
+    if (mode == 1) {
+        nmul<F>(v, v, c);
+    } else if (mode == 2) {
+        cu_fr f;
+        ld_tw(f, &tw[n + idx]);
+        nmul<F>(f, f, c);
+        nmul<F>(v, v, f);
+    }
+}
+
+/* Whole transform of 2^L <= 2^NTT_SMALL_LOG elements in one block. */
+template <bool INV, bool F>
+__global__ void __launch_bounds__(256) k_ntt_small(cu_fr *x, unsigned L, int mode, cu_fr c,
+                                                   const cu_fr *tw)
+{
+    extern __shared__ uint4 shv[];
+    uint32_t n = 1u << L, half = n >> 1;
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        uint32_t j = __brev(i) >> (32 - L);
+        cu_fr v;
+        fe_load(v, &x[j]);
+        ntt_scale<F>(v, mode, c, tw, n, j);
+        sh_st(shv, i, n, v);
+    }
+    __syncthreads();
+    for (unsigned s = 0; s < L; s++) {
+        uint32_t m = 1u << s;
+        for (uint32_t p = threadIdx.x; p < half; p += blockDim.x) {
+            uint32_t j = p & (m - 1), i = ((p >> s) << (s + 1)) | j;
+            cu_fr u, v;
+            sh_ld(u, shv, i, n);
+            sh_ld(v, shv, i + m, n);
+            bfly2<INV, F>(u, v, tw, m, j);
+            sh_st(shv, i, n, u);
+            sh_st(shv, i + m, n, v);
+        }
+        __syncthreads();
+    }
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        cu_fr v;
+        sh_ld(v, shv, i, n);
+        fe_store(&x[i], v);
+    }
+}
+
+/*
+ * Bit reversal and stages 0..4 of 2^L >= 2^12 elements (see above); one
+ * block per middle field B, 2^11 elements (two tiles of 32 x 32) in
+ * shared memory.  Tile tau reads middle Bt (B, then rev B); its element
+ * (A, Bt, C) sits in group C at position a = rev A, stored at
+ * C 32 + (a ^ (C mod 8)) (the XOR keeps the column-wise load and the
+ * group-wise butterflies free of bank conflicts).
+ */
+template <bool INV, bool F>
+__global__ void __launch_bounds__(256) k_ntt_first(cu_fr *x, unsigned L, int mode, cu_fr c,
+                                                   const cu_fr *tw)
+{
+    extern __shared__ uint4 shv[];
+    const uint32_t PLANE = 2048;
+    unsigned M = L - 2 * NTT_FIRST_BITS;
+    uint32_t B = blockIdx.x, RB = __brev(B) >> (32 - M);
+    if (RB < B) return;
+    uint32_t nt = RB == B ? 1024 : 2048;
+    uint32_t n = 1u << L, row = 1u << (L - NTT_FIRST_BITS);
+    /* Four loads in flight per thread before their stores (blockDim 256). */
+    for (uint32_t e0 = threadIdx.x; e0 < nt; e0 += 1024) {
+        cu_fr v[4];
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            uint32_t e = e0 + r * 256, tau = e >> 10, C = e & 31, A = (e >> 5) & 31;
+            fe_load(v[r], &x[A * row + ((tau ? RB : B) << 5) + C]);
+        }
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            uint32_t e = e0 + r * 256, tau = e >> 10, C = e & 31, A = (e >> 5) & 31;
+            uint32_t a = __brev(A) >> 27;
+            ntt_scale<F>(v[r], mode, c, tw, n, A * row + ((tau ? RB : B) << 5) + C);
+            sh_st(shv, (tau << 10) + (C << 5) + (a ^ (C & 7)), PLANE, v[r]);
+        }
+    }
+    __syncthreads();
+#pragma unroll 1
+    for (unsigned u = 0; u < NTT_FIRST_BITS; u++) {
+        for (uint32_t b = threadIdx.x; b < nt / 2; b += blockDim.x) {
+            uint32_t tau = b >> 9, C = b & 31, rest = (b >> 5) & 15;
+            uint32_t jp = rest >> (4 - u), gg = rest & ((1u << (4 - u)) - 1);
+            uint32_t a0 = (gg << (u + 1)) | jp, a1 = a0 + (1u << u);
+            uint32_t base = (tau << 10) + (C << 5), sw = C & 7;
+            cu_fr p, q;
+            sh_ld(p, shv, base + (a0 ^ sw), PLANE);
+            sh_ld(q, shv, base + (a1 ^ sw), PLANE);
+            bfly2<INV, F>(p, q, tw, 1u << u, jp);
+            sh_st(shv, base + (a0 ^ sw), PLANE, p);
+            sh_st(shv, base + (a1 ^ sw), PLANE, q);
+        }
+        __syncthreads();
+    }
+    for (uint32_t e = threadIdx.x; e < nt; e += blockDim.x) {
+        uint32_t tau = e >> 10, a = e & 31, X = (e >> 5) & 31;
+        uint32_t C = __brev(X) >> 27;
+        uint32_t idx = X * row + ((tau ? B : RB) << 5) + a;
+        cu_fr v;
+        sh_ld(v, shv, (tau << 10) + (C << 5) + (a ^ (C & 7)), PLANE);
+        fe_store(&x[idx], v);
+    }
+}
+
+/*
+ * Shared-memory slot of element e of a pass with 2^t < 8 columns: bits
+ * t..2 of e XORed with the XOR of the (3 - t)-bit windows of e >> 3 (a
+ * bijection: the XOR depends only on bits 3 and up).  Threads of a
+ * butterfly phase touch rows a0 = gg 2^(u+1) + j' for 8 / 2^t consecutive
+ * gg; folding the windows maps those to distinct bank groups, where the
+ * plain index would put them all in one.  t >= 3: e itself.
+ */
+CU_DEV uint32_t slot(uint32_t e, unsigned t)
+{
+    if (t >= 3) return e;
+    uint32_t a = e >> 3, f;
+    if (t == 2) {
+        f = __popc(a) & 1;
+    } else {
+        a ^= a >> 8;
+        a ^= a >> 4;
+        a ^= a >> 2;
+        f = t == 1 ? (a & 3) : ((e >> 3) ^ (e >> 6) ^ (e >> 9) ^ (e >> 12)) & 7;
+    }
+    return e ^ (f << t);
+}
+
+/* Stages s .. s + k - 1 (s >= t); block = 2^t consecutive lo x 2^k rows. */
+template <bool INV, bool F, bool R4, int NT>
+__global__ void __launch_bounds__(NT, NT >= 512 ? 1 : 768 / NT)
+    k_ntt_pass(cu_fr *x, unsigned s, unsigned k, unsigned t, unsigned lh, const cu_fr *tw)
+{
+    extern __shared__ uint4 shv[];
+    const uint32_t C = 1u << t, E = 1u << (k + t);
+    uint32_t bid = blockIdx.x, hi, lo0;
+    if (lh != 32) {
+        /* 2^lh groups hi fastest: blocks running together share their
+         * column slab's twiddles (in L2). */
+        hi = bid & ((1u << lh) - 1);
+        lo0 = (bid >> lh) << t;
+    } else {
+        hi = bid >> (s - t);
+        lo0 = (bid & ((1u << (s - t)) - 1)) << t;
+    }
+    cu_fr *base = x + ((size_t)hi << (s + k)) + lo0;
+    /* Four loads in flight per thread before their stores. */
+    for (uint32_t e0 = threadIdx.x; e0 < E; e0 += 4 * NT) {
+        cu_fr v[4];
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            uint32_t e = e0 + r * NT;
+            if (e < E) fe_load(v[r], &base[((size_t)(e >> t) << s) + (e & (C - 1))]);
+        }
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            uint32_t e = e0 + r * NT;
+            if (e < E) sh_st(shv, slot(e, t), E, v[r]);
+        }
+    }
+    __syncthreads();
+#pragma unroll 1
+    for (unsigned u = 0; u < k; u++) {
+        uint32_t m = 1u << (s + u), sh = k - 1 - u;
+        if (R4 && u + 1 < k) {
+            /* Stages u and u + 1 on 4 rows a0 + {0, 1, 2, 3} 2^u (see k_ntt_radix4). */
+            sh--;
+            for (uint32_t q = threadIdx.x; q < E / 4; q += NT) {
+                uint32_t c = q & (C - 1), rest = q >> t;
+                uint32_t jp = rest >> sh, gg = rest & ((1u << sh) - 1);
+                uint32_t i0 = (((gg << (u + 2)) | jp) << t) | c, dd = 1u << (u + t);
+                uint32_t j = (jp << s) + lo0 + c;
+                cu_fr p0, p1, p2, p3, w;
+                sh_ld(p0, shv, slot(i0, t), E);
+                sh_ld(p1, shv, slot(i0 + dd, t), E);
+                sh_ld(p2, shv, slot(i0 + 2 * dd, t), E);
+                sh_ld(p3, shv, slot(i0 + 3 * dd, t), E);
+                if (j == 0) {
+                    bfly_w<INV, F>(p0, p1, w, true);
+                    bfly_w<INV, F>(p2, p3, w, true);
+                    bfly_w<INV, F>(p0, p2, w, true);
+                } else {
+                    tw_get<INV>(w, tw, m, j);
+                    bfly_w<INV, F>(p0, p1, w, false);
+                    bfly_w<INV, F>(p2, p3, w, false);
+                    tw_get<INV>(w, tw, 2 * m, j);
+                    bfly_w<INV, F>(p0, p2, w, false);
+                }
+                tw_get<INV>(w, tw, 2 * m, j + m);
+                bfly_w<INV, F>(p1, p3, w, false);
+                sh_st(shv, slot(i0, t), E, p0);
+                sh_st(shv, slot(i0 + dd, t), E, p1);
+                sh_st(shv, slot(i0 + 2 * dd, t), E, p2);
+                sh_st(shv, slot(i0 + 3 * dd, t), E, p3);
+            }
+            __syncthreads();
+            u++;
+            continue;
+        }
+        for (uint32_t b = threadIdx.x; b < E / 2; b += NT) {
+            uint32_t c = b & (C - 1), rest = b >> t;
+            uint32_t jp = rest >> sh, gg = rest & ((1u << sh) - 1);
+            uint32_t a0 = (gg << (u + 1)) | jp;
+            uint32_t i0 = (a0 << t) | c, i1 = i0 + (1u << (u + t));
+            cu_fr p, q;
+            sh_ld(p, shv, slot(i0, t), E);
+            sh_ld(q, shv, slot(i1, t), E);
+            bfly2<INV, F>(p, q, tw, m, (jp << s) + lo0 + c);
+            sh_st(shv, slot(i0, t), E, p);
+            sh_st(shv, slot(i1, t), E, q);
+        }
+        __syncthreads();
+    }
+    for (uint32_t e = threadIdx.x; e < E; e += NT) {
+        cu_fr v;
+        sh_ld(v, shv, slot(e, t), E);
+        fe_store(&base[((size_t)(e >> t) << s) + (e & (C - 1))], v);
+    }
+}
+
 /* out[i] = a[i] * b[i] - c[i], converted to a plain scalar (PLAIN) or kept
  * Montgomery. */
 template <bool PLAIN>
@@ -273,6 +671,119 @@ static gs_status bitrev(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const 
     return GS_OK;
 }
 
+/* The NTT's variant and tuning, from the environment (read per call):
+ * GS_CU_NTT=new selects the pass-fused kernels (otherwise the bit
+ * reversal + radix-4 ones); for the
+ * pass-fused one GS_CU_NTT_TILE (log of a pass's elements, 9..12,
+ * default 11), GS_CU_NTT_COLS (log of its contiguous columns, 1..5,
+ * default 3), GS_CU_NTT_THREADS (128, 256 or 512; default 256),
+ * GS_CU_NTT_MUL (generic: fe_mul instead of fr_mul_fast) and GS_CU_NTT_R4
+ * (1: the later passes take two stages per trip through shared memory),
+ * GS_CU_NTT_ORDER (1, default: a pass's blocks run group-fastest, sharing
+ * twiddles; 0: column-slab fastest). */
+struct ntt_cfg {
+    bool old, fast, r4, hi_fast;
+    unsigned tile_log, cols_log, threads;
+};
+
+static unsigned env_u(const char *name, unsigned def, unsigned lo, unsigned hi)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return def;
+    unsigned long x = strtoul(v, NULL, 10);
+    return x < lo || x > hi ? def : (unsigned)x;
+}
+
+static ntt_cfg ntt_config(void)
+{
+    ntt_cfg c;
+    const char *v = getenv("GS_CU_NTT");
+    c.old = !(v && strcmp(v, "new") == 0);
+    v = getenv("GS_CU_NTT_MUL");
+    c.fast = !(v && strcmp(v, "generic") == 0);
+    c.r4 = env_u("GS_CU_NTT_R4", 0, 0, 1) == 1;
+    c.hi_fast = env_u("GS_CU_NTT_ORDER", 1, 0, 1) == 1;
+    c.tile_log = env_u("GS_CU_NTT_TILE", 11, 9, 12);
+    c.cols_log = env_u("GS_CU_NTT_COLS", 3, 1, 5);
+    c.threads = env_u("GS_CU_NTT_THREADS", 256, 128, 512);
+    if (c.threads != 128 && c.threads != 512) c.threads = 256;
+    if (c.cols_log + 2 > c.tile_log) c.cols_log = c.tile_log - 2;
+    return c;
+}
+
+template <bool INV, bool F, bool R4, int NT>
+static gs_status launch_pass1(gs_cu_dev *d, cu_fr *x, unsigned L, unsigned s, unsigned k,
+                              unsigned t, bool hi_fast, gs_err *err)
+{
+    size_t smem = ((size_t)1 << (k + t)) * sizeof(cu_fr);
+    CU_TRY(cudaFuncSetAttribute(k_ntt_pass<INV, F, R4, NT>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    unsigned lh = hi_fast ? L - s - k : 32;
+    k_ntt_pass<INV, F, R4, NT><<<1u << (L - k - t), NT, smem, d->stream>>>(x, s, k, t, lh, d->tw);
+    CU_LAUNCHED("k_ntt_pass");
+    return GS_OK;
+}
+
+template <bool INV, bool F, int NT>
+static gs_status launch_pass(gs_cu_dev *d, cu_fr *x, unsigned L, unsigned s, unsigned k,
+                             unsigned t, const ntt_cfg *cfg, gs_err *err)
+{
+    if (cfg->r4) return launch_pass1<INV, F, true, NT>(d, x, L, s, k, t, cfg->hi_fast, err);
+    return launch_pass1<INV, F, false, NT>(d, x, L, s, k, t, cfg->hi_fast, err);
+}
+
+/* The pass-fused transform (see above), scaling on load as k_bitrev's mode
+ * (c may be NULL for mode 0).  Requires L >= 1. */
+template <bool INV, bool F>
+static gs_status ntt_fused(gs_cu_dev *d, cu_fr *x, unsigned L, int mode, const gs_fr *c,
+                           const ntt_cfg *cfg, gs_err *err)
+{
+    cu_fr cc;
+    if (c) memcpy(&cc, c, sizeof cc); else memset(&cc, 0, sizeof cc);
+    if (L <= NTT_SMALL_LOG) {
+        size_t smem = ((size_t)1 << L) * sizeof(cu_fr);
+        unsigned thr = L >= 9 ? 256 : (1u << (L - 1) < 32 ? 32 : 1u << (L - 1));
+        CU_TRY(cudaFuncSetAttribute(k_ntt_small<INV, F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)smem));
+        k_ntt_small<INV, F><<<1, thr, smem, d->stream>>>(x, L, mode, cc, d->tw);
+        CU_LAUNCHED("k_ntt_small");
+        return GS_OK;
+    }
+    size_t smem = (size_t)2048 * sizeof(cu_fr);
+    CU_TRY(cudaFuncSetAttribute(k_ntt_first<INV, F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)smem));
+    k_ntt_first<INV, F><<<1u << (L - 2 * NTT_FIRST_BITS), 256, smem, d->stream>>>(x, L, mode, cc,
+                                                                              d->tw);
+    CU_LAUNCHED("k_ntt_first");
+    unsigned s = NTT_FIRST_BITS, t = cfg->cols_log, kmax = cfg->tile_log - cfg->cols_log;
+    unsigned left = L - s, passes = (left + kmax - 1) / kmax;
+    for (unsigned p = 0; p < passes; p++) {
+        unsigned k = left / (passes - p) + (left % (passes - p) != 0);
+        gs_status st;
+        if (cfg->threads == 128) st = launch_pass<INV, F, 128>(d, x, L, s, k, t, cfg, err);
+        else if (cfg->threads == 512) st = launch_pass<INV, F, 512>(d, x, L, s, k, t, cfg, err);
+        else st = launch_pass<INV, F, 256>(d, x, L, s, k, t, cfg, err);
+        if (st != GS_OK) return st;
+        s += k;
+        left -= k;
+    }
+    return GS_OK;
+}
+
+/* One transform in natural order: the permutation scaled as k_bitrev's
+ * mode, then the stages, by the variant GS_CU_NTT selects. */
+template <bool INV>
+static gs_status ntt_run(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const gs_fr *c,
+                         gs_err *err)
+{
+    ntt_cfg cfg = ntt_config();
+    if (!cfg.old && cfg.fast) return ntt_fused<INV, true>(d, x, log_n, mode, c, &cfg, err);
+    if (!cfg.old) return ntt_fused<INV, false>(d, x, log_n, mode, c, &cfg, err);
+    gs_status st = bitrev(d, x, log_n, mode, c, err);
+    if (st != GS_OK) return st;
+    return dit<INV>(d, x, log_n, err);
+}
+
 static void fr_inv_n(gs_fr *out, unsigned log_n)
 {
     gs_fr two;
@@ -284,7 +795,6 @@ static void fr_inv_n(gs_fr *out, unsigned log_n)
 
 extern "C" gs_status gs_cu_ntt(gs_cu_dev *d, gs_fr *x, unsigned log_n, int inverse, gs_err *err)
 {
-    gs_status st;
     if (log_n == 0) return GS_OK;
     if (!d->tw || d->tw_log < log_n)
         return GS_ERR(err, GS_ERR_STATE, "ntt", "twiddles cover 2^%u, transform is 2^%u",
@@ -294,11 +804,9 @@ extern "C" gs_status gs_cu_ntt(gs_cu_dev *d, gs_fr *x, unsigned log_n, int inver
     if (inverse) {
         gs_fr ninv;
         fr_inv_n(&ninv, log_n);
-        if ((st = bitrev(d, dx, log_n, 1, &ninv, err)) != GS_OK) return st;
-        return dit<true>(d, dx, log_n, err);
+        return ntt_run<true>(d, dx, log_n, 1, &ninv, err);
     }
-    if ((st = bitrev(d, dx, log_n, 0, NULL, err)) != GS_OK) return st;
-    return dit<false>(d, dx, log_n, err);
+    return ntt_run<false>(d, dx, log_n, 0, NULL, err);
 }
 
 extern "C" gs_status gs_cu_h_scalars(gs_cu_dev *d, gs_scalar *out, gs_fr *a, gs_fr *b, gs_fr *c,
@@ -317,10 +825,8 @@ extern "C" gs_status gs_cu_h_scalars(gs_cu_dev *d, gs_scalar *out, gs_fr *a, gs_
     for (int k = 0; k < 3; k++) {
         /* iNTT without its 1/n, then one pass scaling coefficient i by
          * w_(2n)^i / n while permuting for the forward transform. */
-        if ((st = bitrev(d, v[k], log_n, 0, NULL, err)) != GS_OK) return st;
-        if ((st = dit<true>(d, v[k], log_n, err)) != GS_OK) return st;
-        if ((st = bitrev(d, v[k], log_n, 2, &ninv, err)) != GS_OK) return st;
-        if ((st = dit<false>(d, v[k], log_n, err)) != GS_OK) return st;
+        if ((st = ntt_run<true>(d, v[k], log_n, 0, NULL, err)) != GS_OK) return st;
+        if ((st = ntt_run<false>(d, v[k], log_n, 2, &ninv, err)) != GS_OK) return st;
     }
     size_t n = (size_t)1 << log_n;
     k_h_combine<true><<<blocks_for(n, 256), 256, 0, d->stream>>>((cu_fr *)out, v[0], v[1], v[2],
@@ -376,11 +882,9 @@ extern "C" gs_status gs_cu_h_scalars_classic(gs_cu_dev *d, gs_scalar *out, gs_fr
     gs_fr_inv(&zinv, &zinv);
     for (int k = 0; k < 3; k++) {
         /* iNTT without its 1/n; coefficient i times g^i / n; NTT: values on g<w_n>. */
-        if ((st = bitrev(d, v[k], log_n, 0, NULL, err)) != GS_OK) return st;
-        if ((st = dit<true>(d, v[k], log_n, err)) != GS_OK) return st;
+        if ((st = ntt_run<true>(d, v[k], log_n, 0, NULL, err)) != GS_OK) return st;
         if ((st = scale_pow(d, v[k], log_n, &g, &ninv, false, err)) != GS_OK) return st;
-        if ((st = bitrev(d, v[k], log_n, 0, NULL, err)) != GS_OK) return st;
-        if ((st = dit<false>(d, v[k], log_n, err)) != GS_OK) return st;
+        if ((st = ntt_run<false>(d, v[k], log_n, 0, NULL, err)) != GS_OK) return st;
     }
     size_t n = (size_t)1 << log_n;
     cu_fr *p = (cu_fr *)out;
@@ -389,7 +893,6 @@ extern "C" gs_status gs_cu_h_scalars_classic(gs_cu_dev *d, gs_scalar *out, gs_fr
     /* Coset iNTT of a'b' - c' with 1/Z folded in: iNTT without its 1/n, then
      * coefficient i times zinv / n * g^-i, out of Montgomery. */
     gs_fr_mul(&zinv, &zinv, &ninv);
-    if ((st = bitrev(d, p, log_n, 0, NULL, err)) != GS_OK) return st;
-    if ((st = dit<true>(d, p, log_n, err)) != GS_OK) return st;
+    if ((st = ntt_run<true>(d, p, log_n, 0, NULL, err)) != GS_OK) return st;
     return scale_pow(d, p, log_n, &ginv, &zinv, true, err);
 }

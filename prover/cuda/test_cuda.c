@@ -180,28 +180,69 @@ GS_TEST(cuda_field_fp_ops) { field_vs_cpu(&fp_oracle, NULL); }
 GS_TEST(cuda_field_fr_ops) { field_vs_cpu(&fr_oracle, NULL); }
 GS_TEST(cuda_field_fp2_ops) { field_vs_cpu(&fp2_oracle, fp2_more_edges); }
 
-/* Sizes: inside one shared-memory block, + one radix-2 pass, + radix-4
- * passes, + radix-4 and radix-2. */
+/* The device NTT reads GS_CU_NTT per call: var 0 runs the implementation
+ * the environment selects, 1 the other one (old / new); -1 restores. */
+static char ntt_env_saved[64];
+static int ntt_env_had = -1;
+
+static const char *variant_name(int var)
+{
+    const char *v = ntt_env_had == 1 ? ntt_env_saved : NULL;
+    int is_new = v && strcmp(v, "new") == 0;
+    return (var == 0) == is_new ? "new" : "old";
+}
+
+static void ntt_variant(int var)
+{
+    if (ntt_env_had < 0) {
+        const char *v = getenv("GS_CU_NTT");
+        ntt_env_had = v != NULL;
+        if (v) snprintf(ntt_env_saved, sizeof ntt_env_saved, "%s", v);
+    }
+    if (var < 0) {
+        if (ntt_env_had) setenv("GS_CU_NTT", ntt_env_saved, 1); else unsetenv("GS_CU_NTT");
+        ntt_env_had = -1;
+        return;
+    }
+    setenv("GS_CU_NTT", variant_name(var), 1);
+}
+
+/* Every size from 2^1 to 2^20 (2^15 quick), then 2^22, both directions:
+ * every kernel path of either variant (GS_CU_NTT: the one-block transform
+ * up to 2^11, the first pass's palindromic and paired middle fields, one
+ * to three later passes with uneven stage counts, three from 2^22 in the
+ * default tuning; the old bit reversal, shared-memory stages, radix-4 and
+ * radix-2 passes).  Edge inputs: all zero, all r - 1, one nonzero element. */
 GS_TEST(cuda_ntt_vs_cpu)
 {
     if (!need_device()) return;
     gs_cu_dev *d = open_dev();
     if (!d) return;
     gs_err e;
-    static const unsigned logs[] = { 1, 3, 10, 11, 12, 15, 18 };
-    size_t nmax = (size_t)1 << 18;
+    unsigned lmax = gs_test_quick() ? 15 : 22;
+    size_t nmax = (size_t)1 << lmax;
     gs_fr *x = malloc(nmax * sizeof *x), *y = malloc(nmax * sizeof *y), *dx = NULL;
     gs_domain *dom = NULL;
     GS_REQUIRE(x && y);
-    CU_OK(gs_cu_ntt_prepare(d, 18, &e));
+    CU_OK(gs_cu_ntt_prepare(d, lmax, &e));
     CU_OK(gs_cu_alloc(d, (void **)&dx, nmax * sizeof *dx, &e));
-    for (size_t li = 0; li < sizeof logs / sizeof logs[0]; li++) {
-        unsigned lg = logs[li];
-        if (gs_test_quick() && lg > 15) break;
+    for (int var = 0; var < 2; var++)
+    for (unsigned lg = 1; lg <= lmax; lg += lg < 20 ? 1 : 2) {
+        ntt_variant(var);
         size_t n = (size_t)1 << lg;
         CU_OK(gs_domain_create(&dom, lg, NULL, &e));
         for (int inv = 0; inv < 2; inv++) {
             for (size_t i = 0; i < n; i++) gs_fr_random(&x[i], gs_test_rng());
+            /* Edge inputs at a few sizes: 0s, r - 1s, a single 1 at index n - 1. */
+            if (lg % 5 == 2) {
+                int kind = (lg / 5 + inv) % 3;
+                for (size_t i = 0; i < n; i++) {
+                    if (kind == 0) gs_fr_zero(&x[i]);
+                    else if (kind == 1) { gs_fr_one(&x[i]); gs_fr_neg(&x[i], &x[i]); }
+                    else if (i + 1 < n) gs_fr_zero(&x[i]);
+                    else gs_fr_one(&x[i]);
+                }
+            }
             CU_OK(gs_cu_upload(d, dx, x, n * sizeof *x, 0, &e));
             CU_OK(gs_cu_ntt(d, dx, lg, inv, &e));
             memset(y, 0x33, n * sizeof *y);
@@ -209,13 +250,14 @@ GS_TEST(cuda_ntt_vs_cpu)
             if (inv) gs_domain_intt(dom, x, NULL); else gs_domain_ntt(dom, x, NULL);
             size_t bad = 0;
             for (size_t i = 0; i < n; i++) bad += !gs_fr_eq(&x[i], &y[i]);
-            GS_CHECK_MSG(bad == 0, "%s NTT 2^%u: %zu of %zu differ", inv ? "inverse" : "forward",
-                         lg, bad, n);
+            GS_CHECK_MSG(bad == 0, "%s %s NTT 2^%u: %zu of %zu differ", variant_name(var),
+                         inv ? "inverse" : "forward", lg, bad, n);
         }
         gs_domain_destroy(dom);
         dom = NULL;
     }
 done:
+    ntt_variant(-1);
     gs_domain_destroy(dom);
     gs_cu_free(d, dx);
     free(x); free(y);
@@ -232,20 +274,22 @@ static void h_scalars_vs_cpu(int classic)
     gs_cu_dev *d = open_dev();
     if (!d) return;
     gs_err e;
-    static const unsigned logs[] = { 1, 4, 11, 14 };
+    static const unsigned logs[] = { 1, 2, 4, 11, 12, 13, 14, 17 };
     gs_fr *abc = NULL, *dabc = NULL;
     gs_scalar *got = NULL;
     gs_domain *dom = NULL;
-    size_t nmax = (size_t)1 << 14;
+    size_t nmax = (size_t)1 << 17;
     abc = malloc(3 * nmax * sizeof *abc);
     got = malloc(nmax * sizeof *got);
     GS_REQUIRE(abc && got);
-    CU_OK(gs_cu_ntt_prepare(d, classic ? 14 : 15, &e));
+    CU_OK(gs_cu_ntt_prepare(d, classic ? 17 : 18, &e));
     CU_OK(gs_cu_alloc(d, (void **)&dabc, 3 * nmax * sizeof *dabc, &e));
+    for (int var = 0; var < 2; var++)
     for (size_t li = 0; li < sizeof logs / sizeof logs[0]; li++) {
         unsigned lg = logs[li];
         size_t n = (size_t)1 << lg;
         gs_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
+        ntt_variant(var);
         for (size_t i = 0; i < n; i++) {
             gs_fr_random(&a[i], gs_test_rng());
             gs_fr_random(&b[i], gs_test_rng());
@@ -269,17 +313,18 @@ static void h_scalars_vs_cpu(int classic)
         }
         size_t bad = 0;
         for (size_t i = 0; i < n; i++) bad += memcmp(&((gs_scalar *)a)[i], &got[i], sizeof *got) != 0;
-        GS_CHECK_MSG(bad == 0, "%s H scalars 2^%u: %zu of %zu differ", classic ? "classic" : "snarkjs",
-                     lg, bad, n);
+        GS_CHECK_MSG(bad == 0, "%s H scalars 2^%u (%s NTT): %zu of %zu differ",
+                     classic ? "classic" : "snarkjs", lg, variant_name(var), bad, n);
         gs_domain_destroy(dom);
         dom = NULL;
     }
     if (classic) {
         gs_err_clear(&e);
-        GS_CHECK_EQ_INT(gs_cu_h_scalars_classic(d, (gs_scalar *)dabc, dabc, dabc + 2, dabc + 4, 15, &e),
+        GS_CHECK_EQ_INT(gs_cu_h_scalars_classic(d, (gs_scalar *)dabc, dabc, dabc + 2, dabc + 4, 18, &e),
                         GS_ERR_STATE);
     }
 done:
+    ntt_variant(-1);
     gs_domain_destroy(dom);
     gs_cu_free(d, dabc);
     free(abc); free(got);
