@@ -102,8 +102,9 @@ template <class F> CU_PT void xyzz_dbl_aff(cu_xyzz<F> &r, const F &x, const F &y
     xyzz_dbl_aff_body(r, x, y);
 }
 
-/* r = 2 * a (dbl-2008-s-1); r may alias a. */
-template <class F> CU_PT void xyzz_dbl(cu_xyzz<F> &r, const cu_xyzz<F> &a)
+/* r = 2 * a (dbl-2008-s-1); r may alias a.  The body, inlined where the
+ * caller asks (xyzz_add_inl), out of line otherwise. */
+template <class F> static __device__ __forceinline__ void xyzz_dbl_body(cu_xyzz<F> &r, const cu_xyzz<F> &a)
 {
     if (xyzz_is_inf(a)) {
         r = a;
@@ -128,6 +129,8 @@ template <class F> CU_PT void xyzz_dbl(cu_xyzz<F> &r, const cu_xyzz<F> &a)
     fe_mul(U, W, Y1);
     fe_sub(r.Y, t, U);
 }
+
+template <class F> CU_PT void xyzz_dbl(cu_xyzz<F> &r, const cu_xyzz<F> &a) { xyzz_dbl_body(r, a); }
 
 /* acc += (x, y) with sign: subtract when neg (madd-2008-s).  Inlined into
  * the bucket loop: out of line, acc and p live in local memory across the
@@ -243,8 +246,12 @@ template <class C> CU_DEV void xyzz_reduce(cu_xyzz<cu_fe<C>> &a)
     fe_reduce(a.ZZZ, a.ZZZ);
 }
 
-/* acc += b (add-2008-s). */
-template <class F> CU_PT void xyzz_add(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
+/* acc += b (add-2008-s).  INL: the body and its rare doubling inlined
+ * (no address of acc escapes to a call, so it stays in registers; the
+ * level-N and bucket-reduction kernels under CU_FV_INLN), else the
+ * doubling out of line. */
+template <class F, bool INL>
+static __device__ __forceinline__ void xyzz_add_body(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
 {
     if (xyzz_is_inf(b)) return;
     if (xyzz_is_inf(acc)) {
@@ -259,9 +266,10 @@ template <class F> CU_PT void xyzz_add(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
     fe_sub(P, U2, U1);
     fe_sub(R, S2, S1);
     if (fe_is_zero(P)) {
-        if (fe_is_zero(R))
-            xyzz_dbl(acc, acc);
-        else
+        if (fe_is_zero(R)) {
+            if (INL) xyzz_dbl_body(acc, acc);
+            else xyzz_dbl(acc, acc);
+        } else
             xyzz_set_inf(acc);
         return;
     }
@@ -281,6 +289,21 @@ template <class F> CU_PT void xyzz_add(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
     fe_mul(acc.ZZ, acc.ZZ, PP);
     fe_mul(acc.ZZZ, acc.ZZZ, b.ZZZ);
     fe_mul(acc.ZZZ, acc.ZZZ, PPP);
+}
+
+template <class F> CU_PT void xyzz_add(cu_xyzz<F> &acc, const cu_xyzz<F> &b) { xyzz_add_body<F, false>(acc, b); }
+
+/* xyzz_add / xyzz_dbl, out of line or inlined. */
+template <class F, bool INL> CU_DEV void xyzz_add_v(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
+{
+    if constexpr (INL) xyzz_add_body<F, true>(acc, b);
+    else xyzz_add(acc, b);
+}
+
+template <class F, bool INL> CU_DEV void xyzz_dbl_v(cu_xyzz<F> &r, const cu_xyzz<F> &a)
+{
+    if constexpr (INL) xyzz_dbl_body(r, a);
+    else xyzz_dbl(r, a);
 }
 
 #endif

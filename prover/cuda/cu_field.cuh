@@ -3,7 +3,9 @@
  * bits): little-endian 32-bit limbs, Montgomery form with the same R as the
  * host (R = 2^384 for Fp, 2^256 for Fr; field.h), so a gs_fp / gs_fr on the
  * host and a cu_fp / cu_fr on the device are the same bytes.  Every value
- * passed in or out is fully reduced.  Internal to prover/cuda (.cu files).
+ * passed in or out is fully reduced, except for the lazy "_lz" functions
+ * (values in [0, 2p), Fp only, see there).  Internal to prover/cuda (.cu
+ * files).
  *
  * Multiplication is CIOS (Koc, Acar, Kaliski, IEEE Micro 1996, section 5)
  * on 32-bit words.  Each row adds the 64-bit products a[j]*b[i] in two

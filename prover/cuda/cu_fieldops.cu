@@ -229,12 +229,13 @@ fail:
 extern "C" gs_status gs_cu_field_bench(gs_cu_dev *d, int kind, double *mul_per_s, gs_err *err)
 {
     typedef cu_cfgv<cu_fp_cfg, CU_FV_SQR> Cs;
+    typedef cu_cfgv<cu_fp_cfg, 0> Cm;
     switch (kind) {
     case 0: return field_bench<cu_fp_cfg, 0>(d, mul_per_s, err);
     case 1: return field_bench<cu_fr_cfg, 0>(d, mul_per_s, err);
-    case 2: return field_bench<cu_fp_cfg, 1>(d, mul_per_s, err);
+    case 2: return field_bench<Cm, 1>(d, mul_per_s, err);
     case 3: return field_bench<Cs, 1>(d, mul_per_s, err);
-    case 4: return field_bench<cu_fp_cfg, 2>(d, mul_per_s, err);
+    case 4: return field_bench<Cm, 2>(d, mul_per_s, err);
     case 5: return field_bench<Cs, 3>(d, mul_per_s, err);
     default: return GS_ERR(err, GS_ERR_ARG, "cuda", "field bench kind %d", kind);
     }

@@ -429,7 +429,7 @@ static int accum_variant(void)
     return v;
 }
 
-template <class F>
+template <class F, bool INL>
 __global__ void __launch_bounds__(128) k_accumN(cu_xyzz<F> *out, const uint32_t *coff_new,
                                                 const cu_xyzz<F> *in, const uint32_t *coff_old,
                                                 uint32_t K)
@@ -443,13 +443,14 @@ __global__ void __launch_bounds__(128) k_accumN(cu_xyzz<F> *out, const uint32_t 
     xyzz_load(acc, &in[e]);
     for (e++; e < end; e++) {
         xyzz_load(q, &in[e]);
-        xyzz_add(acc, q);
+        xyzz_add_v<F, INL>(acc, q);
     }
     xyzz_store(&out[t], acc);
 }
 
-/* Thread (g, j): buckets jL+1 .. (j+1)L of group g -> T + jL * R. */
-template <class F>
+/* Thread (g, j): buckets jL+1 .. (j+1)L of group g -> T + jL * R.  INL:
+ * the point additions inlined (CU_FV_INLN). */
+template <class F, bool INL>
 __global__ void __launch_bounds__(128) k_reduce(cu_xyzz<F> *seg, const cu_xyzz<F> *part,
                                                 const uint32_t *coff, unsigned c, uint32_t ngrp,
                                                 uint32_t L, uint32_t T)
@@ -464,19 +465,19 @@ __global__ void __launch_bounds__(128) k_reduce(cu_xyzz<F> *seg, const cu_xyzz<F
         uint32_t k = (w << c) | b;
         if (coff[k + 1] - coff[k] == 1) {
             xyzz_load(q, &part[coff[k]]);
-            xyzz_add(R, q);
+            xyzz_add_v<F, INL>(R, q);
         }
-        xyzz_add(S, R);
+        xyzz_add_v<F, INL>(S, R);
     }
     /* S += (jL) * R, double-and-add from the top bit. */
     uint32_t mult = j * L;
     if (mult) {
         xyzz_set_inf(q);
         for (int bit = 31 - __clz(mult); bit >= 0; bit--) {
-            xyzz_dbl(q, q);
-            if ((mult >> bit) & 1) xyzz_add(q, R);
+            xyzz_dbl_v<F, INL>(q, q);
+            if ((mult >> bit) & 1) xyzz_add_v<F, INL>(q, R);
         }
-        xyzz_add(S, q);
+        xyzz_add_v<F, INL>(S, q);
     }
     xyzz_store(&seg[id], S);
 }
@@ -805,6 +806,8 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
 
     int sc = 0;
     uint32_t per = 1;
+    /* G1: level N and the bucket reduction with inlined additions (CU_FV_INLN). */
+    const bool inln = !g2 && (cu_fv_bits() & CU_FV_INLN) != 0;
     if (pr->n_big > 0) {
         /* 4. accumulation, level 1 from the sorted entries, then the levels. */
 #define ACCUM1(V)                                                                               \
@@ -821,7 +824,7 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
             } else {
                 fv_flat_args a = { b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel],
                                    ntot, p.c, pts, stride, (uint32_t)skip, p.jshift };
-                if (!fv_launch_flat(cu_fv_bits(), cu_msm_minb(), nb1, s, a))
+                if (!fv_launch_flat(cu_fv_bits() & 7, cu_msm_minb(), nb1, s, a))
                     return GS_ERR(err, GS_ERR_ARG, "msm", "GS_CU_FV = %d / GS_CU_MSM_MINB = %d: no such "
                                   "variant", cu_fv_bits(), cu_msm_minb());
             }
@@ -840,14 +843,22 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
         int cur = 0;
         for (int l = 1; l <= pr->levels; l++) {
             uint32_t cap = cur == 0 ? p.t2max : p.t1max;
-            k_accumN<F><<<nblk(cap, 128), 128, 0, s>>>((X *)b.part[cur ^ 1], b.coff[l],
-                                                       (const X *)b.part[cur], b.coff[l - 1], p.K);
+            if (inln)
+                k_accumN<F, true><<<nblk(cap, 128), 128, 0, s>>>((X *)b.part[cur ^ 1], b.coff[l],
+                                                                 (const X *)b.part[cur], b.coff[l - 1], p.K);
+            else
+                k_accumN<F, false><<<nblk(cap, 128), 128, 0, s>>>((X *)b.part[cur ^ 1], b.coff[l],
+                                                                  (const X *)b.part[cur], b.coff[l - 1], p.K);
             CU_LAUNCHED("k_accumN");
             cur ^= 1;
         }
         /* 5. bucket reduction, then runs down to at most GS_CU_MSM_PARTS per group. */
-        k_reduce<F><<<nblk((size_t)p.ngrp * p.T, 128), 128, 0, s>>>(
-            (X *)b.seg[0], (const X *)b.part[cur], b.coff[pr->levels], p.c, p.ngrp, p.L, p.T);
+        if (inln)
+            k_reduce<F, true><<<nblk((size_t)p.ngrp * p.T, 128), 128, 0, s>>>(
+                (X *)b.seg[0], (const X *)b.part[cur], b.coff[pr->levels], p.c, p.ngrp, p.L, p.T);
+        else
+            k_reduce<F, false><<<nblk((size_t)p.ngrp * p.T, 128), 128, 0, s>>>(
+                (X *)b.seg[0], (const X *)b.part[cur], b.coff[pr->levels], p.c, p.ngrp, p.L, p.T);
         CU_LAUNCHED("k_reduce");
         per = p.T;
         while (per > GS_CU_MSM_PARTS) {
