@@ -25,6 +25,11 @@
  *                      each), like a PoRep witness; the rest random
  *   --staging S        --prove: a/b/c and witness staged pinned, pageable, or
  *                      both (default)
+ *   --variants LIST    G1 MSM: time each accumulation variant of LIST in turn
+ *                      on the same points and copies, FV/MINB items separated
+ *                      by commas (GS_CU_FV bits and GS_CU_MSM_MINB, set in the
+ *                      environment for each; cu_internal.cuh), e.g. 0/1,7/3;
+ *                      names get _fvFVmMINB
  *   --device N         device index (default 0)
  *   --json FILE        also write every repetition as Google Benchmark JSON
  *                      (bench/compare A.json B.json: Mann-Whitney A/B test);
@@ -75,6 +80,7 @@ typedef struct {
     int want_ntt, want_msm, want_msm2, want_prove;
     unsigned ntt_lo, ntt_hi, msm_lo, msm_hi, msm2_lo, msm2_hi, prove_lo, prove_hi;
     const char *json;
+    const char *variants;      /* --variants, or NULL */
 } bench_opts;
 
 /* Every timed repetition, for --json (names as in the file comment). */
@@ -247,6 +253,25 @@ typedef struct {
 BENCH_CURVE(g1, 96, gs_cu_g1_upload(d, *dp, aff, nb, err), 20)
 BENCH_CURVE(g2, 192, gs_cu_g2_upload(d, *dp, aff, NULL, nb, err), 18)
 
+/* Sets GS_CU_FV and GS_CU_MSM_MINB from the next "FV/MINB" item of *vp
+ * (MINB 1 when left out), advances *vp, writes the name tag; 0 on a bad item. */
+static int next_variant(const char **vp, char *vtag, size_t vsz)
+{
+    int fv = 0, minb = 1, used = 0;
+    if (sscanf(*vp, "%d%n/%d%n", &fv, &used, &minb, &used) < 1 || fv < 0 || minb < 1)
+        return 0;
+    const char *e = *vp + used;
+    if (*e != ',' && *e != 0) return 0;
+    *vp = *e ? e + 1 : e;
+    char b1[16], b2[16];
+    snprintf(b1, sizeof b1, "%d", fv);
+    snprintf(b2, sizeof b2, "%d", minb);
+    setenv("GS_CU_FV", b1, 1);
+    setenv("GS_CU_MSM_MINB", b2, 1);
+    snprintf(vtag, vsz, "_fv%dm%d", fv, minb);
+    return 1;
+}
+
 static gs_status bench_msm(gs_cu_dev *d, const bench_curve *cv, unsigned lo, unsigned hi,
                            const bench_opts *o, gs_pool *pool, gs_err *err)
 {
@@ -284,51 +309,66 @@ static gs_status bench_msm(gs_cu_dev *d, const bench_curve *cv, unsigned lo, uns
     TRY(gs_cu_alloc(d, (void **)&ds, nmax * sizeof *ds, err));
     TRY(gs_cu_fill_random(d, ds, nmax, 12345, err));
     TRY(gs_cu_sync(d, err));
+    /* --variants: one pass per FV/MINB item (one with the environment as
+     * it is without); a check that differs fails the command after the
+     * other variants ran. */
+    int nvar = 1, differs = 0;
+    if (o->variants && cv == &g1_curve)
+        for (const char *c = o->variants; *c; c++) nvar += *c == ',';
     for (unsigned k = lo; k <= hi; k++) {
         size_t n = (size_t)1 << k;
-        for (int r = -1; r < o->reps; r++) {
-            TRY(gs_cu_mark(d, 0, err));
-            if (copies) {
-                TRY(gs_cu_msm_prepare(d, ds, n, (int)cc, tt, 0, NULL, NULL, err));
-                TRY(gs_cu_msm_g1_prepared(d, 0, dp, nmax, 0, err));
-            } else {
-                TRY(cv->msm(d, 0, dp, ds, n, o->window, err));
-            }
-            TRY(gs_cu_msm_fetch(d, 0, err));
-            TRY(gs_cu_mark(d, 1, err));
-            TRY(gs_cu_sync(d, err));
-            int64_t h0 = gs_now_ns();
-            TRY(cv->result(d, &res, err));
-            int64_t h1 = gs_now_ns();
-            if (r >= 0) {
-                TRY(gs_cu_mark_ms(d, 0, 1, &td[r], err));
-                th[r] = (double)(h1 - h0) * 1e-6;
-                tt_ms[r] = td[r] + th[r];
-            }
-        }
-        rec_add(tt_ms, o->reps, "cuda/%s%s/%u", cv->name, tag, k);
-        rec_add(td, o->reps, "cuda/%s%s_device/%u", cv->name, tag, k);
-        double md = median(td, o->reps), mh = median(th, o->reps);
-        fprintf(out, "%s%s 2^%-2u  device %9.3f ms + host combine %6.3f ms = %9.3f ms  (%d reps)",
-               cv->name, tag, k, md, mh, md + mh, o->reps);
-        if (o->check && k <= cv->check_max) {
-            hs = realloc(hs, n * sizeof *hs);
-            if (!hs) {
-                st = GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "check scalars");
+        const char *vp = o->variants && cv == &g1_curve ? o->variants : NULL;
+        for (int vi = 0; vi < nvar; vi++) {
+            char vtag[32] = "";
+            if (vp && !next_variant(&vp, vtag, sizeof vtag)) {
+                st = GS_ERR(err, GS_ERR_ARG, "cuda-bench", "--variants '%s': FV/MINB items",
+                            o->variants);
                 goto fail;
             }
-            TRY(gs_cu_download(d, hs, ds, n * sizeof *hs, err));
-            TRY(cv->cpu(&want, base, nb, hs, n, pool, err));
-            int same = cv->eq(&res, &want);
-            fprintf(out, "  check vs CPU: %s", same ? "equal" : "DIFFERENT");
-            if (!same)
-                st = GS_ERR(err, GS_ERR_INTERNAL, "cuda-bench", "%s 2^%u differs from the CPU",
-                            cv->name, k);
+            for (int r = -1; r < o->reps; r++) {
+                TRY(gs_cu_mark(d, 0, err));
+                if (copies) {
+                    TRY(gs_cu_msm_prepare(d, ds, n, (int)cc, tt, 0, NULL, NULL, err));
+                    TRY(gs_cu_msm_g1_prepared(d, 0, dp, nmax, 0, err));
+                } else {
+                    TRY(cv->msm(d, 0, dp, ds, n, o->window, err));
+                }
+                TRY(gs_cu_msm_fetch(d, 0, err));
+                TRY(gs_cu_mark(d, 1, err));
+                TRY(gs_cu_sync(d, err));
+                int64_t h0 = gs_now_ns();
+                TRY(cv->result(d, &res, err));
+                int64_t h1 = gs_now_ns();
+                if (r >= 0) {
+                    TRY(gs_cu_mark_ms(d, 0, 1, &td[r], err));
+                    th[r] = (double)(h1 - h0) * 1e-6;
+                    tt_ms[r] = td[r] + th[r];
+                }
+            }
+            rec_add(tt_ms, o->reps, "cuda/%s%s%s/%u", cv->name, tag, vtag, k);
+            rec_add(td, o->reps, "cuda/%s%s%s_device/%u", cv->name, tag, vtag, k);
+            double md = median(td, o->reps), mh = median(th, o->reps);
+            fprintf(out, "%s%s%s 2^%-2u  device %9.3f ms + host combine %6.3f ms = %9.3f ms  (%d reps)",
+                   cv->name, tag, vtag, k, md, mh, md + mh, o->reps);
+            if (o->check && k <= cv->check_max) {
+                hs = realloc(hs, n * sizeof *hs);
+                if (!hs) {
+                    st = GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "check scalars");
+                    goto fail;
+                }
+                TRY(gs_cu_download(d, hs, ds, n * sizeof *hs, err));
+                TRY(cv->cpu(&want, base, nb, hs, n, pool, err));
+                int same = cv->eq(&res, &want);
+                fprintf(out, "  check vs CPU: %s", same ? "equal" : "DIFFERENT");
+                if (!same && !differs++)
+                    GS_ERR(err, GS_ERR_INTERNAL, "cuda-bench", "%s%s 2^%u differs from the CPU",
+                           cv->name, vtag, k);
+            }
+            fprintf(out, "\n");
+            fflush(out);
         }
-        fprintf(out, "\n");
-        fflush(out);
-        if (st != GS_OK) goto fail;
     }
+    if (differs) st = GS_ERR_INTERNAL;
 fail:
     gs_cu_free(d, dp);
     gs_cu_free(d, ds);
@@ -599,6 +639,7 @@ static int bench_main(int argc, char **argv)
         else if (!strcmp(a, "--device") && v) { o.device = atoi(v); i++; }
         else if (!strcmp(a, "--json") && v) { o.json = v; i++; }
         else if (!strcmp(a, "--copies") && v) { o.copies = atoi(v); i++; }
+        else if (!strcmp(a, "--variants") && v) { o.variants = v; i++; }
         else if (!strcmp(a, "--bool") && v) { o.bool_pct = atoi(v); i++; }
         else if (!strcmp(a, "--staging") && v && (!strcmp(v, "both") || !strcmp(v, "pinned") ||
                                                    !strcmp(v, "pageable"))) {
@@ -633,19 +674,26 @@ static int bench_main(int argc, char **argv)
     snprintf(devname, sizeof devname, "%s", gs_cu_dev_describe(d));
     fprintf(out, "device: %s\n", devname);
     if (o.field) {
-        double fp[64], fr[64], g;
+        /* kinds of gs_cu_field_bench: Fp mul, Fr mul, Fp sqr as mul, Fp
+         * dedicated sqr, Fp lazy mul, Fp lazy dedicated sqr. */
+        static const char *const names[] = { "fp_mul", "fr_mul", "fp_sqr_mul", "fp_sqr",
+                                             "fp_mul_lazy", "fp_sqr_lazy" };
+        double ns[6][64], g;
         for (int r = 0; r < o.reps; r++) {
-            TRY(gs_cu_field_bench(d, 0, &g, &err));
-            fp[r] = 1e9 / g; /* ns per multiplication of the whole chip */
-            TRY(gs_cu_field_bench(d, 1, &g, &err));
-            fr[r] = 1e9 / g;
+            for (int k = 0; k < 6; k++) {
+                TRY(gs_cu_field_bench(d, k, &g, &err));
+                ns[k][r] = 1e9 / g; /* ns per operation of the whole chip */
+            }
         }
-        bench_rec *rp = rec_add(fp, o.reps, "cuda/field/fp_mul");
-        if (rp) rp->unit = "ns";
-        rp = rec_add(fr, o.reps, "cuda/field/fr_mul");
-        if (rp) rp->unit = "ns";
+        for (int k = 0; k < 6; k++) {
+            bench_rec *rp = rec_add(ns[k], o.reps, "cuda/field/%s", names[k]);
+            if (rp) rp->unit = "ns";
+        }
         fprintf(out, "field  Fp mont_mul %.2f G/s, Fr mont_mul %.2f G/s (dependent chains, whole chip, "
-                     "median of %d)\n", 1 / median(fp, o.reps), 1 / median(fr, o.reps), o.reps);
+                     "median of %d)\n", 1 / median(ns[0], o.reps), 1 / median(ns[1], o.reps), o.reps);
+        fprintf(out, "field  Fp sqr as mul %.2f G/s, sqr %.2f G/s, lazy mul %.2f G/s, lazy sqr %.2f G/s\n",
+                1 / median(ns[2], o.reps), 1 / median(ns[3], o.reps), 1 / median(ns[4], o.reps),
+                1 / median(ns[5], o.reps));
         fflush(out);
     }
     if (o.want_ntt) TRY(bench_ntt(d, &o, &err));

@@ -102,8 +102,9 @@ template <class F> CU_PT void xyzz_dbl_aff(cu_xyzz<F> &r, const F &x, const F &y
     xyzz_dbl_aff_body(r, x, y);
 }
 
-/* r = 2 * a (dbl-2008-s-1); r may alias a. */
-template <class F> CU_PT void xyzz_dbl(cu_xyzz<F> &r, const cu_xyzz<F> &a)
+/* r = 2 * a (dbl-2008-s-1); r may alias a.  The body, inlined where the
+ * caller asks (xyzz_add_inl), out of line otherwise. */
+template <class F> static __device__ __forceinline__ void xyzz_dbl_body(cu_xyzz<F> &r, const cu_xyzz<F> &a)
 {
     if (xyzz_is_inf(a)) {
         r = a;
@@ -128,6 +129,8 @@ template <class F> CU_PT void xyzz_dbl(cu_xyzz<F> &r, const cu_xyzz<F> &a)
     fe_mul(U, W, Y1);
     fe_sub(r.Y, t, U);
 }
+
+template <class F> CU_PT void xyzz_dbl(cu_xyzz<F> &r, const cu_xyzz<F> &a) { xyzz_dbl_body(r, a); }
 
 /* acc += (x, y) with sign: subtract when neg (madd-2008-s).  Inlined into
  * the bucket loop: out of line, acc and p live in local memory across the
@@ -178,8 +181,77 @@ static __device__ __forceinline__ void xyzz_add_aff(cu_xyzz<F> &acc, const cu_af
     fe_mul(acc.ZZZ, acc.ZZZ, PPP);
 }
 
-/* acc += b (add-2008-s). */
-template <class F> CU_PT void xyzz_add(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
+/*
+ * xyzz_add_aff with lazy reduction (Fp only, cu_field.cuh's fe_*_lz): the
+ * same madd-2008-s, every coordinate of acc in [0, 2p) instead of [0, p),
+ * which drops the final conditional subtraction of all ten multiplications.
+ * Bounds: every multiplication's inputs are below 2p (acc's coordinates,
+ * the point's reduced x and y, and the results of fe_sub_lz / fe_mul_lz /
+ * fe_sqr_lz, all in [0, 2p)), so every result is in [0, 2p) again.  The
+ * exceptional cases test P and R with fe_is_zero_lz (0 or p).  acc is at
+ * infinity iff ZZ is exactly 0: xyzz_set_inf writes 0, and otherwise ZZ is
+ * a product of nonzero residues (ZZ_old * P^2 with P != 0 mod p, or the
+ * doubling's (2y)^2, y != 0 as G1 has no point of order 2), never 0 or p.
+ * The caller reduces acc (xyzz_reduce) before it leaves the thread.
+ */
+template <bool INL_DBL, class C>
+static __device__ __forceinline__ void xyzz_add_aff_lz(cu_xyzz<cu_fe<C>> &acc,
+                                                       const cu_aff<cu_fe<C>> &p, bool neg)
+{
+    typedef cu_fe<C> F;
+    F y = p.y;
+    if (neg) fe_neg(y, y);
+    if (xyzz_is_inf(acc)) {
+        acc.X = p.x;
+        acc.Y = y;
+        fe_one(acc.ZZ);
+        fe_one(acc.ZZZ);
+        return;
+    }
+    F U2, S2, P, R, PP, PPP, Q, t;
+    fe_mul_lz(U2, p.x, acc.ZZ);
+    fe_mul_lz(S2, y, acc.ZZZ);
+    fe_sub_lz(P, U2, acc.X);
+    fe_sub_lz(R, S2, acc.Y);
+    if (fe_is_zero_lz(P)) {
+        if (fe_is_zero_lz(R)) {
+            if (INL_DBL) xyzz_dbl_aff_body(acc, p.x, y);
+            else xyzz_dbl_aff(acc, p.x, y);
+        } else
+            xyzz_set_inf(acc);
+        return;
+    }
+    fe_sqr_lz(PP, P);
+    fe_mul_lz(PPP, P, PP);
+    fe_mul_lz(Q, acc.X, PP);
+    fe_sqr_lz(t, R);
+    fe_sub_lz(t, t, PPP);
+    fe_sub_lz(t, t, Q);
+    fe_sub_lz(t, t, Q);
+    fe_sub_lz(Q, Q, t);
+    acc.X = t;
+    fe_mul_lz(Q, R, Q);
+    fe_mul_lz(t, acc.Y, PPP);
+    fe_sub_lz(acc.Y, Q, t);
+    fe_mul_lz(acc.ZZ, acc.ZZ, PP);
+    fe_mul_lz(acc.ZZZ, acc.ZZZ, PPP);
+}
+
+/* Coordinates in [0, 2p) -> [0, p) (after xyzz_add_aff_lz). */
+template <class C> CU_DEV void xyzz_reduce(cu_xyzz<cu_fe<C>> &a)
+{
+    fe_reduce(a.X, a.X);
+    fe_reduce(a.Y, a.Y);
+    fe_reduce(a.ZZ, a.ZZ);
+    fe_reduce(a.ZZZ, a.ZZZ);
+}
+
+/* acc += b (add-2008-s).  INL: the body and its rare doubling inlined
+ * (no address of acc escapes to a call, so it stays in registers; the
+ * level-N and bucket-reduction kernels under CU_FV_INLN), else the
+ * doubling out of line. */
+template <class F, bool INL>
+static __device__ __forceinline__ void xyzz_add_body(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
 {
     if (xyzz_is_inf(b)) return;
     if (xyzz_is_inf(acc)) {
@@ -194,9 +266,10 @@ template <class F> CU_PT void xyzz_add(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
     fe_sub(P, U2, U1);
     fe_sub(R, S2, S1);
     if (fe_is_zero(P)) {
-        if (fe_is_zero(R))
-            xyzz_dbl(acc, acc);
-        else
+        if (fe_is_zero(R)) {
+            if (INL) xyzz_dbl_body(acc, acc);
+            else xyzz_dbl(acc, acc);
+        } else
             xyzz_set_inf(acc);
         return;
     }
@@ -216,6 +289,21 @@ template <class F> CU_PT void xyzz_add(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
     fe_mul(acc.ZZ, acc.ZZ, PP);
     fe_mul(acc.ZZZ, acc.ZZZ, b.ZZZ);
     fe_mul(acc.ZZZ, acc.ZZZ, PPP);
+}
+
+template <class F> CU_PT void xyzz_add(cu_xyzz<F> &acc, const cu_xyzz<F> &b) { xyzz_add_body<F, false>(acc, b); }
+
+/* xyzz_add / xyzz_dbl, out of line or inlined. */
+template <class F, bool INL> CU_DEV void xyzz_add_v(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
+{
+    if constexpr (INL) xyzz_add_body<F, true>(acc, b);
+    else xyzz_add(acc, b);
+}
+
+template <class F, bool INL> CU_DEV void xyzz_dbl_v(cu_xyzz<F> &r, const cu_xyzz<F> &a)
+{
+    if constexpr (INL) xyzz_dbl_body(r, a);
+    else xyzz_dbl(r, a);
 }
 
 #endif

@@ -3,7 +3,9 @@
  * bits): little-endian 32-bit limbs, Montgomery form with the same R as the
  * host (R = 2^384 for Fp, 2^256 for Fr; field.h), so a gs_fp / gs_fr on the
  * host and a cu_fp / cu_fr on the device are the same bytes.  Every value
- * passed in or out is fully reduced.  Internal to prover/cuda (.cu files).
+ * passed in or out is fully reduced, except for the lazy "_lz" functions
+ * (values in [0, 2p), Fp only, see there).  Internal to prover/cuda (.cu
+ * files).
  *
  * Multiplication is CIOS (Koc, Acar, Kaliski, IEEE Micro 1996, section 5)
  * on 32-bit words.  Each row adds the 64-bit products a[j]*b[i] in two
@@ -29,8 +31,14 @@
 #define CU_DEV __device__ __forceinline__
 
 /* Field descriptors: limb count, -p^-1 mod 2^32, p and R mod p by limb. */
+/* Variant bits of a field configuration (cu_fe<C> with C::VAR), for A/B
+ * runs on the device (GS_CU_FV, cu_msm.cu): CU_FV_SQR = fe_sqr by the
+ * dedicated squaring (fe_sqr_sos) instead of fe_mul(a, a). */
+#define CU_FV_SQR 2
+
 struct cu_fp_cfg {
     static constexpr int N = 12;
+    static constexpr int VAR = 0;
     static constexpr uint32_t N0 = 0xfffcfffdu;
     static CU_DEV uint32_t p(int i)
     {
@@ -58,6 +66,7 @@ struct cu_fp_cfg {
 
 struct cu_fr_cfg {
     static constexpr int N = 8;
+    static constexpr int VAR = 0;
     static constexpr uint32_t N0 = 0xffffffffu;
     static CU_DEV uint32_t p(int i)
     {
@@ -79,7 +88,14 @@ struct cu_fr_cfg {
     }
 };
 
+/* The same field as B with variant bits V: a distinct element type of the
+ * same layout, so one module holds kernels of several variants. */
+template <class B, int V> struct cu_cfgv : B {
+    static constexpr int VAR = V;
+};
+
 template <class C> struct cu_fe {
+    typedef C cfg;
     uint32_t l[C::N];
 };
 typedef cu_fe<cu_fp_cfg> cu_fp;
@@ -184,8 +200,26 @@ template <int N> CU_DEV void mac_row(uint32_t *t, const uint32_t *a, uint32_t b)
     asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N + 1]));
 }
 
-/* r = a * b * R^-1 mod p (CIOS, see the file comment). */
-template <class C> CU_DEV void fe_mul(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
+/* r = t - p if t >= p, else t, for t[0..N] < 2p (t[N] the top word). */
+template <class C> CU_DEV void fe_final_sub(cu_fe<C> &r, const uint32_t *t)
+{
+    constexpr int N = C::N;
+    uint32_t d[N], mask;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(C::p(0)));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(t[i]), "r"(C::p(i)));
+    asm volatile("subc.u32 %0, %1, 0;" : "=r"(mask) : "r"(t[N]));
+    /* t < 2p < 2^(32N): t[N] = 0, mask = all ones iff t < p. */
+#pragma unroll
+    for (int i = 0; i < N; i++) r.l[i] = (t[i] & mask) | (d[i] & ~mask);
+}
+
+/* r = a * b * R^-1 mod p (CIOS, see the file comment).  FULL = false
+ * skips the final conditional subtraction: r < 2p whenever a b < 4p^2
+ * (proof at fe_mul_lz). */
+template <class C, bool FULL>
+CU_DEV void fe_mul_impl(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
 {
     constexpr int N = C::N;
     uint32_t t[N + 2], pm[N];
@@ -203,18 +237,179 @@ template <class C> CU_DEV void fe_mul(cu_fe<C> &r, const cu_fe<C> &a, const cu_f
         for (int j = 0; j < N + 1; j++) t[j] = t[j + 1];
         t[N + 1] = 0;
     }
-    uint32_t d[N], mask;
-    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(pm[0]));
+    if constexpr (FULL) {
+        fe_final_sub<C>(r, t);
+    } else {
 #pragma unroll
-    for (int i = 1; i < N; i++)
-        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(t[i]), "r"(pm[i]));
-    asm volatile("subc.u32 %0, %1, 0;" : "=r"(mask) : "r"(t[N]));
-    /* t < 2p < 2^(32N): t[N] = 0, mask = all ones iff t < p. */
-#pragma unroll
-    for (int i = 0; i < N; i++) r.l[i] = (t[i] & mask) | (d[i] & ~mask);
+        for (int i = 0; i < N; i++) r.l[i] = t[i];
+    }
 }
 
-template <class C> CU_DEV void fe_sqr(cu_fe<C> &r, const cu_fe<C> &a) { fe_mul(r, a, a); }
+template <class C> CU_DEV void fe_mul(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
+{
+    fe_mul_impl<C, true>(r, a, b);
+}
+
+/*
+ * r = a^2 R^-1 mod p by a dedicated squaring (separated operand scanning):
+ * the product a^2 in 2N words from the N(N-1)/2 off-diagonal products
+ * a_i a_j (i < j) doubled plus the N squares a_i^2, then a Montgomery
+ * reduction.  Multiplications: N(N-1) + 2N + 2N^2 + N mad instructions
+ * against 4N^2 + N for fe_mul (Fp: 456 vs 588).
+ *
+ * Product: row i adds a_i * a_j, j > i, at words i + j (lo halves, one
+ * carry chain over consecutive words) and i + j + 1 (hi halves, a second
+ * chain), each chain's carry ending in word i + N or i + N + 1.  Word
+ * i + N + 1 is untouched by rows before i (row i - 1 reaches word
+ * i + N), so it starts at 0 and takes at most the two carries: no carry
+ * leaves the top word.  The off-diagonal sum is below a^2 / 2 < 2^(64N-1),
+ * so doubling it (a funnel shift across the words) loses no bit, and adding
+ * the squares (one chain over all 2N words) gives a^2 < 2^(64N) exactly.
+ *
+ * Reduction: the low half w_lo = w[0..N-1] is reduced by N CIOS rows with
+ * a zero multiplicand (u = (w_lo + M p) / R, M < R, so u < 1 + p, u <= p),
+ * then the high half is added: result = u + w_hi with w_hi = floor(a^2 / R).
+ * result = a^2 R^-1 mod p (w_lo + M p = 0 mod R, and (w_lo + M p) / R +
+ * w_hi = (a^2 + M p) / R).  Bound: w_hi <= a^2 / R.  Fp (p < 0x1a0111eb *
+ * 2^352, R = 2^384, p/R < 0.102): for a < 2p, w_hi < (4p/R) p < 0.41 p.
+ * Fr (p/R < 0.454): for a < p, w_hi < 0.46 p.  So result < 1 + 1.46 p <
+ * 2p: one conditional subtraction (FULL) reduces it; FULL = false leaves
+ * it in [0, 2p) (used for Fp only, where inputs below 2p are allowed).
+ */
+template <class C, bool FULL> CU_DEV void fe_sqr_sos(cu_fe<C> &r, const cu_fe<C> &a)
+{
+    constexpr int N = C::N;
+    uint32_t w[2 * N];
+#pragma unroll
+    for (int i = 0; i < 2 * N; i++) w[i] = 0;
+#pragma unroll
+    for (int i = 0; i < N - 1; i++) {
+        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(w[2 * i + 1]) : "r"(a.l[i]), "r"(a.l[i + 1]));
+#pragma unroll
+        for (int j = i + 2; j < N; j++)
+            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(w[i + j]) : "r"(a.l[i]), "r"(a.l[j]));
+        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(w[i + N]));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(w[i + N + 1]));
+        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(w[2 * i + 2]) : "r"(a.l[i]), "r"(a.l[i + 1]));
+#pragma unroll
+        for (int j = i + 2; j < N; j++)
+            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(w[i + j + 1]) : "r"(a.l[i]), "r"(a.l[j]));
+        asm volatile("addc.u32 %0, %0, 0;" : "+r"(w[i + N + 1]));
+    }
+#pragma unroll
+    for (int k = 2 * N - 1; k > 0; k--) w[k] = __funnelshift_l(w[k - 1], w[k], 1);
+    w[0] = 0; /* bit 0 of the doubled off-diagonal sum */
+    asm volatile("mad.lo.cc.u32 %0, %1, %1, %0;" : "+r"(w[0]) : "r"(a.l[0]));
+    asm volatile("madc.hi.cc.u32 %0, %1, %1, %0;" : "+r"(w[1]) : "r"(a.l[0]));
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) {
+        asm volatile("madc.lo.cc.u32 %0, %1, %1, %0;" : "+r"(w[2 * i]) : "r"(a.l[i]));
+        asm volatile("madc.hi.cc.u32 %0, %1, %1, %0;" : "+r"(w[2 * i + 1]) : "r"(a.l[i]));
+    }
+    asm volatile("madc.lo.cc.u32 %0, %1, %1, %0;" : "+r"(w[2 * N - 2]) : "r"(a.l[N - 1]));
+    asm volatile("madc.hi.u32 %0, %1, %1, %0;" : "+r"(w[2 * N - 1]) : "r"(a.l[N - 1]));
+
+    uint32_t t[N + 2], pm[N];
+#pragma unroll
+    for (int i = 0; i < N; i++) pm[i] = C::p(i);
+#pragma unroll
+    for (int i = 0; i < N; i++) t[i] = w[i];
+    t[N] = t[N + 1] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        uint32_t m = t[0] * C::N0;
+        mac_row<N>(t, pm, m);
+#pragma unroll
+        for (int j = 0; j < N + 1; j++) t[j] = t[j + 1];
+        t[N + 1] = 0;
+    }
+    /* t = u <= p (t[N] = 0); t += w_hi. */
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(w[N]));
+#pragma unroll
+    for (int i = 1; i < N; i++) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[i]) : "r"(w[N + i]));
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
+    if constexpr (FULL) {
+        fe_final_sub<C>(r, t);
+    } else {
+#pragma unroll
+        for (int i = 0; i < N; i++) r.l[i] = t[i];
+    }
+}
+
+template <class C> CU_DEV void fe_sqr(cu_fe<C> &r, const cu_fe<C> &a)
+{
+    if constexpr ((C::VAR & CU_FV_SQR) != 0) fe_sqr_sos<C, true>(r, a);
+    else fe_mul(r, a, a);
+}
+
+/*
+ * Lazy reduction ("_lz"), for the MSM's mixed addition: values in [0, 2p)
+ * instead of [0, p).
+ *
+ * fe_mul_lz: r = a b R^-1 mod p in [0, 2p) for a, b < 2p.  CIOS computes
+ * t = (a b + M p) / R with M < R, so t < a b / R + p < (4p/R) p + p; for
+ * Fp, p < 0x1a0111eb * 2^352 gives 4p/R < 4 * 0x1a0111eb / 2^32 < 0.41,
+ * so t < 1.41 p < 2p without the final subtraction (and t < 2^382: the
+ * N + 2 words of the CIOS rows hold every intermediate, as for inputs
+ * below R).  Fp only (Fr's 4p/R > 1).
+ * fe_sqr_lz: the same for a^2, a < 2p (fe_sqr_sos's bound, or fe_mul_lz).
+ * fe_sub_lz: r = a - b mod p in [0, 2p) for a, b in [0, 2p): a - b lies in
+ * (-2p, 2p); 2p is added when it is negative.
+ * fe_reduce: r = a mod p in [0, p) for a in [0, 2p).
+ * fe_is_zero_lz: a = 0 mod p for a in [0, 2p), i.e. a = 0 or a = p.
+ */
+template <class C> CU_DEV void fe_mul_lz(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
+{
+    static_assert(C::N == 12, "lazy reduction is proven for Fp only");
+    fe_mul_impl<C, false>(r, a, b);
+}
+
+template <class C> CU_DEV void fe_sqr_lz(cu_fe<C> &r, const cu_fe<C> &a)
+{
+    static_assert(C::N == 12, "lazy reduction is proven for Fp only");
+    if constexpr ((C::VAR & CU_FV_SQR) != 0) fe_sqr_sos<C, false>(r, a);
+    else fe_mul_impl<C, false>(r, a, a);
+}
+
+template <class C> CU_DEV uint32_t fe_p2(int i)
+{
+    return (C::p(i) << 1) | (i > 0 ? C::p(i - 1) >> 31 : 0u);
+}
+
+template <class C> CU_DEV void fe_sub_lz(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
+{
+    constexpr int N = C::N;
+    uint32_t d[N], mask;
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(a.l[0]), "r"(b.l[0]));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(a.l[i]), "r"(b.l[i]));
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(mask));
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.l[0]) : "r"(d[0]), "r"(fe_p2<C>(0) & mask));
+#pragma unroll
+    for (int i = 1; i < N; i++)
+        asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.l[i]) : "r"(d[i]), "r"(fe_p2<C>(i) & mask));
+}
+
+template <class C> CU_DEV void fe_reduce(cu_fe<C> &r, const cu_fe<C> &a)
+{
+    uint32_t t[C::N + 1];
+#pragma unroll
+    for (int i = 0; i < C::N; i++) t[i] = a.l[i];
+    t[C::N] = 0;
+    fe_final_sub<C>(r, t);
+}
+
+template <class C> CU_DEV bool fe_is_zero_lz(const cu_fe<C> &a)
+{
+    uint32_t z = 0, e = 0;
+#pragma unroll
+    for (int i = 0; i < C::N; i++) {
+        z |= a.l[i];
+        e |= a.l[i] ^ C::p(i);
+    }
+    return z == 0 || e == 0;
+}
 
 /* r = a^(p-2) = a^-1 mod p (Fermat; 0 stays 0), Montgomery in and out.
  * About log2(p) squarings and half as many multiplications: for one-time

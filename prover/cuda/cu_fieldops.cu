@@ -7,9 +7,26 @@
  * DOMAIN.md compares with (~16 G/s for a plain 12x32-bit CIOS Fp multiply
  * on the H200).
  */
+#include <stdlib.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "cu_internal.cuh"
+
+static int env_int(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    long x = strtol(v, &end, 0);
+    return *end || x < 0 || x > 255 ? dflt : (int)x;
+}
+
+/* Read at every call (once per MSM), so cuda-bench --variants can switch. */
+int cu_fv_bits(void) { return env_int("GS_CU_FV", CU_FV_DEFAULT); }
+
+int cu_msm_minb(void) { return env_int("GS_CU_MSM_MINB", 1); }
 
 /* F: cu_fe<C> or cu_fp2 (the fe_* overloads). */
 template <class F>
@@ -29,7 +46,60 @@ __global__ void k_field_op(F *out, const F *a, const F *b, size_t n, int op)
     fe_store(&out[i], r);
 }
 
-template <class C>
+/* r = a + p without reduction (a < p: r < 2p < 2^382). */
+template <class C> CU_DEV void fe_add_p(cu_fe<C> &r, const cu_fe<C> &a)
+{
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r.l[0]) : "r"(a.l[0]), "r"(C::p(0)));
+#pragma unroll
+    for (int i = 1; i < C::N; i++)
+        asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r.l[i]) : "r"(a.l[i]), "r"(C::p(i)));
+}
+
+/*
+ * Fp ops of a variant (GS_CU_FV): SQR through the variant's fe_sqr; with
+ * LAZY, sub / mul / sqr are the lazy primitives (cu_field.cuh) on inputs
+ * lifted to [p, 2p) (a + p, unreduced: the top of their input range),
+ * their results in [0, 2p) brought to [0, p) by fe_reduce, so a result
+ * outside [0, 2p) or a wrong residue differs from the CPU.  sub alternates
+ * (a + p) - b (never below 0) and a - (b + p) (always below 0: the 2p
+ * correction).
+ */
+template <class C, bool LAZY>
+__global__ void k_fp_op_v(cu_fe<C> *out, const cu_fe<C> *a, const cu_fe<C> *b, size_t n, int op)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    cu_fe<C> x, y, r, xl, yl, t;
+    fe_load(x, &a[i]);
+    fe_load(y, &b[i]);
+    if constexpr (LAZY) {
+        fe_add_p(xl, x);
+        fe_add_p(yl, y);
+        switch (op) {
+        case GS_CU_OP_ADD: fe_add(r, x, y); break;
+        case GS_CU_OP_SUB:
+            if (i & 1) fe_sub_lz(t, x, yl);
+            else fe_sub_lz(t, xl, y);
+            fe_reduce(r, t);
+            break;
+        case GS_CU_OP_MUL: fe_mul_lz(t, xl, yl); fe_reduce(r, t); break;
+        default: fe_sqr_lz(t, xl); fe_reduce(r, t); break;
+        }
+    } else {
+        switch (op) {
+        case GS_CU_OP_ADD: fe_add(r, x, y); break;
+        case GS_CU_OP_SUB: fe_sub(r, x, y); break;
+        case GS_CU_OP_MUL: fe_mul(r, x, y); break;
+        default: fe_sqr(r, x); break;
+        }
+    }
+    fe_store(&out[i], r);
+}
+
+/* Chains for the throughput figures: KIND 0 = x <- x y, y <- y x (fe_mul);
+ * 1 = x <- x^2 (fe_sqr of C's variant); 2 = fe_mul_lz; 3 = fe_sqr_lz.
+ * Two operations per iteration, each depending on the one before. */
+template <class C, int KIND>
 __global__ void k_field_chain(cu_fe<C> *io, int iters)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -37,10 +107,22 @@ __global__ void k_field_chain(cu_fe<C> *io, int iters)
     fe_load(x, &io[2 * i]);
     fe_load(y, &io[2 * i + 1]);
     for (int k = 0; k < iters; k++) {
-        fe_mul(x, x, y);
-        fe_mul(y, y, x);
+        if constexpr (KIND == 0) {
+            fe_mul(x, x, y);
+            fe_mul(y, y, x);
+        } else if constexpr (KIND == 1) {
+            fe_sqr(x, x);
+            fe_sqr(x, x);
+        } else if constexpr (KIND == 2) {
+            fe_mul_lz(x, x, y);
+            fe_mul_lz(y, y, x);
+        } else {
+            fe_sqr_lz(x, x);
+            fe_sqr_lz(x, x);
+        }
     }
-    fe_store(&io[2 * i], x);
+    if constexpr (KIND == 0 || KIND == 2) fe_store(&io[2 * i], x);
+    else fe_store(&io[2 * i + 1], x);
 }
 
 template <class F, class H>
@@ -59,7 +141,24 @@ static gs_status field_batch(gs_cu_dev *d, H *out, const H *a, const H *b, size_
     CU_TRY_GO(cudaMalloc(&dout, bytes));
     CU_TRY_GO(cudaMemcpyAsync(da, a, bytes, cudaMemcpyHostToDevice, d->stream));
     CU_TRY_GO(cudaMemcpyAsync(db, b, bytes, cudaMemcpyHostToDevice, d->stream));
-    k_field_op<F><<<(unsigned)((n + 127) / 128), 128, 0, d->stream>>>(dout, da, db, n, op);
+    {
+        unsigned nb = (unsigned)((n + 127) / 128);
+        int fv = cu_fv_bits() & (CU_FV_SQR | CU_FV_LAZY);
+        typedef cu_fe<cu_cfgv<cu_fp_cfg, CU_FV_SQR>> Fs;
+        typedef cu_fe<cu_cfgv<cu_fp_cfg, 0>> Fm;
+        if constexpr (std::is_same<F, cu_fp>::value) {
+            if (fv == (CU_FV_SQR | CU_FV_LAZY))
+                k_fp_op_v<Fs::cfg, true><<<nb, 128, 0, d->stream>>>((Fs *)dout, (Fs *)da, (Fs *)db, n, op);
+            else if (fv == CU_FV_LAZY)
+                k_fp_op_v<Fm::cfg, true><<<nb, 128, 0, d->stream>>>((Fm *)dout, (Fm *)da, (Fm *)db, n, op);
+            else if (fv == CU_FV_SQR)
+                k_fp_op_v<Fs::cfg, false><<<nb, 128, 0, d->stream>>>((Fs *)dout, (Fs *)da, (Fs *)db, n, op);
+            else
+                k_field_op<F><<<nb, 128, 0, d->stream>>>(dout, da, db, n, op);
+        } else {
+            k_field_op<F><<<nb, 128, 0, d->stream>>>(dout, da, db, n, op);
+        }
+    }
     CU_TRY_GO(cudaGetLastError());
     CU_TRY_GO(cudaMemcpyAsync(out, dout, bytes, cudaMemcpyDeviceToHost, d->stream));
     CU_TRY_GO(cudaStreamSynchronize(d->stream));
@@ -100,7 +199,7 @@ template <class C> __global__ void k_field_fill(cu_fe<C> *io, size_t n)
     fe_store(&io[i], x);
 }
 
-template <class C>
+template <class C, int KIND>
 static gs_status field_bench(gs_cu_dev *d, double *rate, gs_err *err)
 {
     gs_status st = GS_OK;
@@ -113,10 +212,10 @@ static gs_status field_bench(gs_cu_dev *d, double *rate, gs_err *err)
     CU_TRY_GO(cudaMalloc(&io, 2 * nthr * sizeof(cu_fe<C>)));
     k_field_fill<C><<<(unsigned)((2 * nthr + 255) / 256), 256, 0, d->stream>>>(io, 2 * nthr);
     CU_TRY_GO(cudaGetLastError());
-    k_field_chain<C><<<blocks, threads, 0, d->stream>>>(io, 8); /* warm-up */
+    k_field_chain<C, KIND><<<blocks, threads, 0, d->stream>>>(io, 8); /* warm-up */
     CU_TRY_GO(cudaGetLastError());
     CU_TRY_GO(cudaEventRecord(d->mark[0], d->stream));
-    k_field_chain<C><<<blocks, threads, 0, d->stream>>>(io, iters);
+    k_field_chain<C, KIND><<<blocks, threads, 0, d->stream>>>(io, iters);
     CU_TRY_GO(cudaGetLastError());
     CU_TRY_GO(cudaEventRecord(d->mark[1], d->stream));
     CU_TRY_GO(cudaEventSynchronize(d->mark[1]));
@@ -127,7 +226,17 @@ fail:
     return st;
 }
 
-extern "C" gs_status gs_cu_field_bench(gs_cu_dev *d, int fr, double *mul_per_s, gs_err *err)
+extern "C" gs_status gs_cu_field_bench(gs_cu_dev *d, int kind, double *mul_per_s, gs_err *err)
 {
-    return fr ? field_bench<cu_fr_cfg>(d, mul_per_s, err) : field_bench<cu_fp_cfg>(d, mul_per_s, err);
+    typedef cu_cfgv<cu_fp_cfg, CU_FV_SQR> Cs;
+    typedef cu_cfgv<cu_fp_cfg, 0> Cm;
+    switch (kind) {
+    case 0: return field_bench<cu_fp_cfg, 0>(d, mul_per_s, err);
+    case 1: return field_bench<cu_fr_cfg, 0>(d, mul_per_s, err);
+    case 2: return field_bench<Cm, 1>(d, mul_per_s, err);
+    case 3: return field_bench<Cs, 1>(d, mul_per_s, err);
+    case 4: return field_bench<Cm, 2>(d, mul_per_s, err);
+    case 5: return field_bench<Cs, 3>(d, mul_per_s, err);
+    default: return GS_ERR(err, GS_ERR_ARG, "cuda", "field bench kind %d", kind);
+    }
 }

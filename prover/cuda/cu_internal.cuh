@@ -112,6 +112,23 @@ struct gs_cu_dev {
     int res_g2[GS_CU_MSM_SLOTS];
 };
 
+/*
+ * Variant bits of the G1 level-1 accumulation and of the Fp test and
+ * benchmark kernels, for A/B runs on the device: GS_CU_FV in the
+ * environment (read at each MSM), default CU_FV_DEFAULT.  CU_FV_INL = the rare
+ * doubling inlined into the madd (no stack frame), CU_FV_SQR (cu_field.cuh)
+ * = the dedicated squaring, CU_FV_LAZY = lazy reduction in the madd,
+ * CU_FV_INLN = XYZZ additions inlined in level N and the bucket reduction.
+ * GS_CU_MSM_MINB: blocks per SM asked of ptxas for that kernel (1, 3, 4).
+ * The flat level 1 takes FV & 7 (fv_launch_flat).
+ */
+#define CU_FV_INL 1
+#define CU_FV_LAZY 4
+#define CU_FV_INLN 8
+#define CU_FV_DEFAULT 0
+int cu_fv_bits(void);
+int cu_msm_minb(void);
+
 /* Size of one result slot: the most points, of the larger (G2) kind. */
 #define GS_CU_SLOT_POINTS (GS_CU_MSM_MAXWIN * GS_CU_MSM_PARTS)
 #define GS_CU_SLOT_BYTES (GS_CU_SLOT_POINTS * sizeof(cu_g2_xyzz))

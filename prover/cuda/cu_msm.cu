@@ -318,17 +318,34 @@ __global__ void __launch_bounds__(128) k_accum1(cu_xyzz<F> *part, const uint32_t
     xyzz_store(&part[t], acc);
 }
 
+/* One bucket addition of level 1: acc += +-p (madd-2008-s), with the
+ * variant's doubling inlined (INL) and lazy reduction (LAZY, Fp only:
+ * acc in [0, 2p) until xyzz_reduce). */
+template <class F, bool INL, bool LAZY>
+CU_DEV void madd_v(cu_xyzz<F> &acc, const cu_aff<F> &p, bool neg)
+{
+    if constexpr (LAZY) xyzz_add_aff_lz<INL>(acc, p, neg);
+    else xyzz_add_aff<F, INL>(acc, p, neg);
+}
+
+template <class F, bool LAZY> CU_DEV void store_v(cu_xyzz<F> *dst, cu_xyzz<F> &acc)
+{
+    if constexpr (LAZY) xyzz_reduce(acc);
+    xyzz_store(dst, acc);
+}
+
 /* Level 1, flat: thread t sums entries [t S1, (t+1) S1) of the sorted
  * array whatever the buckets, one partial per bucket segment it meets
  * (partial coff[k] + t - bstart[k] / S1), so every thread does S1 entries
  * (per-bucket chunks leave a short last chunk per bucket: with small
- * buckets, wide windows, most threads of a warp wait for its longest). */
-template <class F>
-__global__ void __launch_bounds__(128) k_accum_flat(cu_xyzz<F> *part, const uint32_t *coff,
-                                                    const uint32_t *bstart, const uint32_t *keys,
-                                                    const uint32_t *vals, uint32_t ntot, unsigned c,
-                                                    const cu_aff<F> *pts, size_t stride, uint32_t skip,
-                                                    unsigned jshift)
+ * buckets, wide windows, most threads of a warp wait for its longest).
+ * Variants (template, chosen at run time by GS_CU_FV, see fv_launch_flat):
+ * INL / LAZY as in madd_v, MINB the blocks per SM asked of ptxas. */
+template <class F, bool INL, bool LAZY, int MINB>
+__global__ void __launch_bounds__(128, MINB)
+    k_accum_flat(cu_xyzz<F> *part, const uint32_t *coff, const uint32_t *bstart,
+                 const uint32_t *keys, const uint32_t *vals, uint32_t ntot, unsigned c,
+                 const cu_aff<F> *pts, size_t stride, uint32_t skip, unsigned jshift)
 {
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     uint32_t e = t * MSM_S1;
@@ -341,7 +358,7 @@ __global__ void __launch_bounds__(128) k_accum_flat(cu_xyzz<F> *part, const uint
     for (; e < end; e++) {
         uint32_t k = keys[e];
         if (k != cur) {
-            if (cur & dmask) xyzz_store(&part[coff[cur] + t - bstart[cur] / MSM_S1], acc);
+            if (cur & dmask) store_v<F, LAZY>(&part[coff[cur] + t - bstart[cur] / MSM_S1], acc);
             xyzz_set_inf(acc);
             cur = k;
         }
@@ -351,9 +368,43 @@ __global__ void __launch_bounds__(128) k_accum_flat(cu_xyzz<F> *part, const uint
         if (!pp) continue;
         cu_aff<F> p;
         aff_load(p, pp);
-        if (!aff_is_inf(p)) xyzz_add_aff(acc, p, (v >> 31) != 0);
+        if (!aff_is_inf(p)) madd_v<F, INL, LAZY>(acc, p, (v >> 31) != 0);
     }
-    if (cur & dmask) xyzz_store(&part[coff[cur] + t - bstart[cur] / MSM_S1], acc);
+    if (cur & dmask) store_v<F, LAZY>(&part[coff[cur] + t - bstart[cur] / MSM_S1], acc);
+}
+
+/* The G1 flat level 1 for variant bits FV (CU_FV_*) and MINB. */
+struct fv_flat_args {
+    void *part;
+    const uint32_t *coff, *bstart, *keys, *vals;
+    uint32_t ntot;
+    unsigned c;
+    const void *pts;
+    size_t stride;
+    uint32_t skip;
+    unsigned jshift;
+};
+
+template <int FV, int MINB> static void fv_flat(unsigned blocks, cudaStream_t s, const fv_flat_args &a)
+{
+    typedef cu_fe<cu_cfgv<cu_fp_cfg, FV & CU_FV_SQR>> FF;
+    k_accum_flat<FF, (FV & CU_FV_INL) != 0, (FV & CU_FV_LAZY) != 0, MINB><<<blocks, 128, 0, s>>>(
+        (cu_xyzz<FF> *)a.part, a.coff, a.bstart, a.keys, a.vals, a.ntot, a.c,
+        (const cu_aff<FF> *)a.pts, a.stride, a.skip, a.jshift);
+}
+
+/* 0 when the pair was not instantiated. */
+static int fv_launch_flat(int fv, int minb, unsigned blocks, cudaStream_t s, const fv_flat_args &a)
+{
+#define FV_CASE(FV, MINB)                                        \
+    if (fv == (FV) && minb == (MINB)) {                          \
+        fv_flat<FV, MINB>(blocks, s, a);                         \
+        return 1;                                                \
+    }
+    FV_CASE(0, 1) FV_CASE(1, 1) FV_CASE(3, 1) FV_CASE(5, 1) FV_CASE(7, 1)
+    FV_CASE(1, 3) FV_CASE(3, 3) FV_CASE(5, 3) FV_CASE(7, 3) FV_CASE(7, 4)
+#undef FV_CASE
+    return 0;
 }
 
 /* GS_CU_MSM_FLAT=0: the per-bucket chunks of k_accum1 instead of the flat
@@ -378,7 +429,7 @@ static int accum_variant(void)
     return v;
 }
 
-template <class F>
+template <class F, bool INL>
 __global__ void __launch_bounds__(128) k_accumN(cu_xyzz<F> *out, const uint32_t *coff_new,
                                                 const cu_xyzz<F> *in, const uint32_t *coff_old,
                                                 uint32_t K)
@@ -392,13 +443,14 @@ __global__ void __launch_bounds__(128) k_accumN(cu_xyzz<F> *out, const uint32_t 
     xyzz_load(acc, &in[e]);
     for (e++; e < end; e++) {
         xyzz_load(q, &in[e]);
-        xyzz_add(acc, q);
+        xyzz_add_v<F, INL>(acc, q);
     }
     xyzz_store(&out[t], acc);
 }
 
-/* Thread (g, j): buckets jL+1 .. (j+1)L of group g -> T + jL * R. */
-template <class F>
+/* Thread (g, j): buckets jL+1 .. (j+1)L of group g -> T + jL * R.  INL:
+ * the point additions inlined (CU_FV_INLN). */
+template <class F, bool INL>
 __global__ void __launch_bounds__(128) k_reduce(cu_xyzz<F> *seg, const cu_xyzz<F> *part,
                                                 const uint32_t *coff, unsigned c, uint32_t ngrp,
                                                 uint32_t L, uint32_t T)
@@ -413,19 +465,19 @@ __global__ void __launch_bounds__(128) k_reduce(cu_xyzz<F> *seg, const cu_xyzz<F
         uint32_t k = (w << c) | b;
         if (coff[k + 1] - coff[k] == 1) {
             xyzz_load(q, &part[coff[k]]);
-            xyzz_add(R, q);
+            xyzz_add_v<F, INL>(R, q);
         }
-        xyzz_add(S, R);
+        xyzz_add_v<F, INL>(S, R);
     }
     /* S += (jL) * R, double-and-add from the top bit. */
     uint32_t mult = j * L;
     if (mult) {
         xyzz_set_inf(q);
         for (int bit = 31 - __clz(mult); bit >= 0; bit--) {
-            xyzz_dbl(q, q);
-            if ((mult >> bit) & 1) xyzz_add(q, R);
+            xyzz_dbl_v<F, INL>(q, q);
+            if ((mult >> bit) & 1) xyzz_add_v<F, INL>(q, R);
         }
-        xyzz_add(S, q);
+        xyzz_add_v<F, INL>(S, q);
     }
     xyzz_store(&seg[id], S);
 }
@@ -754,6 +806,8 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
 
     int sc = 0;
     uint32_t per = 1;
+    /* G1: level N and the bucket reduction with inlined additions (CU_FV_INLN). */
+    const bool inln = !g2 && (cu_fv_bits() & CU_FV_INLN) != 0;
     if (pr->n_big > 0) {
         /* 4. accumulation, level 1 from the sorted entries, then the levels. */
 #define ACCUM1(V)                                                                               \
@@ -762,9 +816,18 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
                                                       (uint32_t)skip, p.jshift)
         if (pr->flat) {
             uint32_t ntot = pr->n_big * p.nwin;
-            k_accum_flat<F><<<nblk((ntot + MSM_S1 - 1) / MSM_S1, 128), 128, 0, s>>>(
-                (X *)b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel], ntot, p.c, pts,
-                stride, (uint32_t)skip, p.jshift);
+            unsigned nb1 = nblk((ntot + MSM_S1 - 1) / MSM_S1, 128);
+            if constexpr (sizeof(F) == sizeof(cu_fp2)) {
+                k_accum_flat<F, false, false, 1><<<nb1, 128, 0, s>>>(
+                    (X *)b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel], ntot, p.c,
+                    pts, stride, (uint32_t)skip, p.jshift);
+            } else {
+                fv_flat_args a = { b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel],
+                                   ntot, p.c, pts, stride, (uint32_t)skip, p.jshift };
+                if (!fv_launch_flat(cu_fv_bits() & 7, cu_msm_minb(), nb1, s, a))
+                    return GS_ERR(err, GS_ERR_ARG, "msm", "GS_CU_FV = %d / GS_CU_MSM_MINB = %d: no such "
+                                  "variant", cu_fv_bits(), cu_msm_minb());
+            }
         } else if constexpr (sizeof(F) == sizeof(cu_fp2)) {
             ACCUM1(0);
         } else {
@@ -780,14 +843,22 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
         int cur = 0;
         for (int l = 1; l <= pr->levels; l++) {
             uint32_t cap = cur == 0 ? p.t2max : p.t1max;
-            k_accumN<F><<<nblk(cap, 128), 128, 0, s>>>((X *)b.part[cur ^ 1], b.coff[l],
-                                                       (const X *)b.part[cur], b.coff[l - 1], p.K);
+            if (inln)
+                k_accumN<F, true><<<nblk(cap, 128), 128, 0, s>>>((X *)b.part[cur ^ 1], b.coff[l],
+                                                                 (const X *)b.part[cur], b.coff[l - 1], p.K);
+            else
+                k_accumN<F, false><<<nblk(cap, 128), 128, 0, s>>>((X *)b.part[cur ^ 1], b.coff[l],
+                                                                  (const X *)b.part[cur], b.coff[l - 1], p.K);
             CU_LAUNCHED("k_accumN");
             cur ^= 1;
         }
         /* 5. bucket reduction, then runs down to at most GS_CU_MSM_PARTS per group. */
-        k_reduce<F><<<nblk((size_t)p.ngrp * p.T, 128), 128, 0, s>>>(
-            (X *)b.seg[0], (const X *)b.part[cur], b.coff[pr->levels], p.c, p.ngrp, p.L, p.T);
+        if (inln)
+            k_reduce<F, true><<<nblk((size_t)p.ngrp * p.T, 128), 128, 0, s>>>(
+                (X *)b.seg[0], (const X *)b.part[cur], b.coff[pr->levels], p.c, p.ngrp, p.L, p.T);
+        else
+            k_reduce<F, false><<<nblk((size_t)p.ngrp * p.T, 128), 128, 0, s>>>(
+                (X *)b.seg[0], (const X *)b.part[cur], b.coff[pr->levels], p.c, p.ngrp, p.L, p.T);
         CU_LAUNCHED("k_reduce");
         per = p.T;
         while (per > GS_CU_MSM_PARTS) {

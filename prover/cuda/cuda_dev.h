@@ -115,9 +115,11 @@ gs_status gs_cu_fr_batch(gs_cu_dev *d, gs_fr *out, const gs_fr *a, const gs_fr *
                          size_t n, gs_cu_op op, gs_err *err);
 gs_status gs_cu_fp2_batch(gs_cu_dev *d, gs_fp2 *out, const gs_fp2 *a, const gs_fp2 *b,
                           size_t n, gs_cu_op op, gs_err *err);
-/* Multiplications per second of dependent Montgomery multiply chains over
- * the whole chip (fr = 0: Fp, 1: Fr). */
-gs_status gs_cu_field_bench(gs_cu_dev *d, int fr, double *mul_per_s, gs_err *err);
+/* Operations per second of dependent Montgomery multiply chains over the
+ * whole chip.  kind 0: Fp multiply, 1: Fr multiply, 2: Fp squaring as
+ * fe_mul(a, a), 3: Fp dedicated squaring, 4: Fp multiply without the final
+ * subtraction (lazy), 5: dedicated lazy squaring (cu_field.cuh). */
+gs_status gs_cu_field_bench(gs_cu_dev *d, int kind, double *mul_per_s, gs_err *err);
 
 /* ---- NTT over Fr ---------------------------------------------------------- */
 /* Builds the twiddle table w_(2m)^j for m = 1, 2, ..., 2^(log_table-1)

@@ -176,7 +176,33 @@ static void fp2_more_edges(void *va, void *vb)
     b[5] = a[4];
 }
 
-GS_TEST(cuda_field_fp_ops) { field_vs_cpu(&fp_oracle, NULL); }
+/* Fp edges by raw limbs (any value below p is some element in Montgomery
+ * form), at the top of the range the device code must handle: p - 1, p - 2,
+ * 2^380, 2^352 - 1, raw 1; with GS_CU_FV's lazy bit the device lifts them
+ * to x + p, up to 2p - 1 (cu_fieldops.cu). */
+static void fp_more_edges(void *va, void *vb)
+{
+    gs_fp *a = va, *b = vb, pm1 = GS_FP_MODULUS, pm2 = GS_FP_MODULUS, t380, low, one;
+    pm1.l[0] -= 1;
+    pm2.l[0] -= 2;
+    memset(&t380, 0, sizeof t380);
+    t380.l[5] = 1ull << 60;
+    memset(&low, 0, sizeof low);
+    for (int i = 0; i < 5; i++) low.l[i] = ~0ull;
+    low.l[5] = 0xffffffffull;
+    memset(&one, 0, sizeof one);
+    one.l[0] = 1;
+    a[6] = pm1; b[6] = pm1;
+    a[7] = pm1; b[7] = one;
+    a[8] = t380; b[8] = t380;
+    a[9] = pm2; b[9] = t380;
+    a[10] = low; b[10] = pm1;
+    a[11] = one; b[11] = pm2;
+    a[12] = pm1; b[12] = low;
+    a[13] = t380; b[13] = pm1;
+}
+
+GS_TEST(cuda_field_fp_ops) { field_vs_cpu(&fp_oracle, fp_more_edges); }
 GS_TEST(cuda_field_fr_ops) { field_vs_cpu(&fr_oracle, NULL); }
 GS_TEST(cuda_field_fp2_ops) { field_vs_cpu(&fp2_oracle, fp2_more_edges); }
 
