@@ -28,7 +28,9 @@
  *                    (h2d) and the H scalars (ntt: iNTT, odd coset, NTT,
  *                    a'b' - c');
  *                  stream 0 again once both are done: msm_h, then the D2H
- *                    of the window sums.
+ *                    of its window sums; the witness MSMs' window sums come
+ *                    back before msm_h and the host combines them while
+ *                    msm_h runs.
  *                When a, b and c are page-locked (synthesized into pinned
  *                buffers, gs_cuda_assignment_alloc, or registered,
  *                gs_cuda_assignment_pin) their copies are single DMAs
@@ -38,13 +40,15 @@
  *                flagged GS_STAGE_F_PAGEABLE) while the witness MSMs run.
  *                GS_CU_ORDER=old: the plan before issue 14's pipelining
  *                (a/b/c always after the witness MSMs are queued, msm_b2
- *                after msm_h), for A/B measurements.  CUDA events between
+ *                after msm_h, every combination in prove_finish), for A/B
+ *                measurements.  CUDA events between
  *                the stages, converted to the host clock, each stage on
  *                its stream.  The window sums are copied into the proof
  *                state before the mutex is released.
  *   prove_finish without the mutex: the G2 MSM of B on the CPU (the
  *                production default) unless it ran on the device, window
- *                combination of the MSM results and the blinding epilogue
+ *                combination of H's sums (and, GS_CU_ORDER=old, of every
+ *                MSM's) and the blinding epilogue
  *                (SNARKJS-FORMATS 7.4).
  *
  * Lock order: impl->mu only (the device mutex); it protects the device
@@ -96,7 +100,7 @@ gs_status gs_backend_cuda_create(gs_backend **out, int device, gs_err *err)
 /* Stage boundaries: stream 0 (witness, MSMs), stream 1 (a/b/c, NTT);
  * M_MSM_B2 with g2_on_device only. */
 enum { M_H2DW0, M_H2DW1, M_PREP_W, M_MSM_L, M_MSM_A, M_MSM_B1, M_H2D0, M_H2D1, M_NTT, M_H0,
-       M_MSM_H, M_MSM_B2, M_D2H, M_COUNT };
+       M_MSM_H, M_MSM_B2, M_D2H, M_WFETCH, M_COUNT };
 /* Result slots: the four G1 MSMs, then B2. */
 enum { SLOT_B2 = 4 };
 
@@ -127,6 +131,12 @@ struct gs_prove_state {
     gs_cu_msm_parts g1[4];     /* h, l, a, b1 */
     int g2_dev;                /* B2 ran on the device: g2 holds it */
     gs_cu_msm_g2_parts g2;
+    /* The witness MSMs (l, a, b1; b2 with g2_dev) combined on the host
+     * while msm_h ran (not with GS_CU_ORDER=old): then g1[1..3] / g2 are
+     * empty and these hold the results. */
+    int early;
+    gs_g1 l, a, b1;
+    gs_g2 b2;
     gs_scalar r, s;
     gs_scalar *w;              /* witness copy for the CPU G2 MSM (else NULL) */
 };
@@ -447,6 +457,12 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
     /* B2 depends on the witness only: it runs beside the H chain, not after
      * msm_h (its preparation waits for the witness MSMs; a/b/c are queued). */
     if (ps->g2_dev && !old) TRY(enqueue_b2(im, err));
+    if (!old) {
+        /* The witness MSMs' window sums come back now, to be combined on the
+         * host while msm_h runs. */
+        for (int k = 1; k < (ps->g2_dev ? SLOT_B2 + 1 : SLOT_B2); k++) TRY(gs_cu_msm_fetch(d, k, err));
+        TRY(gs_cu_mark(d, M_WFETCH, err));
+    }
     /* Stream 0 once both are done: H. */
     TRY(gs_cu_stream_wait(d, 0, 1, err));
     TRY(gs_cu_mark(d, M_H0, err));
@@ -454,14 +470,37 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
     TRY(gs_cu_msm_g1_prepared(d, 0, im->d_h, n, 0, err));
     TRY(gs_cu_mark(d, M_MSM_H, err));
     if (ps->g2_dev && old) TRY(enqueue_b2(im, err));
-    for (int k = 0; k < (ps->g2_dev ? SLOT_B2 + 1 : SLOT_B2); k++) TRY(gs_cu_msm_fetch(d, k, err));
+    if (old)
+        for (int k = 1; k < (ps->g2_dev ? SLOT_B2 + 1 : SLOT_B2); k++) TRY(gs_cu_msm_fetch(d, k, err));
+    TRY(gs_cu_msm_fetch(d, 0, err));
     TRY(gs_cu_mark(d, M_D2H, err));
-    /* The state's copy of the witness (for the CPU G2 MSM) is made while the
-     * device works through the queue. */
+    /* While the device works through the queue (msm_h): the witness MSMs'
+     * window combination, and the state's copy of the witness for the CPU
+     * G2 MSM. */
+    if (!old) {
+        gs_cu_msm_parts wp;
+        gs_cu_msm_g2_parts wp2;
+        gs_g1 *dst[4] = { NULL, &ps->l, &ps->a, &ps->b1 };
+        TRY(gs_cu_mark_sync(d, M_WFETCH, err));
+        for (int k = 1; k < 4; k++) {
+            TRY(gs_cu_msm_parts_take(d, k, &wp, err));
+            gs_cu_msm_parts_combine(dst[k], &wp);
+            gs_cu_msm_parts_free(&wp);
+        }
+        if (ps->g2_dev) {
+            TRY(gs_cu_msm_g2_parts_take(d, SLOT_B2, &wp2, err));
+            gs_cu_msm_g2_parts_combine(&ps->b2, &wp2);
+            gs_cu_msm_g2_parts_free(&wp2);
+        }
+        ps->early = 1;
+    }
     if (ps->w) memcpy(ps->w, as->w, nv * sizeof *ps->w);
     TRY(gs_cu_sync(d, err));
-    for (int k = 0; k < 4; k++) TRY(gs_cu_msm_parts_take(d, k, &ps->g1[k], err));
-    if (ps->g2_dev) TRY(gs_cu_msm_g2_parts_take(d, SLOT_B2, &ps->g2, err));
+    TRY(gs_cu_msm_parts_take(d, 0, &ps->g1[0], err));
+    if (old) {
+        for (int k = 1; k < 4; k++) TRY(gs_cu_msm_parts_take(d, k, &ps->g1[k], err));
+        if (ps->g2_dev) TRY(gs_cu_msm_g2_parts_take(d, SLOT_B2, &ps->g2, err));
+    }
 
     /* Stages per stream in the order they ran; msm_b2 (with g2_on_device)
      * right after msm_b1, or, GS_CU_ORDER=old, after msm_h. */
@@ -550,7 +589,8 @@ static gs_status cuda_prove_finish(gs_backend *be, gs_prove_state *ps, gs_proof 
     gs_g2 b2;
     int64_t t1 = gs_now_ns();
     if (ps->g2_dev) {
-        gs_cu_msm_g2_parts_combine(&b2, &ps->g2);
+        if (ps->early) b2 = ps->b2;
+        else gs_cu_msm_g2_parts_combine(&b2, &ps->g2);
     } else {
         int64_t t0 = t1;
         gs_status st = gs_msm_g2(&b2, ps->pk->b2, ps->w, ps->pk->n_vars, im->pool);
@@ -564,9 +604,15 @@ static gs_status cuda_prove_finish(gs_backend *be, gs_prove_state *ps, gs_proof 
     }
     gs_g16_g1_part g1;
     gs_cu_msm_parts_combine(&g1.h, &ps->g1[0]);
-    gs_cu_msm_parts_combine(&g1.l, &ps->g1[1]);
-    gs_cu_msm_parts_combine(&g1.a, &ps->g1[2]);
-    gs_cu_msm_parts_combine(&g1.b1, &ps->g1[3]);
+    if (ps->early) {
+        g1.l = ps->l;
+        g1.a = ps->a;
+        g1.b1 = ps->b1;
+    } else {
+        gs_cu_msm_parts_combine(&g1.l, &ps->g1[1]);
+        gs_cu_msm_parts_combine(&g1.a, &ps->g1[2]);
+        gs_cu_msm_parts_combine(&g1.b1, &ps->g1[3]);
+    }
     gs_g16_epilogue(out, ps->pk, &g1, &b2, &ps->r, &ps->s);
     stage_push(stages, "epilogue", GS_STAGE_HOST, -1, 0, t1, gs_now_ns(), 0);
     memset(&ps->r, 0, sizeof ps->r);

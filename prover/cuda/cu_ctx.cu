@@ -407,6 +407,15 @@ extern "C" gs_status gs_cu_mark(gs_cu_dev *d, int i, gs_err *err)
     return GS_OK;
 }
 
+extern "C" gs_status gs_cu_mark_sync(gs_cu_dev *d, int i, gs_err *err)
+{
+    if (i < 0 || i >= GS_CU_MARKS)
+        return GS_ERR(err, GS_ERR_ARG, "cuda", "mark %d out of range", i);
+    CU_TRY(cudaSetDevice(d->device));
+    CU_TRY(cudaEventSynchronize(d->mark[i]));
+    return GS_OK;
+}
+
 extern "C" gs_status gs_cu_mark_ns(gs_cu_dev *d, int i, int64_t *out, gs_err *err)
 {
     float ms = 0;

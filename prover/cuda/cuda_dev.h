@@ -121,6 +121,8 @@ gs_status gs_cu_stream_wait(gs_cu_dev *d, int waiter, int on, gs_err *err);
 gs_status gs_cu_clock_align(gs_cu_dev *d, gs_err *err);
 /* Enqueues event i (0 <= i < GS_CU_MARKS) on the stream. */
 gs_status gs_cu_mark(gs_cu_dev *d, int i, gs_err *err);
+/* Waits (host) until event i, as last enqueued, has run. */
+gs_status gs_cu_mark_sync(gs_cu_dev *d, int i, gs_err *err);
 /* After gs_cu_sync: the host time (gs_now_ns base) at which event i ran. */
 gs_status gs_cu_mark_ns(gs_cu_dev *d, int i, int64_t *out, gs_err *err);
 /* Milliseconds between two recorded events (after gs_cu_sync). */
