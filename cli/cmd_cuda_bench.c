@@ -594,6 +594,7 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
                 eo && !strcmp(eo, "old") ? "before pipelining (GS_CU_ORDER=old)" : "pipelined",
                 ep && *ep && atoi(ep) == 0 ? "default (GS_CU_PRIO=0)" : "highest");
         double ts[GS_STAGE_MAX][64], tst[64], tfin[64], ttot[64];
+        char last_tl[1024] = "";
         const char *names[GS_STAGE_MAX] = { 0 };
         int nst = 0;
         for (int mode = 0; mode < 3; mode++) {
@@ -642,6 +643,20 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
                     names[i] = sl.s[i].name;
                     ts[i][r] = (double)(sl.s[i].end_ns - sl.s[i].start_ns) * 1e-6;
                 }
+                if (r == o->reps - 1) {
+                    /* The last repetition's timeline: where each stage ran. */
+                    last_tl[0] = '\0';
+                    size_t used = 0;
+                    for (int i = 0; i < sl.n && used < sizeof last_tl; i++) {
+                        int wr = snprintf(last_tl + used, sizeof last_tl - used, " %s%s%d %.1f-%.1f",
+                                          sl.s[i].name, sl.s[i].device < 0 ? "@host" : "@s",
+                                          sl.s[i].device < 0 ? 0 : sl.s[i].stream,
+                                          (double)(sl.s[i].start_ns - a0) * 1e-6,
+                                          (double)(sl.s[i].end_ns - a0) * 1e-6);
+                        if (wr < 0) break;
+                        used += (size_t)wr;
+                    }
+                }
             }
             if (pinned_as) {
                 int64_t g0 = gs_now_ns();
@@ -660,7 +675,8 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
                    median(tst, o->reps) + median(tfin, o->reps), o->reps);
             fprintf(out, "             stages (median ms):");
             for (int i = 0; i < nst; i++) fprintf(out, " %s %.3f", names[i], median(ts[i], o->reps));
-            fprintf(out, "\n");
+            fprintf(out, "\n             last repetition, ms from prove_start (stage@stream "
+                    "start-end):%s\n", last_tl);
             fflush(out);
         }
         key_free(&pk);
