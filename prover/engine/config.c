@@ -194,8 +194,11 @@ gs_status gs_engine_config_check(const gs_engine_config *c, gs_backend **be, int
     if (c->direct) {
         if (c->pageable)
             return GS_ERR(err, GS_ERR_ARG, "engine", "staging: direct and pageable at once");
+        /* (The model backend takes it as pinned staging: nothing is pinned
+         * in modelled time.) */
         for (int i = 0; i < n_dev; i++)
-            if (!be[i]->ops->name || strcmp(be[i]->ops->name, "cuda") != 0)
+            if (!be[i]->ops->name || (strcmp(be[i]->ops->name, "cuda") != 0 &&
+                                      strcmp(be[i]->ops->name, "model") != 0))
                 return GS_ERR(err, GS_ERR_ARG, "engine", "staging = direct (page-locked "
                               "synthesis buffers) needs the cuda backend; backend %d is %s", i,
                               be[i]->ops->name ? be[i]->ops->name : "unnamed");

@@ -182,7 +182,8 @@ static gs_status synth_one(struct gs_engine *e, gs_worker *w, gs_part *p, gs_err
         return s;
 
     uint64_t seed = gs_eng_mix(gs_eng_mix(e->cfg.seed, j->spec.id), p->index);
-    if (e->cfg.direct && !e->cfg.work && (s = pin_take(e, w->lane, p, err)) != GS_OK)
+    if (e->cfg.direct && !e->cfg.work && !strcmp(e->be[0]->ops->name, "cuda") &&
+        (s = pin_take(e, w->lane, p, err)) != GS_OK)
         return s;
     synth_busy(e, 1);
     int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
