@@ -85,6 +85,18 @@ gs_status gs_cuda_assignment_pin(gs_assignment *as, gs_err *err)
 
 void gs_cuda_assignment_unpin(gs_assignment *as) { (void)as; }
 
+gs_status gs_cuda_assignment_alloc(gs_assignment *as, uint32_t n_vars, uint32_t domain_size,
+                                   gs_err *err)
+{
+    memset(as, 0, sizeof *as);
+    (void)n_vars;
+    (void)domain_size;
+    return GS_ERR(err, GS_ERR_UNSUPPORTED, "cuda backend",
+                  "page-locked assignments need CUDA (rebuild with CUDA=1)");
+}
+
+void gs_cuda_assignment_free(gs_assignment *as) { memset(as, 0, sizeof *as); }
+
 gs_status gs_backend_cuda_create(gs_backend **out, int device, gs_err *err)
 {
     *out = NULL;
@@ -167,6 +179,37 @@ void gs_cuda_assignment_unpin(gs_assignment *as)
     gs_cu_host_unregister(as->a);
     gs_cu_host_unregister(as->b);
     gs_cu_host_unregister(as->c);
+}
+
+void gs_cuda_assignment_free(gs_assignment *as)
+{
+    gs_cu_host_free(as->w);
+    gs_cu_host_free(as->a);
+    gs_cu_host_free(as->b);
+    gs_cu_host_free(as->c);
+    memset(as, 0, sizeof *as);
+}
+
+gs_status gs_cuda_assignment_alloc(gs_assignment *as, uint32_t n_vars, uint32_t domain_size,
+                                   gs_err *err)
+{
+    gs_status st;
+    size_t nw = (size_t)(n_vars ? n_vars : 1) * sizeof(gs_scalar);
+    size_t nd = (size_t)(domain_size ? domain_size : 1) * sizeof(gs_fr);
+    memset(as, 0, sizeof *as);
+    if ((st = gs_cu_host_alloc((void **)&as->w, nw, err)) != GS_OK ||
+        (st = gs_cu_host_alloc((void **)&as->a, nd, err)) != GS_OK ||
+        (st = gs_cu_host_alloc((void **)&as->b, nd, err)) != GS_OK ||
+        (st = gs_cu_host_alloc((void **)&as->c, nd, err)) != GS_OK) {
+        gs_cuda_assignment_free(as);
+        return st;
+    }
+    memset(as->a, 0, nd);
+    memset(as->b, 0, nd);
+    memset(as->c, 0, nd);
+    as->n_vars = n_vars;
+    as->domain_size = domain_size;
+    return GS_OK;
 }
 
 static void stage_push(gs_stage_list *l, const char *name, gs_stage_kind kind, int dev,

@@ -613,6 +613,52 @@ static int prove_pair(gs_backend *gpu, gs_backend *cpu, const gs_pk *pk, const g
            gs_g1_affine_eq(&pg->c, &pc.c);
 }
 
+/* as's contents in page-locked buffers: kind 1, page-aligned heap copies
+ * registered (gs_cuda_assignment_pin); kind 2, gs_cuda_assignment_alloc.
+ * Undone by pinned_release with the same kind. */
+static gs_status pinned_copy(gs_assignment *out, const gs_assignment *as, int kind, gs_err *e)
+{
+    size_t nw = (size_t)as->n_vars * sizeof(gs_scalar), nd = (size_t)as->domain_size * sizeof(gs_fr);
+    gs_status st;
+    memset(out, 0, sizeof *out);
+    if (kind == 2) {
+        if ((st = gs_cuda_assignment_alloc(out, as->n_vars, as->domain_size, e)) != GS_OK) return st;
+    } else {
+        void *p[4] = { NULL, NULL, NULL, NULL };
+        size_t len[4] = { nw, nd, nd, nd };
+        for (int i = 0; i < 4; i++)
+            if (posix_memalign(&p[i], 4096, (len[i] + 4095) & ~(size_t)4095) != 0) {
+                for (int k = 0; k < 4; k++) free(p[k]);
+                return GS_ERR(e, GS_ERR_NOMEM, "test", "page-aligned assignment");
+            }
+        out->w = p[0];
+        out->a = p[1];
+        out->b = p[2];
+        out->c = p[3];
+        out->n_vars = as->n_vars;
+        out->domain_size = as->domain_size;
+    }
+    memcpy(out->w, as->w, nw);
+    memcpy(out->a, as->a, nd);
+    memcpy(out->b, as->b, nd);
+    memcpy(out->c, as->c, nd);
+    if (kind == 1 && (st = gs_cuda_assignment_pin(out, e)) != GS_OK) {
+        gs_assignment_free(out);
+        return st;
+    }
+    return GS_OK;
+}
+
+static void pinned_release(gs_assignment *out, int kind)
+{
+    if (kind == 2) {
+        gs_cuda_assignment_free(out);
+    } else {
+        gs_cuda_assignment_unpin(out);
+        gs_assignment_free(out);
+    }
+}
+
 /* Full proofs through the backend: equal to the CPU backend's for the same
  * r, s (and r = s = 0), and verifying; with the G2 MSM on the CPU and on the
  * device (B2 uploaded on first use), in an order that switches back and
@@ -641,14 +687,15 @@ GS_TEST(cuda_prove_vs_cpu)
     CU_OK(gs_backend_cuda_create(&gpu, 0, &e));
     CU_OK(gs_backend_cpu_create(&cpu, 2, &e));
     CU_OK(gpu->ops->load_pk(gpu, &pk, &e));
-    /* pin: the assignment page-locked (gs_cuda_assignment_pin: single DMAs,
-     * the H chain queued before the witness preparation); old:
+    /* pin: the assignment page-locked (single DMAs, the H chain queued
+     * before the witness preparation): 1 registered copies
+     * (gs_cuda_assignment_pin), 2 gs_cuda_assignment_alloc; old:
      * GS_CU_ORDER=old (the stream plan before the pipelining). */
     static const struct { int g2, pageable, random, pin, old; } rounds[] = {
         { 0, 0, 0, 0, 0 }, { 0, 0, 1, 0, 0 }, { 0, 1, 1, 0, 0 }, { 1, 0, 0, 0, 0 },
         { 1, 0, 1, 0, 0 }, { 1, 1, 1, 0, 0 }, { 0, 0, 1, 0, 0 }, { 1, 0, 1, 0, 0 },
-        { 1, 0, 1, 1, 0 }, { 0, 0, 1, 1, 0 }, { 1, 1, 1, 1, 0 }, { 1, 0, 1, 0, 1 },
-        { 1, 0, 1, 1, 1 }, { 0, 0, 1, 1, 1 },
+        { 1, 0, 1, 1, 0 }, { 0, 0, 1, 2, 0 }, { 1, 1, 1, 1, 0 }, { 1, 0, 1, 0, 1 },
+        { 1, 0, 1, 2, 1 }, { 0, 0, 1, 1, 1 }, { 1, 0, 1, 2, 0 },
     };
     for (int round = 0; round < (int)(sizeof rounds / sizeof rounds[0]); round++) {
         gs_scalar r, s;
@@ -665,11 +712,12 @@ GS_TEST(cuda_prove_vs_cpu)
         gs_stage_list sg = { 0 };
         gs_proof pg;
         gs_err_clear(&e);
-        if (pin) CU_OK(gs_cuda_assignment_pin(&as, &e));
+        gs_assignment pas;
+        if (pin) CU_OK(pinned_copy(&pas, &as, pin, &e));
         if (old) setenv("GS_CU_ORDER", "old", 1);
-        int same = prove_pair(gpu, cpu, &pk, &as, &r, &s, &opts, &pg, &sg, &e);
+        int same = prove_pair(gpu, cpu, &pk, pin ? &pas : &as, &r, &s, &opts, &pg, &sg, &e);
         if (old) unsetenv("GS_CU_ORDER");
-        if (pin) gs_cuda_assignment_unpin(&as);
+        if (pin) pinned_release(&pas, pin);
         GS_CHECK_MSG(same == 1, "round %d (G2 on %s%s%s): GPU proof differs from CPU proof%s%s",
                      round, g2 ? "device" : "CPU", pin ? ", pinned" : "", old ? ", old order" : "",
                      same < 0 ? ": " : "", e.msg);

@@ -81,27 +81,25 @@ void gs_part_release_as(struct gs_engine *e, gs_part *p)
     } else {
         e->n_pinned--;
         pthread_mutex_unlock(&e->pin_mu);
-        gs_cuda_assignment_unpin(&p->as);
-        gs_assignment_free(&p->as);
+        gs_cuda_assignment_free(&p->as);
     }
     memset(&p->as, 0, sizeof p->as);
 }
 
 void gs_pin_pool_drain(struct gs_engine *e)
 {
-    for (int i = 0; i < e->n_pin_free; i++) {
-        gs_cuda_assignment_unpin(&e->pin_free[i]);
-        gs_assignment_free(&e->pin_free[i]);
-    }
+    for (int i = 0; i < e->n_pin_free; i++)
+        gs_cuda_assignment_free(&e->pin_free[i]);
     free(e->pin_free);
     e->pin_free = NULL;
     e->n_pin_free = e->cap_pin_free = 0;
 }
 
 /* staging = direct: p gets a page-locked assignment of the key's sizes,
- * from the pool, or allocated and pinned now (span `pin` on lane, with the
- * bytes: registering is slow and stalls the driver, DOMAIN.md, so it
- * happens once per buffer the pipeline keeps in flight). */
+ * from the pool, or allocated page-locked now (gs_cuda_assignment_alloc;
+ * span `pin` on lane, with the bytes: pinned allocations are slow and stall
+ * the driver, DOMAIN.md, so this happens once per buffer the pipeline
+ * keeps in flight). */
 static gs_status pin_take(struct gs_engine *e, gs_tl_lane *lane, gs_part *p, gs_err *err)
 {
     const gs_pk *pk = &p->key->pk;
@@ -117,9 +115,7 @@ static gs_status pin_take(struct gs_engine *e, gs_tl_lane *lane, gs_part *p, gs_
     e->n_pinned++;
     pthread_mutex_unlock(&e->pin_mu);
     int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
-    gs_status s = gs_assignment_alloc(&p->as, pk->n_vars, pk->domain_size, err);
-    if (s == GS_OK && (s = gs_cuda_assignment_pin(&p->as, err)) != GS_OK)
-        gs_assignment_free(&p->as);
+    gs_status s = gs_cuda_assignment_alloc(&p->as, pk->n_vars, pk->domain_size, err);
     if (lane) {
         char args[96];
         snprintf(args, sizeof args, "bytes=%llu",

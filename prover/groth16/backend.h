@@ -126,6 +126,16 @@ gs_status gs_backend_cuda_create(gs_backend **out, int device, gs_err *err);
  * CUDA; on failure nothing stays registered. */
 gs_status gs_cuda_assignment_pin(gs_assignment *as, gs_err *err);
 void gs_cuda_assignment_unpin(gs_assignment *as);
+/* The caveat of registering: a buffer must not share a page with memory
+ * registered apart (small heap blocks do: GS_ERR_CUDA "already
+ * registered"); big (mmap-backed) or page-aligned buffers never do.  An
+ * owner that keeps its buffers allocates them page-locked instead:
+ * gs_cuda_assignment_alloc (cudaHostAlloc, portable; w uninitialized, a, b,
+ * c zeroed, as gs_assignment_alloc) and gs_cuda_assignment_free (never
+ * gs_assignment_free).  GS_ERR_UNSUPPORTED without CUDA. */
+gs_status gs_cuda_assignment_alloc(gs_assignment *as, uint32_t n_vars, uint32_t domain_size,
+                                   gs_err *err);
+void gs_cuda_assignment_free(gs_assignment *as);
 /* Number of CUDA devices visible (0 without CUDA or without a GPU). */
 int gs_cuda_device_count(void);
 
