@@ -7,6 +7,12 @@
  *   --msm LO:HI        G1 MSM, 2^LO .. 2^HI, points and scalars on the device;
  *                      device time (events) and the host window combination
  *   --msm-g2 LO:HI     the same for the G2 MSM
+ *   --h2d LOG          host -> device copy of 2^LOG scalars (32 bytes each):
+ *                      staged through the pinned buffers with 4, 8, 12 and
+ *                      16 host copy threads (GS_CU_COPY_THREADS), pageable,
+ *                      and direct from the buffer page-locked in place
+ *                      (gs_cu_host_register, its cost and the unregister's
+ *                      timed apart); wall time of upload + sync, GB/s
  *   --prove LO:HI      full proofs through the backend on a synthetic key
  *                      (domain 2^k, n_vars = 2^k, B2 density 1/16), SRS
  *                      resident: per-stage times, prove_start, prove_finish
@@ -23,8 +29,13 @@
  *                      of windows) of them); timed: preparation + MSM
  *   --bool PCT         --prove: PCT% of the witness scalars are 0 or 1 (half
  *                      each), like a PoRep witness; the rest random
- *   --staging S        --prove: a/b/c and witness staged pinned, pageable, or
- *                      both (default)
+ *   --staging S        --prove: how a/b/c and the witness reach the device, a
+ *                      comma-separated list of: pinned (staged through the
+ *                      backend's pinned buffers), pageable, direct (the
+ *                      assignment's own buffers page-locked with
+ *                      gs_cuda_assignment_pin, its cost printed: single DMAs,
+ *                      no host staging, as from a daemon's pinned synthesis
+ *                      buffers); both = pinned,pageable (default), all
  *   --variants LIST    G1 MSM: time each accumulation variant of LIST in turn
  *                      on the same points and copies, FV/MINB items separated
  *                      by commas (GS_CU_FV bits and GS_CU_MSM_MINB, set in the
@@ -39,8 +50,12 @@
  * "iteration", plus a "median" aggregate): cuda/field/fp_mul and fr_mul
  * (ns per multiplication of the whole chip), cuda/ntt/K, cuda/msm_g1/K and
  * cuda/msm_g2/K (device + host combine), cuda/msm_g1_device/K,
- * cuda/prove/K/pinned|pageable (prove_start + prove_finish) and
- * cuda/prove/K/pinned|pageable/STAGE.
+ * cuda/h2d/LOG/staged_tN|pageable|direct|register|unregister,
+ * cuda/prove/K/pinned|pageable|direct (prove_start + prove_finish) and
+ * cuda/prove/K/pinned|pageable|direct/STAGE; cuda/prove/K/direct/pin and
+ * /unpin (ms to register and unregister the assignment, one value).
+ * GS_CU_ORDER=old and GS_CU_PRIO=0 in the environment select the backend's
+ * stream plan before issue 14's pipelining (backend_cuda.c), for A/B.
  *
  * Inputs are drawn on the device (gs_cu_fill_random) or replicated from a
  * few thousand distinct points: timing-representative, not proofs anyone
@@ -74,10 +89,12 @@ static int bench_main(int argc, char **argv)
 
 #else
 
+enum { STG_PINNED = 1, STG_PAGEABLE = 2, STG_DIRECT = 4 };
+
 typedef struct {
     int field, check, reps, window, device, g2_device, classic, copies, bool_pct;
-    int staging;               /* --prove: 0 both, 1 pinned only, 2 pageable only */
-    int want_ntt, want_msm, want_msm2, want_prove;
+    int staging;               /* --prove: STG_* bits */
+    int want_ntt, want_msm, want_msm2, want_prove, h2d_log;
     unsigned ntt_lo, ntt_hi, msm_lo, msm_hi, msm2_lo, msm2_hi, prove_lo, prove_hi;
     const char *json;
     const char *variants;      /* --variants, or NULL */
@@ -145,6 +162,31 @@ static int parse_range(const char *s, unsigned *lo, unsigned *hi)
     return 0;
 }
 
+/* --staging: a comma-separated list of pinned, pageable, direct, both,
+ * all; the STG_* bits, or -1. */
+static int parse_staging(const char *v)
+{
+    int bits = 0;
+    const char *p = v;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        static const struct { const char *name; int bits; } names[] = {
+            { "pinned", STG_PINNED }, { "pageable", STG_PAGEABLE }, { "direct", STG_DIRECT },
+            { "both", STG_PINNED | STG_PAGEABLE }, { "all", STG_PINNED | STG_PAGEABLE | STG_DIRECT },
+        };
+        int found = 0;
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strlen(names[i].name) == len && !strncmp(p, names[i].name, len)) {
+                bits |= names[i].bits;
+                found = 1;
+            }
+        if (!found) return -1;
+        p += len;
+        if (*p == ',') p++;
+    }
+    return bits ? bits : -1;
+}
+
 #define TRY(x) do { if ((st = (x)) != GS_OK) goto fail; } while (0)
 
 static gs_status bench_ntt(gs_cu_dev *d, const bench_opts *o, gs_err *err)
@@ -171,6 +213,70 @@ static gs_status bench_ntt(gs_cu_dev *d, const bench_opts *o, gs_err *err)
     }
 fail:
     gs_cu_free(d, x);
+    return st;
+}
+
+/* --h2d: copy throughput of each upload path (file comment). */
+static gs_status bench_h2d(gs_cu_dev *d, const bench_opts *o, gs_err *err)
+{
+    gs_status st = GS_OK;
+    size_t bytes = ((size_t)1 << o->h2d_log) * 32;
+    char *h = malloc(bytes);
+    void *dv = NULL;
+    double t[64];
+    if (!h) return GS_ERR(err, GS_ERR_NOMEM, "cuda-bench", "h2d host buffer of %zu bytes", bytes);
+    for (size_t i = 0; i < bytes; i += 8) *(uint64_t *)(h + i) = i * 0x9e3779b97f4a7c15ull;
+    TRY(gs_cu_alloc(d, &dv, bytes, err));
+    static const int threads[] = { 4, 8, 12, 16 };
+    for (int m = 0; m < 6; m++) {
+        char name[32];
+        int pageable = m == 4, direct = m == 5;
+        if (m < 4) {
+            char tv[8];
+            snprintf(tv, sizeof tv, "%d", threads[m]);
+            setenv("GS_CU_COPY_THREADS", tv, 1);
+            snprintf(name, sizeof name, "staged_t%d", threads[m]);
+        } else {
+            unsetenv("GS_CU_COPY_THREADS");
+            snprintf(name, sizeof name, "%s", pageable ? "pageable" : "direct");
+        }
+        if (direct) {
+            int64_t g0 = gs_now_ns();
+            TRY(gs_cu_host_register(h, bytes, err));
+            double reg = (double)(gs_now_ns() - g0) * 1e-6;
+            rec_add(&reg, 1, "cuda/h2d/%u/register", o->h2d_log);
+            fprintf(out, "h2d    2^%-2u  %.2f GB registered (cudaHostRegister) in %.1f ms\n",
+                    o->h2d_log, (double)bytes * 1e-9, reg);
+        }
+        for (int r = -1; r < o->reps; r++) {
+            TRY(gs_cu_sync(d, err));
+            int64_t a0 = gs_now_ns();
+            st = gs_cu_upload(d, dv, h, bytes, pageable, err);
+            if (st == GS_OK) st = gs_cu_sync(d, err);
+            int64_t a1 = gs_now_ns();
+            if (st != GS_OK) {
+                if (direct) gs_cu_host_unregister(h);
+                goto fail;
+            }
+            if (r >= 0) t[r] = (double)(a1 - a0) * 1e-6;
+        }
+        if (direct) {
+            int64_t g0 = gs_now_ns();
+            gs_cu_host_unregister(h);
+            double unreg = (double)(gs_now_ns() - g0) * 1e-6;
+            rec_add(&unreg, 1, "cuda/h2d/%u/unregister", o->h2d_log);
+            fprintf(out, "h2d    2^%-2u  unregistered in %.1f ms\n", o->h2d_log, unreg);
+        }
+        rec_add(t, o->reps, "cuda/h2d/%u/%s", o->h2d_log, name);
+        double md = median(t, o->reps);
+        fprintf(out, "h2d    2^%-2u  %-10s %.2f GB in %9.3f ms = %6.2f GB/s  (median of %d)\n",
+                o->h2d_log, name, (double)bytes * 1e-9, md, (double)bytes * 1e-6 / md, o->reps);
+        fflush(out);
+    }
+fail:
+    unsetenv("GS_CU_COPY_THREADS");
+    gs_cu_free(d, dv);
+    free(h);
     return st;
 }
 
@@ -385,6 +491,14 @@ typedef struct {
     size_t lo, hi;
     uint64_t seed;
     int bool_pct;
+    /* The key's replicated G1 array and B2 over [lo, hi) too (first-touch
+     * page faults of ~40 GB at 2^27 are most of the key's build time). */
+    gs_g1_affine *pts;
+    const gs_g1_affine *base;
+    size_t nb;
+    gs_g2_affine *b2;
+    const gs_g2_affine *base2;
+    size_t nb2, b2_live;
 } fill_job;
 
 static void *fill_run(void *arg)
@@ -392,6 +506,13 @@ static void *fill_run(void *arg)
     fill_job *j = arg;
     gs_rng rng;
     gs_rng_seed(&rng, j->seed);
+    if (j->pts)
+        for (size_t i = j->lo; i < j->hi; i++) j->pts[i] = j->base[i % j->nb];
+    if (j->b2)
+        for (size_t i = j->lo; i < j->hi; i++) {
+            if (i < j->b2_live) j->b2[i] = j->base2[i % j->nb2];
+            else gs_g2_affine_set_inf(&j->b2[i]);
+        }
     for (size_t i = j->lo; i < j->hi; i++) {
         gs_fr f;
         gs_fr_random(&f, &rng);
@@ -457,21 +578,20 @@ static gs_status make_key(gs_pk *pk, gs_assignment *as, unsigned k, int bool_pct
         goto fail;
     }
     for (size_t i = 0; i <= np; i++) pk->ic[i] = base[4 + i];
-    for (size_t i = 0; i < nv + 16; i++) pts[i] = base[i % nb];
+    for (size_t i = nv; i < nv + 16; i++) pts[i] = base[i % nb];
     pk->a = pts;
     pk->b1 = pts + 7;
     pk->c = pts + 11;
     pk->h = pts + 13;
-    for (size_t i = 0; i < nv; i++) {
-        if (i < nv / 16) pk->b2[i] = base2[i % nb2]; else gs_g2_affine_set_inf(&pk->b2[i]);
-    }
+    /* pts[0 .. nv) and B2 (the first nv / 16 wires live) by the fill threads. */
     if ((st = gs_assignment_alloc(as, (uint32_t)nv, (uint32_t)n, err)) != GS_OK) goto fail;
     pthread_t th[FILL_THREADS];
     fill_job job[FILL_THREADS];
     int started[FILL_THREADS] = { 0 };
     for (int t = 0; t < FILL_THREADS; t++) {
         job[t] = (fill_job){ as, n * (size_t)t / FILL_THREADS, n * (size_t)(t + 1) / FILL_THREADS,
-                             (42 + k) * 1000003ull + (uint64_t)t, bool_pct };
+                             (42 + k) * 1000003ull + (uint64_t)t, bool_pct,
+                             pts, base, nb, pk->b2, base2, nb2, nv / 16 };
         started[t] = pthread_create(&th[t], NULL, fill_run, &job[t]) == 0;
         if (!started[t]) fill_run(&job[t]);
     }
@@ -509,11 +629,31 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
         fprintf(out, "prove  2^%-2u  synthetic %s key built in %.2f s, made resident (load_pk) in "
                "%.2f s; MSM plan %s\n", k, gs_h_convention_name(pk.h_conv), (double)(t1 - t0) * 1e-9,
                (double)(t2 - t1) * 1e-9, plan);
+        const char *eo = getenv("GS_CU_ORDER"), *ep = getenv("GS_CU_PRIO");
+        fprintf(out, "prove  2^%-2u  stream plan: %s, stream 1 at the %s priority\n", k,
+                eo && !strcmp(eo, "old") ? "before pipelining (GS_CU_ORDER=old)" : "pipelined",
+                ep && *ep && atoi(ep) == 0 ? "default (GS_CU_PRIO=0)" : "highest");
         double ts[GS_STAGE_MAX][64], tst[64], tfin[64], ttot[64];
+        char last_tl[1024] = "";
         const char *names[GS_STAGE_MAX] = { 0 };
         int nst = 0;
-        for (int pageable = 0; pageable < 2; pageable++) {
-            if ((o->staging == 1 && pageable) || (o->staging == 2 && !pageable)) continue;
+        for (int mode = 0; mode < 3; mode++) {
+            static const char *const stg_name[3] = { "pinned", "pageable", "direct" };
+            int pageable = mode == 1, pinned_as = 0;
+            const char *stg = stg_name[mode];
+            char bl[16] = "";
+            if (!(o->staging & (1 << mode))) continue;
+            if (o->bool_pct) snprintf(bl, sizeof bl, "/bool%d", o->bool_pct);
+            if (mode == 2) {
+                int64_t g0 = gs_now_ns();
+                TRY(gs_cuda_assignment_pin(&as, err));
+                double pin_ms = (double)(gs_now_ns() - g0) * 1e-6;
+                pinned_as = 1;
+                rec_add(&pin_ms, 1, "cuda/prove/%u%s/direct/pin", k, bl);
+                fprintf(out, "prove  2^%-2u  direct: the assignment's %.2f GB page-locked "
+                        "(gs_cuda_assignment_pin) in %.1f ms\n", k,
+                        (double)((size_t)as.n_vars + 3 * (size_t)as.domain_size) * 32 * 1e-9, pin_ms);
+            }
             for (int r = -1; r < o->reps; r++) {
                 gs_scalar rr, ss;
                 memset(&rr, 0, sizeof rr);
@@ -526,9 +666,13 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
                 gs_prove_state *ps = NULL;
                 gs_proof proof;
                 int64_t a0 = gs_now_ns();
-                TRY(be->ops->prove_start(be, &pk, &as, &rr, &ss, &po, &ps, &sl, err));
+                st = be->ops->prove_start(be, &pk, &as, &rr, &ss, &po, &ps, &sl, err);
                 int64_t a1 = gs_now_ns();
-                TRY(be->ops->prove_finish(be, ps, &proof, &sl, err));
+                if (st == GS_OK) st = be->ops->prove_finish(be, ps, &proof, &sl, err);
+                if (st != GS_OK) {
+                    if (pinned_as) gs_cuda_assignment_unpin(&as);
+                    goto fail;
+                }
                 int64_t a2 = gs_now_ns();
                 if (r < 0) continue;
                 tst[r] = (double)(a1 - a0) * 1e-6;
@@ -539,21 +683,40 @@ static gs_status bench_prove(const bench_opts *o, gs_err *err)
                     names[i] = sl.s[i].name;
                     ts[i][r] = (double)(sl.s[i].end_ns - sl.s[i].start_ns) * 1e-6;
                 }
+                if (r == o->reps - 1) {
+                    /* The last repetition's timeline: where each stage ran. */
+                    last_tl[0] = '\0';
+                    size_t used = 0;
+                    for (int i = 0; i < sl.n && used < sizeof last_tl; i++) {
+                        int wr = snprintf(last_tl + used, sizeof last_tl - used, " %s%s%d %.1f-%.1f",
+                                          sl.s[i].name, sl.s[i].device < 0 ? "@host" : "@s",
+                                          sl.s[i].device < 0 ? 0 : sl.s[i].stream,
+                                          (double)(sl.s[i].start_ns - a0) * 1e-6,
+                                          (double)(sl.s[i].end_ns - a0) * 1e-6);
+                        if (wr < 0) break;
+                        used += (size_t)wr;
+                    }
+                }
             }
-            const char *stg = pageable ? "pageable" : "pinned";
-            char bl[16] = "";
-            if (o->bool_pct) snprintf(bl, sizeof bl, "/bool%d", o->bool_pct);
+            if (pinned_as) {
+                int64_t g0 = gs_now_ns();
+                gs_cuda_assignment_unpin(&as);
+                double unpin_ms = (double)(gs_now_ns() - g0) * 1e-6;
+                rec_add(&unpin_ms, 1, "cuda/prove/%u%s/direct/unpin", k, bl);
+                fprintf(out, "prove  2^%-2u  direct: unpinned in %.1f ms\n", k, unpin_ms);
+            }
             rec_add(ttot, o->reps, "cuda/prove/%u%s/%s", k, bl, stg);
             for (int i = 0; i < nst; i++)
                 rec_add(ts[i], o->reps, "cuda/prove/%u%s/%s/%s", k, bl, stg, names[i]);
-            fprintf(out, "prove  2^%-2u  %s a/b/c, G2 MSM on the %s: prove_start %9.3f ms, "
+            fprintf(out, "prove  2^%-2u  %-8s a/b/c, G2 MSM on the %s: prove_start %9.3f ms, "
                    "prove_finish %9.3f ms, total %9.3f ms  (median of %d)\n", k,
-                   pageable ? "pageable" : "pinned  ", o->g2_device ? "device" : "CPU   ",
+                   stg, o->g2_device ? "device" : "CPU   ",
                    median(tst, o->reps), median(tfin, o->reps),
                    median(tst, o->reps) + median(tfin, o->reps), o->reps);
             fprintf(out, "             stages (median ms):");
             for (int i = 0; i < nst; i++) fprintf(out, " %s %.3f", names[i], median(ts[i], o->reps));
-            fprintf(out, "\n");
+            fprintf(out, "\n             last repetition, ms from prove_start (stage@stream "
+                    "start-end):%s\n", last_tl);
             fflush(out);
         }
         key_free(&pk);
@@ -622,7 +785,7 @@ static gs_status write_json(const char *path, const char *device, const bench_op
 
 static int bench_main(int argc, char **argv)
 {
-    bench_opts o = { .reps = 5 };
+    bench_opts o = { .reps = 5, .staging = STG_PINNED | STG_PAGEABLE };
     out = stdout;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -633,6 +796,7 @@ static int bench_main(int argc, char **argv)
         else if (!strcmp(a, "--msm") && v && parse_range(v, &o.msm_lo, &o.msm_hi)) { o.want_msm = 1; i++; }
         else if (!strcmp(a, "--msm-g2") && v && parse_range(v, &o.msm2_lo, &o.msm2_hi)) { o.want_msm2 = 1; i++; }
         else if (!strcmp(a, "--g2-device")) o.g2_device = 1;
+        else if (!strcmp(a, "--h2d") && v && atoi(v) >= 10 && atoi(v) <= 28) { o.h2d_log = atoi(v); i++; }
         else if (!strcmp(a, "--prove") && v && parse_range(v, &o.prove_lo, &o.prove_hi)) { o.want_prove = 1; i++; }
         else if (!strcmp(a, "--reps") && v) { o.reps = atoi(v); i++; }
         else if (!strcmp(a, "--window") && v) { o.window = atoi(v); i++; }
@@ -641,15 +805,11 @@ static int bench_main(int argc, char **argv)
         else if (!strcmp(a, "--copies") && v) { o.copies = atoi(v); i++; }
         else if (!strcmp(a, "--variants") && v) { o.variants = v; i++; }
         else if (!strcmp(a, "--bool") && v) { o.bool_pct = atoi(v); i++; }
-        else if (!strcmp(a, "--staging") && v && (!strcmp(v, "both") || !strcmp(v, "pinned") ||
-                                                   !strcmp(v, "pageable"))) {
-            o.staging = !strcmp(v, "pinned") ? 1 : !strcmp(v, "pageable") ? 2 : 0;
-            i++;
-        }
+        else if (!strcmp(a, "--staging") && v && (o.staging = parse_staging(v)) > 0) i++;
         else {
             fprintf(stderr, "usage: gapscope cuda-bench [--field] [--ntt LO:HI] [--msm LO:HI] "
-                            "[--msm-g2 LO:HI] [--prove LO:HI] [--g2-device] [--classic] [--check] "
-                            "[--reps N] [--window C] [--copies T] [--bool PCT] [--staging both|pinned|pageable] "
+                            "[--msm-g2 LO:HI] [--h2d LOG] [--prove LO:HI] [--g2-device] [--classic] [--check] "
+                            "[--reps N] [--window C] [--copies T] [--bool PCT] [--staging pinned,pageable,direct|both|all] "
                             "[--device N] [--json FILE]\n");
             return GS_EXIT_USAGE;
         }
@@ -696,6 +856,7 @@ static int bench_main(int argc, char **argv)
                 1 / median(ns[5], o.reps));
         fflush(out);
     }
+    if (o.h2d_log) TRY(bench_h2d(d, &o, &err));
     if (o.want_ntt) TRY(bench_ntt(d, &o, &err));
     if (o.want_msm) TRY(bench_msm(d, &g1_curve, o.msm_lo, o.msm_hi, &o, pool, &err));
     if (o.want_msm2) TRY(bench_msm(d, &g2_curve, o.msm2_lo, o.msm2_hi, &o, pool, &err));

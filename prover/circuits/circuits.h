@@ -55,6 +55,12 @@ uint32_t gs_circuit_n_public(const gs_circuit *c);
  */
 gs_status gs_circuit_synthesize(const gs_circuit *c, const gs_pk *pk,
                                 uint64_t seed, gs_assignment *out, gs_err *err);
+/* The same into the caller's buffers (a reused, e.g. page-locked,
+ * assignment of the key's n_vars and domain_size; GS_ERR_MISMATCH
+ * otherwise): every entry of w, a, b, c is written.  On failure the
+ * contents are unspecified and the buffers stay the caller's. */
+gs_status gs_circuit_synthesize_into(const gs_circuit *c, const gs_pk *pk,
+                                     uint64_t seed, gs_assignment *out, gs_err *err);
 void gs_assignment_free(gs_assignment *a);
 
 /* ---- Poseidon (poseidon.c) ---------------------------------------------- */

@@ -37,18 +37,26 @@ static gs_status check_pk(const gs_circuit *c, const gs_pk *pk, gs_err *err)
     return GS_OK;
 }
 
-gs_status gs_circuit_synthesize_tampered(const gs_circuit *c, const gs_pk *pk, uint64_t seed,
-                                         uint32_t tamper_wire, gs_assignment *out,
-                                         gs_err *err)
+/* prealloc: out holds buffers of the key's sizes already (the caller's,
+ * reused: a, b, c are zeroed past the rows written here); else allocated. */
+static gs_status synthesize(const gs_circuit *c, const gs_pk *pk, uint64_t seed,
+                            uint32_t tamper_wire, gs_assignment *out, int prealloc,
+                            gs_err *err)
 {
     const gs_r1cs *r = &c->r1cs;
-    memset(out, 0, sizeof *out);
+    if (!prealloc)
+        memset(out, 0, sizeof *out);
     merkle_inputs in;
     cs s;
     memset(&s, 0, sizeof s);
     gs_status st = check_pk(c, pk, err);
     if (st != GS_OK)
         return st;
+    if (prealloc && (out->n_vars != r->n_wires || out->domain_size != pk->domain_size ||
+                     !out->w || !out->a || !out->b || !out->c))
+        return GS_ERR(err, GS_ERR_MISMATCH, "synthesis", "buffers for %u wires, domain %u; "
+                      "the key needs %u wires, domain %u", out->n_vars, out->domain_size,
+                      r->n_wires, pk->domain_size);
     if ((st = gs_merkle_derive_inputs(&in, c, seed, err)) != GS_OK)
         goto fail;
 
@@ -70,8 +78,14 @@ gs_status gs_circuit_synthesize_tampered(const gs_circuit *c, const gs_pk *pk, u
         gs_fr_add(&s.w[tamper_wire], &s.w[tamper_wire], &one);
     }
 
-    if ((st = gs_assignment_alloc(out, r->n_wires, pk->domain_size, err)) != GS_OK)
+    if (prealloc) {
+        size_t n = pk->domain_size, rows = r->n_constraints, pub = rows + c->n_public + 1;
+        memset(out->a + pub, 0, (n - pub) * sizeof *out->a);
+        memset(out->b + rows, 0, (n - rows) * sizeof *out->b);
+        memset(out->c + rows, 0, (n - rows) * sizeof *out->c);
+    } else if ((st = gs_assignment_alloc(out, r->n_wires, pk->domain_size, err)) != GS_OK) {
         goto fail;
+    }
     for (uint32_t i = 0; i < r->n_constraints; i++) {
         gs_fr cc;
         lc_eval_m(&out->a[i], r->a_terms + r->a_start[i], r->a_start[i + 1] - r->a_start[i],
@@ -94,14 +108,28 @@ gs_status gs_circuit_synthesize_tampered(const gs_circuit *c, const gs_pk *pk, u
     gs_merkle_free_inputs(&in);
     return GS_OK;
 fail:
-    gs_assignment_free(out);
+    if (!prealloc)
+        gs_assignment_free(out);
     cs_deinit(&s);
     gs_merkle_free_inputs(&in);
     return st;
 }
 
+gs_status gs_circuit_synthesize_tampered(const gs_circuit *c, const gs_pk *pk, uint64_t seed,
+                                         uint32_t tamper_wire, gs_assignment *out,
+                                         gs_err *err)
+{
+    return synthesize(c, pk, seed, tamper_wire, out, 0, err);
+}
+
 gs_status gs_circuit_synthesize(const gs_circuit *c, const gs_pk *pk, uint64_t seed,
                                 gs_assignment *out, gs_err *err)
 {
-    return gs_circuit_synthesize_tampered(c, pk, seed, 0, out, err);
+    return synthesize(c, pk, seed, 0, out, 0, err);
+}
+
+gs_status gs_circuit_synthesize_into(const gs_circuit *c, const gs_pk *pk, uint64_t seed,
+                                     gs_assignment *out, gs_err *err)
+{
+    return synthesize(c, pk, seed, 0, out, 1, err);
 }

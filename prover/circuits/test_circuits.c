@@ -149,6 +149,20 @@ GS_TEST(circuits_merkle_end_to_end)
     gs_assignment_free(&as2);
     GS_REQUIRE(gs_circuit_synthesize(c, &pk, 78, &as2, &e) == GS_OK);
     GS_CHECK(memcmp(&as.w[1], &as2.w[1], sizeof(gs_scalar)) != 0);
+    /* Into reused buffers (seed 78's, with garbage past the rows): the same
+     * as a fresh synthesis of seed 77, every entry; wrong sizes refused. */
+    memset(as2.a + pk.domain_size / 2, 0xa5, pk.domain_size / 2 * sizeof(gs_fr));
+    memset(as2.b + pk.domain_size - 1, 0x5a, sizeof(gs_fr));
+    memset(as2.c + pk.domain_size - 1, 0x5a, sizeof(gs_fr));
+    GS_REQUIRE(gs_circuit_synthesize_into(c, &pk, 77, &as2, &e) == GS_OK);
+    GS_CHECK(memcmp(as.w, as2.w, as.n_vars * sizeof(gs_scalar)) == 0);
+    GS_CHECK(memcmp(as.a, as2.a, pk.domain_size * sizeof(gs_fr)) == 0);
+    GS_CHECK(memcmp(as.b, as2.b, pk.domain_size * sizeof(gs_fr)) == 0);
+    GS_CHECK(memcmp(as.c, as2.c, pk.domain_size * sizeof(gs_fr)) == 0);
+    as2.n_vars--;
+    GS_CHECK_EQ_INT(gs_circuit_synthesize_into(c, &pk, 77, &as2, &e), GS_ERR_MISMATCH);
+    as2.n_vars++;
+    GS_REQUIRE(gs_circuit_synthesize_into(c, &pk, 78, &as2, &e) == GS_OK);
 
     gs_scalar rr, ss;
     gs_fr t;

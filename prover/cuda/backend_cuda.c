@@ -19,21 +19,36 @@
  *                  stream 0: H2D of the witness (h2d_w), its scalar
  *                    preparation shared by the three witness MSMs (prep_w:
  *                    0s dropped, 1s summed without buckets, digits sorted
- *                    once), msm_l, msm_a, msm_b1;
- *                  stream 1, at the same time: H2D of a, b, c (h2d) and the
- *                    H scalars (ntt: iNTT, odd coset, NTT, a'b' - c');
- *                  stream 0 again once both are done: msm_h, with
- *                    g2_on_device the G2 MSM msm_b2 (the witness scalars of
- *                    B2's wires gathered on the device first), then the D2H
- *                    of the window sums.
- *                Copies are staged through pinned buffers, or pageable when
- *                asked (flagged GS_STAGE_F_PAGEABLE); CUDA events between
+ *                    once), msm_l, msm_a, msm_b1, then with g2_on_device
+ *                    the G2 MSM msm_b2 (the witness scalars of B2's wires
+ *                    gathered on the device first; it needs nothing of H);
+ *                  stream 1, at the same time and at the device's highest
+ *                    stream priority (the head of the critical path: the
+ *                    witness MSMs must not starve it): H2D of a, b, c
+ *                    (h2d) and the H scalars (ntt: iNTT, odd coset, NTT,
+ *                    a'b' - c');
+ *                  stream 0 again once both are done: msm_h, then the D2H
+ *                    of its window sums; the witness MSMs' window sums come
+ *                    back before msm_h and the host combines them while
+ *                    msm_h runs.
+ *                When a, b and c are page-locked (synthesized into pinned
+ *                buffers, gs_cuda_assignment_alloc, or registered,
+ *                gs_cuda_assignment_pin) their copies are single DMAs
+ *                queued before the host waits on the witness preparation,
+ *                right behind the witness's DMA; otherwise the host stages
+ *                them through pinned buffers (or pageable when asked,
+ *                flagged GS_STAGE_F_PAGEABLE) while the witness MSMs run.
+ *                GS_CU_ORDER=old: the plan before issue 14's pipelining
+ *                (a/b/c always after the witness MSMs are queued, msm_b2
+ *                after msm_h, every combination in prove_finish), for A/B
+ *                measurements.  CUDA events between
  *                the stages, converted to the host clock, each stage on
  *                its stream.  The window sums are copied into the proof
  *                state before the mutex is released.
  *   prove_finish without the mutex: the G2 MSM of B on the CPU (the
  *                production default) unless it ran on the device, window
- *                combination of the MSM results and the blinding epilogue
+ *                combination of H's sums (and, GS_CU_ORDER=old, of every
+ *                MSM's) and the blinding epilogue
  *                (SNARKJS-FORMATS 7.4).
  *
  * Lock order: impl->mu only (the device mutex); it protects the device
@@ -61,6 +76,27 @@ int gs_cu_device_count(void) { return 0; }
 
 int gs_cuda_device_count(void) { return 0; }
 
+gs_status gs_cuda_assignment_pin(gs_assignment *as, gs_err *err)
+{
+    (void)as;
+    return GS_ERR(err, GS_ERR_UNSUPPORTED, "cuda backend",
+                  "pinning an assignment needs CUDA (rebuild with CUDA=1)");
+}
+
+void gs_cuda_assignment_unpin(gs_assignment *as) { (void)as; }
+
+gs_status gs_cuda_assignment_alloc(gs_assignment *as, uint32_t n_vars, uint32_t domain_size,
+                                   gs_err *err)
+{
+    memset(as, 0, sizeof *as);
+    (void)n_vars;
+    (void)domain_size;
+    return GS_ERR(err, GS_ERR_UNSUPPORTED, "cuda backend",
+                  "page-locked assignments need CUDA (rebuild with CUDA=1)");
+}
+
+void gs_cuda_assignment_free(gs_assignment *as) { memset(as, 0, sizeof *as); }
+
 gs_status gs_backend_cuda_create(gs_backend **out, int device, gs_err *err)
 {
     *out = NULL;
@@ -76,7 +112,7 @@ gs_status gs_backend_cuda_create(gs_backend **out, int device, gs_err *err)
 /* Stage boundaries: stream 0 (witness, MSMs), stream 1 (a/b/c, NTT);
  * M_MSM_B2 with g2_on_device only. */
 enum { M_H2DW0, M_H2DW1, M_PREP_W, M_MSM_L, M_MSM_A, M_MSM_B1, M_H2D0, M_H2D1, M_NTT, M_H0,
-       M_MSM_H, M_MSM_B2, M_D2H, M_COUNT };
+       M_MSM_H, M_MSM_B2, M_D2H, M_WFETCH, M_COUNT };
 /* Result slots: the four G1 MSMs, then B2. */
 enum { SLOT_B2 = 4 };
 
@@ -107,11 +143,74 @@ struct gs_prove_state {
     gs_cu_msm_parts g1[4];     /* h, l, a, b1 */
     int g2_dev;                /* B2 ran on the device: g2 holds it */
     gs_cu_msm_g2_parts g2;
+    /* The witness MSMs (l, a, b1; b2 with g2_dev) combined on the host
+     * while msm_h ran (not with GS_CU_ORDER=old): then g1[1..3] / g2 are
+     * empty and these hold the results. */
+    int early;
+    gs_g1 l, a, b1;
+    gs_g2 b2;
     gs_scalar r, s;
     gs_scalar *w;              /* witness copy for the CPU G2 MSM (else NULL) */
 };
 
 int gs_cuda_device_count(void) { return gs_cu_device_count(); }
+
+gs_status gs_cuda_assignment_pin(gs_assignment *as, gs_err *err)
+{
+    gs_status st;
+    size_t nw = (size_t)as->n_vars * sizeof(gs_scalar), nd = (size_t)as->domain_size * sizeof(gs_fr);
+    if ((st = gs_cu_host_register(as->w, nw, err)) != GS_OK) return st;
+    if ((st = gs_cu_host_register(as->a, nd, err)) != GS_OK) goto fail_w;
+    if ((st = gs_cu_host_register(as->b, nd, err)) != GS_OK) goto fail_a;
+    if ((st = gs_cu_host_register(as->c, nd, err)) != GS_OK) goto fail_b;
+    return GS_OK;
+fail_b:
+    gs_cu_host_unregister(as->b);
+fail_a:
+    gs_cu_host_unregister(as->a);
+fail_w:
+    gs_cu_host_unregister(as->w);
+    return st;
+}
+
+void gs_cuda_assignment_unpin(gs_assignment *as)
+{
+    gs_cu_host_unregister(as->w);
+    gs_cu_host_unregister(as->a);
+    gs_cu_host_unregister(as->b);
+    gs_cu_host_unregister(as->c);
+}
+
+void gs_cuda_assignment_free(gs_assignment *as)
+{
+    gs_cu_host_free(as->w);
+    gs_cu_host_free(as->a);
+    gs_cu_host_free(as->b);
+    gs_cu_host_free(as->c);
+    memset(as, 0, sizeof *as);
+}
+
+gs_status gs_cuda_assignment_alloc(gs_assignment *as, uint32_t n_vars, uint32_t domain_size,
+                                   gs_err *err)
+{
+    gs_status st;
+    size_t nw = (size_t)(n_vars ? n_vars : 1) * sizeof(gs_scalar);
+    size_t nd = (size_t)(domain_size ? domain_size : 1) * sizeof(gs_fr);
+    memset(as, 0, sizeof *as);
+    if ((st = gs_cu_host_alloc((void **)&as->w, nw, err)) != GS_OK ||
+        (st = gs_cu_host_alloc((void **)&as->a, nd, err)) != GS_OK ||
+        (st = gs_cu_host_alloc((void **)&as->b, nd, err)) != GS_OK ||
+        (st = gs_cu_host_alloc((void **)&as->c, nd, err)) != GS_OK) {
+        gs_cuda_assignment_free(as);
+        return st;
+    }
+    memset(as->a, 0, nd);
+    memset(as->b, 0, nd);
+    memset(as->c, 0, nd);
+    as->n_vars = n_vars;
+    as->domain_size = domain_size;
+    return GS_OK;
+}
 
 static void stage_push(gs_stage_list *l, const char *name, gs_stage_kind kind, int dev,
                        int stream, int64_t t0, int64_t t1, uint16_t flags)
@@ -306,6 +405,51 @@ static void state_free(gs_prove_state *ps)
     free(ps);
 }
 
+/* 1 when GS_CU_ORDER=old asks for the stream plan before issue 14's
+ * pipelining (for A/B measurements): a/b/c staged after the witness MSMs
+ * are enqueued, msm_b2 after msm_h. */
+static int order_old(void)
+{
+    const char *e = getenv("GS_CU_ORDER");
+    return e && strcmp(e, "old") == 0;
+}
+
+/* Enqueues the H chain on stream 1: H2D of a, b, c (marked right before the
+ * first DMA) and the H scalars in the key's convention (groth16.h). */
+static gs_status enqueue_h_chain(cuda_impl *im, const gs_pk *pk, const gs_assignment *as,
+                                 int pageable, gs_err *err)
+{
+    gs_cu_dev *d = im->dev;
+    size_t n = pk->domain_size;
+    gs_fr *da = im->d_abc, *db = da + n, *dc = db + n;
+    gs_status st;
+    if ((st = gs_cu_use_stream(d, 1, err)) != GS_OK ||
+        (st = gs_cu_upload_marked(d, da, as->a, n * sizeof(gs_fr), pageable, M_H2D0, err)) != GS_OK ||
+        (st = gs_cu_upload(d, db, as->b, n * sizeof(gs_fr), pageable, err)) != GS_OK ||
+        (st = gs_cu_upload(d, dc, as->c, n * sizeof(gs_fr), pageable, err)) != GS_OK ||
+        (st = gs_cu_mark(d, M_H2D1, err)) != GS_OK)
+        return st;
+    st = pk->h_conv == GS_H_CLASSIC
+             ? gs_cu_h_scalars_classic(d, (gs_scalar *)da, da, db, dc, pk->log_domain, err)
+             : gs_cu_h_scalars(d, (gs_scalar *)da, da, db, dc, pk->log_domain, err);
+    if (st == GS_OK) st = gs_cu_mark(d, M_NTT, err);
+    return st;
+}
+
+/* Enqueues the G2 MSM of B on the current stream (the witness scalars of
+ * B2's wires gathered on the device first).  Its preparation waits for the
+ * stream's work before it. */
+static gs_status enqueue_b2(cuda_impl *im, gs_err *err)
+{
+    gs_cu_dev *d = im->dev;
+    gs_status st;
+    if ((st = gs_cu_gather_scalars(d, im->d_b2_w, im->d_w, im->d_b2_idx, im->b2_n, err)) != GS_OK ||
+        (st = gs_cu_msm_prepare(d, im->d_b2_w, im->b2_n, 0, 1, 1, NULL, NULL, err)) != GS_OK ||
+        (st = gs_cu_msm_g2_prepared(d, SLOT_B2, im->d_b2, im->b2_n, 0, err)) != GS_OK)
+        return st;
+    return gs_cu_mark(d, M_MSM_B2, err);
+}
+
 /* Caller holds im->mu: the device part of prove_start (stream plan in the
  * file comment).  Leaves the context on stream 0. */
 static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment *as, int pageable,
@@ -313,16 +457,32 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
 {
     gs_cu_dev *d = im->dev;
     size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public, nc = nv - np - 1;
-    gs_fr *da = im->d_abc, *db = da + n, *dc = db + n;
-    gs_scalar *dh = (gs_scalar *)da;
+    gs_scalar *dh = (gs_scalar *)im->d_abc;
     gs_status st;
     gs_err e2;
+    int old = order_old();
+    /* a, b, c page-locked (the caller synthesized into pinned buffers, or
+     * registered them): their H2D needs no host work, so the H chain is
+     * enqueued before the host waits on the witness preparation. */
+    int direct = !pageable && gs_cu_host_pinned(as->a, n * sizeof(gs_fr)) &&
+                 gs_cu_host_pinned(as->b, n * sizeof(gs_fr)) &&
+                 gs_cu_host_pinned(as->c, n * sizeof(gs_fr));
 #define TRY(x) do { if ((st = (x)) != GS_OK) goto out; } while (0)
     TRY(gs_cu_clock_align(d, err));
-    /* Stream 0: the witness, its preparation, the three witness MSMs. */
+    /* Stream 0: the witness first (the witness MSMs can start on 1/4 of the
+     * bytes a, b, c take). */
     TRY(gs_cu_use_stream(d, 0, err));
     TRY(gs_cu_upload_marked(d, im->d_w, as->w, nv * sizeof(gs_scalar), pageable, M_H2DW0, err));
     TRY(gs_cu_mark(d, M_H2DW1, err));
+    if (direct && !old) {
+        /* Stream 1's DMA after the witness's (the link to itself), then the
+         * NTTs at stream 1's higher priority beside the witness MSMs. */
+        TRY(gs_cu_stream_wait(d, 1, 0, err));
+        TRY(enqueue_h_chain(im, pk, as, pageable, err));
+        TRY(gs_cu_use_stream(d, 0, err));
+    }
+    /* Stream 0: the witness's preparation (the host waits for it) and the
+     * three witness MSMs. */
     TRY(gs_cu_msm_prepare(d, im->d_w, nv, (int)im->c_w, im->t_w, 0, NULL, NULL, err));
     TRY(gs_cu_mark(d, M_PREP_W, err));
     TRY(gs_cu_msm_g1_prepared(d, 1, im->d_c, nc, np + 1, err));
@@ -331,59 +491,84 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
     TRY(gs_cu_mark(d, M_MSM_A, err));
     TRY(gs_cu_msm_g1_prepared(d, 3, im->d_b1, nv, 0, err));
     TRY(gs_cu_mark(d, M_MSM_B1, err));
-    /* Stream 1 meanwhile (the host stages a/b/c while the MSMs run). */
-    TRY(gs_cu_use_stream(d, 1, err));
-    TRY(gs_cu_upload_marked(d, da, as->a, n * sizeof(gs_fr), pageable, M_H2D0, err));
-    TRY(gs_cu_upload(d, db, as->b, n * sizeof(gs_fr), pageable, err));
-    TRY(gs_cu_upload(d, dc, as->c, n * sizeof(gs_fr), pageable, err));
-    TRY(gs_cu_mark(d, M_H2D1, err));
-    /* H scalars in the key's convention (groth16.h). */
-    TRY(pk->h_conv == GS_H_CLASSIC ? gs_cu_h_scalars_classic(d, dh, da, db, dc, pk->log_domain, err)
-                                   : gs_cu_h_scalars(d, dh, da, db, dc, pk->log_domain, err));
-    TRY(gs_cu_mark(d, M_NTT, err));
-    /* Stream 0 once both are done: H, then B2. */
-    TRY(gs_cu_use_stream(d, 0, err));
+    if (!direct || old) {
+        /* Staged (or pageable) a/b/c: the host stages them now, while the
+         * witness MSMs run. */
+        TRY(enqueue_h_chain(im, pk, as, pageable, err));
+        TRY(gs_cu_use_stream(d, 0, err));
+    }
+    /* B2 depends on the witness only: it runs beside the H chain, not after
+     * msm_h (its preparation waits for the witness MSMs; a/b/c are queued). */
+    if (ps->g2_dev && !old) TRY(enqueue_b2(im, err));
+    if (!old) {
+        /* The witness MSMs' window sums come back now, to be combined on the
+         * host while msm_h runs. */
+        for (int k = 1; k < (ps->g2_dev ? SLOT_B2 + 1 : SLOT_B2); k++) TRY(gs_cu_msm_fetch(d, k, err));
+        TRY(gs_cu_mark(d, M_WFETCH, err));
+    }
+    /* Stream 0 once both are done: H. */
     TRY(gs_cu_stream_wait(d, 0, 1, err));
     TRY(gs_cu_mark(d, M_H0, err));
     TRY(gs_cu_msm_prepare(d, dh, n, (int)im->c_h, im->t_h, 0, NULL, NULL, err));
     TRY(gs_cu_msm_g1_prepared(d, 0, im->d_h, n, 0, err));
     TRY(gs_cu_mark(d, M_MSM_H, err));
-    if (ps->g2_dev) {
-        TRY(gs_cu_gather_scalars(d, im->d_b2_w, im->d_w, im->d_b2_idx, im->b2_n, err));
-        TRY(gs_cu_msm_prepare(d, im->d_b2_w, im->b2_n, 0, 1, 1, NULL, NULL, err));
-        TRY(gs_cu_msm_g2_prepared(d, SLOT_B2, im->d_b2, im->b2_n, 0, err));
-        TRY(gs_cu_mark(d, M_MSM_B2, err));
-    }
-    for (int k = 0; k < (ps->g2_dev ? SLOT_B2 + 1 : SLOT_B2); k++) TRY(gs_cu_msm_fetch(d, k, err));
+    if (ps->g2_dev && old) TRY(enqueue_b2(im, err));
+    if (old)
+        for (int k = 1; k < (ps->g2_dev ? SLOT_B2 + 1 : SLOT_B2); k++) TRY(gs_cu_msm_fetch(d, k, err));
+    TRY(gs_cu_msm_fetch(d, 0, err));
     TRY(gs_cu_mark(d, M_D2H, err));
-    /* The state's copy of the witness (for the CPU G2 MSM) is made while the
-     * device works through the queue. */
+    /* While the device works through the queue (msm_h): the witness MSMs'
+     * window combination, and the state's copy of the witness for the CPU
+     * G2 MSM. */
+    if (!old) {
+        gs_cu_msm_parts wp;
+        gs_cu_msm_g2_parts wp2;
+        gs_g1 *dst[4] = { NULL, &ps->l, &ps->a, &ps->b1 };
+        TRY(gs_cu_mark_sync(d, M_WFETCH, err));
+        for (int k = 1; k < 4; k++) {
+            TRY(gs_cu_msm_parts_take(d, k, &wp, err));
+            gs_cu_msm_parts_combine(dst[k], &wp);
+            gs_cu_msm_parts_free(&wp);
+        }
+        if (ps->g2_dev) {
+            TRY(gs_cu_msm_g2_parts_take(d, SLOT_B2, &wp2, err));
+            gs_cu_msm_g2_parts_combine(&ps->b2, &wp2);
+            gs_cu_msm_g2_parts_free(&wp2);
+        }
+        ps->early = 1;
+    }
     if (ps->w) memcpy(ps->w, as->w, nv * sizeof *ps->w);
     TRY(gs_cu_sync(d, err));
-    for (int k = 0; k < 4; k++) TRY(gs_cu_msm_parts_take(d, k, &ps->g1[k], err));
-    if (ps->g2_dev) TRY(gs_cu_msm_g2_parts_take(d, SLOT_B2, &ps->g2, err));
+    TRY(gs_cu_msm_parts_take(d, 0, &ps->g1[0], err));
+    if (old) {
+        for (int k = 1; k < 4; k++) TRY(gs_cu_msm_parts_take(d, k, &ps->g1[k], err));
+        if (ps->g2_dev) TRY(gs_cu_msm_g2_parts_take(d, SLOT_B2, &ps->g2, err));
+    }
 
-    const int last = ps->g2_dev ? M_MSM_B2 : M_MSM_H;
-    const struct { const char *name; int from, to, stream; gs_stage_kind kind; } sp[] = {
-        { "h2d_w", M_H2DW0, M_H2DW1, 0, GS_STAGE_COPY },
-        { "prep_w", M_H2DW1, M_PREP_W, 0, GS_STAGE_KERNEL },
-        { "msm_l", M_PREP_W, M_MSM_L, 0, GS_STAGE_KERNEL },
-        { "msm_a", M_MSM_L, M_MSM_A, 0, GS_STAGE_KERNEL },
-        { "msm_b1", M_MSM_A, M_MSM_B1, 0, GS_STAGE_KERNEL },
-        { "h2d", M_H2D0, M_H2D1, 1, GS_STAGE_COPY },
-        { "ntt", M_H2D1, M_NTT, 1, GS_STAGE_KERNEL },
-        { "msm_h", M_H0, M_MSM_H, 0, GS_STAGE_KERNEL },
-        { "msm_b2", M_MSM_H, M_MSM_B2, 0, GS_STAGE_KERNEL },
-        { "d2h", last, M_D2H, 0, GS_STAGE_COPY },
+    /* Stages per stream in the order they ran; msm_b2 (with g2_on_device)
+     * right after msm_b1, or, GS_CU_ORDER=old, after msm_h. */
+    const int last = (ps->g2_dev && old) ? M_MSM_B2 : M_MSM_H;
+    const struct { const char *name; int from, to, stream, copy; } sp[] = {
+        { "h2d_w", M_H2DW0, M_H2DW1, 0, 1 },
+        { "prep_w", M_H2DW1, M_PREP_W, 0, 0 },
+        { "msm_l", M_PREP_W, M_MSM_L, 0, 0 },
+        { "msm_a", M_MSM_L, M_MSM_A, 0, 0 },
+        { "msm_b1", M_MSM_A, M_MSM_B1, 0, 0 },
+        { "msm_b2", M_MSM_B1, M_MSM_B2, 0, 0 },  /* new order only */
+        { "h2d", M_H2D0, M_H2D1, 1, 1 },
+        { "ntt", M_H2D1, M_NTT, 1, 0 },
+        { "msm_h", M_H0, M_MSM_H, 0, 0 },
+        { "msm_b2", M_MSM_H, M_MSM_B2, 0, 0 },   /* GS_CU_ORDER=old only */
+        { "d2h", last, M_D2H, 0, 2 },
     };
     for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) {
         int64_t t0, t1;
-        if (sp[i].to == M_MSM_B2 && !ps->g2_dev) continue;
+        if (sp[i].to == M_MSM_B2 && (!ps->g2_dev || (sp[i].from == M_MSM_H) != old)) continue;
         TRY(gs_cu_mark_ns(d, sp[i].from, &t0, err));
         TRY(gs_cu_mark_ns(d, sp[i].to, &t1, err));
-        uint16_t fl = (sp[i].kind == GS_STAGE_COPY && sp[i].from != last && pageable)
-                          ? GS_STAGE_F_PAGEABLE : 0;
-        stage_push(stages, sp[i].name, sp[i].kind, dev, sp[i].stream, t0, t1, fl);
+        uint16_t fl = (sp[i].copy == 1 && pageable) ? GS_STAGE_F_PAGEABLE : 0;
+        stage_push(stages, sp[i].name, sp[i].copy ? GS_STAGE_COPY : GS_STAGE_KERNEL, dev,
+                   sp[i].stream, t0, t1, fl);
     }
 #undef TRY
 out:
@@ -447,7 +632,8 @@ static gs_status cuda_prove_finish(gs_backend *be, gs_prove_state *ps, gs_proof 
     gs_g2 b2;
     int64_t t1 = gs_now_ns();
     if (ps->g2_dev) {
-        gs_cu_msm_g2_parts_combine(&b2, &ps->g2);
+        if (ps->early) b2 = ps->b2;
+        else gs_cu_msm_g2_parts_combine(&b2, &ps->g2);
     } else {
         int64_t t0 = t1;
         gs_status st = gs_msm_g2(&b2, ps->pk->b2, ps->w, ps->pk->n_vars, im->pool);
@@ -461,9 +647,15 @@ static gs_status cuda_prove_finish(gs_backend *be, gs_prove_state *ps, gs_proof 
     }
     gs_g16_g1_part g1;
     gs_cu_msm_parts_combine(&g1.h, &ps->g1[0]);
-    gs_cu_msm_parts_combine(&g1.l, &ps->g1[1]);
-    gs_cu_msm_parts_combine(&g1.a, &ps->g1[2]);
-    gs_cu_msm_parts_combine(&g1.b1, &ps->g1[3]);
+    if (ps->early) {
+        g1.l = ps->l;
+        g1.a = ps->a;
+        g1.b1 = ps->b1;
+    } else {
+        gs_cu_msm_parts_combine(&g1.l, &ps->g1[1]);
+        gs_cu_msm_parts_combine(&g1.a, &ps->g1[2]);
+        gs_cu_msm_parts_combine(&g1.b1, &ps->g1[3]);
+    }
     gs_g16_epilogue(out, ps->pk, &g1, &b2, &ps->r, &ps->s);
     stage_push(stages, "epilogue", GS_STAGE_HOST, -1, 0, t1, gs_now_ns(), 0);
     memset(&ps->r, 0, sizeof ps->r);

@@ -45,8 +45,19 @@ extern "C" gs_status gs_cu_dev_create(gs_cu_dev **out, int device, gs_err *err)
     snprintf(d->desc, sizeof d->desc, "%.120s (sm_%d%d, %d SMs, %.0f GiB), CUDA driver %d.%d",
              prop.name, prop.major, prop.minor, prop.multiProcessorCount,
              (double)prop.totalGlobalMem / (1024.0 * 1024 * 1024), drv / 1000, (drv % 1000) / 10);
+    {
+        /* Stream 1 (a/b/c and the H NTTs, the head of a proof's critical
+         * path) at the highest priority, so the block scheduler feeds it
+         * before the witness MSMs of stream 0; GS_CU_PRIO=0: both at the
+         * default priority. */
+        int lo = 0, hi = 0;
+        const char *pe = getenv("GS_CU_PRIO");
+        CU_TRY_GO(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+        d->prio1 = (pe && *pe && atoi(pe) == 0) ? lo : hi;
+    }
     for (int i = 0; i < 2; i++) {
-        CU_TRY_GO(cudaStreamCreateWithFlags(&d->streams[i], cudaStreamNonBlocking));
+        CU_TRY_GO(cudaStreamCreateWithPriority(&d->streams[i], cudaStreamNonBlocking,
+                                               i == 1 ? d->prio1 : 0));
         CU_TRY_GO(cudaEventCreateWithFlags(&d->xev[i], cudaEventDisableTiming));
     }
     d->stream = d->streams[0];
@@ -125,8 +136,18 @@ extern "C" void gs_cu_free(gs_cu_dev *d, void *p)
 }
 
 /* Host copy into a pinned chunk, split over a few threads: one core copies
- * at ~6 GB/s, well under the ~55 GB/s the DMA takes from pinned memory. */
-#define PAR_COPY_THREADS 8
+ * at ~6 GB/s, well under the ~55 GB/s the DMA takes from pinned memory.
+ * GS_CU_COPY_THREADS=N (1..32, read per copy) overrides the 8 threads, for
+ * measurements. */
+#define PAR_COPY_THREADS 32
+#define PAR_COPY_DEFAULT 8
+
+static int par_copy_threads(void)
+{
+    const char *e = getenv("GS_CU_COPY_THREADS");
+    int t = e && *e ? atoi(e) : PAR_COPY_DEFAULT;
+    return t < 1 ? 1 : t > PAR_COPY_THREADS ? PAR_COPY_THREADS : t;
+}
 struct par_copy {
     char *dst;
     const char *src;
@@ -145,34 +166,97 @@ static void par_memcpy(void *dst, const void *src, size_t len)
     pthread_t th[PAR_COPY_THREADS];
     par_copy job[PAR_COPY_THREADS];
     int started[PAR_COPY_THREADS] = {0};
-    size_t per = (len / PAR_COPY_THREADS + 4095) & ~(size_t)4095;
-    if (len < ((size_t)4 << 20)) {
+    int nt = par_copy_threads();
+    size_t per = (len / (size_t)nt + 4095) & ~(size_t)4095;
+    if (len < ((size_t)4 << 20) || nt == 1) {
         memcpy(dst, src, len);
         return;
     }
-    for (int i = 0; i < PAR_COPY_THREADS; i++) {
+    for (int i = 0; i < nt; i++) {
         size_t off = per * (size_t)i;
         job[i].dst = (char *)dst + off;
         job[i].src = (const char *)src + off;
         job[i].len = off >= len ? 0 : (len - off < per ? len - off : per);
     }
-    for (int i = 1; i < PAR_COPY_THREADS; i++)
+    for (int i = 1; i < nt; i++)
         if (job[i].len) started[i] = pthread_create(&th[i], NULL, par_copy_run, &job[i]) == 0;
     par_copy_run(&job[0]);
-    for (int i = 1; i < PAR_COPY_THREADS; i++) {
+    for (int i = 1; i < nt; i++) {
         if (started[i]) pthread_join(th[i], NULL);
         else if (job[i].len) par_copy_run(&job[i]);
     }
 }
 
+/* 1 when the byte at p is page-locked host memory CUDA knows
+ * (cudaHostAlloc, cudaHostRegister). */
+static int host_pinned1(const void *p)
+{
+    cudaPointerAttributes a;
+    memset(&a, 0, sizeof a);
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+extern "C" int gs_cu_host_pinned(const void *p, size_t bytes)
+{
+    if (!p || bytes == 0) return 0;
+    return host_pinned1(p) && host_pinned1((const char *)p + bytes - 1);
+}
+
+extern "C" gs_status gs_cu_host_register(void *p, size_t bytes, gs_err *err)
+{
+    if (!p || bytes == 0) return GS_OK;
+    cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return GS_ERR(err, e == cudaErrorMemoryAllocation ? GS_ERR_NOMEM : GS_ERR_CUDA, "cuda",
+                      "cudaHostRegister(%zu bytes): %s", bytes, cudaGetErrorString(e));
+    }
+    return GS_OK;
+}
+
+extern "C" void gs_cu_host_unregister(void *p)
+{
+    if (!p) return;
+    if (cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+extern "C" gs_status gs_cu_host_alloc(void **p, size_t bytes, gs_err *err)
+{
+    *p = NULL;
+    cudaError_t e = cudaHostAlloc(p, bytes ? bytes : 16, cudaHostAllocPortable);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        *p = NULL;
+        return GS_ERR(err, e == cudaErrorMemoryAllocation ? GS_ERR_NOMEM : GS_ERR_CUDA, "cuda",
+                      "cudaHostAlloc(%zu bytes): %s", bytes, cudaGetErrorString(e));
+    }
+    return GS_OK;
+}
+
+extern "C" void gs_cu_host_free(void *p)
+{
+    if (p && cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
 /* Staged copy: chunk k goes through pin[k % 2] once that buffer's previous
- * DMA has completed.  Event `mark` (>= 0) goes right before the first DMA. */
+ * DMA has completed; a page-locked src goes up in one DMA, no staging.
+ * Event `mark` (>= 0) goes right before the first DMA. */
 extern "C" gs_status gs_cu_upload_marked(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
                                          int pageable, int mark, gs_err *err)
 {
     gs_status st;
     CU_TRY(cudaSetDevice(d->device));
     if (pageable) {
+        if (mark >= 0 && (st = gs_cu_mark(d, mark, err)) != GS_OK) return st;
+        CU_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, d->stream));
+        return GS_OK;
+    }
+    if (bytes > 0 && gs_cu_host_pinned(src, bytes)) {
+        /* Page-locked already: one DMA straight from src, no staging. */
         if (mark >= 0 && (st = gs_cu_mark(d, mark, err)) != GS_OK) return st;
         CU_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, d->stream));
         return GS_OK;
@@ -320,6 +404,15 @@ extern "C" gs_status gs_cu_mark(gs_cu_dev *d, int i, gs_err *err)
     if (i < 0 || i >= GS_CU_MARKS)
         return GS_ERR(err, GS_ERR_ARG, "cuda", "mark %d out of range", i);
     CU_TRY(cudaEventRecord(d->mark[i], d->stream));
+    return GS_OK;
+}
+
+extern "C" gs_status gs_cu_mark_sync(gs_cu_dev *d, int i, gs_err *err)
+{
+    if (i < 0 || i >= GS_CU_MARKS)
+        return GS_ERR(err, GS_ERR_ARG, "cuda", "mark %d out of range", i);
+    CU_TRY(cudaSetDevice(d->device));
+    CU_TRY(cudaEventSynchronize(d->mark[i]));
     return GS_OK;
 }
 

@@ -103,6 +103,7 @@ struct gs_cu_dev {
      * enqueueing functions use now (gs_cu_use_stream). */
     cudaStream_t streams[2];
     cudaEvent_t xev[2];            /* cross-stream dependencies */
+    int prio1;                     /* stream 1's priority (CUDA: lower = higher) */
     uint32_t *cnt_host;            /* pinned: MSM preparation counts */
     /* MSM result slots: per-window partial sums (XYZZ points of the curve
      * res_g2 names), pinned host and device, GS_CU_SLOT_BYTES each. */

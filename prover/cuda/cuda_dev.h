@@ -55,10 +55,14 @@ gs_status gs_cu_alloc(gs_cu_dev *d, void **p, size_t bytes, gs_err *err);
 void gs_cu_free(gs_cu_dev *d, void *p);
 /* Free and total device memory (cudaMemGetInfo). */
 gs_status gs_cu_mem_info(gs_cu_dev *d, size_t *free_b, size_t *total_b, gs_err *err);
-/* Host -> device.  pageable = 0: staged through the context's two pinned
- * buffers (host memcpy of one chunk overlaps the DMA of the other); returns
- * when the last chunk is queued.  pageable = 1: cudaMemcpyAsync straight
- * from src (the slow path production daemons hit). */
+/* Host -> device.  pageable = 0: when src is page-locked already
+ * (gs_cu_host_pinned: cudaHostAlloc'd or cudaHostRegister'ed, as a
+ * production daemon's synthesis buffers are), one cudaMemcpyAsync straight
+ * from it: returns at once, and src must stay unchanged until the stream
+ * has done the copy; otherwise staged through the context's two pinned
+ * buffers (host memcpy of one chunk overlaps the DMA of the other), and
+ * returns when the last chunk is queued.  pageable = 1: cudaMemcpyAsync
+ * straight from src (the slow path production daemons hit). */
 gs_status gs_cu_upload(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
                        int pageable, gs_err *err);
 /* gs_cu_upload that also enqueues stage-timing event `mark` (see below; -1:
@@ -69,6 +73,19 @@ gs_status gs_cu_upload(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
  * with the device idle, used to count as busy). */
 gs_status gs_cu_upload_marked(gs_cu_dev *d, void *dst, const void *src, size_t bytes,
                               int pageable, int mark, gs_err *err);
+/* Page-locked host memory.  gs_cu_host_pinned: 1 when the first and the
+ * last byte of [p, p + bytes) are page-locked memory CUDA knows (any
+ * context).  gs_cu_host_register / _unregister: cudaHostRegister (portable)
+ * of a caller's buffer and its undoing (p as registered); the pages are
+ * pinned once, every later upload from them is direct.  gs_cu_host_alloc /
+ * _free: cudaHostAlloc (portable) / cudaFreeHost.  Allocating or
+ * registering many GB costs seconds and stalls the device's work (DOMAIN.md:
+ * bursts of pinned allocations): do it once, reuse the buffers. */
+int gs_cu_host_pinned(const void *p, size_t bytes);
+gs_status gs_cu_host_register(void *p, size_t bytes, gs_err *err);
+void gs_cu_host_unregister(void *p);
+gs_status gs_cu_host_alloc(void **p, size_t bytes, gs_err *err);
+void gs_cu_host_free(void *p);
 /* Enqueues a device -> device copy. */
 gs_status gs_cu_copy_d2d(gs_cu_dev *d, void *dst, const void *src, size_t bytes, gs_err *err);
 /* Device -> host, synchronous. */
@@ -87,7 +104,10 @@ gs_status gs_cu_gather_scalars(gs_cu_dev *d, gs_scalar *out, const gs_scalar *in
 /* Waits for all work on both of the context's streams. */
 gs_status gs_cu_sync(gs_cu_dev *d, gs_err *err);
 /* Streams: a context has two; every function that enqueues uses the
- * current one (0 until changed).  gs_cu_use_stream selects it (k = 0, 1);
+ * current one (0 until changed).  Stream 1 has the device's highest
+ * priority (GS_CU_PRIO=0 at context creation: the default, like stream
+ * 0): blocks of its kernels are scheduled before stream 0's waiting ones.
+ * gs_cu_use_stream selects it (k = 0, 1);
  * gs_cu_stream_wait makes stream `waiter` wait for the work enqueued on
  * stream `on` so far.  MSMs must all run on one stream (shared scratch). */
 gs_status gs_cu_use_stream(gs_cu_dev *d, int k, gs_err *err);
@@ -101,6 +121,8 @@ gs_status gs_cu_stream_wait(gs_cu_dev *d, int waiter, int on, gs_err *err);
 gs_status gs_cu_clock_align(gs_cu_dev *d, gs_err *err);
 /* Enqueues event i (0 <= i < GS_CU_MARKS) on the stream. */
 gs_status gs_cu_mark(gs_cu_dev *d, int i, gs_err *err);
+/* Waits (host) until event i, as last enqueued, has run. */
+gs_status gs_cu_mark_sync(gs_cu_dev *d, int i, gs_err *err);
 /* After gs_cu_sync: the host time (gs_now_ns base) at which event i ran. */
 gs_status gs_cu_mark_ns(gs_cu_dev *d, int i, int64_t *out, gs_err *err);
 /* Milliseconds between two recorded events (after gs_cu_sync). */

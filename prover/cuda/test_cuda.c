@@ -684,6 +684,52 @@ static int prove_pair(gs_backend *gpu, gs_backend *cpu, const gs_pk *pk, const g
            gs_g1_affine_eq(&pg->c, &pc.c);
 }
 
+/* as's contents in page-locked buffers: kind 1, page-aligned heap copies
+ * registered (gs_cuda_assignment_pin); kind 2, gs_cuda_assignment_alloc.
+ * Undone by pinned_release with the same kind. */
+static gs_status pinned_copy(gs_assignment *out, const gs_assignment *as, int kind, gs_err *e)
+{
+    size_t nw = (size_t)as->n_vars * sizeof(gs_scalar), nd = (size_t)as->domain_size * sizeof(gs_fr);
+    gs_status st;
+    memset(out, 0, sizeof *out);
+    if (kind == 2) {
+        if ((st = gs_cuda_assignment_alloc(out, as->n_vars, as->domain_size, e)) != GS_OK) return st;
+    } else {
+        void *p[4] = { NULL, NULL, NULL, NULL };
+        size_t len[4] = { nw, nd, nd, nd };
+        for (int i = 0; i < 4; i++)
+            if (posix_memalign(&p[i], 4096, (len[i] + 4095) & ~(size_t)4095) != 0) {
+                for (int k = 0; k < 4; k++) free(p[k]);
+                return GS_ERR(e, GS_ERR_NOMEM, "test", "page-aligned assignment");
+            }
+        out->w = p[0];
+        out->a = p[1];
+        out->b = p[2];
+        out->c = p[3];
+        out->n_vars = as->n_vars;
+        out->domain_size = as->domain_size;
+    }
+    memcpy(out->w, as->w, nw);
+    memcpy(out->a, as->a, nd);
+    memcpy(out->b, as->b, nd);
+    memcpy(out->c, as->c, nd);
+    if (kind == 1 && (st = gs_cuda_assignment_pin(out, e)) != GS_OK) {
+        gs_assignment_free(out);
+        return st;
+    }
+    return GS_OK;
+}
+
+static void pinned_release(gs_assignment *out, int kind)
+{
+    if (kind == 2) {
+        gs_cuda_assignment_free(out);
+    } else {
+        gs_cuda_assignment_unpin(out);
+        gs_assignment_free(out);
+    }
+}
+
 /* Full proofs through the backend: equal to the CPU backend's for the same
  * r, s (and r = s = 0), and verifying; with the G2 MSM on the CPU and on the
  * device (B2 uploaded on first use), in an order that switches back and
@@ -712,14 +758,20 @@ GS_TEST(cuda_prove_vs_cpu)
     CU_OK(gs_backend_cuda_create(&gpu, 0, &e));
     CU_OK(gs_backend_cpu_create(&cpu, 2, &e));
     CU_OK(gpu->ops->load_pk(gpu, &pk, &e));
-    static const struct { int g2, pageable, random; } rounds[] = {
-        { 0, 0, 0 }, { 0, 0, 1 }, { 0, 1, 1 }, { 1, 0, 0 }, { 1, 0, 1 }, { 1, 1, 1 }, { 0, 0, 1 },
-        { 1, 0, 1 },
+    /* pin: the assignment page-locked (single DMAs, the H chain queued
+     * before the witness preparation): 1 registered copies
+     * (gs_cuda_assignment_pin), 2 gs_cuda_assignment_alloc; old:
+     * GS_CU_ORDER=old (the stream plan before the pipelining). */
+    static const struct { int g2, pageable, random, pin, old; } rounds[] = {
+        { 0, 0, 0, 0, 0 }, { 0, 0, 1, 0, 0 }, { 0, 1, 1, 0, 0 }, { 1, 0, 0, 0, 0 },
+        { 1, 0, 1, 0, 0 }, { 1, 1, 1, 0, 0 }, { 0, 0, 1, 0, 0 }, { 1, 0, 1, 0, 0 },
+        { 1, 0, 1, 1, 0 }, { 0, 0, 1, 2, 0 }, { 1, 1, 1, 1, 0 }, { 1, 0, 1, 0, 1 },
+        { 1, 0, 1, 2, 1 }, { 0, 0, 1, 1, 1 }, { 1, 0, 1, 2, 0 },
     };
     for (int round = 0; round < (int)(sizeof rounds / sizeof rounds[0]); round++) {
         gs_scalar r, s;
         gs_fr f;
-        int g2 = rounds[round].g2;
+        int g2 = rounds[round].g2, old = rounds[round].old, pin = rounds[round].pin;
         memset(&r, 0, sizeof r);
         memset(&s, 0, sizeof s);
         if (rounds[round].random) {
@@ -731,9 +783,15 @@ GS_TEST(cuda_prove_vs_cpu)
         gs_stage_list sg = { 0 };
         gs_proof pg;
         gs_err_clear(&e);
-        int same = prove_pair(gpu, cpu, &pk, &as, &r, &s, &opts, &pg, &sg, &e);
-        GS_CHECK_MSG(same == 1, "round %d (G2 on %s): GPU proof differs from CPU proof%s%s", round,
-                     g2 ? "device" : "CPU", same < 0 ? ": " : "", e.msg);
+        gs_assignment pas;
+        if (pin) CU_OK(pinned_copy(&pas, &as, pin, &e));
+        if (old) setenv("GS_CU_ORDER", "old", 1);
+        int same = prove_pair(gpu, cpu, &pk, pin ? &pas : &as, &r, &s, &opts, &pg, &sg, &e);
+        if (old) unsetenv("GS_CU_ORDER");
+        if (pin) pinned_release(&pas, pin);
+        GS_CHECK_MSG(same == 1, "round %d (G2 on %s%s%s): GPU proof differs from CPU proof%s%s",
+                     round, g2 ? "device" : "CPU", pin ? ", pinned" : "", old ? ", old order" : "",
+                     same < 0 ? ": " : "", e.msg);
         if (same < 0) goto done;
         gs_err_clear(&e);
         GS_CHECK_MSG(gs_groth16_verify(&vk, w + 1, n_pub, &pg, &e) == GS_OK,
@@ -741,16 +799,19 @@ GS_TEST(cuda_prove_vs_cpu)
         /* Stages: the device ones in the backend's order, on the host
          * clock; stream 0 (witness, MSMs) and stream 1 (a/b/c, NTT) each
          * non-decreasing, msm_h after both; msm_b2 a device kernel stage
-         * before d2h, or a host stage after it. */
+         * right after msm_b1 (GS_CU_ORDER=old: after msm_h), or a host
+         * stage after d2h. */
         static const char *cpu_g2[] = { "device_mutex_wait", "h2d_w", "prep_w", "msm_l", "msm_a",
                                         "msm_b1", "h2d", "ntt", "msm_h", "d2h", "msm_b2",
                                         "epilogue" };
         static const char *dev_g2[] = { "device_mutex_wait", "h2d_w", "prep_w", "msm_l", "msm_a",
-                                        "msm_b1", "h2d", "ntt", "msm_h", "msm_b2", "d2h",
+                                        "msm_b1", "msm_b2", "h2d", "ntt", "msm_h", "d2h",
                                         "epilogue" };
-        static const int stream_of[] = { 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0 };
-        const char **names = g2 ? dev_g2 : cpu_g2;
-        int b2 = g2 ? 9 : 10, last_dev = g2 ? 10 : 9;
+        static const char *dev_g2_old[] = { "device_mutex_wait", "h2d_w", "prep_w", "msm_l",
+                                            "msm_a", "msm_b1", "h2d", "ntt", "msm_h", "msm_b2",
+                                            "d2h", "epilogue" };
+        const char **names = !g2 ? cpu_g2 : old ? dev_g2_old : dev_g2;
+        int last_dev = g2 ? 10 : 9;
         /* The first proof with the G2 MSM on the device uploads B2 first
          * (stage load_b2, right after the mutex wait): drop it from sg. */
         int loads = sg.n > 1 && strcmp(sg.s[1].name, "load_b2") == 0;
@@ -763,12 +824,18 @@ GS_TEST(cuda_prove_vs_cpu)
         }
         GS_CHECK_EQ_INT(sg.n, 12);
         int64_t prev_end[2] = { 0, 0 };
+        int i_h2dw = -1, i_h2d = -1, i_ntt = -1, i_l = -1, i_b2 = -1;
         for (int i = 0; i < sg.n && i < 12; i++) {
-            GS_CHECK_MSG(strcmp(sg.s[i].name, names[i]) == 0, "round %d: stage %d is %s", round,
-                         i, sg.s[i].name);
+            GS_CHECK_MSG(strcmp(sg.s[i].name, names[i]) == 0, "round %d: stage %d is %s, not %s",
+                         round, i, sg.s[i].name, names[i]);
             GS_CHECK(sg.s[i].end_ns >= sg.s[i].start_ns);
+            if (!strcmp(names[i], "h2d_w")) i_h2dw = i;
+            if (!strcmp(names[i], "h2d")) i_h2d = i;
+            if (!strcmp(names[i], "ntt")) i_ntt = i;
+            if (!strcmp(names[i], "msm_l")) i_l = i;
+            if (!strcmp(names[i], "msm_b2")) i_b2 = i;
             if (i < 1 || i > last_dev) continue;
-            int k = stream_of[i];
+            int k = (!strcmp(names[i], "h2d") || !strcmp(names[i], "ntt")) ? 1 : 0;
             GS_CHECK_EQ_INT(sg.s[i].stream, k);
             GS_CHECK_MSG(sg.s[i].start_ns >= prev_end[k] - 20000, "round %d: %s starts before "
                          "the stage before it on stream %d ends", round, sg.s[i].name, k);
@@ -776,14 +843,19 @@ GS_TEST(cuda_prove_vs_cpu)
             if (strcmp(names[i], "msm_h") == 0) /* after the H scalars of stream 1 */
                 GS_CHECK(sg.s[i].start_ns >= prev_end[1] - 20000);
         }
-        GS_CHECK_EQ_INT(!!(sg.s[1].flags & GS_STAGE_F_PAGEABLE), rounds[round].pageable);
-        GS_CHECK_EQ_INT(!!(sg.s[6].flags & GS_STAGE_F_PAGEABLE), rounds[round].pageable);
-        GS_CHECK(sg.s[1].kind == GS_STAGE_COPY && sg.s[6].kind == GS_STAGE_COPY);
-        GS_CHECK(sg.s[3].kind == GS_STAGE_KERNEL && sg.s[7].kind == GS_STAGE_KERNEL);
-        GS_CHECK(sg.s[3].device == 0 && sg.s[0].device == -1);
+        if (i_h2dw < 0 || i_h2d < 0 || i_ntt < 0 || i_l < 0 || i_b2 < 0) continue;
+        /* Pinned, new order: a/b/c's DMA right behind the witness's. */
+        if (pin && !old && !rounds[round].pageable)
+            GS_CHECK_MSG(sg.s[i_h2d].start_ns >= sg.s[i_h2dw].end_ns - 20000,
+                         "round %d: h2d starts before h2d_w ends", round);
+        GS_CHECK_EQ_INT(!!(sg.s[i_h2dw].flags & GS_STAGE_F_PAGEABLE), rounds[round].pageable);
+        GS_CHECK_EQ_INT(!!(sg.s[i_h2d].flags & GS_STAGE_F_PAGEABLE), rounds[round].pageable);
+        GS_CHECK(sg.s[i_h2dw].kind == GS_STAGE_COPY && sg.s[i_h2d].kind == GS_STAGE_COPY);
+        GS_CHECK(sg.s[i_l].kind == GS_STAGE_KERNEL && sg.s[i_ntt].kind == GS_STAGE_KERNEL);
+        GS_CHECK(sg.s[i_l].device == 0 && sg.s[0].device == -1);
         if (sg.n == 12) {
-            GS_CHECK_EQ_INT(sg.s[b2].kind, g2 ? GS_STAGE_KERNEL : GS_STAGE_HOST);
-            GS_CHECK_EQ_INT(sg.s[b2].device, g2 ? 0 : -1);
+            GS_CHECK_EQ_INT(sg.s[i_b2].kind, g2 ? GS_STAGE_KERNEL : GS_STAGE_HOST);
+            GS_CHECK_EQ_INT(sg.s[i_b2].device, g2 ? 0 : -1);
         }
     }
     /* The holed key. */

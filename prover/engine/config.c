@@ -191,6 +191,18 @@ gs_status gs_engine_config_check(const gs_engine_config *c, gs_backend **be, int
         return GS_ERR(err, GS_ERR_RANGE, "engine", "queue_depth %d not in 1..2^20", c->queue_depth);
     if ((unsigned)c->trim >= GS_TRIM_COUNT || (unsigned)c->verify >= GS_VERIFY_COUNT)
         return GS_ERR(err, GS_ERR_RANGE, "engine", "unknown trim or verify policy");
+    if (c->direct) {
+        if (c->pageable)
+            return GS_ERR(err, GS_ERR_ARG, "engine", "staging: direct and pageable at once");
+        /* (The model backend takes it as pinned staging: nothing is pinned
+         * in modelled time.) */
+        for (int i = 0; i < n_dev; i++)
+            if (!be[i]->ops->name || (strcmp(be[i]->ops->name, "cuda") != 0 &&
+                                      strcmp(be[i]->ops->name, "model") != 0))
+                return GS_ERR(err, GS_ERR_ARG, "engine", "staging = direct (page-locked "
+                              "synthesis buffers) needs the cuda backend; backend %d is %s", i,
+                              be[i]->ops->name ? be[i]->ops->name : "unnamed");
+    }
     if ((unsigned)c->h_conv >= GS_H_CONV_COUNT)
         return GS_ERR(err, GS_ERR_RANGE, "engine", "unknown H convention %d", (int)c->h_conv);
     for (int i = 0; i < GS_INJ_COUNT; i++) {
@@ -242,7 +254,8 @@ void gs_engine_write_meta(const gs_engine_config *cfg, gs_backend **be, int n_de
     meta_int(tl, "scenario.engine.prove_threads", cfg->prove_threads);
     gs_timeline_meta_set(tl, "scenario.engine.trim", gs_trim_policy_name(cfg->trim));
     gs_timeline_meta_set(tl, "scenario.engine.verify", gs_verify_policy_name(cfg->verify));
-    gs_timeline_meta_set(tl, "scenario.engine.staging", cfg->pageable ? "pageable" : "pinned");
+    gs_timeline_meta_set(tl, "scenario.engine.staging",
+                         cfg->pageable ? "pageable" : cfg->direct ? "direct" : "pinned");
     meta_int(tl, "scenario.engine.finish_in_worker", cfg->finish_in_worker);
     gs_timeline_meta_set(tl, "scenario.engine.g2", cfg->g2_on_device ? "device" : "cpu");
     gs_timeline_meta_set(tl, "scenario.engine.prep", cfg->prep_ahead ? "ahead" : "inline");

@@ -83,6 +83,7 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
     pthread_cond_init(&e->fin_cv, NULL);
     pthread_mutex_init(&e->bg_mu, NULL);
     pthread_cond_init(&e->bg_cv, NULL);
+    pthread_mutex_init(&e->pin_mu, NULL);
     atomic_init(&e->epoch, 1);
     atomic_init(&e->stopping, 0);
     atomic_init(&e->synth_busy, 0);
@@ -399,6 +400,7 @@ void gs_engine_destroy(gs_engine *e)
     gs_pq_deinit(&e->synth_q);
     gs_pq_deinit(&e->gpu_q);
     gs_pq_deinit(&e->fin_q);
+    gs_pin_pool_drain(e);
     if (e->frag_on)
         gs_heapfrag_deinit(&e->frag);
     gs_keys_deinit(&e->keys);
@@ -415,6 +417,7 @@ void gs_engine_destroy(gs_engine *e)
         free(e->cfg.inj[i].dist.samples);
     pthread_cond_destroy(&e->bg_cv);
     pthread_mutex_destroy(&e->bg_mu);
+    pthread_mutex_destroy(&e->pin_mu);
     pthread_cond_destroy(&e->fin_cv);
     pthread_mutex_destroy(&e->fin_mu);
     pthread_mutex_destroy(&e->drv_mu);

@@ -192,6 +192,11 @@ typedef struct gs_engine_config {
     gs_trim_policy trim;
     gs_verify_policy verify;
     int pageable;                   /* pageable instead of pinned staging */
+    int direct;                     /* staging = direct (CUDA backend): synthesis
+                                       writes into page-locked assignments from a
+                                       pool the engine keeps (pinned once, reused
+                                       by later partitions of the same size), so
+                                       prove_start copies them without staging */
     int g2_on_device;               /* CUDA backend: the B G2 MSM on the GPU in
                                        prove_start instead of the CPU in prove_finish */
     int finish_in_worker;           /* 1: the GPU worker runs prove_finish (the CPU G2

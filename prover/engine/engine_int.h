@@ -104,6 +104,7 @@ typedef struct gs_part {
     gs_eng_key *key;           /* set by synthesis */
     gs_assignment as;
     int has_as;
+    int pinned;                /* as is a page-locked pool buffer (staging = direct) */
     gs_prove_state *st;
     int finished;              /* prove_finish already ran (finish_in_worker) */
     gs_status finish_status;   /* its status, detail in finish_err */
@@ -268,6 +269,12 @@ struct gs_engine {
     gs_tl_lane **fin_free;     /* per-partition lanes not in use */
     int n_fin_free, cap_fin_free, n_fin_lanes;
 
+    /* staging = direct: page-locked assignments not in use, any size
+     * (pin_mu protects the list; n_pinned counts all, in use or not). */
+    pthread_mutex_t pin_mu;
+    gs_assignment *pin_free;
+    int n_pin_free, cap_pin_free, n_pinned;
+
     /* Background trim. */
     pthread_mutex_t bg_mu;
     pthread_cond_t bg_cv;
@@ -290,6 +297,11 @@ void gs_fin_reap(struct gs_engine *e);
 void gs_part_drop(struct gs_engine *e, gs_part *p, gs_tl_lane *lane, gs_status s,
                   const char *msg);
 void gs_part_free(struct gs_engine *e, gs_part *p);
+/* Gives back p's assignment: to the pool when it is page-locked
+ * (staging = direct), else freed.  Takes pin_mu. */
+void gs_part_release_as(struct gs_engine *e, gs_part *p);
+/* Engine teardown (no partition alive): unpins and frees the pool. */
+void gs_pin_pool_drain(struct gs_engine *e);
 /* Runs the backend's prove_finish for p on lane (span prove_finish, its
  * stages); records the status in p->finish_status / finish_err. */
 void gs_part_finish(struct gs_engine *e, gs_part *p, gs_tl_lane *lane);

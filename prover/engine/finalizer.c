@@ -157,8 +157,7 @@ static void finalize(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
         } else if (p->n_pub) {
             memcpy(p->pub, p->as.w + 1, p->n_pub * sizeof *p->pub);
         }
-        gs_assignment_free(&p->as);
-        p->has_as = 0;
+        gs_part_release_as(e, p);
     }
     if (p->ws.n) {
         int64_t w0 = gs_now_ns();

@@ -37,10 +37,7 @@ void gs_part_free(struct gs_engine *e, gs_part *p)
         be->ops->prove_abort(be, p->st);
         p->st = NULL;
     }
-    if (p->has_as) {
-        gs_assignment_free(&p->as);
-        p->has_as = 0;
-    }
+    gs_part_release_as(e, p);
     gs_workset_free(&p->ws);
     free(p->pub);
     free(p);
@@ -57,6 +54,83 @@ void gs_part_drop(struct gs_engine *e, gs_part *p, gs_tl_lane *lane, gs_status s
         gs_tracker_fail_locked(e, j, s, msg);
     gs_tracker_settle_locked(e, j);
     gs_tracker_unlock(&e->tr, lane, gs_jid(j), part, s == GS_OK ? "skip" : "fail");
+}
+
+void gs_part_release_as(struct gs_engine *e, gs_part *p)
+{
+    if (!p->has_as)
+        return;
+    p->has_as = 0;
+    if (!p->pinned) {
+        gs_assignment_free(&p->as);
+        return;
+    }
+    p->pinned = 0;
+    pthread_mutex_lock(&e->pin_mu);
+    if (e->n_pin_free == e->cap_pin_free) {
+        int cap = e->cap_pin_free ? 2 * e->cap_pin_free : 8;
+        gs_assignment *a = realloc(e->pin_free, (size_t)cap * sizeof *a);
+        if (a) {
+            e->pin_free = a;
+            e->cap_pin_free = cap;
+        }
+    }
+    if (e->n_pin_free < e->cap_pin_free) {
+        e->pin_free[e->n_pin_free++] = p->as;
+        pthread_mutex_unlock(&e->pin_mu);
+    } else {
+        e->n_pinned--;
+        pthread_mutex_unlock(&e->pin_mu);
+        gs_cuda_assignment_free(&p->as);
+    }
+    memset(&p->as, 0, sizeof p->as);
+}
+
+void gs_pin_pool_drain(struct gs_engine *e)
+{
+    for (int i = 0; i < e->n_pin_free; i++)
+        gs_cuda_assignment_free(&e->pin_free[i]);
+    free(e->pin_free);
+    e->pin_free = NULL;
+    e->n_pin_free = e->cap_pin_free = 0;
+}
+
+/* staging = direct: p gets a page-locked assignment of the key's sizes,
+ * from the pool, or allocated page-locked now (gs_cuda_assignment_alloc;
+ * span `pin` on lane, with the bytes: pinned allocations are slow and stall
+ * the driver, DOMAIN.md, so this happens once per buffer the pipeline
+ * keeps in flight). */
+static gs_status pin_take(struct gs_engine *e, gs_tl_lane *lane, gs_part *p, gs_err *err)
+{
+    const gs_pk *pk = &p->key->pk;
+    pthread_mutex_lock(&e->pin_mu);
+    for (int i = e->n_pin_free - 1; i >= 0; i--)
+        if (e->pin_free[i].n_vars == pk->n_vars && e->pin_free[i].domain_size == pk->domain_size) {
+            p->as = e->pin_free[i];
+            e->pin_free[i] = e->pin_free[--e->n_pin_free];
+            pthread_mutex_unlock(&e->pin_mu);
+            p->has_as = p->pinned = 1;
+            return GS_OK;
+        }
+    e->n_pinned++;
+    pthread_mutex_unlock(&e->pin_mu);
+    int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
+    gs_status s = gs_cuda_assignment_alloc(&p->as, pk->n_vars, pk->domain_size, err);
+    if (lane) {
+        char args[96];
+        snprintf(args, sizeof args, "bytes=%llu",
+                 (unsigned long long)(((uint64_t)pk->n_vars + 3 * (uint64_t)pk->domain_size) * 32));
+        gs_tl_span_cpu(lane, GS_SPAN_STEP, "pin", gs_jid(p->job), (int32_t)p->index, t0, gs_now_ns(),
+                       s == GS_OK ? 0 : GS_SPAN_F_FAILED, args, gs_task_cpu_ns() - c0);
+    }
+    if (s != GS_OK) {
+        pthread_mutex_lock(&e->pin_mu);
+        e->n_pinned--;
+        pthread_mutex_unlock(&e->pin_mu);
+        return s;
+    }
+    p->has_as = p->pinned = 1;
+    return GS_OK;
 }
 
 /* malloc_trim real mode with a working set: p's working set, allocated by
@@ -104,11 +178,17 @@ static gs_status synth_one(struct gs_engine *e, gs_worker *w, gs_part *p, gs_err
         return s;
 
     uint64_t seed = gs_eng_mix(gs_eng_mix(e->cfg.seed, j->spec.id), p->index);
+    if (e->cfg.direct && !e->cfg.work && !strcmp(e->be[0]->ops->name, "cuda") &&
+        (s = pin_take(e, w->lane, p, err)) != GS_OK)
+        return s;
     synth_busy(e, 1);
     int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
     if (e->cfg.work)
         s = e->cfg.work->run(e->cfg.work, GS_WORK_SYNTH, &j->spec, part, err);
-    else if ((s = gs_circuit_synthesize(p->key->circuit, &p->key->pk, seed, &p->as, err)) == GS_OK) {
+    else if (p->pinned) {
+        if ((s = gs_circuit_synthesize_into(p->key->circuit, &p->key->pk, seed, &p->as, err)) == GS_OK)
+            workset_alloc(e, w->lane, p);
+    } else if ((s = gs_circuit_synthesize(p->key->circuit, &p->key->pk, seed, &p->as, err)) == GS_OK) {
         p->has_as = 1;
         workset_alloc(e, w->lane, p);
     }

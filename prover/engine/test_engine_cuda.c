@@ -64,6 +64,38 @@ GS_TEST(engine_cuda_backend_end_to_end)
         }
     }
     GS_CHECK(gpu_spans >= 5 * 4);
+    /* staging = direct: synthesis into page-locked pool buffers (pinned once
+     * each, reused): proofs verify, fewer pins than partitions. */
+    gs_timeline_destroy(tl);
+    tl = NULL;
+    GS_REQUIRE(gs_timeline_create(&tl) == GS_OK);
+    et_config(&cfg);
+    cfg.direct = 1;
+    cfg.synth_threads = 1;
+    cfg.queue_depth = 1;
+    if (gs_engine_create(&e, &cfg, &be, 1, tl, &err) != GS_OK) {
+        gs_test_fail(__FILE__, __LINE__, "engine (direct): %s", err.msg);
+        goto done;
+    }
+    et_submit(e, GS_KIND_POREP_C2, 5, 10);
+    GS_CHECK_OK(gs_engine_drain(e, ET_DRAIN_NS));
+    r = gs_engine_results(e, &n);
+    GS_CHECK_EQ_INT(n, 1);
+    for (size_t i = 0; i < n; i++) {
+        GS_CHECK_MSG(r[i].status == GS_OK, "direct job %llu: %s", (unsigned long long)r[i].id,
+                     r[i].error);
+        GS_CHECK_EQ_INT(r[i].verified, 1);
+        GS_CHECK(et_verify_independent(&r[i]));
+    }
+    gs_engine_destroy(e);
+    e = NULL;
+    s = gs_timeline_spans(tl, &n);
+    int pins = 0, synths = 0;
+    for (size_t i = 0; i < n; i++) {
+        pins += strcmp(s[i].name, "pin") == 0;
+        synths += strcmp(s[i].name, "synth") == 0;
+    }
+    GS_CHECK_MSG(pins >= 1 && pins < synths, "%d pin spans for %d syntheses", pins, synths);
 done:
     gs_engine_destroy(e);
     gs_timeline_destroy(tl);

@@ -300,6 +300,12 @@ GS_TEST(engine_config_rejected_with_reason)
     GS_CHECK_EQ_INT(gs_engine_create(&e, &cfg, &be, 1, NULL, &err), GS_ERR_RANGE);
     gs_err_clear(&err);
     GS_CHECK_EQ_INT(gs_engine_create(&e, &cfg, NULL, 0, NULL, &err), GS_ERR_ARG);
+    /* staging = direct needs the CUDA backend. */
+    et_config(&cfg);
+    cfg.direct = 1;
+    gs_err_clear(&err);
+    GS_CHECK_EQ_INT(gs_engine_create(&e, &cfg, &be, 1, NULL, &err), GS_ERR_ARG);
+    GS_CHECK(e == NULL && strstr(err.msg, "direct") != NULL && strstr(err.msg, "cpu") != NULL);
     /* Empirical samples: the caller's array may go away after create. */
     et_config(&cfg);
     double *samples = malloc(2 * sizeof *samples);
