@@ -6,6 +6,8 @@
  * spans on the threads and checks the idle milliseconds per cause.
  */
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -252,4 +254,88 @@ GS_TEST(diag_launcher_engine_timelines_keep_engine_rule)
     GS_CHECK(a->n_details == 0);
     gs_analysis_destroy(a);
     gs_timeline_destroy(f.tl);
+}
+
+/* The H200 captures of 2026-12-04 (traces/attach-h200/2026-12-04, README
+ * there): the engine's own timeline (sc-nat1) and attach's of the same
+ * process (sc-att1), and the PyTorch script's malloc_trim stall. */
+static gs_analysis *analyze_file(const char *path, gs_timeline **tl)
+{
+    gs_err err;
+    gs_err_clear(&err);
+    gs_analysis *a = NULL;
+    gs_analysis_config cfg;
+    gs_analysis_config_defaults(&cfg);
+    if (gs_timeline_read_csv(tl, path, &err) != GS_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        return NULL;
+    }
+    if (gs_analyze(&a, *tl, &cfg, &err) != GS_OK)
+        return NULL;
+    return a;
+}
+
+/* Busy time of the device kernels and copies inside [w0, w1). */
+static int64_t device_busy_in(gs_timeline *tl, int64_t w0, int64_t w1, int64_t *first, int64_t *last)
+{
+    size_t n, k = 0;
+    const gs_span *sp = gs_timeline_spans(tl, &n);
+    gs_interval *iv = calloc(n ? n : 1, sizeof *iv);
+    *first = INT64_MAX;
+    *last = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        const gs_lane_info *li = gs_timeline_lane(tl, sp[i].lane);
+        if (!li || li->role != GS_ROLE_DEVICE || (sp[i].kind != GS_SPAN_KERNEL && sp[i].kind != GS_SPAN_COPY))
+            continue;
+        if (sp[i].start_ns < *first) *first = sp[i].start_ns;
+        if (sp[i].end_ns > *last) *last = sp[i].end_ns;
+        iv[k].start_ns = sp[i].start_ns;
+        iv[k++].end_ns = sp[i].end_ns;
+    }
+    k = gs_interval_union(iv, k);
+    int64_t busy = gs_interval_overlap(iv, k, w0, w1);
+    free(iv);
+    return busy;
+}
+
+GS_TEST(diag_launcher_h200_captures_2026_12_04)
+{
+    const char *dir = "traces/attach-h200/2026-12-04";
+    char p1[256], p2[256];
+    gs_timeline *nt = NULL, *at = NULL;
+    snprintf(p1, sizeof p1, "%s/sc-nat1/spans.csv", dir);
+    snprintf(p2, sizeof p2, "%s/sc-att1/spans.csv", dir);
+    gs_analysis *na = analyze_file(p1, &nt), *aa = analyze_file(p2, &at);
+    GS_REQUIRE(na && aa);
+    /* Same verdict family: the GPU worker waiting on an empty GPU queue
+     * (engine rule: queue_empty; launcher rule: blocked in a futex). */
+    GS_CHECK_MSG(gs_analysis_cause_idle(na, "queue_empty") > 0.75 * na->idle_s, "native queue_empty %.3f of %.3f s",
+                 gs_analysis_cause_idle(na, "queue_empty"), na->idle_s);
+    GS_CHECK_MSG(gs_analysis_cause_idle(aa, "queue_empty") > 0.75 * aa->idle_s, "attach queue_empty %.3f of %.3f s",
+                 gs_analysis_cause_idle(aa, "queue_empty"), aa->idle_s);
+    /* Util over the native timeline's device window: within 1 point. */
+    int64_t f0, l0, f1, l1;
+    int64_t nb = device_busy_in(nt, INT64_MIN / 2, INT64_MAX / 2, &f0, &l0);
+    GS_REQUIRE(l0 > f0);
+    int64_t ab = device_busy_in(at, f0, l0, &f1, &l1);
+    double nu = (double)nb / (double)(l0 - f0), au = (double)ab / (double)(l0 - f0);
+    GS_CHECK_MSG(na->n_dev == 1 && fabs(nu - na->dev[0].util) < 1e-6, "native util %.5f vs analysis %.5f", nu, na->dev[0].util);
+    GS_CHECK_MSG(fabs(au - nu) <= 0.01, "native %.4f, attach in its window %.4f", nu, au);
+    /* Attach also saw the key upload before the engine's first partition. */
+    GS_CHECK(f1 < f0 - 1000000000LL);
+    gs_analysis_destroy(na);
+    gs_analysis_destroy(aa);
+    gs_timeline_destroy(nt);
+    gs_timeline_destroy(at);
+    static const char *trims[] = {"torch-trim-400", "torch-trim-1600"};
+    for (int i = 0; i < 2; i++) {
+        gs_timeline *tl = NULL;
+        snprintf(p1, sizeof p1, "%s/%s/spans.csv", dir, trims[i]);
+        gs_analysis *a = analyze_file(p1, &tl);
+        GS_REQUIRE(a);
+        GS_CHECK_MSG(!strcmp(gs_cause_family(a->verdict), "malloc_trim") && a->verdict_share > 0.6,
+                     "%s: verdict %s, %.2f", trims[i], gs_cause_name(a->verdict), a->verdict_share);
+        gs_analysis_destroy(a);
+        gs_timeline_destroy(tl);
+    }
 }
