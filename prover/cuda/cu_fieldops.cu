@@ -26,7 +26,7 @@ static int env_int(const char *name, int dflt)
 /* Read at every call (once per MSM), so cuda-bench --variants can switch. */
 int cu_fv_bits(void) { return env_int("GS_CU_FV", CU_FV_DEFAULT); }
 
-int cu_msm_minb(void) { return env_int("GS_CU_MSM_MINB", 1); }
+int cu_msm_minb(void) { return env_int("GS_CU_MSM_MINB", 3); }
 
 /* F: cu_fe<C> or cu_fp2 (the fe_* overloads). */
 template <class F>

@@ -3,10 +3,10 @@
  * scalars of snarkjs's prover (SNARKJS-FORMATS.md 7.1 and 7.3) and of the
  * classic convention (groth16.h).
  *
- * Two implementations of the same decimation in time: the original (the
- * default until the pass-fused one has been measured correct and faster on
- * the device) and the pass-fused one (GS_CU_NTT=new, described before
- * k_ntt_small below).  Layout of a transform of size
+ * Two implementations of the same decimation in time: the pass-fused one
+ * (the default since the H200 run of 2026-12-04: 2^24 6.00 -> 5.01 ms,
+ * 2^27 53.7 -> 44.1 ms; described before k_ntt_small below) and the
+ * original (GS_CU_NTT=old).  Layout of a transform of size
  * n = 2^L in the original:
  *   bit-reversal permutation (optionally scaling each element first);
  *   stages m = 1, 2, ..., 2^(K-1) inside shared memory, one block per
@@ -176,7 +176,7 @@ __global__ void k_ntt_radix4(cu_fr *x, unsigned log_n, unsigned s, const cu_fr *
 }
 
 /*
- * The pass-fused NTT (GS_CU_NTT=new; the default is still the kernels
+ * The pass-fused NTT (the default; GS_CU_NTT=old selects the kernels
  * above).  Same decimation in time and twiddles, fewer trips through
  * global memory: 2^L elements in 1 + ceil((L - 5) / KMAX) passes instead
  * of 1 + 1 + ceil((L - 10) / 2).
@@ -672,17 +672,20 @@ static gs_status bitrev(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const 
 }
 
 /* The NTT's variant and tuning, from the environment (read per call):
- * GS_CU_NTT=new selects the pass-fused kernels (otherwise the bit
- * reversal + radix-4 ones); for the
+ * GS_CU_NTT=old selects the bit reversal + radix-4 kernels (otherwise
+ * the pass-fused ones); for the
  * pass-fused one GS_CU_NTT_TILE (log of a pass's elements, 9..12,
  * default 11), GS_CU_NTT_COLS (log of its contiguous columns, 1..5,
  * default 3), GS_CU_NTT_THREADS (128, 256 or 512; default 256),
  * GS_CU_NTT_MUL (generic: fe_mul instead of fr_mul_fast) and GS_CU_NTT_R4
- * (1: the later passes take two stages per trip through shared memory),
+ * (1: the later passes take two stages per trip through shared memory;
+ * 0: one; default: from 2^26 up, where the H200 measured 43.3 vs 44.1 ms
+ * at 2^27, and not below, where it was slower: 5.22 vs 5.01 ms at 2^24),
  * GS_CU_NTT_ORDER (1, default: a pass's blocks run group-fastest, sharing
  * twiddles; 0: column-slab fastest). */
 struct ntt_cfg {
-    bool old, fast, r4, hi_fast;
+    bool old, fast, hi_fast;
+    unsigned r4; /* 0 off, 1 on, 2 from 2^26 up (ntt_r4) */
     unsigned tile_log, cols_log, threads;
 };
 
@@ -698,10 +701,10 @@ static ntt_cfg ntt_config(void)
 {
     ntt_cfg c;
     const char *v = getenv("GS_CU_NTT");
-    c.old = !(v && strcmp(v, "new") == 0);
+    c.old = v && strcmp(v, "old") == 0;
     v = getenv("GS_CU_NTT_MUL");
     c.fast = !(v && strcmp(v, "generic") == 0);
-    c.r4 = env_u("GS_CU_NTT_R4", 0, 0, 1) == 1;
+    c.r4 = env_u("GS_CU_NTT_R4", 2, 0, 1);
     c.hi_fast = env_u("GS_CU_NTT_ORDER", 1, 0, 1) == 1;
     c.tile_log = env_u("GS_CU_NTT_TILE", 11, 9, 12);
     c.cols_log = env_u("GS_CU_NTT_COLS", 3, 1, 5);
@@ -728,7 +731,8 @@ template <bool INV, bool F, int NT>
 static gs_status launch_pass(gs_cu_dev *d, cu_fr *x, unsigned L, unsigned s, unsigned k,
                              unsigned t, const ntt_cfg *cfg, gs_err *err)
 {
-    if (cfg->r4) return launch_pass1<INV, F, true, NT>(d, x, L, s, k, t, cfg->hi_fast, err);
+    if (cfg->r4 == 1 || (cfg->r4 == 2 && L >= 26))
+        return launch_pass1<INV, F, true, NT>(d, x, L, s, k, t, cfg->hi_fast, err);
     return launch_pass1<INV, F, false, NT>(d, x, L, s, k, t, cfg->hi_fast, err);
 }
 

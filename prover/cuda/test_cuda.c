@@ -214,7 +214,7 @@ static int ntt_env_had = -1;
 static const char *variant_name(int var)
 {
     const char *v = ntt_env_had == 1 ? ntt_env_saved : NULL;
-    int is_new = v && strcmp(v, "new") == 0;
+    int is_new = !(v && strcmp(v, "old") == 0); /* the default is new */
     return (var == 0) == is_new ? "new" : "old";
 }
 
