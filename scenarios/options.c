@@ -28,6 +28,7 @@
     X(O_TRIM, ENGINE, "trim", T_ENUM, "under_lock", 0, 0, "under_lock|after_unlock|background|off", "where the finalizer calls malloc_trim(0); default under_lock: the production daemon's behaviour (DOMAIN.md)") \
     X(O_VERIFY, ENGINE, "verify", T_ENUM, "under_lock", 0, 0, "under_lock|after_unlock|off", "where the last partition's proof is self-verified; default under_lock: the production daemon's behaviour (DOMAIN.md)") \
     X(O_STAGING, ENGINE, "staging", T_ENUM, "pinned", 0, 0, "pinned|pageable|direct", "host staging of a/b/c before H2D (direct: synthesized into a pool of page-locked buffers, CUDA backend)") \
+    X(O_PINPOOL, ENGINE, "pin_pool", T_INT, "0", 0, 4096, NULL, "staging = direct: page-locked buffers in the pool, all allocated before the first device work (0: synth_threads + 2 per GPU worker + 2)") \
     X(O_G2, ENGINE, "g2", T_ENUM, "cpu", 0, 0, "cpu|device", "where the B G2 MSM runs: cpu (prove_finish, the production default) or device (prove_start; cuda backend)") \
     X(O_FINISH, ENGINE, "finish", T_ENUM, "finalizer", 0, 0, "finalizer|worker", "who runs prove_finish (the CPU G2 MSM): a finalizer, or the GPU worker in its loop") \
     X(O_PREP, ENGINE, "prep", T_ENUM, "inline", 0, 0, "inline|ahead", "GPU worker: host prep of a partition inline before its prove_start, or ahead on a prep thread while the previous partition's device work runs") \
@@ -235,6 +236,7 @@ static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
     case O_TRIM: ec->trim = (gs_trim_policy)ci; break;
     case O_VERIFY: ec->verify = (gs_verify_policy)ci; break;
     case O_STAGING: ec->pageable = ci == 1; ec->direct = ci == 2; break;
+    case O_PINPOOL: ec->pin_pool = (int)iv; break;
     case O_FINISH: ec->finish_in_worker = ci == 1; break;
     case O_G2: ec->g2_on_device = ci == 1; break;
     case O_PREP: ec->prep_ahead = ci == 1; break;

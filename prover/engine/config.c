@@ -191,6 +191,8 @@ gs_status gs_engine_config_check(const gs_engine_config *c, gs_backend **be, int
         return GS_ERR(err, GS_ERR_RANGE, "engine", "queue_depth %d not in 1..2^20", c->queue_depth);
     if ((unsigned)c->trim >= GS_TRIM_COUNT || (unsigned)c->verify >= GS_VERIFY_COUNT)
         return GS_ERR(err, GS_ERR_RANGE, "engine", "unknown trim or verify policy");
+    if (c->pin_pool < 0 || c->pin_pool > 4096)
+        return GS_ERR(err, GS_ERR_RANGE, "engine", "pin_pool %d not in 0..4096", c->pin_pool);
     if (c->direct) {
         if (c->pageable)
             return GS_ERR(err, GS_ERR_ARG, "engine", "staging: direct and pageable at once");
@@ -256,6 +258,8 @@ void gs_engine_write_meta(const gs_engine_config *cfg, gs_backend **be, int n_de
     gs_timeline_meta_set(tl, "scenario.engine.verify", gs_verify_policy_name(cfg->verify));
     gs_timeline_meta_set(tl, "scenario.engine.staging",
                          cfg->pageable ? "pageable" : cfg->direct ? "direct" : "pinned");
+    if (cfg->direct)
+        meta_int(tl, "scenario.engine.pin_pool", cfg->pin_pool);
     meta_int(tl, "scenario.engine.finish_in_worker", cfg->finish_in_worker);
     gs_timeline_meta_set(tl, "scenario.engine.g2", cfg->g2_on_device ? "device" : "cpu");
     gs_timeline_meta_set(tl, "scenario.engine.prep", cfg->prep_ahead ? "ahead" : "inline");

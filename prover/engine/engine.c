@@ -84,6 +84,7 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
     pthread_mutex_init(&e->bg_mu, NULL);
     pthread_cond_init(&e->bg_cv, NULL);
     pthread_mutex_init(&e->pin_mu, NULL);
+    pthread_cond_init(&e->pin_cv, NULL);
     atomic_init(&e->epoch, 1);
     atomic_init(&e->stopping, 0);
     atomic_init(&e->synth_busy, 0);
@@ -370,6 +371,9 @@ void gs_engine_destroy(gs_engine *e)
     if (!e)
         return;
     atomic_store(&e->stopping, 1);
+    pthread_mutex_lock(&e->pin_mu);       /* synthesis waiting for a buffer */
+    pthread_cond_broadcast(&e->pin_cv);
+    pthread_mutex_unlock(&e->pin_mu);
     if (e->synth_q.heap && e->gpu_q.heap)
         gs_engine_cancel(e);
     /* Stage by stage: nothing can feed a stage once its producers are joined. */
@@ -417,6 +421,7 @@ void gs_engine_destroy(gs_engine *e)
         free(e->cfg.inj[i].dist.samples);
     pthread_cond_destroy(&e->bg_cv);
     pthread_mutex_destroy(&e->bg_mu);
+    pthread_cond_destroy(&e->pin_cv);
     pthread_mutex_destroy(&e->pin_mu);
     pthread_cond_destroy(&e->fin_cv);
     pthread_mutex_destroy(&e->fin_mu);

@@ -197,6 +197,14 @@ typedef struct gs_engine_config {
                                        pool the engine keeps (pinned once, reused
                                        by later partitions of the same size), so
                                        prove_start copies them without staging */
+    int pin_pool;                   /* staging = direct: page-locked buffers the pool
+                                       holds at most (0: synth_threads + 2 per GPU
+                                       worker + 2).  All of them are allocated when
+                                       the first partition of a size needs one, before
+                                       any device work (a pinned allocation stalls the
+                                       driver, so none happen while the device
+                                       proves); synthesis then waits for a free one
+                                       (span pin_wait) */
     int g2_on_device;               /* CUDA backend: the B G2 MSM on the GPU in
                                        prove_start instead of the CPU in prove_finish */
     int finish_in_worker;           /* 1: the GPU worker runs prove_finish (the CPU G2

@@ -272,8 +272,10 @@ struct gs_engine {
     /* staging = direct: page-locked assignments not in use, any size
      * (pin_mu protects the list; n_pinned counts all, in use or not). */
     pthread_mutex_t pin_mu;
+    pthread_cond_t pin_cv;     /* a buffer came back, or the engine stops */
     gs_assignment *pin_free;
     int n_pin_free, cap_pin_free, n_pinned;
+    int pin_filling;           /* a synthesis thread is filling the pool */
 
     /* Background trim. */
     pthread_mutex_t bg_mu;

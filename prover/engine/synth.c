@@ -56,6 +56,22 @@ void gs_part_drop(struct gs_engine *e, gs_part *p, gs_tl_lane *lane, gs_status s
     gs_tracker_unlock(&e->tr, lane, gs_jid(j), part, s == GS_OK ? "skip" : "fail");
 }
 
+/* Caller holds pin_mu: as goes on the free list (1), or there is no room
+ * for it (0: the caller frees it and counts it out of n_pinned). */
+static int pin_push_locked(struct gs_engine *e, const gs_assignment *as)
+{
+    if (e->n_pin_free == e->cap_pin_free) {
+        int cap = e->cap_pin_free ? 2 * e->cap_pin_free : 8;
+        gs_assignment *a = realloc(e->pin_free, (size_t)cap * sizeof *a);
+        if (!a)
+            return 0;
+        e->pin_free = a;
+        e->cap_pin_free = cap;
+    }
+    e->pin_free[e->n_pin_free++] = *as;
+    return 1;
+}
+
 void gs_part_release_as(struct gs_engine *e, gs_part *p)
 {
     if (!p->has_as)
@@ -67,22 +83,13 @@ void gs_part_release_as(struct gs_engine *e, gs_part *p)
     }
     p->pinned = 0;
     pthread_mutex_lock(&e->pin_mu);
-    if (e->n_pin_free == e->cap_pin_free) {
-        int cap = e->cap_pin_free ? 2 * e->cap_pin_free : 8;
-        gs_assignment *a = realloc(e->pin_free, (size_t)cap * sizeof *a);
-        if (a) {
-            e->pin_free = a;
-            e->cap_pin_free = cap;
-        }
-    }
-    if (e->n_pin_free < e->cap_pin_free) {
-        e->pin_free[e->n_pin_free++] = p->as;
-        pthread_mutex_unlock(&e->pin_mu);
-    } else {
+    int kept = pin_push_locked(e, &p->as);
+    if (!kept)
         e->n_pinned--;
-        pthread_mutex_unlock(&e->pin_mu);
+    pthread_cond_broadcast(&e->pin_cv);
+    pthread_mutex_unlock(&e->pin_mu);
+    if (!kept)
         gs_cuda_assignment_free(&p->as);
-    }
     memset(&p->as, 0, sizeof p->as);
 }
 
@@ -95,42 +102,124 @@ void gs_pin_pool_drain(struct gs_engine *e)
     e->n_pin_free = e->cap_pin_free = 0;
 }
 
-/* staging = direct: p gets a page-locked assignment of the key's sizes,
- * from the pool, or allocated page-locked now (gs_cuda_assignment_alloc;
- * span `pin` on lane, with the bytes: pinned allocations are slow and stall
- * the driver, DOMAIN.md, so this happens once per buffer the pipeline
- * keeps in flight). */
+/* The most buffers the direct-staging pool holds (gs_engine_config.pin_pool). */
+static int pin_cap(const struct gs_engine *e)
+{
+    if (e->cfg.pin_pool > 0)
+        return e->cfg.pin_pool;
+    return e->cfg.synth_threads + 2 * e->cfg.gpu_workers_per_device * e->n_dev + 2;
+}
+
+/* Caller holds pin_mu: index of a free buffer of pk's sizes (same = 1) or
+ * of another size (same = 0), -1 if none. */
+static int pin_find_locked(const struct gs_engine *e, const gs_pk *pk, int same)
+{
+    for (int i = e->n_pin_free - 1; i >= 0; i--)
+        if ((e->pin_free[i].n_vars == pk->n_vars && e->pin_free[i].domain_size == pk->domain_size) ==
+            same)
+            return i;
+    return -1;
+}
+
+/* Caller holds pin_mu, which it gives up meanwhile: fills the pool with n
+ * page-locked buffers of pk's sizes (one goes to p), after freeing victim
+ * if it is set (a free buffer of another size, already counted out).  One
+ * span `pin` on lane for the whole fill.  The buffers are published only
+ * when all are allocated: pinned allocations stall the driver, so they
+ * should all happen before the device has work (the pool is filled when
+ * the first partition of a size needs a buffer). */
+static gs_status pin_fill_locked(struct gs_engine *e, gs_tl_lane *lane, gs_part *p, int n,
+                                 gs_assignment *victim, gs_err *err)
+{
+    const gs_pk *pk = &p->key->pk;
+    e->pin_filling = 1;
+    e->n_pinned += n;
+    pthread_mutex_unlock(&e->pin_mu);
+    if (victim)
+        gs_cuda_assignment_free(victim);
+    gs_assignment *got = calloc((size_t)n, sizeof *got);
+    int k = 0;
+    gs_status s = got ? GS_OK : GS_ERR(err, GS_ERR_NOMEM, "engine", "pin pool of %d", n);
+    int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
+    gs_err e2;
+    for (; got && k < n; k++) {
+        gs_err_clear(&e2);
+        s = gs_cuda_assignment_alloc(&got[k], pk->n_vars, pk->domain_size, k == 0 ? err : &e2);
+        if (s != GS_OK)
+            break;   /* a smaller pool than asked for, or (k == 0) none */
+    }
+    if (lane) {
+        char args[128];
+        snprintf(args, sizeof args, "bytes=%llu;buffers=%d;asked=%d",
+                 (unsigned long long)(((uint64_t)pk->n_vars + 3 * (uint64_t)pk->domain_size) * 32 *
+                                      (uint64_t)k), k, n);
+        gs_tl_span_cpu(lane, GS_SPAN_STEP, "pin", gs_jid(p->job), (int32_t)p->index, t0, gs_now_ns(),
+                       k ? 0 : GS_SPAN_F_FAILED, args, gs_task_cpu_ns() - c0);
+    }
+    pthread_mutex_lock(&e->pin_mu);
+    e->n_pinned -= n - k;
+    for (int i = 1; i < k; i++)
+        if (!pin_push_locked(e, &got[i])) {
+            e->n_pinned--;
+            gs_cuda_assignment_free(&got[i]);   /* (rare: no memory for the list) */
+        }
+    e->pin_filling = 0;
+    pthread_cond_broadcast(&e->pin_cv);
+    if (k == 0) {
+        free(got);
+        return s;
+    }
+    p->as = got[0];
+    p->has_as = p->pinned = 1;
+    free(got);
+    return GS_OK;
+}
+
+/* staging = direct: p gets a page-locked assignment of the key's sizes from
+ * the pool.  The first partition of a size fills the pool (pin_fill_locked,
+ * up to pin_cap buffers); when every buffer is in use synthesis waits for
+ * one to come back (span pin_wait: back-pressure from the device side);
+ * a partition of a new size once the pool is full replaces a free buffer
+ * of another size.  GS_ERR_CANCELLED when the engine stops meanwhile. */
 static gs_status pin_take(struct gs_engine *e, gs_tl_lane *lane, gs_part *p, gs_err *err)
 {
     const gs_pk *pk = &p->key->pk;
+    const int cap = pin_cap(e);
+    int64_t w0 = 0;
+    gs_status s = GS_OK;
     pthread_mutex_lock(&e->pin_mu);
-    for (int i = e->n_pin_free - 1; i >= 0; i--)
-        if (e->pin_free[i].n_vars == pk->n_vars && e->pin_free[i].domain_size == pk->domain_size) {
+    for (;;) {
+        int i = pin_find_locked(e, pk, 1);
+        if (i >= 0) {
             p->as = e->pin_free[i];
             e->pin_free[i] = e->pin_free[--e->n_pin_free];
-            pthread_mutex_unlock(&e->pin_mu);
             p->has_as = p->pinned = 1;
-            return GS_OK;
+            break;
         }
-    e->n_pinned++;
+        if (atomic_load(&e->stopping)) {
+            s = GS_ERR(err, GS_ERR_CANCELLED, "engine", "stopping while waiting for a pinned buffer");
+            break;
+        }
+        if (!e->pin_filling && e->n_pinned < cap) {
+            s = pin_fill_locked(e, lane, p, cap - e->n_pinned, NULL, err);
+            break;
+        }
+        if (!e->pin_filling && (i = pin_find_locked(e, pk, 0)) >= 0) {
+            gs_assignment victim = e->pin_free[i];
+            e->pin_free[i] = e->pin_free[--e->n_pin_free];
+            e->n_pinned--;
+            s = pin_fill_locked(e, lane, p, 1, &victim, err);
+            break;
+        }
+        if (!w0)
+            w0 = gs_now_ns();
+        pthread_cond_wait(&e->pin_cv, &e->pin_mu);
+    }
     pthread_mutex_unlock(&e->pin_mu);
-    int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
-    gs_status s = gs_cuda_assignment_alloc(&p->as, pk->n_vars, pk->domain_size, err);
-    if (lane) {
-        char args[96];
-        snprintf(args, sizeof args, "bytes=%llu",
-                 (unsigned long long)(((uint64_t)pk->n_vars + 3 * (uint64_t)pk->domain_size) * 32));
-        gs_tl_span_cpu(lane, GS_SPAN_STEP, "pin", gs_jid(p->job), (int32_t)p->index, t0, gs_now_ns(),
-                       s == GS_OK ? 0 : GS_SPAN_F_FAILED, args, gs_task_cpu_ns() - c0);
-    }
-    if (s != GS_OK) {
-        pthread_mutex_lock(&e->pin_mu);
-        e->n_pinned--;
-        pthread_mutex_unlock(&e->pin_mu);
-        return s;
-    }
-    p->has_as = p->pinned = 1;
-    return GS_OK;
+    if (w0 && lane)
+        gs_tl_span(lane, GS_SPAN_STEP, "pin_wait", gs_jid(p->job), (int32_t)p->index, w0, gs_now_ns(),
+                   s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL);
+    return s;
 }
 
 /* malloc_trim real mode with a working set: p's working set, allocated by
