@@ -206,16 +206,19 @@ extern "C" int gs_cu_host_pinned(const void *p, size_t bytes)
     return host_pinned1(p) && host_pinned1((const char *)p + bytes - 1);
 }
 
+/* The status of a failed page-locking call (its error cleared). */
+static gs_status host_mem_err(cudaError_t e, const char *call, size_t bytes, gs_err *err)
+{
+    (void)cudaGetLastError();
+    return GS_ERR(err, e == cudaErrorMemoryAllocation ? GS_ERR_NOMEM : GS_ERR_CUDA, "cuda",
+                  "%s(%zu bytes): %s", call, bytes, cudaGetErrorString(e));
+}
+
 extern "C" gs_status gs_cu_host_register(void *p, size_t bytes, gs_err *err)
 {
     if (!p || bytes == 0) return GS_OK;
     cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return GS_ERR(err, e == cudaErrorMemoryAllocation ? GS_ERR_NOMEM : GS_ERR_CUDA, "cuda",
-                      "cudaHostRegister(%zu bytes): %s", bytes, cudaGetErrorString(e));
-    }
-    return GS_OK;
+    return e == cudaSuccess ? GS_OK : host_mem_err(e, "cudaHostRegister", bytes, err);
 }
 
 extern "C" void gs_cu_host_unregister(void *p)
@@ -228,13 +231,9 @@ extern "C" gs_status gs_cu_host_alloc(void **p, size_t bytes, gs_err *err)
 {
     *p = NULL;
     cudaError_t e = cudaHostAlloc(p, bytes ? bytes : 16, cudaHostAllocPortable);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        *p = NULL;
-        return GS_ERR(err, e == cudaErrorMemoryAllocation ? GS_ERR_NOMEM : GS_ERR_CUDA, "cuda",
-                      "cudaHostAlloc(%zu bytes): %s", bytes, cudaGetErrorString(e));
-    }
-    return GS_OK;
+    if (e == cudaSuccess) return GS_OK;
+    *p = NULL;
+    return host_mem_err(e, "cudaHostAlloc", bytes, err);
 }
 
 extern "C" void gs_cu_host_free(void *p)

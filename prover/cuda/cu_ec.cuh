@@ -132,6 +132,21 @@ template <class F> static __device__ __forceinline__ void xyzz_dbl_body(cu_xyzz<
 
 template <class F> CU_PT void xyzz_dbl(cu_xyzz<F> &r, const cu_xyzz<F> &a) { xyzz_dbl_body(r, a); }
 
+/* The field operations of xyzz_add_aff_ops: reduced (any F; fe_sqr is the
+ * configuration's squaring) or lazy (Fp only, see xyzz_add_aff_lz). */
+struct cu_ops_reduced {
+    template <class F> static CU_DEV void mul(F &r, const F &a, const F &b) { fe_mul(r, a, b); }
+    template <class F> static CU_DEV void sqr(F &r, const F &a) { fe_sqr(r, a); }
+    template <class F> static CU_DEV void sub(F &r, const F &a, const F &b) { fe_sub(r, a, b); }
+    template <class F> static CU_DEV bool is_zero(const F &a) { return fe_is_zero(a); }
+};
+struct cu_ops_lazy {
+    template <class F> static CU_DEV void mul(F &r, const F &a, const F &b) { fe_mul_lz(r, a, b); }
+    template <class F> static CU_DEV void sqr(F &r, const F &a) { fe_sqr_lz(r, a); }
+    template <class F> static CU_DEV void sub(F &r, const F &a, const F &b) { fe_sub_lz(r, a, b); }
+    template <class F> static CU_DEV bool is_zero(const F &a) { return fe_is_zero_lz(a); }
+};
+
 /* acc += (x, y) with sign: subtract when neg (madd-2008-s).  Inlined into
  * the bucket loop: out of line, acc and p live in local memory across the
  * call; inlined (G1, H200, cuda-bench --msm): 2^24 204.9 -> 182.0 ms,
@@ -139,9 +154,10 @@ template <class F> CU_PT void xyzz_dbl(cu_xyzz<F> &r, const cu_xyzz<F> &a) { xyz
  * spills (`nvcc -Xptxas -v`; its 2 KiB frame holds the arguments of the
  * out-of-line Fp2 multiplications).  INL_DBL: the rare doubling (P == acc)
  * inlined too, so no address of acc escapes to a call (G1's k_accum1 has a
- * 336-byte frame, acc + p.x + y, for the out-of-line one). */
-template <class F, bool INL_DBL = false>
-static __device__ __forceinline__ void xyzz_add_aff(cu_xyzz<F> &acc, const cu_aff<F> &p, bool neg)
+ * 336-byte frame, acc + p.x + y, for the out-of-line one).
+ * The body of xyzz_add_aff and xyzz_add_aff_lz, on OPS. */
+template <class F, bool INL_DBL, class OPS>
+static __device__ __forceinline__ void xyzz_add_aff_ops(cu_xyzz<F> &acc, const cu_aff<F> &p, bool neg)
 {
     F y = p.y;
     if (neg) fe_neg(y, y);
@@ -153,32 +169,38 @@ static __device__ __forceinline__ void xyzz_add_aff(cu_xyzz<F> &acc, const cu_af
         return;
     }
     F U2, S2, P, R, PP, PPP, Q, t;
-    fe_mul(U2, p.x, acc.ZZ);
-    fe_mul(S2, y, acc.ZZZ);
-    fe_sub(P, U2, acc.X);
-    fe_sub(R, S2, acc.Y);
-    if (fe_is_zero(P)) {
-        if (fe_is_zero(R)) {
+    OPS::mul(U2, p.x, acc.ZZ);
+    OPS::mul(S2, y, acc.ZZZ);
+    OPS::sub(P, U2, acc.X);
+    OPS::sub(R, S2, acc.Y);
+    if (OPS::is_zero(P)) {
+        if (OPS::is_zero(R)) {
             if (INL_DBL) xyzz_dbl_aff_body(acc, p.x, y);
             else xyzz_dbl_aff(acc, p.x, y);
         } else
             xyzz_set_inf(acc);
         return;
     }
-    fe_sqr(PP, P);
-    fe_mul(PPP, P, PP);
-    fe_mul(Q, acc.X, PP);
-    fe_sqr(t, R);
-    fe_sub(t, t, PPP);
-    fe_sub(t, t, Q);
-    fe_sub(t, t, Q);
-    fe_sub(Q, Q, t);
+    OPS::sqr(PP, P);
+    OPS::mul(PPP, P, PP);
+    OPS::mul(Q, acc.X, PP);
+    OPS::sqr(t, R);
+    OPS::sub(t, t, PPP);
+    OPS::sub(t, t, Q);
+    OPS::sub(t, t, Q);
+    OPS::sub(Q, Q, t);
     acc.X = t;
-    fe_mul(Q, R, Q);
-    fe_mul(t, acc.Y, PPP);
-    fe_sub(acc.Y, Q, t);
-    fe_mul(acc.ZZ, acc.ZZ, PP);
-    fe_mul(acc.ZZZ, acc.ZZZ, PPP);
+    OPS::mul(Q, R, Q);
+    OPS::mul(t, acc.Y, PPP);
+    OPS::sub(acc.Y, Q, t);
+    OPS::mul(acc.ZZ, acc.ZZ, PP);
+    OPS::mul(acc.ZZZ, acc.ZZZ, PPP);
+}
+
+template <class F, bool INL_DBL = false>
+static __device__ __forceinline__ void xyzz_add_aff(cu_xyzz<F> &acc, const cu_aff<F> &p, bool neg)
+{
+    xyzz_add_aff_ops<F, INL_DBL, cu_ops_reduced>(acc, p, neg);
 }
 
 /*
@@ -198,43 +220,7 @@ template <bool INL_DBL, class C>
 static __device__ __forceinline__ void xyzz_add_aff_lz(cu_xyzz<cu_fe<C>> &acc,
                                                        const cu_aff<cu_fe<C>> &p, bool neg)
 {
-    typedef cu_fe<C> F;
-    F y = p.y;
-    if (neg) fe_neg(y, y);
-    if (xyzz_is_inf(acc)) {
-        acc.X = p.x;
-        acc.Y = y;
-        fe_one(acc.ZZ);
-        fe_one(acc.ZZZ);
-        return;
-    }
-    F U2, S2, P, R, PP, PPP, Q, t;
-    fe_mul_lz(U2, p.x, acc.ZZ);
-    fe_mul_lz(S2, y, acc.ZZZ);
-    fe_sub_lz(P, U2, acc.X);
-    fe_sub_lz(R, S2, acc.Y);
-    if (fe_is_zero_lz(P)) {
-        if (fe_is_zero_lz(R)) {
-            if (INL_DBL) xyzz_dbl_aff_body(acc, p.x, y);
-            else xyzz_dbl_aff(acc, p.x, y);
-        } else
-            xyzz_set_inf(acc);
-        return;
-    }
-    fe_sqr_lz(PP, P);
-    fe_mul_lz(PPP, P, PP);
-    fe_mul_lz(Q, acc.X, PP);
-    fe_sqr_lz(t, R);
-    fe_sub_lz(t, t, PPP);
-    fe_sub_lz(t, t, Q);
-    fe_sub_lz(t, t, Q);
-    fe_sub_lz(Q, Q, t);
-    acc.X = t;
-    fe_mul_lz(Q, R, Q);
-    fe_mul_lz(t, acc.Y, PPP);
-    fe_sub_lz(acc.Y, Q, t);
-    fe_mul_lz(acc.ZZ, acc.ZZ, PP);
-    fe_mul_lz(acc.ZZZ, acc.ZZZ, PPP);
+    xyzz_add_aff_ops<cu_fe<C>, INL_DBL, cu_ops_lazy>(acc, p, neg);
 }
 
 /* Coordinates in [0, 2p) -> [0, p) (after xyzz_add_aff_lz). */

@@ -28,6 +28,17 @@ int cu_fv_bits(void) { return env_int("GS_CU_FV", CU_FV_DEFAULT); }
 
 int cu_msm_minb(void) { return env_int("GS_CU_MSM_MINB", 3); }
 
+/* r = x op y (GS_CU_OP_*; square: x^2) with the reduced fe_* overloads. */
+template <class F> CU_DEV void fe_op(F &r, const F &x, const F &y, int op)
+{
+    switch (op) {
+    case GS_CU_OP_ADD: fe_add(r, x, y); break;
+    case GS_CU_OP_SUB: fe_sub(r, x, y); break;
+    case GS_CU_OP_MUL: fe_mul(r, x, y); break;
+    default: fe_sqr(r, x); break;
+    }
+}
+
 /* F: cu_fe<C> or cu_fp2 (the fe_* overloads). */
 template <class F>
 __global__ void k_field_op(F *out, const F *a, const F *b, size_t n, int op)
@@ -37,12 +48,7 @@ __global__ void k_field_op(F *out, const F *a, const F *b, size_t n, int op)
     F x, y, r;
     fe_load(x, &a[i]);
     fe_load(y, &b[i]);
-    switch (op) {
-    case GS_CU_OP_ADD: fe_add(r, x, y); break;
-    case GS_CU_OP_SUB: fe_sub(r, x, y); break;
-    case GS_CU_OP_MUL: fe_mul(r, x, y); break;
-    default: fe_sqr(r, x); break;
-    }
+    fe_op(r, x, y, op);
     fe_store(&out[i], r);
 }
 
@@ -86,12 +92,7 @@ __global__ void k_fp_op_v(cu_fe<C> *out, const cu_fe<C> *a, const cu_fe<C> *b, s
         default: fe_sqr_lz(t, xl); fe_reduce(r, t); break;
         }
     } else {
-        switch (op) {
-        case GS_CU_OP_ADD: fe_add(r, x, y); break;
-        case GS_CU_OP_SUB: fe_sub(r, x, y); break;
-        case GS_CU_OP_MUL: fe_mul(r, x, y); break;
-        default: fe_sqr(r, x); break;
-        }
+        fe_op(r, x, y, op);
     }
     fe_store(&out[i], r);
 }
