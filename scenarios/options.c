@@ -27,8 +27,8 @@
     X(O_PROVE_THREADS, ENGINE, "prove_threads", T_INT, "0", 0, 256, NULL, "CPU threads per prove step (0 = all cores)") \
     X(O_TRIM, ENGINE, "trim", T_ENUM, "under_lock", 0, 0, "under_lock|after_unlock|background|off", "where the finalizer calls malloc_trim(0); default under_lock: the production daemon's behaviour (DOMAIN.md)") \
     X(O_VERIFY, ENGINE, "verify", T_ENUM, "under_lock", 0, 0, "under_lock|after_unlock|off", "where the last partition's proof is self-verified; default under_lock: the production daemon's behaviour (DOMAIN.md)") \
-    X(O_STAGING, ENGINE, "staging", T_ENUM, "pinned", 0, 0, "pinned|pageable|direct", "host staging of a/b/c before H2D (direct: synthesized into a pool of page-locked buffers, CUDA backend)") \
-    X(O_PINPOOL, ENGINE, "pin_pool", T_INT, "0", 0, 4096, NULL, "staging = direct: page-locked buffers in the pool, all allocated before the first device work (0: synth_threads + 2 per GPU worker + 2)") \
+    X(O_STAGING, ENGINE, "staging", T_ENUM, "pinned", 0, 0, "pinned|pageable|direct", "host staging of a/b/c before H2D (direct: synthesized into a pool of reused buffers, page-locked with the CUDA backend)") \
+    X(O_PINPOOL, ENGINE, "pin_pool", T_INT, "0", 0, 4096, NULL, "staging = direct: buffers in the pool, all allocated when the first partition needs one (0: synth_threads + 2 per GPU worker + 2)") \
     X(O_G2, ENGINE, "g2", T_ENUM, "cpu", 0, 0, "cpu|device", "where the B G2 MSM runs: cpu (prove_finish, the production default) or device (prove_start; cuda backend)") \
     X(O_FINISH, ENGINE, "finish", T_ENUM, "finalizer", 0, 0, "finalizer|worker", "who runs prove_finish (the CPU G2 MSM): a finalizer, or the GPU worker in its loop") \
     X(O_PREP, ENGINE, "prep", T_ENUM, "inline", 0, 0, "inline|ahead", "GPU worker: host prep of a partition inline before its prove_start, or ahead on a prep thread while the previous partition's device work runs") \

@@ -193,18 +193,19 @@ gs_status gs_engine_config_check(const gs_engine_config *c, gs_backend **be, int
         return GS_ERR(err, GS_ERR_RANGE, "engine", "unknown trim or verify policy");
     if (c->pin_pool < 0 || c->pin_pool > 4096)
         return GS_ERR(err, GS_ERR_RANGE, "engine", "pin_pool %d not in 0..4096", c->pin_pool);
-    if (c->direct) {
-        if (c->pageable)
-            return GS_ERR(err, GS_ERR_ARG, "engine", "staging: direct and pageable at once");
-        /* (The model backend takes it as pinned staging: nothing is pinned
-         * in modelled time.) */
-        for (int i = 0; i < n_dev; i++)
-            if (!be[i]->ops->name || (strcmp(be[i]->ops->name, "cuda") != 0 &&
-                                      strcmp(be[i]->ops->name, "model") != 0))
-                return GS_ERR(err, GS_ERR_ARG, "engine", "staging = direct (page-locked "
-                              "synthesis buffers) needs the cuda backend; backend %d is %s", i,
-                              be[i]->ops->name ? be[i]->ops->name : "unnamed");
-    }
+    /* staging = direct: a pool of synthesis buffers, page-locked with the
+     * CUDA backend, heap buffers with the CPU one (reused, no allocation per
+     * partition); the model backend takes it as pinned staging (nothing is
+     * synthesized or pinned in modelled time).  One kind of pool per engine. */
+    if (c->direct && c->pageable)
+        return GS_ERR(err, GS_ERR_ARG, "engine", "staging: direct and pageable at once");
+    if (c->direct)
+        for (int i = 1; i < n_dev; i++)
+            if (!be[i]->ops->name || !be[0]->ops->name || strcmp(be[i]->ops->name, be[0]->ops->name) != 0)
+                return GS_ERR(err, GS_ERR_ARG, "engine", "staging = direct needs one backend kind "
+                              "(one pool); backend %d is %s, backend 0 %s", i,
+                              be[i]->ops->name ? be[i]->ops->name : "unnamed",
+                              be[0]->ops->name ? be[0]->ops->name : "unnamed");
     if ((unsigned)c->h_conv >= GS_H_CONV_COUNT)
         return GS_ERR(err, GS_ERR_RANGE, "engine", "unknown H convention %d", (int)c->h_conv);
     for (int i = 0; i < GS_INJ_COUNT; i++) {

@@ -77,6 +77,9 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
     }
     e->be = backends;
     e->n_dev = n_devices;
+    e->pool_locked = n_devices > 0 && backends[0]->ops->name && !strcmp(backends[0]->ops->name, "cuda");
+    e->pool_alloc = e->pool_locked ? gs_cuda_assignment_alloc : gs_assignment_alloc;
+    e->pool_free = e->pool_locked ? gs_cuda_assignment_free : gs_assignment_free;
     e->tl = tl;
     pthread_mutex_init(&e->drv_mu, NULL);
     pthread_mutex_init(&e->fin_mu, NULL);

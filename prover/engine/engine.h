@@ -192,13 +192,15 @@ typedef struct gs_engine_config {
     gs_trim_policy trim;
     gs_verify_policy verify;
     int pageable;                   /* pageable instead of pinned staging */
-    int direct;                     /* staging = direct (CUDA backend): synthesis
-                                       writes into page-locked assignments from a
-                                       pool the engine keeps (pinned once, reused
-                                       by later partitions of the same size), so
-                                       prove_start copies them without staging */
-    int pin_pool;                   /* staging = direct: page-locked buffers the pool
-                                       holds at most (0: synth_threads + 2 per GPU
+    int direct;                     /* staging = direct: synthesis writes into
+                                       assignments from a pool the engine keeps
+                                       (allocated once, reused by later partitions
+                                       of the same size); with the CUDA backend
+                                       they are page-locked, so prove_start copies
+                                       them without staging; with the CPU backend
+                                       heap buffers (no allocation per partition) */
+    int pin_pool;                   /* staging = direct: buffers the pool holds at
+                                       most (0: synth_threads + 2 per GPU
                                        worker + 2).  All of them are allocated when
                                        the first partition of a size needs one, before
                                        any device work (a pinned allocation stalls the

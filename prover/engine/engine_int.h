@@ -269,8 +269,12 @@ struct gs_engine {
     gs_tl_lane **fin_free;     /* per-partition lanes not in use */
     int n_fin_free, cap_fin_free, n_fin_lanes;
 
-    /* staging = direct: page-locked assignments not in use, any size
-     * (pin_mu protects the list; n_pinned counts all, in use or not). */
+    /* staging = direct: pool assignments not in use, any size (pin_mu
+     * protects the list; n_pinned counts all, in use or not).  Page-locked
+     * with the CUDA backend (pool_locked), heap buffers otherwise. */
+    gs_status (*pool_alloc)(gs_assignment *as, uint32_t n_vars, uint32_t domain_size, gs_err *err);
+    void (*pool_free)(gs_assignment *as);
+    int pool_locked;
     pthread_mutex_t pin_mu;
     pthread_cond_t pin_cv;     /* a buffer came back, or the engine stops */
     gs_assignment *pin_free;

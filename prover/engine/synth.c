@@ -89,14 +89,14 @@ void gs_part_release_as(struct gs_engine *e, gs_part *p)
     pthread_cond_broadcast(&e->pin_cv);
     pthread_mutex_unlock(&e->pin_mu);
     if (!kept)
-        gs_cuda_assignment_free(&p->as);
+        e->pool_free(&p->as);
     memset(&p->as, 0, sizeof p->as);
 }
 
 void gs_pin_pool_drain(struct gs_engine *e)
 {
     for (int i = 0; i < e->n_pin_free; i++)
-        gs_cuda_assignment_free(&e->pin_free[i]);
+        e->pool_free(&e->pin_free[i]);
     free(e->pin_free);
     e->pin_free = NULL;
     e->n_pin_free = e->cap_pin_free = 0;
@@ -136,7 +136,7 @@ static gs_status pin_fill_locked(struct gs_engine *e, gs_tl_lane *lane, gs_part 
     e->n_pinned += n;
     pthread_mutex_unlock(&e->pin_mu);
     if (victim)
-        gs_cuda_assignment_free(victim);
+        e->pool_free(victim);
     gs_assignment *got = calloc((size_t)n, sizeof *got);
     int k = 0;
     gs_status s = got ? GS_OK : GS_ERR(err, GS_ERR_NOMEM, "engine", "pin pool of %d", n);
@@ -144,15 +144,15 @@ static gs_status pin_fill_locked(struct gs_engine *e, gs_tl_lane *lane, gs_part 
     gs_err e2;
     for (; got && k < n; k++) {
         gs_err_clear(&e2);
-        s = gs_cuda_assignment_alloc(&got[k], pk->n_vars, pk->domain_size, k == 0 ? err : &e2);
+        s = e->pool_alloc(&got[k], pk->n_vars, pk->domain_size, k == 0 ? err : &e2);
         if (s != GS_OK)
             break;   /* a smaller pool than asked for, or (k == 0) none */
     }
     if (lane) {
         char args[128];
-        snprintf(args, sizeof args, "bytes=%llu;buffers=%d;asked=%d",
+        snprintf(args, sizeof args, "bytes=%llu;buffers=%d;asked=%d;pagelocked=%d",
                  (unsigned long long)(((uint64_t)pk->n_vars + 3 * (uint64_t)pk->domain_size) * 32 *
-                                      (uint64_t)k), k, n);
+                                      (uint64_t)k), k, n, e->pool_locked);
         gs_tl_span_cpu(lane, GS_SPAN_STEP, "pin", gs_jid(p->job), (int32_t)p->index, t0, gs_now_ns(),
                        k ? 0 : GS_SPAN_F_FAILED, args, gs_task_cpu_ns() - c0);
     }
@@ -161,7 +161,7 @@ static gs_status pin_fill_locked(struct gs_engine *e, gs_tl_lane *lane, gs_part 
     for (int i = 1; i < k; i++)
         if (!pin_push_locked(e, &got[i])) {
             e->n_pinned--;
-            gs_cuda_assignment_free(&got[i]);   /* (rare: no memory for the list) */
+            e->pool_free(&got[i]);   /* (rare: no memory for the list) */
         }
     e->pin_filling = 0;
     pthread_cond_broadcast(&e->pin_cv);
@@ -267,8 +267,7 @@ static gs_status synth_one(struct gs_engine *e, gs_worker *w, gs_part *p, gs_err
         return s;
 
     uint64_t seed = gs_eng_mix(gs_eng_mix(e->cfg.seed, j->spec.id), p->index);
-    if (e->cfg.direct && !e->cfg.work && !strcmp(e->be[0]->ops->name, "cuda") &&
-        (s = pin_take(e, w->lane, p, err)) != GS_OK)
+    if (e->cfg.direct && !e->cfg.work && (s = pin_take(e, w->lane, p, err)) != GS_OK)
         return s;
     synth_busy(e, 1);
     int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();

@@ -273,6 +273,92 @@ done:
     et_free(&r);
 }
 
+/* staging = direct with the CPU backend: synthesis writes into reused heap
+ * buffers from the engine's pool (engine.pin_pool; page-locked with CUDA,
+ * test_engine_cuda.c).  The first partition fills the pool (one `pin` span
+ * of 3 buffers), the others reuse them or wait (pin_wait), a job of another
+ * size replaces free buffers one at a time; proofs verify. */
+GS_TEST(engine_direct_pool_fills_once_and_reuses)
+{
+    gs_engine_config cfg;
+    et_config(&cfg);
+    cfg.direct = 1;
+    cfg.synth_threads = 2;
+    cfg.queue_depth = 1;
+    cfg.pin_pool = 3;
+    et_run r;
+    if (!et_start(&r, &cfg, 0))
+        goto done;
+    et_submit(r.e, GS_KIND_POREP_C2, 1, 10);
+    GS_CHECK_OK(gs_engine_drain(r.e, ET_DRAIN_NS));
+    gs_job_spec big = et_job(2, GS_KIND_WINNING_POST, 2);
+    big.log_constraints = ET_LOG + 1;   /* buffers of another size */
+    gs_err err;
+    gs_err_clear(&err);
+    GS_CHECK_OK(gs_engine_submit(r.e, &big, &err));
+    GS_CHECK_OK(gs_engine_drain(r.e, ET_DRAIN_NS));
+    size_t n;
+    const gs_job_result *res = gs_engine_results(r.e, &n);
+    GS_CHECK_EQ_INT(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        GS_CHECK_MSG(res[i].status == GS_OK, "job %llu: %s", (unsigned long long)res[i].id,
+                     res[i].error);
+        GS_CHECK_EQ_INT(res[i].verified, 1);
+        GS_CHECK(et_verify_independent(&res[i]));
+    }
+    GS_CHECK_EQ_INT(r.e->n_pinned, 3);
+    et_stop(&r);
+    const gs_span *s = gs_timeline_spans(r.tl, &n);
+    int fills = 0, singles = 0, pins = 0, synths = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(s[i].name, "pin") == 0) {
+            pins++;
+            GS_CHECK(!(s[i].flags & GS_SPAN_F_FAILED) && strstr(s[i].args, "pagelocked=0") != NULL);
+            fills += strstr(s[i].args, "buffers=3;asked=3") != NULL;
+            singles += strstr(s[i].args, "buffers=1;asked=1") != NULL;
+        }
+        synths += strcmp(s[i].name, "synth") == 0;
+    }
+    GS_CHECK_EQ_INT(synths, 12);
+    GS_CHECK_MSG(fills == 1 && pins == fills + singles && singles >= 1 && singles <= 2,
+                 "%d pin spans (%d fills of 3, %d single replacements)", pins, fills, singles);
+done:
+    et_free(&r);
+}
+
+/* A pool of one buffer and three synthesis threads: two of them wait for
+ * it (pin_wait) when destroy cancels the job; destroy wakes them and
+ * returns. */
+GS_TEST(engine_direct_pool_destroy_wakes_waiters)
+{
+    gs_engine_config cfg;
+    et_config(&cfg);
+    cfg.direct = 1;
+    cfg.synth_threads = 3;
+    cfg.pin_pool = 1;
+    cfg.inj[GS_INJ_SYNTH].enabled = 1;
+    cfg.inj[GS_INJ_SYNTH].dist.a = 0.05;   /* each synthesis holds the buffer 50 ms */
+    et_run r;
+    if (!et_start(&r, &cfg, 0))
+        goto done;
+    /* The key and the pool first, then 8 partitions for one buffer. */
+    et_submit(r.e, GS_KIND_POREP_C2, 1, 1);
+    GS_CHECK_OK(gs_engine_drain(r.e, ET_DRAIN_NS));
+    et_submit(r.e, GS_KIND_POREP_C2, 2, 8);
+    GS_CHECK_EQ_INT(gs_engine_drain(r.e, 150000000), GS_ERR_STATE);
+    int64_t t0 = gs_now_ns();
+    et_stop(&r);
+    GS_CHECK(gs_now_ns() - t0 < 30LL * 1000000000LL);
+    size_t n;
+    const gs_span *s = gs_timeline_spans(r.tl, &n);
+    int waits = 0;
+    for (size_t i = 0; i < n; i++)
+        waits += strcmp(s[i].name, "pin_wait") == 0;
+    GS_CHECK_MSG(waits >= 1, "%d pin_wait spans", waits);
+done:
+    et_free(&r);
+}
+
 /* Bad configurations are refused with a reason naming the setting; the
  * engine keeps its own copy of empirical samples. */
 GS_TEST(engine_config_rejected_with_reason)
@@ -300,12 +386,18 @@ GS_TEST(engine_config_rejected_with_reason)
     GS_CHECK_EQ_INT(gs_engine_create(&e, &cfg, &be, 1, NULL, &err), GS_ERR_RANGE);
     gs_err_clear(&err);
     GS_CHECK_EQ_INT(gs_engine_create(&e, &cfg, NULL, 0, NULL, &err), GS_ERR_ARG);
-    /* staging = direct needs the CUDA backend. */
+    /* staging = direct: not with pageable, a pool of 0..4096. */
     et_config(&cfg);
     cfg.direct = 1;
+    cfg.pageable = 1;
     gs_err_clear(&err);
     GS_CHECK_EQ_INT(gs_engine_create(&e, &cfg, &be, 1, NULL, &err), GS_ERR_ARG);
-    GS_CHECK(e == NULL && strstr(err.msg, "direct") != NULL && strstr(err.msg, "cpu") != NULL);
+    GS_CHECK(e == NULL && strstr(err.msg, "direct") != NULL && strstr(err.msg, "pageable") != NULL);
+    cfg.pageable = 0;
+    cfg.pin_pool = -1;
+    gs_err_clear(&err);
+    GS_CHECK_EQ_INT(gs_engine_create(&e, &cfg, &be, 1, NULL, &err), GS_ERR_RANGE);
+    GS_CHECK(e == NULL && strstr(err.msg, "pin_pool") != NULL);
     /* Empirical samples: the caller's array may go away after create. */
     et_config(&cfg);
     double *samples = malloc(2 * sizeof *samples);
