@@ -7,6 +7,7 @@
 #ifndef GS_ENGINE_TEST_H
 #define GS_ENGINE_TEST_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "../../test/test.h"
@@ -148,6 +149,55 @@ done:
     gs_vk_free(&vk);
     gs_circuit_destroy(c);
     return ok;
+}
+
+/* The direct-staging pool scenario shared by the CPU and CUDA tests: on an
+ * engine with staging = direct, pin_pool = 3, 2 synthesis threads, a job
+ * of 10 partitions, then one of 2 at ET_LOG + 1 (buffers of another size);
+ * both complete and verify, the pool still holds 3 buffers. */
+static inline void et_direct_pool_jobs(gs_engine *e)
+{
+    gs_err err;
+    gs_err_clear(&err);
+    et_submit(e, GS_KIND_POREP_C2, 5, 10);
+    GS_CHECK_OK(gs_engine_drain(e, ET_DRAIN_NS));
+    gs_job_spec big = et_job(6, GS_KIND_WINNING_POST, 2);
+    big.log_constraints = ET_LOG + 1;
+    GS_CHECK_OK(gs_engine_submit(e, &big, &err));
+    GS_CHECK_OK(gs_engine_drain(e, ET_DRAIN_NS));
+    size_t n;
+    const gs_job_result *r = gs_engine_results(e, &n);
+    GS_CHECK_EQ_INT(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        GS_CHECK_MSG(r[i].status == GS_OK, "direct job %llu: %s", (unsigned long long)r[i].id,
+                     r[i].error);
+        GS_CHECK_EQ_INT(r[i].verified, 1);
+        GS_CHECK(et_verify_independent(&r[i]));
+    }
+    GS_CHECK_EQ_INT(e->n_pinned, 3);
+}
+
+/* Its timeline: one fill of 3 buffers, then one or two single
+ * replacements for the other size, 12 syntheses; pagelocked as given. */
+static inline void et_direct_pool_spans(gs_timeline *tl, int pagelocked)
+{
+    size_t n;
+    const gs_span *s = gs_timeline_spans(tl, &n);
+    char want[16];
+    snprintf(want, sizeof want, "pagelocked=%d", pagelocked);
+    int fills = 0, singles = 0, pins = 0, synths = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(s[i].name, "pin") == 0) {
+            pins++;
+            GS_CHECK(!(s[i].flags & GS_SPAN_F_FAILED) && strstr(s[i].args, want) != NULL);
+            fills += strstr(s[i].args, "buffers=3;asked=3") != NULL;
+            singles += strstr(s[i].args, "buffers=1;asked=1") != NULL;
+        }
+        synths += strcmp(s[i].name, "synth") == 0;
+    }
+    GS_CHECK_EQ_INT(synths, 12);
+    GS_CHECK_MSG(fills == 1 && pins == fills + singles && singles >= 1 && singles <= 2,
+                 "%d pin spans (%d fills of 3, %d single replacements)", pins, fills, singles);
 }
 
 static inline const gs_lane_info *et_lane(gs_timeline *tl, int32_t id)
