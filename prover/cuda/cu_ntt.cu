@@ -685,7 +685,7 @@ static gs_status bitrev(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const 
  * twiddles; 0: column-slab fastest). */
 struct ntt_cfg {
     bool old, fast, hi_fast;
-    unsigned r4; /* 0 off, 1 on, 2 from 2^26 up (ntt_r4) */
+    unsigned r4; /* 0 off, 1 on, 2 from 2^26 up (launch_pass) */
     unsigned tile_log, cols_log, threads;
 };
 

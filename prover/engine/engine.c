@@ -110,6 +110,16 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
         s = GS_ERR(err, GS_ERR_NOMEM, "engine", "no memory for threads");
         goto fail;
     }
+    if (cfg->direct) {
+        /* The pool's size (gs_engine_config.pin_pool) and its free list. */
+        e->pin_cap = cfg->pin_pool > 0 ? cfg->pin_pool
+                                       : cfg->synth_threads + 2 * cfg->gpu_workers_per_device * n_devices + 2;
+        e->pin_free = calloc((size_t)e->pin_cap, sizeof *e->pin_free);
+        if (!e->pin_free) {
+            s = GS_ERR(err, GS_ERR_NOMEM, "engine", "no memory for a pool of %d buffers", e->pin_cap);
+            goto fail;
+        }
+    }
     for (int d = 0; d < n_devices; d++) {
         pthread_mutex_init(&e->dl[d].mu, NULL);
         snprintf(e->dl[d].prefix, sizeof e->dl[d].prefix, "%s",

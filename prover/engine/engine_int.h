@@ -104,7 +104,7 @@ typedef struct gs_part {
     gs_eng_key *key;           /* set by synthesis */
     gs_assignment as;
     int has_as;
-    int pinned;                /* as is a page-locked pool buffer (staging = direct) */
+    int pooled;                /* as is a pool buffer (staging = direct) */
     gs_prove_state *st;
     int finished;              /* prove_finish already ran (finish_in_worker) */
     gs_status finish_status;   /* its status, detail in finish_err */
@@ -270,15 +270,16 @@ struct gs_engine {
     int n_fin_free, cap_fin_free, n_fin_lanes;
 
     /* staging = direct: pool assignments not in use, any size (pin_mu
-     * protects the list; n_pinned counts all, in use or not).  Page-locked
-     * with the CUDA backend (pool_locked), heap buffers otherwise. */
+     * protects the list; n_pinned counts all, in use or not, never more
+     * than pin_cap, the list's size).  Page-locked with the CUDA backend
+     * (pool_locked), heap buffers otherwise. */
     gs_status (*pool_alloc)(gs_assignment *as, uint32_t n_vars, uint32_t domain_size, gs_err *err);
     void (*pool_free)(gs_assignment *as);
     int pool_locked;
     pthread_mutex_t pin_mu;
     pthread_cond_t pin_cv;     /* a buffer came back, or the engine stops */
     gs_assignment *pin_free;
-    int n_pin_free, cap_pin_free, n_pinned;
+    int n_pin_free, n_pinned, pin_cap;
     int pin_filling;           /* a synthesis thread is filling the pool */
 
     /* Background trim. */
@@ -303,7 +304,7 @@ void gs_fin_reap(struct gs_engine *e);
 void gs_part_drop(struct gs_engine *e, gs_part *p, gs_tl_lane *lane, gs_status s,
                   const char *msg);
 void gs_part_free(struct gs_engine *e, gs_part *p);
-/* Gives back p's assignment: to the pool when it is page-locked
+/* Gives back p's assignment: to the pool when it came from there
  * (staging = direct), else freed.  Takes pin_mu. */
 void gs_part_release_as(struct gs_engine *e, gs_part *p);
 /* Engine teardown (no partition alive): unpins and frees the pool. */

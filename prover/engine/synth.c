@@ -56,40 +56,20 @@ void gs_part_drop(struct gs_engine *e, gs_part *p, gs_tl_lane *lane, gs_status s
     gs_tracker_unlock(&e->tr, lane, gs_jid(j), part, s == GS_OK ? "skip" : "fail");
 }
 
-/* Caller holds pin_mu: as goes on the free list (1), or there is no room
- * for it (0: the caller frees it and counts it out of n_pinned). */
-static int pin_push_locked(struct gs_engine *e, const gs_assignment *as)
-{
-    if (e->n_pin_free == e->cap_pin_free) {
-        int cap = e->cap_pin_free ? 2 * e->cap_pin_free : 8;
-        gs_assignment *a = realloc(e->pin_free, (size_t)cap * sizeof *a);
-        if (!a)
-            return 0;
-        e->pin_free = a;
-        e->cap_pin_free = cap;
-    }
-    e->pin_free[e->n_pin_free++] = *as;
-    return 1;
-}
-
 void gs_part_release_as(struct gs_engine *e, gs_part *p)
 {
     if (!p->has_as)
         return;
     p->has_as = 0;
-    if (!p->pinned) {
+    if (!p->pooled) {
         gs_assignment_free(&p->as);
         return;
     }
-    p->pinned = 0;
+    p->pooled = 0;
     pthread_mutex_lock(&e->pin_mu);
-    int kept = pin_push_locked(e, &p->as);
-    if (!kept)
-        e->n_pinned--;
+    e->pin_free[e->n_pin_free++] = p->as;   /* n_pin_free < n_pinned <= pin_cap */
     pthread_cond_broadcast(&e->pin_cv);
     pthread_mutex_unlock(&e->pin_mu);
-    if (!kept)
-        e->pool_free(&p->as);
     memset(&p->as, 0, sizeof p->as);
 }
 
@@ -99,15 +79,7 @@ void gs_pin_pool_drain(struct gs_engine *e)
         e->pool_free(&e->pin_free[i]);
     free(e->pin_free);
     e->pin_free = NULL;
-    e->n_pin_free = e->cap_pin_free = 0;
-}
-
-/* The most buffers the direct-staging pool holds (gs_engine_config.pin_pool). */
-static int pin_cap(const struct gs_engine *e)
-{
-    if (e->cfg.pin_pool > 0)
-        return e->cfg.pin_pool;
-    return e->cfg.synth_threads + 2 * e->cfg.gpu_workers_per_device * e->n_dev + 2;
+    e->n_pin_free = 0;
 }
 
 /* Caller holds pin_mu: index of a free buffer of pk's sizes (same = 1) or
@@ -122,10 +94,10 @@ static int pin_find_locked(const struct gs_engine *e, const gs_pk *pk, int same)
 }
 
 /* Caller holds pin_mu, which it gives up meanwhile: fills the pool with n
- * page-locked buffers of pk's sizes (one goes to p), after freeing victim
+ * buffers of pk's sizes (one goes to p), after freeing victim
  * if it is set (a free buffer of another size, already counted out).  One
  * span `pin` on lane for the whole fill.  The buffers are published only
- * when all are allocated: pinned allocations stall the driver, so they
+ * when all are allocated: page-locked allocations stall the driver, so they
  * should all happen before the device has work (the pool is filled when
  * the first partition of a size needs a buffer). */
 static gs_status pin_fill_locked(struct gs_engine *e, gs_tl_lane *lane, gs_part *p, int n,
@@ -159,10 +131,7 @@ static gs_status pin_fill_locked(struct gs_engine *e, gs_tl_lane *lane, gs_part 
     pthread_mutex_lock(&e->pin_mu);
     e->n_pinned -= n - k;
     for (int i = 1; i < k; i++)
-        if (!pin_push_locked(e, &got[i])) {
-            e->n_pinned--;
-            e->pool_free(&got[i]);   /* (rare: no memory for the list) */
-        }
+        e->pin_free[e->n_pin_free++] = got[i];
     e->pin_filling = 0;
     pthread_cond_broadcast(&e->pin_cv);
     if (k == 0) {
@@ -170,21 +139,20 @@ static gs_status pin_fill_locked(struct gs_engine *e, gs_tl_lane *lane, gs_part 
         return s;
     }
     p->as = got[0];
-    p->has_as = p->pinned = 1;
+    p->has_as = p->pooled = 1;
     free(got);
     return GS_OK;
 }
 
-/* staging = direct: p gets a page-locked assignment of the key's sizes from
- * the pool.  The first partition of a size fills the pool (pin_fill_locked,
- * up to pin_cap buffers); when every buffer is in use synthesis waits for
- * one to come back (span pin_wait: back-pressure from the device side);
- * a partition of a new size once the pool is full replaces a free buffer
- * of another size.  GS_ERR_CANCELLED when the engine stops meanwhile. */
+/* staging = direct: p gets an assignment of the key's sizes from the pool
+ * (page-locked with the CUDA backend).  The first partition of a size fills
+ * the pool (pin_fill_locked, up to pin_cap buffers); when every buffer is
+ * in use synthesis waits for one to come back (span pin_wait:
+ * back-pressure from the device side); a partition of a new size once the
+ * pool is full replaces a free buffer of another size.  GS_ERR_CANCELLED when the engine stops meanwhile. */
 static gs_status pin_take(struct gs_engine *e, gs_tl_lane *lane, gs_part *p, gs_err *err)
 {
     const gs_pk *pk = &p->key->pk;
-    const int cap = pin_cap(e);
     int64_t w0 = 0;
     gs_status s = GS_OK;
     pthread_mutex_lock(&e->pin_mu);
@@ -193,15 +161,15 @@ static gs_status pin_take(struct gs_engine *e, gs_tl_lane *lane, gs_part *p, gs_
         if (i >= 0) {
             p->as = e->pin_free[i];
             e->pin_free[i] = e->pin_free[--e->n_pin_free];
-            p->has_as = p->pinned = 1;
+            p->has_as = p->pooled = 1;
             break;
         }
         if (atomic_load(&e->stopping)) {
-            s = GS_ERR(err, GS_ERR_CANCELLED, "engine", "stopping while waiting for a pinned buffer");
+            s = GS_ERR(err, GS_ERR_CANCELLED, "engine", "stopping while waiting for a pool buffer");
             break;
         }
-        if (!e->pin_filling && e->n_pinned < cap) {
-            s = pin_fill_locked(e, lane, p, cap - e->n_pinned, NULL, err);
+        if (!e->pin_filling && e->n_pinned < e->pin_cap) {
+            s = pin_fill_locked(e, lane, p, e->pin_cap - e->n_pinned, NULL, err);
             break;
         }
         if (!e->pin_filling && (i = pin_find_locked(e, pk, 0)) >= 0) {
@@ -273,10 +241,9 @@ static gs_status synth_one(struct gs_engine *e, gs_worker *w, gs_part *p, gs_err
     int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
     if (e->cfg.work)
         s = e->cfg.work->run(e->cfg.work, GS_WORK_SYNTH, &j->spec, part, err);
-    else if (p->pinned) {
-        if ((s = gs_circuit_synthesize_into(p->key->circuit, &p->key->pk, seed, &p->as, err)) == GS_OK)
-            workset_alloc(e, w->lane, p);
-    } else if ((s = gs_circuit_synthesize(p->key->circuit, &p->key->pk, seed, &p->as, err)) == GS_OK) {
+    else if ((s = p->pooled ? gs_circuit_synthesize_into(p->key->circuit, &p->key->pk, seed, &p->as, err)
+                            : gs_circuit_synthesize(p->key->circuit, &p->key->pk, seed, &p->as, err)) ==
+             GS_OK) {
         p->has_as = 1;
         workset_alloc(e, w->lane, p);
     }
