@@ -49,8 +49,6 @@ struct cu_msm_scratch {
     size_t bytes;
     void *cub_temp;
     size_t cub_bytes;
-    void *ba_base; /* batch-affine level 1's lane scratch (cu_msm_ba.cu) */
-    size_t ba_bytes;
 };
 
 /* The shape of an MSM (cu_msm.cu): n scalars in nwin signed c-bit windows,
@@ -124,33 +122,14 @@ struct gs_cu_dev {
  * CU_FV_INLN = XYZZ additions inlined in level N and the bucket reduction.
  * GS_CU_MSM_MINB: blocks per SM asked of ptxas for that kernel (1, 3, 4;
  * default 3).
- * The flat level 1 takes FV & 7 (fv_launch_flat), or, with CU_FV_BA, the
- * batch-affine kernel (its own arithmetic: dedicated squaring, reduced).
+ * The flat level 1 takes FV & 7 (fv_launch_flat).
  */
 #define CU_FV_INL 1
 #define CU_FV_LAZY 4
 #define CU_FV_INLN 8
-#define CU_FV_BA 16 /* batch-affine level 1 (cu_msm_ba.cu) instead of the madd one */
 #define CU_FV_DEFAULT 15 /* all four: fastest on the H200, 2026-12-04 (bench/RESULTS.md) */
 int cu_fv_bits(void);
 int cu_msm_minb(void);
-
-/* The G1 flat level 1's arguments (cu_msm.cu's k_accum_flat and
- * cu_msm_ba.cu's k_accum_ba take the same). */
-struct fv_flat_args {
-    void *part;
-    const uint32_t *coff, *bstart, *keys, *vals;
-    uint32_t ntot;
-    unsigned c;
-    const void *pts;
-    size_t stride;
-    uint32_t skip;
-    unsigned jshift;
-};
-
-/* Batch-affine level 1 on d's stream (cu_msm_ba.cu); *used = 0 (and no
- * work queued) when its lane scratch cannot be allocated. */
-gs_status cu_msm_ba_g1(gs_cu_dev *d, const fv_flat_args *a, int *used, gs_err *err);
 
 /* Size of one result slot: the most points, of the larger (G2) kind. */
 #define GS_CU_SLOT_POINTS (GS_CU_MSM_MAXWIN * GS_CU_MSM_PARTS)

@@ -374,6 +374,17 @@ __global__ void __launch_bounds__(128, MINB)
 }
 
 /* The G1 flat level 1 for variant bits FV (CU_FV_*) and MINB. */
+struct fv_flat_args {
+    void *part;
+    const uint32_t *coff, *bstart, *keys, *vals;
+    uint32_t ntot;
+    unsigned c;
+    const void *pts;
+    size_t stride;
+    uint32_t skip;
+    unsigned jshift;
+};
+
 template <int FV, int MINB> static void fv_flat(unsigned blocks, cudaStream_t s, const fv_flat_args &a)
 {
     typedef cu_fe<cu_cfgv<cu_fp_cfg, FV & CU_FV_SQR>> FF;
@@ -623,15 +634,6 @@ static gs_status ensure_scratch(gs_cu_dev *d, const msm_plan *p, msm_bufs *b, gs
         d->msm.base = NULL;
         d->msm.bytes = 0;
         cudaError_t e = cudaMalloc(&d->msm.base, need);
-        if (e != cudaSuccess && d->msm.ba_base) {
-            /* The batch-affine lane scratch gives way (it is re-made, or
-             * the madd kernel taken, at the next MSM that wants it). */
-            (void)cudaGetLastError();
-            cudaFree(d->msm.ba_base);
-            d->msm.ba_base = NULL;
-            d->msm.ba_bytes = 0;
-            e = cudaMalloc(&d->msm.base, need);
-        }
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
             d->msm.base = NULL;
@@ -822,12 +824,7 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
             } else {
                 fv_flat_args a = { b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel],
                                    ntot, p.c, pts, stride, (uint32_t)skip, p.jshift };
-                int ba = 0;
-                if ((cu_fv_bits() & CU_FV_BA) != 0) {
-                    gs_status st = cu_msm_ba_g1(d, &a, &ba, err);
-                    if (st != GS_OK) return st;
-                }
-                if (!ba && !fv_launch_flat(cu_fv_bits() & 7, cu_msm_minb(), nb1, s, a))
+                if (!fv_launch_flat(cu_fv_bits() & 7, cu_msm_minb(), nb1, s, a))
                     return GS_ERR(err, GS_ERR_ARG, "msm", "GS_CU_FV = %d / GS_CU_MSM_MINB = %d: no such "
                                   "variant", cu_fv_bits(), cu_msm_minb());
             }

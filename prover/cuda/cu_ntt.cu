@@ -676,7 +676,7 @@ static gs_status bitrev(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const 
  * the pass-fused ones); for the
  * pass-fused one GS_CU_NTT_TILE (log of a pass's elements, 9..12,
  * default 11), GS_CU_NTT_COLS (log of its contiguous columns, 1..5,
- * default 3), GS_CU_NTT_THREADS (128, 256 or 512; default 256),
+ * default 3), GS_CU_NTT_THREADS (64, 128, 256 or 512; default 256),
  * GS_CU_NTT_MUL (generic: fe_mul instead of fr_mul_fast) and GS_CU_NTT_R4
  * (1: the later passes take two stages per trip through shared memory;
  * 0: one; default: from 2^26 up, where the H200 measured 43.3 vs 44.1 ms
@@ -708,8 +708,8 @@ static ntt_cfg ntt_config(void)
     c.hi_fast = env_u("GS_CU_NTT_ORDER", 1, 0, 1) == 1;
     c.tile_log = env_u("GS_CU_NTT_TILE", 11, 9, 12);
     c.cols_log = env_u("GS_CU_NTT_COLS", 3, 1, 5);
-    c.threads = env_u("GS_CU_NTT_THREADS", 256, 128, 512);
-    if (c.threads != 128 && c.threads != 512) c.threads = 256;
+    c.threads = env_u("GS_CU_NTT_THREADS", 256, 64, 512);
+    if (c.threads != 64 && c.threads != 128 && c.threads != 512) c.threads = 256;
     if (c.cols_log + 2 > c.tile_log) c.cols_log = c.tile_log - 2;
     return c;
 }
@@ -764,7 +764,8 @@ static gs_status ntt_fused(gs_cu_dev *d, cu_fr *x, unsigned L, int mode, const g
     for (unsigned p = 0; p < passes; p++) {
         unsigned k = left / (passes - p) + (left % (passes - p) != 0);
         gs_status st;
-        if (cfg->threads == 128) st = launch_pass<INV, F, 128>(d, x, L, s, k, t, cfg, err);
+        if (cfg->threads == 64) st = launch_pass<INV, F, 64>(d, x, L, s, k, t, cfg, err);
+        else if (cfg->threads == 128) st = launch_pass<INV, F, 128>(d, x, L, s, k, t, cfg, err);
         else if (cfg->threads == 512) st = launch_pass<INV, F, 512>(d, x, L, s, k, t, cfg, err);
         else st = launch_pass<INV, F, 256>(d, x, L, s, k, t, cfg, err);
         if (st != GS_OK) return st;

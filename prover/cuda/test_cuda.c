@@ -11,7 +11,6 @@
  * device"; with GS_REQUIRE_GPU=1 (make test-gpu) that is a failure instead.
  */
 #define _GNU_SOURCE
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -532,28 +531,9 @@ done:
     gs_cu_dev_destroy(d);
 }
 
-/* GS_CU_FV for the G1 level-1 kernels under test: "15" the madd kernel
- * (lazy, inlined), "31" the batch-affine one (cu_msm_ba.cu); NULL puts the
- * caller's environment back. */
-static void msm_fv(const char *fv)
-{
-    static int had = -1;
-    static char saved[32];
-    if (had < 0) {
-        const char *v = getenv("GS_CU_FV");
-        had = v != NULL;
-        if (v) snprintf(saved, sizeof saved, "%s", v);
-    }
-    if (fv) setenv("GS_CU_FV", fv, 1);
-    else if (had) setenv("GS_CU_FV", saved, 1);
-    else unsetenv("GS_CU_FV");
-}
-
-static const char *const msm_fvs[] = { "15", "31" };
-
-/* Both level-1 kernels; the batch-affine one also on 2^16 points of which
- * only 61 are distinct (long runs of equal points in every bucket: its
- * doubling and opposite-point cases at every tree level). */
+/* Also 2^16 points of which only 61 are distinct: long runs of equal
+ * points in every bucket, so the accumulation meets P + P and P + (-P)
+ * (equal digits of opposite sign) all the time. */
 GS_TEST(cuda_msm_vs_cpu)
 {
     static const msm_case cases[] = {
@@ -563,13 +543,8 @@ GS_TEST(cuda_msm_vs_cpu)
     };
     static const msm_case few[] = { { 1 << 16, 0, 10 }, { 1 << 16, 3, 0 }, { 1 << 16, 2, 0 } };
     static const size_t inf_at[] = { 7, 4000 };
-    for (size_t v = 0; v < 2; v++) {
-        msm_fv(msm_fvs[v]);
-        msm_vs_cpu(&g1_oracle, cases, sizeof cases / sizeof cases[0], 4093, inf_at, 2, 20000);
-    }
-    msm_fv("31");
+    msm_vs_cpu(&g1_oracle, cases, sizeof cases / sizeof cases[0], 4093, inf_at, 2, 20000);
     msm_vs_cpu(&g1_oracle, few, sizeof few / sizeof few[0], 61, inf_at, 2, 1 << 16);
-    msm_fv(NULL);
 }
 
 /* G2: n = 0 (infinity), 1, 2 (one point at infinity), 3, 64, 1000, 2^12,
@@ -595,8 +570,9 @@ GS_TEST(cuda_msm_g2_vs_cpu)
  * of buckets); every scalar kind, points at infinity.  Each result equals
  * the CPU MSM of the suffix.  G2 over the same API (t = 1, skip) too.
  */
-static void msm_prepared_vs_cpu(void)
+GS_TEST(cuda_msm_prepared_vs_cpu)
 {
+    if (!need_device()) return;
     gs_cu_dev *d = open_dev();
     if (!d) return;
     gs_err e;
@@ -691,16 +667,6 @@ done:
     gs_cu_free(d, ds);
     free(p1); free(p2); free(q); free(sc);
     gs_cu_dev_destroy(d);
-}
-
-GS_TEST(cuda_msm_prepared_vs_cpu)
-{
-    if (!need_device()) return;
-    for (size_t v = 0; v < 2; v++) {
-        msm_fv(msm_fvs[v]);
-        msm_prepared_vs_cpu();
-    }
-    msm_fv(NULL);
 }
 
 /* One proof on each backend with the same r, s; 1 if they are equal.  The
