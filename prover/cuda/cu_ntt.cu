@@ -676,16 +676,19 @@ static gs_status bitrev(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const 
  * the pass-fused ones); for the
  * pass-fused one GS_CU_NTT_TILE (log of a pass's elements, 9..12,
  * default 11), GS_CU_NTT_COLS (log of its contiguous columns, 1..5,
- * default 3), GS_CU_NTT_THREADS (64, 128, 256 or 512; default 256),
- * GS_CU_NTT_MUL (generic: fe_mul instead of fr_mul_fast) and GS_CU_NTT_R4
- * (1: the later passes take two stages per trip through shared memory;
- * 0: one; default: from 2^26 up, where the H200 measured 43.3 vs 44.1 ms
- * at 2^27, and not below, where it was slower: 5.22 vs 5.01 ms at 2^24),
+ * default 3), GS_CU_NTT_THREADS (64, 128, 256 or 512; default 128: with
+ * three 64 KB blocks per SM, 128 threads each beat 256 at every size on
+ * the H200, 2^24 4.75 vs 5.00 ms, 2^22 1.14 vs 1.25, 2^27 42.8 vs 43.3;
+ * 64 fell behind from 2^25), GS_CU_NTT_MUL (generic: fe_mul instead of
+ * fr_mul_fast) and GS_CU_NTT_R4 (1: the later passes take two stages per
+ * trip through shared memory; 0: one; default: from 2^25 up, where with
+ * 128 threads it measured 9.74 vs 9.85 ms at 2^25 and 42.8 vs 44.3 ms at
+ * 2^27, and not below: 1.19 vs 1.14 ms at 2^22, even at 2^24),
  * GS_CU_NTT_ORDER (1, default: a pass's blocks run group-fastest, sharing
- * twiddles; 0: column-slab fastest). */
+ * twiddles; 0: column-slab fastest).  Sweep: bench/RESULTS.md. */
 struct ntt_cfg {
     bool old, fast, hi_fast;
-    unsigned r4; /* 0 off, 1 on, 2 from 2^26 up (launch_pass) */
+    unsigned r4; /* 0 off, 1 on, 2 from 2^25 up (launch_pass) */
     unsigned tile_log, cols_log, threads;
 };
 
@@ -708,8 +711,8 @@ static ntt_cfg ntt_config(void)
     c.hi_fast = env_u("GS_CU_NTT_ORDER", 1, 0, 1) == 1;
     c.tile_log = env_u("GS_CU_NTT_TILE", 11, 9, 12);
     c.cols_log = env_u("GS_CU_NTT_COLS", 3, 1, 5);
-    c.threads = env_u("GS_CU_NTT_THREADS", 256, 64, 512);
-    if (c.threads != 64 && c.threads != 128 && c.threads != 512) c.threads = 256;
+    c.threads = env_u("GS_CU_NTT_THREADS", 128, 64, 512);
+    if (c.threads != 64 && c.threads != 256 && c.threads != 512) c.threads = 128;
     if (c.cols_log + 2 > c.tile_log) c.cols_log = c.tile_log - 2;
     return c;
 }
@@ -731,7 +734,7 @@ template <bool INV, bool F, int NT>
 static gs_status launch_pass(gs_cu_dev *d, cu_fr *x, unsigned L, unsigned s, unsigned k,
                              unsigned t, const ntt_cfg *cfg, gs_err *err)
 {
-    if (cfg->r4 == 1 || (cfg->r4 == 2 && L >= 26))
+    if (cfg->r4 == 1 || (cfg->r4 == 2 && L >= 25))
         return launch_pass1<INV, F, true, NT>(d, x, L, s, k, t, cfg->hi_fast, err);
     return launch_pass1<INV, F, false, NT>(d, x, L, s, k, t, cfg->hi_fast, err);
 }
