@@ -147,6 +147,34 @@ struct cu_ops_lazy {
     template <class F> static CU_DEV bool is_zero(const F &a) { return fe_is_zero_lz(a); }
 };
 
+/*
+ * cu_ops_lazy with the multiplication and squaring out of line (one body
+ * each, called by value) instead of inlined at every use: an inlined Fp
+ * multiplication is ~600 instructions (~10 KB of sm_90 code), so the
+ * inlined madd is ~100 KB of straight-line code that every warp streams
+ * through the instruction cache for each bucket addition (ncu on the H200,
+ * k_accum_flat at 2^24: 42% of the stall cycles waiting for an instruction
+ * fetch).  Out of line, the loop's hot code is two bodies and the glue.
+ */
+template <class C> static __device__ __noinline__ cu_fe<C> fe_mul_lz_call(cu_fe<C> a, cu_fe<C> b)
+{
+    cu_fe<C> r;
+    fe_mul_lz(r, a, b);
+    return r;
+}
+template <class C> static __device__ __noinline__ cu_fe<C> fe_sqr_lz_call(cu_fe<C> a)
+{
+    cu_fe<C> r;
+    fe_sqr_lz(r, a);
+    return r;
+}
+struct cu_ops_lazy_call {
+    template <class F> static CU_DEV void mul(F &r, const F &a, const F &b) { r = fe_mul_lz_call(a, b); }
+    template <class F> static CU_DEV void sqr(F &r, const F &a) { r = fe_sqr_lz_call(a); }
+    template <class F> static CU_DEV void sub(F &r, const F &a, const F &b) { fe_sub_lz(r, a, b); }
+    template <class F> static CU_DEV bool is_zero(const F &a) { return fe_is_zero_lz(a); }
+};
+
 /* acc += (x, y) with sign: subtract when neg (madd-2008-s).  Inlined into
  * the bucket loop: out of line, acc and p live in local memory across the
  * call; inlined (G1, H200, cuda-bench --msm): 2^24 204.9 -> 182.0 ms,
@@ -216,11 +244,11 @@ static __device__ __forceinline__ void xyzz_add_aff(cu_xyzz<F> &acc, const cu_af
  * doubling's (2y)^2, y != 0 as G1 has no point of order 2), never 0 or p.
  * The caller reduces acc (xyzz_reduce) before it leaves the thread.
  */
-template <bool INL_DBL, class C>
+template <bool INL_DBL, class C, class OPS = cu_ops_lazy>
 static __device__ __forceinline__ void xyzz_add_aff_lz(cu_xyzz<cu_fe<C>> &acc,
                                                        const cu_aff<cu_fe<C>> &p, bool neg)
 {
-    xyzz_add_aff_ops<cu_fe<C>, INL_DBL, cu_ops_lazy>(acc, p, neg);
+    xyzz_add_aff_ops<cu_fe<C>, INL_DBL, OPS>(acc, p, neg);
 }
 
 /* Coordinates in [0, 2p) -> [0, p) (after xyzz_add_aff_lz). */

@@ -119,15 +119,19 @@ struct gs_cu_dev {
  * environment (read at each MSM), default CU_FV_DEFAULT.  CU_FV_INL = the rare
  * doubling inlined into the madd (no stack frame), CU_FV_SQR (cu_field.cuh)
  * = the dedicated squaring, CU_FV_LAZY = lazy reduction in the madd,
- * CU_FV_INLN = XYZZ additions inlined in level N and the bucket reduction.
+ * CU_FV_INLN = XYZZ additions inlined in level N and the bucket reduction,
+ * CU_FV_CALL = (with LAZY) the madd's multiplications and squarings out of
+ * line, one body each, so the bucket loop's code fits the instruction cache
+ * (cu_ec.cuh's cu_ops_lazy_call).
  * GS_CU_MSM_MINB: blocks per SM asked of ptxas for that kernel (1, 3, 4;
  * default 3).
- * The flat level 1 takes FV & 7 (fv_launch_flat).
+ * The flat level 1 takes FV & (7 | CU_FV_CALL) (fv_launch_flat).
  */
 #define CU_FV_INL 1
 #define CU_FV_LAZY 4
 #define CU_FV_INLN 8
-#define CU_FV_DEFAULT 15 /* all four: fastest on the H200, 2026-12-04 (bench/RESULTS.md) */
+#define CU_FV_CALL 16 /* with LAZY: the madd's multiplications out of line (cu_ops_lazy_call) */
+#define CU_FV_DEFAULT 31 /* all five: fastest on the H200, 2026-12-04 (bench/RESULTS.md) */
 int cu_fv_bits(void);
 int cu_msm_minb(void);
 

@@ -319,12 +319,14 @@ __global__ void __launch_bounds__(128) k_accum1(cu_xyzz<F> *part, const uint32_t
 }
 
 /* One bucket addition of level 1: acc += +-p (madd-2008-s), with the
- * variant's doubling inlined (INL) and lazy reduction (LAZY, Fp only:
- * acc in [0, 2p) until xyzz_reduce). */
-template <class F, bool INL, bool LAZY>
+ * variant's doubling inlined (INL), lazy reduction (LAZY, Fp only:
+ * acc in [0, 2p) until xyzz_reduce) and, with LAZY, the multiplications
+ * out of line (CALL, cu_ops_lazy_call). */
+template <class F, bool INL, bool LAZY, bool CALL = false>
 CU_DEV void madd_v(cu_xyzz<F> &acc, const cu_aff<F> &p, bool neg)
 {
-    if constexpr (LAZY) xyzz_add_aff_lz<INL>(acc, p, neg);
+    if constexpr (LAZY && CALL) xyzz_add_aff_lz<INL, typename F::cfg, cu_ops_lazy_call>(acc, p, neg);
+    else if constexpr (LAZY) xyzz_add_aff_lz<INL>(acc, p, neg);
     else xyzz_add_aff<F, INL>(acc, p, neg);
 }
 
@@ -341,7 +343,7 @@ template <class F, bool LAZY> CU_DEV void store_v(cu_xyzz<F> *dst, cu_xyzz<F> &a
  * buckets, wide windows, most threads of a warp wait for its longest).
  * Variants (template, chosen at run time by GS_CU_FV, see fv_launch_flat):
  * INL / LAZY as in madd_v, MINB the blocks per SM asked of ptxas. */
-template <class F, bool INL, bool LAZY, int MINB>
+template <class F, bool INL, bool LAZY, int MINB, bool CALL = false>
 __global__ void __launch_bounds__(128, MINB)
     k_accum_flat(cu_xyzz<F> *part, const uint32_t *coff, const uint32_t *bstart,
                  const uint32_t *keys, const uint32_t *vals, uint32_t ntot, unsigned c,
@@ -368,7 +370,7 @@ __global__ void __launch_bounds__(128, MINB)
         if (!pp) continue;
         cu_aff<F> p;
         aff_load(p, pp);
-        if (!aff_is_inf(p)) madd_v<F, INL, LAZY>(acc, p, (v >> 31) != 0);
+        if (!aff_is_inf(p)) madd_v<F, INL, LAZY, CALL>(acc, p, (v >> 31) != 0);
     }
     if (cur & dmask) store_v<F, LAZY>(&part[coff[cur] + t - bstart[cur] / MSM_S1], acc);
 }
@@ -388,7 +390,8 @@ struct fv_flat_args {
 template <int FV, int MINB> static void fv_flat(unsigned blocks, cudaStream_t s, const fv_flat_args &a)
 {
     typedef cu_fe<cu_cfgv<cu_fp_cfg, FV & CU_FV_SQR>> FF;
-    k_accum_flat<FF, (FV & CU_FV_INL) != 0, (FV & CU_FV_LAZY) != 0, MINB><<<blocks, 128, 0, s>>>(
+    k_accum_flat<FF, (FV & CU_FV_INL) != 0, (FV & CU_FV_LAZY) != 0, MINB, (FV & CU_FV_CALL) != 0>
+        <<<blocks, 128, 0, s>>>(
         (cu_xyzz<FF> *)a.part, a.coff, a.bstart, a.keys, a.vals, a.ntot, a.c,
         (const cu_aff<FF> *)a.pts, a.stride, a.skip, a.jshift);
 }
@@ -403,6 +406,7 @@ static int fv_launch_flat(int fv, int minb, unsigned blocks, cudaStream_t s, con
     }
     FV_CASE(0, 1) FV_CASE(1, 1) FV_CASE(3, 1) FV_CASE(5, 1) FV_CASE(7, 1)
     FV_CASE(1, 3) FV_CASE(3, 3) FV_CASE(5, 3) FV_CASE(7, 3) FV_CASE(7, 4)
+    FV_CASE(23, 2) FV_CASE(23, 3) FV_CASE(23, 4)
 #undef FV_CASE
     return 0;
 }
@@ -824,7 +828,7 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
             } else {
                 fv_flat_args a = { b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel],
                                    ntot, p.c, pts, stride, (uint32_t)skip, p.jshift };
-                if (!fv_launch_flat(cu_fv_bits() & 7, cu_msm_minb(), nb1, s, a))
+                if (!fv_launch_flat(cu_fv_bits() & (7 | CU_FV_CALL), cu_msm_minb(), nb1, s, a))
                     return GS_ERR(err, GS_ERR_ARG, "msm", "GS_CU_FV = %d / GS_CU_MSM_MINB = %d: no such "
                                   "variant", cu_fv_bits(), cu_msm_minb());
             }
