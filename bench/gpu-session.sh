@@ -90,10 +90,9 @@ ab)
     done
     ;;
 msm)
-    log "MSM accumulation variants (new, 2^24)"
-    for var in ${GS_VARIANTS:-0 2}; do
-        GS_CU_MSM_VARIANT=$var "$NEW" cuda-bench --msm 24:24 --reps 5 --json "$B/var$var.json" 2>&1 | grep msm_ | tee -a "$S"
-    done
+    log "G1 level-1 variants (new, 2^24 with 16 copies, c = 20; GS_CU_FV/MINB pairs, same process)"
+    "$NEW" cuda-bench --msm 24:24 --copies 16 --window 20 --reps 5 \
+        --variants "${GS_FV_VARIANTS:-15/3,31/3,31/4}" --json "$B/variants.json" 2>&1 | grep msm_ | tee -a "$S"
     ;;
 copies|sweep24)
     log "copies at 2^24: window sweep, all copies"
