@@ -168,11 +168,9 @@ template <class C> static __device__ __noinline__ cu_fe<C> fe_sqr_lz_call(cu_fe<
     fe_sqr_lz(r, a);
     return r;
 }
-struct cu_ops_lazy_call {
+struct cu_ops_lazy_call : cu_ops_lazy {
     template <class F> static CU_DEV void mul(F &r, const F &a, const F &b) { r = fe_mul_lz_call(a, b); }
     template <class F> static CU_DEV void sqr(F &r, const F &a) { r = fe_sqr_lz_call(a); }
-    template <class F> static CU_DEV void sub(F &r, const F &a, const F &b) { fe_sub_lz(r, a, b); }
-    template <class F> static CU_DEV bool is_zero(const F &a) { return fe_is_zero_lz(a); }
 };
 
 /* acc += (x, y) with sign: subtract when neg (madd-2008-s).  Inlined into

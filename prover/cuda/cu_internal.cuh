@@ -123,8 +123,8 @@ struct gs_cu_dev {
  * CU_FV_CALL = (with LAZY) the madd's multiplications and squarings out of
  * line, one body each, so the bucket loop's code fits the instruction cache
  * (cu_ec.cuh's cu_ops_lazy_call).
- * GS_CU_MSM_MINB: blocks per SM asked of ptxas for that kernel (1, 3, 4;
- * default 3).
+ * GS_CU_MSM_MINB: blocks per SM asked of ptxas for that kernel (default 3;
+ * the FV / MINB pairs built are listed in fv_launch_flat).
  * The flat level 1 takes FV & (7 | CU_FV_CALL) (fv_launch_flat).
  */
 #define CU_FV_INL 1
