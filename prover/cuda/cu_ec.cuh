@@ -173,6 +173,14 @@ struct cu_ops_lazy_call : cu_ops_lazy {
     template <class F> static CU_DEV void sqr(F &r, const F &a) { r = fe_sqr_lz_call(a); }
 };
 
+/* cu_ops_reduced for G2 (Fp2) with the multiplication and squaring out of
+ * line by value (cu_fp2.cuh's fe2_mul_call): the by-reference fe_mul of
+ * Fp2 makes every call site store its operands to local memory. */
+struct cu_ops_fp2_call : cu_ops_reduced {
+    static CU_DEV void mul(cu_fp2 &r, const cu_fp2 &a, const cu_fp2 &b) { r = fe2_mul_call(a, b); }
+    static CU_DEV void sqr(cu_fp2 &r, const cu_fp2 &a) { r = fe2_sqr_call(a); }
+};
+
 /* acc += (x, y) with sign: subtract when neg (madd-2008-s).  Inlined into
  * the bucket loop: out of line, acc and p live in local memory across the
  * call; inlined (G1, H200, cuda-bench --msm): 2^24 204.9 -> 182.0 ms,

@@ -25,6 +25,7 @@ static int env_int(const char *name, int dflt)
 
 /* Read at every call (once per MSM), so cuda-bench --variants can switch. */
 int cu_fv_bits(void) { return env_int("GS_CU_FV", CU_FV_DEFAULT); }
+extern "C" int gs_cu_fv_bits(void) { return cu_fv_bits(); }
 
 int cu_msm_minb(void) { return env_int("GS_CU_MSM_MINB", 3); }
 

@@ -61,8 +61,9 @@ CU_DEV void fe_neg(cu_fp2 &r, const cu_fp2 &a)
     fe_neg(r.c1, a.c1);
 }
 
-/* (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u */
-static __device__ __noinline__ void fe_mul(cu_fp2 &r, const cu_fp2 &a, const cu_fp2 &b)
+/* (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u;
+ * the body, inlined into fe_mul (by reference) and fe2_mul_call (by value). */
+CU_DEV void fe2_mul_body(cu_fp2 &r, const cu_fp2 &a, const cu_fp2 &b)
 {
     cu_fp t0, t1, sa, sb;
     fe_mul(t0, a.c0, b.c0);
@@ -75,8 +76,13 @@ static __device__ __noinline__ void fe_mul(cu_fp2 &r, const cu_fp2 &a, const cu_
     fe_sub(r.c1, sa, t1);
 }
 
+static __device__ __noinline__ void fe_mul(cu_fp2 &r, const cu_fp2 &a, const cu_fp2 &b)
+{
+    fe2_mul_body(r, a, b);
+}
+
 /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
-static __device__ __noinline__ void fe_sqr(cu_fp2 &r, const cu_fp2 &a)
+CU_DEV void fe2_sqr_body(cu_fp2 &r, const cu_fp2 &a)
 {
     cu_fp s, d, m;
     fe_add(s, a.c0, a.c1);
@@ -84,6 +90,27 @@ static __device__ __noinline__ void fe_sqr(cu_fp2 &r, const cu_fp2 &a)
     fe_mul(m, a.c0, a.c1);
     fe_mul(r.c0, s, d);
     fe_dbl(r.c1, m);
+}
+
+static __device__ __noinline__ void fe_sqr(cu_fp2 &r, const cu_fp2 &a) { fe2_sqr_body(r, a); }
+
+/*
+ * The same out of line by value (arguments and result in registers, no
+ * stack frame), for G2's bucket loop (cu_ec.cuh's cu_ops_fp2_call): by
+ * reference, every call site stores its operands to the caller's local
+ * memory and passes their addresses.
+ */
+static __device__ __noinline__ cu_fp2 fe2_mul_call(cu_fp2 a, cu_fp2 b)
+{
+    cu_fp2 r;
+    fe2_mul_body(r, a, b);
+    return r;
+}
+static __device__ __noinline__ cu_fp2 fe2_sqr_call(cu_fp2 a)
+{
+    cu_fp2 r;
+    fe2_sqr_body(r, a);
+    return r;
 }
 
 CU_DEV void fe_load(cu_fp2 &r, const cu_fp2 *p)

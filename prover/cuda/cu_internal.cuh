@@ -122,7 +122,9 @@ struct gs_cu_dev {
  * CU_FV_INLN = XYZZ additions inlined in level N and the bucket reduction,
  * CU_FV_CALL = (with LAZY) the madd's multiplications and squarings out of
  * line, one body each, so the bucket loop's code fits the instruction cache
- * (cu_ec.cuh's cu_ops_lazy_call).
+ * (cu_ec.cuh's cu_ops_lazy_call).  CU_FV_G2CALL = G2's level 1 (the only
+ * bit G2 reads) with its doubling inlined and the Fp2 multiplications out
+ * of line by value (cu_ec.cuh's cu_ops_fp2_call) instead of by reference.
  * GS_CU_MSM_MINB: blocks per SM asked of ptxas for that kernel (default 3;
  * the FV / MINB pairs built are listed in fv_launch_flat).
  * The flat level 1 takes FV & (7 | CU_FV_CALL) (fv_launch_flat).
@@ -131,7 +133,8 @@ struct gs_cu_dev {
 #define CU_FV_LAZY 4
 #define CU_FV_INLN 8
 #define CU_FV_CALL 16 /* with LAZY: the madd's multiplications out of line (cu_ops_lazy_call) */
-#define CU_FV_DEFAULT 31 /* all five: fastest on the H200, 2026-12-04 (bench/RESULTS.md) */
+#define CU_FV_G2CALL GS_CU_FV_G2CALL /* 32: G2's level 1, Fp2 multiplications by value (cu_ops_fp2_call) */
+#define CU_FV_DEFAULT 63 /* all six: fastest on the H200, 2026-12-04 (bench/RESULTS.md) */
 int cu_fv_bits(void);
 int cu_msm_minb(void);
 

@@ -320,13 +320,15 @@ __global__ void __launch_bounds__(128) k_accum1(cu_xyzz<F> *part, const uint32_t
 
 /* One bucket addition of level 1: acc += +-p (madd-2008-s), with the
  * variant's doubling inlined (INL), lazy reduction (LAZY, Fp only:
- * acc in [0, 2p) until xyzz_reduce) and, with LAZY, the multiplications
- * out of line (CALL, cu_ops_lazy_call). */
+ * acc in [0, 2p) until xyzz_reduce) and the multiplications out of line
+ * by value (CALL: with LAZY cu_ops_lazy_call, Fp; without, cu_ops_fp2_call,
+ * Fp2). */
 template <class F, bool INL, bool LAZY, bool CALL = false>
 CU_DEV void madd_v(cu_xyzz<F> &acc, const cu_aff<F> &p, bool neg)
 {
     if constexpr (LAZY && CALL) xyzz_add_aff_lz<INL, typename F::cfg, cu_ops_lazy_call>(acc, p, neg);
     else if constexpr (LAZY) xyzz_add_aff_lz<INL>(acc, p, neg);
+    else if constexpr (CALL) xyzz_add_aff_ops<F, INL, cu_ops_fp2_call>(acc, p, neg);
     else xyzz_add_aff<F, INL>(acc, p, neg);
 }
 
@@ -822,9 +824,14 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
             uint32_t ntot = pr->n_big * p.nwin;
             unsigned nb1 = nblk((ntot + MSM_S1 - 1) / MSM_S1, 128);
             if constexpr (sizeof(F) == sizeof(cu_fp2)) {
-                k_accum_flat<F, false, false, 1><<<nb1, 128, 0, s>>>(
-                    (X *)b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel], ntot, p.c,
-                    pts, stride, (uint32_t)skip, p.jshift);
+                if (cu_fv_bits() & CU_FV_G2CALL)
+                    k_accum_flat<F, true, false, 1, true><<<nb1, 128, 0, s>>>(
+                        (X *)b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel], ntot,
+                        p.c, pts, stride, (uint32_t)skip, p.jshift);
+                else
+                    k_accum_flat<F, false, false, 1><<<nb1, 128, 0, s>>>(
+                        (X *)b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel], ntot,
+                        p.c, pts, stride, (uint32_t)skip, p.jshift);
             } else {
                 fv_flat_args a = { b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel],
                                    ntot, p.c, pts, stride, (uint32_t)skip, p.jshift };

@@ -220,6 +220,13 @@ gs_status gs_cu_g1_precompute(gs_cu_dev *d, void *pts, size_t n, size_t stride, 
  * for comparing plans.  Environment overrides for measurements:
  * GS_CU_MSM_C, GS_CU_MSM_T. */
 double gs_cu_msm_pick(size_t n, unsigned max_copies, unsigned *c, unsigned *t);
+/* The MSM kernel variant bits in force: GS_CU_FV from the environment (read
+ * at every MSM), else the default (cu_internal.cuh lists the bits).  For
+ * tests that run both sides of a bit, e.g. GS_CU_FV_G2CALL: G2's bucket
+ * additions with the Fp2 multiplications out of line by value (default)
+ * or by reference. */
+int gs_cu_fv_bits(void);
+#define GS_CU_FV_G2CALL 32
 /* Device bytes of the MSM scratch for n scalars with window c and t
  * (G1: g2 = 0), for planning memory. */
 size_t gs_cu_msm_scratch_bytes(size_t n, unsigned c, unsigned t, int g2);

@@ -11,6 +11,7 @@
  * device"; with GS_REQUIRE_GPU=1 (make test-gpu) that is a failure instead.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -549,7 +550,9 @@ GS_TEST(cuda_msm_vs_cpu)
 
 /* G2: n = 0 (infinity), 1, 2 (one point at infinity), 3, 64, 1000, 2^12,
  * 2^15; random, edge (0, 1, r-1, powers of two), all-equal and {0, 1, 2}
- * scalars; automatic and explicit windows. */
+ * scalars; automatic and explicit windows; and 2^14 points of which 61 are
+ * distinct (P + P and P - P in the buckets).  Both bodies of G2's bucket
+ * addition: the variant bits in force, then with GS_CU_FV_G2CALL flipped. */
 GS_TEST(cuda_msm_g2_vs_cpu)
 {
     static const msm_case cases[] = {
@@ -558,8 +561,21 @@ GS_TEST(cuda_msm_g2_vs_cpu)
         { 1000, 2, 7 }, { 4096, 0, 0 }, { 4096, 3, 0 }, { 4096, 1, 12 }, { 1 << 15, 0, 0 },
         { 1 << 15, 1, 0 }, { 1 << 15, 2, 16 },
     };
+    static const msm_case few[] = { { 1 << 14, 0, 8 }, { 1 << 14, 3, 0 } };
     static const size_t inf_at[] = { 1, 700, 3001, 20000 };
-    msm_vs_cpu(&g2_oracle, cases, sizeof cases / sizeof cases[0], 1021, inf_at, 4, 4096);
+    const char *env = getenv("GS_CU_FV");
+    char saved[32] = "";
+    if (env) snprintf(saved, sizeof saved, "%s", env);
+    for (int flip = 0; flip < 2; flip++) {
+        if (flip) {
+            char bits[16];
+            snprintf(bits, sizeof bits, "%d", gs_cu_fv_bits() ^ GS_CU_FV_G2CALL);
+            setenv("GS_CU_FV", bits, 1);
+        }
+        msm_vs_cpu(&g2_oracle, cases, sizeof cases / sizeof cases[0], 1021, inf_at, 4, 4096);
+        msm_vs_cpu(&g2_oracle, few, sizeof few / sizeof few[0], 61, inf_at, 4, 1 << 14);
+    }
+    if (env) setenv("GS_CU_FV", saved, 1); else unsetenv("GS_CU_FV");
 }
 
 /*
