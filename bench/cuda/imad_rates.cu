@@ -39,6 +39,10 @@ template <int K> __global__ void k_rate(uint32_t *out, uint32_t seed)
                 asm volatile("{mad.lo.cc.u32 %0, %0, %1, %2;\n madc.hi.u32 %2, %0, %1, %2;}"
                              : "+r"(r[i]), "+r"(y) : "r"(x));
             if (K == 4) asm volatile("add.cc.u32 %0, %0, %1;\n addc.u32 %1, %1, %0;" : "+r"(r[i]), "+r"(y));
+            if (K == 5) /* the CIOS step: lo and hi of one product into a word pair */
+                asm volatile("{mad.lo.cc.u32 %0, %2, %3, %0;\n madc.hi.cc.u32 %1, %2, %3, %1;\n"
+                             " addc.u32 %3, %3, 1;}"
+                             : "+r"(r[i]), "+r"(y), "+r"(x) : "r"(r[(i + 1) % CH]));
         }
     }
     uint32_t s = y;
@@ -83,5 +87,6 @@ int main()
     run<2>("mad.wide.u32 (IMAD.WIDE, 64-bit acc)", 1);
     run<3>("mad.lo.cc + madc.hi (CIOS pair)", 2);
     run<4>("add.cc + addc", 2);
+    run<5>("mad.lo.cc + madc.hi.cc, same product", 3);
     return 0;
 }
