@@ -1,7 +1,7 @@
 /*
  * Batch-affine bucket accumulation, written once for G1 and G2 (included by
- * msm_impl.h; the including file defines MSM_FE, MSM_FE_(op), MSM_FE_SUB
- * and MSM_BATCH_INV(den, scratch, m), which replaces the m nonzero den[i]
+ * msm_impl.h; the including file defines MSM_FE, MSM_FE_(op), the inlined
+ * MSM_FE_SUB, MSM_FE_ADD and MSM_FE_IS_ZERO, and MSM_BATCH_INV(den, scratch, m), which replaces the m nonzero den[i]
  * by their inverses using m elements of scratch, besides the point types).
  *
  * Buckets are affine points.  Adding P to a full bucket Q is the affine
@@ -42,7 +42,7 @@ typedef struct {
     MSM_AFF *bk;           /* n_buckets affine buckets (inf = 0 when full) */
     MSM_XYZZ *spill;       /* n_buckets spill buckets, valid where AFF_SPILL */
     uint8_t *st;           /* n_buckets states */
-    size_t cap;            /* batch capacity: max(batch, AFF_CHAINS) */
+    size_t cap;            /* batch capacity: max(batch, 2 AFF_CHAINS) */
     MSM_AFF **tq;          /* batch: the point each pending addition updates */
     const MSM_FE **px;     /* batch: x of the point added to it */
     MSM_FE *num, *den;     /* batch: slope numerator and denominator */
@@ -78,7 +78,7 @@ static MSM_G(aff_scratch) *MSM_G(aff_alloc)(size_t n_buckets, size_t batch)
     MSM_G(aff_scratch) *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    size_t cap = batch > AFF_CHAINS ? batch : AFF_CHAINS;
+    size_t cap = batch > 2 * AFF_CHAINS ? batch : 2 * AFF_CHAINS;
     s->cap = cap;
     s->bk = malloc(n_buckets * sizeof *s->bk);
     s->spill = malloc(n_buckets * sizeof *s->spill);
@@ -102,16 +102,25 @@ static MSM_G(aff_scratch) *MSM_G(aff_alloc)(size_t n_buckets, size_t batch)
 }
 
 /*
- * Queues Q += A for finite Q and A (Q not already queued): a chord or a
- * tangent goes into the batch; Q + (-Q) makes Q infinity at once.  Returns
- * 1 if queued.
+ * Queues Q += A for finite Q and A = (ax, neg ? -ay : ay) (Q not already
+ * queued): a chord or a tangent goes into the batch; Q + (-Q) makes Q
+ * infinity at once.  Returns 1 if queued.  A negated point costs nothing:
+ * its chord slope (-ay - y_Q) / (ax - x_Q) is queued as
+ * (ay + y_Q) / (x_Q - ax), and x_Q = ax is read off the denominator.
  */
 static inline int MSM_G(aff_queue)(MSM_G(aff_scratch) *s, MSM_AFF *q, const MSM_FE *ax,
-                                   const MSM_FE *ay)
+                                   const MSM_FE *ay, int neg)
 {
     size_t k = s->m;
-    if (MSM_FE_(eq)(&q->x, ax)) {
-        if (!MSM_FE_(eq)(&q->y, ay)) {
+    if (neg) {
+        MSM_FE_ADD(&s->num[k], ay, &q->y);
+        MSM_FE_SUB(&s->den[k], &q->x, ax);
+    } else {
+        MSM_FE_SUB(&s->num[k], ay, &q->y);
+        MSM_FE_SUB(&s->den[k], ax, &q->x);
+    }
+    if (MSM_FE_IS_ZERO(&s->den[k])) {
+        if (!MSM_FE_IS_ZERO(&s->num[k])) {
             q->inf = 1;                              /* Q + (-Q) */
             return 0;
         }
@@ -120,9 +129,6 @@ static inline int MSM_G(aff_queue)(MSM_G(aff_scratch) *s, MSM_AFF *q, const MSM_
         MSM_FE_(dbl)(&s->num[k], &t);
         MSM_FE_(add)(&s->num[k], &s->num[k], &t);
         MSM_FE_(dbl)(&s->den[k], &q->y);
-    } else {
-        MSM_FE_SUB(&s->num[k], ay, &q->y);
-        MSM_FE_SUB(&s->den[k], ax, &q->x);
     }
     s->tq[k] = q;
     s->px[k] = ax;
@@ -193,12 +199,7 @@ static inline void MSM_G(aff_insert)(MSM_G(aff_scratch) *s, size_t b, const MSM_
         s->st[b] = (uint8_t)(f | AFF_FULL);
         return;
     }
-    MSM_FE y2;
-    if (neg)
-        MSM_FE_(neg)(&y2, &p->y);
-    else
-        y2 = p->y;
-    if (!MSM_G(aff_queue)(s, q, &p->x, &y2)) {
+    if (!MSM_G(aff_queue)(s, q, &p->x, &p->y, neg)) {
         s->st[b] = (uint8_t)(f & ~AFF_FULL);         /* Q + (-Q) */
         return;
     }
