@@ -17,10 +17,11 @@
  * accumulation of production MSMs (e.g. Aztec's barretenberg, gnark-crypto).
  *
  * A bucket waiting in the current batch is busy.  A point whose bucket is
- * busy is deferred to the next batch, once, up to `batch` deferred points;
- * otherwise it is added to the bucket's XYZZ spill point (complete mixed
- * addition, curve.h), so the work stays bounded whatever the scalars
- * (all-equal digits fill the deferral list, then spill).  P + (-P) empties the
+ * busy is deferred to the next batch, at most AFF_MAX_WAITS times, up to
+ * `batch` deferred points; otherwise it is added to the bucket's XYZZ spill
+ * point (complete mixed addition, curve.h), so the work stays bounded
+ * whatever the scalars (all-equal digits fill the deferral list, then
+ * spill).  P + (-P) empties the
  * bucket at once; P + P goes into the batch with the tangent slope (y != 0:
  * G1 and G2 points of order r have no 2-torsion).  Infinity points are
  * skipped by the caller.
@@ -30,6 +31,14 @@
  */
 
 enum { AFF_FULL = 1, AFF_BUSY = 2, AFF_SPILL = 4 };
+
+/* A deferred point meets, at the next batch, the other points deferred
+ * from the same busy bucket; waiting only once, ~1.4% of the points
+ * spilled at c = 13 with random scalars (~900 per window at 2^16), and a
+ * spilled point costs an XYZZ addition and its share of turning the spill
+ * affine and adding it (~23 multiplications against 6).  A second wait
+ * leaves ~0.1% (measured: helper cpumsm, RESULTS.md). */
+#define AFF_MAX_WAITS 2
 
 #ifndef APPLY_AHEAD
 #define APPLY_AHEAD 4
@@ -48,7 +57,7 @@ typedef struct {
     MSM_FE *num, *den;     /* batch: slope numerator and denominator */
     MSM_FE *pre;           /* batch: scratch of MSM_BATCH_INV */
     size_t m;              /* additions in the batch */
-    struct MSM_G(aff_pend) { const MSM_AFF *p; uint32_t b, neg; } *pend;
+    struct MSM_G(aff_pend) { const MSM_AFF *p; uint32_t b; uint16_t neg, waits; } *pend;
     size_t n_pend, pend_cap;  /* points deferred to the next batch */
     MSM_AFF *tmp;          /* cap points: spill buckets made affine */
     MSM_AFF *run, *acc;    /* AFF_CHAINS running sums */
@@ -165,14 +174,15 @@ static void MSM_G(aff_apply)(MSM_G(aff_scratch) *s)
     }
 }
 
-/* Bucket b += (neg ? -p : p); p finite. */
+/* Bucket b += (neg ? -p : p); p finite and deferred `waits` times so far. */
 static inline void MSM_G(aff_insert)(MSM_G(aff_scratch) *s, size_t b, const MSM_AFF *p, int neg,
-                                     int may_defer)
+                                     unsigned waits)
 {
     uint8_t f = s->st[b];
     if (f & AFF_BUSY) {
-        if (may_defer && s->n_pend < s->pend_cap) {
-            s->pend[s->n_pend++] = (struct MSM_G(aff_pend)){p, (uint32_t)b, (uint32_t)neg};
+        if (waits < AFF_MAX_WAITS && s->n_pend < s->pend_cap) {
+            s->pend[s->n_pend++] =
+                (struct MSM_G(aff_pend)){p, (uint32_t)b, (uint16_t)neg, (uint16_t)(waits + 1)};
             return;
         }
         if (!(f & AFF_SPILL)) {
@@ -208,8 +218,10 @@ static inline void MSM_G(aff_insert)(MSM_G(aff_scratch) *s, size_t b, const MSM_
 
 /* The bucket batch: apply, then the buckets are free again and the
  * deferred points are inserted anew; one whose bucket another deferred
- * point took first spills (a point waits at most once: with many equal
- * scalars, waiting again and again would leave batches of one). */
+ * point took first waits again, or spills once it has waited
+ * AFF_MAX_WAITS times (with many equal scalars, waiting again and again
+ * would leave batches of one).  Entries deferred again here overwrite
+ * entries already read. */
 static void MSM_G(aff_flush)(MSM_G(aff_scratch) *s)
 {
     MSM_G(aff_apply)(s);
@@ -220,12 +232,12 @@ static void MSM_G(aff_flush)(MSM_G(aff_scratch) *s)
     s->n_pend = 0;
     for (size_t i = 0; i < n; i++) {
         struct MSM_G(aff_pend) e = s->pend[i];
-        MSM_G(aff_insert)(s, e.b, e.p, (int)e.neg, 0);
+        MSM_G(aff_insert)(s, e.b, e.p, (int)e.neg, e.waits);
     }
 }
 
-/* Completes the window: at most two flushes (the second applies what the
- * first placed from the deferred points). */
+/* Completes the window: at most AFF_MAX_WAITS + 1 flushes (each after the
+ * first applies what the one before placed from the deferred points). */
 static void MSM_G(aff_finish)(MSM_G(aff_scratch) *s)
 {
     while (s->m || s->n_pend)

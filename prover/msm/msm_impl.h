@@ -152,7 +152,7 @@ static void MSM_G(msm_task_aff)(void *vctx, size_t begin, size_t end, unsigned s
             size_t idx = (size_t)(d > 0 ? d : -d) - 1;
             if (idx + 1 > top)
                 top = idx + 1;
-            MSM_G(aff_insert)(s, idx, p, d < 0, 1);
+            MSM_G(aff_insert)(s, idx, p, d < 0, 0);
             if (s->m >= batch)
                 MSM_G(aff_flush)(s);
         }
