@@ -284,7 +284,7 @@ static inline void lb_inv_plain_var(uint64_t *out, const uint64_t *a, const uint
 }
 
 /*
- * The same inverse, about 3.8x faster at N = 6 (field/fp_inv_var 9.1 ->
+ * The same inverse, about 2.7x faster at N = 6 (field/fp_inv_var 6.5 ->
  * 2.4 us on the 2-core EPYC of bench/RESULTS.md): Pornin's optimized binary GCD (T. Pornin,
  * "Optimized Binary GCD for Modular Inversion", eprint 2020/972, algorithm
  * 2), variable time.  a, b start as the input and m (b stays odd), u, v as
