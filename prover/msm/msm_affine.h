@@ -1,8 +1,9 @@
 /*
  * Batch-affine bucket accumulation, written once for G1 and G2 (included by
  * msm_impl.h; the including file defines MSM_FE, MSM_FE_(op), the inlined
- * MSM_FE_SUB, MSM_FE_ADD and MSM_FE_IS_ZERO, and MSM_BATCH_INV(den, scratch, m), which replaces the m nonzero den[i]
- * by their inverses using m elements of scratch, besides the point types).
+ * MSM_FE_SUB, MSM_FE_ADD and MSM_FE_IS_ZERO, and MSM_BATCH_INV(den,
+ * scratch, m), which replaces the m nonzero den[i] by their inverses using
+ * m elements of scratch, besides the point types).
  *
  * Buckets are affine points.  Adding P to a full bucket Q is the affine
  * chord rule (Hankerson, Menezes, Vanstone, "Guide to Elliptic Curve
@@ -21,10 +22,9 @@
  * `batch` deferred points; otherwise it is added to the bucket's XYZZ spill
  * point (complete mixed addition, curve.h), so the work stays bounded
  * whatever the scalars (all-equal digits fill the deferral list, then
- * spill).  P + (-P) empties the
- * bucket at once; P + P goes into the batch with the tangent slope (y != 0:
- * G1 and G2 points of order r have no 2-torsion).  Infinity points are
- * skipped by the caller.
+ * spill).  P + (-P) empties the bucket at once; P + P goes into the batch
+ * with the tangent slope (y != 0: G1 and G2 points of order r have no
+ * 2-torsion).  Infinity points are skipped by the caller.
  *
  * At the end a window's bucket b holds the affine part (if full) plus the
  * spill part (if any); the running sum adds both.
@@ -37,7 +37,7 @@ enum { AFF_FULL = 1, AFF_BUSY = 2, AFF_SPILL = 4 };
  * spilled at c = 13 with random scalars (~900 per window at 2^16), and a
  * spilled point costs an XYZZ addition and its share of turning the spill
  * affine and adding it (~23 multiplications against 6).  A second wait
- * leaves ~0.1% (measured: helper cpumsm, RESULTS.md). */
+ * leaves ~0.15% (bench/RESULTS.md, "CPU MSM overhead"). */
 #define AFF_MAX_WAITS 2
 
 #ifndef APPLY_AHEAD

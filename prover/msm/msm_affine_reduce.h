@@ -13,9 +13,9 @@
  * additions run + B: the acc entries come first, so each reads run before
  * the run entry of its chain moves it.  That is about 2 * 6 multiplications
  * per bucket instead of 8M + 2S and 12M + 2S for the XYZZ running sum, and
- * L + 1 inversions per window (2L with a batch per half-step: measured
- * ~5% of the reduction at c = 13).  The last sums (2K XYZZ additions and one small scalar
- * multiplication by L) are cheap next to that.  (The chain split is the
+ * L + 1 inversions per window instead of 2L with a batch per half-step.
+ * The last sums (2K XYZZ additions and one small scalar multiplication by
+ * L) are cheap next to that.  (The chain split is the
  * usual parallel bucket reduction, e.g. eprint 2022/1321, section 3.)
  *
  * First the spill buckets are folded into the affine ones: made affine in
@@ -89,8 +89,8 @@ static void MSM_G(aff_reduce_chains)(MSM_JAC *out, MSM_G(aff_scratch) *s, size_t
         s->run[k].inf = 1;
         s->acc[k].inf = 1;
     }
-    /* Batch t: acc += run (the runs after step t + 1), then run += B at
-     * step t; batch -1 has only the last acc += run. */
+    /* Batch t: acc += run as it is after step t (t < L), then run += B of
+     * step t - 1 (t > 0). */
     for (size_t t = L + 1; t-- > 0;) {
         s->m = 0;
         if (t < L)
