@@ -1,5 +1,7 @@
 /* NTT and MSM benchmarks on all cores of the machine (issue 3: NTT 2^16/2^20, MSM G1
- * 2^16/2^20 on the 2-core CI machine). */
+ * 2^16/2^20 on the 2-core CI machine), and the MSMs on one thread (issue 15: the
+ * prover's MSM sizes on random full-width scalars; CPU time, steady on a shared
+ * machine). */
 #include <stdlib.h>
 
 #include "../prover/msm/msm.h"
@@ -43,6 +45,18 @@ static void ntt_args(gs_bench_reg *r)
 }
 GS_BENCHMARK(bm_ntt, "poly/ntt_log2", ntt_args)
 
+static void random_scalars(gs_scalar **sc, size_t n, uint64_t seed)
+{
+    *sc = malloc(n * sizeof **sc);
+    gs_rng rng;
+    gs_rng_seed(&rng, seed);
+    for (size_t i = 0; i < n; i++) {
+        gs_fr k;
+        gs_fr_random(&k, &rng);
+        gs_fr_to_scalar(&(*sc)[i], &k);
+    }
+}
+
 /* n distinct points k*G, k = 1..n, and random scalars. */
 static void make_inputs(gs_g1_affine **pts, gs_scalar **sc, size_t n, uint64_t seed)
 {
@@ -57,14 +71,23 @@ static void make_inputs(gs_g1_affine **pts, gs_scalar **sc, size_t n, uint64_t s
     *pts = malloc(n * sizeof **pts);
     gs_g1_batch_to_affine(*pts, jac, n);
     free(jac);
-    *sc = malloc(n * sizeof **sc);
-    gs_rng rng;
-    gs_rng_seed(&rng, seed);
+    random_scalars(sc, n, seed);
+}
+
+static void make_inputs_g2(gs_g2_affine **pts, gs_scalar **sc, size_t n, uint64_t seed)
+{
+    gs_g2 *jac = malloc(n * sizeof *jac);
+    gs_g2 g, acc;
+    gs_g2_generator(&g);
+    acc = g;
     for (size_t i = 0; i < n; i++) {
-        gs_fr k;
-        gs_fr_random(&k, &rng);
-        gs_fr_to_scalar(&(*sc)[i], &k);
+        jac[i] = acc;
+        gs_g2_add(&acc, &acc, &g);
     }
+    *pts = malloc(n * sizeof **pts);
+    gs_g2_batch_to_affine(*pts, jac, n);
+    free(jac);
+    random_scalars(sc, n, seed);
 }
 
 static void bm_msm_g1(gs_bench_state *st)
@@ -91,3 +114,66 @@ static void msm_args(gs_bench_reg *r)
     gs_bench_min_time(r, 0.5);
 }
 GS_BENCHMARK(bm_msm_g1, "msm/g1_log2", msm_args)
+
+/* One thread (pool NULL), CPU time: ns per point / (windows * 1) is the cost of
+ * a bucket addition plus its share of the reductions. */
+static void bm_msm_g1_1t(gs_bench_state *st)
+{
+    size_t n = (size_t)1 << gs_bench_arg(st, 0);
+    gs_g1_affine *pts;
+    gs_scalar *sc;
+    make_inputs(&pts, &sc, n, 7);
+    gs_g1 out;
+    while (gs_bench_keep_running(st))
+        gs_msm_g1(&out, pts, sc, n, NULL);
+    gs_bench_do_not_optimize(&out);
+    gs_bench_set_items_processed(st, gs_bench_iterations(st) * (int64_t)n);
+    free(pts);
+    free(sc);
+}
+static void bm_msm_g2(gs_bench_state *st)
+{
+    size_t n = (size_t)1 << gs_bench_arg(st, 0);
+    gs_g2_affine *pts;
+    gs_scalar *sc;
+    make_inputs_g2(&pts, &sc, n, 7);
+    gs_g2 out;
+    while (gs_bench_keep_running(st))
+        gs_msm_g2(&out, pts, sc, n, pool());
+    gs_bench_do_not_optimize(&out);
+    gs_bench_set_items_processed(st, gs_bench_iterations(st) * (int64_t)n);
+    free(pts);
+    free(sc);
+}
+static void bm_msm_g2_1t(gs_bench_state *st)
+{
+    size_t n = (size_t)1 << gs_bench_arg(st, 0);
+    gs_g2_affine *pts;
+    gs_scalar *sc;
+    make_inputs_g2(&pts, &sc, n, 7);
+    gs_g2 out;
+    while (gs_bench_keep_running(st))
+        gs_msm_g2(&out, pts, sc, n, NULL);
+    gs_bench_do_not_optimize(&out);
+    gs_bench_set_items_processed(st, gs_bench_iterations(st) * (int64_t)n);
+    free(pts);
+    free(sc);
+}
+static void msm_1t_args(gs_bench_reg *r)
+{
+    gs_bench_arg_add(r, 12);
+    gs_bench_arg_add(r, 14);
+    gs_bench_arg_add(r, 16);
+    gs_bench_unit(r, GS_BENCH_MS);
+    gs_bench_min_time(r, 0.5);
+}
+static void msm_g2_args(gs_bench_reg *r)
+{
+    gs_bench_arg_add(r, 16);
+    gs_bench_unit(r, GS_BENCH_MS);
+    gs_bench_use_real_time(r);
+    gs_bench_min_time(r, 0.5);
+}
+GS_BENCHMARK(bm_msm_g1_1t, "msm/g1_1t_log2", msm_1t_args)
+GS_BENCHMARK(bm_msm_g2, "msm/g2_log2", msm_g2_args)
+GS_BENCHMARK(bm_msm_g2_1t, "msm/g2_1t_log2", msm_1t_args)

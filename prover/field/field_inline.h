@@ -75,4 +75,45 @@ static inline void gs_fp2_sub_inline(gs_fp2 *out, const gs_fp2 *a, const gs_fp2 
     gs_fp_sub_inline(&out->c1, &a->c1, &b->c1);
 }
 
+/*
+ * out = a + b mod p for reduced a, b: gs_fp_add inlined (the MSM adds a
+ * negated point's y this way instead of negating it first).  One carry
+ * chain, then p subtracted unless that borrows; a + b < 2p < 2^384, so the
+ * sum itself never carries out.
+ */
+static inline void gs_fp_add_inline(gs_fp *out, const gs_fp *a, const gs_fp *b)
+{
+    uint64_t r[GS_FP_LIMBS], s[GS_FP_LIMBS], carry = 0, borrow = 0;
+    for (int i = 0; i < GS_FP_LIMBS; i++) {
+        unsigned __int128 t = (unsigned __int128)a->l[i] + b->l[i] + carry;
+        r[i] = (uint64_t)t;
+        carry = (uint64_t)(t >> 64);
+    }
+    for (int i = 0; i < GS_FP_LIMBS; i++) {
+        unsigned __int128 d = (unsigned __int128)r[i] - GS_FP_MODULUS.l[i] - borrow;
+        s[i] = (uint64_t)d;
+        borrow = (uint64_t)(d >> 64) & 1;
+    }
+    uint64_t keep = (uint64_t)0 - borrow;            /* all ones: r < p, keep r */
+    for (int i = 0; i < GS_FP_LIMBS; i++)
+        out->l[i] = (r[i] & keep) | (s[i] & ~keep);
+}
+
+static inline void gs_fp2_add_inline(gs_fp2 *out, const gs_fp2 *a, const gs_fp2 *b)
+{
+    gs_fp_add_inline(&out->c0, &a->c0, &b->c0);
+    gs_fp_add_inline(&out->c1, &a->c1, &b->c1);
+}
+
+/* a == 0 for reduced a (gs_fp_is_zero inlined). */
+static inline int gs_fp_is_zero_inline(const gs_fp *a)
+{
+    return (a->l[0] | a->l[1] | a->l[2] | a->l[3] | a->l[4] | a->l[5]) == 0;
+}
+
+static inline int gs_fp2_is_zero_inline(const gs_fp2 *a)
+{
+    return gs_fp_is_zero_inline(&a->c0) & gs_fp_is_zero_inline(&a->c1);
+}
+
 #endif

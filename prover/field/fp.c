@@ -129,13 +129,16 @@ void gs_fp_pow(gs_fp *out, const gs_fp *a, const uint64_t *e, size_t n)
 void gs_fp_inv(gs_fp *out, const gs_fp *a) { gs_fp_pow(out, a, PM2, N); }
 
 /*
- * Binary extended gcd on the Montgomery value aR gives (aR)^-1 = a^-1 R^-1;
- * one Montgomery multiplication by R^3 turns it into a^-1 R.
+ * Binary extended gcd on the Montgomery value aR gives (aR)^-1 = a^-1 R^-1
+ * (Pornin's rounds of 31 steps, limbs.h, with the bit-by-bit gcd as the
+ * fallback and for 0); one Montgomery multiplication by R^3 turns it into
+ * a^-1 R.
  */
 void gs_fp_inv_var(gs_fp *out, const gs_fp *a)
 {
     uint64_t t[N];
-    lb_inv_plain_var(t, a->l, P, N);
+    if (lb_is_zero(a->l, N) || !lb_inv_pornin_var(t, a->l, P, GS_FPC_N0, N))
+        lb_inv_plain_var(t, a->l, P, N);
     lb_mont_mul(out->l, t, R3, P, GS_FPC_N0, N);
 }
 

@@ -128,7 +128,8 @@ GS_TEST(field_batch_inv_nonzero)
     }
 }
 
-/* The inlined subtraction equals the field's on random and edge values. */
+/* The inlined subtraction, addition and zero test equal the field's on
+ * random and edge values. */
 GS_TEST(field_sub_inline_matches_field)
 {
     gs_fp v[8];
@@ -149,6 +150,12 @@ GS_TEST(field_sub_inline_matches_field)
                 gs_fp_sub_inline(&got, &v[i], &v[j]);
                 if (!gs_fp_eq(&want, &got))
                     ok = 0;
+                gs_fp_add(&want, &v[i], &v[j]);
+                gs_fp_add_inline(&got, &v[i], &v[j]);
+                if (!gs_fp_eq(&want, &got))
+                    ok = 0;
+                if (gs_fp_is_zero_inline(&v[i]) != gs_fp_is_zero(&v[i]))
+                    ok = 0;
             }
         for (int i = 4; i < 8; i++)
             gs_fp_random(&v[i], gs_test_rng());
@@ -160,8 +167,13 @@ GS_TEST(field_sub_inline_matches_field)
     gs_fp2_sub(&want, &a, &b);
     gs_fp2_sub_inline(&got, &a, &b);
     GS_CHECK(gs_fp2_eq(&want, &got));
+    gs_fp2_add(&want, &a, &b);
+    gs_fp2_add_inline(&got, &a, &b);
+    GS_CHECK(gs_fp2_eq(&want, &got));
+    GS_CHECK(!gs_fp2_is_zero_inline(&got));
     gs_fp2_sub_inline(&got, &b, &b);
     GS_CHECK(gs_fp2_is_zero(&got));
+    GS_CHECK(gs_fp2_is_zero_inline(&got));
 }
 
 GS_TEST(field_fp_sqrt_nonresidue)

@@ -9,8 +9,9 @@
  * the batch waits for the next batch (beyond a bound it goes to an XYZZ
  * spill bucket), and the running-sum reduction is batch-affine too
  * (msm_affine_reduce.h); below c = 9, XYZZ buckets (curve.h) and the XYZZ
- * running sum.  Windows are combined by Horner's rule with c doublings
- * each.  c is chosen from n.  First, when scalars repeat (witness vectors:
+ * running sum.  Windows are combined by Horner's rule with one doubling
+ * per window bit; the top windows are one bit narrower when c does not
+ * divide the scalar width (msm_plan.c).  c is chosen from n.  First, when scalars repeat (witness vectors:
  * 0, 1, copies), points with equal scalars are summed and enter the buckets
  * once (msm_group.h); zero scalars and points at infinity are dropped.
  *

@@ -1,8 +1,9 @@
 /*
  * Batch-affine bucket accumulation, written once for G1 and G2 (included by
- * msm_impl.h; the including file defines MSM_FE, MSM_FE_(op), MSM_FE_SUB
- * and MSM_BATCH_INV(den, scratch, m), which replaces the m nonzero den[i]
- * by their inverses using m elements of scratch, besides the point types).
+ * msm_impl.h; the including file defines MSM_FE, MSM_FE_(op), the inlined
+ * MSM_FE_SUB, MSM_FE_ADD and MSM_FE_IS_ZERO, and MSM_BATCH_INV(den,
+ * scratch, m), which replaces the m nonzero den[i] by their inverses using
+ * m elements of scratch, besides the point types).
  *
  * Buckets are affine points.  Adding P to a full bucket Q is the affine
  * chord rule (Hankerson, Menezes, Vanstone, "Guide to Elliptic Curve
@@ -17,19 +18,27 @@
  * accumulation of production MSMs (e.g. Aztec's barretenberg, gnark-crypto).
  *
  * A bucket waiting in the current batch is busy.  A point whose bucket is
- * busy is deferred to the next batch, once, up to `batch` deferred points;
- * otherwise it is added to the bucket's XYZZ spill point (complete mixed
- * addition, curve.h), so the work stays bounded whatever the scalars
- * (all-equal digits fill the deferral list, then spill).  P + (-P) empties the
- * bucket at once; P + P goes into the batch with the tangent slope (y != 0:
- * G1 and G2 points of order r have no 2-torsion).  Infinity points are
- * skipped by the caller.
+ * busy is deferred to the next batch, at most AFF_MAX_WAITS times, up to
+ * `batch` deferred points; otherwise it is added to the bucket's XYZZ spill
+ * point (complete mixed addition, curve.h), so the work stays bounded
+ * whatever the scalars (all-equal digits fill the deferral list, then
+ * spill).  P + (-P) empties the bucket at once; P + P goes into the batch
+ * with the tangent slope (y != 0: G1 and G2 points of order r have no
+ * 2-torsion).  Infinity points are skipped by the caller.
  *
  * At the end a window's bucket b holds the affine part (if full) plus the
  * spill part (if any); the running sum adds both.
  */
 
 enum { AFF_FULL = 1, AFF_BUSY = 2, AFF_SPILL = 4 };
+
+/* A deferred point meets, at the next batch, the other points deferred
+ * from the same busy bucket; waiting only once, ~1.4% of the points
+ * spilled at c = 13 with random scalars (~900 per window at 2^16), and a
+ * spilled point costs an XYZZ addition and its share of turning the spill
+ * affine and adding it (~23 multiplications against 6).  A second wait
+ * leaves ~0.15% (bench/RESULTS.md, "CPU MSM overhead"). */
+#define AFF_MAX_WAITS 2
 
 #ifndef APPLY_AHEAD
 #define APPLY_AHEAD 4
@@ -42,13 +51,13 @@ typedef struct {
     MSM_AFF *bk;           /* n_buckets affine buckets (inf = 0 when full) */
     MSM_XYZZ *spill;       /* n_buckets spill buckets, valid where AFF_SPILL */
     uint8_t *st;           /* n_buckets states */
-    size_t cap;            /* batch capacity: max(batch, AFF_CHAINS) */
+    size_t cap;            /* batch capacity: max(batch, 2 AFF_CHAINS) */
     MSM_AFF **tq;          /* batch: the point each pending addition updates */
     const MSM_FE **px;     /* batch: x of the point added to it */
     MSM_FE *num, *den;     /* batch: slope numerator and denominator */
     MSM_FE *pre;           /* batch: scratch of MSM_BATCH_INV */
     size_t m;              /* additions in the batch */
-    struct MSM_G(aff_pend) { const MSM_AFF *p; uint32_t b, neg; } *pend;
+    struct MSM_G(aff_pend) { const MSM_AFF *p; uint32_t b; uint16_t neg, waits; } *pend;
     size_t n_pend, pend_cap;  /* points deferred to the next batch */
     MSM_AFF *tmp;          /* cap points: spill buckets made affine */
     MSM_AFF *run, *acc;    /* AFF_CHAINS running sums */
@@ -78,7 +87,7 @@ static MSM_G(aff_scratch) *MSM_G(aff_alloc)(size_t n_buckets, size_t batch)
     MSM_G(aff_scratch) *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    size_t cap = batch > AFF_CHAINS ? batch : AFF_CHAINS;
+    size_t cap = batch > 2 * AFF_CHAINS ? batch : 2 * AFF_CHAINS;
     s->cap = cap;
     s->bk = malloc(n_buckets * sizeof *s->bk);
     s->spill = malloc(n_buckets * sizeof *s->spill);
@@ -102,16 +111,25 @@ static MSM_G(aff_scratch) *MSM_G(aff_alloc)(size_t n_buckets, size_t batch)
 }
 
 /*
- * Queues Q += A for finite Q and A (Q not already queued): a chord or a
- * tangent goes into the batch; Q + (-Q) makes Q infinity at once.  Returns
- * 1 if queued.
+ * Queues Q += A for finite Q and A = (ax, neg ? -ay : ay) (Q not already
+ * queued): a chord or a tangent goes into the batch; Q + (-Q) makes Q
+ * infinity at once.  Returns 1 if queued.  A negated point costs nothing:
+ * its chord slope (-ay - y_Q) / (ax - x_Q) is queued as
+ * (ay + y_Q) / (x_Q - ax), and x_Q = ax is read off the denominator.
  */
 static inline int MSM_G(aff_queue)(MSM_G(aff_scratch) *s, MSM_AFF *q, const MSM_FE *ax,
-                                   const MSM_FE *ay)
+                                   const MSM_FE *ay, int neg)
 {
     size_t k = s->m;
-    if (MSM_FE_(eq)(&q->x, ax)) {
-        if (!MSM_FE_(eq)(&q->y, ay)) {
+    if (neg) {
+        MSM_FE_ADD(&s->num[k], ay, &q->y);
+        MSM_FE_SUB(&s->den[k], &q->x, ax);
+    } else {
+        MSM_FE_SUB(&s->num[k], ay, &q->y);
+        MSM_FE_SUB(&s->den[k], ax, &q->x);
+    }
+    if (MSM_FE_IS_ZERO(&s->den[k])) {
+        if (!MSM_FE_IS_ZERO(&s->num[k])) {
             q->inf = 1;                              /* Q + (-Q) */
             return 0;
         }
@@ -120,9 +138,6 @@ static inline int MSM_G(aff_queue)(MSM_G(aff_scratch) *s, MSM_AFF *q, const MSM_
         MSM_FE_(dbl)(&s->num[k], &t);
         MSM_FE_(add)(&s->num[k], &s->num[k], &t);
         MSM_FE_(dbl)(&s->den[k], &q->y);
-    } else {
-        MSM_FE_SUB(&s->num[k], ay, &q->y);
-        MSM_FE_SUB(&s->den[k], ax, &q->x);
     }
     s->tq[k] = q;
     s->px[k] = ax;
@@ -159,14 +174,15 @@ static void MSM_G(aff_apply)(MSM_G(aff_scratch) *s)
     }
 }
 
-/* Bucket b += (neg ? -p : p); p finite. */
+/* Bucket b += (neg ? -p : p); p finite and deferred `waits` times so far. */
 static inline void MSM_G(aff_insert)(MSM_G(aff_scratch) *s, size_t b, const MSM_AFF *p, int neg,
-                                     int may_defer)
+                                     unsigned waits)
 {
     uint8_t f = s->st[b];
     if (f & AFF_BUSY) {
-        if (may_defer && s->n_pend < s->pend_cap) {
-            s->pend[s->n_pend++] = (struct MSM_G(aff_pend)){p, (uint32_t)b, (uint32_t)neg};
+        if (waits < AFF_MAX_WAITS && s->n_pend < s->pend_cap) {
+            s->pend[s->n_pend++] =
+                (struct MSM_G(aff_pend)){p, (uint32_t)b, (uint16_t)neg, (uint16_t)(waits + 1)};
             return;
         }
         if (!(f & AFF_SPILL)) {
@@ -193,12 +209,7 @@ static inline void MSM_G(aff_insert)(MSM_G(aff_scratch) *s, size_t b, const MSM_
         s->st[b] = (uint8_t)(f | AFF_FULL);
         return;
     }
-    MSM_FE y2;
-    if (neg)
-        MSM_FE_(neg)(&y2, &p->y);
-    else
-        y2 = p->y;
-    if (!MSM_G(aff_queue)(s, q, &p->x, &y2)) {
+    if (!MSM_G(aff_queue)(s, q, &p->x, &p->y, neg)) {
         s->st[b] = (uint8_t)(f & ~AFF_FULL);         /* Q + (-Q) */
         return;
     }
@@ -207,8 +218,10 @@ static inline void MSM_G(aff_insert)(MSM_G(aff_scratch) *s, size_t b, const MSM_
 
 /* The bucket batch: apply, then the buckets are free again and the
  * deferred points are inserted anew; one whose bucket another deferred
- * point took first spills (a point waits at most once: with many equal
- * scalars, waiting again and again would leave batches of one). */
+ * point took first waits again, or spills once it has waited
+ * AFF_MAX_WAITS times (with many equal scalars, waiting again and again
+ * would leave batches of one).  Entries deferred again here overwrite
+ * entries already read. */
 static void MSM_G(aff_flush)(MSM_G(aff_scratch) *s)
 {
     MSM_G(aff_apply)(s);
@@ -219,12 +232,12 @@ static void MSM_G(aff_flush)(MSM_G(aff_scratch) *s)
     s->n_pend = 0;
     for (size_t i = 0; i < n; i++) {
         struct MSM_G(aff_pend) e = s->pend[i];
-        MSM_G(aff_insert)(s, e.b, e.p, (int)e.neg, 0);
+        MSM_G(aff_insert)(s, e.b, e.p, (int)e.neg, e.waits);
     }
 }
 
-/* Completes the window: at most two flushes (the second applies what the
- * first placed from the deferred points). */
+/* Completes the window: at most AFF_MAX_WAITS + 1 flushes (each after the
+ * first applies what the one before placed from the deferred points). */
 static void MSM_G(aff_finish)(MSM_G(aff_scratch) *s)
 {
     while (s->m || s->n_pend)

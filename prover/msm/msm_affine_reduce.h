@@ -8,11 +8,14 @@
  *   run_k = sum of its buckets so far,  acc_k = sum of the run_k values,
  * so at the end acc_k = sum_{b in chain} (b - kL + 1) B[b] and
  *   S = sum_k acc_k + L * sum_k k run_k.
- * The K chains advance in step, so each step's K additions run + B and
- * acc + run are independent and share one inversion (msm_affine.h): about
- * 2 * 6 multiplications per bucket instead of 8M + 2S and 12M + 2S for the
- * XYZZ running sum.  The last sums (2K XYZZ additions and one small scalar
- * multiplication by L) are cheap next to that.  (The chain split is the
+ * The K chains advance in step, and step t's K additions acc + run share
+ * one batch, and one inversion (msm_affine.h), with step t - 1's K
+ * additions run + B: the acc entries come first, so each reads run before
+ * the run entry of its chain moves it.  That is about 2 * 6 multiplications
+ * per bucket instead of 8M + 2S and 12M + 2S for the XYZZ running sum, and
+ * L + 1 inversions per window instead of 2L with a batch per half-step.
+ * The last sums (2K XYZZ additions and one small scalar multiplication by
+ * L) are cheap next to that.  (The chain split is the
  * usual parallel bucket reduction, e.g. eprint 2022/1321, section 3.)
  *
  * First the spill buckets are folded into the affine ones: made affine in
@@ -52,7 +55,7 @@ static void MSM_G(aff_fold_spills)(MSM_G(aff_scratch) *s, size_t top)
                 if (!(f & AFF_FULL)) {
                     s->bk[b] = *a;
                     f |= AFF_FULL;
-                } else if (!MSM_G(aff_queue)(s, &s->bk[b], &a->x, &a->y)) {
+                } else if (!MSM_G(aff_queue)(s, &s->bk[b], &a->x, &a->y, 0)) {
                     f = (uint8_t)(f & ~AFF_FULL);
                 }
             }
@@ -74,7 +77,7 @@ static inline void MSM_G(aff_chain_add)(MSM_G(aff_scratch) *s, MSM_AFF *r, const
     if (r->inf)
         *r = *a;
     else
-        MSM_G(aff_queue)(s, r, &a->x, &a->y);
+        MSM_G(aff_queue)(s, r, &a->x, &a->y, 0);
 }
 
 static void MSM_G(aff_reduce_chains)(MSM_JAC *out, MSM_G(aff_scratch) *s, size_t top)
@@ -86,15 +89,17 @@ static void MSM_G(aff_reduce_chains)(MSM_JAC *out, MSM_G(aff_scratch) *s, size_t
         s->run[k].inf = 1;
         s->acc[k].inf = 1;
     }
-    for (size_t t = L; t-- > 0;) {
+    /* Batch t: acc += run as it is after step t (t < L), then run += B of
+     * step t - 1 (t > 0). */
+    for (size_t t = L + 1; t-- > 0;) {
         s->m = 0;
-        for (size_t k = 0, b = t; k < K && b < top; k++, b += L)
-            if (s->st[b] & AFF_FULL)
-                MSM_G(aff_chain_add)(s, &s->run[k], &s->bk[b]);
-        MSM_G(aff_apply)(s);
-        s->m = 0;
-        for (size_t k = 0; k < K; k++)
-            MSM_G(aff_chain_add)(s, &s->acc[k], &s->run[k]);
+        if (t < L)
+            for (size_t k = 0; k < K; k++)
+                MSM_G(aff_chain_add)(s, &s->acc[k], &s->run[k]);
+        if (t > 0)
+            for (size_t k = 0, b = t - 1; k < K && b < top; k++, b += L)
+                if (s->st[b] & AFF_FULL)
+                    MSM_G(aff_chain_add)(s, &s->run[k], &s->bk[b]);
         MSM_G(aff_apply)(s);
         s->m = 0;
     }

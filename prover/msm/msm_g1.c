@@ -9,6 +9,8 @@
 #define MSM_FE_(op) gs_fp_##op
 #define MSM_BATCH_INV gs_fp_batch_inv_nonzero_var
 #define MSM_FE_SUB gs_fp_sub_inline
+#define MSM_FE_ADD gs_fp_add_inline
+#define MSM_FE_IS_ZERO gs_fp_is_zero_inline
 #define MSM_FN gs_msm_g1
 #define MSM_FN_CFG gs_msm_g1_cfg
 #include "msm_impl.h"

@@ -8,6 +8,8 @@
 #define MSM_FE gs_fp2
 #define MSM_FE_(op) gs_fp2_##op
 #define MSM_FE_SUB gs_fp2_sub_inline
+#define MSM_FE_ADD gs_fp2_add_inline
+#define MSM_FE_IS_ZERO gs_fp2_is_zero_inline
 #define MSM_BATCH_INV gs_fp2_batch_inv_nonzero_var
 #define MSM_FN gs_msm_g2
 #define MSM_FN_CFG gs_msm_g2_cfg

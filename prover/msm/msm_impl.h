@@ -9,7 +9,8 @@
  * Per task (window j, point range p), on slot s's bucket array B[0 .. 2^(c-1)):
  *   for each point P_i with digit d = d_j(k_i) != 0: B[|d|-1] += sign(d) P_i
  *   S_j,p = sum_b (b+1) B[b], by the running sum from the top bucket used.
- * Then S_j = sum_p S_j,p and out = sum_j 2^(jc) S_j (Horner, c doublings).
+ * Then S_j = sum_p S_j,p and out = sum_j 2^(pos_j) S_j (Horner, as many
+ * doublings as window j has bits, msm_internal.h).
  * The bucket additions are complete (curve.h), so repeated points and
  * buckets that cancel need no special case.
  */
@@ -55,6 +56,7 @@ static void MSM_G(msm_task)(void *vctx, size_t begin, size_t end, unsigned slot)
     MSM_XYZZ *b = c->buckets[slot];
     for (size_t t = begin; t < end; t++) {
         unsigned j = (unsigned)(t / pl->n_parts);
+        unsigned pos = msm_win_pos(pl, j), bits = msm_win_bits(pl, j);
         size_t lo = (t % pl->n_parts) * pl->part_len;
         size_t hi = lo + pl->part_len < c->n ? lo + pl->part_len : c->n;
         size_t top = 0;   /* one past the highest bucket touched */
@@ -65,11 +67,11 @@ static void MSM_G(msm_task)(void *vctx, size_t begin, size_t end, unsigned slot)
          * multiplications away, so large bucket arrays do not stall. */
         int64_t dnext[PREFETCH_AHEAD];
         for (size_t a = 0; a < PREFETCH_AHEAD; a++)
-            dnext[a] = lo + a < hi ? gs_msm_digit(&c->scalars[lo + a], j, pl->c) : 0;
+            dnext[a] = lo + a < hi ? gs_msm_digit_at(&c->scalars[lo + a], pos, bits) : 0;
         for (size_t i = lo; i < hi; i++) {
             int64_t d = dnext[(i - lo) % PREFETCH_AHEAD];
             if (i + PREFETCH_AHEAD < hi) {
-                int64_t e = gs_msm_digit(&c->scalars[i + PREFETCH_AHEAD], j, pl->c);
+                int64_t e = gs_msm_digit_at(&c->scalars[i + PREFETCH_AHEAD], pos, bits);
                 dnext[(i - lo) % PREFETCH_AHEAD] = e;
                 if (e != 0) {
                     const char *q = (const char *)&b[(e > 0 ? e : -e) - 1];
@@ -120,6 +122,8 @@ static void MSM_G(msm_task_aff)(void *vctx, size_t begin, size_t end, unsigned s
     MSM_G(aff_scratch) *s = c->aff[slot];
     for (size_t t = begin; t < end; t++) {
         unsigned j = (unsigned)(t / pl->n_parts);
+        unsigned pos = msm_win_pos(pl, j), bits = msm_win_bits(pl, j);
+        size_t batch = j < pl->n_wide ? pl->batch : pl->batch_narrow;
         size_t lo = (t % pl->n_parts) * pl->part_len;
         size_t hi = lo + pl->part_len < c->n ? lo + pl->part_len : c->n;
         size_t top = 0;
@@ -128,11 +132,11 @@ static void MSM_G(msm_task_aff)(void *vctx, size_t begin, size_t end, unsigned s
         s->n_pend = 0;
         int64_t dnext[AFF_AHEAD];
         for (size_t a = 0; a < AFF_AHEAD; a++)
-            dnext[a] = lo + a < hi ? gs_msm_digit(&c->scalars[lo + a], j, pl->c) : 0;
+            dnext[a] = lo + a < hi ? gs_msm_digit_at(&c->scalars[lo + a], pos, bits) : 0;
         for (size_t i = lo; i < hi; i++) {
             int64_t d = dnext[(i - lo) % AFF_AHEAD];
             if (i + AFF_AHEAD < hi) {
-                int64_t e = gs_msm_digit(&c->scalars[i + AFF_AHEAD], j, pl->c);
+                int64_t e = gs_msm_digit_at(&c->scalars[i + AFF_AHEAD], pos, bits);
                 dnext[(i - lo) % AFF_AHEAD] = e;
                 if (e != 0) {
                     size_t eb = (size_t)(e > 0 ? e : -e) - 1;
@@ -148,8 +152,8 @@ static void MSM_G(msm_task_aff)(void *vctx, size_t begin, size_t end, unsigned s
             size_t idx = (size_t)(d > 0 ? d : -d) - 1;
             if (idx + 1 > top)
                 top = idx + 1;
-            MSM_G(aff_insert)(s, idx, p, d < 0, 1);
-            if (s->m >= pl->batch)
+            MSM_G(aff_insert)(s, idx, p, d < 0, 0);
+            if (s->m >= batch)
                 MSM_G(aff_flush)(s);
         }
         MSM_G(aff_finish)(s);
@@ -201,9 +205,10 @@ gs_status MSM_FN_CFG(MSM_JAC *out, const MSM_AFF *points, const gs_scalar *scala
         st = GS_ERR_NOMEM;
         goto fail;
     }
-    /* out = sum_j 2^(jc) S_j, top window first. */
+    /* out = sum_j 2^(pos_j) S_j, top window first: window j + 1 starts
+     * bits(j) above window j. */
     for (unsigned j = c.plan.n_windows; j-- > 0;) {
-        for (unsigned k = 0; k < c.plan.c; k++)
+        for (unsigned k = 0; k < msm_win_bits(&c.plan, j); k++)
             MSM_G(dbl)(out, out);
         for (size_t p = 0; p < c.plan.n_parts; p++)
             MSM_G(add)(out, out, &c.sums[(size_t)j * c.plan.n_parts + p]);

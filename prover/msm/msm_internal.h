@@ -11,16 +11,29 @@
 #include <stdint.h>
 
 typedef struct msm_plan {
-    unsigned c;          /* window bits */
+    unsigned c;          /* window bits (the widest windows) */
     unsigned n_windows;  /* ceil(257 / c), or ceil(256 / c) if all scalars < 2^255 */
+    unsigned n_wide;     /* windows 0 .. n_wide - 1 have c bits, the others c - 1 */
     size_t n_parts;      /* point ranges per window */
     size_t part_len;     /* points per range (the last may be shorter) */
     size_t n_tasks;      /* n_windows * n_parts */
     size_t batch;        /* batch-affine batch size; 0 = XYZZ buckets */
+    size_t batch_narrow; /* the same for the (c - 1)-bit windows */
 } msm_plan;
 
 /* below_2_255: every scalar is below 2^255 (one window fewer for c = 16). */
 void gs_msm_plan(msm_plan *p, size_t n, unsigned width, int below_2_255, const gs_msm_cfg *cfg);
+
+/* Window j covers scalar bits [msm_win_pos(j), msm_win_pos(j) + msm_win_bits(j)). */
+static inline unsigned msm_win_bits(const msm_plan *p, unsigned j)
+{
+    return j < p->n_wide ? p->c : p->c - 1;
+}
+
+static inline unsigned msm_win_pos(const msm_plan *p, unsigned j)
+{
+    return j < p->n_wide ? j * p->c : p->n_wide * p->c + (j - p->n_wide) * (p->c - 1);
+}
 
 /* Batch-affine buckets from this window size up; batch size for window c
  * (0 = XYZZ buckets). */
@@ -29,18 +42,19 @@ void gs_msm_plan(msm_plan *p, size_t n, unsigned width, int below_2_255, const g
 size_t gs_msm_batch_for(unsigned c);
 
 /*
- * Signed digit of window j (Booth recoding; e.g. the "signed window" of
- * blst's ec_mult.h and of Pippenger MSM implementations):
- *   d_j = b[jc .. jc+c-2] + b[jc-1] - 2^(c-1) b[jc+c-1],   b[-1] = 0,
- * so d_j is in [-2^(c-1), 2^(c-1)] and sum_j d_j 2^(jc) = k whenever the top
- * window's highest bit is 0 (n_windows * c >= 257 ensures it for 256 bits,
- * n_windows * c >= 256 for k < 2^255).
+ * Signed digit of the c-bit window at bit pos (Booth recoding; e.g. the
+ * "signed window" of blst's ec_mult.h and of Pippenger MSM implementations):
+ *   d = b[pos .. pos+c-2] + b[pos-1] - 2^(c-1) b[pos+c-1],   b[-1] = 0,
+ * so d is in [-2^(c-1), 2^(c-1)].  For windows that tile the bits (each
+ * starts where the one below ends, widths may differ) the top bit of one
+ * window, subtracted there, comes back as b[pos-1] of the next, so
+ * sum_j d_j 2^(pos_j) = k whenever the top window's highest bit is 0
+ * (total width >= 257 ensures it for 256 bits, >= 256 for k < 2^255).
  */
-static inline int64_t gs_msm_digit(const gs_scalar *k, unsigned j, unsigned c)
+static inline int64_t gs_msm_digit_at(const gs_scalar *k, unsigned pos, unsigned c)
 {
-    /* w holds c + 1 bits: bit 0 = b[jc-1], bits 1..c = b[jc .. jc+c-1]. */
+    /* w holds c + 1 bits: bit 0 = b[pos-1], bits 1..c = b[pos .. pos+c-1]. */
     uint64_t w;
-    unsigned pos = j * c;
     if (pos == 0) {
         w = (k->l[0] << 1) & ((2ull << c) - 1);
     } else {
@@ -55,6 +69,12 @@ static inline int64_t gs_msm_digit(const gs_scalar *k, unsigned j, unsigned c)
     int64_t low = (int64_t)((w >> 1) & ((1ull << (c - 1)) - 1));
     int64_t top = (int64_t)((w >> c) & 1);
     return low + (int64_t)(w & 1) - (top << (c - 1));
+}
+
+/* Digit j of equal c-bit windows. */
+static inline int64_t gs_msm_digit(const gs_scalar *k, unsigned j, unsigned c)
+{
+    return gs_msm_digit_at(k, j * c, c);
 }
 
 #endif

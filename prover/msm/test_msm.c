@@ -93,6 +93,46 @@ GS_TEST(msm_signed_digits_recompose)
         }
     }
     GS_CHECK(ok255);
+    /* The plan's windows (the top ones one bit narrower, msm_plan.c) tile
+     * 257 bits, or 256 below 2^255, and recompose every scalar. */
+    int okplan = 1;
+    for (unsigned c = 1; c <= GS_MSM_MAX_WINDOW; c++) {
+        for (int below = 0; below < 2; below++) {
+            gs_msm_cfg cfg = {.window = c};
+            msm_plan p;
+            gs_msm_plan(&p, 1000, 1, below, &cfg);
+            unsigned top = msm_win_pos(&p, p.n_windows - 1) + msm_win_bits(&p, p.n_windows - 1);
+            if (top != (below ? 256u : 257u) || p.n_wide < 1)
+                okplan = 0;
+            for (int i = 0; i < 40; i++) {
+                gs_scalar k = ks[i];
+                if (below) {
+                    k.l[3] &= ~(1ull << 63);
+                    if (i == 2)
+                        k.l[3] = (1ull << 63) - 1;
+                }
+                gs_fr want, acc, t, two;
+                scalar_mod_r(&want, &k);
+                gs_fr_zero(&acc);
+                gs_fr_set_u64(&two, 2);
+                for (unsigned j = p.n_windows; j-- > 0;) {
+                    for (unsigned b = 0; b < msm_win_bits(&p, j); b++)
+                        gs_fr_mul(&acc, &acc, &two);
+                    int64_t d = gs_msm_digit_at(&k, msm_win_pos(&p, j), msm_win_bits(&p, j));
+                    if (d > (1ll << (msm_win_bits(&p, j) - 1)) || -d > (1ll << (msm_win_bits(&p, j) - 1)))
+                        okplan = 0;
+                    gs_fr_set_u64(&t, (uint64_t)(d < 0 ? -d : d));
+                    if (d < 0)
+                        gs_fr_sub(&acc, &acc, &t);
+                    else
+                        gs_fr_add(&acc, &acc, &t);
+                }
+                if (!gs_fr_eq(&want, &acc))
+                    okplan = 0;
+            }
+        }
+    }
+    GS_CHECK(okplan);
     /* A known recoding: 7 with c = 2 is 2^2*2 - 1 = 8 - 1, digits -1, 2. */
     gs_scalar seven = {{7, 0, 0, 0}};
     GS_CHECK_EQ_INT(gs_msm_digit(&seven, 0, 2), -1);
