@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/bigmem.h"
 #include "groth16.h"
 
 gs_status gs_assignment_alloc(gs_assignment *as, uint32_t n_vars, uint32_t domain_size,
@@ -15,9 +16,9 @@ gs_status gs_assignment_alloc(gs_assignment *as, uint32_t n_vars, uint32_t domai
 {
     memset(as, 0, sizeof *as);
     as->w = malloc((size_t)(n_vars ? n_vars : 1) * sizeof *as->w);
-    as->a = calloc(domain_size, sizeof *as->a);
-    as->b = calloc(domain_size, sizeof *as->b);
-    as->c = calloc(domain_size, sizeof *as->c);
+    as->a = gs_big_calloc(domain_size, sizeof *as->a);
+    as->b = gs_big_calloc(domain_size, sizeof *as->b);
+    as->c = gs_big_calloc(domain_size, sizeof *as->c);
     if (!as->w || !as->a || !as->b || !as->c) {
         gs_assignment_free(as);
         return GS_ERR(err, GS_ERR_NOMEM, "assignment", "%u wires, domain %u", n_vars,

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/bigmem.h"
 #include "../msm/msm.h"
 #include "backend.h"
 #include "g16_internal.h"
@@ -114,7 +115,7 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
     gs_prove_state *ps = calloc(1, sizeof *ps);
     if (ps)
         ps->w = malloc(nv * sizeof *ps->w);
-    buf = malloc(3 * n * sizeof *buf);
+    buf = gs_big_alloc(3 * n * sizeof *buf);
     if (!ps || !ps->w || !buf) {
         st = GS_ERR(err, GS_ERR_NOMEM, "prove", "scratch for domain %zu", n);
         goto fail;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/bigmem.h"
 #include "io.h"
 #include "io_internal.h"
 
@@ -40,7 +41,7 @@ gs_status gs_wtns_read(gs_scalar **w, uint32_t *n, const char *path, gs_err *err
         s = gs_bincur_fail(&c, c.pos, GS_ERR_FORMAT, "empty witness");
         goto fail;
     }
-    v = malloc((size_t)count * sizeof *v);
+    v = gs_big_alloc((size_t)count * sizeof *v);
     if (!v) {
         s = gs_err_set(err, GS_ERR_NOMEM, "wtns", path, "%u values", count);
         goto fail;

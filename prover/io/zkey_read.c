@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/bigmem.h"
 #include "io_internal.h"
 
 enum {
@@ -285,7 +286,7 @@ static gs_status read_points(zk_in *in, gs_pk *out, int have_header, const gs_bi
                                (unsigned long long)sec->length, unit);
     size_t n = (size_t)(sec->length / unit), elem = unit == 96 ? sizeof(gs_g1_affine)
                                                                : sizeof(gs_g2_affine);
-    void *arr = malloc((n ? n : 1) * elem);
+    void *arr = gs_big_alloc((n ? n : 1) * elem);
     if (!arr)
         return gs_err_set(in->err, GS_ERR_NOMEM, "zkey", in->path, "%zu %s points", n,
                           section_name(sec->type));
@@ -312,7 +313,7 @@ static gs_status read_coefs(zk_in *in, gs_pk *out, const gs_binsec *sec, gs_pool
                               "coefficients section holds %llu bytes, expected nCoefs %u x 44",
                               (unsigned long long)(c.end - c.pos), ncoefs);
     out->n_coefs = ncoefs;
-    out->coefs = malloc((ncoefs ? ncoefs : 1) * sizeof *out->coefs);
+    out->coefs = gs_big_alloc((ncoefs ? ncoefs : 1) * sizeof *out->coefs);
     if (!out->coefs)
         return gs_err_set(in->err, GS_ERR_NOMEM, "zkey", in->path, "%u coefficients", ncoefs);
     return zk_elements(in, pool, 4, (uint64_t)ncoefs * 44, 44, out->coefs, "coefficient");

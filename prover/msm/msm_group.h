@@ -117,8 +117,8 @@ static gs_status MSM_G(msm_group)(MSM_AFF **gp, gs_scalar **gk, size_t *gm, cons
     size_t multi = 0;
     for (size_t g = 0; g < groups; g++)
         multi += cnt[g] > 1;
-    pts = malloc((groups ? groups : 1) * sizeof *pts);
-    ks = malloc((groups ? groups : 1) * sizeof *ks);
+    pts = gs_big_alloc((groups ? groups : 1) * sizeof *pts);
+    ks = gs_big_alloc((groups ? groups : 1) * sizeof *ks);
     acc = malloc((multi ? multi : 1) * sizeof *acc);
     jac = malloc((multi ? multi : 1) * sizeof *jac);
     aff = malloc((multi ? multi : 1) * sizeof *aff);

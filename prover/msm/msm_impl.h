@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/bigmem.h"
+
 #ifndef PREFETCH_AHEAD
 #define PREFETCH_AHEAD 2
 #endif
