@@ -57,53 +57,50 @@ static void random_scalars(gs_scalar **sc, size_t n, uint64_t seed)
     }
 }
 
-/* n distinct points k*G, k = 1..n, and random scalars. */
-static void make_inputs(gs_g1_affine **pts, gs_scalar **sc, size_t n, uint64_t seed)
-{
-    gs_g1 *jac = malloc(n * sizeof *jac);
-    gs_g1 g, acc;
-    gs_g1_generator(&g);
-    acc = g;
-    for (size_t i = 0; i < n; i++) {
-        jac[i] = acc;
-        gs_g1_add(&acc, &acc, &g);
+/* n distinct points k*G, k = 1..n (G the group's generator), and random
+ * scalars. */
+#define MAKE_INPUTS(FN, G)                                                          \
+    static void FN(gs_##G##_affine **pts, gs_scalar **sc, size_t n, uint64_t seed)  \
+    {                                                                               \
+        gs_##G *jac = malloc(n * sizeof *jac);                                      \
+        gs_##G g, acc;                                                              \
+        gs_##G##_generator(&g);                                                     \
+        acc = g;                                                                    \
+        for (size_t i = 0; i < n; i++) {                                            \
+            jac[i] = acc;                                                           \
+            gs_##G##_add(&acc, &acc, &g);                                           \
+        }                                                                           \
+        *pts = malloc(n * sizeof **pts);                                            \
+        gs_##G##_batch_to_affine(*pts, jac, n);                                     \
+        free(jac);                                                                  \
+        random_scalars(sc, n, seed);                                                \
     }
-    *pts = malloc(n * sizeof **pts);
-    gs_g1_batch_to_affine(*pts, jac, n);
-    free(jac);
-    random_scalars(sc, n, seed);
-}
+MAKE_INPUTS(make_inputs, g1)
+MAKE_INPUTS(make_inputs_g2, g2)
 
-static void make_inputs_g2(gs_g2_affine **pts, gs_scalar **sc, size_t n, uint64_t seed)
-{
-    gs_g2 *jac = malloc(n * sizeof *jac);
-    gs_g2 g, acc;
-    gs_g2_generator(&g);
-    acc = g;
-    for (size_t i = 0; i < n; i++) {
-        jac[i] = acc;
-        gs_g2_add(&acc, &acc, &g);
+/* One MSM per iteration over 2^arg points with random full-width scalars, on
+ * the pool or (POOL NULL) one thread: with CPU time, ns per point / windows
+ * is the cost of a bucket addition plus its share of the reductions. */
+#define MSM_BENCH(FN, G, MAKE, POOL)                                                \
+    static void FN(gs_bench_state *st)                                              \
+    {                                                                               \
+        size_t n = (size_t)1 << gs_bench_arg(st, 0);                                \
+        gs_##G##_affine *pts;                                                       \
+        gs_scalar *sc;                                                              \
+        MAKE(&pts, &sc, n, 7);                                                      \
+        gs_##G out;                                                                 \
+        while (gs_bench_keep_running(st))                                           \
+            gs_msm_##G(&out, pts, sc, n, POOL);                                     \
+        gs_bench_do_not_optimize(&out);                                             \
+        gs_bench_set_items_processed(st, gs_bench_iterations(st) * (int64_t)n);     \
+        free(pts);                                                                  \
+        free(sc);                                                                   \
     }
-    *pts = malloc(n * sizeof **pts);
-    gs_g2_batch_to_affine(*pts, jac, n);
-    free(jac);
-    random_scalars(sc, n, seed);
-}
+MSM_BENCH(bm_msm_g1, g1, make_inputs, pool())
+MSM_BENCH(bm_msm_g1_1t, g1, make_inputs, NULL)
+MSM_BENCH(bm_msm_g2, g2, make_inputs_g2, pool())
+MSM_BENCH(bm_msm_g2_1t, g2, make_inputs_g2, NULL)
 
-static void bm_msm_g1(gs_bench_state *st)
-{
-    size_t n = (size_t)1 << gs_bench_arg(st, 0);
-    gs_g1_affine *pts;
-    gs_scalar *sc;
-    make_inputs(&pts, &sc, n, 7);
-    gs_g1 out;
-    while (gs_bench_keep_running(st))
-        gs_msm_g1(&out, pts, sc, n, pool());
-    gs_bench_do_not_optimize(&out);
-    gs_bench_set_items_processed(st, gs_bench_iterations(st) * (int64_t)n);
-    free(pts);
-    free(sc);
-}
 static void msm_args(gs_bench_reg *r)
 {
     gs_bench_arg_add(r, 12);
@@ -115,50 +112,6 @@ static void msm_args(gs_bench_reg *r)
 }
 GS_BENCHMARK(bm_msm_g1, "msm/g1_log2", msm_args)
 
-/* One thread (pool NULL), CPU time: ns per point / (windows * 1) is the cost of
- * a bucket addition plus its share of the reductions. */
-static void bm_msm_g1_1t(gs_bench_state *st)
-{
-    size_t n = (size_t)1 << gs_bench_arg(st, 0);
-    gs_g1_affine *pts;
-    gs_scalar *sc;
-    make_inputs(&pts, &sc, n, 7);
-    gs_g1 out;
-    while (gs_bench_keep_running(st))
-        gs_msm_g1(&out, pts, sc, n, NULL);
-    gs_bench_do_not_optimize(&out);
-    gs_bench_set_items_processed(st, gs_bench_iterations(st) * (int64_t)n);
-    free(pts);
-    free(sc);
-}
-static void bm_msm_g2(gs_bench_state *st)
-{
-    size_t n = (size_t)1 << gs_bench_arg(st, 0);
-    gs_g2_affine *pts;
-    gs_scalar *sc;
-    make_inputs_g2(&pts, &sc, n, 7);
-    gs_g2 out;
-    while (gs_bench_keep_running(st))
-        gs_msm_g2(&out, pts, sc, n, pool());
-    gs_bench_do_not_optimize(&out);
-    gs_bench_set_items_processed(st, gs_bench_iterations(st) * (int64_t)n);
-    free(pts);
-    free(sc);
-}
-static void bm_msm_g2_1t(gs_bench_state *st)
-{
-    size_t n = (size_t)1 << gs_bench_arg(st, 0);
-    gs_g2_affine *pts;
-    gs_scalar *sc;
-    make_inputs_g2(&pts, &sc, n, 7);
-    gs_g2 out;
-    while (gs_bench_keep_running(st))
-        gs_msm_g2(&out, pts, sc, n, NULL);
-    gs_bench_do_not_optimize(&out);
-    gs_bench_set_items_processed(st, gs_bench_iterations(st) * (int64_t)n);
-    free(pts);
-    free(sc);
-}
 static void msm_1t_args(gs_bench_reg *r)
 {
     gs_bench_arg_add(r, 12);
