@@ -5,19 +5,23 @@
  * 2^16, most of them the decoded key's point arrays); a 2 MiB huge page
  * takes one fault for 512 such pages and fewer TLB misses after.
  *
- * gs_big_alloc(bytes): like malloc; from GS_BIG_MIN (2 MiB) up the block is
- * 2 MiB-aligned and advised MADV_HUGEPAGE, which the kernel honours when
- * /sys/kernel/mm/transparent_hugepage/enabled is "madvise" or "always" (on
- * "never" it is plain memory).  GS_HUGEPAGES=0 in the environment turns the
- * advice off (plain malloc).  Release with free().  Resident memory grows
- * by at most one partly used 2 MiB page per block.
+ * gs_big_alloc(bytes): like malloc; from GS_BIG_MIN (3 MiB) up the block is
+ * 2 MiB-aligned and its whole 2 MiB pages advised MADV_HUGEPAGE, which the
+ * kernel honours when /sys/kernel/mm/transparent_hugepage/enabled is
+ * "madvise" or "always" (on "never" it is plain memory); the tail below
+ * 2 MiB stays on 4 KiB pages, so resident memory is what is touched, as
+ * with malloc.  GS_HUGEPAGES=0 in the environment turns the advice off
+ * (plain malloc).  Release with free().
  */
 #ifndef GS_BIGMEM_H
 #define GS_BIGMEM_H
 
 #include <stddef.h>
 
-#define GS_BIG_MIN ((size_t)2 << 20)
+/* Not 2 MiB: blocks of 2-3 MiB (one huge page) raised the peak RSS of the
+ * 2^14 prove by 2 MiB (past 2x its key with cudart linked) and saved no
+ * time (bench/RESULTS.md). */
+#define GS_BIG_MIN ((size_t)3 << 20)
 
 void *gs_big_alloc(size_t bytes);
 /* The same, zeroed, n * size bytes (NULL when that overflows); calloc below
