@@ -824,14 +824,12 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
             uint32_t ntot = pr->n_big * p.nwin;
             unsigned nb1 = nblk((ntot + MSM_S1 - 1) / MSM_S1, 128);
             if constexpr (sizeof(F) == sizeof(cu_fp2)) {
-                if (cu_fv_bits() & CU_FV_G2CALL)
-                    k_accum_flat<F, true, false, 1, true><<<nb1, 128, 0, s>>>(
-                        (X *)b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel], ntot,
-                        p.c, pts, stride, (uint32_t)skip, p.jshift);
-                else
-                    k_accum_flat<F, false, false, 1><<<nb1, 128, 0, s>>>(
-                        (X *)b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel], ntot,
-                        p.c, pts, stride, (uint32_t)skip, p.jshift);
+                /* CU_FV_G2CALL: the Fp2 multiplications by value, the doubling inlined. */
+                auto k = (cu_fv_bits() & CU_FV_G2CALL) ? k_accum_flat<F, true, false, 1, true>
+                                                       : k_accum_flat<F, false, false, 1>;
+                k<<<nb1, 128, 0, s>>>((X *)b.part[0], b.coff[0], b.bstart, b.keys[pr->sel],
+                                      b.vals[pr->sel], ntot, p.c, pts, stride, (uint32_t)skip,
+                                      p.jshift);
             } else {
                 fv_flat_args a = { b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel],
                                    ntot, p.c, pts, stride, (uint32_t)skip, p.jshift };
