@@ -961,10 +961,13 @@ static unsigned env_uint(const char *name, unsigned dflt)
  * plus, per group, 2 * 2^(c-1) bucket additions (an XYZZ add is ~1.4
  * madds) and the jL multiplications of the reduction (~4.3 in all), plus
  * the sort's passes (about 1/16 of a madd per entry and 8-bit pass).
- * Windows wider than GS_CU_MSM_CMAX (default 20) are not considered: on
- * the H200 (bench/RESULTS.md, copies sweep at 2^24) c = 22 and 24 ran
- * slower than 20 although they take fewer madds.  Without copies the
- * measured automatic window wins.
+ * Windows wider than GS_CU_MSM_CMAX are not considered; its default is
+ * 20: on the H200 (bench/RESULTS.md, copies sweep at 2^24) c = 22 and 24
+ * ran slower than 20 although they take fewer madds.  From 2^26 points
+ * with 8 copies or more it is 22 (measured at 2^26: c = 22 with 8 / 12 /
+ * 16 copies 450 / 436 / 436 ms against 463 / - / 459 at c = 20; with 4
+ * copies 467 against 464, so not there).  Without copies the measured
+ * automatic window wins.
  */
 static double msm_cost(size_t n, unsigned c, unsigned t)
 {
@@ -980,7 +983,7 @@ extern "C" double gs_cu_msm_pick(size_t n, unsigned max_copies, unsigned *c, uns
     unsigned bc = auto_window(n), bt = 1;
     if (max_copies > 1 && n >= 2 && n <= ((size_t)1 << 27)) {
         double best = -1;
-        unsigned cmax = env_uint("GS_CU_MSM_CMAX", 20);
+        unsigned cmax = env_uint("GS_CU_MSM_CMAX", n >= ((size_t)1 << 26) && max_copies >= 8 ? 22 : 20);
         if (cmax > 24) cmax = 24;
         for (unsigned cc = 12; cc <= cmax; cc++) {
             unsigned nwin = windows_of(cc);
