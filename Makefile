@@ -127,7 +127,7 @@ ALL_TESTS := $(foreach l,$(LAYERS),$(call tests_of,$(l)))
 TEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(ALL_TESTS) test/runner.c)
 ALL_LIBS  := $(call libs_for,cli)
 
-.PHONY: all test test-gpu test-layer demo deps bench clean check-valgrind massif
+.PHONY: all test test-gpu test-layer demo deps bench bench-tools clean check-valgrind massif
 all: $(BUILD)/gapscope $(ATTACH_SO)
 
 $(BUILD)/obj/%.o: %.c
@@ -181,11 +181,29 @@ bench: deps $(BUILD)/bench/gsbench
 	$(BUILD)/bench/gsbench --benchmark_out=$(BENCH_OUT) --benchmark_out_format=json $(BENCH_ARGS)
 	@echo "bench: results in $(BENCH_OUT) (compare two runs with bench/compare A.json B.json)"
 
+# ---- standalone measurement programs (bench/cuda/*.cu, bench/cpu/*.c) -------
+# Run by hand on the machine they measure (each file's header has the command
+# and bench/RESULTS.md the figures); `make test` compiles them so they keep
+# building.  The IFMA one is x86-64 only (it compiles on any x86-64 CPU and
+# runs where /proc/cpuinfo lists avx512ifma).
+BENCH_TOOLS := $(if $(filter x86_64,$(shell uname -m)),$(BUILD)/bench-tools/ifma_mul) \
+               $(if $(filter 1,$(CUDA)),$(patsubst bench/cuda/%.cu,$(BUILD)/bench-tools/%,$(wildcard bench/cuda/*.cu)))
+
+$(BUILD)/bench-tools/ifma_mul: bench/cpu/ifma_mul.c $(call lib_of,field) $(call lib_of,common)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c17 -O2 -mavx512f -mavx512ifma -Wall -Wextra -Werror -o $@ $< $(call lib_of,field) $(call lib_of,common) -lm
+
+$(BUILD)/bench-tools/%: bench/cuda/%.cu prover/cuda/cu_field.cuh
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O3 -arch=sm_90 -Iprover/cuda -o $@ $<
+
+bench-tools: $(BENCH_TOOLS)
+
 deps:
 	@./scripts/deps.sh
 
 test: deps
-	@$(MAKE) --no-print-directory $(BUILD)/test/all $(BUILD)/gapscope $(ATTACH_SO) $(ATTACH_PROBE)
+	@$(MAKE) --no-print-directory $(BUILD)/test/all $(BUILD)/gapscope $(ATTACH_SO) $(ATTACH_PROBE) $(BENCH_TOOLS)
 	GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all $(TEST_ARGS)
 	@$(MAKE) --no-print-directory fuzz-regress
 

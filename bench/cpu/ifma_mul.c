@@ -23,8 +23,10 @@
  *
  *   make -j2 CUDA=0 BUILD=build-cpu build-cpu/lib/field.a build-cpu/lib/common.a -lm
  *   gcc -O2 -march=native -o /tmp/ifma_mul bench/cpu/ifma_mul.c build-cpu/lib/field.a build-cpu/lib/common.a -lm
+ *   (or `make bench-tools`: build/bench-tools/ifma_mul)
  *   /tmp/ifma_mul
  */
+#define _POSIX_C_SOURCE 200809L
 #include <immintrin.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -34,6 +34,7 @@
  *
  * Standalone (not part of the build):
  *   nvcc -O3 -std=c++17 -arch=sm_90 -Iprover/cuda -o /tmp/fp64_mul bench/cuda/fp64_mul.cu && /tmp/fp64_mul
+ *   (or `make bench-tools`: build/bench-tools/fp64_mul)
  */
 #include <cstdint>
 #include <cstdio>
