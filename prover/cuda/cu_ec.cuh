@@ -102,36 +102,6 @@ template <class F> CU_PT void xyzz_dbl_aff(cu_xyzz<F> &r, const F &x, const F &y
     xyzz_dbl_aff_body(r, x, y);
 }
 
-/* r = 2 * a (dbl-2008-s-1); r may alias a.  The body, inlined where the
- * caller asks (xyzz_add_inl), out of line otherwise. */
-template <class F> static __device__ __forceinline__ void xyzz_dbl_body(cu_xyzz<F> &r, const cu_xyzz<F> &a)
-{
-    if (xyzz_is_inf(a)) {
-        r = a;
-        return;
-    }
-    F U, V, W, S, M, t;
-    fe_dbl(U, a.Y);
-    fe_sqr(V, U);
-    fe_mul(W, U, V);
-    fe_mul(S, a.X, V);
-    fe_sqr(t, a.X);
-    fe_dbl(M, t);
-    fe_add(M, M, t);
-    F Y1 = a.Y;
-    fe_mul(r.ZZ, V, a.ZZ);
-    fe_mul(r.ZZZ, W, a.ZZZ);
-    fe_sqr(t, M);
-    fe_sub(t, t, S);
-    fe_sub(r.X, t, S);
-    fe_sub(t, S, r.X);
-    fe_mul(t, M, t);
-    fe_mul(U, W, Y1);
-    fe_sub(r.Y, t, U);
-}
-
-template <class F> CU_PT void xyzz_dbl(cu_xyzz<F> &r, const cu_xyzz<F> &a) { xyzz_dbl_body(r, a); }
-
 /* The field operations of xyzz_add_aff_ops: reduced (any F; fe_sqr is the
  * configuration's squaring) or lazy (Fp only, see xyzz_add_aff_lz). */
 struct cu_ops_reduced {
@@ -146,6 +116,39 @@ struct cu_ops_lazy {
     template <class F> static CU_DEV void sub(F &r, const F &a, const F &b) { fe_sub_lz(r, a, b); }
     template <class F> static CU_DEV bool is_zero(const F &a) { return fe_is_zero_lz(a); }
 };
+
+/* r = 2 * a (dbl-2008-s-1); r may alias a.  The body, inlined where the
+ * caller asks (xyzz_add_inl), out of line otherwise; multiplications and
+ * squarings through OPS (cu_ops_reduced_call: out of line by value). */
+template <class F, class OPS = cu_ops_reduced>
+static __device__ __forceinline__ void xyzz_dbl_body(cu_xyzz<F> &r, const cu_xyzz<F> &a)
+{
+    if (xyzz_is_inf(a)) {
+        r = a;
+        return;
+    }
+    F U, V, W, S, M, t;
+    fe_dbl(U, a.Y);
+    OPS::sqr(V, U);
+    OPS::mul(W, U, V);
+    OPS::mul(S, a.X, V);
+    OPS::sqr(t, a.X);
+    fe_dbl(M, t);
+    fe_add(M, M, t);
+    F Y1 = a.Y;
+    OPS::mul(r.ZZ, V, a.ZZ);
+    OPS::mul(r.ZZZ, W, a.ZZZ);
+    OPS::sqr(t, M);
+    fe_sub(t, t, S);
+    fe_sub(r.X, t, S);
+    fe_sub(t, S, r.X);
+    OPS::mul(t, M, t);
+    OPS::mul(U, W, Y1);
+    fe_sub(r.Y, t, U);
+}
+
+template <class F> CU_PT void xyzz_dbl(cu_xyzz<F> &r, const cu_xyzz<F> &a) { xyzz_dbl_body(r, a); }
+
 
 /*
  * cu_ops_lazy with the multiplication and squaring out of line (one body
@@ -171,6 +174,26 @@ template <class C> static __device__ __noinline__ cu_fe<C> fe_sqr_lz_call(cu_fe<
 struct cu_ops_lazy_call : cu_ops_lazy {
     template <class F> static CU_DEV void mul(F &r, const F &a, const F &b) { r = fe_mul_lz_call(a, b); }
     template <class F> static CU_DEV void sqr(F &r, const F &a) { r = fe_sqr_lz_call(a); }
+};
+
+/* The same for fully reduced Fp values: the XYZZ + XYZZ additions and the
+ * doublings of the level-N accumulation and the bucket reduction
+ * (CU_FV_NCALL); Fp only (fe_mul_call takes a cu_fe). */
+template <class C> static __device__ __noinline__ cu_fe<C> fe_mul_call(cu_fe<C> a, cu_fe<C> b)
+{
+    cu_fe<C> r;
+    fe_mul(r, a, b);
+    return r;
+}
+template <class C> static __device__ __noinline__ cu_fe<C> fe_sqr_call(cu_fe<C> a)
+{
+    cu_fe<C> r;
+    fe_sqr(r, a);
+    return r;
+}
+struct cu_ops_reduced_call : cu_ops_reduced {
+    template <class F> static CU_DEV void mul(F &r, const F &a, const F &b) { r = fe_mul_call(a, b); }
+    template <class F> static CU_DEV void sqr(F &r, const F &a) { r = fe_sqr_call(a); }
 };
 
 /* cu_ops_reduced for G2 (Fp2) with the multiplication and squaring out of
@@ -270,7 +293,7 @@ template <class C> CU_DEV void xyzz_reduce(cu_xyzz<cu_fe<C>> &a)
  * (no address of acc escapes to a call, so it stays in registers; the
  * level-N and bucket-reduction kernels under CU_FV_INLN), else the
  * doubling out of line. */
-template <class F, bool INL>
+template <class F, bool INL, class OPS = cu_ops_reduced>
 static __device__ __forceinline__ void xyzz_add_body(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
 {
     if (xyzz_is_inf(b)) return;
@@ -279,36 +302,36 @@ static __device__ __forceinline__ void xyzz_add_body(cu_xyzz<F> &acc, const cu_x
         return;
     }
     F U1, U2, S1, S2, P, R, PP, PPP, Q, t;
-    fe_mul(U1, acc.X, b.ZZ);
-    fe_mul(U2, b.X, acc.ZZ);
-    fe_mul(S1, acc.Y, b.ZZZ);
-    fe_mul(S2, b.Y, acc.ZZZ);
+    OPS::mul(U1, acc.X, b.ZZ);
+    OPS::mul(U2, b.X, acc.ZZ);
+    OPS::mul(S1, acc.Y, b.ZZZ);
+    OPS::mul(S2, b.Y, acc.ZZZ);
     fe_sub(P, U2, U1);
     fe_sub(R, S2, S1);
-    if (fe_is_zero(P)) {
-        if (fe_is_zero(R)) {
-            if (INL) xyzz_dbl_body(acc, acc);
+    if (OPS::is_zero(P)) {
+        if (OPS::is_zero(R)) {
+            if (INL) xyzz_dbl_body<F, OPS>(acc, acc);
             else xyzz_dbl(acc, acc);
         } else
             xyzz_set_inf(acc);
         return;
     }
-    fe_sqr(PP, P);
-    fe_mul(PPP, P, PP);
-    fe_mul(Q, U1, PP);
-    fe_sqr(t, R);
+    OPS::sqr(PP, P);
+    OPS::mul(PPP, P, PP);
+    OPS::mul(Q, U1, PP);
+    OPS::sqr(t, R);
     fe_sub(t, t, PPP);
     fe_sub(t, t, Q);
     fe_sub(t, t, Q);
     acc.X = t;
     fe_sub(Q, Q, t);
-    fe_mul(Q, R, Q);
-    fe_mul(t, S1, PPP);
+    OPS::mul(Q, R, Q);
+    OPS::mul(t, S1, PPP);
     fe_sub(acc.Y, Q, t);
-    fe_mul(acc.ZZ, acc.ZZ, b.ZZ);
-    fe_mul(acc.ZZ, acc.ZZ, PP);
-    fe_mul(acc.ZZZ, acc.ZZZ, b.ZZZ);
-    fe_mul(acc.ZZZ, acc.ZZZ, PPP);
+    OPS::mul(acc.ZZ, acc.ZZ, b.ZZ);
+    OPS::mul(acc.ZZ, acc.ZZ, PP);
+    OPS::mul(acc.ZZZ, acc.ZZZ, b.ZZZ);
+    OPS::mul(acc.ZZZ, acc.ZZZ, PPP);
 }
 
 template <class F> CU_PT void xyzz_add(cu_xyzz<F> &acc, const cu_xyzz<F> &b) { xyzz_add_body<F, false>(acc, b); }
@@ -324,6 +347,26 @@ template <class F, bool INL> CU_DEV void xyzz_dbl_v(cu_xyzz<F> &r, const cu_xyzz
 {
     if constexpr (INL) xyzz_dbl_body(r, a);
     else xyzz_dbl(r, a);
+}
+
+/* The level-N and bucket-reduction additions by mode NM: 0 out of line,
+ * 1 inlined (CU_FV_INLN), 2 inlined glue with the multiplications out of
+ * line by value (CU_FV_NCALL, Fp only). */
+template <class F> struct cu_is_fe {
+    static constexpr bool value = false;
+};
+template <class C> struct cu_is_fe<cu_fe<C>> {
+    static constexpr bool value = true;
+};
+template <class F, int NM> CU_DEV void xyzz_add_n(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
+{
+    if constexpr (NM == 2) xyzz_add_body<F, true, cu_ops_reduced_call>(acc, b);
+    else xyzz_add_v<F, NM == 1>(acc, b);
+}
+template <class F, int NM> CU_DEV void xyzz_dbl_n(cu_xyzz<F> &r, const cu_xyzz<F> &a)
+{
+    if constexpr (NM == 2) xyzz_dbl_body<F, cu_ops_reduced_call>(r, a);
+    else xyzz_dbl_v<F, NM == 1>(r, a);
 }
 
 #endif

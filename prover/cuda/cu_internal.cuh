@@ -125,6 +125,9 @@ struct gs_cu_dev {
  * (cu_ec.cuh's cu_ops_lazy_call).  CU_FV_G2CALL = G2's level 1 (the only
  * bit G2 reads) with its doubling inlined and the Fp2 multiplications out
  * of line by value (cu_ec.cuh's cu_ops_fp2_call) instead of by reference.
+ * CU_FV_NCALL = G1's level N and bucket reduction with the XYZZ additions'
+ * and doublings' multiplications out of line by value (cu_ec.cuh's
+ * cu_ops_reduced_call, xyzz_add_n); it takes precedence over CU_FV_INLN.
  * GS_CU_MSM_MINB: blocks per SM asked of ptxas for that kernel (default 3;
  * the FV / MINB pairs built are listed in fv_launch_flat).
  * The flat level 1 takes FV & (7 | CU_FV_CALL) (fv_launch_flat).
@@ -134,7 +137,8 @@ struct gs_cu_dev {
 #define CU_FV_INLN 8
 #define CU_FV_CALL 16 /* with LAZY: the madd's multiplications out of line (cu_ops_lazy_call) */
 #define CU_FV_G2CALL GS_CU_FV_G2CALL /* 32: G2's level 1, Fp2 multiplications by value (cu_ops_fp2_call) */
-#define CU_FV_DEFAULT 63 /* all six: fastest on the H200, 2026-12-04 (bench/RESULTS.md) */
+#define CU_FV_NCALL 64 /* level N and the bucket reduction: XYZZ additions with their multiplications out of line */
+#define CU_FV_DEFAULT 127 /* all seven: fastest on the H200, 2026-12-04 (bench/RESULTS.md) */
 int cu_fv_bits(void);
 int cu_msm_minb(void);
 

@@ -435,7 +435,7 @@ static int accum_variant(void)
     return v;
 }
 
-template <class F, bool INL>
+template <class F, int NM>
 __global__ void __launch_bounds__(128) k_accumN(cu_xyzz<F> *out, const uint32_t *coff_new,
                                                 const cu_xyzz<F> *in, const uint32_t *coff_old,
                                                 uint32_t K)
@@ -449,14 +449,15 @@ __global__ void __launch_bounds__(128) k_accumN(cu_xyzz<F> *out, const uint32_t 
     xyzz_load(acc, &in[e]);
     for (e++; e < end; e++) {
         xyzz_load(q, &in[e]);
-        xyzz_add_v<F, INL>(acc, q);
+        xyzz_add_n<F, NM>(acc, q);
     }
     xyzz_store(&out[t], acc);
 }
 
-/* Thread (g, j): buckets jL+1 .. (j+1)L of group g -> T + jL * R.  INL:
- * the point additions inlined (CU_FV_INLN). */
-template <class F, bool INL>
+/* Thread (g, j): buckets jL+1 .. (j+1)L of group g -> T + jL * R.  NM:
+ * the point additions out of line (0), inlined (1, CU_FV_INLN), or inlined
+ * with their multiplications out of line (2, CU_FV_NCALL; xyzz_add_n). */
+template <class F, int NM>
 __global__ void __launch_bounds__(128) k_reduce(cu_xyzz<F> *seg, const cu_xyzz<F> *part,
                                                 const uint32_t *coff, unsigned c, uint32_t ngrp,
                                                 uint32_t L, uint32_t T)
@@ -471,19 +472,19 @@ __global__ void __launch_bounds__(128) k_reduce(cu_xyzz<F> *seg, const cu_xyzz<F
         uint32_t k = (w << c) | b;
         if (coff[k + 1] - coff[k] == 1) {
             xyzz_load(q, &part[coff[k]]);
-            xyzz_add_v<F, INL>(R, q);
+            xyzz_add_n<F, NM>(R, q);
         }
-        xyzz_add_v<F, INL>(S, R);
+        xyzz_add_n<F, NM>(S, R);
     }
     /* S += (jL) * R, double-and-add from the top bit. */
     uint32_t mult = j * L;
     if (mult) {
         xyzz_set_inf(q);
         for (int bit = 31 - __clz(mult); bit >= 0; bit--) {
-            xyzz_dbl_v<F, INL>(q, q);
-            if ((mult >> bit) & 1) xyzz_add_v<F, INL>(q, R);
+            xyzz_dbl_n<F, NM>(q, q);
+            if ((mult >> bit) & 1) xyzz_add_n<F, NM>(q, R);
         }
-        xyzz_add_v<F, INL>(S, q);
+        xyzz_add_n<F, NM>(S, q);
     }
     xyzz_store(&seg[id], S);
 }
@@ -812,8 +813,9 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
 
     int sc = 0;
     uint32_t per = 1;
-    /* G1: level N and the bucket reduction with inlined additions (CU_FV_INLN). */
-    const bool inln = !g2 && (cu_fv_bits() & CU_FV_INLN) != 0;
+    /* G1: level N and the bucket reduction with inlined additions (CU_FV_INLN),
+     * their multiplications out of line (CU_FV_NCALL, which takes precedence). */
+    const int nm = g2 ? 0 : (cu_fv_bits() & CU_FV_NCALL) ? 2 : (cu_fv_bits() & CU_FV_INLN) ? 1 : 0;
     if (pr->n_big > 0) {
         /* 4. accumulation, level 1 from the sorted entries, then the levels. */
 #define ACCUM1(V)                                                                               \
@@ -852,22 +854,32 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
         int cur = 0;
         for (int l = 1; l <= pr->levels; l++) {
             uint32_t cap = cur == 0 ? p.t2max : p.t1max;
-            if (inln)
-                k_accumN<F, true><<<nblk(cap, 128), 128, 0, s>>>((X *)b.part[cur ^ 1], b.coff[l],
-                                                                 (const X *)b.part[cur], b.coff[l - 1], p.K);
-            else
-                k_accumN<F, false><<<nblk(cap, 128), 128, 0, s>>>((X *)b.part[cur ^ 1], b.coff[l],
-                                                                  (const X *)b.part[cur], b.coff[l - 1], p.K);
+#define ACCUMN(NM_)                                                                             \
+    k_accumN<F, NM_><<<nblk(cap, 128), 128, 0, s>>>((X *)b.part[cur ^ 1], b.coff[l],            \
+                                                    (const X *)b.part[cur], b.coff[l - 1], p.K)
+            if constexpr (cu_is_fe<F>::value) {
+                if (nm == 2) ACCUMN(2);
+                else if (nm == 1) ACCUMN(1);
+                else ACCUMN(0);
+            } else {
+                ACCUMN(0);
+            }
+#undef ACCUMN
             CU_LAUNCHED("k_accumN");
             cur ^= 1;
         }
         /* 5. bucket reduction, then runs down to at most GS_CU_MSM_PARTS per group. */
-        if (inln)
-            k_reduce<F, true><<<nblk((size_t)p.ngrp * p.T, 128), 128, 0, s>>>(
-                (X *)b.seg[0], (const X *)b.part[cur], b.coff[pr->levels], p.c, p.ngrp, p.L, p.T);
-        else
-            k_reduce<F, false><<<nblk((size_t)p.ngrp * p.T, 128), 128, 0, s>>>(
-                (X *)b.seg[0], (const X *)b.part[cur], b.coff[pr->levels], p.c, p.ngrp, p.L, p.T);
+#define REDUCE(NM_)                                                                          \
+    k_reduce<F, NM_><<<nblk((size_t)p.ngrp * p.T, 128), 128, 0, s>>>(                        \
+        (X *)b.seg[0], (const X *)b.part[cur], b.coff[pr->levels], p.c, p.ngrp, p.L, p.T)
+        if constexpr (cu_is_fe<F>::value) {
+            if (nm == 2) REDUCE(2);
+            else if (nm == 1) REDUCE(1);
+            else REDUCE(0);
+        } else {
+            REDUCE(0);
+        }
+#undef REDUCE
         CU_LAUNCHED("k_reduce");
         per = p.T;
         while (per > GS_CU_MSM_PARTS) {
