@@ -61,6 +61,7 @@ struct cu_msm_plan {
     unsigned c, nwin, t, ngrp, jshift;
     uint32_t B, K;                /* buckets per group (|d| max), key space ngrp << c */
     uint64_t ntot_max;            /* n * nwin: entries when no scalar is 0 or 1 */
+    unsigned s1log;               /* level 1 sums chunks of 2^s1log entries (MSM_S1 or more) */
     uint32_t t1max, t2max;        /* partial-sum bounds of level 1 and later levels */
     uint32_t L, T;                /* reduction segment length, segments per group */
     int maxlvl;                   /* accumulation levels the scratch has room for */

@@ -99,6 +99,19 @@ static unsigned auto_window(size_t n)
     return (unsigned)c;
 }
 
+/* Level 1's chunk: MSM_S1 entries, 128 from 2^29 entries on (2^26 points x
+ * 11-13 windows: half the partial sums for level N, with millions of
+ * threads still); GS_CU_MSM_S1 (32..256, a power of two) for A/B runs. */
+static unsigned level1_chunk_log(uint64_t ntot)
+{
+    unsigned v = 0, lg = 0;
+    const char *e = getenv("GS_CU_MSM_S1");
+    if (e && *e) v = (unsigned)strtoul(e, NULL, 10);
+    if (!(v >= 32 && v <= 256 && (v & (v - 1)) == 0)) v = ntot >= (1ull << 29) ? 128 : MSM_S1;
+    while ((1u << lg) < v) lg++;
+    return lg;
+}
+
 static int plan_msm(msm_plan *p, size_t n, int window, unsigned t, int g2)
 {
     memset(p, 0, sizeof *p);
@@ -117,13 +130,14 @@ static int plan_msm(msm_plan *p, size_t n, int window, unsigned t, int g2)
     if (p->ntot_max >= (1ull << 31)) return 0;
     p->B = 1u << (p->c - 1);
     p->K = p->ngrp << p->c;
-    p->t1max = (uint32_t)(p->ntot_max / MSM_S1) + p->K + 1;
+    p->s1log = level1_chunk_log(p->ntot_max);
+    p->t1max = (uint32_t)(p->ntot_max >> p->s1log) + p->K + 1;
     p->t2max = p->t1max / MSM_S2 + p->K + 1;
     p->L = p->B < MSM_SEG ? p->B : MSM_SEG;
     p->T = p->B / p->L;
     /* Levels a bucket of t * n entries could need (flat chunks: one more
      * partial when its entries start inside a chunk). */
-    uint64_t bound = ((uint64_t)p->t * n + MSM_S1 - 1) / MSM_S1 + 1;
+    uint64_t bound = (((uint64_t)p->t * n + (1u << p->s1log) - 1) >> p->s1log) + 1;
     p->maxlvl = 0;
     while (bound > 1) {
         bound = (bound + MSM_S2 - 1) / MSM_S2;
@@ -210,23 +224,23 @@ __global__ void k_bounds(const uint32_t *keys, uint32_t ntot, uint32_t *bstart, 
 
 /* Level-1 chunk counts; bucket 0 of every group (digit 0) is empty. */
 __global__ void k_chunks1(uint32_t *chunks, const uint32_t *bstart, const uint32_t *bend,
-                          uint32_t K, unsigned c)
+                          uint32_t K, unsigned c, unsigned s1log)
 {
     uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k > K) return;
     uint32_t cnt = (k == K || (k & ((1u << c) - 1)) == 0) ? 0 : bend[k] - bstart[k];
-    chunks[k] = (cnt + MSM_S1 - 1) / MSM_S1;
+    chunks[k] = (cnt + (1u << s1log) - 1) >> s1log;
 }
 
 /* Level-1 partial counts of the flat accumulation: key k gets one partial
- * per S1-entry chunk of the whole entry array its entries meet. */
+ * per S1-entry chunk (S1 = 2^s1log) of the whole entry array its entries meet. */
 __global__ void k_chunks_flat(uint32_t *chunks, const uint32_t *bstart, const uint32_t *bend,
-                              uint32_t K, unsigned c)
+                              uint32_t K, unsigned c, unsigned s1log)
 {
     uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k > K) return;
     uint32_t b = bstart[k], e = bend[k];
-    chunks[k] = (k == K || (k & ((1u << c) - 1)) == 0 || e == b) ? 0 : (e - 1) / MSM_S1 - b / MSM_S1 + 1;
+    chunks[k] = (k == K || (k & ((1u << c) - 1)) == 0 || e == b) ? 0 : ((e - 1) >> s1log) - (b >> s1log) + 1;
 }
 
 /* Later levels: a key's items are the partials coff[k] .. coff[k+1]. */
@@ -283,13 +297,14 @@ template <class F, int V>
 __global__ void __launch_bounds__(128) k_accum1(cu_xyzz<F> *part, const uint32_t *coff, uint32_t K,
                                                 const uint32_t *bstart, const uint32_t *bend,
                                                 const uint32_t *vals, const cu_aff<F> *pts,
-                                                size_t stride, uint32_t skip, unsigned jshift)
+                                                size_t stride, uint32_t skip, unsigned jshift,
+                                                unsigned s1log)
 {
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= coff[K]) return;
     uint32_t k = find_key(coff, K, t);
-    uint32_t e = bstart[k] + (t - coff[k]) * MSM_S1;
-    uint32_t end = min(e + MSM_S1, bend[k]);
+    uint32_t e = bstart[k] + ((t - coff[k]) << s1log);
+    uint32_t end = min(e + (1u << s1log), bend[k]);
     cu_xyzz<F> acc;
     xyzz_set_inf(acc);
     if constexpr ((V & 2) != 0) {
@@ -349,12 +364,12 @@ template <class F, bool INL, bool LAZY, int MINB, bool CALL = false>
 __global__ void __launch_bounds__(128, MINB)
     k_accum_flat(cu_xyzz<F> *part, const uint32_t *coff, const uint32_t *bstart,
                  const uint32_t *keys, const uint32_t *vals, uint32_t ntot, unsigned c,
-                 const cu_aff<F> *pts, size_t stride, uint32_t skip, unsigned jshift)
+                 const cu_aff<F> *pts, size_t stride, uint32_t skip, unsigned jshift, unsigned s1log)
 {
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    uint32_t e = t * MSM_S1;
+    uint32_t e = t << s1log;
     if (e >= ntot) return;
-    uint32_t end = min(e + MSM_S1, ntot);
+    uint32_t end = min(e + (1u << s1log), ntot);
     const uint32_t dmask = (1u << c) - 1;
     uint32_t cur = keys[e];
     cu_xyzz<F> acc;
@@ -362,7 +377,7 @@ __global__ void __launch_bounds__(128, MINB)
     for (; e < end; e++) {
         uint32_t k = keys[e];
         if (k != cur) {
-            if (cur & dmask) store_v<F, LAZY>(&part[coff[cur] + t - bstart[cur] / MSM_S1], acc);
+            if (cur & dmask) store_v<F, LAZY>(&part[coff[cur] + t - (bstart[cur] >> s1log)], acc);
             xyzz_set_inf(acc);
             cur = k;
         }
@@ -374,7 +389,7 @@ __global__ void __launch_bounds__(128, MINB)
         aff_load(p, pp);
         if (!aff_is_inf(p)) madd_v<F, INL, LAZY, CALL>(acc, p, (v >> 31) != 0);
     }
-    if (cur & dmask) store_v<F, LAZY>(&part[coff[cur] + t - bstart[cur] / MSM_S1], acc);
+    if (cur & dmask) store_v<F, LAZY>(&part[coff[cur] + t - (bstart[cur] >> s1log)], acc);
 }
 
 /* The G1 flat level 1 for variant bits FV (CU_FV_*) and MINB. */
@@ -386,7 +401,7 @@ struct fv_flat_args {
     const void *pts;
     size_t stride;
     uint32_t skip;
-    unsigned jshift;
+    unsigned jshift, s1log;
 };
 
 template <int FV, int MINB> static void fv_flat(unsigned blocks, cudaStream_t s, const fv_flat_args &a)
@@ -395,7 +410,7 @@ template <int FV, int MINB> static void fv_flat(unsigned blocks, cudaStream_t s,
     k_accum_flat<FF, (FV & CU_FV_INL) != 0, (FV & CU_FV_LAZY) != 0, MINB, (FV & CU_FV_CALL) != 0>
         <<<blocks, 128, 0, s>>>(
         (cu_xyzz<FF> *)a.part, a.coff, a.bstart, a.keys, a.vals, a.ntot, a.c,
-        (const cu_aff<FF> *)a.pts, a.stride, a.skip, a.jshift);
+        (const cu_aff<FF> *)a.pts, a.stride, a.skip, a.jshift, a.s1log);
 }
 
 /* 0 when the pair was not instantiated. */
@@ -751,9 +766,9 @@ extern "C" gs_status gs_cu_msm_prepare(gs_cu_dev *d, const gs_scalar *scalars, s
          * levels as the largest bucket needs. */
         pr->flat = accum_flat();
         if (pr->flat)
-            k_chunks_flat<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c);
+            k_chunks_flat<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c, p.s1log);
         else
-            k_chunks1<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c);
+            k_chunks1<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c, p.s1log);
         CU_LAUNCHED("k_chunks1");
         tb = d->msm.cub_bytes;
         CU_TRY(cub::DeviceReduce::Max(d->msm.cub_temp, tb, b.chunks, b.counts + 2, (int)(p.K + 1), s));
@@ -821,20 +836,20 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
 #define ACCUM1(V)                                                                               \
     k_accum1<F, V><<<nblk(p.t1max, 128), 128, 0, s>>>((X *)b.part[0], b.coff[0], p.K, b.bstart, \
                                                       b.bend, b.vals[pr->sel], pts, stride,    \
-                                                      (uint32_t)skip, p.jshift)
+                                                      (uint32_t)skip, p.jshift, p.s1log)
         if (pr->flat) {
             uint32_t ntot = pr->n_big * p.nwin;
-            unsigned nb1 = nblk((ntot + MSM_S1 - 1) / MSM_S1, 128);
+            unsigned nb1 = nblk((ntot + (1u << p.s1log) - 1) >> p.s1log, 128);
             if constexpr (sizeof(F) == sizeof(cu_fp2)) {
                 /* CU_FV_G2CALL: the Fp2 multiplications by value, the doubling inlined. */
                 auto k = (cu_fv_bits() & CU_FV_G2CALL) ? k_accum_flat<F, true, false, 1, true>
                                                        : k_accum_flat<F, false, false, 1>;
                 k<<<nb1, 128, 0, s>>>((X *)b.part[0], b.coff[0], b.bstart, b.keys[pr->sel],
                                       b.vals[pr->sel], ntot, p.c, pts, stride, (uint32_t)skip,
-                                      p.jshift);
+                                      p.jshift, p.s1log);
             } else {
                 fv_flat_args a = { b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel],
-                                   ntot, p.c, pts, stride, (uint32_t)skip, p.jshift };
+                                   ntot, p.c, pts, stride, (uint32_t)skip, p.jshift, p.s1log };
                 if (!fv_launch_flat(cu_fv_bits() & (7 | CU_FV_CALL), cu_msm_minb(), nb1, s, a))
                     return GS_ERR(err, GS_ERR_ARG, "msm", "GS_CU_FV = %d / GS_CU_MSM_MINB = %d: no such "
                                   "variant", cu_fv_bits(), cu_msm_minb());
@@ -975,10 +990,12 @@ static unsigned env_uint(const char *name, unsigned dflt)
  * the sort's passes (about 1/16 of a madd per entry and 8-bit pass).
  * Windows wider than GS_CU_MSM_CMAX are not considered; its default is
  * 20: on the H200 (bench/RESULTS.md, copies sweep at 2^24) c = 22 and 24
- * ran slower than 20 although they take fewer madds.  From 2^26 points
- * with 8 copies or more it is 22 (measured at 2^26: c = 22 with 8 / 12 /
- * 16 copies 450 / 436 / 436 ms against 463 / - / 459 at c = 20; with 4
- * copies 467 against 464, so not there).  Without copies the measured
+ * ran slower than 20 although they take fewer madds.  From 2^26 points it
+ * is 22 with 8 copies or more and 24 with 11 or more (one bucket set for
+ * the 11 windows); measured at 2^26 with CU_FV_NCALL: c = 24 / 16 copies
+ * 419.9 ms, c = 22 / 12 copies 427.4; before it, c = 22 with 8 / 12 / 16
+ * copies 450 / 436 / 436 ms against 463 / - / 459 at c = 20, and with 4
+ * copies 467 against 464, so not there.  Without copies the measured
  * automatic window wins.
  */
 static double msm_cost(size_t n, unsigned c, unsigned t)
@@ -995,7 +1012,9 @@ extern "C" double gs_cu_msm_pick(size_t n, unsigned max_copies, unsigned *c, uns
     unsigned bc = auto_window(n), bt = 1;
     if (max_copies > 1 && n >= 2 && n <= ((size_t)1 << 27)) {
         double best = -1;
-        unsigned cmax = env_uint("GS_CU_MSM_CMAX", n >= ((size_t)1 << 26) && max_copies >= 8 ? 22 : 20);
+        unsigned cdef = 20;
+        if (n >= ((size_t)1 << 26)) cdef = max_copies >= 11 ? 24 : max_copies >= 8 ? 22 : 20;
+        unsigned cmax = env_uint("GS_CU_MSM_CMAX", cdef);
         if (cmax > 24) cmax = 24;
         for (unsigned cc = 12; cc <= cmax; cc++) {
             unsigned nwin = windows_of(cc);
