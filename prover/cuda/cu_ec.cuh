@@ -149,7 +149,6 @@ static __device__ __forceinline__ void xyzz_dbl_body(cu_xyzz<F> &r, const cu_xyz
 
 template <class F> CU_PT void xyzz_dbl(cu_xyzz<F> &r, const cu_xyzz<F> &a) { xyzz_dbl_body(r, a); }
 
-
 /*
  * cu_ops_lazy with the multiplication and squaring out of line (one body
  * each, called by value) instead of inlined at every use: an inlined Fp
@@ -159,42 +158,33 @@ template <class F> CU_PT void xyzz_dbl(cu_xyzz<F> &r, const cu_xyzz<F> &a) { xyz
  * k_accum_flat at 2^24: 42% of the stall cycles waiting for an instruction
  * fetch).  Out of line, the loop's hot code is two bodies and the glue.
  */
-template <class C> static __device__ __noinline__ cu_fe<C> fe_mul_lz_call(cu_fe<C> a, cu_fe<C> b)
+template <class C, bool LZ> static __device__ __noinline__ cu_fe<C> fe_mul_byval(cu_fe<C> a, cu_fe<C> b)
 {
     cu_fe<C> r;
-    fe_mul_lz(r, a, b);
+    if constexpr (LZ) fe_mul_lz(r, a, b);
+    else fe_mul(r, a, b);
     return r;
 }
-template <class C> static __device__ __noinline__ cu_fe<C> fe_sqr_lz_call(cu_fe<C> a)
+template <class C, bool LZ> static __device__ __noinline__ cu_fe<C> fe_sqr_byval(cu_fe<C> a)
 {
     cu_fe<C> r;
-    fe_sqr_lz(r, a);
+    if constexpr (LZ) fe_sqr_lz(r, a);
+    else fe_sqr(r, a);
     return r;
 }
-struct cu_ops_lazy_call : cu_ops_lazy {
-    template <class F> static CU_DEV void mul(F &r, const F &a, const F &b) { r = fe_mul_lz_call(a, b); }
-    template <class F> static CU_DEV void sqr(F &r, const F &a) { r = fe_sqr_lz_call(a); }
+/* BASE's operations with the multiplication and squaring out of line:
+ * lazy ones (LZ, the madd of level 1) or reduced ones (the XYZZ + XYZZ
+ * additions and doublings of level N and the bucket reduction,
+ * CU_FV_NCALL).  Fp only (the bodies take a cu_fe). */
+template <class BASE, bool LZ> struct cu_ops_call : BASE {
+    template <class C> static CU_DEV void mul(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
+    {
+        r = fe_mul_byval<C, LZ>(a, b);
+    }
+    template <class C> static CU_DEV void sqr(cu_fe<C> &r, const cu_fe<C> &a) { r = fe_sqr_byval<C, LZ>(a); }
 };
-
-/* The same for fully reduced Fp values: the XYZZ + XYZZ additions and the
- * doublings of the level-N accumulation and the bucket reduction
- * (CU_FV_NCALL); Fp only (fe_mul_call takes a cu_fe). */
-template <class C> static __device__ __noinline__ cu_fe<C> fe_mul_call(cu_fe<C> a, cu_fe<C> b)
-{
-    cu_fe<C> r;
-    fe_mul(r, a, b);
-    return r;
-}
-template <class C> static __device__ __noinline__ cu_fe<C> fe_sqr_call(cu_fe<C> a)
-{
-    cu_fe<C> r;
-    fe_sqr(r, a);
-    return r;
-}
-struct cu_ops_reduced_call : cu_ops_reduced {
-    template <class F> static CU_DEV void mul(F &r, const F &a, const F &b) { r = fe_mul_call(a, b); }
-    template <class F> static CU_DEV void sqr(F &r, const F &a) { r = fe_sqr_call(a); }
-};
+typedef cu_ops_call<cu_ops_lazy, true> cu_ops_lazy_call;
+typedef cu_ops_call<cu_ops_reduced, false> cu_ops_reduced_call;
 
 /* cu_ops_reduced for G2 (Fp2) with the multiplication and squaring out of
  * line by value (cu_fp2.cuh's fe2_mul_call): the by-reference fe_mul of
