@@ -394,7 +394,7 @@ static gs_status bench_msm(gs_cu_dev *d, const bench_curve *cv, unsigned lo, uns
     if (copies) {
         /* Room for the copies after the points, then precompute them. */
         void *dp2 = NULL;
-        gs_cu_msm_pick(nmax, (unsigned)o->copies, &cc, &tt);
+        gs_cu_msm_pick(nmax, (unsigned)o->copies, 1, &cc, &tt);
         if (o->window > 0) {
             /* An explicit window: all T copies (the MSM uses at most one
              * per window of c bits: min(T, windows)). */

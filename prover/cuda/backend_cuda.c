@@ -286,15 +286,15 @@ static gs_status plan_copies(cuda_impl *im, const gs_pk *pk, gs_err *err)
     size_t fixed = 3 * n * 32 + nv * 32 + m2 * (192 + 4 + 32) + 2 * n * 32 + ((size_t)3 << 30);
     double best = -1;
     im->t_h = im->t_w = 1;
-    gs_cu_msm_pick(n, 1, &im->c_h, &im->t_h);
-    gs_cu_msm_pick(nv, 1, &im->c_w, &im->t_w);
+    gs_cu_msm_pick(n, 1, 0, &im->c_h, &im->t_h);
+    gs_cu_msm_pick(nv, 1, 0, &im->c_w, &im->t_w);
     for (unsigned mh = 1; mh <= mc; mh++) {
         unsigned ch, th;
-        double cost_h = gs_cu_msm_pick(n, mh, &ch, &th);
+        double cost_h = gs_cu_msm_pick(n, mh, 0, &ch, &th);
         size_t scr_h = gs_cu_msm_scratch_bytes(n, ch, th, 0);
         for (unsigned mw = 1; mw <= mc; mw++) {
             unsigned cw, tw;
-            double cost = cost_h + 3 * gs_cu_msm_pick(nv, mw, &cw, &tw);
+            double cost = cost_h + 3 * gs_cu_msm_pick(nv, mw, 0, &cw, &tw);
             size_t scr_w = gs_cu_msm_scratch_bytes(nv, cw, tw, 0);
             size_t scr = scr_h > scr_w ? scr_h : scr_w;
             scr = scr > scr_2 ? scr : scr_2;

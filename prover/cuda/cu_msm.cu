@@ -990,9 +990,11 @@ static unsigned env_uint(const char *name, unsigned dflt)
  * the sort's passes (about 1/16 of a madd per entry and 8-bit pass).
  * Windows wider than GS_CU_MSM_CMAX are not considered; its default is
  * 20: on the H200 (bench/RESULTS.md, copies sweep at 2^24) c = 22 and 24
- * ran slower than 20 although they take fewer madds.  From 2^26 points it
- * is 22 with 8 copies or more and 24 with 11 or more (one bucket set for
- * the 11 windows); measured at 2^26 with CU_FV_NCALL: c = 24 / 16 copies
+ * ran slower than 20 although they take fewer madds.  From 2^26 points, for
+ * a caller that asks (wide: cuda-bench's standalone MSM; not the prove's
+ * planner, whose plans were measured at 20) it is 22 with 8 copies or more
+ * and 24 with 11 or more (one bucket set for the 11 windows); measured at
+ * 2^26 with CU_FV_NCALL: c = 24 / 16 copies
  * 419.9 ms, c = 22 / 12 copies 427.4; before it, c = 22 with 8 / 12 / 16
  * copies 450 / 436 / 436 ms against 463 / - / 459 at c = 20, and with 4
  * copies 467 against 464, so not there.  Without copies the measured
@@ -1007,13 +1009,13 @@ static double msm_cost(size_t n, unsigned c, unsigned t)
     return (double)n * nwin * (1.0 + passes / 16.0) + 4.3 * ngrp * (double)(1u << (c - 1));
 }
 
-extern "C" double gs_cu_msm_pick(size_t n, unsigned max_copies, unsigned *c, unsigned *t)
+extern "C" double gs_cu_msm_pick(size_t n, unsigned max_copies, int wide, unsigned *c, unsigned *t)
 {
     unsigned bc = auto_window(n), bt = 1;
     if (max_copies > 1 && n >= 2 && n <= ((size_t)1 << 27)) {
         double best = -1;
         unsigned cdef = 20;
-        if (n >= ((size_t)1 << 26)) cdef = max_copies >= 11 ? 24 : max_copies >= 8 ? 22 : 20;
+        if (wide && n >= ((size_t)1 << 26)) cdef = max_copies >= 11 ? 24 : max_copies >= 8 ? 22 : 20;
         unsigned cmax = env_uint("GS_CU_MSM_CMAX", cdef);
         if (cmax > 24) cmax = 24;
         for (unsigned cc = 12; cc <= cmax; cc++) {

@@ -215,11 +215,14 @@ gs_status gs_cu_g1_precompute(gs_cu_dev *d, void *pts, size_t n, size_t stride, 
                               unsigned t, gs_err *err);
 /* The window plan for an MSM of n scalars over points with at most
  * max_copies precomputed copies: *c bits, *t copies used (t <= max_copies;
- * t = 1 gives the automatic window of gs_cu_msm_g1).  Returns its modelled
- * cost (madd-equivalents: accumulations, sort passes, bucket reduction),
- * for comparing plans.  Environment overrides for measurements:
- * GS_CU_MSM_C, GS_CU_MSM_T. */
-double gs_cu_msm_pick(size_t n, unsigned max_copies, unsigned *c, unsigned *t);
+ * t = 1 gives the automatic window of gs_cu_msm_g1).  wide: consider the
+ * windows above 20 that a standalone MSM measured faster from 2^26 points
+ * (22 with 8 copies or more, 24 with 11 or more); the prove's planner
+ * passes 0 (its 2^26 / 2^27 plans were measured at c <= 20).  Returns the
+ * plan's modelled cost (madd-equivalents: accumulations, sort passes,
+ * bucket reduction), for comparing plans.  Environment overrides for
+ * measurements: GS_CU_MSM_C, GS_CU_MSM_T, GS_CU_MSM_CMAX. */
+double gs_cu_msm_pick(size_t n, unsigned max_copies, int wide, unsigned *c, unsigned *t);
 /* The MSM kernel variant bits in force: GS_CU_FV from the environment (read
  * at every MSM), else the default (cu_internal.cuh lists the bits).  For
  * tests that run both sides of a bit, e.g. GS_CU_FV_G2CALL: G2's bucket
