@@ -5,7 +5,7 @@
 #   bench/gpu-session.sh STEP...
 #
 # STEP: tests flat ab msm copies sweep24 sweep26 baseprove prove24 prove26
-#       p27 pipe bgsetup circuit ncu   (see the cases below)
+#       wide p27 pipe bgsetup circuit ncu   (see the cases below)
 #
 # Binaries: carried ones in carry-bin/{new,base}/ (built here with
 # ARCH="-march=x86-64-v3 -madx" HAVE_GMP=0) when they run on the machine,
@@ -124,6 +124,21 @@ prove26)
     log "prove 2^26 random witness (new, pinned)"
     "$NEW" cuda-bench --prove 26:26 --g2-device --reps 2 --staging pinned --json "$B/prove26.json" >"$B/prove26.txt" 2>&1
     grep -E "prove  2|stages" "$B/prove26.txt" | tee -a "$S"
+    ;;
+wide)
+    # Open since 2026-12-04 (fifth session): the prove with FV 127 and the
+    # 128-entry level-1 chunks, and with the planner allowed the windows
+    # above 20 that the standalone 2^26 MSM measured faster (it passes
+    # wide = 0 to gs_cu_msm_pick; GS_CU_MSM_CMAX lifts the cap).
+    log "prove 2^26 / 2^27 (90% 0/1): default plan vs GS_CU_MSM_CMAX=24 (direct)"
+    for cm in 20 24; do
+        GS_CU_MSM_CMAX=$cm "$NEW" cuda-bench --prove 26:26 --g2-device --reps 2 --staging direct \
+            --json "$B/prove26-cmax$cm.json" >"$B/prove26-cmax$cm.txt" 2>&1
+        grep -E "prove  2|stages" "$B/prove26-cmax$cm.txt" | tee -a "$S"
+        GS_CU_MSM_CMAX=$cm "$NEW" cuda-bench --prove 27:27 --g2-device --reps 2 --bool 90 --staging direct \
+            --json "$B/prove27-cmax$cm.json" >"$B/prove27-cmax$cm.txt" 2>&1
+        grep -E "prove  2|stages" "$B/prove27-cmax$cm.txt" | tee -a "$S"
+    done
     ;;
 p27)
     log "2^27 partition: 90% 0/1 witness (porep_sha's share at 2^20), synthetic key, pinned"
