@@ -342,12 +342,6 @@ template <class F, bool INL> CU_DEV void xyzz_dbl_v(cu_xyzz<F> &r, const cu_xyzz
 /* The level-N and bucket-reduction additions by mode NM: 0 out of line,
  * 1 inlined (CU_FV_INLN), 2 inlined glue with the multiplications out of
  * line by value (CU_FV_NCALL, Fp only). */
-template <class F> struct cu_is_fe {
-    static constexpr bool value = false;
-};
-template <class C> struct cu_is_fe<cu_fe<C>> {
-    static constexpr bool value = true;
-};
 template <class F, int NM> CU_DEV void xyzz_add_n(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
 {
     if constexpr (NM == 2) xyzz_add_body<F, true, cu_ops_reduced_call>(acc, b);

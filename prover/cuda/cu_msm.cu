@@ -831,6 +831,18 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
     /* G1: level N and the bucket reduction with inlined additions (CU_FV_INLN),
      * their multiplications out of line (CU_FV_NCALL, which takes precedence). */
     const int nm = g2 ? 0 : (cu_fv_bits() & CU_FV_NCALL) ? 2 : (cu_fv_bits() & CU_FV_INLN) ? 1 : 0;
+    /* LAUNCH(NM) for the nm in force; G2 instantiates only NM 0 (nm is 0 there,
+     * and NM 2's out-of-line bodies take an Fp element). */
+#define BY_NM(LAUNCH)                     \
+    do {                                  \
+        if constexpr (!g2) {              \
+            if (nm == 2) LAUNCH(2);       \
+            else if (nm == 1) LAUNCH(1);  \
+            else LAUNCH(0);               \
+        } else {                          \
+            LAUNCH(0);                    \
+        }                                 \
+    } while (0)
     if (pr->n_big > 0) {
         /* 4. accumulation, level 1 from the sorted entries, then the levels. */
 #define ACCUM1(V)                                                                               \
@@ -872,13 +884,7 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
 #define ACCUMN(NM_)                                                                             \
     k_accumN<F, NM_><<<nblk(cap, 128), 128, 0, s>>>((X *)b.part[cur ^ 1], b.coff[l],            \
                                                     (const X *)b.part[cur], b.coff[l - 1], p.K)
-            if constexpr (cu_is_fe<F>::value) {
-                if (nm == 2) ACCUMN(2);
-                else if (nm == 1) ACCUMN(1);
-                else ACCUMN(0);
-            } else {
-                ACCUMN(0);
-            }
+            BY_NM(ACCUMN);
 #undef ACCUMN
             CU_LAUNCHED("k_accumN");
             cur ^= 1;
@@ -887,14 +893,9 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
 #define REDUCE(NM_)                                                                          \
     k_reduce<F, NM_><<<nblk((size_t)p.ngrp * p.T, 128), 128, 0, s>>>(                        \
         (X *)b.seg[0], (const X *)b.part[cur], b.coff[pr->levels], p.c, p.ngrp, p.L, p.T)
-        if constexpr (cu_is_fe<F>::value) {
-            if (nm == 2) REDUCE(2);
-            else if (nm == 1) REDUCE(1);
-            else REDUCE(0);
-        } else {
-            REDUCE(0);
-        }
+        BY_NM(REDUCE);
 #undef REDUCE
+#undef BY_NM
         CU_LAUNCHED("k_reduce");
         per = p.T;
         while (per > GS_CU_MSM_PARTS) {
