@@ -835,17 +835,18 @@ static int bench_main(int argc, char **argv)
     fprintf(out, "device: %s\n", devname);
     if (o.field) {
         /* kinds of gs_cu_field_bench: Fp mul, Fr mul, Fp sqr as mul, Fp
-         * dedicated sqr, Fp lazy mul, Fp lazy dedicated sqr. */
+         * dedicated sqr, Fp lazy mul, Fp lazy dedicated sqr, and the CIOS
+         * forms of the lazy Fp and the Fr multiplication. */
         static const char *const names[] = { "fp_mul", "fr_mul", "fp_sqr_mul", "fp_sqr",
-                                             "fp_mul_lazy", "fp_sqr_lazy" };
-        double ns[6][64], g;
+                                             "fp_mul_lazy", "fp_sqr_lazy", "fp_mul_lazy_cios", "fr_mul_cios" };
+        double ns[8][64], g;
         for (int r = 0; r < o.reps; r++) {
-            for (int k = 0; k < 6; k++) {
+            for (int k = 0; k < 8; k++) {
                 TRY(gs_cu_field_bench(d, k, &g, &err));
                 ns[k][r] = 1e9 / g; /* ns per operation of the whole chip */
             }
         }
-        for (int k = 0; k < 6; k++) {
+        for (int k = 0; k < 8; k++) {
             bench_rec *rp = rec_add(ns[k], o.reps, "cuda/field/%s", names[k]);
             if (rp) rp->unit = "ns";
         }
@@ -854,6 +855,8 @@ static int bench_main(int argc, char **argv)
         fprintf(out, "field  Fp sqr as mul %.2f G/s, sqr %.2f G/s, lazy mul %.2f G/s, lazy sqr %.2f G/s\n",
                 1 / median(ns[2], o.reps), 1 / median(ns[3], o.reps), 1 / median(ns[4], o.reps),
                 1 / median(ns[5], o.reps));
+        fprintf(out, "field  CIOS forms: Fp lazy mul %.2f G/s, Fr mul %.2f G/s\n", 1 / median(ns[6], o.reps),
+                1 / median(ns[7], o.reps));
         fflush(out);
     }
     if (o.h2d_log) TRY(bench_h2d(d, &o, &err));

@@ -219,7 +219,7 @@ template <class C> CU_DEV void fe_final_sub(cu_fe<C> &r, const uint32_t *t)
  * skips the final conditional subtraction: r < 2p whenever a b < 4p^2
  * (proof at fe_mul_lz). */
 template <class C, bool FULL>
-CU_DEV void fe_mul_impl(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
+CU_DEV void fe_mul_cios(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
 {
     constexpr int N = C::N;
     uint32_t t[N + 2], pm[N];
@@ -243,6 +243,93 @@ CU_DEV void fe_mul_impl(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
 #pragma unroll
         for (int i = 0; i < N; i++) r.l[i] = t[i];
     }
+}
+
+/* (c0, c1, c2) += x y: one carry chain inside one statement. */
+CU_DEV void mac3(uint32_t &c0, uint32_t &c1, uint32_t &c2, uint32_t x, uint32_t y)
+{
+    asm("mad.lo.cc.u32 %0, %3, %4, %0;\n\t"
+        "madc.hi.cc.u32 %1, %3, %4, %1;\n\t"
+        "addc.u32 %2, %2, 0;"
+        : "+r"(c0), "+r"(c1), "+r"(c2)
+        : "r"(x), "r"(y));
+}
+
+/*
+ * The same Montgomery product by product scanning (the column-wise
+ * interleaving of Koc, Acar, Kaliski's FIPS): column k of a b + M p, i.e.
+ * every a_i b_j and m_i p_j with i + j = k, accumulates in three words
+ * (c0, c1, c2); for k < N, m_k = c0 (-p^-1) mod 2^32 and m_k p_0 clear c0;
+ * for k >= N, c0 is word k - N of the result; then the three words shift
+ * down by one.  Same value as fe_mul_cios (t = (a b + M p) / R with the
+ * same M, so the same bounds and lazy results), but every product adds
+ * into the pair (c0, c1), which ptxas keeps in an aligned register pair
+ * for IMAD.WIDE: CIOS's two interleaved chains per row land their 64-bit
+ * products on word pairs that start at even and at odd words, and the
+ * shift of t after every row, so its SASS spends ~380 of its ~740
+ * instructions on moves (131 of them IMAD.MOV on the multiply pipe, H200
+ * SASS of the G1 madd, bench/RESULTS.md).  Column sums stay below
+ * 2N 2^64: c2 < 2^32.
+ */
+/* Column K of fe_mul_ps (a template per column, so every loop bound is a
+ * constant and the whole product unrolls). */
+template <class C, int K>
+CU_DEV void ps_col(uint32_t &c0, uint32_t &c1, uint32_t &c2, const uint32_t *a, const uint32_t *b,
+                   uint32_t *m, uint32_t *t)
+{
+    constexpr int N = C::N, LO = K < N ? 0 : K - N + 1, HI = K < N ? K : N - 1;
+    constexpr int HM = K < N ? K - 1 : HI; /* m_i p_(K-i) for the m already known */
+#pragma unroll
+    for (int i = LO; i <= HI; i++) mac3(c0, c1, c2, a[i], b[K - i]);
+#pragma unroll
+    for (int i = LO; i <= HM; i++) mac3(c0, c1, c2, m[i], C::p(K - i));
+    if constexpr (K < N) {
+        m[K] = c0 * C::N0;
+        mac3(c0, c1, c2, m[K], C::p(0)); /* c0 = 0 now */
+    } else {
+        t[K - N] = c0;
+    }
+    c0 = c1;
+    c1 = c2;
+    c2 = 0;
+}
+
+template <class C, int K>
+CU_DEV void ps_cols(uint32_t &c0, uint32_t &c1, uint32_t &c2, const uint32_t *a, const uint32_t *b,
+                    uint32_t *m, uint32_t *t)
+{
+    if constexpr (K < 2 * C::N - 1) {
+        ps_col<C, K>(c0, c1, c2, a, b, m, t);
+        ps_cols<C, K + 1>(c0, c1, c2, a, b, m, t);
+    }
+}
+
+template <class C, bool FULL>
+CU_DEV void fe_mul_ps(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
+{
+    constexpr int N = C::N;
+    uint32_t m[N], t[N + 1], c0 = 0, c1 = 0, c2 = 0;
+    ps_cols<C, 0>(c0, c1, c2, a.l, b.l, m, t);
+    t[N - 1] = c0;
+    t[N] = c1; /* 0: the result is below 2p < 2^(32N) */
+    if constexpr (FULL) {
+        fe_final_sub<C>(r, t);
+    } else {
+#pragma unroll
+        for (int i = 0; i < N; i++) r.l[i] = t[i];
+    }
+}
+
+/* The multiplication every fe_mul / fe_mul_lz uses: product scanning
+ * (GS_CU_MUL_CIOS=1 at build time: CIOS, for A/B builds). */
+template <class C, bool FULL>
+CU_DEV void fe_mul_impl(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
+{
+#if defined(GS_CU_MUL_CIOS) && GS_CU_MUL_CIOS
+    fe_mul_cios<C, FULL>(r, a, b);
+#else
+    fe_mul_ps<C, FULL>(r, a, b);
+#endif
 }
 
 template <class C> CU_DEV void fe_mul(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)

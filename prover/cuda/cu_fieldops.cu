@@ -99,7 +99,8 @@ __global__ void k_fp_op_v(cu_fe<C> *out, const cu_fe<C> *a, const cu_fe<C> *b, s
 }
 
 /* Chains for the throughput figures: KIND 0 = x <- x y, y <- y x (fe_mul);
- * 1 = x <- x^2 (fe_sqr of C's variant); 2 = fe_mul_lz; 3 = fe_sqr_lz.
+ * 1 = x <- x^2 (fe_sqr of C's variant); 2 = fe_mul_lz; 3 = fe_sqr_lz;
+ * 4 / 5 = CIOS lazy / reduced (fe_mul_cios, whatever fe_mul builds as).
  * Two operations per iteration, each depending on the one before. */
 template <class C, int KIND>
 __global__ void k_field_chain(cu_fe<C> *io, int iters)
@@ -118,12 +119,15 @@ __global__ void k_field_chain(cu_fe<C> *io, int iters)
         } else if constexpr (KIND == 2) {
             fe_mul_lz(x, x, y);
             fe_mul_lz(y, y, x);
+        } else if constexpr (KIND == 4 || KIND == 5) {
+            fe_mul_cios<C, KIND == 5>(x, x, y);
+            fe_mul_cios<C, KIND == 5>(y, y, x);
         } else {
             fe_sqr_lz(x, x);
             fe_sqr_lz(x, x);
         }
     }
-    if constexpr (KIND == 0 || KIND == 2) fe_store(&io[2 * i], x);
+    if constexpr (KIND == 0 || KIND == 2 || KIND == 4 || KIND == 5) fe_store(&io[2 * i], x);
     else fe_store(&io[2 * i + 1], x);
 }
 
@@ -239,6 +243,8 @@ extern "C" gs_status gs_cu_field_bench(gs_cu_dev *d, int kind, double *mul_per_s
     case 3: return field_bench<Cs, 1>(d, mul_per_s, err);
     case 4: return field_bench<Cm, 2>(d, mul_per_s, err);
     case 5: return field_bench<Cs, 3>(d, mul_per_s, err);
+    case 6: return field_bench<Cm, 4>(d, mul_per_s, err);
+    case 7: return field_bench<cu_fr_cfg, 5>(d, mul_per_s, err);
     default: return GS_ERR(err, GS_ERR_ARG, "cuda", "field bench kind %d", kind);
     }
 }

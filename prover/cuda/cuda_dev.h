@@ -140,7 +140,9 @@ gs_status gs_cu_fp2_batch(gs_cu_dev *d, gs_fp2 *out, const gs_fp2 *a, const gs_f
 /* Operations per second of dependent Montgomery multiply chains over the
  * whole chip.  kind 0: Fp multiply, 1: Fr multiply, 2: Fp squaring as
  * fe_mul(a, a), 3: Fp dedicated squaring, 4: Fp multiply without the final
- * subtraction (lazy), 5: dedicated lazy squaring (cu_field.cuh). */
+ * subtraction (lazy), 5: dedicated lazy squaring (cu_field.cuh); 6 / 7:
+ * the CIOS form of 4 / of the Fr multiply (fe_mul_cios), beside the
+ * product scanning that fe_mul uses. */
 gs_status gs_cu_field_bench(gs_cu_dev *d, int kind, double *mul_per_s, gs_err *err);
 
 /* ---- NTT over Fr ---------------------------------------------------------- */
