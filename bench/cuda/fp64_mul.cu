@@ -266,7 +266,7 @@ template <int KIND, int MINB> __global__ void __launch_bounds__(128, MINB) k_cha
         } else if (KIND == 8) {
             fp64_mul_fips<true>(x.l, x.l, x.l);
             fp64_mul_fips<true>(x.l, x.l, x.l);
-        } else if (KIND == 10) { /* the SOS squaring the MSM uses (GS_CU_FV bit 2) */
+        } else if (KIND == 10) { /* the dedicated squaring the MSM uses (GS_CU_FV bit 2) */
             typedef cu_fe<cu_cfgv<cu_fp_cfg, CU_FV_SQR>> fs;
             fe_sqr_lz(reinterpret_cast<fs &>(x), reinterpret_cast<fs &>(x));
             fe_sqr_lz(reinterpret_cast<fs &>(x), reinterpret_cast<fs &>(x));
@@ -452,7 +452,7 @@ int main(void)
     CK(cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, 0));
     const char *names[11] = {"fe_mul_lz (IMAD)", "fp64_mul", "fe_sqr_lz (IMAD)", "fp64_sqr", "mixed 1 IMAD + 1 FP64",
                             "fp64_mul, 2 chains", "fe_mul_lz, 2 chains", "fp64_mul_fips", "fp64_sqr_fips",
-                            "mixed 1 IMAD + 1 FIPS", "fe_sqr_lz SOS (IMAD)"};
+                            "mixed 1 IMAD + 1 FIPS", "fe_sqr_lz (IMAD)"};
 #define KS(M) {k_chain<0, M>, k_chain<1, M>, k_chain<2, M>, k_chain<3, M>, k_chain<4, M>, \
                k_chain<5, M>, k_chain<6, M>, k_chain<7, M>, k_chain<8, M>, k_chain<9, M>, k_chain<10, M>}
     void (*kernsm[3][11])(cu_fp *, int) = {KS(1), KS(6), KS(8)};

@@ -7,8 +7,11 @@
  * (values in [0, 2p), Fp only, see there).  Internal to prover/cuda (.cu
  * files).
  *
- * Multiplication is CIOS (Koc, Acar, Kaliski, IEEE Micro 1996, section 5)
- * on 32-bit words.  Each row adds the 64-bit products a[j]*b[i] in two
+ * Multiplication is product scanning (fe_mul_ps, the default since
+ * 2026-12-04: each column's products add into one three-word accumulator,
+ * see there); the CIOS form below (Koc, Acar, Kaliski, IEEE Micro 1996,
+ * section 5; fe_mul_cios, kept for A/B builds and `cuda-bench --field`)
+ * works on 32-bit words.  Each row adds the 64-bit products a[j]*b[i] in two
  * carry chains, even j then odd j: the products of even j occupy word
  * pairs (j, j+1) that do not overlap, so one PTX chain
  *   mad.lo.cc / madc.hi.cc / madc.lo.cc / ...
@@ -16,8 +19,9 @@
  * one word) and the reduction m*p.  Both moduli leave a spare top bit, so
  * the CIOS result is < 2p and one conditional subtraction reduces it.
  *
- * The carry flag lives between consecutive asm statements of one unrolled
- * chain; nothing else is placed inside a chain.  Every chain statement is
+ * In the CIOS form the carry flag lives between consecutive asm statements
+ * of one unrolled chain; nothing else is placed inside a chain (the
+ * product-scanning form keeps each carry inside one asm statement).  Every chain statement is
  * `asm volatile`: the compiler cannot see the carry flag, and would
  * otherwise drop a statement whose register result is dead (the first
  * mad.lo.cc of each reduction row, whose word is shifted out) together
@@ -33,7 +37,7 @@
 /* Field descriptors: limb count, -p^-1 mod 2^32, p and R mod p by limb. */
 /* Variant bits of a field configuration (cu_fe<C> with C::VAR), for A/B
  * runs on the device (GS_CU_FV, cu_msm.cu): CU_FV_SQR = fe_sqr by the
- * dedicated squaring (fe_sqr_sos) instead of fe_mul(a, a). */
+ * dedicated squaring (fe_sqr_ps) instead of fe_mul(a, a). */
 #define CU_FV_SQR 2
 
 struct cu_fp_cfg {
@@ -320,6 +324,53 @@ CU_DEV void fe_mul_ps(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
     }
 }
 
+/* Column K of fe_sqr_ps: the off-diagonal products a_i a_(K-i), i < K - i,
+ * summed apart in (d0, d1, d2) from zero and doubled before they join the
+ * running column with the square a_(K/2)^2 (K even) and the m_i p_(K-i),
+ * as in ps_col.  At most N/2 off-diagonal products: d < 2^67 before the
+ * doubling. */
+template <class C, int K>
+CU_DEV void ps_sqr_col(uint32_t &c0, uint32_t &c1, uint32_t &c2, const uint32_t *a, uint32_t *m,
+                       uint32_t *t)
+{
+    constexpr int N = C::N, LO = K < N ? 0 : K - N + 1, HI = K < N ? K : N - 1;
+    constexpr int HM = K < N ? K - 1 : HI;
+    if constexpr (2 * LO < K) {
+        uint32_t d0 = 0, d1 = 0, d2 = 0;
+#pragma unroll
+        for (int i = LO; 2 * i < K; i++) mac3(d0, d1, d2, a[i], a[K - i]);
+        d2 = __funnelshift_l(d1, d2, 1);
+        d1 = __funnelshift_l(d0, d1, 1);
+        d0 <<= 1;
+        asm("add.cc.u32 %0, %0, %3;\n\t"
+            "addc.cc.u32 %1, %1, %4;\n\t"
+            "addc.u32 %2, %2, %5;"
+            : "+r"(c0), "+r"(c1), "+r"(c2)
+            : "r"(d0), "r"(d1), "r"(d2));
+    }
+    if constexpr (K % 2 == 0) mac3(c0, c1, c2, a[K / 2], a[K / 2]); /* LO <= K/2 <= HI */
+#pragma unroll
+    for (int i = LO; i <= HM; i++) mac3(c0, c1, c2, m[i], C::p(K - i));
+    if constexpr (K < N) {
+        m[K] = c0 * C::N0;
+        mac3(c0, c1, c2, m[K], C::p(0));
+    } else {
+        t[K - N] = c0;
+    }
+    c0 = c1;
+    c1 = c2;
+    c2 = 0;
+}
+
+template <class C, int K>
+CU_DEV void ps_sqr_cols(uint32_t &c0, uint32_t &c1, uint32_t &c2, const uint32_t *a, uint32_t *m, uint32_t *t)
+{
+    if constexpr (K < 2 * C::N - 1) {
+        ps_sqr_col<C, K>(c0, c1, c2, a, m, t);
+        ps_sqr_cols<C, K + 1>(c0, c1, c2, a, m, t);
+    }
+}
+
 /* The multiplication every fe_mul / fe_mul_lz uses: product scanning
  * (GS_CU_MUL_CIOS=1 at build time: CIOS, for A/B builds). */
 template <class C, bool FULL>
@@ -338,83 +389,21 @@ template <class C> CU_DEV void fe_mul(cu_fe<C> &r, const cu_fe<C> &a, const cu_f
 }
 
 /*
- * r = a^2 R^-1 mod p by a dedicated squaring (separated operand scanning):
- * the product a^2 in 2N words from the N(N-1)/2 off-diagonal products
- * a_i a_j (i < j) doubled plus the N squares a_i^2, then a Montgomery
- * reduction.  Multiplications: N(N-1) + 2N + 2N^2 + N mad instructions
- * against 4N^2 + N for fe_mul (Fp: 456 vs 588).
- *
- * Product: row i adds a_i * a_j, j > i, at words i + j (lo halves, one
- * carry chain over consecutive words) and i + j + 1 (hi halves, a second
- * chain), each chain's carry ending in word i + N or i + N + 1.  Word
- * i + N + 1 is untouched by rows before i (row i - 1 reaches word
- * i + N), so it starts at 0 and takes at most the two carries: no carry
- * leaves the top word.  The off-diagonal sum is below a^2 / 2 < 2^(64N-1),
- * so doubling it (a funnel shift across the words) loses no bit, and adding
- * the squares (one chain over all 2N words) gives a^2 < 2^(64N) exactly.
- *
- * Reduction: the low half w_lo = w[0..N-1] is reduced by N CIOS rows with
- * a zero multiplicand (u = (w_lo + M p) / R, M < R, so u < 1 + p, u <= p),
- * then the high half is added: result = u + w_hi with w_hi = floor(a^2 / R).
- * result = a^2 R^-1 mod p (w_lo + M p = 0 mod R, and (w_lo + M p) / R +
- * w_hi = (a^2 + M p) / R).  Bound: w_hi <= a^2 / R.  Fp (p < 0x1a0111eb *
- * 2^352, R = 2^384, p/R < 0.102): for a < 2p, w_hi < (4p/R) p < 0.41 p.
- * Fr (p/R < 0.454): for a < p, w_hi < 0.46 p.  So result < 1 + 1.46 p <
- * 2p: one conditional subtraction (FULL) reduces it; FULL = false leaves
- * it in [0, 2p) (used for Fp only, where inputs below 2p are allowed).
+ * r = a^2 R^-1 mod p by a dedicated squaring: fe_mul_ps's columns with each
+ * off-diagonal product a_i a_j (i < j) formed once and doubled, and the N
+ * squares a_i^2 (ps_sqr_col): N(N-1)/2 + N products instead of N^2 for the
+ * product half (Fp: 78 instead of 144; the reduction's 144 unchanged).
+ * The value is fe_mul_ps(a, a)'s: t = (a^2 + M p) / R with the same M, so
+ * the same bounds (for a < 2p, Fp: t < 1.41 p; proof at fe_mul_lz).  FULL
+ * reduces to [0, p); FULL = false leaves [0, 2p) (Fp only).
  */
-template <class C, bool FULL> CU_DEV void fe_sqr_sos(cu_fe<C> &r, const cu_fe<C> &a)
+template <class C, bool FULL> CU_DEV void fe_sqr_ps(cu_fe<C> &r, const cu_fe<C> &a)
 {
     constexpr int N = C::N;
-    uint32_t w[2 * N];
-#pragma unroll
-    for (int i = 0; i < 2 * N; i++) w[i] = 0;
-#pragma unroll
-    for (int i = 0; i < N - 1; i++) {
-        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(w[2 * i + 1]) : "r"(a.l[i]), "r"(a.l[i + 1]));
-#pragma unroll
-        for (int j = i + 2; j < N; j++)
-            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(w[i + j]) : "r"(a.l[i]), "r"(a.l[j]));
-        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(w[i + N]));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(w[i + N + 1]));
-        asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(w[2 * i + 2]) : "r"(a.l[i]), "r"(a.l[i + 1]));
-#pragma unroll
-        for (int j = i + 2; j < N; j++)
-            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(w[i + j + 1]) : "r"(a.l[i]), "r"(a.l[j]));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(w[i + N + 1]));
-    }
-#pragma unroll
-    for (int k = 2 * N - 1; k > 0; k--) w[k] = __funnelshift_l(w[k - 1], w[k], 1);
-    w[0] = 0; /* bit 0 of the doubled off-diagonal sum */
-    asm volatile("mad.lo.cc.u32 %0, %1, %1, %0;" : "+r"(w[0]) : "r"(a.l[0]));
-    asm volatile("madc.hi.cc.u32 %0, %1, %1, %0;" : "+r"(w[1]) : "r"(a.l[0]));
-#pragma unroll
-    for (int i = 1; i < N - 1; i++) {
-        asm volatile("madc.lo.cc.u32 %0, %1, %1, %0;" : "+r"(w[2 * i]) : "r"(a.l[i]));
-        asm volatile("madc.hi.cc.u32 %0, %1, %1, %0;" : "+r"(w[2 * i + 1]) : "r"(a.l[i]));
-    }
-    asm volatile("madc.lo.cc.u32 %0, %1, %1, %0;" : "+r"(w[2 * N - 2]) : "r"(a.l[N - 1]));
-    asm volatile("madc.hi.u32 %0, %1, %1, %0;" : "+r"(w[2 * N - 1]) : "r"(a.l[N - 1]));
-
-    uint32_t t[N + 2], pm[N];
-#pragma unroll
-    for (int i = 0; i < N; i++) pm[i] = C::p(i);
-#pragma unroll
-    for (int i = 0; i < N; i++) t[i] = w[i];
-    t[N] = t[N + 1] = 0;
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        uint32_t m = t[0] * C::N0;
-        mac_row<N>(t, pm, m);
-#pragma unroll
-        for (int j = 0; j < N + 1; j++) t[j] = t[j + 1];
-        t[N + 1] = 0;
-    }
-    /* t = u <= p (t[N] = 0); t += w_hi. */
-    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(w[N]));
-#pragma unroll
-    for (int i = 1; i < N; i++) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[i]) : "r"(w[N + i]));
-    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
+    uint32_t m[N], t[N + 1], c0 = 0, c1 = 0, c2 = 0;
+    ps_sqr_cols<C, 0>(c0, c1, c2, a.l, m, t);
+    t[N - 1] = c0;
+    t[N] = c1;
     if constexpr (FULL) {
         fe_final_sub<C>(r, t);
     } else {
@@ -425,7 +414,7 @@ template <class C, bool FULL> CU_DEV void fe_sqr_sos(cu_fe<C> &r, const cu_fe<C>
 
 template <class C> CU_DEV void fe_sqr(cu_fe<C> &r, const cu_fe<C> &a)
 {
-    if constexpr ((C::VAR & CU_FV_SQR) != 0) fe_sqr_sos<C, true>(r, a);
+    if constexpr ((C::VAR & CU_FV_SQR) != 0) fe_sqr_ps<C, true>(r, a);
     else fe_mul(r, a, a);
 }
 
@@ -439,7 +428,7 @@ template <class C> CU_DEV void fe_sqr(cu_fe<C> &r, const cu_fe<C> &a)
  * so t < 1.41 p < 2p without the final subtraction (and t < 2^382: the
  * N + 2 words of the CIOS rows hold every intermediate, as for inputs
  * below R).  Fp only (Fr's 4p/R > 1).
- * fe_sqr_lz: the same for a^2, a < 2p (fe_sqr_sos's bound, or fe_mul_lz).
+ * fe_sqr_lz: the same for a^2, a < 2p (fe_sqr_ps's bound, or fe_mul_lz).
  * fe_sub_lz: r = a - b mod p in [0, 2p) for a, b in [0, 2p): a - b lies in
  * (-2p, 2p); 2p is added when it is negative.
  * fe_reduce: r = a mod p in [0, p) for a in [0, 2p).
@@ -454,7 +443,7 @@ template <class C> CU_DEV void fe_mul_lz(cu_fe<C> &r, const cu_fe<C> &a, const c
 template <class C> CU_DEV void fe_sqr_lz(cu_fe<C> &r, const cu_fe<C> &a)
 {
     static_assert(C::N == 12, "lazy reduction is proven for Fp only");
-    if constexpr ((C::VAR & CU_FV_SQR) != 0) fe_sqr_sos<C, false>(r, a);
+    if constexpr ((C::VAR & CU_FV_SQR) != 0) fe_sqr_ps<C, false>(r, a);
     else fe_mul_impl<C, false>(r, a, a);
 }
 

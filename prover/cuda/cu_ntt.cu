@@ -233,55 +233,68 @@ CU_DEV void ld_tw(cu_fr &r, const cu_fr *p)
 }
 
 /*
- * r = a b R^-1 mod r_Fr, the result of fe_mul, with each reduction row
- * specialised to the modulus's low words p0 = 1, p1 = 2^32 - 1 (so
- * N0 = -1 and m = -t0): m (p0 + p1 2^32) = m + m 2^64 - m 2^32 is the
- * three words (m, t0, t0 ? ~t0 : 0), added in the chain that then takes
- * the odd products m p3, m p5, m p7; a second chain adds m p2, m p4, m p6.
- * 12 multiply-adds per row instead of 16 and the m = t0 N0 multiply.
- * (Checked word for word against t + m p by a model of the carry chains.)
+ * r = a b R^-1 mod r_Fr, the result of fe_mul, by fe_mul_ps's product
+ * scanning with the reduction specialised to the modulus's low words
+ * p0 = 1, p1 = 2^32 - 1 (so N0 = -1): in column k, m_k = -x for the
+ * column's low word x, and x + m_k p0 = x - x clears it with a carry of
+ * (x != 0), no multiply; m_k p1 = m_k 2^32 - m_k is the word pair
+ * (x, x ? ~x : 0) added into column k + 1, no multiply.  Of the 64 m_i p_j
+ * products only the 48 with j >= 2 are multiplied (as in the CIOS form
+ * this replaced, which saved the same products).
  */
+template <int K>
+CU_DEV void fr_fast_col(uint32_t &c0, uint32_t &c1, uint32_t &c2, const uint32_t *a, const uint32_t *b,
+                        uint32_t *m, uint32_t *t)
+{
+    constexpr int N = 8, LO = K < N ? 0 : K - N + 1, HI = K < N ? K : N - 1;
+#pragma unroll
+    for (int i = LO; i <= HI; i++) mac3(c0, c1, c2, a[i], b[K - i]);
+    /* m_i p_(K-i) with K - i >= 2 */
+#pragma unroll
+    for (int i = LO; i <= K - 2 && i <= HI; i++) mac3(c0, c1, c2, m[i], cu_fr_cfg::p(K - i));
+    /* m_(K-1) p_1 = (x, x ? ~x : 0), x = -m_(K-1) */
+    if constexpr (K >= 1 && K - 1 <= N - 1) {
+        uint32_t x = 0u - m[K - 1], h = x ? ~x : 0u;
+        asm("add.cc.u32 %0, %0, %3;\n\t"
+            "addc.cc.u32 %1, %1, %4;\n\t"
+            "addc.u32 %2, %2, 0;"
+            : "+r"(c0), "+r"(c1), "+r"(c2)
+            : "r"(x), "r"(h));
+    }
+    if constexpr (K < N) {
+        uint32_t x = c0;
+        m[K] = 0u - x;
+        /* x + m_K p_0 = x + (2^32 - x) for x != 0: c0 = 0, carry x != 0 */
+        asm("add.cc.u32 %0, %0, %3;\n\t"
+            "addc.cc.u32 %1, %1, 0;\n\t"
+            "addc.u32 %2, %2, 0;"
+            : "+r"(c0), "+r"(c1), "+r"(c2)
+            : "r"(m[K]));
+    } else {
+        t[K - N] = c0;
+    }
+    c0 = c1;
+    c1 = c2;
+    c2 = 0;
+}
+
+template <int K>
+CU_DEV void fr_fast_cols(uint32_t &c0, uint32_t &c1, uint32_t &c2, const uint32_t *a, const uint32_t *b,
+                         uint32_t *m, uint32_t *t)
+{
+    if constexpr (K < 15) {
+        fr_fast_col<K>(c0, c1, c2, a, b, m, t);
+        fr_fast_cols<K + 1>(c0, c1, c2, a, b, m, t);
+    }
+}
+
 CU_DEV void fr_mul_fast(cu_fr &r, const cu_fr &a, const cu_fr &b)
 {
-    uint32_t t[10], pm[8];
-#pragma unroll
-    for (int i = 0; i < 8; i++) pm[i] = cu_fr_cfg::p(i);
-#pragma unroll
-    for (int i = 0; i < 10; i++) t[i] = 0;
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-        mac_row<8>(t, a.l, b.l[i]);
-        uint32_t x = t[0], m = 0u - x, h = x ? ~x : 0u;
-        asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(t[0]) : "r"(m));
-        asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[1]) : "r"(x));
-        asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(t[2]) : "r"(h));
-#pragma unroll
-        for (int j = 3; j < 8; j += 2) {
-            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(pm[j]));
-            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(pm[j]));
-        }
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[9]));
-        asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[2]) : "r"(m), "r"(pm[2]));
-        asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[3]) : "r"(m), "r"(pm[2]));
-#pragma unroll
-        for (int j = 4; j < 8; j += 2) {
-            asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(pm[j]));
-            asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(pm[j]));
-        }
-        asm volatile("addc.cc.u32 %0, %0, 0;" : "+r"(t[8]));
-        asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[9]));
-#pragma unroll
-        for (int j = 0; j < 9; j++) t[j] = t[j + 1];
-        t[9] = 0;
-    }
-    uint32_t d[8], mask;
-    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d[0]) : "r"(t[0]), "r"(pm[0]));
-#pragma unroll
-    for (int i = 1; i < 8; i++)
-        asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d[i]) : "r"(t[i]), "r"(pm[i]));
-    asm volatile("subc.u32 %0, %1, 0;" : "=r"(mask) : "r"(t[8]));
-#pragma unroll
-    for (int i = 0; i < 8; i++) r.l[i] = (t[i] & mask) | (d[i] & ~mask);
+    uint32_t m[8], t[9], c0 = 0, c1 = 0, c2 = 0;
+    fr_fast_cols<0>(c0, c1, c2, a.l, b.l, m, t);
+    t[7] = c0;
+    t[8] = c1; /* 0 */
+    fe_final_sub<cu_fr_cfg>(r, t);
 }
 
 /* The NTT's multiplication: fr_mul_fast (F) or fe_mul. */
