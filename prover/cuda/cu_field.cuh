@@ -275,16 +275,36 @@ CU_DEV void mac3(uint32_t &c0, uint32_t &c1, uint32_t &c2, uint32_t x, uint32_t 
  * SASS of the G1 madd, bench/RESULTS.md).  Column sums stay below
  * 2N 2^64: c2 < 2^32.
  */
-/* Column K of fe_mul_ps (a template per column, so every loop bound is a
- * constant and the whole product unrolls). */
-template <class C, int K>
+/* Column K of fe_ps (a template per column, so every loop bound is a
+ * constant and the whole product unrolls).  SQR (b = a): the off-diagonal
+ * products a_i a_(K-i), i < K - i, summed apart in (d0, d1, d2) from zero
+ * and doubled before they join the column (at most N/2 of them: d < 2^67
+ * before the doubling), then the square a_(K/2)^2 for even K. */
+template <class C, int K, bool SQR>
 CU_DEV void ps_col(uint32_t &c0, uint32_t &c1, uint32_t &c2, const uint32_t *a, const uint32_t *b,
                    uint32_t *m, uint32_t *t)
 {
     constexpr int N = C::N, LO = K < N ? 0 : K - N + 1, HI = K < N ? K : N - 1;
     constexpr int HM = K < N ? K - 1 : HI; /* m_i p_(K-i) for the m already known */
+    if constexpr (!SQR) {
 #pragma unroll
-    for (int i = LO; i <= HI; i++) mac3(c0, c1, c2, a[i], b[K - i]);
+        for (int i = LO; i <= HI; i++) mac3(c0, c1, c2, a[i], b[K - i]);
+    } else {
+        if constexpr (2 * LO < K) {
+            uint32_t d0 = 0, d1 = 0, d2 = 0;
+#pragma unroll
+            for (int i = LO; 2 * i < K; i++) mac3(d0, d1, d2, a[i], a[K - i]);
+            d2 = __funnelshift_l(d1, d2, 1);
+            d1 = __funnelshift_l(d0, d1, 1);
+            d0 <<= 1;
+            asm("add.cc.u32 %0, %0, %3;\n\t"
+                "addc.cc.u32 %1, %1, %4;\n\t"
+                "addc.u32 %2, %2, %5;"
+                : "+r"(c0), "+r"(c1), "+r"(c2)
+                : "r"(d0), "r"(d1), "r"(d2));
+        }
+        if constexpr (K % 2 == 0) mac3(c0, c1, c2, a[K / 2], a[K / 2]); /* LO <= K/2 <= HI */
+    }
 #pragma unroll
     for (int i = LO; i <= HM; i++) mac3(c0, c1, c2, m[i], C::p(K - i));
     if constexpr (K < N) {
@@ -298,22 +318,23 @@ CU_DEV void ps_col(uint32_t &c0, uint32_t &c1, uint32_t &c2, const uint32_t *a, 
     c2 = 0;
 }
 
-template <class C, int K>
+template <class C, int K, bool SQR>
 CU_DEV void ps_cols(uint32_t &c0, uint32_t &c1, uint32_t &c2, const uint32_t *a, const uint32_t *b,
                     uint32_t *m, uint32_t *t)
 {
     if constexpr (K < 2 * C::N - 1) {
-        ps_col<C, K>(c0, c1, c2, a, b, m, t);
-        ps_cols<C, K + 1>(c0, c1, c2, a, b, m, t);
+        ps_col<C, K, SQR>(c0, c1, c2, a, b, m, t);
+        ps_cols<C, K + 1, SQR>(c0, c1, c2, a, b, m, t);
     }
 }
 
-template <class C, bool FULL>
-CU_DEV void fe_mul_ps(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
+/* r = a b R^-1 (SQR: a^2, b unused) by the columns above. */
+template <class C, bool FULL, bool SQR>
+CU_DEV void fe_ps(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
 {
     constexpr int N = C::N;
     uint32_t m[N], t[N + 1], c0 = 0, c1 = 0, c2 = 0;
-    ps_cols<C, 0>(c0, c1, c2, a.l, b.l, m, t);
+    ps_cols<C, 0, SQR>(c0, c1, c2, a.l, b.l, m, t);
     t[N - 1] = c0;
     t[N] = c1; /* 0: the result is below 2p < 2^(32N) */
     if constexpr (FULL) {
@@ -324,51 +345,10 @@ CU_DEV void fe_mul_ps(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
     }
 }
 
-/* Column K of fe_sqr_ps: the off-diagonal products a_i a_(K-i), i < K - i,
- * summed apart in (d0, d1, d2) from zero and doubled before they join the
- * running column with the square a_(K/2)^2 (K even) and the m_i p_(K-i),
- * as in ps_col.  At most N/2 off-diagonal products: d < 2^67 before the
- * doubling. */
-template <class C, int K>
-CU_DEV void ps_sqr_col(uint32_t &c0, uint32_t &c1, uint32_t &c2, const uint32_t *a, uint32_t *m,
-                       uint32_t *t)
+template <class C, bool FULL>
+CU_DEV void fe_mul_ps(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
 {
-    constexpr int N = C::N, LO = K < N ? 0 : K - N + 1, HI = K < N ? K : N - 1;
-    constexpr int HM = K < N ? K - 1 : HI;
-    if constexpr (2 * LO < K) {
-        uint32_t d0 = 0, d1 = 0, d2 = 0;
-#pragma unroll
-        for (int i = LO; 2 * i < K; i++) mac3(d0, d1, d2, a[i], a[K - i]);
-        d2 = __funnelshift_l(d1, d2, 1);
-        d1 = __funnelshift_l(d0, d1, 1);
-        d0 <<= 1;
-        asm("add.cc.u32 %0, %0, %3;\n\t"
-            "addc.cc.u32 %1, %1, %4;\n\t"
-            "addc.u32 %2, %2, %5;"
-            : "+r"(c0), "+r"(c1), "+r"(c2)
-            : "r"(d0), "r"(d1), "r"(d2));
-    }
-    if constexpr (K % 2 == 0) mac3(c0, c1, c2, a[K / 2], a[K / 2]); /* LO <= K/2 <= HI */
-#pragma unroll
-    for (int i = LO; i <= HM; i++) mac3(c0, c1, c2, m[i], C::p(K - i));
-    if constexpr (K < N) {
-        m[K] = c0 * C::N0;
-        mac3(c0, c1, c2, m[K], C::p(0));
-    } else {
-        t[K - N] = c0;
-    }
-    c0 = c1;
-    c1 = c2;
-    c2 = 0;
-}
-
-template <class C, int K>
-CU_DEV void ps_sqr_cols(uint32_t &c0, uint32_t &c1, uint32_t &c2, const uint32_t *a, uint32_t *m, uint32_t *t)
-{
-    if constexpr (K < 2 * C::N - 1) {
-        ps_sqr_col<C, K>(c0, c1, c2, a, m, t);
-        ps_sqr_cols<C, K + 1>(c0, c1, c2, a, m, t);
-    }
+    fe_ps<C, FULL, false>(r, a, b);
 }
 
 /* The multiplication every fe_mul / fe_mul_lz uses: product scanning
@@ -391,7 +371,7 @@ template <class C> CU_DEV void fe_mul(cu_fe<C> &r, const cu_fe<C> &a, const cu_f
 /*
  * r = a^2 R^-1 mod p by a dedicated squaring: fe_mul_ps's columns with each
  * off-diagonal product a_i a_j (i < j) formed once and doubled, and the N
- * squares a_i^2 (ps_sqr_col): N(N-1)/2 + N products instead of N^2 for the
+ * squares a_i^2 (ps_col with SQR): N(N-1)/2 + N products instead of N^2 for the
  * product half (Fp: 78 instead of 144; the reduction's 144 unchanged).
  * The value is fe_mul_ps(a, a)'s: t = (a^2 + M p) / R with the same M, so
  * the same bounds (for a < 2p, Fp: t < 1.41 p; proof at fe_mul_lz).  FULL
@@ -399,17 +379,7 @@ template <class C> CU_DEV void fe_mul(cu_fe<C> &r, const cu_fe<C> &a, const cu_f
  */
 template <class C, bool FULL> CU_DEV void fe_sqr_ps(cu_fe<C> &r, const cu_fe<C> &a)
 {
-    constexpr int N = C::N;
-    uint32_t m[N], t[N + 1], c0 = 0, c1 = 0, c2 = 0;
-    ps_sqr_cols<C, 0>(c0, c1, c2, a.l, m, t);
-    t[N - 1] = c0;
-    t[N] = c1;
-    if constexpr (FULL) {
-        fe_final_sub<C>(r, t);
-    } else {
-#pragma unroll
-        for (int i = 0; i < N; i++) r.l[i] = t[i];
-    }
+    fe_ps<C, FULL, true>(r, a, a);
 }
 
 template <class C> CU_DEV void fe_sqr(cu_fe<C> &r, const cu_fe<C> &a)
