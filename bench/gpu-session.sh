@@ -92,7 +92,7 @@ ab)
 msm)
     log "G1 level-1 variants (new, 2^24 with 16 copies, c = 20; GS_CU_FV/MINB pairs, same process)"
     "$NEW" cuda-bench --msm 24:24 --copies 16 --window 20 --reps 5 \
-        --variants "${GS_FV_VARIANTS:-15/3,31/3,31/4}" --json "$B/variants.json" 2>&1 | grep msm_ | tee -a "$S"
+        --variants "${GS_FV_VARIANTS:-127/2,127/3,127/4}" --json "$B/variants.json" 2>&1 | grep msm_ | tee -a "$S"
     ;;
 copies|sweep24)
     log "copies at 2^24: window sweep, all copies"

@@ -120,7 +120,9 @@ struct gs_cu_dev {
  * environment (read at each MSM), default CU_FV_DEFAULT.  CU_FV_INL = the rare
  * doubling inlined into the madd (no stack frame), CU_FV_SQR (cu_field.cuh)
  * = the dedicated squaring, CU_FV_LAZY = lazy reduction in the madd,
- * CU_FV_INLN = XYZZ additions inlined in level N and the bucket reduction,
+ * CU_FV_INLN = XYZZ additions inlined in level N and the bucket reduction
+ * (retired 2026-12-04 with the level-1 variants FV 0-7: compile time; the
+ * bit is now ignored),
  * CU_FV_CALL = (with LAZY) the madd's multiplications and squarings out of
  * line, one body each, so the bucket loop's code fits the instruction cache
  * (cu_ec.cuh's cu_ops_lazy_call).  CU_FV_G2CALL = G2's level 1 (the only
@@ -130,7 +132,8 @@ struct gs_cu_dev {
  * and doublings' multiplications out of line by value (cu_ec.cuh's
  * cu_ops_reduced_call, xyzz_add_n); it takes precedence over CU_FV_INLN.
  * GS_CU_MSM_MINB: blocks per SM asked of ptxas for that kernel (default 3;
- * the FV / MINB pairs built are listed in fv_launch_flat).
+ * the FV / MINB pairs built are listed in fv_launch_flat: since 2026-12-04
+ * only FV & 23 = 23, i.e. the CALL family, at MINB 2, 3, 4).
  * The flat level 1 takes FV & (7 | CU_FV_CALL) (fv_launch_flat).
  */
 #define CU_FV_INL 1

@@ -421,8 +421,10 @@ static int fv_launch_flat(int fv, int minb, unsigned blocks, cudaStream_t s, con
         fv_flat<FV, MINB>(blocks, s, a);                         \
         return 1;                                                \
     }
-    FV_CASE(0, 1) FV_CASE(1, 1) FV_CASE(3, 1) FV_CASE(5, 1) FV_CASE(7, 1)
-    FV_CASE(1, 3) FV_CASE(3, 3) FV_CASE(5, 3) FV_CASE(7, 3) FV_CASE(7, 4)
+    /* Only the CALL family since 2026-12-04 (sixth session): each variant
+     * kernel inlines a whole bucket addition, and with the product-scanning
+     * multiplication the older ones (FV 0-7 at MINB 1, 3, 4) tripled the
+     * module's compile time; commit f51b6fd has them. */
     FV_CASE(23, 2) FV_CASE(23, 3) FV_CASE(23, 4)
 #undef FV_CASE
     return 0;
@@ -436,16 +438,6 @@ static int accum_flat(void)
     if (v < 0) {
         const char *s = getenv("GS_CU_MSM_FLAT");
         v = !(s && *s == '0');
-    }
-    return v;
-}
-
-static int accum_variant(void)
-{
-    static int v = -1;
-    if (v < 0) {
-        const char *s = getenv("GS_CU_MSM_VARIANT");
-        v = s && *s >= '0' && *s <= '3' ? *s - '0' : 0;
     }
     return v;
 }
@@ -828,16 +820,16 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
 
     int sc = 0;
     uint32_t per = 1;
-    /* G1: level N and the bucket reduction with inlined additions (CU_FV_INLN),
-     * their multiplications out of line (CU_FV_NCALL, which takes precedence). */
-    const int nm = g2 ? 0 : (cu_fv_bits() & CU_FV_NCALL) ? 2 : (cu_fv_bits() & CU_FV_INLN) ? 1 : 0;
+    /* G1: level N and the bucket reduction with their additions' multiplications
+     * out of line (CU_FV_NCALL), else the additions out of line (the inlined
+     * CU_FV_INLN kernels were retired with FV 0-7, see fv_launch_flat). */
+    const int nm = g2 ? 0 : (cu_fv_bits() & CU_FV_NCALL) ? 2 : 0;
     /* LAUNCH(NM) for the nm in force; G2 instantiates only NM 0 (nm is 0 there,
      * and NM 2's out-of-line bodies take an Fp element). */
 #define BY_NM(LAUNCH)                     \
     do {                                  \
         if constexpr (!g2) {              \
             if (nm == 2) LAUNCH(2);       \
-            else if (nm == 1) LAUNCH(1);  \
             else LAUNCH(0);               \
         } else {                          \
             LAUNCH(0);                    \
@@ -866,15 +858,8 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
                     return GS_ERR(err, GS_ERR_ARG, "msm", "GS_CU_FV = %d / GS_CU_MSM_MINB = %d: no such "
                                   "variant", cu_fv_bits(), cu_msm_minb());
             }
-        } else if constexpr (sizeof(F) == sizeof(cu_fp2)) {
-            ACCUM1(0);
         } else {
-            switch (accum_variant()) {
-            case 1: ACCUM1(1); break;
-            case 2: ACCUM1(2); break;
-            case 3: ACCUM1(3); break;
-            default: ACCUM1(0); break;
-            }
+            ACCUM1(0); /* variants 1-3 (GS_CU_MSM_VARIANT) retired with FV 0-7 */
         }
 #undef ACCUM1
         CU_LAUNCHED("k_accum1");
