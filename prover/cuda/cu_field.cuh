@@ -260,8 +260,9 @@ CU_DEV void mac3(uint32_t &c0, uint32_t &c1, uint32_t &c2, uint32_t x, uint32_t 
 }
 
 /*
- * The same Montgomery product by product scanning (the column-wise
- * interleaving of Koc, Acar, Kaliski's FIPS): column k of a b + M p, i.e.
+ * fe_mul_ps (after the column templates): the same Montgomery product by
+ * product scanning (the column-wise interleaving of Koc, Acar, Kaliski's
+ * FIPS): column k of a b + M p, i.e.
  * every a_i b_j and m_i p_j with i + j = k, accumulates in three words
  * (c0, c1, c2); for k < N, m_k = c0 (-p^-1) mod 2^32 and m_k p_0 clear c0;
  * for k >= N, c0 is word k - N of the result; then the three words shift
