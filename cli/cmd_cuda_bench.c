@@ -839,14 +839,15 @@ static int bench_main(int argc, char **argv)
          * forms of the lazy Fp and the Fr multiplication. */
         static const char *const names[] = { "fp_mul", "fr_mul", "fp_sqr_mul", "fp_sqr",
                                              "fp_mul_lazy", "fp_sqr_lazy", "fp_mul_lazy_cios", "fr_mul_cios" };
-        double ns[8][64], g;
+        enum { NKIND = sizeof names / sizeof *names };
+        double ns[NKIND][64], g;
         for (int r = 0; r < o.reps; r++) {
-            for (int k = 0; k < 8; k++) {
+            for (int k = 0; k < NKIND; k++) {
                 TRY(gs_cu_field_bench(d, k, &g, &err));
                 ns[k][r] = 1e9 / g; /* ns per operation of the whole chip */
             }
         }
-        for (int k = 0; k < 8; k++) {
+        for (int k = 0; k < NKIND; k++) {
             bench_rec *rp = rec_add(ns[k], o.reps, "cuda/field/%s", names[k]);
             if (rp) rp->unit = "ns";
         }

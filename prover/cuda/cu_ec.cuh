@@ -118,7 +118,7 @@ struct cu_ops_lazy {
 };
 
 /* r = 2 * a (dbl-2008-s-1); r may alias a.  The body, inlined where the
- * caller asks (xyzz_add_inl), out of line otherwise; multiplications and
+ * caller asks (xyzz_add_body with INL), out of line otherwise; multiplications and
  * squarings through OPS (cu_ops_reduced_call: out of line by value). */
 template <class F, class OPS = cu_ops_reduced>
 static __device__ __forceinline__ void xyzz_dbl_body(cu_xyzz<F> &r, const cu_xyzz<F> &a)
@@ -281,7 +281,7 @@ template <class C> CU_DEV void xyzz_reduce(cu_xyzz<cu_fe<C>> &a)
 
 /* acc += b (add-2008-s).  INL: the body and its rare doubling inlined
  * (no address of acc escapes to a call, so it stays in registers; the
- * level-N and bucket-reduction kernels under CU_FV_INLN), else the
+ * level-N and bucket-reduction kernels under CU_FV_NCALL), else the
  * doubling out of line. */
 template <class F, bool INL, class OPS = cu_ops_reduced>
 static __device__ __forceinline__ void xyzz_add_body(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
@@ -326,31 +326,19 @@ static __device__ __forceinline__ void xyzz_add_body(cu_xyzz<F> &acc, const cu_x
 
 template <class F> CU_PT void xyzz_add(cu_xyzz<F> &acc, const cu_xyzz<F> &b) { xyzz_add_body<F, false>(acc, b); }
 
-/* xyzz_add / xyzz_dbl, out of line or inlined. */
-template <class F, bool INL> CU_DEV void xyzz_add_v(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
-{
-    if constexpr (INL) xyzz_add_body<F, true>(acc, b);
-    else xyzz_add(acc, b);
-}
-
-template <class F, bool INL> CU_DEV void xyzz_dbl_v(cu_xyzz<F> &r, const cu_xyzz<F> &a)
-{
-    if constexpr (INL) xyzz_dbl_body(r, a);
-    else xyzz_dbl(r, a);
-}
-
 /* The level-N and bucket-reduction additions by mode NM: 0 out of line,
- * 1 inlined (CU_FV_INLN), 2 inlined glue with the multiplications out of
- * line by value (CU_FV_NCALL, Fp only). */
+ * 2 inlined glue with the multiplications out of line by value
+ * (CU_FV_NCALL, Fp only).  (Mode 1, everything inlined under CU_FV_INLN,
+ * was retired on 2026-12-04; the numbering stays.) */
 template <class F, int NM> CU_DEV void xyzz_add_n(cu_xyzz<F> &acc, const cu_xyzz<F> &b)
 {
     if constexpr (NM == 2) xyzz_add_body<F, true, cu_ops_reduced_call>(acc, b);
-    else xyzz_add_v<F, NM == 1>(acc, b);
+    else xyzz_add(acc, b);
 }
 template <class F, int NM> CU_DEV void xyzz_dbl_n(cu_xyzz<F> &r, const cu_xyzz<F> &a)
 {
     if constexpr (NM == 2) xyzz_dbl_body<F, cu_ops_reduced_call>(r, a);
-    else xyzz_dbl_v<F, NM == 1>(r, a);
+    else xyzz_dbl(r, a);
 }
 
 #endif

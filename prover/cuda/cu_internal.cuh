@@ -130,7 +130,7 @@ struct gs_cu_dev {
  * of line by value (cu_ec.cuh's cu_ops_fp2_call) instead of by reference.
  * CU_FV_NCALL = G1's level N and bucket reduction with the XYZZ additions'
  * and doublings' multiplications out of line by value (cu_ec.cuh's
- * cu_ops_reduced_call, xyzz_add_n); it takes precedence over CU_FV_INLN.
+ * cu_ops_reduced_call, xyzz_add_n).
  * GS_CU_MSM_MINB: blocks per SM asked of ptxas for that kernel (default 3;
  * the FV / MINB pairs built are listed in fv_launch_flat: since 2026-12-04
  * only FV & 23 = 23, i.e. the CALL family, at MINB 2, 3, 4).

@@ -462,8 +462,8 @@ __global__ void __launch_bounds__(128) k_accumN(cu_xyzz<F> *out, const uint32_t 
 }
 
 /* Thread (g, j): buckets jL+1 .. (j+1)L of group g -> T + jL * R.  NM:
- * the point additions out of line (0), inlined (1, CU_FV_INLN), or inlined
- * with their multiplications out of line (2, CU_FV_NCALL; xyzz_add_n). */
+ * the point additions out of line (0), or inlined with their
+ * multiplications out of line (2, CU_FV_NCALL; xyzz_add_n). */
 template <class F, int NM>
 __global__ void __launch_bounds__(128) k_reduce(cu_xyzz<F> *seg, const cu_xyzz<F> *part,
                                                 const uint32_t *coff, unsigned c, uint32_t ngrp,
