@@ -153,7 +153,7 @@ static int prove_main(int argc, char **argv)
                    "witness has %u values but %s expects %u (nVars)", n_w, pos[0], pk.n_vars);
         goto fail;
     }
-    if (gs_assignment_from_witness(&as, &pk, w, n_w, &err) != GS_OK)
+    if (gs_assignment_from_witness_pool(&as, &pk, w, n_w, pool, &err) != GS_OK)
         goto fail;
     /* The coefficients made a, b, c; the backends use only the points. */
     free(pk.coefs);

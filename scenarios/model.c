@@ -59,7 +59,7 @@ const char *gs_model_where_name(gs_model_where w)
 
 /* Canonical device order of the stages a prove runs. */
 static const char *const dev_order[] = {"h2d", "intt", "coset", "ntt", "msm_h", "batch_add",
-                                        "msm_l", "msm_a", "msm_b1", "msm_b2", "d2h"};
+                                        "msm_c", "msm_l", "msm_a", "msm_b1", "msm_b2", "d2h"};
 
 /* Engine steps the model knows: where they run and whether the step is per job. */
 static const struct {

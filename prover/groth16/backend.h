@@ -37,7 +37,8 @@ typedef enum {
 
 typedef struct gs_stage {
     const char *name;       /* static string: "h2d", "ntt", "msm_h", "msm_l", "msm_a",
-                               "msm_b1", "d2h", "msm_b2", "host_prep", "device_mutex_wait",
+                               "msm_b1", "msm_c" (CPU: H, L and r B1 in one MSM), "d2h",
+                               "msm_b2", "host_prep", "device_mutex_wait",
                                "epilogue", "load_b2" (CUDA: B2 made resident on the
                                first proof with g2_on_device) */
     gs_stage_kind kind;
@@ -99,8 +100,9 @@ struct gs_backend {
  * prove_finish/prove_abort returns (pk must outlive it) and copies what it
  * needs of the assignment, which may be freed once prove_start returns.
  * Stages: device_mutex_wait, host_prep (HOST, device -1); intt, coset, ntt,
- * msm_h, msm_l, msm_a, msm_b1 (KERNEL, device 0, stream 0); msm_b2,
- * epilogue (HOST, device -1).  (prover/groth16/backend_cpu.c)
+ * msm_c (the G1 MSMs of H, L and r B1 as one sum of MSMs), msm_a (KERNEL,
+ * device 0, stream 0); msm_b2, epilogue (HOST, device -1).
+ * (prover/groth16/backend_cpu.c)
  * The H scalars follow pk->h_conv (groth16.h) under the same stage names:
  * snarkjs keys: intt = iNTT of a, b, c; coset = scale by w_(2n)^k; ntt =
  * NTT and a'b' - c'.  Classic keys: intt the same; coset = scale by g^k

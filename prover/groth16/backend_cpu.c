@@ -5,8 +5,9 @@
  *   prove_start  (under the backend's "device" mutex, the stand-in for a
  *                 GPU's per-device lock): copy a, b, c to scratch
  *                 (host_prep), H scalars in the key's convention (intt,
- *                 coset, ntt; groth16.h), then the G1 MSMs msm_h, msm_l (C points, wires >
- *                 nPublic), msm_a, msm_b1;
+ *                 coset, ntt; groth16.h), then the G1 MSMs: msm_c (H's
+ *                 points, the C points of wires > nPublic and B1's points
+ *                 by r w, summed in one Pippenger) and msm_a;
  *   prove_finish (no lock, may overlap the next prove_start): msm_b2 on G2
  *                 and the blinding epilogue (SNARKJS-FORMATS 7.4).
  *
@@ -99,6 +100,33 @@ static void state_free(gs_prove_state *ps)
     free(ps);
 }
 
+/* out[i] = w[i] r mod r (plain): one Montgomery multiplication each,
+ * w[i] (plain, any 256-bit value) times r in Montgomery form. */
+typedef struct {
+    gs_scalar *out;
+    const gs_scalar *w;
+    gs_fr r;
+} scale_ctx;
+
+static void scale_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
+{
+    (void)slot;
+    const scale_ctx *x = vctx;
+    for (size_t i = begin; i < end; i++) {
+        gs_fr t;
+        memcpy(t.l, x->w[i].l, sizeof t.l);
+        gs_fr_mul(&t, &t, &x->r);
+        memcpy(x->out[i].l, t.l, sizeof t.l);
+    }
+}
+
+static void scale_scalars(gs_scalar *out, const gs_scalar *w, size_t n, const gs_fr *r,
+                          gs_pool *pool)
+{
+    scale_ctx x = {.out = out, .w = w, .r = *r};
+    gs_pool_for(pool, n, 0, scale_chunk, &x);
+}
+
 static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assignment *as,
                                  const gs_scalar *r, const gs_scalar *s,
                                  const gs_prove_opts *opts, gs_prove_state **out,
@@ -158,24 +186,42 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
     int64_t t5 = gs_now_ns();
     stage_push(stages, "ntt", GS_STAGE_KERNEL, 0, t4, t5);
 
-    /* H's scalars are the quotient's coefficients, as good as random: the
-     * equal-scalar pass (msm.h) would find nothing and cost 1.3-9 ms at
-     * 2^16 (bench/RESULTS.md, "CPU MSM overhead"), so msm_h skips it; the
-     * witness MSMs keep it. */
-    static const gs_msm_cfg no_group = {.group = 1};
-    struct { const char *name; gs_g1 *out; const gs_g1_affine *pts; const gs_scalar *sc;
-             size_t n; const gs_msm_cfg *cfg; } msm[4] = {
-        { "msm_h", &ps->g1.h, pk->h, h, n, &no_group },
-        { "msm_l", &ps->g1.l, pk->c, ps->w + np + 1, nv - np - 1, NULL },
-        { "msm_a", &ps->g1.a, pk->a, ps->w, nv, NULL },
-        { "msm_b1", &ps->g1.b1, pk->b1, ps->w, nv, NULL },
+    /* Two G1 MSMs.  msm_a: A's points by the witness.  msm_c: everything
+     * pi_C needs, as one sum of MSMs (gs_msm_g1_sum: one Pippenger over
+     * all their points, cheaper than three): H's points by the H scalars,
+     * the C points by the private witness, and B1's points by r w, so that
+     *   l = C_msm + H_msm + r B1_msm,  h = b1 = infinity,
+     * and the epilogue's pi_C = l + h + s pi_a + r (beta_1 + b1 + s delta_1)
+     * - r s delta_1 is the same point as with the three MSMs apart (it
+     * uses b1 nowhere else).  With r = 0 the B1 input is left out.  H's
+     * scalars are the quotient's coefficients, as good as random, so the
+     * equal-scalar pass (msm.h) is skipped for them (it would find nothing
+     * and cost 1.3-9 ms at 2^16; bench/RESULTS.md, "CPU MSM overhead"). */
+    gs_scalar *rw = NULL;
+    gs_fr rf;
+    gs_fr_from_scalar(&rf, &ps->r);
+    int with_b1 = !gs_fr_is_zero(&rf);
+    if (with_b1 && !(rw = gs_big_alloc(nv * sizeof *rw))) {
+        pthread_mutex_unlock(&im->mu);
+        st = GS_ERR(err, GS_ERR_NOMEM, "prove", "r w scalars for %zu wires", nv);
+        goto fail;
+    }
+    if (with_b1)
+        scale_scalars(rw, ps->w, nv, &rf, im->pool);
+    gs_msm_g1_in c_in[3] = {
+        { .points = pk->h, .scalars = h, .n = n, .no_group = 1 },
+        { .points = pk->c, .scalars = ps->w + np + 1, .n = nv - np - 1 },
+        { .points = pk->b1, .scalars = rw, .n = with_b1 ? nv : 0 },
     };
-    int64_t tp = t5;
-    for (int k = 0; k < 4 && st == GS_OK; k++) {
-        st = gs_msm_g1_cfg(msm[k].out, msm[k].pts, msm[k].sc, msm[k].n, im->pool, msm[k].cfg);
-        int64_t tn = gs_now_ns();
-        stage_push(stages, msm[k].name, GS_STAGE_KERNEL, 0, tp, tn);
-        tp = tn;
+    gs_g1_set_inf(&ps->g1.h);
+    gs_g1_set_inf(&ps->g1.b1);
+    st = gs_msm_g1_sum(&ps->g1.l, c_in, 3, im->pool, NULL);
+    int64_t t6 = gs_now_ns();
+    stage_push(stages, "msm_c", GS_STAGE_KERNEL, 0, t5, t6);
+    free(rw);
+    if (st == GS_OK) {
+        st = gs_msm_g1(&ps->g1.a, pk->a, ps->w, nv, im->pool);
+        stage_push(stages, "msm_a", GS_STAGE_KERNEL, 0, t6, gs_now_ns());
     }
     pthread_mutex_unlock(&im->mu);
     if (st != GS_OK) {

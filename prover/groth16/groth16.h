@@ -207,6 +207,11 @@ void gs_assignment_free(gs_assignment *as);
  */
 gs_status gs_assignment_from_witness(gs_assignment *out, const gs_pk *pk,
                                      const gs_scalar *w, size_t n_w, gs_err *err);
+/* The same on a pool (NULL: serially; same result, same errors: the
+ * lowest failing wire or coefficient is named). */
+gs_status gs_assignment_from_witness_pool(gs_assignment *out, const gs_pk *pk,
+                                          const gs_scalar *w, size_t n_w, gs_pool *pool,
+                                          gs_err *err);
 
 /* ---- Prove and verify (prove.c, verify.c) ------------------------------ */
 

@@ -223,6 +223,39 @@ GS_TEST(groth16_assignment_matches_r1cs)
         GS_CHECK(gs_fr_eq(&as.c[i], &c));
         GS_CHECK(gs_fr_eq(&as.c[i], &ab));
     }
+    /* On a pool of 1-5 threads (row parts 1-4): the same vectors, the same
+     * errors (the lowest bad wire, the lowest bad coefficient). */
+    for (unsigned th = 1; th <= 5; th++) {
+        gs_pool *pool;
+        GS_REQUIRE(gs_pool_create(&pool, th, NULL) == GS_OK);
+        gs_assignment ap;
+        GS_REQUIRE(gs_assignment_from_witness_pool(&ap, &pk, w, 16, pool, &e) == GS_OK);
+        GS_CHECK(!memcmp(ap.a, as.a, pk.domain_size * sizeof *as.a) &&
+                 !memcmp(ap.b, as.b, pk.domain_size * sizeof *as.b) &&
+                 !memcmp(ap.c, as.c, pk.domain_size * sizeof *as.c) &&
+                 !memcmp(ap.w, as.w, 16 * sizeof *as.w));
+        gs_assignment_free(&ap);
+        gs_scalar keep5 = w[5], keep9 = w[9];
+        memset(&w[9], 0xff, sizeof w[9]);
+        memset(&w[5], 0xff, sizeof w[5]);
+        gs_err_clear(&e);
+        GS_CHECK_EQ_INT(gs_assignment_from_witness_pool(&ap, &pk, w, 16, pool, &e), GS_ERR_RANGE);
+        GS_CHECK_MSG(strstr(e.msg, "wire 5 ") != NULL, "%s", e.msg);
+        w[5] = keep5;
+        w[9] = keep9;
+        if (pk.n_coefs > 7) {
+            uint32_t r3 = pk.coefs[3].row, r7 = pk.coefs[7].wire;
+            pk.coefs[7].wire = pk.n_vars;
+            pk.coefs[3].row = pk.domain_size + 1;
+            gs_err_clear(&e);
+            GS_CHECK_EQ_INT(gs_assignment_from_witness_pool(&ap, &pk, w, 16, pool, &e),
+                            GS_ERR_FORMAT);
+            GS_CHECK_MSG(strstr(e.msg, "coefficient 3:") != NULL, "%s", e.msg);
+            pk.coefs[3].row = r3;
+            pk.coefs[7].wire = r7;
+        }
+        gs_pool_destroy(pool);
+    }
     gs_assignment_free(&as);
     gs_err_clear(&e);
     GS_CHECK_EQ_INT(gs_assignment_from_witness(&as, &pk, w, 15, &e), GS_ERR_MISMATCH);

@@ -19,6 +19,15 @@ gs_status gs_io_read_scalar(gs_bincur *c, gs_scalar *out, const char *what);
  * bulk by the caller (gs_io_check_g1_subgroup). */
 gs_status gs_io_read_g1(gs_bincur *c, gs_g1_affine *out, const char *what);
 gs_status gs_io_read_g2(gs_bincur *c, gs_g2_affine *out, const char *what);
+/* The same with the curve equation checked only if curve != 0 (the caller
+ * then checks it later, gs_io_zkey_check_curve); coordinates are always
+ * range-checked. */
+gs_status gs_io_read_g1_as(gs_bincur *c, gs_g1_affine *out, const char *what, int curve);
+gs_status gs_io_read_g2_as(gs_bincur *c, gs_g2_affine *out, const char *what, int curve);
+/* The error of a point off the curve at `offset` (section `section`, part
+ * `what`): "section 5: A: G1 point not on the curve". */
+gs_status gs_io_curve_fail(const char *path, const char *kind, gs_err *err, uint64_t offset,
+                           uint32_t section, const char *what, int g2);
 void gs_io_put_g1(gs_binbuf *b, const gs_g1_affine *p);
 void gs_io_put_g2(gs_binbuf *b, const gs_g2_affine *p);
 void gs_io_put_fr_plain(gs_binbuf *b, const gs_fr *v);
@@ -31,9 +40,15 @@ typedef struct gs_zkey_layout {
 } gs_zkey_layout;
 
 /* The streaming parse (zkey_read.c): every check but subgroup membership,
- * and the SHA-256 of the bytes decoded.  On failure out is freed (zeroed). */
+ * and the SHA-256 of the bytes decoded.  With curve = 0 the curve equation
+ * of the point sections' points is left to gs_io_zkey_check_curve (the six
+ * header points are always checked).  On failure out is freed (zeroed). */
 gs_status gs_io_zkey_parse(gs_pk *out, gs_zkey_layout *lay, uint8_t digest[32],
-                           const char *path, gs_pool *pool, gs_err *err);
+                           const char *path, int curve, gs_pool *pool, gs_err *err);
+/* The curve equation of every point of the point sections, on the pool;
+ * the first failure in file order is reported as the parse would have. */
+gs_status gs_io_zkey_check_curve(const gs_pk *pk, const gs_zkey_layout *lay, const char *path,
+                                 gs_pool *pool, gs_err *err);
 
 /* Little-endian byte helpers. */
 void gs_io_limbs_from_le(uint64_t *out, const uint8_t *in, int n_limbs);

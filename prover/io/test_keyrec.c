@@ -188,6 +188,64 @@ GS_TEST(io_keyrec_bad_point_refused_on_first_use_and_after_change)
     GS_CHECK_EQ_INT(load(key, GS_ZKEY_CHECK_SKIP, dir, &in, &e), GS_OK);
 }
 
+/* Off-curve points: the first use with a record directory checks the curve
+ * equation after the digest (zkey.c), the forced check while decoding; both
+ * name the same point with the same message, in every point section, also
+ * when a record exists for the unchanged key and when two sections hold a
+ * bad point (the first in the file is named). */
+GS_TEST(io_keyrec_deferred_curve_check_names_the_same_point)
+{
+    const char *dir = rec_dir("rec_curve");
+    gs_zkey_info in;
+    gs_err e1, e2;
+    GS_REQUIRE(load(fixture("chain.zkey"), GS_ZKEY_CHECK_AUTO, dir, &in, &e1) == GS_OK);
+    GS_REQUIRE(load(fixture("chain.zkey"), GS_ZKEY_CHECK_AUTO, dir, &in, &e1) == GS_OK &&
+               in.record_found);
+    static const unsigned types[] = {3, 5, 6, 7, 8, 9};
+    long first_bad = -1;
+    unsigned char *d;
+    size_t len;
+    GS_REQUIRE(read_file(fixture("chain.zkey"), &d, &len));
+    char name[32];
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        size_t unit = types[t] == 7 ? 192 : 96;
+        long at = section_offset("chain.zkey", types[t]), pt = -1;
+        GS_REQUIRE(at > 0);
+        for (long i = 0; i < 40 && pt < 0; i++) {      /* a finite point */
+            int zero = 1;
+            for (size_t k = 0; k < unit; k++)
+                zero &= d[at + i * (long)unit + (long)k] == 0;
+            if (!zero)
+                pt = at + i * (long)unit;
+        }
+        GS_REQUIRE(pt > 0);
+        if (types[t] == 8)
+            first_bad = pt + 48;
+        snprintf(name, sizeof name, "curve%u.zkey", types[t]);
+        const char *p = mutate("chain.zkey", name, 0, pt + (long)unit / 2, 0x01); /* y's low byte */
+        GS_CHECK_EQ_INT(load(p, GS_ZKEY_CHECK_FORCE, "", &in, &e1), GS_ERR_POINT);
+        GS_CHECK_EQ_INT(load(p, GS_ZKEY_CHECK_AUTO, dir, &in, &e2), GS_ERR_POINT);
+        GS_CHECK(!in.record_found && !in.record_written);
+        char want[64];
+        snprintf(want, sizeof want, "%s@%ld", name, pt);
+        GS_CHECK_MSG(strstr(e1.msg, want) && strstr(e1.msg, "not on the curve"), "%s (want %s)",
+                     e1.msg, want);
+        GS_CHECK_MSG(!strcmp(e1.msg, e2.msg), "inline: %s; deferred: %s", e1.msg, e2.msg);
+    }
+    free(d);
+    /* Bad points in C and in H: C comes first in the file. */
+    GS_REQUIRE(first_bad > 0);
+    char two[1024];
+    snprintf(two, sizeof two, "%s", tmp_path("curve89.zkey"));
+    GS_REQUIRE(read_file(tmp_path("curve9.zkey"), &d, &len));
+    d[first_bad] ^= 0x01;
+    GS_REQUIRE(write_file(two, d, len));
+    free(d);
+    GS_CHECK_EQ_INT(load(two, GS_ZKEY_CHECK_AUTO, dir, &in, &e2), GS_ERR_POINT);
+    GS_CHECK_EQ_INT(load(two, GS_ZKEY_CHECK_FORCE, "", &in, &e1), GS_ERR_POINT);
+    GS_CHECK_MSG(!strcmp(e1.msg, e2.msg) && strstr(e2.msg, "section 8"), "%s / %s", e1.msg, e2.msg);
+}
+
 /* Rewrites a text file with every `from` replaced by `to` (same length). */
 static int edit_file(const char *src, const char *dst, const char *from, const char *to)
 {

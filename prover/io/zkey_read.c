@@ -43,6 +43,7 @@ enum {
 typedef struct {
     int fd;
     const char *path;
+    int curve;               /* check the curve equation while decoding */
     uint64_t size, pos;
     gs_sha256 *sha;
     uint8_t *buf;            /* ZK_BUF bytes (or the file size, if smaller) */
@@ -88,6 +89,7 @@ typedef struct {
     void *out;
     const char *what;
     gs_sha256 *sha;
+    int curve;               /* check points' curve equation here */
     _Atomic size_t bad;      /* lowest failing element of the piece, or n */
 } zk_piece;
 
@@ -112,9 +114,9 @@ static gs_status decode_one(const zk_piece *p, size_t i, gs_err *err)
     gs_bincur c = {&p->view, at, at + p->unit, p->type, err};
     size_t k = p->first + i;
     if (p->unit == 96)
-        return gs_io_read_g1(&c, &((gs_g1_affine *)p->out)[k], p->what);
+        return gs_io_read_g1_as(&c, &((gs_g1_affine *)p->out)[k], p->what, p->curve);
     if (p->unit == 192)
-        return gs_io_read_g2(&c, &((gs_g2_affine *)p->out)[k], p->what);
+        return gs_io_read_g2_as(&c, &((gs_g2_affine *)p->out)[k], p->what, p->curve);
     return read_coef(&c, &((struct gs_coef *)p->out)[k]);
 }
 
@@ -160,7 +162,8 @@ static gs_status zk_elements(zk_in *in, gs_pool *pool, uint32_t type, uint64_t l
         if (s != GS_OK)
             return s;
         zk_piece p = {.view = zk_view(in, take), .type = type, .unit = unit, .first = first,
-                      .n = take / unit, .out = out, .what = what, .sha = in->sha};
+                      .n = take / unit, .out = out, .what = what, .sha = in->sha,
+                      .curve = in->curve};
         atomic_init(&p.bad, p.n);
         gs_pool_for(pool, 1 + (p.n + ZK_SLICE - 1) / ZK_SLICE, 1, piece_items, &p);
         if (atomic_load(&p.bad) < p.n)
@@ -346,13 +349,13 @@ static gs_status parse_finish(const zk_in *in, const gs_pk *out, const gs_zkey_l
 }
 
 gs_status gs_io_zkey_parse(gs_pk *out, gs_zkey_layout *lay, uint8_t digest[32],
-                           const char *path, gs_pool *pool, gs_err *err)
+                           const char *path, int curve, gs_pool *pool, gs_err *err)
 {
     memset(out, 0, sizeof *out);   /* h_conv = GS_H_SNARKJS: what every .zkey holds */
     memset(lay, 0, sizeof *lay);
     gs_sha256 sha;
     gs_sha256_init(&sha);
-    zk_in in = {.fd = -1, .path = path, .sha = &sha, .err = err};
+    zk_in in = {.fd = -1, .path = path, .curve = curve, .sha = &sha, .err = err};
     gs_binsec secs[11];
     memset(secs, 0, sizeof secs);
     gs_status s = GS_OK;
@@ -446,4 +449,61 @@ done:
     if (s != GS_OK)
         gs_pk_free(out);
     return s;
+}
+
+/* gs_io_zkey_check_curve: one array's points in slices on the pool. */
+typedef struct {
+    const void *pts;
+    size_t n;
+    int g2;
+    _Atomic size_t bad;      /* lowest point off the curve, or n */
+} curve_job;
+
+static void curve_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
+{
+    (void)slot;
+    curve_job *j = vctx;
+    for (size_t i = begin; i < end; i++) {
+        int ok;
+        if (j->g2) {
+            const gs_g2_affine *p = &((const gs_g2_affine *)j->pts)[i];
+            ok = p->inf || gs_g2_affine_is_on_curve(p);
+        } else {
+            const gs_g1_affine *p = &((const gs_g1_affine *)j->pts)[i];
+            ok = p->inf || gs_g1_affine_is_on_curve(p);
+        }
+        if (!ok) {
+            size_t cur = atomic_load(&j->bad);
+            while (i < cur && !atomic_compare_exchange_weak(&j->bad, &cur, i))
+                ;
+            return;
+        }
+    }
+}
+
+gs_status gs_io_zkey_check_curve(const gs_pk *pk, const gs_zkey_layout *lay, const char *path,
+                                 gs_pool *pool, gs_err *err)
+{
+    const void *arr[10] = {[3] = pk->ic, [5] = pk->a, [6] = pk->b1, [7] = pk->b2, [8] = pk->c,
+                           [9] = pk->h};
+    uint32_t order[6] = {3, 5, 6, 7, 8, 9};
+    /* File order: the first point off the curve in the file is named. */
+    for (int i = 1; i < 6; i++)
+        for (int k = i; k > 0 && lay->sec_off[order[k]] < lay->sec_off[order[k - 1]]; k--) {
+            uint32_t t = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = t;
+        }
+    for (int i = 0; i < 6; i++) {
+        uint32_t t = order[i];
+        curve_job j = {.pts = arr[t], .n = (size_t)expected_count(pk, t), .g2 = t == 7};
+        atomic_init(&j.bad, j.n);
+        gs_pool_for(pool, j.n, ZK_SLICE, curve_chunk, &j);
+        size_t bad = atomic_load(&j.bad);
+        if (bad < j.n)
+            return gs_io_curve_fail(path, "zkey", err,
+                                    lay->sec_off[t] + (uint64_t)bad * (j.g2 ? 192 : 96), t,
+                                    section_name(t), j.g2);
+    }
+    return GS_OK;
 }

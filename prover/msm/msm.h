@@ -71,6 +71,36 @@ gs_status gs_msm_g1_cfg(gs_g1 *out, const gs_g1_affine *points, const gs_scalar 
 gs_status gs_msm_g2_cfg(gs_g2 *out, const gs_g2_affine *points, const gs_scalar *scalars,
                         size_t n, gs_pool *pool, const gs_msm_cfg *cfg);
 
+/*
+ * A sum of MSMs as one: out = sum over the n_in inputs of
+ * sum_i in[k].scalars[i] in[k].points[i] (n_in <= GS_MSM_MAX_INPUTS, else
+ * GS_ERR_ARG).  The inputs' points go through one Pippenger: one set of
+ * windows and one bucket reduction per window for all of them, cheaper
+ * than an MSM per input and adding the results (at 2^16 points per input
+ * on 2 threads, bench/RESULTS.md).  Each input's equal scalars are merged
+ * on their own (unless in[k].no_group or cfg->group == 1); an input whose
+ * scalars are all zero costs nothing.  The window size follows the total
+ * number of points and the largest scalar's bit length (short scalars:
+ * fewer windows).  Contract otherwise as gs_msm_g1 / gs_msm_g1_cfg.
+ */
+#define GS_MSM_MAX_INPUTS 8
+typedef struct gs_msm_g1_in {
+    const gs_g1_affine *points;
+    const gs_scalar *scalars;
+    size_t n;
+    int no_group;      /* 1: do not merge equal scalars (random-looking scalars) */
+} gs_msm_g1_in;
+typedef struct gs_msm_g2_in {
+    const gs_g2_affine *points;
+    const gs_scalar *scalars;
+    size_t n;
+    int no_group;
+} gs_msm_g2_in;
+gs_status gs_msm_g1_sum(gs_g1 *out, const gs_msm_g1_in *in, size_t n_in, gs_pool *pool,
+                        const gs_msm_cfg *cfg);
+gs_status gs_msm_g2_sum(gs_g2 *out, const gs_msm_g2_in *in, size_t n_in, gs_pool *pool,
+                        const gs_msm_cfg *cfg);
+
 /* The window size the automatic choice picks for n points (for reports). */
 unsigned gs_msm_window_for(size_t n);
 

@@ -13,4 +13,6 @@
 #define MSM_FE_IS_ZERO gs_fp_is_zero_inline
 #define MSM_FN gs_msm_g1
 #define MSM_FN_CFG gs_msm_g1_cfg
+#define MSM_FN_SUM gs_msm_g1_sum
+#define MSM_IN gs_msm_g1_in
 #include "msm_impl.h"

@@ -13,4 +13,6 @@
 #define MSM_BATCH_INV gs_fp2_batch_inv_nonzero_var
 #define MSM_FN gs_msm_g2
 #define MSM_FN_CFG gs_msm_g2_cfg
+#define MSM_FN_SUM gs_msm_g2_sum
+#define MSM_IN gs_msm_g2_in
 #include "msm_impl.h"

@@ -2,10 +2,13 @@
  * Pippenger MSM written once for G1 and G2 (msm.h has the contract).  The
  * including file defines:
  *   MSM_AFF, MSM_JAC, MSM_XYZZ   the point types
+ *   MSM_IN                       the input type (gs_msm_g1_in / gs_msm_g2_in)
  *   MSM_G(name)                  gs_g1_##name or gs_g2_##name
- *   MSM_FN, MSM_FN_CFG           the public function names
+ *   MSM_FN, MSM_FN_CFG, MSM_FN_SUM  the public function names
  * and includes this file once.
  *
+ * The inputs of a sum (MSM_FN_SUM) are grouped one by one and then taken as
+ * one sequence of points: the ranges below may span inputs.
  * Per task (window j, point range p), on slot s's bucket array B[0 .. 2^(c-1)):
  *   for each point P_i with digit d = d_j(k_i) != 0: B[|d|-1] += sign(d) P_i
  *   S_j,p = sum_b (b+1) B[b], by the running sum from the top bucket used.
@@ -32,9 +35,14 @@
 #include "msm_affine_reduce.h"
 #include "msm_group.h"
 
+/* The inputs' points as one sequence: input k holds indices
+ * [off[k], off[k + 1]) of the n. */
+#define MSM_MAX_INPUTS GS_MSM_MAX_INPUTS
 typedef struct {
-    const MSM_AFF *points;
-    const gs_scalar *scalars;
+    const MSM_AFF *points[MSM_MAX_INPUTS];
+    const gs_scalar *scalars[MSM_MAX_INPUTS];
+    size_t off[MSM_MAX_INPUTS + 1];
+    size_t n_in;
     size_t n;
     msm_plan plan;
     MSM_XYZZ **buckets;      /* XYZZ mode: one array per slot, allocated on first use */
@@ -42,6 +50,78 @@ typedef struct {
     MSM_JAC *sums;           /* one per task */
     atomic_int nomem;
 } MSM_G(msm_ctx);
+
+/* Window (pos, bits) of n points into the XYZZ buckets b; *top grows to
+ * one past the highest bucket touched. */
+static void MSM_G(xyzz_range)(MSM_XYZZ *b, size_t *top, const MSM_AFF *pts,
+                              const gs_scalar *sc, size_t n, unsigned pos, unsigned bits)
+{
+    /* The digit, and so the bucket, of point i + PREFETCH_AHEAD is known
+     * early: prefetch that bucket, whose add is ~10 field
+     * multiplications away, so large bucket arrays do not stall. */
+    int64_t dnext[PREFETCH_AHEAD];
+    for (size_t a = 0; a < PREFETCH_AHEAD; a++)
+        dnext[a] = a < n ? gs_msm_digit_at(&sc[a], pos, bits) : 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t d = dnext[i % PREFETCH_AHEAD];
+        if (i + PREFETCH_AHEAD < n) {
+            int64_t e = gs_msm_digit_at(&sc[i + PREFETCH_AHEAD], pos, bits);
+            dnext[i % PREFETCH_AHEAD] = e;
+            if (e != 0) {
+                const char *q = (const char *)&b[(e > 0 ? e : -e) - 1];
+                for (size_t off = 0; off < sizeof(MSM_XYZZ); off += 64)
+                    __builtin_prefetch(q + off, 1, 3);
+            }
+        }
+        const MSM_AFF *p = &pts[i];
+        if (d == 0 || p->inf)
+            continue;
+        size_t idx = (size_t)(d > 0 ? d : -d) - 1;
+        if (idx + 1 > *top)
+            *top = idx + 1;
+        if (d > 0) {
+            MSM_G(xyzz_add_affine)(&b[idx], &b[idx], p);
+        } else {
+            MSM_AFF neg;
+            MSM_G(affine_neg)(&neg, p);
+            MSM_G(xyzz_add_affine)(&b[idx], &b[idx], &neg);
+        }
+    }
+}
+
+/* The same into batch-affine buckets (msm_affine.h), flushing every
+ * `batch` additions. */
+static void MSM_G(aff_range)(MSM_G(aff_scratch) *s, size_t *top, const MSM_AFF *pts,
+                             const gs_scalar *sc, size_t n, unsigned pos, unsigned bits,
+                             size_t batch)
+{
+    int64_t dnext[AFF_AHEAD];
+    for (size_t a = 0; a < AFF_AHEAD; a++)
+        dnext[a] = a < n ? gs_msm_digit_at(&sc[a], pos, bits) : 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t d = dnext[i % AFF_AHEAD];
+        if (i + AFF_AHEAD < n) {
+            int64_t e = gs_msm_digit_at(&sc[i + AFF_AHEAD], pos, bits);
+            dnext[i % AFF_AHEAD] = e;
+            if (e != 0) {
+                size_t eb = (size_t)(e > 0 ? e : -e) - 1;
+                const char *q = (const char *)&s->bk[eb];
+                __builtin_prefetch(q, 1, 3);
+                __builtin_prefetch(q + sizeof(MSM_AFF) - 1, 1, 3);
+                __builtin_prefetch(&s->st[eb], 1, 3);
+            }
+        }
+        const MSM_AFF *p = &pts[i];
+        if (d == 0 || p->inf)
+            continue;
+        size_t idx = (size_t)(d > 0 ? d : -d) - 1;
+        if (idx + 1 > *top)
+            *top = idx + 1;
+        MSM_G(aff_insert)(s, idx, p, d < 0, 0);
+        if (s->m >= batch)
+            MSM_G(aff_flush)(s);
+    }
+}
 
 static void MSM_G(msm_task)(void *vctx, size_t begin, size_t end, unsigned slot)
 {
@@ -67,33 +147,12 @@ static void MSM_G(msm_task)(void *vctx, size_t begin, size_t end, unsigned slot)
         /* The digit, and so the bucket, of point i + PREFETCH_AHEAD is known
          * early: prefetch that bucket, whose add is ~10 field
          * multiplications away, so large bucket arrays do not stall. */
-        int64_t dnext[PREFETCH_AHEAD];
-        for (size_t a = 0; a < PREFETCH_AHEAD; a++)
-            dnext[a] = lo + a < hi ? gs_msm_digit_at(&c->scalars[lo + a], pos, bits) : 0;
-        for (size_t i = lo; i < hi; i++) {
-            int64_t d = dnext[(i - lo) % PREFETCH_AHEAD];
-            if (i + PREFETCH_AHEAD < hi) {
-                int64_t e = gs_msm_digit_at(&c->scalars[i + PREFETCH_AHEAD], pos, bits);
-                dnext[(i - lo) % PREFETCH_AHEAD] = e;
-                if (e != 0) {
-                    const char *q = (const char *)&b[(e > 0 ? e : -e) - 1];
-                    for (size_t off = 0; off < sizeof(MSM_XYZZ); off += 64)
-                        __builtin_prefetch(q + off, 1, 3);
-                }
-            }
-            const MSM_AFF *p = &c->points[i];
-            if (d == 0 || p->inf)
-                continue;
-            size_t idx = (size_t)(d > 0 ? d : -d) - 1;
-            if (idx + 1 > top)
-                top = idx + 1;
-            if (d > 0) {
-                MSM_G(xyzz_add_affine)(&b[idx], &b[idx], p);
-            } else {
-                MSM_AFF neg;
-                MSM_G(affine_neg)(&neg, p);
-                MSM_G(xyzz_add_affine)(&b[idx], &b[idx], &neg);
-            }
+        for (size_t k = 0; k < c->n_in; k++) {
+            size_t a0 = lo > c->off[k] ? lo : c->off[k];
+            size_t a1 = hi < c->off[k + 1] ? hi : c->off[k + 1];
+            if (a0 < a1)
+                MSM_G(xyzz_range)(b, &top, c->points[k] + (a0 - c->off[k]),
+                                  c->scalars[k] + (a0 - c->off[k]), a1 - a0, pos, bits);
         }
         /* Running sum: after step b, run = B[top-1] + ... + B[b] and acc
          * has gained run, so acc = sum_b (b+1) B[b] at the end. */
@@ -132,68 +191,63 @@ static void MSM_G(msm_task_aff)(void *vctx, size_t begin, size_t end, unsigned s
         memset(s->st, 0, n_buckets);
         s->m = 0;
         s->n_pend = 0;
-        int64_t dnext[AFF_AHEAD];
-        for (size_t a = 0; a < AFF_AHEAD; a++)
-            dnext[a] = lo + a < hi ? gs_msm_digit_at(&c->scalars[lo + a], pos, bits) : 0;
-        for (size_t i = lo; i < hi; i++) {
-            int64_t d = dnext[(i - lo) % AFF_AHEAD];
-            if (i + AFF_AHEAD < hi) {
-                int64_t e = gs_msm_digit_at(&c->scalars[i + AFF_AHEAD], pos, bits);
-                dnext[(i - lo) % AFF_AHEAD] = e;
-                if (e != 0) {
-                    size_t eb = (size_t)(e > 0 ? e : -e) - 1;
-                    const char *q = (const char *)&s->bk[eb];
-                    __builtin_prefetch(q, 1, 3);
-                    __builtin_prefetch(q + sizeof(MSM_AFF) - 1, 1, 3);
-                    __builtin_prefetch(&s->st[eb], 1, 3);
-                }
-            }
-            const MSM_AFF *p = &c->points[i];
-            if (d == 0 || p->inf)
-                continue;
-            size_t idx = (size_t)(d > 0 ? d : -d) - 1;
-            if (idx + 1 > top)
-                top = idx + 1;
-            MSM_G(aff_insert)(s, idx, p, d < 0, 0);
-            if (s->m >= batch)
-                MSM_G(aff_flush)(s);
+        for (size_t k = 0; k < c->n_in; k++) {
+            size_t a0 = lo > c->off[k] ? lo : c->off[k];
+            size_t a1 = hi < c->off[k + 1] ? hi : c->off[k + 1];
+            if (a0 < a1)
+                MSM_G(aff_range)(s, &top, c->points[k] + (a0 - c->off[k]),
+                                 c->scalars[k] + (a0 - c->off[k]), a1 - a0, pos, bits, batch);
         }
         MSM_G(aff_finish)(s);
         MSM_G(aff_reduce)(&c->sums[t], s, top);
     }
 }
 
-gs_status MSM_FN_CFG(MSM_JAC *out, const MSM_AFF *points, const gs_scalar *scalars,
-                     size_t n, gs_pool *pool, const gs_msm_cfg *cfg)
+gs_status MSM_FN_SUM(MSM_JAC *out, const MSM_IN *in, size_t n_in, gs_pool *pool,
+                     const gs_msm_cfg *cfg)
 {
     gs_status st = GS_OK;
-    MSM_G(msm_ctx) c = {.points = points, .scalars = scalars, .n = n};
+    MSM_G(msm_ctx) c = {.n_in = 0};
     unsigned width = gs_pool_width(pool);
-    MSM_AFF *gp = NULL;
-    gs_scalar *gk = NULL;
+    MSM_AFF *gp[MSM_MAX_INPUTS] = {NULL};
+    gs_scalar *gk[MSM_MAX_INPUTS] = {NULL};
     MSM_G(set_inf)(out);
-    if (n == 0)
-        return GS_OK;
-    if (!(cfg && cfg->group == 1)) {
-        size_t gm;
-        st = MSM_G(msm_group)(&gp, &gk, &gm, points, scalars, n, pool);
-        if (st != GS_OK)
-            goto fail;
-        if (gp) {
-            c.points = gp;
-            c.scalars = scalars = gk;
-            c.n = n = gm;
-            if (n == 0)
-                goto fail;                             /* all zero: infinity */
+    if (n_in > MSM_MAX_INPUTS)
+        return GS_ERR_ARG;
+    /* Each input grouped on its own (msm_group.h), then appended. */
+    unsigned bits = 0;
+    for (size_t k = 0; k < n_in; k++) {
+        const MSM_AFF *pts = in[k].points;
+        const gs_scalar *sc = in[k].scalars;
+        size_t n = in[k].n;
+        if (n == 0)
+            continue;
+        if (!(cfg && cfg->group == 1) && !in[k].no_group) {
+            size_t gm;
+            st = MSM_G(msm_group)(&gp[k], &gk[k], &gm, pts, sc, n, pool);
+            if (st != GS_OK)
+                goto fail;
+            if (gp[k]) {
+                pts = gp[k];
+                sc = gk[k];
+                n = gm;
+            }
         }
+        unsigned b = gs_msm_scalar_bits(sc, n);
+        if (n == 0 || b == 0)
+            continue;                                  /* all zero */
+        if (b > bits)
+            bits = b;
+        c.points[c.n_in] = pts;
+        c.scalars[c.n_in] = sc;
+        c.off[c.n_in] = c.n;
+        c.n += n;
+        c.n_in++;
     }
-    int below_2_255 = 1;
-    for (size_t i = 0; i < n; i++)
-        if (scalars[i].l[GS_FR_LIMBS - 1] >> 63) {
-            below_2_255 = 0;
-            break;
-        }
-    gs_msm_plan(&c.plan, n, width, below_2_255, cfg);
+    c.off[c.n_in] = c.n;
+    if (c.n == 0)
+        goto fail;                                     /* infinity */
+    gs_msm_plan(&c.plan, c.n, width, bits, cfg);
     atomic_init(&c.nomem, 0);
     c.buckets = calloc(width, sizeof *c.buckets);
     c.aff = calloc(width, sizeof *c.aff);
@@ -228,9 +282,18 @@ fail:
     free(c.buckets);
     free(c.aff);
     free(c.sums);
-    free(gp);
-    free(gk);
+    for (size_t k = 0; k < MSM_MAX_INPUTS; k++) {
+        free(gp[k]);
+        free(gk[k]);
+    }
     return st;
+}
+
+gs_status MSM_FN_CFG(MSM_JAC *out, const MSM_AFF *points, const gs_scalar *scalars,
+                     size_t n, gs_pool *pool, const gs_msm_cfg *cfg)
+{
+    MSM_IN one = {.points = points, .scalars = scalars, .n = n};
+    return MSM_FN_SUM(out, &one, 1, pool, cfg);
 }
 
 gs_status MSM_FN(MSM_JAC *out, const MSM_AFF *points, const gs_scalar *scalars, size_t n,

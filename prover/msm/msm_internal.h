@@ -12,7 +12,7 @@
 
 typedef struct msm_plan {
     unsigned c;          /* window bits (the widest windows) */
-    unsigned n_windows;  /* ceil(257 / c), or ceil(256 / c) if all scalars < 2^255 */
+    unsigned n_windows;  /* ceil((bits + 1) / c): ceil(257 / c) for 256-bit scalars */
     unsigned n_wide;     /* windows 0 .. n_wide - 1 have c bits, the others c - 1 */
     size_t n_parts;      /* point ranges per window */
     size_t part_len;     /* points per range (the last may be shorter) */
@@ -21,8 +21,22 @@ typedef struct msm_plan {
     size_t batch_narrow; /* the same for the (c - 1)-bit windows */
 } msm_plan;
 
-/* below_2_255: every scalar is below 2^255 (one window fewer for c = 16). */
-void gs_msm_plan(msm_plan *p, size_t n, unsigned width, int below_2_255, const gs_msm_cfg *cfg);
+/* bits: every scalar is below 2^bits (0 .. 256; 255 for reduced scalars:
+ * one window fewer than 256 for c = 16). */
+void gs_msm_plan(msm_plan *p, size_t n, unsigned width, unsigned bits, const gs_msm_cfg *cfg);
+
+/* The bit length of the largest of n scalars (0 when all are zero). */
+static inline unsigned gs_msm_scalar_bits(const gs_scalar *k, size_t n)
+{
+    uint64_t top[GS_FR_LIMBS] = {0};
+    for (size_t i = 0; i < n; i++)
+        for (int l = 0; l < GS_FR_LIMBS; l++)
+            top[l] |= k[i].l[l];
+    for (int l = GS_FR_LIMBS; l-- > 0;)
+        if (top[l])
+            return (unsigned)(64 * l + 64 - __builtin_clzll(top[l]));
+    return 0;
+}
 
 /* Window j covers scalar bits [msm_win_pos(j), msm_win_pos(j) + msm_win_bits(j)). */
 static inline unsigned msm_win_bits(const msm_plan *p, unsigned j)

@@ -2,11 +2,13 @@
  * MSM planning: the window size and how the work is cut into tasks.
  *
  * Windows: signed digits need n_windows * c > (highest scalar bit), so
- * ceil(257/c) windows cover any 256-bit scalar and ceil(256/c) suffice when
- * every scalar is below 2^255 (every reduced scalar: r < 2^255); the
- * caller says which.  That saves a window for c = 16 (16 instead of 17).
- * The n_windows c - bits spare bits are taken off the top windows (c - 1
- * bits each): with equal windows the top one would hold only the scalars'
+ * scalars below 2^bits need ceil((bits + 1) / c) windows: ceil(257/c) for
+ * any 256-bit scalar, ceil(256/c) when every scalar is below 2^255 (every
+ * reduced scalar: r < 2^255; that saves a window for c = 16), fewer for
+ * short scalars (halves of a split scalar, small values); the caller
+ * passes the largest bit length.
+ * The n_windows c - (bits + 1) spare bits are taken off the top windows (c - 1
+ * bits each; all windows when there are more spare bits than windows): with equal windows the top one would hold only the scalars'
  * last few bits, e.g. 8 bits of r < 2^254.86 for c = 13, so a few hundred
  * buckets take all n points, and batch-affine buckets that busy keep
  * points waiting and spill them (measured at 2^16: the top window took 1.4x
@@ -27,19 +29,27 @@
  */
 #include "msm_internal.h"
 
-static unsigned windows_for(unsigned c, int below_2_255)
+/* Windows of c bits covering scalars of `bits` bits (signed digits: one
+ * more bit), and how many of them are one bit narrower. */
+static unsigned windows_for(unsigned c, unsigned bits)
 {
-    unsigned bits = below_2_255 ? 256 : 257;
-    return (bits + c - 1) / c;
+    unsigned w = (bits + 1 + c - 1) / c;
+    return w ? w : 1;
 }
 
-static unsigned window_for(size_t n, int below_2_255)
+static unsigned narrow_for(unsigned c, unsigned bits)
+{
+    unsigned wn = windows_for(c, bits), spare = wn * c - (bits + 1);
+    return c == 1 ? 0 : spare < wn ? spare : wn;
+}
+
+static unsigned window_for(size_t n, unsigned bits)
 {
     unsigned best = 1;
     double best_cost = 0;
     for (unsigned c = 1; c <= GS_MSM_MAX_WINDOW; c++) {
-        unsigned wn = windows_for(c, below_2_255);
-        unsigned narrow = wn * c - (below_2_255 ? 256 : 257);
+        unsigned wn = windows_for(c, bits);
+        unsigned narrow = narrow_for(c, bits);
         double cost = (double)wn * (double)n + (double)(wn - narrow) * (double)(1ull << c) +
                       (double)narrow * (double)(1ull << (c - 1));
         if (c == 1 || cost < best_cost) {
@@ -52,7 +62,7 @@ static unsigned window_for(size_t n, int below_2_255)
 
 unsigned gs_msm_window_for(size_t n)
 {
-    return window_for(n, 1);
+    return window_for(n, 255);
 }
 
 size_t gs_msm_batch_for(unsigned c)
@@ -63,14 +73,16 @@ size_t gs_msm_batch_for(unsigned c)
     return b > MSM_AFF_MAX_BATCH ? MSM_AFF_MAX_BATCH : b;
 }
 
-void gs_msm_plan(msm_plan *p, size_t n, unsigned width, int below_2_255, const gs_msm_cfg *cfg)
+void gs_msm_plan(msm_plan *p, size_t n, unsigned width, unsigned bits, const gs_msm_cfg *cfg)
 {
-    unsigned c = cfg && cfg->window ? cfg->window : window_for(n, below_2_255);
+    if (bits > 256)
+        bits = 256;
+    unsigned c = cfg && cfg->window ? cfg->window : window_for(n, bits);
     if (c > GS_MSM_MAX_WINDOW)
         c = GS_MSM_MAX_WINDOW;
     p->c = c;
-    p->n_windows = windows_for(c, below_2_255);
-    p->n_wide = p->n_windows - (p->n_windows * c - (below_2_255 ? 256 : 257));
+    p->n_windows = windows_for(c, bits);
+    p->n_wide = p->n_windows - narrow_for(c, bits);
     if (cfg && cfg->batch) {
         p->batch = cfg->batch == 1 ? 0 : cfg->batch;
         p->batch_narrow = p->batch;

@@ -94,23 +94,34 @@ GS_TEST(msm_signed_digits_recompose)
     }
     GS_CHECK(ok255);
     /* The plan's windows (the top ones one bit narrower, msm_plan.c) tile
-     * 257 bits, or 256 below 2^255, and recompose every scalar. */
+     * bits + 1 bits (257 for any 256-bit scalar, 256 below 2^255, fewer for
+     * short scalars) and recompose every scalar below 2^bits. */
+    static const unsigned bit_lens[] = {256, 255, 254, 129, 128, 127, 65, 64, 13, 2, 1, 0};
     int okplan = 1;
     for (unsigned c = 1; c <= GS_MSM_MAX_WINDOW; c++) {
-        for (int below = 0; below < 2; below++) {
+        for (size_t bl = 0; bl < sizeof bit_lens / sizeof bit_lens[0]; bl++) {
+            unsigned bits = bit_lens[bl];
             gs_msm_cfg cfg = {.window = c};
             msm_plan p;
-            gs_msm_plan(&p, 1000, 1, below, &cfg);
+            gs_msm_plan(&p, 1000, 1, bits, &cfg);
             unsigned top = msm_win_pos(&p, p.n_windows - 1) + msm_win_bits(&p, p.n_windows - 1);
-            if (top != (below ? 256u : 257u) || p.n_wide < 1)
+            if (top < bits + 1 || top > bits + c || (c > 1 && p.n_windows * (c - 1) > bits + c))
+                okplan = 0;
+            if ((bits == 255 || bits == 256) && (top != bits + 1 || p.n_wide < 1))
                 okplan = 0;
             for (int i = 0; i < 40; i++) {
                 gs_scalar k = ks[i];
-                if (below) {
-                    k.l[3] &= ~(1ull << 63);
-                    if (i == 2)
-                        k.l[3] = (1ull << 63) - 1;
+                for (unsigned l = 0; l < GS_FR_LIMBS; l++) {
+                    unsigned lo = 64 * l;
+                    if (bits <= lo)
+                        k.l[l] = 0;
+                    else if (bits < lo + 64)
+                        k.l[l] &= (1ull << (bits - lo)) - 1;
                 }
+                if (i == 2 && bits)   /* 2^bits - 1: every bit set */
+                    for (unsigned l = 0; l < GS_FR_LIMBS; l++)
+                        k.l[l] = bits >= 64 * l + 64 ? ~0ull : bits > 64 * l ? (1ull << (bits - 64 * l)) - 1 : 0;
+                GS_CHECK(gs_msm_scalar_bits(&k, 1) <= bits);
                 gs_fr want, acc, t, two;
                 scalar_mod_r(&want, &k);
                 gs_fr_zero(&acc);
@@ -143,15 +154,17 @@ GS_TEST(msm_signed_digits_recompose)
 GS_TEST(msm_plan_shapes)
 {
     msm_plan p;
-    gs_msm_plan(&p, 0, 4, 0, NULL);
+    gs_msm_plan(&p, 0, 4, 256, NULL);
     GS_CHECK(p.n_tasks >= 1);
     for (size_t n = 1; n < 100000; n = n * 3 + 1) {
         for (unsigned w = 1; w <= 8; w *= 2) {
-            gs_msm_plan(&p, n, w, 0, NULL);
+            gs_msm_plan(&p, n, w, 256, NULL);
             GS_CHECK(p.c >= 1 && p.c <= GS_MSM_MAX_WINDOW);
             GS_CHECK(p.n_windows * p.c >= 257);
-            gs_msm_plan(&p, n, w, 1, NULL);
+            gs_msm_plan(&p, n, w, 255, NULL);
             GS_CHECK(p.n_windows * p.c >= 256);
+            gs_msm_plan(&p, n, w, 128, NULL);
+            GS_CHECK(p.n_windows * p.c >= 129 && p.n_windows * p.c < 129 + 2 * p.c);
             GS_CHECK(p.n_parts >= 1 && p.n_parts * p.part_len >= n);
             GS_CHECK((p.n_parts - 1) * p.part_len < n);
         }
@@ -159,10 +172,16 @@ GS_TEST(msm_plan_shapes)
     GS_CHECK_EQ_INT(gs_msm_window_for(1u << 16), 13);
     /* c = 16: 16 windows for scalars below 2^255, 17 otherwise. */
     gs_msm_cfg c16 = {.window = 16};
-    gs_msm_plan(&p, 1u << 20, 2, 1, &c16);
+    gs_msm_plan(&p, 1u << 20, 2, 255, &c16);
     GS_CHECK_EQ_INT(p.n_windows, 16);
-    gs_msm_plan(&p, 1u << 20, 2, 0, &c16);
+    gs_msm_plan(&p, 1u << 20, 2, 256, &c16);
     GS_CHECK_EQ_INT(p.n_windows, 17);
+    /* 128-bit scalars (halves of a split scalar): 129 bits, 9 windows. */
+    gs_msm_plan(&p, 1u << 20, 2, 128, &c16);
+    GS_CHECK_EQ_INT(p.n_windows, 9);
+    gs_scalar k2[2] = {{{5, 0, 0, 0}}, {{0, 1ull << 7, 0, 0}}};
+    GS_CHECK_EQ_INT(gs_msm_scalar_bits(k2, 2), 72);
+    GS_CHECK_EQ_INT(gs_msm_scalar_bits(k2, 1), 3);
 }
 
 /* ---- G1 / G2 against double-and-add ------------------------------------ */
@@ -320,6 +339,70 @@ MAKE_POINTS(g2, gs_g2_affine, gs_g2)
     }
 SMALL_TEST(g1, gs_g1_affine, gs_g1, 64)
 SMALL_TEST(g2, gs_g2_affine, gs_g2, (gs_test_quick() ? 24 : 64))
+
+/* A sum of MSMs (gs_msm_*_sum) equals the naive sum of its inputs: an
+ * empty input, an all-zero one, short (128-bit) scalars, the same points in
+ * two inputs, point ranges that span inputs, forced windows and batches. */
+#define SUM_TEST(G, AFF, JAC)                                                  \
+    GS_TEST(msm_##G##_sum_of_inputs)                                           \
+    {                                                                          \
+        enum { N = 64 };                                                       \
+        gs_pool *pool;                                                         \
+        GS_REQUIRE(gs_pool_create(&pool, 2, NULL) == GS_OK);                   \
+        AFF *pts = points_##G(N);                                              \
+        gs_scalar ks[N], zero[N], shortk[N], rev[20];                          \
+        GS_REQUIRE(pts);                                                       \
+        memset(zero, 0, sizeof zero);                                          \
+        for (size_t i = 0; i < N; i++) {                                       \
+            test_scalar(&ks[i], i);                                            \
+            rand_scalar(&shortk[i]);                                           \
+            shortk[i].l[2] = shortk[i].l[3] = 0;                               \
+        }                                                                      \
+        for (size_t i = 0; i < 20; i++)                                        \
+            rev[i] = ks[19 - i];                                               \
+        gs_msm_##G##_in in[5] = {                                              \
+            {.points = pts, .scalars = ks, .n = 20},                           \
+            {.points = pts + 20, .scalars = ks + 20, .n = 0},                  \
+            {.points = pts + 20, .scalars = zero, .n = 20},                    \
+            {.points = pts + 40, .scalars = shortk + 40, .n = 24, .no_group = 1}, \
+            {.points = pts, .scalars = rev, .n = 20},                          \
+        };                                                                     \
+        JAC want, t;                                                           \
+        gs_##G##_set_inf(&want);                                               \
+        for (size_t k = 0; k < 5; k++) {                                       \
+            naive_##G(&t, in[k].points, in[k].scalars, in[k].n);               \
+            gs_##G##_add(&want, &want, &t);                                    \
+        }                                                                      \
+        GS_CHECK(!gs_##G##_is_inf(&want));                                     \
+        JAC got;                                                               \
+        GS_CHECK_OK(gs_msm_##G##_sum(&got, in, 5, pool, NULL));                \
+        GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " sum, default plan");       \
+        GS_CHECK_OK(gs_msm_##G##_sum(&got, in, 5, NULL, NULL));                \
+        GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " sum, serial");             \
+        for (unsigned c = 1; c <= GS_MSM_MAX_WINDOW; c += 3) {                 \
+            gs_msm_cfg cfg = {.window = c, .parts = 1 + c % 5, .group = c % 2,  \
+                              .batch = c % 3 == 0 ? 3 : 0};                    \
+            GS_CHECK_OK(gs_msm_##G##_sum(&got, in, 5, c % 2 ? pool : NULL, &cfg)); \
+            GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " sum, window %u", c);   \
+        }                                                                      \
+        /* Only short scalars: fewer windows, same sum. */                     \
+        naive_##G(&want, pts, shortk, N);                                      \
+        gs_msm_##G##_in sh = {.points = pts, .scalars = shortk, .n = N};       \
+        GS_CHECK_OK(gs_msm_##G##_sum(&got, &sh, 1, pool, NULL));               \
+        GS_CHECK_MSG(gs_##G##_eq(&got, &want), #G " short scalars");           \
+        /* Nothing but zeros: infinity; too many inputs: GS_ERR_ARG. */        \
+        GS_CHECK_OK(gs_msm_##G##_sum(&got, in + 1, 2, pool, NULL));            \
+        GS_CHECK(gs_##G##_is_inf(&got));                                       \
+        gs_msm_##G##_in many[GS_MSM_MAX_INPUTS + 1];                           \
+        for (size_t k = 0; k <= GS_MSM_MAX_INPUTS; k++)                        \
+            many[k] = in[0];                                                   \
+        GS_CHECK(gs_msm_##G##_sum(&got, many, GS_MSM_MAX_INPUTS + 1, pool, NULL) == GS_ERR_ARG); \
+        GS_CHECK(gs_##G##_is_inf(&got));                                       \
+        free(pts);                                                             \
+        gs_pool_destroy(pool);                                                 \
+    }
+SUM_TEST(g1, gs_g1_affine, gs_g1)
+SUM_TEST(g2, gs_g2_affine, gs_g2)
 
 /* One point repeated n times with scalar 1 and r-1 cancels; k times sums. */
 #define REPEAT_TEST(G, AFF, JAC)                                               \
