@@ -86,9 +86,7 @@ void gs_fp2_frobenius(gs_fp2 *out, const gs_fp2 *a) { gs_fp2_conj(out, a); }
 void gs_fp2_inv(gs_fp2 *out, const gs_fp2 *a)
 {
     gs_fp t0, t1;
-    gs_fp_sqr(&t0, &a->c0);
-    gs_fp_sqr(&t1, &a->c1);
-    gs_fp_add(&t0, &t0, &t1);
+    fp2_norm(&t0, a);
     gs_fp_inv(&t0, &t0);
     gs_fp_mul(&out->c0, &a->c0, &t0);
     gs_fp_mul(&t1, &a->c1, &t0);
@@ -103,14 +101,12 @@ void gs_fp2_inv(gs_fp2 *out, const gs_fp2 *a)
  */
 void gs_fp2_batch_inv_nonzero_var(gs_fp2 *a, gs_fp2 *scratch, size_t n)
 {
-    gs_fp acc, inv, t, ninv;
+    gs_fp acc, inv, ninv;
     if (n == 0)
         return;
     gs_fp_one(&acc);
     for (size_t i = 0; i < n; i++) {
-        gs_fp_sqr(&scratch[i].c0, &a[i].c0);
-        gs_fp_sqr(&t, &a[i].c1);
-        gs_fp_add(&scratch[i].c0, &scratch[i].c0, &t);
+        fp2_norm(&scratch[i].c0, &a[i]);
         if (i == 0) {
             acc = scratch[0].c0;
         } else {

@@ -103,6 +103,45 @@ GS_TEST(field_fp2_arith)
         GS_CHECK(gs_fp2_eq(&t2, &a) || gs_fp2_eq(&t2, &t3));
         GS_CHECK(gs_fp2_is_lexlargest(&a) != gs_fp2_is_lexlargest(&t3));
     }
+    /* Edge components (the lazy product's borrow and bound cases: a0 b0 <
+     * a1 b1, sums near 2p, zeros) against the schoolbook formula. */
+    gs_fp edge[7];
+    gs_fp_zero(&edge[0]);
+    gs_fp_one(&edge[1]);
+    gs_fp_neg(&edge[2], &edge[1]);                 /* p - 1 */
+    gs_fp_add(&edge[3], &edge[1], &edge[1]);
+    gs_fp_neg(&edge[3], &edge[3]);                 /* p - 2 */
+    memset(&edge[4], 0, sizeof edge[4]);
+    edge[4].l[0] = 1;                              /* raw limbs 1 */
+    memcpy(edge[5].l, GS_FP_MODULUS.l, sizeof edge[5].l);
+    edge[5].l[0] -= 1;                             /* raw p - 1 */
+    gs_fp_random(&edge[6], rng);
+    int edge_ok = 1;
+    for (int i0 = 0; i0 < 7; i0++)
+        for (int i1 = 0; i1 < 7; i1++)
+            for (int j0 = 0; j0 < 7; j0++)
+                for (int j1 = 0; j1 < 7; j1++) {
+                    a.c0 = edge[i0];
+                    a.c1 = edge[i1];
+                    b.c0 = edge[j0];
+                    b.c1 = edge[j1];
+                    gs_fp x, y;
+                    gs_fp_mul(&x, &a.c0, &b.c0);
+                    gs_fp_mul(&y, &a.c1, &b.c1);
+                    gs_fp_sub(&t2.c0, &x, &y);
+                    gs_fp_mul(&x, &a.c0, &b.c1);
+                    gs_fp_mul(&y, &a.c1, &b.c0);
+                    gs_fp_add(&t2.c1, &x, &y);
+                    gs_fp2_mul(&t1, &a, &b);
+                    edge_ok &= gs_fp2_eq(&t1, &t2) && !memcmp(&t1, &t2, sizeof t1);
+                    t1 = a;
+                    gs_fp2_mul(&t1, &t1, &b);              /* out aliasing a */
+                    edge_ok &= !memcmp(&t1, &t2, sizeof t1);
+                    t1 = b;
+                    gs_fp2_mul(&t1, &a, &t1);              /* out aliasing b */
+                    edge_ok &= !memcmp(&t1, &t2, sizeof t1);
+                }
+    GS_CHECK(edge_ok);
     gs_fp2_zero(&a);
     gs_fp2_inv(&t1, &a);
     GS_CHECK(gs_fp2_is_zero(&t1));

@@ -77,6 +77,163 @@ def gen(n):
     return L
 
 
+def gen_wide(n):
+    """out[0 .. 2n) = a b: the multiplication rows of gen() without the
+    reduction rows.  Row i adds a b[i] into the n + 1 rotating accumulators
+    (their value stays below 2^(64(n+1))), then the lowest limb is final:
+    it is stored and its register, zeroed, becomes the new top."""
+    acc = ["%%" + r for r in ACC[: n + 1]]
+    lo, hi = "%%rax", "%%rbx"
+    a, b, out = "%[a]", "%[b]", "%[out]"
+    L = []
+
+    def e(x):
+        L.append('        "%s\\n\\t"' % x)
+
+    for r in acc:
+        e(f"xorl {r}d, {r}d")
+    t = list(acc)
+    for i in range(n):
+        e(f"movq {8 * i}({b}), %%rdx")
+        e("xorl %%eax, %%eax")
+        for j in range(n):
+            e(f"mulxq {8 * j}({a}), {lo}, {hi}")
+            e(f"adcxq {lo}, {t[j]}")
+            e(f"adoxq {hi}, {t[j + 1]}")
+        e(f"adcq $0, {t[n]}")
+        e(f"movq {t[0]}, {8 * i}({out})")
+        e(f"xorl {t[0]}d, {t[0]}d")
+        t = t[1:] + t[:1]
+    for j in range(n):
+        e(f"movq {t[j]}, {8 * (n + j)}({out})")
+    return L
+
+
+def gen_redc(n):
+    """out = T R^-1 mod m for T = in[0 .. 2n) < m R (Montgomery reduction,
+    R = 2^(64n)): the reduction rows of gen() on the low half T_lo, which
+    leave V = (T_lo + q m) / R < 1 + m in n limbs, then V + T_hi < 2m
+    (T_hi <= m - 1 as T < m R) and one conditional subtraction."""
+    sym, n0 = FIELDS[n]
+    acc = ["%%" + r for r in ACC[: n + 1]]
+    lo, hi = "%%rax", "%%rbx"
+    src, out = "%[in]", "%[out]"
+    L = []
+
+    def e(x):
+        L.append('        "%s\\n\\t"' % x)
+
+    def m(j):
+        return f"{sym}+{8 * j}(%%rip)"
+
+    for j in range(n):
+        e(f"movq {8 * j}({src}), {acc[j]}")
+    e(f"xorl {acc[n]}d, {acc[n]}d")
+    t = list(acc)
+    for i in range(n):
+        e(f"movabsq $0x{n0:016x}, %%rdx")
+        e(f"imulq {t[0]}, %%rdx")
+        e("xorl %%eax, %%eax")
+        for j in range(n):
+            e(f"mulxq {m(j)}, {lo}, {hi}")
+            e(f"adcxq {lo}, {t[j]}")
+            e(f"adoxq {hi}, {t[j + 1]}")
+        e(f"adcq $0, {t[n]}")
+        t = t[1:] + t[:1]
+    for j in range(n):
+        e(f"{'addq' if j == 0 else 'adcq'} {8 * (n + j)}({src}), {t[j]}")
+    sreg = ["%%rax", "%%rbx", "%%rdx", "%%rcx", src, t[n]][:n]
+    for j in range(n):
+        e(f"movq {t[j]}, {sreg[j]}")
+    for j in range(n):
+        e(f"{'subq' if j == 0 else 'sbbq'} {m(j)}, {sreg[j]}")
+    for j in range(n):
+        e(f"cmovncq {sreg[j]}, {t[j]}")
+    for j in range(n):
+        e(f"movq {t[j]}, {8 * j}({out})")
+    return L
+
+
+def func_wide(n, name):
+    body = "\n".join(gen_wide(n))
+    regs = ", ".join('"%s"' % r for r in ACC[: n + 1])
+    return f"""/* out[0 .. {2 * n}) = a b, the full product (no reduction); a, b below
+ * 2^{64 * n}; out must not alias a or b. */
+static inline void {name}(uint64_t out[{2 * n}], const uint64_t a[{n}], const uint64_t b[{n}])
+{{
+    __asm__ volatile(
+{body}
+        :
+        : [a] "r"(a), [b] "r"(b), [out] "r"(out)
+        : "rax", "rbx", "rdx", {regs}, "cc", "memory");
+}}
+"""
+
+
+def func_redc(n, name):
+    body = "\n".join(gen_redc(n))
+    regs = ", ".join('"%s"' % r for r in ACC[: n + 1])
+    return f"""/* out = T R^-1 mod {FIELDS[n][0]} for T = in[0 .. {2 * n}) < m R (R = 2^{64 * n}),
+ * reduced; out may alias in. */
+static inline void {name}(uint64_t out[{n}], const uint64_t in[{2 * n}])
+{{
+    const uint64_t *pin = in;
+    __asm__ volatile(
+{body}
+        : [in] "+&r"(pin)
+        : [out] "r"(out)
+        : "rax", "rbx", "rcx", "rdx", {regs}, "cc", "memory");
+}}
+"""
+
+
+def func_wide_addsub(n, op, name):
+    """Plain multi-limb add or sub through memory (mov does not touch the
+    flags, so one carry chain): out = a + b over n limbs ("add") or 2n
+    ("addw"), no carry out for the callers' values, or out = a - b over 2n
+    limbs and, with
+    op == "subm", m added to the high n limbs on a borrow (a - b + m R when
+    a < b, the representative in [0, m R) of a - b mod m R)."""
+    L = []
+
+    def e(x):
+        L.append('        "%s\\n\\t"' % x)
+
+    limbs = n if op == "add" else 2 * n
+    first, cont = ("addq", "adcq") if op in ("add", "addw") else ("subq", "sbbq")
+    for j in range(limbs):
+        e(f"movq {8 * j}(%[a]), %%rax")
+        e(f"{first if j == 0 else cont} {8 * j}(%[b]), %%rax")
+        e(f"movq %%rax, {8 * j}(%[out])")
+    mreg = ["%%rax", "%%rdx", "%%r8", "%%r9", "%%r10", "%%r11"][:n]
+    if op == "subm":
+        # The masked limbs first: and clears the carry flag.
+        sym = FIELDS[n][0]
+        e("sbbq %%rcx, %%rcx")
+        for j in range(n):
+            e(f"movq {sym}+{8 * j}(%%rip), {mreg[j]}")
+            e(f"andq %%rcx, {mreg[j]}")
+        for j in range(n):
+            e(f"{'addq' if j == 0 else 'adcq'} {mreg[j]}, {8 * (n + j)}(%[out])")
+    body = "\n".join(L)
+    what = {"add": f"out[0 .. {n}) = a + b, no reduction (a + b < 2^{64 * n})",
+            "addw": f"out[0 .. {2 * n}) = a + b (no carry out for the callers' values)",
+            "sub": f"out[0 .. {2 * n}) = a - b (a >= b)",
+            "subm": f"out[0 .. {2 * n}) = a - b, or a - b + m 2^{64 * n} when a < b"}[op]
+    size = n if op == "add" else 2 * n
+    clob = "".join(f'"{r[2:]}", ' for r in (["%%rax", "%%rcx"] + (mreg[1:] if op == "subm" else [])))
+    return f"""/* {what}; out may alias a or b. */
+static inline void {name}(uint64_t out[{size}], const uint64_t a[{size}], const uint64_t b[{size}])
+{{
+    __asm__ volatile(
+{body}
+        :
+        : [a] "r"(a), [b] "r"(b), [out] "r"(out)
+        : {clob}"cc", "memory");
+}}
+"""
+
+
 def func(n, name):
     body = "\n".join(gen(n))
     regs = ", ".join('"%s"' % r for r in ACC[: n + 1])
@@ -162,6 +319,12 @@ def main():
     s += '__attribute__((visibility("hidden"))) extern const uint64_t gs_fr_modulus_asm[4];\n\n'
     s += func(6, "gs_mont_mul6_asm") + "\n"
     s += func(4, "gs_mont_mul4_asm") + "\n"
+    s += func_wide(6, "gs_mul6_wide_asm") + "\n"
+    s += func_redc(6, "gs_redc6_asm") + "\n"
+    s += func_wide_addsub(6, "add", "gs_add6_nored_asm") + "\n"
+    s += func_wide_addsub(6, "addw", "gs_add12_asm") + "\n"
+    s += func_wide_addsub(6, "sub", "gs_sub12_asm") + "\n"
+    s += func_wide_addsub(6, "subm", "gs_sub12_modp_asm") + "\n"
     for n in (6, 4):
         s += addsub(n, "add") + "\n" + addsub(n, "sub") + "\n"
     s += "#endif\n\n#endif\n"
