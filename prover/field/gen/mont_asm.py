@@ -29,51 +29,70 @@ FIELDS = {
 }
 
 
-def gen(n):
-    sym, n0 = FIELDS[n]
-    acc = ["%%" + r for r in ACC[: n + 1]]
-    lo, hi = "%%rax", "%%rbx"
-    a, b, out = "%[a]", "%[b]", "%[out]"
+def emitter():
+    """A list of asm lines and the function that appends one."""
     L = []
 
-    def e(s):
-        L.append('        "%s\\n\\t"' % s)
+    def e(x):
+        L.append('        "%s\\n\\t"' % x)
 
-    def m(j):
-        return f"{sym}+{8 * j}(%%rip)"
+    return L, e
 
-    for r in acc:
-        e(f"xorl {r}d, {r}d")
-    t = list(acc)  # t[0..n], rotating
-    for i in range(n):
-        # t += a * b[i]
-        e(f"movq {8 * i}({b}), %%rdx")
-        e("xorl %%eax, %%eax")  # clears CF and OF
-        for j in range(n):
-            e(f"mulxq {8 * j}({a}), {lo}, {hi}")
-            e(f"adcxq {lo}, {t[j]}")
-            e(f"adoxq {hi}, {t[j + 1]}")
-        e(f"adcq $0, {t[n]}")
-        # t += q * m with q = t0 * n0 mod 2^64, then t >>= 64
-        e(f"movabsq $0x{n0:016x}, %%rdx")
-        e(f"imulq {t[0]}, %%rdx")
-        e("xorl %%eax, %%eax")
-        for j in range(n):
-            e(f"mulxq {m(j)}, {lo}, {hi}")
-            e(f"adcxq {lo}, {t[j]}")
-            e(f"adoxq {hi}, {t[j + 1]}")
-        e(f"adcq $0, {t[n]}")
-        t = t[1:] + t[:1]  # t[0] is now 0 and becomes the top limb
-    # s = t - m in the free registers, keep t if that borrows.
-    s = ["%%rax", "%%rbx", "%%rdx", a, b, "%%rcx"][:n]
+
+def mod_ref(n, j):
+    return f"{FIELDS[n][0]}+{8 * j}(%%rip)"
+
+
+def mul_row(e, n, t, src, word):
+    """t[0..n] += src * word: rdx = word, one carry chain per half (adcx the
+    low halves, adox the high ones), the last carry into the top limb."""
+    e(f"movq {word}, %%rdx")
+    e("xorl %%eax, %%eax")  # clears CF and OF
+    for j in range(n):
+        e(f"mulxq {src(j)}, %%rax, %%rbx")
+        e(f"adcxq %%rax, {t[j]}")
+        e(f"adoxq %%rbx, {t[j + 1]}")
+    e(f"adcq $0, {t[n]}")
+
+
+def redc_row(e, n, t):
+    """t += q m with q = t0 n0 mod 2^64 (t0 becomes 0); returns t rotated by
+    one limb (the zeroed register becomes the top)."""
+    n0 = FIELDS[n][1]
+    e(f"movabsq $0x{n0:016x}, %%rdx")
+    e(f"imulq {t[0]}, %%rdx")
+    e("xorl %%eax, %%eax")
+    for j in range(n):
+        e(f"mulxq {mod_ref(n, j)}, %%rax, %%rbx")
+        e(f"adcxq %%rax, {t[j]}")
+        e(f"adoxq %%rbx, {t[j + 1]}")
+    e(f"adcq $0, {t[n]}")
+    return t[1:] + t[:1]
+
+
+def final_sub(e, n, t, s, out):
+    """s = t - m in the free registers s, keep t if that borrows; store."""
     for j in range(n):
         e(f"movq {t[j]}, {s[j]}")
     for j in range(n):
-        e(f"{'subq' if j == 0 else 'sbbq'} {m(j)}, {s[j]}")
+        e(f"{'subq' if j == 0 else 'sbbq'} {mod_ref(n, j)}, {s[j]}")
     for j in range(n):
         e(f"cmovncq {s[j]}, {t[j]}")
     for j in range(n):
         e(f"movq {t[j]}, {8 * j}({out})")
+
+
+def gen(n):
+    acc = ["%%" + r for r in ACC[: n + 1]]
+    a, b, out = "%[a]", "%[b]", "%[out]"
+    L, e = emitter()
+    for r in acc:
+        e(f"xorl {r}d, {r}d")
+    t = list(acc)  # t[0..n], rotating
+    for i in range(n):
+        mul_row(e, n, t, lambda j: f"{8 * j}({a})", f"{8 * i}({b})")   # t += a b[i]
+        t = redc_row(e, n, t)   # t[0] is now 0 and becomes the top limb
+    final_sub(e, n, t, ["%%rax", "%%rbx", "%%rdx", a, b, "%%rcx"][:n], out)
     return L
 
 
@@ -83,24 +102,13 @@ def gen_wide(n):
     (their value stays below 2^(64(n+1))), then the lowest limb is final:
     it is stored and its register, zeroed, becomes the new top."""
     acc = ["%%" + r for r in ACC[: n + 1]]
-    lo, hi = "%%rax", "%%rbx"
     a, b, out = "%[a]", "%[b]", "%[out]"
-    L = []
-
-    def e(x):
-        L.append('        "%s\\n\\t"' % x)
-
+    L, e = emitter()
     for r in acc:
         e(f"xorl {r}d, {r}d")
     t = list(acc)
     for i in range(n):
-        e(f"movq {8 * i}({b}), %%rdx")
-        e("xorl %%eax, %%eax")
-        for j in range(n):
-            e(f"mulxq {8 * j}({a}), {lo}, {hi}")
-            e(f"adcxq {lo}, {t[j]}")
-            e(f"adoxq {hi}, {t[j + 1]}")
-        e(f"adcq $0, {t[n]}")
+        mul_row(e, n, t, lambda j: f"{8 * j}({a})", f"{8 * i}({b})")
         e(f"movq {t[0]}, {8 * i}({out})")
         e(f"xorl {t[0]}d, {t[0]}d")
         t = t[1:] + t[:1]
@@ -114,43 +122,18 @@ def gen_redc(n):
     R = 2^(64n)): the reduction rows of gen() on the low half T_lo, which
     leave V = (T_lo + q m) / R < 1 + m in n limbs, then V + T_hi < 2m
     (T_hi <= m - 1 as T < m R) and one conditional subtraction."""
-    sym, n0 = FIELDS[n]
     acc = ["%%" + r for r in ACC[: n + 1]]
-    lo, hi = "%%rax", "%%rbx"
     src, out = "%[in]", "%[out]"
-    L = []
-
-    def e(x):
-        L.append('        "%s\\n\\t"' % x)
-
-    def m(j):
-        return f"{sym}+{8 * j}(%%rip)"
-
+    L, e = emitter()
     for j in range(n):
         e(f"movq {8 * j}({src}), {acc[j]}")
     e(f"xorl {acc[n]}d, {acc[n]}d")
     t = list(acc)
     for i in range(n):
-        e(f"movabsq $0x{n0:016x}, %%rdx")
-        e(f"imulq {t[0]}, %%rdx")
-        e("xorl %%eax, %%eax")
-        for j in range(n):
-            e(f"mulxq {m(j)}, {lo}, {hi}")
-            e(f"adcxq {lo}, {t[j]}")
-            e(f"adoxq {hi}, {t[j + 1]}")
-        e(f"adcq $0, {t[n]}")
-        t = t[1:] + t[:1]
+        t = redc_row(e, n, t)
     for j in range(n):
         e(f"{'addq' if j == 0 else 'adcq'} {8 * (n + j)}({src}), {t[j]}")
-    sreg = ["%%rax", "%%rbx", "%%rdx", "%%rcx", src, t[n]][:n]
-    for j in range(n):
-        e(f"movq {t[j]}, {sreg[j]}")
-    for j in range(n):
-        e(f"{'subq' if j == 0 else 'sbbq'} {m(j)}, {sreg[j]}")
-    for j in range(n):
-        e(f"cmovncq {sreg[j]}, {t[j]}")
-    for j in range(n):
-        e(f"movq {t[j]}, {8 * j}({out})")
+    final_sub(e, n, t, ["%%rax", "%%rbx", "%%rdx", "%%rcx", src, t[n]][:n], out)
     return L
 
 
@@ -194,11 +177,7 @@ def func_wide_addsub(n, op, name):
     limbs and, with
     op == "subm", m added to the high n limbs on a borrow (a - b + m R when
     a < b, the representative in [0, m R) of a - b mod m R)."""
-    L = []
-
-    def e(x):
-        L.append('        "%s\\n\\t"' % x)
-
+    L, e = emitter()
     limbs = n if op == "add" else 2 * n
     first, cont = ("addq", "adcq") if op in ("add", "addw") else ("subq", "sbbq")
     for j in range(limbs):
@@ -259,11 +238,7 @@ def addsub(n, op):
     sym = FIELDS[n][0]
     t = [f"%[t{j}]" for j in range(n)]
     s = [f"%[s{j}]" for j in range(n - 2)] + ["%[a]", "%[b]"]
-    L = []
-
-    def e(x):
-        L.append('        "%s\\n\\t"' % x)
-
+    L, e = emitter()
     for j in range(n):
         e(f"movq {8 * j}(%[a]), {t[j]}")
     first = "addq" if op == "add" else "subq"
