@@ -199,7 +199,11 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
      * and cost 1.3-9 ms at 2^16; bench/RESULTS.md, "CPU MSM overhead"). */
     gs_scalar *rw = NULL;
     gs_fr rf;
-    gs_fr_from_scalar(&rf, &ps->r);
+    if (!gs_fr_from_scalar(&rf, &ps->r)) {
+        pthread_mutex_unlock(&im->mu);
+        st = GS_ERR(err, GS_ERR_ARG, "prove", "blinding scalar r is not below the group order");
+        goto fail;
+    }
     int with_b1 = !gs_fr_is_zero(&rf);
     if (with_b1 && !(rw = gs_big_alloc(nv * sizeof *rw))) {
         pthread_mutex_unlock(&im->mu);

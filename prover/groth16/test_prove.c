@@ -312,6 +312,13 @@ GS_TEST(groth16_backend_stages_and_abort)
     GS_CHECK_EQ_INT(be->ops->prove_start(be, &x.pk, &x.as, &r, &s, &opts, &st, NULL, &e),
                     GS_ERR_MISMATCH);
     x.as.domain_size *= 2;
+    /* A blinding r not below the group order is refused (the CPU backend
+     * folds r into msm_c's scalars). */
+    gs_scalar big;
+    memset(&big, 0xff, sizeof big);
+    gs_err_clear(&e);
+    GS_CHECK_EQ_INT(be->ops->prove_start(be, &x.pk, &x.as, &big, &s, &opts, &st, NULL, &e),
+                    GS_ERR_ARG);
     be->ops->destroy(be);
     inst_free(&x);
 }
