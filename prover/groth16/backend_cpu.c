@@ -205,7 +205,12 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
         goto fail;
     }
     int with_b1 = !gs_fr_is_zero(&rf);
-    if (with_b1 && !(rw = gs_big_alloc(nv * sizeof *rw))) {
+    /* r w goes where b and c were (dead once h is made; h is in a), which
+     * holds it whenever the wires fit in two domains: no new memory. */
+    int rw_own = with_b1 && nv > 2 * n;
+    if (with_b1)
+        rw = rw_own ? gs_big_alloc(nv * sizeof *rw) : (gs_scalar *)b;
+    if (with_b1 && !rw) {
         pthread_mutex_unlock(&im->mu);
         st = GS_ERR(err, GS_ERR_NOMEM, "prove", "r w scalars for %zu wires", nv);
         goto fail;
@@ -222,7 +227,8 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
     st = gs_msm_g1_sum(&ps->g1.l, c_in, 3, im->pool, NULL);
     int64_t t6 = gs_now_ns();
     stage_push(stages, "msm_c", GS_STAGE_KERNEL, 0, t5, t6);
-    free(rw);
+    if (rw_own)
+        free(rw);
     if (st == GS_OK) {
         st = gs_msm_g1(&ps->g1.a, pk->a, ps->w, nv, im->pool);
         stage_push(stages, "msm_a", GS_STAGE_KERNEL, 0, t6, gs_now_ns());

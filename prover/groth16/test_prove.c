@@ -55,6 +55,7 @@ GS_TEST(groth16_prove_verify_random_circuits)
 {
     static const uint32_t shapes[][3] = {   /* constraints, wires, public */
         { 1, 3, 1 }, { 7, 9, 0 }, { 12, 10, 3 }, { 33, 40, 2 }, { 100, 80, 5 },
+        { 2, 20, 1 }, { 3, 40, 2 },   /* wires > 2 domains: the CPU backend's r w scratch */
     };
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
         inst x;
