@@ -7,9 +7,10 @@
  * unless a key record (keyrec.c) says the key with this very digest passed
  * them before.  When a record may say so, the curve equations wait for the
  * digest too (they ran with the checks the record vouches for): a checked
- * key costs the parse without them (~20% of its CPU time at 2^16).  The checks are the batch test of curve.h (random subset
- * sums, fresh seed from getrandom(2)), spread over the pool; a failure names
- * the point's byte offset.  A key that passes gets a record when a record
+ * key costs the parse without them (~20% of its CPU time at 2^16).  The
+ * checks are the batch test of curve.h (random subset sums, fresh seed from
+ * getrandom(2)), spread over the pool; a failure names the point's byte
+ * offset.  A key that passes gets a record when a record
  * directory is writable; a record is never needed to prove.
  */
 #include <stdio.h>

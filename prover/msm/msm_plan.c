@@ -7,8 +7,9 @@
  * reduced scalar: r < 2^255; that saves a window for c = 16), fewer for
  * short scalars (halves of a split scalar, small values); the caller
  * passes the largest bit length.
- * The n_windows c - (bits + 1) spare bits are taken off the top windows (c - 1
- * bits each; all windows when there are more spare bits than windows): with equal windows the top one would hold only the scalars'
+ * The n_windows c - (bits + 1) spare bits are taken off the top windows
+ * (c - 1 bits each; all windows when there are more spare bits than
+ * windows): with equal windows the top one would hold only the scalars'
  * last few bits, e.g. 8 bits of r < 2^254.86 for c = 13, so a few hundred
  * buckets take all n points, and batch-affine buckets that busy keep
  * points waiting and spill them (measured at 2^16: the top window took 1.4x

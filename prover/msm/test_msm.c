@@ -120,7 +120,9 @@ GS_TEST(msm_signed_digits_recompose)
                 }
                 if (i == 2 && bits)   /* 2^bits - 1: every bit set */
                     for (unsigned l = 0; l < GS_FR_LIMBS; l++)
-                        k.l[l] = bits >= 64 * l + 64 ? ~0ull : bits > 64 * l ? (1ull << (bits - 64 * l)) - 1 : 0;
+                        k.l[l] = bits >= 64 * l + 64 ? ~0ull
+                                 : bits > 64 * l     ? (1ull << (bits - 64 * l)) - 1
+                                                     : 0;
                 GS_CHECK(gs_msm_scalar_bits(&k, 1) <= bits);
                 gs_fr want, acc, t, two;
                 scalar_mod_r(&want, &k);
