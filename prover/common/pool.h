@@ -30,6 +30,7 @@
 #ifndef GS_POOL_H
 #define GS_POOL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,6 +59,16 @@ unsigned gs_pool_width(const gs_pool *pool);
  * n_items == 0 returns at once without calling fn.  Thread safe.
  */
 void gs_pool_for(gs_pool *pool, size_t n_items, size_t chunk, gs_pool_fn fn, void *ctx);
+
+/* *m = min(*m, v), lock-free: the lowest failing item of a gs_pool_for,
+ * whichever thread finds it, so the error names the same item as a serial
+ * pass would. */
+static inline void gs_atomic_min_size(_Atomic size_t *m, size_t v)
+{
+    size_t cur = atomic_load(m);
+    while (v < cur && !atomic_compare_exchange_weak(m, &cur, v))
+        ;
+}
 
 /*
  * CPU accounting.  Each gs_pool_for call measures the CPU time its helper

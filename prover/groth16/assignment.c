@@ -55,20 +55,13 @@ typedef struct {
     _Atomic size_t bad_coef;   /* lowest malformed coefficient, or n_coefs */
 } asg_ctx;
 
-static void atomic_min(_Atomic size_t *m, size_t v)
-{
-    size_t cur = atomic_load(m);
-    while (v < cur && !atomic_compare_exchange_weak(m, &cur, v))
-        ;
-}
-
 static void wires_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
 {
     (void)slot;
     asg_ctx *x = vctx;
     for (size_t j = begin; j < end; j++)
         if (!gs_fr_from_scalar(&x->wm[j], &x->w[j])) {
-            atomic_min(&x->bad_wire, j);
+            gs_atomic_min_size(&x->bad_wire, j);
             return;
         }
 }
@@ -90,7 +83,7 @@ static void coefs_task(void *vctx, size_t begin, size_t end, unsigned slot)
         for (size_t k = 0; k < pk->n_coefs; k++) {
             const struct gs_coef *cf = &pk->coefs[k];
             if (cf->row >= n || cf->wire >= pk->n_vars || cf->matrix > 1) {
-                atomic_min(&x->bad_coef, k);
+                gs_atomic_min_size(&x->bad_coef, k);
                 break;
             }
             if (cf->matrix != m || cf->row < lo || cf->row >= hi)

@@ -81,7 +81,7 @@ void gs_lc_eval(gs_fr *out, const gs_lc_term *terms, size_t n, const gs_scalar *
 typedef struct {
     const gs_r1cs *r;
     const gs_scalar *w;
-    _Atomic uint64_t first_bad;   /* lowest failing constraint index seen */
+    _Atomic size_t first_bad;     /* lowest failing constraint index seen */
 } check_ctx;
 
 static void check_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
@@ -96,9 +96,7 @@ static void check_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
         gs_lc_eval(&cc, r->c_terms + r->c_start[i], r->c_start[i + 1] - r->c_start[i], c->w);
         gs_fr_mul(&ab, &a, &b);
         if (!gs_fr_eq(&ab, &cc)) {
-            uint64_t cur = atomic_load(&c->first_bad);
-            while (i < cur && !atomic_compare_exchange_weak(&c->first_bad, &cur, i))
-                ;
+            gs_atomic_min_size(&c->first_bad, i);
             return;
         }
     }
@@ -118,10 +116,10 @@ gs_status gs_r1cs_check(const gs_r1cs *r, const gs_scalar *w, size_t n_w,
     if (!gs_fr_is_one(&tmp))
         return GS_ERR(err, GS_ERR_RANGE, "witness", "wire 0 must be 1");
     check_ctx c = { .r = r, .w = w };
-    atomic_init(&c.first_bad, UINT64_MAX);
+    atomic_init(&c.first_bad, SIZE_MAX);
     gs_pool_for(pool, r->n_constraints, 0, check_chunk, &c);
-    uint64_t bad = atomic_load(&c.first_bad);
-    if (bad != UINT64_MAX)
+    size_t bad = atomic_load(&c.first_bad);
+    if (bad != SIZE_MAX)
         return GS_ERR(err, GS_ERR_UNSAT, "r1cs", "constraint %llu: A.w * B.w != C.w",
                       (unsigned long long)bad);
     return GS_OK;

@@ -132,9 +132,7 @@ static void piece_items(void *ctx, size_t begin, size_t end, unsigned slot)
         size_t lo = (it - 1) * ZK_SLICE, hi = lo + ZK_SLICE < p->n ? lo + ZK_SLICE : p->n;
         for (size_t i = lo; i < hi; i++)
             if (decode_one(p, i, NULL) != GS_OK) {
-                size_t cur = atomic_load(&p->bad);
-                while (i < cur && !atomic_compare_exchange_weak(&p->bad, &cur, i))
-                    ;
+                gs_atomic_min_size(&p->bad, i);
                 break;
             }
     }
@@ -473,9 +471,7 @@ static void curve_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
             ok = p->inf || gs_g1_affine_is_on_curve(p);
         }
         if (!ok) {
-            size_t cur = atomic_load(&j->bad);
-            while (i < cur && !atomic_compare_exchange_weak(&j->bad, &cur, i))
-                ;
+            gs_atomic_min_size(&j->bad, i);
             return;
         }
     }

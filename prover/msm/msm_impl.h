@@ -37,11 +37,10 @@
 
 /* The inputs' points as one sequence: input k holds indices
  * [off[k], off[k + 1]) of the n. */
-#define MSM_MAX_INPUTS GS_MSM_MAX_INPUTS
 typedef struct {
-    const MSM_AFF *points[MSM_MAX_INPUTS];
-    const gs_scalar *scalars[MSM_MAX_INPUTS];
-    size_t off[MSM_MAX_INPUTS + 1];
+    const MSM_AFF *points[GS_MSM_MAX_INPUTS];
+    const gs_scalar *scalars[GS_MSM_MAX_INPUTS];
+    size_t off[GS_MSM_MAX_INPUTS + 1];
     size_t n_in;
     size_t n;
     msm_plan plan;
@@ -50,6 +49,20 @@ typedef struct {
     MSM_JAC *sums;           /* one per task */
     atomic_int nomem;
 } MSM_G(msm_ctx);
+
+/* The part of input k among the points [lo, hi): its points and scalars
+ * from *pts, *sc; returns how many (0: none). */
+static inline size_t MSM_G(input_part)(const MSM_G(msm_ctx) *c, size_t k, size_t lo, size_t hi,
+                                       const MSM_AFF **pts, const gs_scalar **sc)
+{
+    size_t a0 = lo > c->off[k] ? lo : c->off[k];
+    size_t a1 = hi < c->off[k + 1] ? hi : c->off[k + 1];
+    if (a0 >= a1)
+        return 0;
+    *pts = c->points[k] + (a0 - c->off[k]);
+    *sc = c->scalars[k] + (a0 - c->off[k]);
+    return a1 - a0;
+}
 
 /* Window (pos, bits) of n points into the XYZZ buckets b; *top grows to
  * one past the highest bucket touched. */
@@ -144,15 +157,12 @@ static void MSM_G(msm_task)(void *vctx, size_t begin, size_t end, unsigned slot)
         size_t top = 0;   /* one past the highest bucket touched */
         for (size_t i = 0; i < n_buckets; i++)
             MSM_G(xyzz_set_inf)(&b[i]);
-        /* The digit, and so the bucket, of point i + PREFETCH_AHEAD is known
-         * early: prefetch that bucket, whose add is ~10 field
-         * multiplications away, so large bucket arrays do not stall. */
         for (size_t k = 0; k < c->n_in; k++) {
-            size_t a0 = lo > c->off[k] ? lo : c->off[k];
-            size_t a1 = hi < c->off[k + 1] ? hi : c->off[k + 1];
-            if (a0 < a1)
-                MSM_G(xyzz_range)(b, &top, c->points[k] + (a0 - c->off[k]),
-                                  c->scalars[k] + (a0 - c->off[k]), a1 - a0, pos, bits);
+            const MSM_AFF *pts;
+            const gs_scalar *sc;
+            size_t m = MSM_G(input_part)(c, k, lo, hi, &pts, &sc);
+            if (m)
+                MSM_G(xyzz_range)(b, &top, pts, sc, m, pos, bits);
         }
         /* Running sum: after step b, run = B[top-1] + ... + B[b] and acc
          * has gained run, so acc = sum_b (b+1) B[b] at the end. */
@@ -192,11 +202,11 @@ static void MSM_G(msm_task_aff)(void *vctx, size_t begin, size_t end, unsigned s
         s->m = 0;
         s->n_pend = 0;
         for (size_t k = 0; k < c->n_in; k++) {
-            size_t a0 = lo > c->off[k] ? lo : c->off[k];
-            size_t a1 = hi < c->off[k + 1] ? hi : c->off[k + 1];
-            if (a0 < a1)
-                MSM_G(aff_range)(s, &top, c->points[k] + (a0 - c->off[k]),
-                                 c->scalars[k] + (a0 - c->off[k]), a1 - a0, pos, bits, batch);
+            const MSM_AFF *pts;
+            const gs_scalar *sc;
+            size_t m = MSM_G(input_part)(c, k, lo, hi, &pts, &sc);
+            if (m)
+                MSM_G(aff_range)(s, &top, pts, sc, m, pos, bits, batch);
         }
         MSM_G(aff_finish)(s);
         MSM_G(aff_reduce)(&c->sums[t], s, top);
@@ -209,10 +219,10 @@ gs_status MSM_FN_SUM(MSM_JAC *out, const MSM_IN *in, size_t n_in, gs_pool *pool,
     gs_status st = GS_OK;
     MSM_G(msm_ctx) c = {.n_in = 0};
     unsigned width = gs_pool_width(pool);
-    MSM_AFF *gp[MSM_MAX_INPUTS] = {NULL};
-    gs_scalar *gk[MSM_MAX_INPUTS] = {NULL};
+    MSM_AFF *gp[GS_MSM_MAX_INPUTS] = {NULL};
+    gs_scalar *gk[GS_MSM_MAX_INPUTS] = {NULL};
     MSM_G(set_inf)(out);
-    if (n_in > MSM_MAX_INPUTS)
+    if (n_in > GS_MSM_MAX_INPUTS)
         return GS_ERR_ARG;
     /* Each input grouped on its own (msm_group.h), then appended. */
     unsigned bits = 0;
@@ -282,7 +292,7 @@ fail:
     free(c.buckets);
     free(c.aff);
     free(c.sums);
-    for (size_t k = 0; k < MSM_MAX_INPUTS; k++) {
+    for (size_t k = 0; k < GS_MSM_MAX_INPUTS; k++) {
         free(gp[k]);
         free(gk[k]);
     }
