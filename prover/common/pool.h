@@ -30,7 +30,6 @@
 #ifndef GS_POOL_H
 #define GS_POOL_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +59,8 @@ unsigned gs_pool_width(const gs_pool *pool);
  */
 void gs_pool_for(gs_pool *pool, size_t n_items, size_t chunk, gs_pool_fn fn, void *ctx);
 
+#ifndef __cplusplus   /* C11 atomics; the CUDA sources include this header too */
+#include <stdatomic.h>
 /* *m = min(*m, v), lock-free: the lowest failing item of a gs_pool_for,
  * whichever thread finds it, so the error names the same item as a serial
  * pass would. */
@@ -69,6 +70,7 @@ static inline void gs_atomic_min_size(_Atomic size_t *m, size_t v)
     while (v < cur && !atomic_compare_exchange_weak(m, &cur, v))
         ;
 }
+#endif
 
 /*
  * CPU accounting.  Each gs_pool_for call measures the CPU time its helper
