@@ -18,14 +18,24 @@
 
 #include <stddef.h>
 
-/* Not 2 MiB: blocks of 2-3 MiB (one huge page) raised the peak RSS of the
- * 2^14 prove by 2 MiB (past 2x its key with cudart linked) and saved no
- * time (bench/RESULTS.md). */
-#define GS_BIG_MIN ((size_t)3 << 20)
+/* One huge page and up: a block of 2-3 MiB gets one huge page and a 4 KiB
+ * tail.  (It was 3 MiB while a block of that size at 2^14 raised the peak
+ * RSS; no block of the 2^14 prove is in that range now, and at 2^16 the
+ * witness, w, its Montgomery copy and a/b/c are 2 MiB each: 2,500 faults,
+ * bench/RESULTS.md.) */
+#define GS_BIG_MIN ((size_t)2 << 20)
 
 void *gs_big_alloc(size_t bytes);
 /* The same, zeroed, n * size bytes (NULL when that overflows); calloc below
  * GS_BIG_MIN. */
 void *gs_big_calloc(size_t n, size_t size);
+
+struct gs_pool;
+/* Touches every page of [p, p + bytes) on the pool (one item per 2 MiB),
+ * keeping the contents: the first touches of a fresh block fault in
+ * parallel, each thread on its own huge pages, instead of in whichever
+ * decoder thread writes first while the other waits on the same page (in
+ * this VM a cold huge page costs ~2.5 ms).  p NULL or bytes 0: nothing. */
+void gs_big_prefault(void *p, size_t bytes, struct gs_pool *pool);
 
 #endif

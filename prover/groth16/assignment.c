@@ -19,7 +19,7 @@ gs_status gs_assignment_alloc(gs_assignment *as, uint32_t n_vars, uint32_t domai
                               gs_err *err)
 {
     memset(as, 0, sizeof *as);
-    as->w = malloc((size_t)(n_vars ? n_vars : 1) * sizeof *as->w);
+    as->w = gs_big_alloc((size_t)(n_vars ? n_vars : 1) * sizeof *as->w);
     as->a = gs_big_calloc(domain_size, sizeof *as->a);
     as->b = gs_big_calloc(domain_size, sizeof *as->b);
     as->c = gs_big_calloc(domain_size, sizeof *as->c);
@@ -117,7 +117,7 @@ gs_status gs_assignment_from_witness_pool(gs_assignment *out, const gs_pk *pk,
     if (n_w != pk->n_vars)
         return GS_ERR(err, GS_ERR_MISMATCH, "witness", "%zu values, proving key has %u "
                       "variables", n_w, pk->n_vars);
-    gs_fr *wm = malloc((n_w ? n_w : 1) * sizeof *wm);
+    gs_fr *wm = gs_big_alloc((n_w ? n_w : 1) * sizeof *wm);
     if (!wm)
         return GS_ERR(err, GS_ERR_NOMEM, "witness", "%zu values", n_w);
     unsigned width = gs_pool_width(pool);

@@ -142,7 +142,7 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
     size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public;
     gs_prove_state *ps = calloc(1, sizeof *ps);
     if (ps)
-        ps->w = malloc(nv * sizeof *ps->w);
+        ps->w = gs_big_alloc(nv * sizeof *ps->w);
     buf = gs_big_alloc(3 * n * sizeof *buf);
     if (!ps || !ps->w || !buf) {
         st = GS_ERR(err, GS_ERR_NOMEM, "prove", "scratch for domain %zu", n);

@@ -294,6 +294,7 @@ static gs_status read_points(zk_in *in, gs_pk *out, int have_header, const gs_bi
     void **slot[10] = {[3] = (void **)&out->ic, [5] = (void **)&out->a, [6] = (void **)&out->b1,
                        [7] = (void **)&out->b2, [8] = (void **)&out->c, [9] = (void **)&out->h};
     *slot[sec->type] = arr;
+    gs_big_prefault(arr, n * elem, pool);
     return zk_elements(in, pool, sec->type, sec->length, unit, arr, section_name(sec->type));
 }
 
@@ -317,6 +318,7 @@ static gs_status read_coefs(zk_in *in, gs_pk *out, const gs_binsec *sec, gs_pool
     out->coefs = gs_big_alloc((ncoefs ? ncoefs : 1) * sizeof *out->coefs);
     if (!out->coefs)
         return gs_err_set(in->err, GS_ERR_NOMEM, "zkey", in->path, "%u coefficients", ncoefs);
+    gs_big_prefault(out->coefs, (size_t)ncoefs * sizeof *out->coefs, pool);
     return zk_elements(in, pool, 4, (uint64_t)ncoefs * 44, 44, out->coefs, "coefficient");
 }
 
@@ -368,7 +370,7 @@ gs_status gs_io_zkey_parse(gs_pk *out, gs_zkey_layout *lay, uint8_t digest[32],
     in.size = lay->size = (uint64_t)st.st_size;
     in.buf_len = in.size < ZK_BUF ? (in.size > ZK_SMALL_MAX ? (size_t)in.size : ZK_SMALL_MAX)
                                   : ZK_BUF;
-    in.buf = malloc(in.buf_len);
+    in.buf = gs_big_alloc(in.buf_len);
     if (!in.buf) {
         s = gs_err_set(err, GS_ERR_NOMEM, "zkey", path, "read buffer");
         goto done;

@@ -49,7 +49,9 @@ enum { AFF_FULL = 1, AFF_BUSY = 2, AFF_SPILL = 4 };
 
 typedef struct {
     MSM_AFF *bk;           /* n_buckets affine buckets (inf = 0 when full) */
-    MSM_XYZZ *spill;       /* n_buckets spill buckets, valid where AFF_SPILL */
+    MSM_XYZZ *spill;       /* spill buckets, dense: spill[spill_at[b]] where AFF_SPILL */
+    uint32_t *spill_at;    /* n_buckets, read only where AFF_SPILL */
+    size_t n_spill;        /* spill buckets in use this window */
     uint8_t *st;           /* n_buckets states */
     size_t cap;            /* batch capacity: max(batch, 2 AFF_CHAINS) */
     MSM_AFF **tq;          /* batch: the point each pending addition updates */
@@ -69,6 +71,7 @@ static void MSM_G(aff_free)(MSM_G(aff_scratch) *s)
         return;
     free(s->bk);
     free(s->spill);
+    free(s->spill_at);
     free(s->st);
     free(s->tq);
     free(s->px);
@@ -90,7 +93,11 @@ static MSM_G(aff_scratch) *MSM_G(aff_alloc)(size_t n_buckets, size_t batch)
     size_t cap = batch > 2 * AFF_CHAINS ? batch : 2 * AFF_CHAINS;
     s->cap = cap;
     s->bk = malloc(n_buckets * sizeof *s->bk);
+    /* Room for every bucket, but filled from the start: only the pages of
+     * the spills a window makes are touched (a point array's worth of
+     * sparse page faults otherwise, bench/RESULTS.md). */
     s->spill = malloc(n_buckets * sizeof *s->spill);
+    s->spill_at = malloc(n_buckets * sizeof *s->spill_at);
     s->st = malloc(n_buckets);
     s->tq = malloc(cap * sizeof *s->tq);
     s->px = malloc(cap * sizeof *s->px);
@@ -102,8 +109,8 @@ static MSM_G(aff_scratch) *MSM_G(aff_alloc)(size_t n_buckets, size_t batch)
     s->pend = malloc(batch * sizeof *s->pend);
     s->run = malloc(AFF_CHAINS * sizeof *s->run);
     s->acc = malloc(AFF_CHAINS * sizeof *s->acc);
-    if (!s->bk || !s->spill || !s->st || !s->tq || !s->px || !s->num || !s->den || !s->pre ||
-        !s->tmp || !s->pend || !s->run || !s->acc) {
+    if (!s->bk || !s->spill || !s->spill_at || !s->st || !s->tq || !s->px || !s->num ||
+        !s->den || !s->pre || !s->tmp || !s->pend || !s->run || !s->acc) {
         MSM_G(aff_free)(s);
         return NULL;
     }
@@ -186,15 +193,17 @@ static inline void MSM_G(aff_insert)(MSM_G(aff_scratch) *s, size_t b, const MSM_
             return;
         }
         if (!(f & AFF_SPILL)) {
-            MSM_G(xyzz_set_inf)(&s->spill[b]);
+            s->spill_at[b] = (uint32_t)s->n_spill++;   /* at most one per bucket */
+            MSM_G(xyzz_set_inf)(&s->spill[s->spill_at[b]]);
             s->st[b] = (uint8_t)(f | AFF_SPILL);
         }
+        MSM_XYZZ *z = &s->spill[s->spill_at[b]];
         if (neg) {
             MSM_AFF q;
             MSM_G(affine_neg)(&q, p);
-            MSM_G(xyzz_add_affine)(&s->spill[b], &s->spill[b], &q);
+            MSM_G(xyzz_add_affine)(z, z, &q);
         } else {
-            MSM_G(xyzz_add_affine)(&s->spill[b], &s->spill[b], p);
+            MSM_G(xyzz_add_affine)(z, z, p);
         }
         return;
     }
@@ -256,7 +265,7 @@ static void MSM_G(aff_reduce_xyzz)(MSM_JAC *out, const MSM_G(aff_scratch) *s, si
         if (f & AFF_FULL)
             MSM_G(xyzz_add_affine)(&run, &run, &s->bk[i]);
         if (f & AFF_SPILL)
-            MSM_G(xyzz_add)(&run, &run, &s->spill[i]);
+            MSM_G(xyzz_add)(&run, &run, &s->spill[s->spill_at[i]]);
         MSM_G(xyzz_add)(&acc, &acc, &run);
     }
     MSM_G(xyzz_to_jacobian)(out, &acc);

@@ -30,8 +30,8 @@ static void MSM_G(aff_fold_spills)(MSM_G(aff_scratch) *s, size_t top)
     while (b0 < top) {
         size_t k = 0, b1 = b0;
         for (; b1 < top && k < s->cap; b1++)
-            if ((s->st[b1] & AFF_SPILL) && !MSM_FE_(is_zero)(&s->spill[b1].ZZ))
-                s->den[k++] = s->spill[b1].ZZZ;
+            if ((s->st[b1] & AFF_SPILL) && !MSM_FE_(is_zero)(&s->spill[s->spill_at[b1]].ZZ))
+                s->den[k++] = s->spill[s->spill_at[b1]].ZZZ;
         if (k == 0)
             break;
         MSM_BATCH_INV(s->den, s->pre, k);
@@ -42,7 +42,7 @@ static void MSM_G(aff_fold_spills)(MSM_G(aff_scratch) *s, size_t top)
             if (!(f & AFF_SPILL))
                 continue;
             f = (uint8_t)(f & ~AFF_SPILL);
-            const MSM_XYZZ *z = &s->spill[b];
+            const MSM_XYZZ *z = &s->spill[s->spill_at[b]];
             if (!MSM_FE_(is_zero)(&z->ZZ)) {
                 MSM_AFF *a = &s->tmp[k];
                 MSM_FE t;

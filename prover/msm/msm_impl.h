@@ -201,6 +201,7 @@ static void MSM_G(msm_task_aff)(void *vctx, size_t begin, size_t end, unsigned s
         memset(s->st, 0, n_buckets);
         s->m = 0;
         s->n_pend = 0;
+        s->n_spill = 0;
         for (size_t k = 0; k < c->n_in; k++) {
             const MSM_AFF *pts;
             const gs_scalar *sc;
