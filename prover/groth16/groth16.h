@@ -77,6 +77,10 @@ typedef struct gs_pk {
     gs_g1_affine *c;      /* n_vars - n_public - 1 */
     gs_g1_affine *h;      /* domain_size */
     gs_h_convention h_conv;   /* which H points h holds (file comment) */
+    /* When set, ic, a, b1, b2, c and h lie in this one block (the .zkey
+     * reader's: one huge-page block instead of six arrays of 4 KiB pages);
+     * gs_pk_free frees it instead of the six. */
+    void *arena;
     /* Coefficients (zkey section 4): A and B entries only, coef Montgomery. */
     size_t n_coefs;
     struct gs_coef { uint32_t matrix, row, wire; gs_fr value; } *coefs;

@@ -49,12 +49,16 @@ void gs_pk_free(gs_pk *pk)
 {
     if (!pk)
         return;
-    free(pk->ic);
-    free(pk->a);
-    free(pk->b1);
-    free(pk->b2);
-    free(pk->c);
-    free(pk->h);
+    if (pk->arena) {
+        free(pk->arena);
+    } else {
+        free(pk->ic);
+        free(pk->a);
+        free(pk->b1);
+        free(pk->b2);
+        free(pk->c);
+        free(pk->h);
+    }
     free(pk->coefs);
     memset(pk, 0, sizeof *pk);
 }

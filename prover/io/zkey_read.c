@@ -48,6 +48,7 @@ typedef struct {
     gs_sha256 *sha;
     uint8_t *buf;            /* ZK_BUF bytes (or the file size, if smaller) */
     size_t buf_len;
+    int no_arena;            /* a point array was allocated alone, or the arena failed */
     gs_err *err;
 } zk_in;
 
@@ -272,6 +273,49 @@ static gs_status count_mismatch(const zk_in *in, const gs_pk *pk, const gs_binse
                            (unsigned long long)n * unit);
 }
 
+/* The point sections, in the arena's order. */
+static const uint32_t point_types[6] = {3, 5, 6, 7, 8, 9};
+
+static size_t arena_part(const gs_pk *pk, uint32_t type)
+{
+    size_t elem = type == 7 ? sizeof(gs_g2_affine) : sizeof(gs_g1_affine);
+    size_t bytes = (size_t)expected_count(pk, type) * elem;
+    return (bytes + 64) & ~(size_t)63;   /* at least one byte, cache-line aligned */
+}
+
+/*
+ * Where section `type`'s points go when the header came first: one block
+ * for all six point arrays (gs_pk.arena), allocated and prefaulted at the
+ * first point section.  A 2^14 key's arrays are below one huge page each,
+ * so apart they took ~1,700 faults of 4 KiB pages; together they fill a few
+ * huge pages.  NULL (allocate the array alone) when a point section came
+ * before the header, or the header's counts need more bytes than the file
+ * holds (a lying header is caught by the section's length check instead).
+ */
+static void *arena_slot(zk_in *in, gs_pk *out, uint32_t type, gs_pool *pool)
+{
+    if (in->no_arena)
+        return NULL;
+    if (!out->arena) {
+        uint64_t file_bytes = 0;
+        size_t bytes = 0;
+        for (int i = 0; i < 6; i++) {
+            uint32_t t = point_types[i];
+            file_bytes += expected_count(out, t) * (t == 7 ? 192u : 96u);
+            bytes += arena_part(out, t);
+        }
+        if (file_bytes > in->size || !(out->arena = gs_big_alloc(bytes))) {
+            in->no_arena = 1;
+            return NULL;
+        }
+        gs_big_prefault(out->arena, bytes, pool);
+    }
+    size_t off = 0;
+    for (int i = 0; point_types[i] != type; i++)
+        off += arena_part(out, point_types[i]);
+    return (unsigned char *)out->arena + off;
+}
+
 /* A point section: its array is allocated from its length, checked against
  * the header now if the header came first, else later (parse_finish). */
 static gs_status read_points(zk_in *in, gs_pk *out, int have_header, const gs_binsec *sec,
@@ -287,14 +331,17 @@ static gs_status read_points(zk_in *in, gs_pk *out, int have_header, const gs_bi
                                (unsigned long long)sec->length, unit);
     size_t n = (size_t)(sec->length / unit), elem = unit == 96 ? sizeof(gs_g1_affine)
                                                                : sizeof(gs_g2_affine);
-    void *arr = gs_big_alloc((n ? n : 1) * elem);
-    if (!arr)
-        return gs_err_set(in->err, GS_ERR_NOMEM, "zkey", in->path, "%zu %s points", n,
-                          section_name(sec->type));
+    void *arr = have_header ? arena_slot(in, out, sec->type, pool) : NULL;
+    if (!arr) {
+        in->no_arena = 1;    /* the arena would not hold this array: none from now on */
+        if (!(arr = gs_big_alloc((n ? n : 1) * elem)))
+            return gs_err_set(in->err, GS_ERR_NOMEM, "zkey", in->path, "%zu %s points", n,
+                              section_name(sec->type));
+        gs_big_prefault(arr, n * elem, pool);
+    }
     void **slot[10] = {[3] = (void **)&out->ic, [5] = (void **)&out->a, [6] = (void **)&out->b1,
                        [7] = (void **)&out->b2, [8] = (void **)&out->c, [9] = (void **)&out->h};
     *slot[sec->type] = arr;
-    gs_big_prefault(arr, n * elem, pool);
     return zk_elements(in, pool, sec->type, sec->length, unit, arr, section_name(sec->type));
 }
 
