@@ -171,7 +171,9 @@ static int prove_main(int argc, char **argv)
     if (be->ops->load_pk(be, &pk, &err) != GS_OK)
         goto fail;
     gs_cli_progress(quiet, "proving on %s", be->ops->describe(be));
-    gs_prove_opts opts = {.pageable = 0, .threads = (int)threads, .g2_on_device = g2_device};
+    /* One proof: the assignment is the CPU prover's scratch (no copies). */
+    gs_prove_opts opts = {.pageable = 0, .threads = (int)threads, .g2_on_device = g2_device,
+                          .consume = 1};
     if (be->ops->prove_start(be, &pk, &as, &r, &s, &opts, &st, &stages, &err) != GS_OK)
         goto fail;
     gs_status ps = be->ops->prove_finish(be, st, &proof, &stages, &err);

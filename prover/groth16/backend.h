@@ -63,6 +63,12 @@ typedef struct gs_prove_opts {
     int pageable;           /* stage a/b/c through pageable memory (labelled) */
     int threads;            /* CPU threads for CPU-side work (0 = all cores) */
     int g2_on_device;       /* CUDA: run the B2 MSM on the GPU */
+    /* CPU: the caller's assignment is the prover's scratch: as->a, as->b
+     * and as->c are overwritten, and as->w is read until prove_finish, so
+     * the assignment must outlive it (a one-shot prove: `gapscope prove`).
+     * Saves copying 3 domains and the witness (at 2^16 8 MiB of memory).
+     * Other backends ignore it. */
+    int consume;
     /* Which partition this is (the engine fills them in; models draw
      * per-partition values from them; real backends ignore them). */
     int kind;               /* the job's gs_job_kind, -1 unknown */

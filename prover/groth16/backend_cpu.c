@@ -42,7 +42,8 @@ struct gs_prove_state {
     const gs_pk *pk;
     gs_g16_g1_part g1;
     gs_scalar r, s;
-    gs_scalar *w;            /* copy of the witness (n_vars) */
+    const gs_scalar *w;      /* the witness (n_vars): w_own, or the caller's (consume) */
+    gs_scalar *w_own;        /* copy of the witness, unless opts->consume */
 };
 
 static void stage_push(gs_stage_list *l, const char *name, gs_stage_kind kind, int dev,
@@ -96,7 +97,7 @@ static void state_free(gs_prove_state *ps)
 {
     if (!ps)
         return;
-    free(ps->w);
+    free(ps->w_own);
     free(ps);
 }
 
@@ -132,8 +133,8 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
                                  const gs_prove_opts *opts, gs_prove_state **out,
                                  gs_stage_list *stages, gs_err *err)
 {
-    (void)opts;
     cpu_impl *im = be->impl;
+    int consume = opts && opts->consume;
     gs_fr *buf = NULL;
     *out = NULL;
     gs_status st = check_inputs(pk, as, err);
@@ -141,17 +142,23 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
         return st;
     size_t n = pk->domain_size, nv = pk->n_vars, np = pk->n_public;
     gs_prove_state *ps = calloc(1, sizeof *ps);
-    if (ps)
-        ps->w = gs_big_alloc(nv * sizeof *ps->w);
-    buf = gs_big_alloc(3 * n * sizeof *buf);
-    if (!ps || !ps->w || !buf) {
+    if (ps && !consume)
+        ps->w_own = gs_big_alloc(nv * sizeof *ps->w_own);
+    if (!consume)
+        buf = gs_big_alloc(3 * n * sizeof *buf);
+    if (!ps || (!consume && (!ps->w_own || !buf))) {
         st = GS_ERR(err, GS_ERR_NOMEM, "prove", "scratch for domain %zu", n);
         goto fail;
     }
     ps->pk = pk;
     ps->r = *r;
     ps->s = *s;
-    memcpy(ps->w, as->w, nv * sizeof *ps->w);
+    if (consume) {
+        ps->w = as->w;
+    } else {
+        memcpy(ps->w_own, as->w, nv * sizeof *ps->w_own);
+        ps->w = ps->w_own;
+    }
 
     int64_t t0 = gs_now_ns();
     pthread_mutex_lock(&im->mu);
@@ -161,10 +168,13 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
         pthread_mutex_unlock(&im->mu);
         goto fail;
     }
-    gs_fr *a = buf, *b = buf + n, *c = buf + 2 * n;
-    memcpy(a, as->a, n * sizeof *a);
-    memcpy(b, as->b, n * sizeof *b);
-    memcpy(c, as->c, n * sizeof *c);
+    gs_fr *a = as->a, *b = as->b, *c = as->c;
+    if (!consume) {
+        a = buf, b = buf + n, c = buf + 2 * n;
+        memcpy(a, as->a, n * sizeof *a);
+        memcpy(b, as->b, n * sizeof *b);
+        memcpy(c, as->c, n * sizeof *c);
+    }
     int64_t t2 = gs_now_ns();
     stage_push(stages, "host_prep", GS_STAGE_HOST, -1, t1, t2);
 
@@ -206,8 +216,9 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
     }
     int with_b1 = !gs_fr_is_zero(&rf);
     /* r w goes where b and c were (dead once h is made; h is in a), which
-     * holds it whenever the wires fit in two domains: no new memory. */
-    int rw_own = with_b1 && nv > 2 * n;
+     * holds it whenever the wires fit in two domains (in one, b, when b
+     * and c are the caller's separate arrays): no new memory. */
+    int rw_own = with_b1 && nv > (consume ? n : 2 * n);
     if (with_b1)
         rw = rw_own ? gs_big_alloc(nv * sizeof *rw) : (gs_scalar *)b;
     if (with_b1 && !rw) {

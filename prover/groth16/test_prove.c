@@ -324,6 +324,47 @@ GS_TEST(groth16_backend_stages_and_abort)
     inst_free(&x);
 }
 
+/* opts.consume: the CPU prover works in the caller's assignment (a, b, c
+ * overwritten, w read until finish) and makes the same proof as with its
+ * own copies; shapes where r w fits in b and where it does not (domain 16
+ * and 20 wires: it would fit in b and c together, as with the copies; and
+ * 40 wires). */
+GS_TEST(groth16_cpu_consume_same_proof)
+{
+    static const uint32_t shapes[][3] = { { 30, 25, 2 }, { 10, 20, 2 }, { 3, 40, 2 } };
+    gs_backend *be;
+    gs_err e;
+    gs_err_clear(&e);
+    GS_REQUIRE(gs_backend_cpu_create(&be, 2, &e) == GS_OK);
+    for (size_t k = 0; k < 3; k++) {
+        inst x;
+        GS_REQUIRE(inst_make(&x, shapes[k][0], shapes[k][1], shapes[k][2], 70 + k));
+        GS_CHECK_OK(be->ops->load_pk(be, &x.pk, &e));
+        gs_scalar r, s;
+        random_rs(&r, &s);
+        gs_proof p[2];
+        size_t n = x.as.domain_size;
+        gs_fr *a0 = malloc(n * sizeof *a0);
+        GS_REQUIRE(a0 != NULL);
+        memcpy(a0, x.as.a, n * sizeof *a0);
+        for (int consume = 0; consume < 2; consume++) {
+            gs_prove_opts opts = {.threads = 2, .consume = consume};
+            gs_prove_state *st = NULL;
+            GS_REQUIRE(be->ops->prove_start(be, &x.pk, &x.as, &r, &s, &opts, &st, NULL, &e) ==
+                       GS_OK);
+            GS_REQUIRE(be->ops->prove_finish(be, st, &p[consume], NULL, &e) == GS_OK);
+            /* Without consume the assignment is left as it was. */
+            GS_CHECK_EQ_INT(!memcmp(a0, x.as.a, n * sizeof *a0), !consume);
+        }
+        GS_CHECK(gs_g1_affine_eq(&p[0].a, &p[1].a) && gs_g2_affine_eq(&p[0].b, &p[1].b) &&
+                 gs_g1_affine_eq(&p[0].c, &p[1].c));
+        GS_CHECK_OK(gs_groth16_verify(&x.vk, x.w + 1, x.vk.n_public, &p[1], &e));
+        free(a0);
+        inst_free(&x);
+    }
+    be->ops->destroy(be);
+}
+
 GS_TEST(groth16_random_rs_differ)
 {
     gs_scalar r1, s1, r2, s2;
