@@ -163,13 +163,21 @@ int gs_fp_is_lexlargest(const gs_fp *a)
 void gs_fp_to_plain(uint64_t out[GS_FP_LIMBS], const gs_fp *a)
 {
     static const uint64_t one[N] = {1};
+#ifdef GS_HAVE_MONT_ASM
+    gs_mont_mul6_asm(out, a->l, one);      /* a reduced, 1 < m: the generated code's domain */
+#else
     lb_mont_mul(out, a->l, one, P, GS_FPC_N0, N);
+#endif
 }
 
 int gs_fp_from_plain(gs_fp *out, const uint64_t plain[GS_FP_LIMBS])
 {
     if (!lb_lt(plain, P, N)) return 0;
+#ifdef GS_HAVE_MONT_ASM
+    gs_mont_mul6_asm(out->l, plain, R2);   /* plain < m just checked */
+#else
     lb_mont_mul(out->l, plain, R2, P, GS_FPC_N0, N);
+#endif
     return 1;
 }
 

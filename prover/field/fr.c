@@ -145,13 +145,21 @@ void gs_fr_inv_var(gs_fr *out, const gs_fr *a)
 void gs_fr_to_plain(uint64_t out[GS_FR_LIMBS], const gs_fr *a)
 {
     static const uint64_t one[N] = {1};
+#ifdef GS_HAVE_MONT_ASM
+    gs_mont_mul4_asm(out, a->l, one);      /* a reduced, 1 < m: the generated code's domain */
+#else
     lb_mont_mul(out, a->l, one, P, GS_FRC_N0, N);
+#endif
 }
 
 int gs_fr_from_plain(gs_fr *out, const uint64_t plain[GS_FR_LIMBS])
 {
     if (!lb_lt(plain, P, N)) return 0;
+#ifdef GS_HAVE_MONT_ASM
+    gs_mont_mul4_asm(out->l, plain, R2);   /* plain < m just checked */
+#else
     lb_mont_mul(out->l, plain, R2, P, GS_FRC_N0, N);
+#endif
     return 1;
 }
 
