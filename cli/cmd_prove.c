@@ -8,6 +8,7 @@
  * is hashed on every load (overlapped with decoding), so a changed key is
  * always checked again.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,24 @@ static void usage(FILE *f)
             "hashes the key as it reads it; a record for that digest skips the checks.\n"
             "Records are bound to digest, size and checker version and authenticated by\n"
             "DIR/.secret; delete DIR to forget them.\n");
+}
+
+/* The witness is read on its own thread while the key loads (the load
+ * leaves a core partly idle; the read is a few ms at 2^16). */
+typedef struct {
+    const char *path;
+    gs_scalar *w;
+    uint32_t n;
+    gs_status st;
+    gs_err err;
+} wtns_job;
+
+static void *wtns_thread(void *arg)
+{
+    wtns_job *j = arg;
+    gs_err_clear(&j->err);
+    j->st = gs_wtns_read(&j->w, &j->n, j->path, &j->err);
+    return NULL;
 }
 
 static int prove_main(int argc, char **argv)
@@ -130,8 +149,18 @@ static int prove_main(int argc, char **argv)
     if (gs_pool_create(&pool, (unsigned)threads, &err) != GS_OK)
         goto fail;
     gs_cli_progress(quiet, "reading %s", pos[0]);
+    wtns_job wj = {.path = pos[1]};
+    pthread_t wt;
+    int wt_on = pthread_create(&wt, NULL, wtns_thread, &wj) == 0;
+    if (!wt_on)
+        wtns_thread(&wj);
     gs_zkey_info ki;
-    if (gs_zkey_load(&pk, &ki, pos[0], &zo, pool, &err) != GS_OK)
+    gs_status ks = gs_zkey_load(&pk, &ki, pos[0], &zo, pool, &err);
+    if (wt_on)
+        pthread_join(wt, NULL);
+    w = wj.w;
+    n_w = wj.n;
+    if (ks != GS_OK)
         goto fail;
     gs_cli_progress(quiet, "key: %u wires, %u public, domain 2^%u, %.1f MB, sha256 %.16s..., "
                     "read in %.3f s", pk.n_vars, pk.n_public, pk.log_domain,
@@ -146,8 +175,10 @@ static int prove_main(int argc, char **argv)
         gs_cli_progress(quiet, "key: subgroup checks skipped (--trusted-key)");
     if (ki.record_note[0])
         gs_cli_progress(quiet, "key: note: %s", ki.record_note);
-    if (gs_wtns_read(&w, &n_w, pos[1], &err) != GS_OK)
+    if (wj.st != GS_OK) {
+        err = wj.err;
         goto fail;
+    }
     if (n_w != pk.n_vars) {
         gs_err_set(&err, GS_ERR_MISMATCH, "prove", pos[1],
                    "witness has %u values but %s expects %u (nVars)", n_w, pos[0], pk.n_vars);
