@@ -33,6 +33,20 @@ void *gs_big_alloc(size_t bytes)
     return p;
 }
 
+void *gs_big_alloc_dense(size_t bytes)
+{
+    if (bytes < ((size_t)1 << 20) || !advise_enabled())
+        return malloc(bytes ? bytes : 1);
+    size_t whole = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    if (whole < bytes)
+        return NULL;
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, whole) != 0)
+        return NULL;
+    (void)madvise(p, whole, MADV_HUGEPAGE);
+    return p;
+}
+
 void *gs_big_calloc(size_t n, size_t size)
 {
     if (size && n > (size_t)-1 / size)

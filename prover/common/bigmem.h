@@ -30,6 +30,11 @@ void *gs_big_alloc(size_t bytes);
  * GS_BIG_MIN. */
 void *gs_big_calloc(size_t n, size_t size);
 
+/* Scratch that is written all over (MSM buckets): from 1 MiB up, whole
+ * huge pages, rounded up (at most 1 MiB of a 2 MiB page unused, against
+ * ~256 faults of 4 KiB pages per MiB); malloc below.  Release with free(). */
+void *gs_big_alloc_dense(size_t bytes);
+
 struct gs_pool;
 /* Touches every page of [p, p + bytes) on the pool (one item per 2 MiB),
  * keeping the contents: the first touches of a fresh block fault in
