@@ -44,6 +44,7 @@ struct gs_prove_state {
     gs_scalar r, s;
     const gs_scalar *w;      /* the witness (n_vars): w_own, or the caller's (consume) */
     gs_scalar *w_own;        /* copy of the witness, unless opts->consume */
+    gs_msm_cfg wcfg;         /* the MSMs over w: .group = 1 when w barely repeats */
 };
 
 static void stage_push(gs_stage_list *l, const char *name, gs_stage_kind kind, int dev,
@@ -228,10 +229,16 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
     }
     if (with_b1)
         scale_scalars(rw, ps->w, nv, &rf, im->pool);
+    /* One count of w's repeated values instead of a hash pass per MSM over
+     * w, its private part or r w (msm.h: a bound for all of them). */
+    size_t n_priv = nv - np - 1;
+    int group = gs_msm_repeats(ps->w, nv, im->pool) >=
+                GS_MSM_GROUP_MIN_SAVED * (double)(n_priv ? n_priv : 1);
+    ps->wcfg = (gs_msm_cfg){.group = group ? 0 : 1};
     gs_msm_g1_in c_in[3] = {
         { .points = pk->h, .scalars = h, .n = n, .no_group = 1 },
-        { .points = pk->c, .scalars = ps->w + np + 1, .n = nv - np - 1 },
-        { .points = pk->b1, .scalars = rw, .n = with_b1 ? nv : 0 },
+        { .points = pk->c, .scalars = ps->w + np + 1, .n = n_priv, .no_group = !group },
+        { .points = pk->b1, .scalars = rw, .n = with_b1 ? nv : 0, .no_group = !group },
     };
     gs_g1_set_inf(&ps->g1.h);
     gs_g1_set_inf(&ps->g1.b1);
@@ -241,7 +248,7 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
     if (rw_own)
         free(rw);
     if (st == GS_OK) {
-        st = gs_msm_g1(&ps->g1.a, pk->a, ps->w, nv, im->pool);
+        st = gs_msm_g1_cfg(&ps->g1.a, pk->a, ps->w, nv, im->pool, &ps->wcfg);
         stage_push(stages, "msm_a", GS_STAGE_KERNEL, 0, t6, gs_now_ns());
     }
     pthread_mutex_unlock(&im->mu);
@@ -266,7 +273,7 @@ static gs_status cpu_prove_finish(gs_backend *be, gs_prove_state *ps, gs_proof *
         return GS_ERR(err, GS_ERR_STATE, "prove", "finish without a started proof");
     gs_g2 b2;
     int64_t t0 = gs_now_ns();
-    gs_status st = gs_msm_g2(&b2, ps->pk->b2, ps->w, ps->pk->n_vars, im->pool);
+    gs_status st = gs_msm_g2_cfg(&b2, ps->pk->b2, ps->w, ps->pk->n_vars, im->pool, &ps->wcfg);
     int64_t t1 = gs_now_ns();
     stage_push(stages, "msm_b2", GS_STAGE_HOST, -1, t0, t1);
     if (st != GS_OK) {

@@ -101,6 +101,22 @@ gs_status gs_msm_g1_sum(gs_g1 *out, const gs_msm_g1_in *in, size_t n_in, gs_pool
 gs_status gs_msm_g2_sum(gs_g2 *out, const gs_msm_g2_in *in, size_t n_in, gs_pool *pool,
                         const gs_msm_cfg *cfg);
 
+/*
+ * Equal-scalar merging pays from GS_MSM_GROUP_MIN_SAVED of the points saved
+ * (msm_group.h).  gs_msm_repeats counts the nonzero scalars equal to an
+ * earlier one: an upper bound of what merging saves in an MSM over these
+ * scalars, over any subset of them, or over c k_i for a constant c != 0 mod
+ * r (equal exactly where the k_i are), whatever the points.  A caller that
+ * runs several MSMs over one witness (the Groth16 prover: w, its private
+ * part, r w) counts once, and when the count is below
+ * GS_MSM_GROUP_MIN_SAVED of its smallest MSM passes no_group / cfg.group = 1
+ * instead of a hash pass per MSM (~1-2 ms serial each at 2^16, the first
+ * ~7 with its tables' page faults).  On the pool: each participant keeps
+ * the scalars of its share of hash values.
+ */
+#define GS_MSM_GROUP_MIN_SAVED 0.05
+size_t gs_msm_repeats(const gs_scalar *k, size_t n, gs_pool *pool);
+
 /* The window size the automatic choice picks for n points (for reports). */
 unsigned gs_msm_window_for(size_t n);
 

@@ -24,16 +24,7 @@
  * the MSM runs on one point per group.
  */
 
-#define GROUP_MIN_SAVED 0.05
-
-static uint64_t MSM_G(group_hash)(const gs_scalar *k)
-{
-    uint64_t h = k->l[0] ^ (k->l[1] * 0x9e3779b97f4a7c15ull) ^ (k->l[2] * 0xc2b2ae3d27d4eb4full) ^
-                 (k->l[3] * 0x165667b19e3779f9ull);
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    return h ^ (h >> 32);
-}
+#define GROUP_MIN_SAVED GS_MSM_GROUP_MIN_SAVED
 
 /* Group sums for slots [lo, hi) of `chunks` equal parts: every task scans
  * all points and adds those of its slots, then converts its slots. */
@@ -101,7 +92,7 @@ static gs_status MSM_G(msm_group)(MSM_AFF **gp, gs_scalar **gk, size_t *gm, cons
         gid[i] = UINT32_MAX;
         if (points[i].inf || (k->l[0] | k->l[1] | k->l[2] | k->l[3]) == 0)
             continue;
-        size_t h = (size_t)MSM_G(group_hash)(k) & (tsize - 1);
+        size_t h = (size_t)gs_msm_scalar_hash(k) & (tsize - 1);
         for (;; h = (h + 1) & (tsize - 1)) {
             uint32_t e = tab[h];
             if (e == 0) {

@@ -38,6 +38,16 @@ static inline unsigned gs_msm_scalar_bits(const gs_scalar *k, size_t n)
     return 0;
 }
 
+/* Hash of a scalar for the equal-scalar tables (msm_group.h, msm_repeats.c). */
+static inline uint64_t gs_msm_scalar_hash(const gs_scalar *k)
+{
+    uint64_t h = k->l[0] ^ (k->l[1] * 0x9e3779b97f4a7c15ull) ^ (k->l[2] * 0xc2b2ae3d27d4eb4full) ^
+                 (k->l[3] * 0x165667b19e3779f9ull);
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 32);
+}
+
 /* Window j covers scalar bits [msm_win_pos(j), msm_win_pos(j) + msm_win_bits(j)). */
 static inline unsigned msm_win_bits(const msm_plan *p, unsigned j)
 {

@@ -660,3 +660,49 @@ CHAIN_TEST(g2, gs_g2_affine, gs_g2)
     }
 GROUP_TEST(g1, gs_g1_affine, gs_g1, 400)
 GROUP_TEST(g2, gs_g2_affine, gs_g2, 400)
+
+/* gs_msm_repeats: the nonzero scalars equal to an earlier one, against a
+ * count by sorting; small values, zeros and wide values repeated in runs and
+ * scattered, serial and on pools of 2 and 3 (parts of the hash range). */
+static int cmp_scalar(const void *x, const void *y)
+{
+    return memcmp(x, y, sizeof(gs_scalar));
+}
+
+GS_TEST(msm_repeats_counts_equal_nonzero_scalars)
+{
+    static const size_t sizes[] = {0, 1, 2, 17, 1000, 5003};
+    gs_pool *p2 = NULL, *p3 = NULL;
+    GS_REQUIRE(gs_pool_create(&p2, 2, NULL) == GS_OK);
+    GS_REQUIRE(gs_pool_create(&p3, 3, NULL) == GS_OK);
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        size_t n = sizes[t];
+        gs_scalar *k = calloc(n ? n : 1, sizeof *k), *s = calloc(n ? n : 1, sizeof *s);
+        GS_REQUIRE(k && s);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t u = gs_rng_below(gs_test_rng(), 8);
+            if (u == 0)
+                continue;                                    /* zero */
+            if (u == 1)
+                k[i].l[0] = 1 + gs_rng_below(gs_test_rng(), 3);  /* small, repeats */
+            else if (u == 2 && i > 0)
+                k[i] = k[gs_rng_below(gs_test_rng(), i)];    /* a copy of an earlier one */
+            else
+                rand_scalar(&k[i]);
+        }
+        memcpy(s, k, n * sizeof *s);
+        qsort(s, n, sizeof *s, cmp_scalar);
+        size_t want = 0;
+        for (size_t i = 1; i < n; i++) {
+            int zero = (s[i].l[0] | s[i].l[1] | s[i].l[2] | s[i].l[3]) == 0;
+            want += !zero && !memcmp(&s[i], &s[i - 1], sizeof *s);
+        }
+        GS_CHECK_EQ_INT(gs_msm_repeats(k, n, NULL), want);
+        GS_CHECK_EQ_INT(gs_msm_repeats(k, n, p2), want);
+        GS_CHECK_EQ_INT(gs_msm_repeats(k, n, p3), want);
+        free(k);
+        free(s);
+    }
+    gs_pool_destroy(p2);
+    gs_pool_destroy(p3);
+}
