@@ -5,7 +5,7 @@
  * 2^16, most of them the decoded key's point arrays); a 2 MiB huge page
  * takes one fault for 512 such pages and fewer TLB misses after.
  *
- * gs_big_alloc(bytes): like malloc; from GS_BIG_MIN (3 MiB) up the block is
+ * gs_big_alloc(bytes): like malloc; from GS_BIG_MIN (2 MiB) up the block is
  * 2 MiB-aligned and its whole 2 MiB pages advised MADV_HUGEPAGE, which the
  * kernel honours when /sys/kernel/mm/transparent_hugepage/enabled is
  * "madvise" or "always" (on "never" it is plain memory); the tail below
