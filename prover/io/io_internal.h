@@ -45,6 +45,12 @@ typedef struct gs_zkey_layout {
  * header points are always checked).  On failure out is freed (zeroed). */
 gs_status gs_io_zkey_parse(gs_pk *out, gs_zkey_layout *lay, uint8_t digest[32],
                            const char *path, int curve, gs_pool *pool, gs_err *err);
+/* The point sections of a .zkey, in snarkjs's file order: 3, 5, 6, 7, 8, 9
+ * (IC, A, B1, B2, C, H; 7 holds G2 points).  gs_io_zkey_points: the array
+ * of pk holding section `type` and its count from the header fields. */
+extern const uint32_t gs_io_zkey_point_types[6];
+size_t gs_io_zkey_points(const gs_pk *pk, uint32_t type, const void **pts);
+const char *gs_io_zkey_section_name(uint32_t type);
 /* The curve equation of every point of the point sections, on the pool;
  * the first failure in file order is reported as the parse would have. */
 gs_status gs_io_zkey_check_curve(const gs_pk *pk, const gs_zkey_layout *lay, const char *path,

@@ -39,24 +39,20 @@ static gs_status check_points(const gs_pk *pk, const gs_zkey_layout *lay, const 
     uint8_t seed[32];
     if (gs_os_random(seed, sizeof seed) != 0)
         return GS_ERR(err, GS_ERR_IO, "zkey", "getrandom failed: no seed for the subgroup test");
-    struct { uint32_t type; const void *pts; size_t n; } arr[6] = {
-        {3, pk->ic, (size_t)pk->n_public + 1}, {5, pk->a, pk->n_vars}, {6, pk->b1, pk->n_vars},
-        {7, pk->b2, pk->n_vars}, {8, pk->c, (size_t)pk->n_vars - pk->n_public - 1},
-        {9, pk->h, pk->domain_size}};
-    static const char *const what[10] = {[3] = "IC", [5] = "A", [6] = "B1", [7] = "B2",
-                                         [8] = "C", [9] = "H"};
     *n_points = 6;
     for (int k = 0; k < 6; k++) {
-        int g2p = arr[k].type == 7;
-        size_t bad = g2p ? gs_g2_affine_batch_in_subgroup(arr[k].pts, arr[k].n, seed, pool)
-                         : gs_g1_affine_batch_in_subgroup(arr[k].pts, arr[k].n, seed, pool);
-        *n_points += arr[k].n;
-        if (bad < arr[k].n)
-            return gs_binfile_fail(path, "zkey", err,
-                                   lay->sec_off[arr[k].type] + bad * (g2p ? 192 : 96),
+        uint32_t t = gs_io_zkey_point_types[k];
+        const void *pts;
+        size_t n = gs_io_zkey_points(pk, t, &pts);
+        int g2p = t == 7;
+        size_t bad = g2p ? gs_g2_affine_batch_in_subgroup(pts, n, seed, pool)
+                         : gs_g1_affine_batch_in_subgroup(pts, n, seed, pool);
+        *n_points += n;
+        if (bad < n)
+            return gs_binfile_fail(path, "zkey", err, lay->sec_off[t] + bad * (g2p ? 192 : 96),
                                    GS_ERR_POINT,
                                    "section %u: %s point %zu is not in the prime-order subgroup",
-                                   arr[k].type, what[arr[k].type], bad);
+                                   t, gs_io_zkey_section_name(t), bad);
     }
     return GS_OK;
 }

@@ -80,10 +80,10 @@ static gs_status zk_read(zk_in *in, size_t n)
     return zk_read_into(in, in->buf, n);
 }
 
-/* A view of the buffer's first n bytes as the file's bytes ending at in->pos. */
-static gs_binfile zk_view(const zk_in *in, size_t n)
+/* A view of data[0 .. n) as the file's bytes ending at in->pos. */
+static gs_binfile zk_view(const zk_in *in, const uint8_t *data, size_t n)
 {
-    return (gs_binfile){.path = in->path, .kind = "zkey", .data = in->buf, .size = n,
+    return (gs_binfile){.path = in->path, .kind = "zkey", .data = data, .size = n,
                         .base = in->pos - n};
 }
 
@@ -187,13 +187,11 @@ static gs_status zk_elements(zk_in *in, gs_pool *pool, uint32_t type, uint64_t l
     if (s != GS_OK)
         return s;
     for (;;) {
-        uint64_t base = in->pos - take;
         len -= take;
         size_t next = len < per ? (size_t)len : per;
-        zk_piece p = {.view = {.path = in->path, .kind = "zkey", .data = cur, .size = take,
-                               .base = base},
-                      .type = type, .unit = unit, .first = first, .n = take / unit, .out = out,
-                      .what = what, .sha = in->sha, .curve = in->curve, .in = in, .ahead = nxt,
+        zk_piece p = {.view = zk_view(in, cur, take), .type = type, .unit = unit,
+                      .first = first, .n = take / unit, .out = out, .what = what,
+                      .sha = in->sha, .curve = in->curve, .in = in, .ahead = nxt,
                       .ahead_n = next, .ahead_st = GS_OK};
         atomic_init(&p.bad, p.n);
         gs_pool_for(pool, 2 + (p.n + ZK_SLICE - 1) / ZK_SLICE, 1, piece_items, &p);
@@ -294,7 +292,28 @@ static uint64_t expected_count(const gs_pk *pk, uint32_t type)
     }
 }
 
-static const char *section_name(uint32_t type)
+const uint32_t gs_io_zkey_point_types[6] = {3, 5, 6, 7, 8, 9};
+
+/* The member of pk that holds point section `type` (3, 5-9). */
+static void **point_slot(gs_pk *pk, uint32_t type)
+{
+    switch (type) {
+    case 3: return (void **)&pk->ic;
+    case 5: return (void **)&pk->a;
+    case 6: return (void **)&pk->b1;
+    case 7: return (void **)&pk->b2;
+    case 8: return (void **)&pk->c;
+    default: return (void **)&pk->h;    /* 9 */
+    }
+}
+
+size_t gs_io_zkey_points(const gs_pk *pk, uint32_t type, const void **pts)
+{
+    *pts = *point_slot((gs_pk *)pk, type);   /* read only */
+    return (size_t)expected_count(pk, type);
+}
+
+const char *gs_io_zkey_section_name(uint32_t type)
 {
     static const char *const names[10] = {NULL, NULL, NULL, "IC", NULL, "A", "B1", "B2", "C", "H"};
     return names[type];
@@ -306,13 +325,10 @@ static gs_status count_mismatch(const zk_in *in, const gs_pk *pk, const gs_binse
     uint64_t n = expected_count(pk, sec->type);
     return gs_binfile_fail(in->path, "zkey", in->err, sec->offset, GS_ERR_FORMAT,
                            "section %u: %s section is %llu bytes, expected %llu points x %zu = "
-                           "%llu", sec->type, section_name(sec->type),
+                           "%llu", sec->type, gs_io_zkey_section_name(sec->type),
                            (unsigned long long)sec->length, (unsigned long long)n, unit,
                            (unsigned long long)n * unit);
 }
-
-/* The point sections, in the arena's order. */
-static const uint32_t point_types[6] = {3, 5, 6, 7, 8, 9};
 
 static size_t arena_part(const gs_pk *pk, uint32_t type)
 {
@@ -338,7 +354,7 @@ static void *arena_slot(zk_in *in, gs_pk *out, uint32_t type, gs_pool *pool)
         uint64_t file_bytes = 0;
         size_t bytes = 0;
         for (int i = 0; i < 6; i++) {
-            uint32_t t = point_types[i];
+            uint32_t t = gs_io_zkey_point_types[i];
             file_bytes += expected_count(out, t) * (t == 7 ? 192u : 96u);
             bytes += arena_part(out, t);
         }
@@ -349,8 +365,8 @@ static void *arena_slot(zk_in *in, gs_pk *out, uint32_t type, gs_pool *pool)
         gs_big_prefault(out->arena, bytes, pool);
     }
     size_t off = 0;
-    for (int i = 0; point_types[i] != type; i++)
-        off += arena_part(out, point_types[i]);
+    for (int i = 0; gs_io_zkey_point_types[i] != type; i++)
+        off += arena_part(out, gs_io_zkey_point_types[i]);
     return (unsigned char *)out->arena + off;
 }
 
@@ -360,12 +376,13 @@ static gs_status read_points(zk_in *in, gs_pk *out, int have_header, const gs_bi
                              gs_pool *pool)
 {
     size_t unit = sec->type == 7 ? 192 : 96;
+    const char *name = gs_io_zkey_section_name(sec->type);
     if (have_header && sec->length != expected_count(out, sec->type) * unit)
         return count_mismatch(in, out, sec, unit);
     if (sec->length % unit)
         return gs_binfile_fail(in->path, "zkey", in->err, sec->offset, GS_ERR_FORMAT,
                                "section %u: %s section is %llu bytes, not a whole number of "
-                               "%zu-byte points", sec->type, section_name(sec->type),
+                               "%zu-byte points", sec->type, name,
                                (unsigned long long)sec->length, unit);
     size_t n = (size_t)(sec->length / unit), elem = unit == 96 ? sizeof(gs_g1_affine)
                                                                : sizeof(gs_g2_affine);
@@ -374,13 +391,11 @@ static gs_status read_points(zk_in *in, gs_pk *out, int have_header, const gs_bi
         in->no_arena = 1;    /* the arena would not hold this array: none from now on */
         if (!(arr = gs_big_alloc((n ? n : 1) * elem)))
             return gs_err_set(in->err, GS_ERR_NOMEM, "zkey", in->path, "%zu %s points", n,
-                              section_name(sec->type));
+                              name);
         gs_big_prefault(arr, n * elem, pool);
     }
-    void **slot[10] = {[3] = (void **)&out->ic, [5] = (void **)&out->a, [6] = (void **)&out->b1,
-                       [7] = (void **)&out->b2, [8] = (void **)&out->c, [9] = (void **)&out->h};
-    *slot[sec->type] = arr;
-    return zk_elements(in, pool, sec->type, sec->length, unit, arr, section_name(sec->type));
+    *point_slot(out, sec->type) = arr;
+    return zk_elements(in, pool, sec->type, sec->length, unit, arr, name);
 }
 
 static gs_status read_coefs(zk_in *in, gs_pk *out, const gs_binsec *sec, gs_pool *pool)
@@ -390,7 +405,7 @@ static gs_status read_coefs(zk_in *in, gs_pk *out, const gs_binsec *sec, gs_pool
     if (s != GS_OK)
         return s;
     gs_sha256_update(in->sha, in->buf, head);
-    gs_binfile v = zk_view(in, head);
+    gs_binfile v = zk_view(in, in->buf, head);
     gs_bincur c = {&v, sec->offset, sec->offset + sec->length, 4, in->err};
     uint32_t ncoefs;
     if ((s = gs_bincur_u32(&c, &ncoefs, "nCoefs")) != GS_OK)
@@ -503,7 +518,7 @@ gs_status gs_io_zkey_parse(gs_pk *out, gs_zkey_layout *lay, uint8_t digest[32],
             if ((s = zk_read(&in, (size_t)sec.length)) != GS_OK)
                 goto done;
             gs_sha256_update(&sha, in.buf, (size_t)sec.length);
-            gs_binfile v = zk_view(&in, (size_t)sec.length);
+            gs_binfile v = zk_view(&in, in.buf, (size_t)sec.length);
             s = t == 1 ? parse_protocol(&v, &sec, err) : parse_header(out, lay, &v, &sec, err);
             if (s != GS_OK)
                 goto done;
@@ -567,9 +582,8 @@ static void curve_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
 gs_status gs_io_zkey_check_curve(const gs_pk *pk, const gs_zkey_layout *lay, const char *path,
                                  gs_pool *pool, gs_err *err)
 {
-    const void *arr[10] = {[3] = pk->ic, [5] = pk->a, [6] = pk->b1, [7] = pk->b2, [8] = pk->c,
-                           [9] = pk->h};
-    uint32_t order[6] = {3, 5, 6, 7, 8, 9};
+    uint32_t order[6];
+    memcpy(order, gs_io_zkey_point_types, sizeof order);
     /* File order: the first point off the curve in the file is named. */
     for (int i = 1; i < 6; i++)
         for (int k = i; k > 0 && lay->sec_off[order[k]] < lay->sec_off[order[k - 1]]; k--) {
@@ -579,14 +593,15 @@ gs_status gs_io_zkey_check_curve(const gs_pk *pk, const gs_zkey_layout *lay, con
         }
     for (int i = 0; i < 6; i++) {
         uint32_t t = order[i];
-        curve_job j = {.pts = arr[t], .n = (size_t)expected_count(pk, t), .g2 = t == 7};
+        curve_job j = {.g2 = t == 7};
+        j.n = gs_io_zkey_points(pk, t, &j.pts);
         atomic_init(&j.bad, j.n);
         gs_pool_for(pool, j.n, ZK_SLICE, curve_chunk, &j);
         size_t bad = atomic_load(&j.bad);
         if (bad < j.n)
             return gs_io_curve_fail(path, "zkey", err,
                                     lay->sec_off[t] + (uint64_t)bad * (j.g2 ? 192 : 96), t,
-                                    section_name(t), j.g2);
+                                    gs_io_zkey_section_name(t), j.g2);
     }
     return GS_OK;
 }
