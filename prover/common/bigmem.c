@@ -19,6 +19,17 @@ static int advise_enabled(void)
     return v;
 }
 
+/* `bytes` 2 MiB-aligned, its first `advised` bytes advised MADV_HUGEPAGE
+ * (advice only: EINVAL without THP). */
+static void *huge_aligned(size_t bytes, size_t advised)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, bytes) != 0)
+        return NULL;
+    (void)madvise(p, advised, MADV_HUGEPAGE);
+    return p;
+}
+
 void *gs_big_alloc(size_t bytes)
 {
     if (bytes < GS_BIG_MIN || !advise_enabled())
@@ -26,11 +37,7 @@ void *gs_big_alloc(size_t bytes)
     /* Only the whole huge pages are advised: the tail stays on 4 KiB pages,
      * so no block is rounded up in resident memory (a 3.3 MiB array would
      * otherwise hold 4 MiB; at 2^14 that took the peak RSS past 2x the key). */
-    void *p = NULL;
-    if (posix_memalign(&p, HUGE_PAGE, bytes) != 0)
-        return NULL;
-    (void)madvise(p, bytes & ~(HUGE_PAGE - 1), MADV_HUGEPAGE); /* advice only: EINVAL without THP */
-    return p;
+    return huge_aligned(bytes, bytes & ~(HUGE_PAGE - 1));
 }
 
 void *gs_big_alloc_dense(size_t bytes)
@@ -38,13 +45,7 @@ void *gs_big_alloc_dense(size_t bytes)
     if (bytes < ((size_t)1 << 20) || !advise_enabled())
         return malloc(bytes ? bytes : 1);
     size_t whole = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-    if (whole < bytes)
-        return NULL;
-    void *p = NULL;
-    if (posix_memalign(&p, HUGE_PAGE, whole) != 0)
-        return NULL;
-    (void)madvise(p, whole, MADV_HUGEPAGE);
-    return p;
+    return whole < bytes ? NULL : huge_aligned(whole, whole);
 }
 
 void *gs_big_calloc(size_t n, size_t size)

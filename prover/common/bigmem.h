@@ -36,11 +36,12 @@ void *gs_big_calloc(size_t n, size_t size);
 void *gs_big_alloc_dense(size_t bytes);
 
 struct gs_pool;
-/* Touches every page of [p, p + bytes) on the pool (one item per 2 MiB),
- * keeping the contents: the first touches of a fresh block fault in
- * parallel, each thread on its own huge pages, instead of in whichever
- * decoder thread writes first while the other waits on the same page (in
- * this VM a cold huge page costs ~2.5 ms).  p NULL or bytes 0: nothing. */
+/* Touches every page of [p, p + bytes) on the pool (one item per advised
+ * huge page, one per 256 KiB of the rest), keeping the contents: the first
+ * touches of a fresh block fault in parallel, each thread on its own pages,
+ * instead of in whichever decoder thread writes first while the other waits
+ * on the same page (in this VM a cold huge page costs ~2.5 ms).  p NULL or
+ * bytes 0: nothing. */
 void gs_big_prefault(void *p, size_t bytes, struct gs_pool *pool);
 
 #endif

@@ -3,9 +3,9 @@
  * sides of GS_BIG_MIN, 2 MiB alignment from GS_BIG_MIN up (unless
  * GS_HUGEPAGES=0), zeroed calloc blocks even where the allocator reuses a
  * dirty block, NULL for an n * size that overflows.  gs_big_prefault makes
- * every page of a fresh mapping resident (mincore) and keeps contents.  Whether the kernel
- * backs a block with huge pages depends on its THP setting and on free
- * memory, so it is not asserted.
+ * every page of a fresh mapping resident (mincore) and keeps contents.
+ * Whether the kernel backs a block with huge pages depends on its THP
+ * setting and on free memory, so it is not asserted.
  */
 #define _DEFAULT_SOURCE   /* mincore */
 #include <stdint.h>

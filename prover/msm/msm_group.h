@@ -15,16 +15,14 @@
  * points almost for free (a digit test per window) and adds a point with a
  * small scalar in one or two windows only, so merging those costs more
  * (an XYZZ addition each, and a copy of every point) than it saves.  When
- * the groups save less than GROUP_MIN_SAVED of the points nothing is built
- * (the caller runs on the input as it is).  (Counting the dropped points
- * too made the G2 MSM of a 2^16 circom key, whose B2 has 22,300 points at
- * infinity of 65,612, copy 8 MiB of points to save nothing.)  Otherwise the
- * groups with several points are summed in XYZZ (slot ranges spread over
- * the pool), converted to affine with one batch inversion per range, and
- * the MSM runs on one point per group.
+ * the groups save less than GS_MSM_GROUP_MIN_SAVED (msm.h) of the points,
+ * nothing is built (the caller runs on the input as it is).  (Counting the
+ * dropped points too made the G2 MSM of a 2^16 circom key, whose B2 has
+ * 22,300 points at infinity of 65,612, copy 8 MiB of points to save
+ * nothing.)  Otherwise the groups with several points are summed in XYZZ
+ * (slot ranges spread over the pool), converted to affine with one batch
+ * inversion per range, and the MSM runs on one point per group.
  */
-
-#define GROUP_MIN_SAVED GS_MSM_GROUP_MIN_SAVED
 
 /* Group sums for slots [lo, hi) of `chunks` equal parts: every task scans
  * all points and adds those of its slots, then converts its slots. */
@@ -115,7 +113,7 @@ static gs_status MSM_G(msm_group)(MSM_AFF **gp, gs_scalar **gk, size_t *gm, cons
         if (cnt[g] > 1 && (k->l[1] | k->l[2] | k->l[3] | (k->l[0] >> 16)))
             saved += cnt[g] - 1;
     }
-    if ((double)saved < GROUP_MIN_SAVED * (double)n)
+    if ((double)saved < GS_MSM_GROUP_MIN_SAVED * (double)n)
         goto fail;                                     /* not worth it */
     st = GS_ERR_NOMEM;
     size_t multi = 0;
