@@ -72,24 +72,19 @@ static void MSM_G(xyzz_range)(MSM_XYZZ *b, size_t *top, const MSM_AFF *pts,
     /* The digit, and so the bucket, of point i + PREFETCH_AHEAD is known
      * early: prefetch that bucket, whose add is ~10 field
      * multiplications away, so large bucket arrays do not stall. */
-    int64_t dnext[PREFETCH_AHEAD];
-    for (size_t a = 0; a < PREFETCH_AHEAD; a++)
-        dnext[a] = a < n ? gs_msm_digit_at(&sc[a], pos, bits) : 0;
+    int64_t ring[PREFETCH_AHEAD], e;
+    gs_msm_ring_init(ring, PREFETCH_AHEAD, sc, n, pos, bits);
     for (size_t i = 0; i < n; i++) {
-        int64_t d = dnext[i % PREFETCH_AHEAD];
-        if (i + PREFETCH_AHEAD < n) {
-            int64_t e = gs_msm_digit_at(&sc[i + PREFETCH_AHEAD], pos, bits);
-            dnext[i % PREFETCH_AHEAD] = e;
-            if (e != 0) {
-                const char *q = (const char *)&b[(e > 0 ? e : -e) - 1];
-                for (size_t off = 0; off < sizeof(MSM_XYZZ); off += 64)
-                    __builtin_prefetch(q + off, 1, 3);
-            }
+        int64_t d = gs_msm_ring_take(ring, PREFETCH_AHEAD, sc, i, n, pos, bits, &e);
+        if (e != 0) {
+            const char *q = (const char *)&b[gs_msm_bucket(e)];
+            for (size_t off = 0; off < sizeof(MSM_XYZZ); off += 64)
+                __builtin_prefetch(q + off, 1, 3);
         }
         const MSM_AFF *p = &pts[i];
         if (d == 0 || p->inf)
             continue;
-        size_t idx = (size_t)(d > 0 ? d : -d) - 1;
+        size_t idx = gs_msm_bucket(d);
         if (idx + 1 > *top)
             *top = idx + 1;
         if (d > 0) {
@@ -108,26 +103,21 @@ static void MSM_G(aff_range)(MSM_G(aff_scratch) *s, size_t *top, const MSM_AFF *
                              const gs_scalar *sc, size_t n, unsigned pos, unsigned bits,
                              size_t batch)
 {
-    int64_t dnext[AFF_AHEAD];
-    for (size_t a = 0; a < AFF_AHEAD; a++)
-        dnext[a] = a < n ? gs_msm_digit_at(&sc[a], pos, bits) : 0;
+    int64_t ring[AFF_AHEAD], e;
+    gs_msm_ring_init(ring, AFF_AHEAD, sc, n, pos, bits);
     for (size_t i = 0; i < n; i++) {
-        int64_t d = dnext[i % AFF_AHEAD];
-        if (i + AFF_AHEAD < n) {
-            int64_t e = gs_msm_digit_at(&sc[i + AFF_AHEAD], pos, bits);
-            dnext[i % AFF_AHEAD] = e;
-            if (e != 0) {
-                size_t eb = (size_t)(e > 0 ? e : -e) - 1;
-                const char *q = (const char *)&s->bk[eb];
-                __builtin_prefetch(q, 1, 3);
-                __builtin_prefetch(q + sizeof(MSM_AFF) - 1, 1, 3);
-                __builtin_prefetch(&s->st[eb], 1, 3);
-            }
+        int64_t d = gs_msm_ring_take(ring, AFF_AHEAD, sc, i, n, pos, bits, &e);
+        if (e != 0) {
+            size_t eb = gs_msm_bucket(e);
+            const char *q = (const char *)&s->bk[eb];
+            __builtin_prefetch(q, 1, 3);
+            __builtin_prefetch(q + sizeof(MSM_AFF) - 1, 1, 3);
+            __builtin_prefetch(&s->st[eb], 1, 3);
         }
         const MSM_AFF *p = &pts[i];
         if (d == 0 || p->inf)
             continue;
-        size_t idx = (size_t)(d > 0 ? d : -d) - 1;
+        size_t idx = gs_msm_bucket(d);
         if (idx + 1 > *top)
             *top = idx + 1;
         MSM_G(aff_insert)(s, idx, p, d < 0, 0);

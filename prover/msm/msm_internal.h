@@ -101,4 +101,34 @@ static inline int64_t gs_msm_digit(const gs_scalar *k, unsigned j, unsigned c)
     return gs_msm_digit_at(k, j * c, c);
 }
 
+/* A window's digits read `ahead` points early, so that the bucket a point
+ * will update can be prefetched: ring[i % ahead] holds point i's digit
+ * until it is taken.  Init fills points 0 .. ahead - 1; take returns point
+ * i's digit and puts point i + ahead's in its place (*early; 0 past n). */
+static inline void gs_msm_ring_init(int64_t *ring, size_t ahead, const gs_scalar *sc, size_t n,
+                                    unsigned pos, unsigned bits)
+{
+    for (size_t a = 0; a < ahead; a++)
+        ring[a] = a < n ? gs_msm_digit_at(&sc[a], pos, bits) : 0;
+}
+
+static inline int64_t gs_msm_ring_take(int64_t *ring, size_t ahead, const gs_scalar *sc,
+                                       size_t i, size_t n, unsigned pos, unsigned bits,
+                                       int64_t *early)
+{
+    int64_t d = ring[i % ahead];
+    *early = 0;
+    if (i + ahead < n) {
+        *early = gs_msm_digit_at(&sc[i + ahead], pos, bits);
+        ring[i % ahead] = *early;
+    }
+    return d;
+}
+
+/* The bucket of a nonzero signed digit: |d| - 1. */
+static inline size_t gs_msm_bucket(int64_t d)
+{
+    return (size_t)(d > 0 ? d : -d) - 1;
+}
+
 #endif
