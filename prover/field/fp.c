@@ -77,17 +77,23 @@ void gs_fp_neg(gs_fp *out, const gs_fp *a)
 
 void gs_fp_dbl(gs_fp *out, const gs_fp *a) { gs_fp_add(out, a, a); }
 
-/* mulx/adcx/adox assembly where the target has BMI2 and ADX (mont_asm.h,
- * generated), portable CIOS otherwise; both compute the same function. */
+/* a b R^-1 mod m for a, b < m: mulx/adcx/adox assembly where the target
+ * has BMI2 and ADX (mont_asm.h, generated), portable CIOS otherwise; both
+ * compute the same function. */
+static inline void mont(uint64_t out[N], const uint64_t a[N], const uint64_t b[N])
+{
+#ifdef GS_HAVE_MONT_ASM
+    gs_mont_mul6_asm(out, a, b);
+#else
+    lb_mont_mul(out, a, b, P, GS_FPC_N0, N);
+#endif
+}
+
 void gs_fp_mul(gs_fp *out, const gs_fp *a, const gs_fp *b)
 {
     GS_VERIFY_REDUCED(a->l, P, N);
     GS_VERIFY_REDUCED(b->l, P, N);
-#ifdef GS_HAVE_MONT_ASM
-    gs_mont_mul6_asm(out->l, a->l, b->l);
-#else
-    lb_mont_mul(out->l, a->l, b->l, P, GS_FPC_N0, N);
-#endif
+    mont(out->l, a->l, b->l);
     GS_VERIFY_REDUCED(out->l, P, N);
 }
 
@@ -163,21 +169,13 @@ int gs_fp_is_lexlargest(const gs_fp *a)
 void gs_fp_to_plain(uint64_t out[GS_FP_LIMBS], const gs_fp *a)
 {
     static const uint64_t one[N] = {1};
-#ifdef GS_HAVE_MONT_ASM
-    gs_mont_mul6_asm(out, a->l, one);      /* a reduced, 1 < m: the generated code's domain */
-#else
-    lb_mont_mul(out, a->l, one, P, GS_FPC_N0, N);
-#endif
+    mont(out, a->l, one);
 }
 
 int gs_fp_from_plain(gs_fp *out, const uint64_t plain[GS_FP_LIMBS])
 {
     if (!lb_lt(plain, P, N)) return 0;
-#ifdef GS_HAVE_MONT_ASM
-    gs_mont_mul6_asm(out->l, plain, R2);   /* plain < m just checked */
-#else
-    lb_mont_mul(out->l, plain, R2, P, GS_FPC_N0, N);
-#endif
+    mont(out->l, plain, R2);
     return 1;
 }
 

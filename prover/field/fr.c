@@ -77,17 +77,23 @@ void gs_fr_neg(gs_fr *out, const gs_fr *a)
 
 void gs_fr_dbl(gs_fr *out, const gs_fr *a) { gs_fr_add(out, a, a); }
 
-/* mulx/adcx/adox assembly where the target has BMI2 and ADX (mont_asm.h,
- * generated), portable CIOS otherwise; both compute the same function. */
+/* a b R^-1 mod m for a, b < m: mulx/adcx/adox assembly where the target
+ * has BMI2 and ADX (mont_asm.h, generated), portable CIOS otherwise; both
+ * compute the same function. */
+static inline void mont(uint64_t out[N], const uint64_t a[N], const uint64_t b[N])
+{
+#ifdef GS_HAVE_MONT_ASM
+    gs_mont_mul4_asm(out, a, b);
+#else
+    lb_mont_mul(out, a, b, P, GS_FRC_N0, N);
+#endif
+}
+
 void gs_fr_mul(gs_fr *out, const gs_fr *a, const gs_fr *b)
 {
     GS_VERIFY_REDUCED(a->l, P, N);
     GS_VERIFY_REDUCED(b->l, P, N);
-#ifdef GS_HAVE_MONT_ASM
-    gs_mont_mul4_asm(out->l, a->l, b->l);
-#else
-    lb_mont_mul(out->l, a->l, b->l, P, GS_FRC_N0, N);
-#endif
+    mont(out->l, a->l, b->l);
     GS_VERIFY_REDUCED(out->l, P, N);
 }
 
@@ -145,21 +151,13 @@ void gs_fr_inv_var(gs_fr *out, const gs_fr *a)
 void gs_fr_to_plain(uint64_t out[GS_FR_LIMBS], const gs_fr *a)
 {
     static const uint64_t one[N] = {1};
-#ifdef GS_HAVE_MONT_ASM
-    gs_mont_mul4_asm(out, a->l, one);      /* a reduced, 1 < m: the generated code's domain */
-#else
-    lb_mont_mul(out, a->l, one, P, GS_FRC_N0, N);
-#endif
+    mont(out, a->l, one);
 }
 
 int gs_fr_from_plain(gs_fr *out, const uint64_t plain[GS_FR_LIMBS])
 {
     if (!lb_lt(plain, P, N)) return 0;
-#ifdef GS_HAVE_MONT_ASM
-    gs_mont_mul4_asm(out->l, plain, R2);   /* plain < m just checked */
-#else
-    lb_mont_mul(out->l, plain, R2, P, GS_FRC_N0, N);
-#endif
+    mont(out->l, plain, R2);
     return 1;
 }
 
