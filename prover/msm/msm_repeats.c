@@ -8,12 +8,14 @@
 
 #include "msm_internal.h"
 
+enum { REP_OK, REP_NOMEM, REP_FULL };   /* REP_FULL: a part outgrew its table */
+
 typedef struct {
     const gs_scalar *k;
     size_t n;
     unsigned parts;
     _Atomic size_t repeats;
-    _Atomic int nomem;
+    _Atomic int fail;
 } rep_ctx;
 
 static void rep_part(void *vctx, size_t begin, size_t end, unsigned slot)
@@ -25,7 +27,7 @@ static void rep_part(void *vctx, size_t begin, size_t end, unsigned slot)
         tsize *= 2;
     uint32_t *tab = malloc(tsize * sizeof *tab);    /* index + 1, 0 = empty */
     if (!tab) {
-        atomic_store(&c->nomem, 1);
+        atomic_store(&c->fail, REP_NOMEM);
         return;
     }
     for (size_t part = begin; part < end; part++) {
@@ -41,8 +43,8 @@ static void rep_part(void *vctx, size_t begin, size_t end, unsigned slot)
             for (size_t h = (size_t)hv & (tsize - 1);; h = (h + 1) & (tsize - 1)) {
                 uint32_t e = tab[h];
                 if (e == 0) {
-                    if (2 * ++used > tsize) {          /* an unlucky split: count the rest apart */
-                        atomic_store(&c->nomem, 2);
+                    if (2 * ++used > tsize) {          /* an unlucky split */
+                        atomic_store(&c->fail, REP_FULL);
                         free(tab);
                         return;
                     }
@@ -60,6 +62,19 @@ static void rep_part(void *vctx, size_t begin, size_t end, unsigned slot)
     free(tab);
 }
 
+/* The count with the scalars split by hash into `parts` tasks on the pool;
+ * returns REP_OK or why there is no count. */
+static int count_parts(const gs_scalar *k, size_t n, unsigned parts, gs_pool *pool,
+                       size_t *repeats)
+{
+    rep_ctx c = {.k = k, .n = n, .parts = parts};
+    atomic_init(&c.repeats, 0);
+    atomic_init(&c.fail, REP_OK);
+    gs_pool_for(pool, parts, 1, rep_part, &c);
+    *repeats = atomic_load(&c.repeats);
+    return atomic_load(&c.fail);
+}
+
 size_t gs_msm_repeats(const gs_scalar *k, size_t n, gs_pool *pool)
 {
     if (n == 0)
@@ -67,16 +82,9 @@ size_t gs_msm_repeats(const gs_scalar *k, size_t n, gs_pool *pool)
     if (n >= UINT32_MAX)
         return n;                                       /* 32-bit indices: "may repeat" */
     unsigned width = gs_pool_width(pool);
-    rep_ctx c = {.k = k, .n = n, .parts = width > 1 ? width : 1};
-    atomic_init(&c.repeats, 0);
-    atomic_init(&c.nomem, 0);
-    gs_pool_for(pool, c.parts, 1, rep_part, &c);
-    if (atomic_load(&c.nomem) == 2) {                  /* one table for all, serially */
-        rep_ctx one = {.k = k, .n = n, .parts = 1};
-        atomic_init(&one.repeats, 0);
-        atomic_init(&one.nomem, 0);
-        rep_part(&one, 0, 1, 0);
-        return atomic_load(&one.nomem) ? n : atomic_load(&one.repeats);
-    }
-    return atomic_load(&c.nomem) ? n : atomic_load(&c.repeats);
+    size_t rep;
+    int fail = count_parts(k, n, width > 1 ? width : 1, pool, &rep);
+    if (fail == REP_FULL)                               /* one table for all, which cannot fill */
+        fail = count_parts(k, n, 1, NULL, &rep);
+    return fail ? n : rep;                              /* no memory: "may repeat" */
 }
