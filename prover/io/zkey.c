@@ -10,8 +10,8 @@
  * key costs the parse without them (~20% of its CPU time at 2^16).  The
  * checks are the batch test of curve.h (random subset sums, fresh seed from
  * getrandom(2)), spread over the pool; a failure names the point's byte
- * offset.  A key that passes gets a record when a record
- * directory is writable; a record is never needed to prove.
+ * offset.  A key that passes gets a record when a record directory is
+ * writable; a record is never needed to prove.
  */
 #include <stdio.h>
 #include <stdlib.h>
