@@ -57,8 +57,16 @@ TEST_CFLAGS := $(if $(filter 1,$(HAVE_GMP)),-DGS_HAVE_GMP=1,)
 TEST_LDLIBS := $(if $(filter 1,$(HAVE_GMP)),-lgmp,)
 
 # ---- layers ---------------------------------------------------------------
-LAYERS := common field curve pairing poly msm groth16 io circuits cuda diag import attach engine scenarios cli
-dir_common    := prover/common
+# The house (DESIGN.md "Layout"): common/ and timeline/ are everyone's
+# ground; the prover's layers; the capture sources; the model device;
+# diagnosis; the report; the drivers; the front doors.  A layer may include
+# and link only the layers listed in its deps_ line (test/test_layers.c
+# reads these lines and every #include, and fails on an include that runs
+# up this list).
+LAYERS := common timeline field curve pairing poly msm groth16 io circuits cuda engine \
+          attach import model diag report scenarios cli
+dir_common    := common
+dir_timeline  := timeline
 dir_field     := prover/field
 dir_curve     := prover/curve
 dir_pairing   := prover/pairing
@@ -68,15 +76,19 @@ dir_groth16   := prover/groth16
 dir_io        := prover/io
 dir_circuits  := prover/circuits
 dir_cuda      := prover/cuda
-dir_diag      := diag
-dir_import    := capture/import
 dir_engine    := prover/engine
-dir_scenarios := scenarios
 dir_attach    := capture/attach
+dir_import    := capture/import
+dir_model     := model
+dir_diag      := diag
+dir_report    := report
+dir_scenarios := scenarios
 dir_cli       := cli
 
+PROVER := circuits io groth16 msm poly pairing curve field
 # Each layer's dependencies, most dependent first (the link order).
 deps_common    :=
+deps_timeline  := common
 deps_field     := common
 deps_curve     := field common
 deps_pairing   := curve field common
@@ -86,12 +98,19 @@ deps_groth16   := msm poly pairing curve field common
 deps_io        := groth16 msm poly pairing curve field common
 deps_circuits  := io groth16 msm poly pairing curve field common
 deps_cuda      := groth16 msm poly pairing curve field common
-deps_diag      := common
-deps_import    := diag common
-deps_engine    := diag cuda circuits io groth16 msm poly pairing curve field common
-deps_scenarios := engine diag cuda circuits io groth16 msm poly pairing curve field common
-deps_attach    := diag common
-deps_cli       := import attach scenarios engine diag cuda circuits io groth16 msm poly pairing curve field common
+deps_engine    := cuda $(PROVER) timeline common
+deps_attach    := timeline common
+deps_import    := timeline common
+deps_model     := engine cuda $(PROVER) timeline common
+deps_diag      := timeline common
+deps_report    := diag timeline common
+deps_scenarios := report diag model engine cuda $(PROVER) timeline common
+deps_cli       := import attach scenarios report diag model engine cuda $(PROVER) timeline common
+# Layers a layer's tests use as oracles beyond its own dependencies (a test
+# of an importer checks the analysis of what it imported).
+tdeps_import   := diag
+tdeps_attach   := diag
+tdeps_model    := scenarios
 
 srcs_of  = $(filter-out $(dir_$(1))/test_%.c,$(wildcard $(dir_$(1))/*.c))
 tests_of = $(wildcard $(dir_$(1))/test_*.c)
@@ -123,7 +142,7 @@ $(ATTACH_PROBE): capture/attach/probe/gs_attach_probe.c
 	$(CC) -std=c17 -O1 -g -Wall -Wextra -Werror -pthread \
 	    $(if $(filter 1,$(HAVE_CUPTI)),-DGS_HAVE_NVTX=1 -I$(CUDA_HOME)/include,) -o $@ $< -ldl
 
-ALL_TESTS := $(foreach l,$(LAYERS),$(call tests_of,$(l)))
+ALL_TESTS := $(foreach l,$(LAYERS),$(call tests_of,$(l))) test/test_layers.c
 TEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(ALL_TESTS) test/runner.c)
 ALL_LIBS  := $(call libs_for,cli)
 
@@ -146,7 +165,7 @@ $(call lib_of,$(1)): $(call objs_of,$(1))
 	@mkdir -p $$(dir $$@)
 	@rm -f $$@
 	ar rcs $$@ $$^ $(if $(call objs_of,$(1)),,$(BUILD)/obj/empty.o)
-$(BUILD)/test/$(1): $(patsubst %.c,$(BUILD)/obj/%.o,test/runner.c $(call tests_of,$(1))) $(call libs_for,$(1))
+$(BUILD)/test/$(1): $(patsubst %.c,$(BUILD)/obj/%.o,test/runner.c $(call tests_of,$(1))) $(foreach d,$(tdeps_$(1)),$(call lib_of,$(d))) $(call libs_for,$(1))
 	@mkdir -p $$(dir $$@)
 	$(CC) $(CFLAGS) $(LDFLAGS_SAN) -o $$@ $$^ $(TEST_LDLIBS) $(LDLIBS_CUDA) $(LDLIBS)
 endef

@@ -1,5 +1,5 @@
 /* Benchmarks of the common layer: the seeded generator and the clock every span reads. */
-#include "../prover/common/rng.h"
+#include "../common/rng.h"
 #include "gsbench.h"
 
 static void bm_rng_u64(gs_bench_state *st)

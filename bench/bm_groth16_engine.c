@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../prover/circuits/circuits.h"
-#include "../prover/common/pool.h"
+#include "../common/pool.h"
 #include "../prover/engine/engine.h"
 #include "gsbench.h"
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "../diag/analysis.h"
-#include "../prover/common/rng.h"
+#include "../common/rng.h"
 #include "gsbench.h"
 
 static void bm_capture_span(gs_bench_state *st)

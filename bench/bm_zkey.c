@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../prover/common/pool.h"
-#include "../prover/common/rng.h"
+#include "../common/pool.h"
+#include "../common/rng.h"
 #include "../prover/curve/curve.h"
 #include "../prover/groth16/backend.h"
 #include "../prover/io/io.h"

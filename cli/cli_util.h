@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "../prover/common/status.h"
+#include "../common/status.h"
 
 /* Exit codes (cli.h). */
 enum { GS_EXIT_OK = 0, GS_EXIT_NO = 1, GS_EXIT_USAGE = 2, GS_EXIT_INTERNAL = 3 };

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../diag/charts.h"
+#include "../report/charts.h"
 #include "../diag/run.h"
 #include "cli.h"
 #include "diag_cli.h"

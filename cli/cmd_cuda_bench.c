@@ -69,8 +69,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../diag/json.h"
-#include "../diag/outfile.h"
+#include "../common/json.h"
+#include "../common/outfile.h"
 #include "../prover/cuda/cuda_dev.h"
 #include "../prover/groth16/backend.h"
 #include "../prover/msm/msm.h"

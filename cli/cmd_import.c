@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "../capture/import/import.h"
-#include "../diag/report.h"
+#include "../report/report.h"
 #include "../scenarios/run.h"
 #include "cli.h"
 #include "diag_cli.h"

@@ -1,5 +1,5 @@
-/* gapscope model fit: see scenarios/cli_predict.c for the options. */
-#include "../scenarios/cli_run.h"
+/* gapscope model fit: see cli/cli_predict.c for the options. */
+#include "cli_run.h"
 #include "cli.h"
 
 static int model_main(int argc, char **argv) { return gs_scn_cmd_model(argc, argv); }

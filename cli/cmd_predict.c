@@ -1,5 +1,5 @@
-/* gapscope predict: see scenarios/cli_predict.c for the options. */
-#include "../scenarios/cli_run.h"
+/* gapscope predict: see cli/cli_predict.c for the options. */
+#include "cli_run.h"
 #include "cli.h"
 
 static int predict_main(int argc, char **argv) { return gs_scn_cmd_predict(argc, argv); }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../prover/common/pool.h"
+#include "../common/pool.h"
 #include "../prover/groth16/backend.h"
 #include "../prover/io/io.h"
 #include "cli.h"

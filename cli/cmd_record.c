@@ -1,5 +1,5 @@
 /*
- * gapscope record: the arrivals of a run as a trace (scenarios/cli_run.c
+ * gapscope record: the arrivals of a run as a trace (cli/cli_run.c
  * has the options), or, with --from-log LOG, the job mix of a production
  * daemon's log (capture/import, gs_import_daemon_jobs): one arrival per job
  * at its first logged event, its kind and partition count, written in the
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "../capture/import/import.h"
-#include "../diag/outfile.h"
-#include "../scenarios/cli_run.h"
+#include "../common/outfile.h"
+#include "cli_run.h"
 #include "../scenarios/trace.h"
 #include "cli.h"
 

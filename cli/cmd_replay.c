@@ -1,5 +1,5 @@
-/* gapscope replay: see scenarios/cli_run.c for the options. */
-#include "../scenarios/cli_run.h"
+/* gapscope replay: see cli/cli_run.c for the options. */
+#include "cli_run.h"
 #include "cli.h"
 
 static int replay_main(int argc, char **argv) { return gs_scn_cmd_run(argc, argv, "replay"); }

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../diag/charts.h"
-#include "../diag/report.h"
+#include "../report/charts.h"
+#include "../report/report.h"
 #include "cli.h"
 #include "diag_cli.h"
 

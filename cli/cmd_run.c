@@ -1,5 +1,5 @@
-/* gapscope run: see scenarios/cli_run.c for the options. */
-#include "../scenarios/cli_run.h"
+/* gapscope run: see cli/cli_run.c for the options. */
+#include "cli_run.h"
 #include "cli.h"
 
 static int run_main(int argc, char **argv) { return gs_scn_cmd_run(argc, argv, "run"); }

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "../prover/circuits/circuits.h"
-#include "../prover/common/pool.h"
+#include "../common/pool.h"
 #include "../prover/io/io.h"
 #include "cli.h"
 #include "cli_util.h"

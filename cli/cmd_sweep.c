@@ -1,5 +1,5 @@
-/* gapscope sweep: see scenarios/sweep.c and scenarios/cli_sweep.c. */
-#include "../scenarios/cli_run.h"
+/* gapscope sweep: see scenarios/sweep.c and cli/cli_sweep.c. */
+#include "cli_run.h"
 #include "cli.h"
 
 static int sweep_main(int argc, char **argv) { return gs_scn_cmd_sweep(argc, argv); }

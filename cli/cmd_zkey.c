@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../prover/common/pool.h"
+#include "../common/pool.h"
 #include "../prover/io/io.h"
 #include "cli.h"
 #include "cli_util.h"

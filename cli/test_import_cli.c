@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../prover/common/json.h"
+#include "../common/json.h"
 #include "../scenarios/trace.h"
 #include "../test/test.h"
 

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "timeline.h"
+#include "../timeline/timeline.h"
 
 /* Causes.  X(enum, name, short description) */
 #define GS_CAUSE_TABLE(X)                                                                    \
@@ -71,7 +71,7 @@ int gs_cause_from_name(gs_cause *out, const char *name);
  * "tracker_lock/..." cause) or its family (below). */
 int gs_cause_matches(gs_cause c, const char *name_or_group);
 /* The cause's family, shared by the engine's causes and those of foreign
- * timelines (diag/SPANS.md, "Foreign timelines"): an engine cause's family
+ * timelines (timeline/SPANS.md, "Foreign timelines"): an engine cause's family
  * is its group ("tracker_lock" for "tracker_lock/...", else its own name);
  * a foreign cause belongs to the engine family that means the same
  * ("lock_wait/..." -> "tracker_lock", "blocked_futex" -> "queue_empty",

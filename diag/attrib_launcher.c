@@ -1,6 +1,6 @@
 /*
  * The launcher rule: attribution of foreign timelines (attach, import),
- * whose devices no GPU worker lane serves.  The rules are in diag/SPANS.md
+ * whose devices no GPU worker lane serves.  The rules are in timeline/SPANS.md
  * ("Foreign timelines") and diag/README.md ("Attribution of foreign
  * timelines"); in short:
  *

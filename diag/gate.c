@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "outfile.h"
+#include "../common/json.h"
+#include "../common/outfile.h"
 
 void gs_gate_result_init(gs_gate_result *res, const char *mode)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "outfile.h"
+#include "../common/outfile.h"
 
 void gs_gate_limits_init(gs_gate_limits *l)
 {

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "outfile.h"
+#include "../common/outfile.h"
 
 #define JOBS_HEADER "id,kind,partitions,status,verified,intended_ns,submitted_ns,done_ns,error"
 

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "timeline.h"
+#include "../timeline/timeline.h"
 
 typedef struct gs_job_record {
     uint64_t id;

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "outfile.h"
+#include "../common/json.h"
+#include "../common/outfile.h"
 #include "run.h"
 
 static void key(FILE *f, int *first, const char *k)

@@ -5,7 +5,7 @@
 
 #include "../test/test.h"
 #include "analysis.h"
-#include "tl_internal.h"
+#include "../timeline/tl_internal.h"
 
 #define MS 1000000LL
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)

@@ -17,7 +17,7 @@
 
 #include "../capture/import/import.h"
 #include "../diag/analysis.h"
-#include "../diag/timeline.h"
+#include "../timeline/timeline.h"
 #include "fz.h"
 
 static int names_mem(const char *msg)

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../diag/jobs.h"
-#include "../diag/outfile.h"
+#include "../common/outfile.h"
 #include "fz.h"
 
 static void cr_to_space(char *s)

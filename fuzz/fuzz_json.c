@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the JSON reader (prover/common/json.c) and the snarkjs
+ * libFuzzer target: the JSON reader (common/json.c) and the snarkjs
  * proof / public-signals / verification-key readers on top of it
  * (prover/io/json_io.c), as `gapscope verify` calls them.
  *
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../diag/outfile.h"
-#include "../prover/common/json.h"
+#include "../common/outfile.h"
+#include "../common/json.h"
 #include "../prover/io/io.h"
 #include "fz.h"
 

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: spans.csv (diag/timeline_csv.c) and everything
+ * libFuzzer target: spans.csv (timeline/timeline_csv.c) and everything
  * `gapscope analyze` and the model backend do with a file that reads:
  *
  *   1. gs_timeline_read_csv; a failure must name path:line;
@@ -9,7 +9,7 @@
  *   4. the outputs of `analyze` into the scratch run directory:
  *      summary.json and timeline.json (both must parse as JSON) and the
  *      plot data files; no "*.tmp.*" may be left behind;
- *   5. gs_model_load (scenarios/model.c reads a captured spans.csv as the
+ *   5. gs_model_load (model/model.c reads a captured spans.csv as the
  *      model device) and a few stage queries.
  *
  * The jobs statistics fallback (no jobs.csv) runs on the timeline too.
@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "../diag/run.h"
-#include "../prover/common/json.h"
-#include "../scenarios/model.h"
+#include "../common/json.h"
+#include "../model/model.h"
 #include "fz.h"
 
 static void same_timeline(gs_timeline *a, gs_timeline *b)

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../diag/outfile.h"
+#include "../common/outfile.h"
 #include "../scenarios/trace.h"
 #include "fz.h"
 

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../prover/common/status.h"
+#include "../common/status.h"
 
 /* The scratch directory of this process (created on first use, removed at
  * exit), and a path name inside it. */

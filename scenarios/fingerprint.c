@@ -1,6 +1,6 @@
 /*
  * The build and host fingerprint written into every run's metadata
- * (diag/SPANS.md keys gapscope.version, build.git_rev, build.binary_sha256,
+ * (timeline/SPANS.md keys gapscope.version, build.git_rev, build.binary_sha256,
  * host.cpu, host.threads) and printed by `gapscope version`, so a report
  * says exactly which binary on which machine produced it.  The revision is
  * never borrowed from a repository the build tree merely sits in (see

@@ -8,7 +8,7 @@
  * time for what is running, and write a consistent run directory marked
  * interrupted (run.c).  A second signal exits at once with status
  * 128 + signo: every output file is written through a temporary and
- * renamed (diag/outfile.h), so no partial file is left under its name.
+ * renamed (common/outfile.h), so no partial file is left under its name.
  *
  * Threads: the handler runs on whichever thread has the signals unblocked;
  * gs_scn_run blocks them while it creates the backends and the engine, so

@@ -1,7 +1,7 @@
 /*
  * What a model of the machine needs to know about the host a run captured
  * on, written into the run's timeline metadata beside the build
- * fingerprint (diag/SPANS.md "Metadata keys"):
+ * fingerprint (timeline/SPANS.md "Metadata keys"):
  *
  *   host.cores        online CPUs (sysconf), the modelled CPU's core count
  *   host.mem_bytes    physical memory
@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../prover/common/rng.h"
+#include "../common/rng.h"
 #include "machine.h"
 
 void gs_machine_meta(gs_timeline *tl)

@@ -1,12 +1,12 @@
 /*
  * The capturing host as timeline metadata, and a process CPU sampler
  * (scenarios/machine.c: keys and counter documented there and in
- * diag/SPANS.md).
+ * timeline/SPANS.md).
  */
 #ifndef GS_SCN_MACHINE_H
 #define GS_SCN_MACHINE_H
 
-#include "../diag/timeline.h"
+#include "../timeline/timeline.h"
 
 /* Sets host.cores, host.mem_bytes, host.cpu_mhz, host.kernel on tl. */
 void gs_machine_meta(gs_timeline *tl);

@@ -29,9 +29,9 @@
 #include <unistd.h>
 
 #include "../diag/analysis.h"
-#include "../diag/outfile.h"
-#include "../diag/timeline.h"
-#include "model.h"
+#include "../common/outfile.h"
+#include "../timeline/timeline.h"
+#include "../model/model.h"
 #include "predict.h"
 #include "scn_internal.h"
 #include "trace.h"

@@ -5,7 +5,7 @@
 #ifndef GS_SCN_PREDICT_H
 #define GS_SCN_PREDICT_H
 
-#include "model.h"
+#include "../model/model.h"
 #include "run.h"
 #include "scenario.h"
 

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../diag/charts.h"
-#include "../diag/report.h"
+#include "../report/charts.h"
+#include "../report/report.h"
 #include "../diag/run.h"
 #include "run.h"
 

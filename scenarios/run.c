@@ -19,11 +19,11 @@
 #include <time.h>
 
 #include "../diag/jobs.h"
-#include "../diag/outfile.h"
-#include "../prover/common/vclock.h"
+#include "../common/outfile.h"
+#include "../common/vclock.h"
 #include "machine.h"
-#include "model.h"
-#include "model_work.h"
+#include "../model/model.h"
+#include "../model/model_work.h"
 #include "run.h"
 #include "scn_internal.h"
 

@@ -27,12 +27,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../prover/common/sha256.h" /* gs_sha256_file, for the build fingerprint */
-#include "../prover/common/status.h"
+#include "../common/sha256.h" /* gs_sha256_file, for the build fingerprint */
+#include "../common/status.h"
 #include "scenario.h"
 #include "trace.h"
 
-/* ---- build and host fingerprint (timeline metadata keys, diag/SPANS.md) ---- */
+/* ---- build and host fingerprint (timeline metadata keys, timeline/SPANS.md) ---- */
 typedef struct gs_fingerprint {
     char version[32];        /* gapscope.version */
     char git_rev[64];        /* build.git_rev: compile-time GS_GIT_REV, else `git rev-parse`, else "unknown" */

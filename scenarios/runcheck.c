@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "../diag/jobs.h"
-#include "../diag/timeline.h"
+#include "../timeline/timeline.h"
 #include "run.h"
 
 typedef struct job_ix {

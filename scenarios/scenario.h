@@ -26,8 +26,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../prover/common/rng.h"
-#include "../prover/common/status.h"
+#include "../common/rng.h"
+#include "../common/status.h"
 #include "../prover/engine/engine.h"
 
 typedef enum { GS_REPLAY_TIMED, GS_REPLAY_AFAP, GS_REPLAY_SCALED, GS_REPLAY_COUNT } gs_replay_mode;

@@ -31,8 +31,8 @@
 #include <unistd.h>
 
 #include "../diag/analysis.h"
-#include "../diag/charts.h"
-#include "../diag/outfile.h"
+#include "../report/charts.h"
+#include "../common/outfile.h"
 #include "predict.h"
 #include "run.h"
 #include "scn_internal.h"

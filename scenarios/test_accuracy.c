@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../prover/common/json.h"
+#include "../common/json.h"
 #include "../test/test.h"
 
 #define MAX_CAUSES 32

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../diag/timeline.h"
+#include "../timeline/timeline.h"
 #include "../test/test.h"
 #include "run.h"
 #include "test_scn_util.h"

@@ -1,4 +1,4 @@
-/* Driver pieces: least squares and a tiny end-to-end run (SHA-256: prover/common/test_sha256.c). */
+/* Driver pieces: least squares and a tiny end-to-end run (SHA-256: common/test_sha256.c). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "../diag/jobs.h"
-#include "../diag/timeline.h"
+#include "../timeline/timeline.h"
 #include "../test/test.h"
 #include "run.h"
 

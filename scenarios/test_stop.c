@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "../diag/jobs.h"
-#include "../diag/timeline.h"
-#include "../prover/common/json.h"
+#include "../timeline/timeline.h"
+#include "../common/json.h"
 #include "../test/test.h"
 #include "run.h"
 

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../prover/common/status.h"
+#include "../common/status.h"
 #include "../prover/engine/engine.h"
 #include "scenario.h"
 

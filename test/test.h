@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../prover/common/rng.h"
+#include "../common/rng.h"
 
 typedef void (*gs_test_fn)(void);
 

@@ -12,7 +12,7 @@
  *   launch.c     fork/exec of the program with that environment, signal
  *                forwarding, the sampler's life.
  *   convert.c    raw records -> a gs_timeline in the foreign-timeline
- *                vocabulary of diag/SPANS.md ("Foreign timelines").
+ *                vocabulary of timeline/SPANS.md ("Foreign timelines").
  *
  * Raw records.  A run directory holds attach-raw/: one file per process
  * image, p<pid>-<t0>.rec (written by the library), and sampler.rec (written
@@ -55,7 +55,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../../diag/timeline.h"
+#include "../../timeline/timeline.h"
 
 /* ---- conversion ------------------------------------------------------------ */
 
@@ -75,7 +75,7 @@ typedef struct gs_attach_stats {
 } gs_attach_stats;
 
 /* Reads every *.rec file of raw_dir into a new timeline (lanes and spans
- * per diag/SPANS.md, "Foreign timelines"; meta source=attach).  Malformed
+ * per timeline/SPANS.md, "Foreign timelines"; meta source=attach).  Malformed
  * input: GS_ERR_FORMAT naming file:line.  stats may be NULL. */
 gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const char *raw_dir,
                             const gs_attach_convert_opts *o, gs_err *err);

@@ -1,6 +1,6 @@
 /*
  * Raw attach records -> a timeline in the foreign-timeline vocabulary
- * (diag/SPANS.md, "Foreign timelines").
+ * (timeline/SPANS.md, "Foreign timelines").
  *
  * Pass 1 (rawread.c) reads every *.rec file of the raw directory into flat
  * arrays (device operations, API calls, host records, state runs).  Pass 2 links:
@@ -90,7 +90,7 @@ static int32_t cmap_get(const cmap *m, uint64_t k)
     return -1;
 }
 
-/* Calls that block the host until device work is done (diag/SPANS.md,
+/* Calls that block the host until device work is done (timeline/SPANS.md,
  * "Host spans"): the explicit synchronizations, frees, and every
  * non-Async memcpy. */
 static const char *const sync_names[] = {

@@ -11,7 +11,7 @@
 
 #include "attach.h"
 
-#define GS_ATTACH_KNAME_MAX 96   /* shortened kernel names (diag/SPANS.md) */
+#define GS_ATTACH_KNAME_MAX 96   /* shortened kernel names (timeline/SPANS.md) */
 
 enum { GS_AOP_KERNEL, GS_AOP_COPY, GS_AOP_MEMSET };
 

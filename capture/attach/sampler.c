@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../prover/common/rng.h"
+#include "../../common/rng.h"
 #include "attach.h"
 
 static const char *const tstate_names[] = {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../diag/outfile.h"
+#include "../../common/outfile.h"
 #include "imp_internal.h"
 
 static const char *const format_names[] = {

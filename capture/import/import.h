@@ -1,6 +1,6 @@
 /*
  * Importers: evidence a user already has, turned into a gapscope timeline
- * (diag/timeline.h) in the vocabulary of diag/SPANS.md, "Foreign
+ * (timeline/timeline.h) in the vocabulary of timeline/SPANS.md, "Foreign
  * timelines".  This layer depends only on diag and common; diag depends on
  * none of the capture sources.
  *
@@ -37,8 +37,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../diag/timeline.h"
-#include "../../prover/common/status.h"
+#include "../../timeline/timeline.h"
+#include "../../common/status.h"
 
 /* X(enum, name) */
 #define GS_IMPORT_FORMAT_TABLE(X)            \

@@ -6,7 +6,7 @@
  * Reading.  The file is scanned, not parsed whole: the top level (object
  * form with "traceEvents", or the bare array form) is walked with a
  * string-aware bracket scanner, and each event is parsed on its own with the
- * project's JSON reader (prover/common/json.h).  So memory holds one event
+ * project's JSON reader (common/json.h).  So memory holds one event
  * at a time, a malformed event is skipped (counted, with its line) without
  * losing the rest, and a truncated file (a profiler killed mid-write)
  * imports every complete event before the cut.
@@ -19,7 +19,7 @@
  * relative to baseTimeNanoseconds in current versions (absolute in older
  * ones): both are read exactly to the nanosecond from the number text.
  *
- * Mapping (diag/SPANS.md, "Foreign timelines"): cat kernel -> KERNEL on
+ * Mapping (timeline/SPANS.md, "Foreign timelines"): cat kernel -> KERNEL on
  * gpu<dev>/stream<s> (args corr, launch_lane); gpu_memcpy -> COPY h2d/d2h/
  * d2d/h2h/p2p with bytes and pageable from "Memcpy HtoD (Pageable ->
  * Device)"; gpu_memset -> COPY memset; cuda_runtime / cuda_driver -> STEP
@@ -41,7 +41,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../../prover/common/json.h"
+#include "../../common/json.h"
 #include "imp_internal.h"
 
 /* ---- scanning ------------------------------------------------------------------- */

@@ -1,7 +1,7 @@
 /*
  * The production daemon's log (formats: shared/DOMAIN.md, "What a
  * production daemon's log holds"), rebuilt into an engine-shaped timeline
- * so the engine's attribution applies (diag/SPANS.md, "Foreign timelines").
+ * so the engine's attribution applies (timeline/SPANS.md, "Foreign timelines").
  *
  * Lines used (everything else is counted as ignored):
  *   TIMELINE,<offset_ms>,<event>,<job_id>,<k=v,...>   SYNTH_START/END,

@@ -27,7 +27,7 @@
  * 7 DtoA, 8 DtoD, 9 HtoH, 10 PtoP); srcKind/dstKind are
  * CUpti_ActivityMemoryKind (1 pageable, 2 pinned, 3 device, ...).
  *
- * Mapping (diag/SPANS.md): kernels, copies and memsets on gpu<dev>/
+ * Mapping (timeline/SPANS.md): kernels, copies and memsets on gpu<dev>/
  * stream<s> with corr and launch_lane (the thread of the runtime/driver
  * call with the same correlation id in the same process); runtime/driver
  * calls as cuda:<api> / cuda_sync:<api>; NVTX ranges as nvtx:<text>; OS

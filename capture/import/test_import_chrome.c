@@ -17,7 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 
-#include "../../diag/timeline.h"
+#include "../../timeline/timeline.h"
 #include "imp_internal.h"
 #include "test_import_util.h"
 

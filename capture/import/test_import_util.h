@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../../diag/analysis.h"
-#include "../../diag/outfile.h"
+#include "../../common/outfile.h"
 #include "../../test/test.h"
 #include "import.h"
 

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/status.h"
+#include "../../common/status.h"
 #include "../groth16/groth16.h"
 
 typedef struct gs_circuit gs_circuit;

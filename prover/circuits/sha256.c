@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/sha256.h"
+#include "../../common/sha256.h"
 #include "circuits_internal.h"
 
 /* The padding block of a 64-byte message, in words. */

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "../../test/test.h"
-#include "../common/pool.h"
-#include "../common/sha256.h"
+#include "../../common/pool.h"
+#include "../../common/sha256.h"
 #include "circuits_internal.h"
 
 static int hex_eq(const uint8_t *d, size_t n, const char *hex)

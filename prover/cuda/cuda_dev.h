@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#include "../common/status.h"
+#include "../../common/status.h"
 #include "../curve/curve.h"
 #include "../field/field.h"
 

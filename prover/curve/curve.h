@@ -36,8 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/pool.h"
-#include "../common/status.h"
+#include "../../common/pool.h"
+#include "../../common/status.h"
 #include "../field/field.h"
 
 typedef struct { gs_fp x, y; int inf; } gs_g1_affine;

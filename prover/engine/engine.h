@@ -23,8 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../diag/timeline.h"
-#include "../common/status.h"
+#include "../../timeline/timeline.h"
+#include "../../common/status.h"
 #include "../groth16/backend.h"
 
 /* Proof kinds.  X(enum, name, default partitions, default priority) */
@@ -134,11 +134,11 @@ int gs_injection_draw(const gs_injection *inj, gs_inj_point p, uint64_t job,
                       int32_t part, double *delay_s);
 
 /*
- * Modelled work (scenarios/model_work.c: gapscope predict and backend =
+ * Modelled work (model/model_work.c: gapscope predict and backend =
  * model).  With cfg.work set, the engine does none of the real work below:
  * at each of these points it calls work->run, which spends the unit's
  * modelled time (a sleep or CPU work on the virtual clock,
- * prover/common/vclock.h) and returns; the backend (the model backend)
+ * common/vclock.h) and returns; the backend (the model backend)
  * models the prove itself.  Threads, queues, the tracker lock, policies,
  * injections and spans stay the engine's own.  No real keys, witnesses or
  * proofs exist: jobs complete with verified = 0 (not checked).

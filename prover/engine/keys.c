@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/pool.h"
-#include "../common/vclock.h"
+#include "../../common/pool.h"
+#include "../../common/vclock.h"
 #include "engine_int.h"
 
 void gs_keys_init(gs_keys *k, gs_backend **be, int n_dev)

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/vclock.h"
+#include "../../common/vclock.h"
 #include "engine_int.h"
 
 static int before(const gs_part *a, const gs_part *b)

@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/pool.h"
-#include "../common/vclock.h"
+#include "../../common/pool.h"
+#include "../../common/vclock.h"
 #include "engine_int.h"
 
 void gs_part_free(struct gs_engine *e, gs_part *p)

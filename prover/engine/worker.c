@@ -39,8 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/pool.h"
-#include "../common/vclock.h"
+#include "../../common/pool.h"
+#include "../../common/vclock.h"
 #include "engine_int.h"
 
 static gs_tl_lane *dev_lane(struct gs_engine *e, int dev, int stream)

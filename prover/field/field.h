@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/rng.h"
+#include "../../common/rng.h"
 
 #define GS_FP_LIMBS 6
 #define GS_FR_LIMBS 4

@@ -26,7 +26,7 @@
 
 #include <stdint.h>
 
-#include "../common/status.h"
+#include "../../common/status.h"
 #include "groth16.h"
 
 typedef enum {

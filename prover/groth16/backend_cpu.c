@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/bigmem.h"
+#include "../../common/bigmem.h"
 #include "../msm/msm.h"
 #include "backend.h"
 #include "g16_internal.h"

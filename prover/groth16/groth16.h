@@ -29,9 +29,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/pool.h"
-#include "../common/rng.h"
-#include "../common/status.h"
+#include "../../common/pool.h"
+#include "../../common/rng.h"
+#include "../../common/status.h"
 #include "../curve/curve.h"
 #include "../field/field.h"
 

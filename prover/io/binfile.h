@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/status.h"
+#include "../../common/status.h"
 
 typedef struct gs_binsec {
     uint32_t type;

@@ -22,8 +22,8 @@
 
 #include <stdint.h>
 
-#include "../common/pool.h"
-#include "../common/status.h"
+#include "../../common/pool.h"
+#include "../../common/status.h"
 #include "../groth16/groth16.h"
 
 #define GS_IO_TRUST_POINTS 0x1u  /* skip subgroup checks (on-curve still checked) */

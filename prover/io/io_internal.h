@@ -2,7 +2,7 @@
 #ifndef GS_IO_INTERNAL_H
 #define GS_IO_INTERNAL_H
 
-#include "../common/sha256.h"
+#include "../../common/sha256.h"
 #include "../curve/curve.h"
 #include "../groth16/groth16.h"
 #include "binfile.h"

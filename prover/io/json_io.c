@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/json.h"
+#include "../../common/json.h"
 #include "../pairing/pairing.h"
 #include "binfile.h"
 #include "io.h"

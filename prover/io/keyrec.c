@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/rng.h"
+#include "../../common/rng.h"
 #include "io.h"
 #include "io_internal.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "../../test/test.h"
-#include "../common/sha256.h"
+#include "../../common/sha256.h"
 #include "io.h"
 #include "test_io_util.h"
 

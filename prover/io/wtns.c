@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/bigmem.h"
+#include "../../common/bigmem.h"
 #include "io.h"
 #include "io_internal.h"
 

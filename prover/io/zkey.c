@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/rng.h"
+#include "../../common/rng.h"
 
 #include "io.h"
 #include "io_internal.h"

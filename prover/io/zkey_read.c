@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/bigmem.h"
+#include "../../common/bigmem.h"
 #include "io_internal.h"
 
 enum {

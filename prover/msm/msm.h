@@ -43,8 +43,8 @@
 
 #include <stddef.h>
 
-#include "../common/pool.h"
-#include "../common/status.h"
+#include "../../common/pool.h"
+#include "../../common/status.h"
 #include "../curve/curve.h"
 #include "../field/field.h"
 

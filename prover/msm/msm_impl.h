@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/bigmem.h"
+#include "../../common/bigmem.h"
 
 #ifndef PREFETCH_AHEAD
 #define PREFETCH_AHEAD 2

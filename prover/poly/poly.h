@@ -30,8 +30,8 @@
 
 #include <stddef.h>
 
-#include "../common/pool.h"
-#include "../common/status.h"
+#include "../../common/pool.h"
+#include "../../common/status.h"
 #include "../field/field.h"
 
 /* Largest supported log2 size (Fr's 2-adicity is 32; 2^28 covers 2^27 QAPs

@@ -1,0 +1,53 @@
+/*
+ * A small JSON reader and writer (RFC 8259) for the files gapscope reads: snarkjs's
+ * proof/public/verification-key JSON, trace lines, summaries.  It builds a
+ * tree; numbers keep their source text (snarkjs writes big integers as
+ * strings, and callers that need exact integers parse the text).
+ *
+ * Errors: GS_ERR_FORMAT with "what @ name:line:col: expected ...".
+ * Ownership: gs_json_parse allocates the tree; gs_json_free frees it.
+ * Nesting is limited to 64 levels.
+ */
+#ifndef GS_JSON_H
+#define GS_JSON_H
+
+#include <stddef.h>
+
+#include "status.h"
+
+typedef enum { GS_JSON_NULL, GS_JSON_BOOL, GS_JSON_NUMBER, GS_JSON_STRING,
+               GS_JSON_ARRAY, GS_JSON_OBJECT } gs_json_type;
+
+typedef struct gs_json {
+    gs_json_type type;
+    int boolean;
+    double number;           /* numbers: the value as a double */
+    char *text;              /* strings: the decoded UTF-8 string; numbers: source text */
+    size_t n;                /* arrays/objects: number of items */
+    struct gs_json *items;   /* arrays/objects: the values */
+    char **keys;             /* objects: the keys (parallel to items) */
+    int line, col;           /* where the value starts (1-based) */
+} gs_json;
+
+/* name: shown in errors (a path).  text need not be NUL-terminated. */
+gs_status gs_json_parse(gs_json **out, const char *text, size_t len,
+                        const char *name, gs_err *err);
+/* Reads and parses a whole file. */
+gs_status gs_json_parse_file(gs_json **out, const char *path, gs_err *err);
+void gs_json_free(gs_json *j);
+
+/* Object member by key (NULL if absent or j is not an object). */
+const gs_json *gs_json_get(const gs_json *j, const char *key);
+/* Array item (NULL if out of range or not an array). */
+const gs_json *gs_json_at(const gs_json *j, size_t i);
+const char *gs_json_type_name(gs_json_type t);
+
+/* ---- writing (json_write.c) ---- */
+#include <stdio.h>
+/* Writes s as a JSON string literal (with quotes): invalid UTF-8 bytes
+ * become U+FFFD, control characters \u00XX. */
+void gs_json_str(FILE *f, const char *s);
+/* Writes v with 10 significant digits; NaN and infinities as null. */
+void gs_json_num(FILE *f, double v);
+
+#endif

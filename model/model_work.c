@@ -1,0 +1,158 @@
+/*
+ * The engine's modelled work (gs_work_model, engine.h) on a fitted model:
+ * each unit the engine would do for real becomes its modelled cost on the
+ * virtual clock: CPU stages as CPU work (processor sharing on the modelled
+ * cores, vclock.h), fixed stages (key setup) as sleeps.  Sizes: the job's
+ * log_constraints plus the scenario's model_size_shift.  Per-job units
+ * (assemble, verify) cost their per-partition value times the job's
+ * partitions.
+ *
+ * Units the capture lacks: synth and host_prep always, malloc_trim and
+ * verify when their policy is not off, are required (gs_model_work_check
+ * names the missing stage before a run starts); setup, handoff,
+ * buffer_release, process_result and assemble cost nothing when absent
+ * (short steps; a capture without them is a device-only sample), and the
+ * check says so in its notes.
+ *
+ * Threads: run() is called from every engine thread; it reads the model
+ * only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/vclock.h"
+#include "model_work.h"
+
+typedef struct work_impl {
+    gs_work_model wm;
+    const gs_model *m;
+    int shift;
+    uint64_t seed;
+    int stage[GS_WORK_COUNT];
+} work_impl;
+
+static gs_model_where unit_where(gs_work_unit u)
+{
+    return u == GS_WORK_SETUP ? GS_WHERE_FIXED : GS_WHERE_CPU;
+}
+
+static gs_status work_run(gs_work_model *wm, gs_work_unit u, const gs_job_spec *job, int32_t part,
+                          gs_err *err)
+{
+    work_impl *w = wm->ctx;
+    int si = (unsigned)u < GS_WORK_COUNT ? w->stage[u] : -1;
+    if (si < 0)
+        return GS_OK; /* optional and absent: checked before the run */
+    uint32_t log = job ? job->log_constraints + (uint32_t)w->shift : 0;
+    int kind = job ? (int)job->kind : -1;
+    double s;
+    gs_status rc = gs_model_cost(w->m, si, kind, log, job ? (int64_t)job->id : -1, part, w->seed, &s,
+                                 err);
+    if (rc != GS_OK)
+        return rc;
+    if (job && (u == GS_WORK_ASSEMBLE || u == GS_WORK_VERIFY))
+        s *= job->partitions ? job->partitions : 1;
+    int64_t ns = s > 0 ? (int64_t)(s * 1e9 + 0.5) : 0;
+    if (unit_where(u) == GS_WHERE_FIXED) {
+        gs_vt_sleep(ns);
+    } else {
+        int pool;
+        int threads = gs_model_stage_threads(w->m, si, &pool);
+        gs_vt_cpu(ns, threads, -1);
+    }
+    return GS_OK;
+}
+
+gs_status gs_model_work_create(gs_work_model **out, const gs_model *m, int size_shift, uint64_t seed,
+                               gs_err *err)
+{
+    *out = NULL;
+    work_impl *w = calloc(1, sizeof *w);
+    if (!w)
+        return GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
+    w->m = m;
+    w->shift = size_shift;
+    w->seed = seed;
+    for (int u = 0; u < GS_WORK_COUNT; u++)
+        w->stage[u] = gs_model_find(m, gs_work_unit_name((gs_work_unit)u), unit_where((gs_work_unit)u));
+    w->wm.run = work_run;
+    w->wm.ctx = w;
+    *out = &w->wm;
+    return GS_OK;
+}
+
+void gs_model_work_destroy(gs_work_model *wm)
+{
+    if (wm)
+        free(wm->ctx);
+}
+
+/* One required stage at one size: present and within the fit's range. */
+static gs_status need(const gs_model *m, const char *capture, const char *name, gs_model_where where,
+                      const char *why, int kind, uint32_t log, gs_err *err)
+{
+    int si = gs_model_find(m, name, where);
+    if (si < 0)
+        return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict",
+                      "%s needs stage %s (%s), which capture %s lacks", why, name,
+                      gs_model_where_name(where), capture);
+    double s;
+    gs_err e2;
+    gs_err_clear(&e2);
+    if (gs_model_cost(m, si, kind, log, -1, -1, 0, &s, &e2) != GS_OK)
+        return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict", "%s: %s (capture %s)", why, e2.msg, capture);
+    return GS_OK;
+}
+
+gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_engine_config *cfg,
+                              const int *kinds, const uint32_t *logs, int n_sizes, char *notes,
+                              size_t cap, gs_err *err)
+{
+    gs_status st = GS_OK;
+    if (notes && cap)
+        notes[0] = '\0';
+    int idx[32];
+    if (gs_model_device_order(m, cfg->g2_on_device, idx, 32) == 0)
+        return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict", "capture %s has no device stage", capture);
+    for (int i = 0; i < n_sizes; i++) {
+        int k = kinds[i];
+        uint32_t l = logs[i];
+        if ((st = need(m, capture, "synth", GS_WHERE_CPU, "synthesis", k, l, err)) != GS_OK ||
+            (st = need(m, capture, "host_prep", GS_WHERE_CPU, "the GPU worker's host prep", k, l, err)) != GS_OK)
+            return st;
+        for (int d = 0; d < gs_model_device_order(m, cfg->g2_on_device, idx, 32); d++) {
+            gs_model_where w;
+            const char *name = gs_model_stage_at(m, idx[d], &w);
+            if ((st = need(m, capture, name, GS_WHERE_DEVICE, "the prove", k, l, err)) != GS_OK)
+                return st;
+        }
+        if (cfg->g2_on_device && gs_model_find(m, "msm_b2", GS_WHERE_DEVICE) < 0)
+            return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict",
+                          "engine.g2 = device needs the device stage msm_b2, which capture %s lacks "
+                          "(it ran the G2 MSM on the CPU)", capture);
+        if (!cfg->g2_on_device &&
+            (st = need(m, capture, "msm_b2", GS_WHERE_CPU, "engine.g2 = cpu (the CPU G2 MSM)", k, l, err)) != GS_OK)
+            return st;
+        if (cfg->trim != GS_TRIM_OFF &&
+            (st = need(m, capture, "malloc_trim", GS_WHERE_CPU, "engine.trim (malloc_trim)", k, l, err)) != GS_OK)
+            return st;
+        if (cfg->verify != GS_VERIFY_OFF &&
+            (st = need(m, capture, "verify", GS_WHERE_CPU, "engine.verify", k, l, err)) != GS_OK)
+            return st;
+    }
+    static const struct {
+        const char *name;
+        gs_model_where where;
+    } optional[] = {{"setup", GS_WHERE_FIXED},          {"handoff", GS_WHERE_CPU},
+                    {"buffer_release", GS_WHERE_CPU},   {"process_result", GS_WHERE_CPU},
+                    {"assemble", GS_WHERE_CPU},         {"epilogue", GS_WHERE_CPU},
+                    {"prove_host", GS_WHERE_FIXED}};
+    for (size_t i = 0; notes && i < sizeof optional / sizeof optional[0]; i++)
+        if (gs_model_find(m, optional[i].name, optional[i].where) < 0) {
+            size_t n = strlen(notes);
+            snprintf(notes + n, cap - n, "Stage %s is not in the capture: modelled as taking no time.\n",
+                     optional[i].name);
+        }
+    return GS_OK;
+}

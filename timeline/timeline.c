@@ -1,0 +1,475 @@
+/*
+ * The timeline model's capture side (timeline.h).
+ *
+ * Design.  Each lane is a separately allocated object whose address never
+ * changes; it owns a singly linked list of span chunks (GS_TL_CHUNK spans
+ * each) and an arena of string chunks.  Its one writer thread appends
+ * without any lock: it fills the tail chunk and links a new chunk when the
+ * tail is full.  The timeline's mutex protects only the lane table (opening
+ * a lane may grow it) and the meta key/values.  Readers run after capture
+ * has stopped, so they walk the chunks with no synchronisation beyond the
+ * join that ended the writers.
+ *
+ * Names repeat ("prove_start" thousands of times), so each lane keeps a
+ * small direct-mapped cache of the strings it has copied: a repeated name
+ * costs a hash and a strcmp instead of arena space.
+ *
+ * Lock order: the timeline mutex is a leaf (nothing is called under it that
+ * takes another lock).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "tl_internal.h"
+#include "../common/vclock.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GS_TL_CHUNK 1024
+#define GS_TL_ARENA 65536
+#define GS_TL_INTERN 128
+
+typedef struct span_chunk {
+    struct span_chunk *next;
+    size_t n;
+    gs_span s[GS_TL_CHUNK];
+} span_chunk;
+
+typedef struct arena_chunk {
+    struct arena_chunk *next;
+    size_t used, cap;
+    char data[];
+} arena_chunk;
+
+struct gs_tl_lane {
+    gs_timeline *tl;
+    gs_lane_info info;
+    span_chunk *head, *tail;   /* written by the lane's one writer */
+    size_t n;
+    arena_chunk *arena;
+    const char *intern[GS_TL_INTERN];
+};
+
+typedef struct meta_kv {
+    char *key, *value;
+} meta_kv;
+
+struct gs_timeline {
+    pthread_mutex_t mu;        /* protects lanes, n_lanes, cap_lanes, meta */
+    gs_tl_lane **lanes;
+    size_t n_lanes, cap_lanes;
+    meta_kv *meta;
+    size_t n_meta, cap_meta;
+    atomic_uint_fast64_t dropped;
+    gs_span *sorted;           /* sorted view, rebuilt when n_sorted is stale */
+    size_t n_sorted;
+};
+
+static const char *const role_names[] = {
+#define GS_X(e, n) n,
+    GS_ROLE_TABLE(GS_X)
+#undef GS_X
+};
+_Static_assert(sizeof role_names / sizeof role_names[0] == GS_ROLE_COUNT, "role table");
+static const char *const kind_names[] = {
+#define GS_X(e, n) n,
+    GS_SPAN_KIND_TABLE(GS_X)
+#undef GS_X
+};
+_Static_assert(sizeof kind_names / sizeof kind_names[0] == GS_SPAN_KIND_COUNT, "kind table");
+
+const char *gs_role_name(gs_role r)
+{
+    return (unsigned)r < GS_ROLE_COUNT ? role_names[r] : "?";
+}
+
+int gs_role_from_name(gs_role *out, const char *name)
+{
+    for (int i = 0; i < GS_ROLE_COUNT; i++)
+        if (!strcmp(name, role_names[i])) {
+            *out = (gs_role)i;
+            return 1;
+        }
+    return 0;
+}
+
+const char *gs_span_kind_name(gs_span_kind k)
+{
+    return (unsigned)k < GS_SPAN_KIND_COUNT ? kind_names[k] : "?";
+}
+
+int gs_span_kind_from_name(gs_span_kind *out, const char *name)
+{
+    for (int i = 0; i < GS_SPAN_KIND_COUNT; i++)
+        if (!strcmp(name, kind_names[i])) {
+            *out = (gs_span_kind)i;
+            return 1;
+        }
+    return 0;
+}
+
+gs_status gs_timeline_create(gs_timeline **out)
+{
+    gs_timeline *tl = calloc(1, sizeof *tl);
+    *out = NULL;
+    if (!tl)
+        return GS_ERR_NOMEM;
+    if (pthread_mutex_init(&tl->mu, NULL) != 0) {
+        free(tl);
+        return GS_ERR_INTERNAL;
+    }
+    atomic_init(&tl->dropped, 0);
+    *out = tl;
+    return GS_OK;
+}
+
+static void lane_free(gs_tl_lane *l)
+{
+    for (span_chunk *c = l->head, *nx; c; c = nx) {
+        nx = c->next;
+        free(c);
+    }
+    for (arena_chunk *a = l->arena, *nx; a; a = nx) {
+        nx = a->next;
+        free(a);
+    }
+    free((char *)l->info.name);
+    free(l);
+}
+
+void gs_timeline_destroy(gs_timeline *tl)
+{
+    if (!tl)
+        return;
+    for (size_t i = 0; i < tl->n_lanes; i++)
+        lane_free(tl->lanes[i]);
+    free(tl->lanes);
+    for (size_t i = 0; i < tl->n_meta; i++) {
+        free(tl->meta[i].key);
+        free(tl->meta[i].value);
+    }
+    free(tl->meta);
+    free(tl->sorted);
+    pthread_mutex_destroy(&tl->mu);
+    free(tl);
+}
+
+/* ---- metadata (under the mutex) ------------------------------------- */
+
+void gs_timeline_meta_set(gs_timeline *tl, const char *key, const char *value)
+{
+    if (!tl || !key)
+        return;
+    char *v = strdup(value ? value : "");
+    if (!v) {
+        atomic_fetch_add(&tl->dropped, 1);
+        return;
+    }
+    pthread_mutex_lock(&tl->mu);
+    for (size_t i = 0; i < tl->n_meta; i++)
+        if (!strcmp(tl->meta[i].key, key)) {
+            free(tl->meta[i].value);
+            tl->meta[i].value = v;
+            pthread_mutex_unlock(&tl->mu);
+            return;
+        }
+    char *k = strdup(key);
+    if (k && tl->n_meta == tl->cap_meta) {
+        size_t cap = tl->cap_meta ? tl->cap_meta * 2 : 16;
+        meta_kv *nm = realloc(tl->meta, cap * sizeof *nm);
+        if (nm) {
+            tl->meta = nm;
+            tl->cap_meta = cap;
+        }
+    }
+    if (!k || tl->n_meta == tl->cap_meta) {
+        free(k);
+        free(v);
+        atomic_fetch_add(&tl->dropped, 1);
+        pthread_mutex_unlock(&tl->mu);
+        return;
+    }
+    tl->meta[tl->n_meta++] = (meta_kv){k, v};
+    pthread_mutex_unlock(&tl->mu);
+}
+
+const char *gs_timeline_meta_get(const gs_timeline *tl, const char *key)
+{
+    gs_timeline *m = (gs_timeline *)tl;
+    const char *r = NULL;
+    pthread_mutex_lock(&m->mu);
+    for (size_t i = 0; i < m->n_meta; i++)
+        if (!strcmp(m->meta[i].key, key)) {
+            r = m->meta[i].value;
+            break;
+        }
+    pthread_mutex_unlock(&m->mu);
+    return r;
+}
+
+size_t gs_timeline_meta_count(const gs_timeline *tl)
+{
+    return tl->n_meta;
+}
+
+void gs_timeline_meta_at(const gs_timeline *tl, size_t i, const char **key, const char **value)
+{
+    *key = i < tl->n_meta ? tl->meta[i].key : NULL;
+    *value = i < tl->n_meta ? tl->meta[i].value : NULL;
+}
+
+/* ---- lanes ------------------------------------------------------------ */
+
+gs_tl_lane *gs_tl_lane_open(gs_timeline *tl, const char *name, gs_role role,
+                            int32_t device, int32_t stream)
+{
+    if (!tl)
+        return NULL;
+    gs_tl_lane *l = calloc(1, sizeof *l);
+    char *nm = strdup(name ? name : "");
+    if (!l || !nm)
+        goto fail;
+    l->tl = tl;
+    l->info = (gs_lane_info){.role = role, .device = device, .stream = stream, .name = nm};
+    pthread_mutex_lock(&tl->mu);
+    if (tl->n_lanes == tl->cap_lanes) {
+        size_t cap = tl->cap_lanes ? tl->cap_lanes * 2 : 32;
+        gs_tl_lane **nl = realloc(tl->lanes, cap * sizeof *nl);
+        if (!nl) {
+            pthread_mutex_unlock(&tl->mu);
+            goto fail;
+        }
+        tl->lanes = nl;
+        tl->cap_lanes = cap;
+    }
+    l->info.id = (int32_t)tl->n_lanes;
+    tl->lanes[tl->n_lanes++] = l;
+    pthread_mutex_unlock(&tl->mu);
+    return l;
+fail:
+    free(nm);
+    free(l);
+    return NULL;
+}
+
+int32_t gs_tl_lane_id(const gs_tl_lane *lane)
+{
+    return lane ? lane->info.id : -1;
+}
+
+gs_tl_lane *gs_tl_lane_by_id(gs_timeline *tl, int32_t id)
+{
+    return id >= 0 && (size_t)id < tl->n_lanes ? tl->lanes[id] : NULL;
+}
+
+size_t gs_timeline_lane_count(const gs_timeline *tl)
+{
+    return tl->n_lanes;
+}
+
+const gs_lane_info *gs_timeline_lane(const gs_timeline *tl, int32_t id)
+{
+    return id >= 0 && (size_t)id < tl->n_lanes ? &tl->lanes[id]->info : NULL;
+}
+
+/* ---- appending (lane writer only, no lock) ---------------------------- */
+
+/* FNV-1a, 64-bit (http://www.isthe.com/chongo/tech/comp/fnv/). */
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+static const char *lane_str(gs_tl_lane *l, const char *s)
+{
+    if (!s || !*s)
+        return "";
+    size_t slot = (size_t)(str_hash(s) % GS_TL_INTERN);
+    if (l->intern[slot] && !strcmp(l->intern[slot], s))
+        return l->intern[slot];
+    size_t len = strlen(s) + 1;
+    arena_chunk *a = l->arena;
+    if (!a || a->cap - a->used < len) {
+        size_t cap = len > GS_TL_ARENA ? len : GS_TL_ARENA;
+        arena_chunk *na = malloc(sizeof *na + cap);
+        if (!na)
+            return NULL;
+        na->next = a;
+        na->used = 0;
+        na->cap = cap;
+        l->arena = a = na;
+    }
+    char *p = a->data + a->used;
+    memcpy(p, s, len);
+    a->used += len;
+    l->intern[slot] = p;
+    return p;
+}
+
+void gs_tl_append_raw(gs_tl_lane *l, const gs_span *s)
+{
+    if (!l)
+        return;
+    span_chunk *c = l->tail;
+    if (!c || c->n == GS_TL_CHUNK) {
+        span_chunk *nc = malloc(sizeof *nc);
+        if (!nc) {
+            atomic_fetch_add(&l->tl->dropped, 1);
+            return;
+        }
+        nc->next = NULL;
+        nc->n = 0;
+        if (c)
+            c->next = nc;
+        else
+            l->head = nc;
+        l->tail = c = nc;
+    }
+    const char *name = lane_str(l, s->name);
+    const char *args = lane_str(l, s->args);
+    if (!name || !args) {
+        atomic_fetch_add(&l->tl->dropped, 1);
+        return;
+    }
+    gs_span *d = &c->s[c->n];
+    *d = *s;
+    d->lane = l->info.id;
+    d->name = name;
+    d->args = args;
+    c->n++;
+    l->n++;
+}
+
+void gs_tl_span(gs_tl_lane *lane, gs_span_kind kind, const char *name,
+                int32_t job, int32_t part, int64_t start_ns, int64_t end_ns,
+                uint16_t flags, const char *args)
+{
+    if (!lane)
+        return;
+    gs_span s = {.start_ns = start_ns, .end_ns = end_ns < start_ns ? start_ns : end_ns,
+                 .holder = -1, .job = job, .part = part, .kind = (uint16_t)kind,
+                 .flags = (uint16_t)(flags & ~GS_SPAN_F_CPU), .name = name, .args = args};
+    if (gs_vt_virtual())
+        s.flags |= GS_SPAN_F_MODELLED;
+    gs_tl_append_raw(lane, &s);
+}
+
+void gs_tl_span_cpu(gs_tl_lane *lane, gs_span_kind kind, const char *name,
+                    int32_t job, int32_t part, int64_t start_ns, int64_t end_ns,
+                    uint16_t flags, const char *args, int64_t cpu_ns)
+{
+    if (!lane)
+        return;
+    gs_span s = {.start_ns = start_ns, .end_ns = end_ns < start_ns ? start_ns : end_ns,
+                 .holder = -1, .job = job, .part = part, .kind = (uint16_t)kind,
+                 .flags = (uint16_t)(cpu_ns >= 0 ? flags | GS_SPAN_F_CPU : flags & ~GS_SPAN_F_CPU),
+                 .name = name, .args = args, .cpu_ns = cpu_ns >= 0 ? cpu_ns : 0};
+    if (gs_vt_virtual())
+        s.flags |= GS_SPAN_F_MODELLED;
+    gs_tl_append_raw(lane, &s);
+}
+
+void gs_tl_lock_wait(gs_tl_lane *lane, const char *lock, int32_t holder,
+                     int32_t job, int32_t part, int64_t start_ns, int64_t end_ns)
+{
+    if (!lane)
+        return;
+    gs_span s = {.start_ns = start_ns, .end_ns = end_ns < start_ns ? start_ns : end_ns,
+                 .holder = holder, .job = job, .part = part,
+                 .kind = GS_SPAN_LOCK_WAIT, .name = lock};
+    if (gs_vt_virtual())
+        s.flags |= GS_SPAN_F_MODELLED;
+    gs_tl_append_raw(lane, &s);
+}
+
+void gs_tl_counter(gs_tl_lane *lane, const char *name, int64_t t_ns, double value)
+{
+    if (!lane)
+        return;
+    gs_span s = {.start_ns = t_ns, .end_ns = t_ns, .holder = -1, .job = -1, .part = -1,
+                 .kind = GS_SPAN_COUNTER, .value = value, .name = name};
+    gs_tl_append_raw(lane, &s);
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+uint64_t gs_timeline_dropped(const gs_timeline *tl)
+{
+    return atomic_load(&((gs_timeline *)tl)->dropped);
+}
+
+void gs_tl_set_dropped(gs_timeline *tl, uint64_t n)
+{
+    atomic_store(&tl->dropped, n);
+}
+
+size_t gs_tl_span_total(const gs_timeline *tl)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < tl->n_lanes; i++)
+        total += tl->lanes[i]->n;
+    return total;
+}
+
+/* Sort key: 24 bytes instead of a whole span; ord is the span's position
+ * in lane-major order, so equal (start, end) fall back to (lane, append order). */
+typedef struct {
+    int64_t start, end;
+    size_t ord;
+} sort_key;
+
+static int cmp_key(const void *pa, const void *pb)
+{
+    const sort_key *a = pa, *b = pb;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    if (a->end != b->end)
+        return a->end < b->end ? -1 : 1;
+    return (a->ord > b->ord) - (a->ord < b->ord);
+}
+
+const gs_span *gs_timeline_spans(gs_timeline *tl, size_t *n)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < tl->n_lanes; i++)
+        total += tl->lanes[i]->n;
+    if (tl->sorted && total == tl->n_sorted) {
+        *n = total;
+        return tl->sorted;
+    }
+    free(tl->sorted);
+    tl->sorted = NULL;
+    tl->n_sorted = 0;
+    *n = 0;
+    if (total == 0)
+        return NULL;
+    sort_key *keys = malloc(total * sizeof *keys);
+    const gs_span **ptr = malloc(total * sizeof *ptr);
+    gs_span *out = malloc(total * sizeof *out);
+    if (!keys || !ptr || !out) {
+        free(keys);
+        free(ptr);
+        free(out);
+        return NULL;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < tl->n_lanes; i++)
+        for (span_chunk *c = tl->lanes[i]->head; c; c = c->next)
+            for (size_t j = 0; j < c->n; j++, k++) {
+                keys[k] = (sort_key){c->s[j].start_ns, c->s[j].end_ns, k};
+                ptr[k] = &c->s[j];
+            }
+    qsort(keys, total, sizeof *keys, cmp_key);
+    for (size_t i = 0; i < total; i++)
+        out[i] = *ptr[keys[i].ord];
+    free(keys);
+    free(ptr);
+    tl->sorted = out;
+    tl->n_sorted = total;
+    *n = total;
+    return out;
+}

@@ -1,0 +1,256 @@
+/*
+ * Chrome Trace Event JSON writer (timeline.json), read by Perfetto
+ * (ui.perfetto.dev) and chrome://tracing.  Format reference: "Trace Event
+ * Format", Google, docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU.
+ *
+ * Layout:
+ *   object form {"traceEvents": [...], "displayTimeUnit": "ns", "metadata": {...}};
+ *   pid 1 = the host process (one thread track per host lane, tid = lane id + 1),
+ *   pid 100 + d = GPU d (one thread track per device lane / stream);
+ *   "M" events name processes and threads and order the tracks;
+ *   spans are "X" complete events, ts/dur in microseconds with three
+ *   decimals (exact nanoseconds) relative to t0 = the first span's start
+ *   (metadata t0_ns gives the absolute CLOCK_MONOTONIC value);
+ *   counters are "C" events, marks are "i" instant events;
+ *   a flow ("s" on the GPU worker, "f" with bp "e" on the device) joins each
+ *   device span with a job to the prove_start span of the same device, job
+ *   and partition that started last before it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/json.h"
+#include "tl_internal.h"
+
+#define PID_HOST 1
+#define PID_GPU0 100
+
+static void put_us(FILE *f, int64_t ns)
+{
+    if (ns < 0) {
+        fputc('-', f);
+        ns = -ns;
+    }
+    fprintf(f, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
+}
+
+static int lane_pid(const gs_lane_info *L)
+{
+    if (L->role == GS_ROLE_DEVICE)
+        return PID_GPU0 + (L->device >= 0 ? L->device : 999);
+    return PID_HOST;
+}
+
+/* "k=v;k=v" as JSON members (values as strings). */
+static void put_args(FILE *f, const char *args)
+{
+    const char *p = args;
+    int idx = 0;
+    while (*p) {
+        const char *end = strchr(p, ';');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char *seg = strndup(p, len);
+        if (seg && *seg) {
+            char *eq = strchr(seg, '=');
+            char keybuf[32];
+            const char *key = seg, *val = "";
+            if (eq) {
+                *eq = '\0';
+                val = eq + 1;
+            } else {
+                snprintf(keybuf, sizeof keybuf, "arg%d", idx);
+                key = keybuf;
+                val = seg;
+            }
+            fputc(',', f);
+            gs_json_str(f, key);
+            fputc(':', f);
+            gs_json_str(f, val);
+        }
+        free(seg);
+        idx++;
+        p += len + (end ? 1 : 0);
+    }
+}
+
+typedef struct {
+    int32_t dev, job, part;
+    int64_t start;
+    int32_t lane;
+} launch;
+
+static int cmp_launch(const void *pa, const void *pb)
+{
+    const launch *a = pa, *b = pb;
+    if (a->dev != b->dev)
+        return a->dev < b->dev ? -1 : 1;
+    if (a->job != b->job)
+        return a->job < b->job ? -1 : 1;
+    if (a->part != b->part)
+        return a->part < b->part ? -1 : 1;
+    return (a->start > b->start) - (a->start < b->start);
+}
+
+/* Latest launch with the key and start <= t, or NULL. */
+static const launch *find_launch(const launch *v, size_t n, int32_t dev, int32_t job,
+                                 int32_t part, int64_t t)
+{
+    launch key = {dev, job, part, t, 0};
+    size_t lo = 0, hi = n;   /* first element > key */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cmp_launch(&v[mid], &key) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    const launch *c = &v[lo - 1];
+    return c->dev == dev && c->job == job && c->part == part ? c : NULL;
+}
+
+static void meta_event(FILE *f, const char *what, int pid, int tid, const char *key,
+                       const char *sval, long ival)
+{
+    fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d", what, pid);
+    if (tid >= 0)
+        fprintf(f, ",\"tid\":%d", tid);
+    fprintf(f, ",\"args\":{\"%s\":", key);
+    if (sval)
+        gs_json_str(f, sval);
+    else
+        fprintf(f, "%ld", ival);
+    fputs("}}", f);
+}
+
+static void write_names(FILE *f, gs_timeline *tl)
+{
+    fputs("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"host\"}}", f);
+    meta_event(f, "process_sort_index", PID_HOST, -1, "sort_index", NULL, 0);
+    size_t nl = gs_timeline_lane_count(tl);
+    int32_t seen_dev[64];
+    int n_seen = 0;
+    for (size_t i = 0; i < nl; i++) {
+        const gs_lane_info *L = gs_timeline_lane(tl, (int32_t)i);
+        int pid = lane_pid(L);
+        if (L->role == GS_ROLE_DEVICE) {
+            int dup = 0;
+            for (int k = 0; k < n_seen; k++)
+                dup |= seen_dev[k] == L->device;
+            if (!dup && n_seen < 64) {
+                seen_dev[n_seen++] = L->device;
+                char key[64], name[512];
+                snprintf(key, sizeof key, "device.%d.name", (int)L->device);
+                const char *dn = gs_timeline_meta_get(tl, key);
+                snprintf(name, sizeof name, "GPU %d%s%s", (int)L->device, dn ? ": " : "",
+                         dn ? dn : "");
+                meta_event(f, "process_name", pid, -1, "name", name, 0);
+                meta_event(f, "process_sort_index", pid, -1, "sort_index", NULL, pid);
+            }
+        }
+        meta_event(f, "thread_name", pid, L->id + 1, "name", L->name, 0);
+        long order = L->role == GS_ROLE_DEVICE ? L->stream : (long)L->role * 1000 + L->id;
+        meta_event(f, "thread_sort_index", pid, L->id + 1, "sort_index", NULL, order);
+    }
+}
+
+static void write_span(FILE *f, gs_timeline *tl, const gs_span *s, int64_t t0)
+{
+    const gs_lane_info *L = gs_timeline_lane(tl, s->lane);
+    int pid = lane_pid(L), tid = L->id + 1;
+    if (s->kind == GS_SPAN_COUNTER) {
+        fputs(",\n{\"ph\":\"C\",\"name\":", f);
+        gs_json_str(f, s->name);
+        fprintf(f, ",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
+        put_us(f, s->start_ns - t0);
+        fprintf(f, ",\"args\":{\"value\":%.17g}}", s->value == s->value ? s->value : 0.0);
+        return;
+    }
+    int instant = s->kind == GS_SPAN_MARK && s->end_ns == s->start_ns;
+    fprintf(f, ",\n{\"ph\":\"%s\",\"name\":", instant ? "i\",\"s\":\"t" : "X");
+    gs_json_str(f, s->name);
+    fprintf(f, ",\"cat\":\"%s%s\",\"pid\":%d,\"tid\":%d,\"ts\":",
+            gs_span_kind_name((gs_span_kind)s->kind),
+            s->flags & GS_SPAN_F_INJECTED ? ",injected" : "", pid, tid);
+    put_us(f, s->start_ns - t0);
+    if (!instant) {
+        fputs(",\"dur\":", f);
+        put_us(f, s->end_ns - s->start_ns);
+    }
+    fprintf(f, ",\"args\":{\"job\":%d,\"part\":%d,\"flags\":%u", (int)s->job, (int)s->part,
+            (unsigned)s->flags);
+    if (s->holder >= 0) {
+        const gs_lane_info *H = gs_timeline_lane(tl, s->holder);
+        fputs(",\"holder\":", f);
+        gs_json_str(f, H ? H->name : "?");
+    }
+    if (s->value != 0 && s->value == s->value)
+        fprintf(f, ",\"value\":%.17g", s->value);
+    put_args(f, s->args);
+    fputs("}}", f);
+}
+
+gs_status gs_timeline_write_chrome(gs_timeline *tl, const char *path, gs_err *err)
+{
+    size_t n;
+    const gs_span *sp = gs_timeline_spans(tl, &n);
+    if (!sp && gs_tl_span_total(tl) > 0)
+        return gs_err_set(err, GS_ERR_NOMEM, "timeline json", path, "out of memory sorting spans");
+    size_t n_launch = 0;
+    launch *ls = malloc((n ? n : 1) * sizeof *ls);
+    if (!ls)
+        return gs_err_set(err, GS_ERR_NOMEM, "timeline json", path, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const gs_lane_info *L = gs_timeline_lane(tl, sp[i].lane);
+        if (L->role == GS_ROLE_GPU_WORKER && sp[i].job >= 0 && !strcmp(sp[i].name, "prove_start"))
+            ls[n_launch++] = (launch){L->device, sp[i].job, sp[i].part, sp[i].start_ns, L->id};
+    }
+    qsort(ls, n_launch, sizeof *ls, cmp_launch);
+    gs_outfile o;
+    gs_status st = gs_out_open(&o, path, err);
+    if (st != GS_OK) {
+        free(ls);
+        return st;
+    }
+    FILE *f = o.f;
+    int64_t t0 = n ? sp[0].start_ns : 0;
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
+    write_names(f, tl);
+    long flow_id = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gs_span *s = &sp[i];
+        write_span(f, tl, s, t0);
+        const gs_lane_info *L = gs_timeline_lane(tl, s->lane);
+        if (L->role != GS_ROLE_DEVICE || s->job < 0 ||
+            (s->kind != GS_SPAN_KERNEL && s->kind != GS_SPAN_COPY))
+            continue;
+        const launch *la = find_launch(ls, n_launch, L->device, s->job, s->part, s->start_ns);
+        if (!la)
+            continue;
+        flow_id++;
+        fprintf(f, ",\n{\"ph\":\"s\",\"name\":\"launch\",\"cat\":\"flow\",\"id\":%ld,"
+                   "\"pid\":%d,\"tid\":%d,\"ts\":", flow_id, PID_HOST, la->lane + 1);
+        put_us(f, la->start - t0);
+        fprintf(f, "}");
+        fprintf(f, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"launch\",\"cat\":\"flow\",\"id\":%ld,"
+                   "\"pid\":%d,\"tid\":%d,\"ts\":", flow_id, lane_pid(L), L->id + 1);
+        put_us(f, s->start_ns - t0);
+        fprintf(f, "}");
+    }
+    fputs("\n],\n\"metadata\":{\"generator\":\"gapscope\"", f);
+    fprintf(f, ",\"t0_ns\":%lld,\"dropped_spans\":%llu", (long long)t0,
+            (unsigned long long)gs_timeline_dropped(tl));
+    for (size_t i = 0; i < gs_timeline_meta_count(tl); i++) {
+        const char *k, *v;
+        gs_timeline_meta_at(tl, i, &k, &v);
+        fputc(',', f);
+        gs_json_str(f, k);
+        fputc(':', f);
+        gs_json_str(f, v);
+    }
+    fputs("}}\n", f);
+    free(ls);
+    return gs_out_close(&o, 1, err);
+}
