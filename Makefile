@@ -128,8 +128,14 @@ CU_OBJS := $(patsubst %.cu,$(BUILD)/obj/%.o,$(CU_SRCS))
 # the CUPTI headers to build (without them: the host-side interposer alone).
 .DEFAULT_GOAL := all
 ATTACH_SO    := $(BUILD)/lib/libgsattach.so
+AUDIT_SO     := $(BUILD)/lib/libgsaudit.so
 ATTACH_PROBE := $(BUILD)/test/gs-attach-probe
-ATTACH_SRCS  := $(wildcard capture/attach/inject/*.c)
+ATTACH_SRCS  := $(filter-out %/inject_audit.c,$(wildcard capture/attach/inject/*.c))
+AUDIT_SRCS   := capture/attach/inject/inject_audit.c capture/attach/inject/inject_out.c \
+                capture/attach/inject/inject_stack.c
+# CPU-only programs of other shapes, run under attach by the tests (test/foreign/cpu/).
+FOREIGN_CPU  := $(patsubst test/foreign/cpu/%.c,$(BUILD)/test/foreign/%,$(wildcard test/foreign/cpu/*.c))
+ATTACH_BINS  := $(ATTACH_SO) $(AUDIT_SO) $(ATTACH_PROBE) $(FOREIGN_CPU)
 HAVE_CUPTI   := $(if $(wildcard $(CUDA_HOME)/include/cupti.h),1,0)
 ATTACH_CFLAGS := -std=c17 $(OPT) -g -Wall -Wextra -Werror -pthread -fPIC -shared -fvisibility=hidden \
 	$(if $(filter 1,$(HAVE_CUPTI)),-DGS_HAVE_CUPTI=1 -I$(CUDA_HOME)/include \
@@ -137,6 +143,12 @@ ATTACH_CFLAGS := -std=c17 $(OPT) -g -Wall -Wextra -Werror -pthread -fPIC -shared
 $(ATTACH_SO): $(ATTACH_SRCS) capture/attach/inject/inject.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ATTACH_CFLAGS) -o $@ $(ATTACH_SRCS) -ldl
+$(AUDIT_SO): $(AUDIT_SRCS) capture/attach/inject/inject.h
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -DGS_HAVE_CUPTI=1,$(ATTACH_CFLAGS)) -o $@ $(AUDIT_SRCS) -ldl
+$(BUILD)/test/foreign/%: test/foreign/cpu/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c17 -O1 -g -Wall -Wextra -Werror -pthread -o $@ $< -ldl
 $(ATTACH_PROBE): capture/attach/probe/gs_attach_probe.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c17 -O1 -g -Wall -Wextra -Werror -pthread \
@@ -147,7 +159,7 @@ TEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(ALL_TESTS) test/runner.c)
 ALL_LIBS  := $(call libs_for,cli)
 
 .PHONY: all test test-gpu test-layer demo deps bench bench-tools clean check-valgrind massif
-all: $(BUILD)/gapscope $(ATTACH_SO)
+all: $(BUILD)/gapscope $(ATTACH_SO) $(AUDIT_SO)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -222,17 +234,17 @@ deps:
 	@./scripts/deps.sh
 
 test: deps
-	@$(MAKE) --no-print-directory $(BUILD)/test/all $(BUILD)/gapscope $(ATTACH_SO) $(ATTACH_PROBE) $(BENCH_TOOLS)
+	@$(MAKE) --no-print-directory $(BUILD)/test/all $(BUILD)/gapscope $(ATTACH_BINS) $(BENCH_TOOLS)
 	GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all $(TEST_ARGS)
 	@$(MAKE) --no-print-directory fuzz-regress
 
 test-layer:
-	@$(MAKE) --no-print-directory $(BUILD)/test/$(L) $(if $(filter attach,$(L)),$(BUILD)/gapscope $(ATTACH_SO) $(ATTACH_PROBE),)
+	@$(MAKE) --no-print-directory $(BUILD)/test/$(L) $(if $(filter attach,$(L)),$(BUILD)/gapscope $(ATTACH_BINS),)
 	GS_BIN=$(BUILD)/gapscope $(BUILD)/test/$(L) $(TEST_ARGS)
 
 # On a GPU machine: nvcc and gcc only, no deps step.
 test-gpu:
-	@$(MAKE) --no-print-directory CUDA=1 $(BUILD)/test/all $(BUILD)/gapscope $(ATTACH_SO) $(ATTACH_PROBE)
+	@$(MAKE) --no-print-directory CUDA=1 $(BUILD)/test/all $(BUILD)/gapscope $(ATTACH_BINS)
 	GS_REQUIRE_GPU=1 GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all --only cuda $(TEST_ARGS)
 
 demo: deps

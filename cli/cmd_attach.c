@@ -25,9 +25,12 @@ static void usage(FILE *f)
             "usage: gapscope attach [--out DIR] [options] -- CMD ARGS...\n"
             "       gapscope attach --convert DIR [options]\n"
             "  Runs CMD unmodified with CUPTI (CUDA_INJECTION64_PATH), an LD_PRELOAD\n"
-            "  interposer (contended pthread mutexes, malloc_trim), NVTX ranges and a\n"
-            "  /proc thread-state sampler, then writes a run directory (spans.csv,\n"
-            "  timeline.json, summary.json, report) attributing the GPU's idle time.\n"
+            "  interposer (contended pthread mutexes, malloc_trim, futex/condvar/rwlock/\n"
+            "  semaphore waits and wakes), an LD_AUDIT module (malloc_trim bound by\n"
+            "  dlsym), NVTX ranges, a /proc thread-state sampler and, where permitted,\n"
+            "  scheduler tracepoints, then writes a run directory (spans.csv,\n"
+            "  timeline.json, summary.json, report) attributing the GPU's idle time,\n"
+            "  following each blocked launcher's chain of wakers.\n"
             "options:\n"
             "  --out DIR        run directory (default runs/attach-<UTC time>)\n"
             "  --hz N           /proc sampling rate, 0 = off (default 1000)\n"
@@ -35,6 +38,11 @@ static void usage(FILE *f)
             "  --api-min-us N   drop CUDA calls shorter than N us that neither launch, copy\n"
             "                   nor synchronize (default 0: keep every call)\n"
             "  --lib PATH       libgsattach.so (default: lib/ next to the binary)\n"
+            "  --wake MODE      wake-up edges: auto (scheduler tracepoints where the probe\n"
+            "                   allows, else interposition), sched (fail without them),\n"
+            "                   interpose (never use tracepoints)\n"
+            "  --stack-min-us N waits at least N us get the waiter's stack (default 1000)\n"
+            "  --no-stacks      no user stacks      --no-audit    no LD_AUDIT module\n"
             "  --no-cupti       no device records   --no-preload  no interposer\n"
             "  --no-nvtx        no NVTX ranges      --no-report   no charts/report\n"
             "  --quiet          no progress lines\n"
@@ -104,10 +112,13 @@ static int convert_and_report(const char *dir, const gs_attach_result *res, char
         fprintf(stderr,
                 "gapscope attach: %ld kernels, %ld copies/memsets, %ld CUDA calls (%ld kept, %ld "
                 "sync), %ld contended lock waits, %ld malloc_trim, %ld NVTX ranges, %ld thread "
-                "state runs on %ld threads%s%s%s\n",
+                "state runs on %ld threads; %ld waits (%ld with their waker), %ld wakes, %ld "
+                "memory releases, wake-up edges by %s%s%s%s\n",
                 stats.kernels, stats.copies + stats.memsets, stats.api_calls, stats.api_spans,
                 stats.syncs, stats.lock_waits, stats.trims, stats.nvtx, stats.state_runs,
-                stats.threads, stats.cupti_on ? "" : " (CUPTI was not on)",
+                stats.threads, stats.waits, stats.waits_paired, stats.wakes, stats.mem_releases,
+                stats.wake_mech[0] ? stats.wake_mech : "none (no wait records)",
+                stats.cupti_on ? "" : " (CUPTI was not on)",
                 stats.truncated ? " (a record file was cut short)" : "",
                 stats.untimed ? " (device records without timestamps dropped: see meta attach.untimed)" : "");
     if (stats.kernels + stats.copies + stats.memsets == 0) {
@@ -161,6 +172,17 @@ static int attach_main(int argc, char **argv)
         } else if (!strcmp(a, "--api-min-us") && has && parse_num(argv[i + 1], 0, 1e9, &v)) {
             co.api_min_ns = (int64_t)(v * 1000);
             i++;
+        } else if (!strcmp(a, "--wake") && has &&
+                   (!strcmp(argv[i + 1], "auto") || !strcmp(argv[i + 1], "sched") ||
+                    !strcmp(argv[i + 1], "interpose"))) {
+            o.wake = argv[++i];
+        } else if (!strcmp(a, "--stack-min-us") && has && parse_num(argv[i + 1], 0, 1e9, &v)) {
+            o.stack_min_us = (unsigned)v;
+            i++;
+        } else if (!strcmp(a, "--no-stacks")) {
+            o.no_stacks = 1;
+        } else if (!strcmp(a, "--no-audit")) {
+            o.no_audit = 1;
         } else if (!strcmp(a, "--no-cupti")) {
             o.no_cupti = 1;
         } else if (!strcmp(a, "--no-preload")) {

@@ -57,7 +57,13 @@
     X(GS_CAUSE_IO, "io", "the launching thread waits for I/O") \
     X(GS_CAUSE_SLEEP, "sleep", "the launching thread sleeps") \
     X(GS_CAUSE_CPU_STARVED, "cpu_starved", "the launching thread is runnable but not running") \
-    X(GS_CAUSE_HOST_COMPUTE, "host_compute", "the launching thread runs host code")
+    X(GS_CAUSE_HOST_COMPUTE, "host_compute", "the launching thread runs host code") \
+    X(GS_CAUSE_LOCK_WAIT_MEMREL, "lock_wait/memory_release", "the launching thread waits on a thread (lock holder or end of its wake-up chain) returning memory to the kernel, no malloc_trim call seen") \
+    X(GS_CAUSE_MEMORY_RELEASE, "memory_release", "the launching thread returns memory to the kernel (madvise/munmap), no malloc_trim call seen") \
+    X(GS_CAUSE_GIL_WAIT, "gil_wait", "the launching thread waits for CPython's GIL, held by other threads") \
+    X(GS_CAUSE_WAKEUP_COMPUTE, "wakeup/host_compute", "the launching thread waits for another thread's signal (work, an event); the end of its wake-up chain runs host code") \
+    X(GS_CAUSE_WAKEUP_SYNC, "wakeup/cuda_sync", "the launching thread waits for another thread's signal; the end of its wake-up chain waits in a CUDA synchronize call") \
+    X(GS_CAUSE_WAKEUP_BLOCKED, "wakeup/blocked", "the launching thread waits for another thread's signal; the end of its wake-up chain is itself blocked (I/O, sleep, a wait with no waker known)")
 typedef enum {
 #define GS_X(e, n, d) e,
     GS_CAUSE_TABLE(GS_X)
@@ -94,8 +100,13 @@ typedef struct gs_gap_piece {
     int64_t start_ns, end_ns;
     gs_cause cause;
     int32_t worker;            /* deciding GPU worker lane, -1 none */
-    int32_t holder;            /* tracker_lock and lock_wait causes: holder lane, else -1 */
+    int32_t holder;            /* tracker_lock and lock_wait causes: holder lane; a wake-up
+                                  chain: the lane at its end; else -1 */
     int32_t detail;            /* index into gs_analysis.details, -1 none (launcher rule) */
+    /* Launcher rule, waits: the launcher's stack at its wait and the stack of
+     * what the chain's end was doing (its malloc_trim, or its wake), as
+     * timeline stack ids (meta stack.<id>); 0 none. */
+    int32_t stack, wstack;
 } gs_gap_piece;
 
 /* Which rule attributed a device's gaps (diag/README.md): the engine's
@@ -109,6 +120,14 @@ typedef struct gs_cause_detail {
     char *detail;
     double idle_s;
 } gs_cause_detail;
+
+/* A pair of user stacks at a cause (the launcher's wait, the chain end's
+ * activity) and the idle seconds charged while they held. */
+typedef struct gs_stack_stat {
+    gs_cause cause;
+    char *launcher, *waker;    /* folded frames, root first; "" unknown */
+    double idle_s;
+} gs_stack_stat;
 
 typedef struct gs_gap {
     int64_t start_ns, end_ns;
@@ -161,7 +180,11 @@ typedef struct gs_analysis {
     double verdict_share;      /* its share of idle time, 0..1 */
     gs_cause_detail *details;  /* (cause, detail) pairs of launcher-rule pieces */
     size_t n_details;
+    gs_stack_stat *stacks;     /* the top GS_TOP_STACKS stack pairs by idle time */
+    size_t n_stacks;
+    char wake_mech[32];        /* meta attach.wake: how wake-up edges were found, "" none */
 } gs_analysis;
+#define GS_TOP_STACKS 5
 
 gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_config *cfg,
                      gs_err *err);

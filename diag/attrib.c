@@ -323,7 +323,8 @@ int gs_attrib_push_piece(gs_gap_piece **v, size_t *n, size_t *cap, gs_gap_piece 
     if (p.end_ns <= p.start_ns)
         return 1;
     if (*n && (*v)[*n - 1].end_ns == p.start_ns && (*v)[*n - 1].cause == p.cause &&
-        (*v)[*n - 1].detail == p.detail) {
+        (*v)[*n - 1].detail == p.detail && (*v)[*n - 1].stack == p.stack &&
+        (*v)[*n - 1].wstack == p.wstack) {
         (*v)[*n - 1].end_ns = p.end_ns;
         return 1;
     }

@@ -9,92 +9,25 @@
  *   has a launcher) names a host lane, its launcher: the lane `launch_lane`
  *   in its args names, else the lane holding a `cuda:*` / `cuda_sync:*` STEP
  *   with the same `corr`.  The cause is that lane's state at t, by
- *   precedence: LOCK_WAIT > malloc_trim > a CUDA call of a pageable copy >
- *   cuda_sync:* > state:futex > state:io > state:sleep > state:runnable >
- *   running / nvtx / any other STEP > nothing known.
+ *   precedence: LOCK_WAIT > malloc_trim > memory_release > a CUDA call of a
+ *   pageable copy > cuda_sync:* > state:futex > state:io > state:sleep >
+ *   state:runnable > running / nvtx / any other STEP > nothing known.
  *
  * A lane's state is precomputed, on first use, as piecewise-constant
  * segments (a sweep over the boundaries of its spans, which need not nest:
- * /proc state samples overlap interposed spans freely).  A lock wait is then
- * resolved per instant through the holder: the lane with a LOCK_HOLD of the
- * same lock covering t, else the wait's recorded holder, and that holder's
- * own state at t names the lock_wait/<activity> cause.
+ * /proc state samples overlap interposed spans freely).  A wait (LOCK_WAIT)
+ * is resolved per instant through the thread it waits on, and recursively
+ * through that thread's own waits (attrib_chain.c).
  *
  * Borrows the timeline's sorted spans and lane table.  Not thread safe.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "attrib.h"
+#include "launcher_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum {
-    ST_NONE,
-    ST_LOCK_WAIT,
-    ST_TRIM,
-    ST_H2D_PAGEABLE,
-    ST_CUDA_SYNC,
-    ST_FUTEX,
-    ST_IO,
-    ST_SLEEP,
-    ST_RUNNABLE,
-    ST_COMPUTE,
-};
-
-typedef struct lseg {
-    int64_t t0, t1;
-    int code;
-    int32_t span;     /* ST_LOCK_WAIT: the wait; ST_COMPUTE: innermost nvtx range; else -1 */
-} lseg;
-
-typedef struct lstate {
-    int built;
-    lseg *v;
-    size_t n, cap;
-} lstate;
-
-typedef struct devop {
-    int32_t device;
-    int64_t start;
-    uint32_t span;
-} devop;
-
-typedef struct hold {
-    const char *lock;
-    int64_t start, end;
-    int32_t lane;
-} hold;
-
-/* int64 -> int32 open-addressing map (correlation ids). */
-typedef struct imap {
-    int64_t *key;
-    int32_t *val;
-    size_t cap, n;
-} imap;
-
-typedef struct detail {
-    gs_cause cause;
-    char *text;
-} detail;
-
-struct gs_launcher {
-    const gs_span *sp;
-    size_t n_sp;
-    const gs_lane_info *const *info;
-    size_t n_lanes;
-    lstate *st;           /* per lane, built on first use */
-    uint32_t *by_lane;    /* host state spans bucketed by lane (counting sort) */
-    size_t *lane_off;     /* lane l's spans: by_lane[lane_off[l] .. lane_off[l + 1]) */
-    devop *ops;           /* device operations sorted by (device, start, span) */
-    size_t n_ops;
-    int32_t *launcher;    /* per device op: launcher lane, -2 not yet resolved, -1 none */
-    hold *holds;          /* LOCK_HOLD spans sorted by (lock, start) */
-    size_t n_holds;
-    imap corr_lane;       /* corr id -> lane of the cuda:* call */
-    imap pageable;        /* corr ids of COPY spans with pageable=1 */
-    detail *det;
-    size_t n_det, cap_det;
-};
 
 /* ---- small helpers ------------------------------------------------------------ */
 
@@ -150,7 +83,7 @@ static int imap_get(const imap *m, int64_t k, int32_t *v)
 
 /* The integer value of `key` in "k=v;k=v" args; 0 when absent or not an
  * integer. */
-static int arg_i64(const char *args, const char *key, int64_t *out)
+int gs_ln_arg_i64(const char *args, const char *key, int64_t *out)
 {
     size_t kl = strlen(key);
     for (const char *p = args; p && *p;) {
@@ -160,6 +93,23 @@ static int arg_i64(const char *args, const char *key, int64_t *out)
             if (e == p + kl + 1 || (*e && *e != ';'))
                 return 0;
             *out = v;
+            return 1;
+        }
+        p = strchr(p, ';');
+        if (p)
+            p++;
+    }
+    return 0;
+}
+
+int gs_ln_arg_str(const char *args, const char *key, char *out, size_t n)
+{
+    size_t kl = strlen(key);
+    for (const char *p = args; p && *p;) {
+        if (!strncmp(p, key, kl) && p[kl] == '=') {
+            const char *v = p + kl + 1;
+            size_t l = strcspn(v, ";");
+            snprintf(out, n, "%.*s", (int)l, v);
             return 1;
         }
         p = strchr(p, ';');
@@ -230,9 +180,9 @@ gs_launcher *gs_launcher_create(const gs_span *sp, size_t n_sp, const gs_lane_in
         if (li->role == GS_ROLE_DEVICE && (s->kind == GS_SPAN_KERNEL || s->kind == GS_SPAN_COPY)) {
             L->ops[L->n_ops++] = (devop){li->device, s->start_ns, (uint32_t)i};
             if (s->kind == GS_SPAN_COPY && strstr(s->args, "pageable=1") &&
-                arg_i64(s->args, "corr", &corr))
+                gs_ln_arg_i64(s->args, "corr", &corr))
                 imap_put_first(&L->pageable, corr, 1);
-        } else if (is_cuda_call(s) && arg_i64(s->args, "corr", &corr)) {
+        } else if (is_cuda_call(s) && gs_ln_arg_i64(s->args, "corr", &corr)) {
             imap_put_first(&L->corr_lane, corr, s->lane);
         } else if (s->kind == GS_SPAN_LOCK_HOLD && s->end_ns > s->start_ns) {
             L->holds[L->n_holds++] = (hold){s->name, s->start_ns, s->end_ns, s->lane};
@@ -298,7 +248,7 @@ const char *gs_launcher_detail(const gs_launcher *L, size_t i, gs_cause *cause)
 }
 
 /* Index of (cause, text) in the detail table, added when new; -2 on OOM. */
-static int32_t intern(gs_launcher *L, gs_cause cause, const char *text)
+int32_t gs_ln_intern(gs_launcher *L, gs_cause cause, const char *text)
 {
     for (size_t i = 0; i < L->n_det; i++)
         if (L->det[i].cause == cause && !strcmp(L->det[i].text, text))
@@ -344,8 +294,8 @@ static int seg_push(lstate *S, int64_t t0, int64_t t1, int code, int32_t span)
 /* The state code of a set of spans active at once (the precedence table). */
 static int classify(const gs_launcher *L, const uint32_t *act, size_t n, int32_t *span)
 {
-    int32_t wait = -1, nvtx = -1;
-    int trim = 0, pageable = 0, sync = 0, futex = 0, io = 0, sleep_ = 0, runnable = 0,
+    int32_t wait = -1, nvtx = -1, trim = -1, memrel = -1;
+    int pageable = 0, sync = 0, futex = 0, io = 0, sleep_ = 0, runnable = 0,
         compute = 0;
     for (size_t k = 0; k < n; k++) {
         const gs_span *s = &L->sp[act[k]];
@@ -356,7 +306,11 @@ static int classify(const gs_launcher *L, const uint32_t *act, size_t n, int32_t
             continue;
         }
         if (!strcmp(nm, "malloc_trim") || !strcmp(nm, "inj:malloc_trim")) {
-            trim = 1;
+            trim = (int32_t)act[k];
+            continue;
+        }
+        if (!strcmp(nm, "memory_release")) {
+            memrel = (int32_t)act[k];
             continue;
         }
         if (!strncmp(nm, "state:", 6)) {
@@ -371,7 +325,7 @@ static int classify(const gs_launcher *L, const uint32_t *act, size_t n, int32_t
         if (is_cuda_call(s)) {
             int64_t corr;
             int32_t v;
-            if (arg_i64(s->args, "corr", &corr) && imap_get(&L->pageable, corr, &v))
+            if (gs_ln_arg_i64(s->args, "corr", &corr) && imap_get(&L->pageable, corr, &v))
                 pageable = 1;
             sync |= !strncmp(nm, "cuda_sync:", 10);
         }
@@ -384,8 +338,14 @@ static int classify(const gs_launcher *L, const uint32_t *act, size_t n, int32_t
         *span = wait;
         return ST_LOCK_WAIT;
     }
-    if (trim)
+    if (trim >= 0) {
+        *span = trim;
         return ST_TRIM;
+    }
+    if (memrel >= 0) {
+        *span = memrel;
+        return ST_MEMREL;
+    }
     if (pageable)
         return ST_H2D_PAGEABLE;
     if (sync)
@@ -419,7 +379,7 @@ static int cmp_edge(const void *pa, const void *pb)
     return a->open - b->open;   /* ends first */
 }
 
-static int build_lane(gs_launcher *L, int32_t lane)
+int gs_ln_build_lane(gs_launcher *L, int32_t lane)
 {
     lstate *S = &L->st[lane];
     if (S->built)
@@ -463,7 +423,7 @@ static int build_lane(gs_launcher *L, int32_t lane)
 
 /* The segment of lane state covering t, or NULL; *next = the start of the
  * next segment after t (INT64_MAX when none). */
-static const lseg *state_at(const lstate *S, int64_t t, int64_t *next)
+const lseg *gs_ln_state_at(const lstate *S, int64_t t, int64_t *next)
 {
     size_t lo = 0, hi = S->n;   /* first segment with t0 > t */
     while (lo < hi) {
@@ -488,10 +448,10 @@ static int32_t launcher_of(gs_launcher *L, size_t op)
     const gs_span *s = &L->sp[L->ops[op].span];
     int64_t v;
     int32_t lane = -1;
-    if (arg_i64(s->args, "launch_lane", &v) && v >= 0 && (size_t)v < L->n_lanes &&
+    if (gs_ln_arg_i64(s->args, "launch_lane", &v) && v >= 0 && (size_t)v < L->n_lanes &&
         L->info[v]->role != GS_ROLE_DEVICE)
         lane = (int32_t)v;
-    else if (arg_i64(s->args, "corr", &v) && !imap_get(&L->corr_lane, v, &lane))
+    else if (gs_ln_arg_i64(s->args, "corr", &v) && !imap_get(&L->corr_lane, v, &lane))
         lane = -1;
     L->launcher[op] = lane;
     return lane;
@@ -499,7 +459,7 @@ static int32_t launcher_of(gs_launcher *L, size_t op)
 
 /* The LOCK_HOLD of `lock` covering t, or NULL; *next = start of the next
  * hold of that lock after t (INT64_MAX when none). */
-static const hold *hold_at(const gs_launcher *L, const char *lock, int64_t t, int64_t *next)
+const hold *gs_ln_hold_at(const gs_launcher *L, const char *lock, int64_t t, int64_t *next)
 {
     size_t lo = 0, hi = L->n_holds;   /* first hold > (lock, t) */
     while (lo < hi) {
@@ -526,6 +486,7 @@ static gs_cause own_cause(int code)
 {
     switch (code) {
     case ST_TRIM: return GS_CAUSE_MALLOC_TRIM;
+    case ST_MEMREL: return GS_CAUSE_MEMORY_RELEASE;
     case ST_H2D_PAGEABLE: return GS_CAUSE_H2D_PAGEABLE;
     case ST_CUDA_SYNC: return GS_CAUSE_CUDA_SYNC;
     case ST_FUTEX: return GS_CAUSE_BLOCKED_FUTEX;
@@ -535,68 +496,6 @@ static gs_cause own_cause(int code)
     case ST_COMPUTE: return GS_CAUSE_HOST_COMPUTE;
     default: return GS_CAUSE_OTHER;
     }
-}
-
-static gs_cause holder_cause(const lseg *hs)
-{
-    if (!hs)
-        return GS_CAUSE_LOCK_WAIT_OTHER;
-    switch (hs->code) {
-    case ST_TRIM: return GS_CAUSE_LOCK_WAIT_TRIM;
-    case ST_CUDA_SYNC: return GS_CAUSE_LOCK_WAIT_SYNC;
-    case ST_COMPUTE:
-    case ST_H2D_PAGEABLE: return GS_CAUSE_LOCK_WAIT_COMPUTE;
-    case ST_LOCK_WAIT:
-    case ST_FUTEX:
-    case ST_IO:
-    case ST_SLEEP:
-    case ST_RUNNABLE: return GS_CAUSE_LOCK_WAIT_BLOCKED;
-    default: return GS_CAUSE_LOCK_WAIT_OTHER;
-    }
-}
-
-/* Pieces of a lock wait [p, q) of lane `self` (wait = the LOCK_WAIT span). */
-static int lock_pieces(gs_launcher *L, int32_t self, const gs_span *wait, int64_t p, int64_t q,
-                       gs_gap_piece **pieces, size_t *n, size_t *cap)
-{
-    int64_t t = p;
-    while (t < q) {
-        int64_t next_hold, e = q;
-        const hold *h = hold_at(L, wait->name, t, &next_hold);
-        int32_t holder;
-        if (h) {
-            holder = h->lane;
-            if (h->end < e)
-                e = h->end;
-        } else {
-            holder = wait->holder;
-            if (next_hold < e)
-                e = next_hold;
-        }
-        if (holder < 0 || (size_t)holder >= L->n_lanes || holder == self ||
-            L->info[holder]->role == GS_ROLE_DEVICE) {
-            if (!gs_attrib_push_piece(pieces, n, cap,
-                                      (gs_gap_piece){t, e, GS_CAUSE_LOCK_WAIT_OTHER, self, -1, -1}))
-                return 0;
-            t = e;
-            continue;
-        }
-        if (!build_lane(L, holder))
-            return 0;
-        while (t < e) {
-            int64_t nx, pe = e;
-            const lseg *hs = state_at(&L->st[holder], t, &nx);
-            if (hs && hs->t1 < pe)
-                pe = hs->t1;
-            if (!hs && nx < pe)
-                pe = nx;
-            if (!gs_attrib_push_piece(pieces, n, cap,
-                                      (gs_gap_piece){t, pe, holder_cause(hs), self, holder, -1}))
-                return 0;
-            t = pe;
-        }
-    }
-    return 1;
 }
 
 int gs_launcher_gap(gs_launcher *L, int32_t device, int64_t a, int64_t b,
@@ -618,13 +517,13 @@ int gs_launcher_gap(gs_launcher *L, int32_t device, int64_t a, int64_t b,
             break;
     if (lane < 0)
         return gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){a, b, GS_CAUSE_OTHER, -1, -1, -1});
-    if (!build_lane(L, lane))
+    if (!gs_ln_build_lane(L, lane))
         return 0;
     const lstate *S = &L->st[lane];
     int64_t t = a;
     while (t < b) {
         int64_t nx, e = b;
-        const lseg *s = state_at(S, t, &nx);
+        const lseg *s = gs_ln_state_at(S, t, &nx);
         if (!s) {
             if (nx < e)
                 e = nx;
@@ -636,13 +535,13 @@ int gs_launcher_gap(gs_launcher *L, int32_t device, int64_t a, int64_t b,
         if (s->t1 < e)
             e = s->t1;
         if (s->code == ST_LOCK_WAIT) {
-            if (!lock_pieces(L, lane, &L->sp[s->span], t, e, pieces, n, cap))
+            if (!gs_ln_chain_pieces(L, lane, s->span, t, e, pieces, n, cap))
                 return 0;
         } else {
             gs_cause c = own_cause(s->code);
             int32_t det = -1;
             if (s->code == ST_COMPUTE && s->span >= 0 &&
-                (det = intern(L, c, L->sp[s->span].name)) == -2)
+                (det = gs_ln_intern(L, c, L->sp[s->span].name)) == -2)
                 return 0;
             if (!gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){t, e, c, lane, -1, det}))
                 return 0;

@@ -46,8 +46,14 @@ static const char *const cause_family[GS_CAUSE_COUNT] = {
     [GS_CAUSE_SLEEP] = "queue_empty",
     [GS_CAUSE_CPU_STARVED] = "other",
     [GS_CAUSE_HOST_COMPUTE] = "host_prep",
+    [GS_CAUSE_LOCK_WAIT_MEMREL] = "tracker_lock",
+    [GS_CAUSE_MEMORY_RELEASE] = "malloc_trim",
+    [GS_CAUSE_GIL_WAIT] = "gil_wait",
+    [GS_CAUSE_WAKEUP_COMPUTE] = "queue_empty",
+    [GS_CAUSE_WAKEUP_SYNC] = "backend_host",
+    [GS_CAUSE_WAKEUP_BLOCKED] = "queue_empty",
 };
-_Static_assert(GS_CAUSE_HOST_COMPUTE == GS_CAUSE_COUNT - 1, "every cause needs a family above");
+_Static_assert(GS_CAUSE_WAKEUP_BLOCKED == GS_CAUSE_COUNT - 1, "every cause needs a family above");
 
 const char *gs_cause_family(gs_cause c)
 {

@@ -16,7 +16,7 @@ set xtics rotate by -30 noenhanced
 set yrange [0:*]
 set terminal @PNGTERM size 1000,560
 set output outbase.'.png'
-plot for [i=2:26] causesfile using i:xtic(1) title (cause_present[i-1] ? cause_label[i-1] : '') lc rgb cause_rgb[i-1]
+plot for [i=2:32] causesfile using i:xtic(1) title (cause_present[i-1] ? cause_label[i-1] : '') lc rgb cause_rgb[i-1]
 set terminal @SVGTERM size 1000,560
 set output outbase.'.svg'
 replot

@@ -15,19 +15,23 @@ SVGTERM = "svg noenhanced dynamic background rgb 'white'"
 # then the launcher rule's causes (foreign timelines): lock_wait/malloc_trim,
 # lock_wait/cuda_sync, lock_wait/host_compute, lock_wait/blocked,
 # lock_wait/other, malloc_trim, cuda_sync, blocked_futex, io, sleep,
-# cpu_starved, host_compute.
-array cause_rgb[25] = [0x9c755f, 0xe15759, 0xf28e2b, 0xff9da7, 0xb07aa1, \
+# cpu_starved, host_compute, lock_wait/memory_release, memory_release,
+# gil_wait, wakeup/host_compute, wakeup/cuda_sync, wakeup/blocked.
+array cause_rgb[31] = [0x9c755f, 0xe15759, 0xf28e2b, 0xff9da7, 0xb07aa1, \
                        0x59a14f, 0xedc948, 0x4e79a7, 0x76b7b2, 0xbab0ac, 0x17becf, 0xbcbd22, \
                        0x7f7f7f, \
                        0xb2182b, 0xd6604d, 0xf4a582, 0x8c510a, 0xc51b7d, \
-                       0x67001f, 0x1b9e77, 0x6b4c3b, 0x3b3b98, 0xc49c94, 0xe377c2, 0xd4a017]
-array cause_label[25] = ["queue_empty", "tracker_lock/malloc_trim", "tracker_lock/verify", \
+                       0x67001f, 0x1b9e77, 0x6b4c3b, 0x3b3b98, 0xc49c94, 0xe377c2, 0xd4a017, \
+                       0x7a0177, 0x980043, 0x2166ac, 0xa6761d, 0x66a61e, 0x999999]
+array cause_label[31] = ["queue_empty", "tracker_lock/malloc_trim", "tracker_lock/verify", \
                          "tracker_lock/injected", "tracker_lock/other", "device_mutex", \
                          "host_prep", "h2d_pageable", "h2d_pinned", "handoff", \
                          "backend_host", "finish_in_worker", "other", \
                          "lock_wait/malloc_trim", "lock_wait/cuda_sync", "lock_wait/host_compute", \
                          "lock_wait/blocked", "lock_wait/other", "malloc_trim", "cuda_sync", \
-                         "blocked_futex", "io", "sleep", "cpu_starved", "host_compute"]
+                         "blocked_futex", "io", "sleep", "cpu_starved", "host_compute", \
+                         "lock_wait/memory_release", "memory_release", "gil_wait", \
+                         "wakeup/host_compute", "wakeup/cuda_sync", "wakeup/blocked"]
 cause_color(i) = cause_rgb[int(i) + 1]
 
 # Span categories of timeline_spans.dat: kernel, copy, queue_wait,
@@ -43,4 +47,4 @@ set key noenhanced
 
 # Defaults when the data directory's meta.gp does not define them.
 if (!exists("device_ids")) device_ids = "0"
-array cause_present[25] = [1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]
+array cause_present[31] = [1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]

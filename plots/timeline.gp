@@ -28,7 +28,7 @@ plot datadir.'/gap_pieces.dat' using (($3+$4)/2):(h - 0.5):(($4-$3)/2):(h):(caus
      datadir.'/timeline_spans.dat' using (($2+$3)/2):1:(($3-$2)/2):5:(cat_color($4)) \
          with boxxyerror lc rgb variable notitle, \
      for [i=1:8] NaN with boxes fs solid lc rgb cat_rgb[i] title cat_label[i], \
-     for [i=1:25] NaN with boxes fs transparent solid 0.35 lc rgb cause_rgb[i] title (cause_present[i] ? 'gap: '.cause_label[i] : '')
+     for [i=1:31] NaN with boxes fs transparent solid 0.35 lc rgb cause_rgb[i] title (cause_present[i] ? 'gap: '.cause_label[i] : '')
 set terminal @SVGTERM size 1400,H
 set output outbase.'.svg'
 replot

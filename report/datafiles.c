@@ -15,7 +15,7 @@
 #include "../diag/run.h"
 
 /* plots/common.gp and the templates hold one colour and label per cause. */
-_Static_assert(GS_CAUSE_COUNT == 25, "update plots/common.gp cause arrays and meta.gp");
+_Static_assert(GS_CAUSE_COUNT == 31, "update plots/common.gp cause arrays and meta.gp");
 
 typedef struct {
     gs_outfile o;
@@ -168,7 +168,7 @@ static gs_status write_timeline(const gs_run *r, gs_err *err)
     fprintf(f, "zoom_lo = %.9f\nzoom_hi = %.9f\ndevice_ids = \"", zlo, zhi);
     for (size_t d = 0; d < a->n_dev; d++)
         fprintf(f, "%s%d", d ? " " : "", (int)a->dev[d].device);
-    fputs("\"\narray cause_present[25] = [", f);
+    fputs("\"\narray cause_present[31] = [", f);
     for (int c = 0; c < GS_CAUSE_COUNT; c++)
         fprintf(f, "%s%d", c ? "," : "", a->cause_s[c] > 0);
     fputs("]\n", f);

@@ -386,6 +386,19 @@ void gs_tl_lock_wait(gs_tl_lane *lane, const char *lock, int32_t holder,
     gs_tl_append_raw(lane, &s);
 }
 
+void gs_tl_wait(gs_tl_lane *lane, const char *lock, int32_t holder, int64_t start_ns,
+                int64_t end_ns, const char *args)
+{
+    if (!lane)
+        return;
+    gs_span s = {.start_ns = start_ns, .end_ns = end_ns < start_ns ? start_ns : end_ns,
+                 .holder = holder, .job = -1, .part = -1, .kind = GS_SPAN_LOCK_WAIT,
+                 .name = lock, .args = args};
+    if (gs_vt_virtual())
+        s.flags |= GS_SPAN_F_MODELLED;
+    gs_tl_append_raw(lane, &s);
+}
+
 void gs_tl_counter(gs_tl_lane *lane, const char *name, int64_t t_ns, double value)
 {
     if (!lane)

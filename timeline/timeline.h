@@ -152,6 +152,11 @@ void gs_tl_span_cpu(gs_tl_lane *lane, gs_span_kind kind, const char *name,
                     uint16_t flags, const char *args, int64_t cpu_ns);
 void gs_tl_lock_wait(gs_tl_lane *lane, const char *lock, int32_t holder,
                      int32_t job, int32_t part, int64_t start_ns, int64_t end_ns);
+/* A LOCK_WAIT with args: a foreign timeline's wait on another thread
+ * (holder = the lane that woke it or held the lock; timeline/SPANS.md,
+ * "Foreign timelines"). */
+void gs_tl_wait(gs_tl_lane *lane, const char *lock, int32_t holder, int64_t start_ns,
+                int64_t end_ns, const char *args);
 void gs_tl_counter(gs_tl_lane *lane, const char *name, int64_t t_ns, double value);
 
 /* Reading (capture stopped). */

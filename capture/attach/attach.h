@@ -4,8 +4,13 @@
  * Pieces (this layer depends on diag and common only):
  *   inject/      libgsattach.so, loaded into the program: CUPTI activity
  *                records (CUDA_INJECTION64_PATH), interposed
- *                pthread_mutex_lock/unlock and malloc_trim (LD_PRELOAD),
- *                NVTX ranges (NVTX_INJECTION64_PATH); writes raw records.
+ *                pthread_mutex_lock/unlock and malloc_trim, waits and
+ *                wakes (futex through syscall(), condvars, rwlocks,
+ *                semaphores; LD_PRELOAD), NVTX ranges
+ *                (NVTX_INJECTION64_PATH); libgsaudit.so (LD_AUDIT) catches
+ *                malloc_trim bound through dlsym; both write raw records.
+ *   sched*.c     scheduler tracepoints (sched_switch, sched_waking through
+ *                perf_event_open) where the machine allows: sched.rec.
  *   sampler.c    a thread in gapscope that reads /proc/PID/task/TID/{stat,
  *                schedstat,syscall,wchan} of the program's threads at
  *                ~1 kHz and writes their state runs as raw records.
@@ -38,11 +43,45 @@
  *   X T DROPPED                      CUPTI dropped records
  *   F T GENERATION                   a flush request was answered
  *   E T REASON                       the process image ended (exit, signal N)
+ *   B START END TID KIND ADDR RESULT STACK
+ *                                    an interposed wait that blocked: KIND
+ *                                    futex | cond | gil | rwlock | sem; ADDR
+ *                                    the futex word / object (0x hex); RESULT 0
+ *                                    woken (or acquired), else the errno
+ *                                    (110 timed out, 4 interrupted); STACK the
+ *                                    waiter's stack id (0: none; waits of at
+ *                                    least GS_ATTACH_STACK_MIN_US get one)
+ *   U T TID KIND ADDR WOKEN WORD STACK
+ *                                    a wake on ADDR by TID: WOKEN the threads
+ *                                    woken (futex), -1 signal/post/unlock with
+ *                                    waiters, -2 broadcast; WORD the futex word
+ *                                    read right after the wake (-1 not read);
+ *                                    STACK rate-limited (one per thread per 10 ms)
+ *   Q ID FRAMES                      a stack: frames root first, ';'-separated,
+ *                                    each a symbol or object+0xOFFSET; ids are
+ *                                    per file; a Q line may follow its first use
+ *   A T TID STACK                    the stack of TID's malloc_trim (T record)
+ *                                    that ended at T
+ * libgsaudit.so's file is p<pid>-<t0>-audit.rec (T and A records only).
  *   sampler.rec:
  *   G T0 HZ                          sampler header
  *   P START END PID TID STATE DETAIL one state run of a thread (DETAIL: syscall
  *                                    name, wchan symbol, or "-")
  *   C PID TID COMM                   a thread's name
+ *   J START END PID TID RSS_DROP_KB SYS_SAMPLES
+ *                                    memory released by TID: a stretch in which
+ *                                    it ran mostly in the kernel while its
+ *                                    process's resident set fell RSS_DROP_KB,
+ *                                    or was seen blocked in madvise/munmap
+ *                                    SYS_SAMPLES times (a running thread's
+ *                                    /proc/TID/syscall reads "running")
+ *   P runs of a thread blocked in a futex wait carry DETAIL futex@0xADDR.
+ *   sched.rec (always written by gapscope attach; format in sched.c):
+ *   Z gsched 1 MECH                  sched_tracepoints | interposition
+ *   i TEXT                           why that mechanism
+ *   s T CPU PREV PREV_STATE NEXT     a context switch
+ *   w T WAKER WAKEE IRQ              a wake-up issued (IRQ 1: interrupt context)
+ *   l LOST                           scheduler events lost
  * A file whose last line lacks its newline was cut by a crash: that line is
  * skipped and the timeline says so (meta attach.truncated).  Device records
  * with zero, all-ones or reversed timestamps (work still in flight at a
@@ -72,6 +111,9 @@ typedef struct gs_attach_stats {
     long files, lines, kernels, copies, memsets, api_calls, api_spans, syncs,
         lock_waits, trims, nvtx, state_runs, threads, dropped, truncated, untimed;
     int cupti_on;
+    /* Wake-up edges (convert_wake.c). */
+    long waits, wakes, waits_paired, sched_events, sched_lost, mem_releases, stacks;
+    char wake_mech[32];       /* sched_tracepoints | interposition | "" (no sched.rec) */
 } gs_attach_stats;
 
 /* Reads every *.rec file of raw_dir into a new timeline (lanes and spans
@@ -119,6 +161,21 @@ gs_status gs_sampler_start(gs_sampler **out, pid_t pid, const char *raw_dir, dou
  * number of sampling rounds and cost_ns_out the CPU time the sampler used. */
 gs_status gs_sampler_stop(gs_sampler *s, long *rounds_out, int64_t *cost_ns_out, gs_err *err);
 
+/* ---- scheduler tracepoints (sched.c, sched_collect.c) ---------------------- */
+
+/* 1 when sched_switch/sched_waking can be recorded here (tracefs ids, a
+ * system-wide perf_event_open permitted); why gets the answer in words
+ * either way (named in the run's metadata as attach.wake.probe). */
+int gs_sched_probe(char *why, size_t n);
+typedef struct gs_sched gs_sched;
+/* Starts recording scheduler events of pid (and of the processes that
+ * write p<pid>-*.rec files into raw_dir) into raw_dir/sched.rec. */
+gs_status gs_sched_start(gs_sched **out, pid_t pid, const char *raw_dir, gs_err *err);
+/* Stops, finishes sched.rec; events/lost (may be NULL) get the counts. */
+gs_status gs_sched_stop(gs_sched *s, long *events, long *lost, gs_err *err);
+/* Writes a sched.rec that names the interposition fallback and why. */
+gs_status gs_sched_write_none(const char *raw_dir, const char *why, gs_err *err);
+
 /* ---- launching ----------------------------------------------------------------- */
 
 typedef struct gs_attach_opts {
@@ -127,6 +184,10 @@ typedef struct gs_attach_opts {
     double sample_hz;          /* /proc sampling rate, 0 = off (default 1000) */
     unsigned flush_ms;         /* periodic CUPTI flush (default 500) */
     int no_cupti, no_preload, no_nvtx;
+    int no_audit;              /* no LD_AUDIT (malloc_trim bound by dlsym unseen) */
+    int no_stacks;             /* no user stacks at waits, trims and wakes */
+    unsigned stack_min_us;     /* waits at least this long get a stack (default 1000) */
+    const char *wake;          /* "auto" (default), "sched", "interpose" */
     int quiet;
 } gs_attach_opts;
 void gs_attach_opts_defaults(gs_attach_opts *o);
@@ -137,12 +198,15 @@ typedef struct gs_attach_result {
     int64_t start_ns, end_ns;  /* fork to reap */
     long sampler_rounds;
     int64_t sampler_cpu_ns;
+    char wake[32];             /* the wake-edge mechanism used */
+    char wake_why[256];        /* the probe's answer */
+    long sched_events, sched_lost;
 } gs_attach_result;
 
 /* Runs argv[0..] with the capture on, waits for it (forwarding SIGINT,
  * SIGTERM and SIGHUP after asking the library to flush), and leaves the
  * raw records in out_dir/attach-raw.  GS_ERR_IO when the program could
- * not be started. */
+ * not be started; GS_ERR_ARG when wake = "sched" and the probe says no. */
 gs_status gs_attach_exec(gs_attach_result *res, char *const argv[], const gs_attach_opts *o,
                          gs_err *err);
 

@@ -147,6 +147,11 @@ static gs_tl_lane *thread_lane(lane_map *lm, uint32_t tid)
     return lo < lm->n && lm->tid[lo] == tid ? lm->lane[lo] : NULL;
 }
 
+static gs_tl_lane *lane_cb(void *ctx, uint32_t tid)
+{
+    return thread_lane(ctx, tid);
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -234,7 +239,7 @@ static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_conver
     }
 
     /* Thread lanes, sorted by tid. */
-    size_t nt = 0, capt = c->api.n + c->host.n + 1;
+    size_t nt = 0, capt = c->api.n + c->host.n + 1 + gs_attach_wake_ntids(c);
     tids = malloc(capt * 2 * sizeof *tids);
     if (!tids) {
         st = GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory");
@@ -248,6 +253,7 @@ static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_conver
         if (c->host.v[i].kind == 'W' && c->host.v[i].owner)
             tids[nt++] = c->host.v[i].owner;
     }
+    gs_attach_wake_tids(c, tids, &nt);
     qsort(tids, nt, sizeof *tids, cmp_u32);
     size_t nu = 0;
     for (size_t i = 0; i < nt; i++)
@@ -351,7 +357,8 @@ static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_conver
             gs_tl_span(l, GS_SPAN_LOCK_HOLD, name, -1, -1, h->s, h->e, 0, NULL);
             break;
         case 'T':
-            gs_tl_span(l, GS_SPAN_STEP, "malloc_trim", -1, -1, h->s, h->e, 0, NULL);
+            gs_tl_span(l, GS_SPAN_STEP, "malloc_trim", -1, -1, h->s, h->e, 0,
+                       gs_attach_trim_args(c, h, args, sizeof args));
             break;
         case 'N':
             snprintf(name, sizeof name, "nvtx:%s", h->name);
@@ -366,6 +373,7 @@ static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_conver
             break;
         }
     }
+    st = gs_attach_wake_emit(tl, c, lane_cb, &lm, err);
 done:
     free(rt.key);
     free(rt.val);
@@ -431,7 +439,10 @@ gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const cha
     for (size_t i = 0; i < nn && st == GS_OK; i++) {
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", raw_dir, names[i]);
-        st = gs_attach_read_file(c, path, !strcmp(names[i], "sampler.rec"), err);
+        if (!strcmp(names[i], "sched.rec"))
+            st = gs_attach_read_sched(c, path, err);
+        else
+            st = gs_attach_read_file(c, path, !strcmp(names[i], "sampler.rec"), err);
     }
     if (st != GS_OK)
         goto done;

@@ -60,6 +60,8 @@ typedef struct gs_attach_comm {
         size_t n, cap; \
     }
 
+struct gs_attach_wraw;   /* waits, wakes, stacks, scheduler events (convert_wake.c) */
+
 typedef struct gs_attach_raw {
     GS_ATTACH_VEC(gs_attach_op) ops;
     GS_ATTACH_VEC(gs_attach_call) api;
@@ -73,6 +75,7 @@ typedef struct gs_attach_raw {
     char info[1024];
     gs_attach_stats st;
     int oom;
+    struct gs_attach_wraw *w;   /* NULL until a B U Q A J record or sched.rec is read */
 } gs_attach_raw;
 
 /* Grows *v (elements of elem bytes) to hold need; 0 when out of memory. */
@@ -88,7 +91,36 @@ int gs_attach_grow(void **v, size_t *cap, size_t need, size_t elem);
 
 /* Reads one raw file (sampler: the sampler's file) into c. */
 gs_status gs_attach_read_file(gs_attach_raw *c, const char *path, int sampler, gs_err *err);
+/* s interned in c's string table (c->oom set, "" returned, when out of memory). */
+const char *gs_attach_intern(gs_attach_raw *c, const char *s);
 /* Frees what c holds (not c). */
 void gs_attach_ctx_free(gs_attach_raw *c);
+
+/* ---- wake-up edges (rawread_wake.c, convert_wake.c) ---- */
+
+/* 1 for the record types rawread_wake.c reads (B U Q A J). */
+int gs_attach_is_wake_rec(char t);
+/* Parses one such record (fields after "X "); file: the file's number
+ * (stack ids are per file); pid: its header's pid. */
+gs_status gs_attach_parse_wake(gs_attach_raw *c, char t, char *line, const char *path,
+                               long lineno, int32_t pid, gs_err *err);
+/* Reads sched.rec (the header "Z gsched 1 MECH", i, s, w, l records). */
+gs_status gs_attach_read_sched(gs_attach_raw *c, const char *path, gs_err *err);
+/* Frees c->w. */
+void gs_attach_wake_free(gs_attach_raw *c);
+
+/* Number of thread ids the wake part may add to the lane list, and adds
+ * them to tids[*n..] (for lanes before emission). */
+size_t gs_attach_wake_ntids(const gs_attach_raw *c);
+void gs_attach_wake_tids(const gs_attach_raw *c, uint32_t *tids, size_t *n);
+/* Pairs waits with wakes, applies scheduler edges, and appends the wait,
+ * hold and memory-release spans and the stack/mechanism metadata
+ * (timeline/SPANS.md, "Foreign timelines"); lane_of maps a tid to its lane. */
+gs_status gs_attach_wake_emit(gs_timeline *tl, gs_attach_raw *c,
+                              gs_tl_lane *(*lane_of)(void *ctx, uint32_t tid), void *ctx,
+                              gs_err *err);
+/* Args of a malloc_trim span ("stack=N" when its stack is known, else ""). */
+const char *gs_attach_trim_args(const gs_attach_raw *c, const gs_attach_hrec *h, char *buf,
+                                size_t n);
 
 #endif

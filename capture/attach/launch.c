@@ -4,8 +4,11 @@
  *
  * Environment given to the program (each library variable only when its
  * part is on): LD_PRELOAD (the library first, the program's own entries
- * kept after it), CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH (both the
- * same library), GS_ATTACH_DIR (absolute raw directory), GS_ATTACH_FLUSH_MS.
+ * kept after it), LD_AUDIT (libgsaudit.so from the library's directory,
+ * the program's own entries after it), CUDA_INJECTION64_PATH,
+ * NVTX_INJECTION64_PATH (both the same library), GS_ATTACH_DIR (absolute
+ * raw directory), GS_ATTACH_FLUSH_MS, GS_ATTACH_STACKS and
+ * GS_ATTACH_STACK_MIN_US.
  *
  * Signals: SIGINT, SIGTERM and SIGHUP reaching gapscope are forwarded to
  * the program after a flush request (the generation word in
@@ -39,6 +42,19 @@ void gs_attach_opts_defaults(gs_attach_opts *o)
     o->out_dir = "runs/attach";
     o->sample_hz = 1000;
     o->flush_ms = 500;
+    o->wake = "auto";
+    o->stack_min_us = 1000;
+}
+
+/* Prepends lib to the colon-separated list in variable var (setenv in the child). */
+static void prepend_env(const char *var, const char *lib)
+{
+    const char *pre = getenv(var);
+    char *v = malloc(strlen(lib) + (pre ? strlen(pre) : 0) + 2);
+    if (v) {
+        sprintf(v, pre && *pre ? "%s:%s" : "%s", lib, pre);
+        setenv(var, v, 1);
+    }
 }
 
 static int exists(const char *p)
@@ -145,6 +161,31 @@ gs_status gs_attach_exec(gs_attach_result *res, char *const argv[], const gs_att
         close(cfd);
     }
 
+    /* libgsaudit.so sits beside libgsattach.so. */
+    char audit[PATH_MAX + 32] = "";
+    const char *slash = strrchr(abs_lib, '/');
+    if (slash) {
+        snprintf(audit, sizeof audit, "%.*s/libgsaudit.so", (int)(slash - abs_lib), abs_lib);
+        if (!exists(audit))
+            audit[0] = '\0';
+    }
+    /* Wake-up edges: scheduler tracepoints when the probe allows (auto) or
+     * when asked for (sched); interposition alone otherwise. */
+    int use_sched = 0;
+    snprintf(res->wake, sizeof res->wake, "interposition");
+    if (!strcmp(o->wake, "interpose")) {
+        snprintf(res->wake_why, sizeof res->wake_why, "scheduler tracepoints not asked for (--wake interpose)");
+    } else {
+        use_sched = gs_sched_probe(res->wake_why, sizeof res->wake_why);
+        if (!use_sched && !strcmp(o->wake, "sched")) {
+            if (gen)
+                munmap((void *)gen, 4096);
+            return GS_ERR(err, GS_ERR_ARG, "attach", "--wake sched: %s", res->wake_why);
+        }
+    }
+    int go[2] = {-1, -1};
+    if (use_sched && pipe2(go, O_CLOEXEC) != 0)
+        use_sched = 0;
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) != 0)
         return GS_ERR(err, GS_ERR_IO, "attach", "pipe: %s", strerror(errno));
@@ -165,6 +206,8 @@ gs_status gs_attach_exec(gs_attach_result *res, char *const argv[], const gs_att
     }
     if (pid == 0) {
         close(pfd[0]);
+        if (go[1] >= 0)
+            close(go[1]);
         char num[32];
         setenv("GS_ATTACH_DIR", abs_raw, 1);
         snprintf(num, sizeof num, "%u", o->flush_ms);
@@ -173,13 +216,18 @@ gs_status gs_attach_exec(gs_attach_result *res, char *const argv[], const gs_att
             setenv("CUDA_INJECTION64_PATH", abs_lib, 1);
         if (!o->no_nvtx)
             setenv("NVTX_INJECTION64_PATH", abs_lib, 1);
-        if (!o->no_preload) {
-            const char *pre = getenv("LD_PRELOAD");
-            char *v = malloc(strlen(abs_lib) + (pre ? strlen(pre) : 0) + 2);
-            if (v) {
-                sprintf(v, pre && *pre ? "%s:%s" : "%s", abs_lib, pre);
-                setenv("LD_PRELOAD", v, 1);
-            }
+        if (!o->no_preload)
+            prepend_env("LD_PRELOAD", abs_lib);
+        if (!o->no_audit && audit[0])
+            prepend_env("LD_AUDIT", audit);
+        setenv("GS_ATTACH_STACKS", o->no_stacks ? "0" : "1", 1);
+        snprintf(num, sizeof num, "%u", o->stack_min_us);
+        setenv("GS_ATTACH_STACK_MIN_US", num, 1);
+        if (go[0] >= 0) {   /* wait until the scheduler events are open on us */
+            char b;
+            while (read(go[0], &b, 1) < 0 && errno == EINTR)
+                ;
+            close(go[0]);
         }
         execvp(argv[0], argv);
         int e = errno;
@@ -188,6 +236,22 @@ gs_status gs_attach_exec(gs_attach_result *res, char *const argv[], const gs_att
         _exit(127);
     }
     close(pfd[1]);
+    gs_sched *sch = NULL;
+    if (go[0] >= 0) {
+        close(go[0]);
+        gs_err qerr;
+        gs_err_clear(&qerr);
+        if (gs_sched_start(&sch, pid, abs_raw, &qerr) == GS_OK) {
+            snprintf(res->wake, sizeof res->wake, "sched_tracepoints");
+        } else {
+            snprintf(res->wake_why, sizeof res->wake_why, "%.200s", qerr.msg);
+            sch = NULL;
+        }
+        if (write(go[1], "g", 1) < 0) {
+            /* the child died before exec: reaped below */
+        }
+        close(go[1]);
+    }
     int child_errno = 0;
     ssize_t got;
     while ((got = read(pfd[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR)
@@ -195,6 +259,8 @@ gs_status gs_attach_exec(gs_attach_result *res, char *const argv[], const gs_att
     close(pfd[0]);
     if (got == (ssize_t)sizeof child_errno) {
         waitpid(pid, NULL, 0);
+        if (sch)
+            gs_sched_stop(sch, NULL, NULL, NULL);
         if (gen)
             munmap((void *)gen, 4096);
         return GS_ERR(err, GS_ERR_IO, "attach", "cannot run %s: %s", argv[0], strerror(child_errno));
@@ -247,6 +313,12 @@ reaped:
     gs_status st = GS_OK;
     if (smp)
         st = gs_sampler_stop(smp, &res->sampler_rounds, &res->sampler_cpu_ns, err);
+    gs_err qerr;
+    gs_err_clear(&qerr);
+    if (sch && gs_sched_stop(sch, &res->sched_events, &res->sched_lost, &qerr) != GS_OK && st == GS_OK)
+        st = gs_err_set(err, qerr.status, "attach", abs_raw, "%s", qerr.msg);
+    if (!sch && gs_sched_write_none(abs_raw, res->wake_why, &qerr) != GS_OK && st == GS_OK)
+        st = gs_err_set(err, qerr.status, "attach", abs_raw, "%s", qerr.msg);
     if (gen)
         munmap((void *)gen, 4096);
     return st;

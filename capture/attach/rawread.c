@@ -224,6 +224,8 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
     if (!t || line[1] != ' ')
         goto bad;
     line += 2;
+    if (gs_attach_is_wake_rec(t))
+        return gs_attach_parse_wake(c, t, line, path, lineno, *pid, err);
     switch (t) {
     case 'H':
         if (!split(line, f, 5, &rest) || strcmp(f[0], "gsattach") || strcmp(f[1], "1") ||
@@ -440,4 +442,10 @@ void gs_attach_ctx_free(gs_attach_raw *c)
     free(c->host.v);
     free(c->syncs.v);
     free(c->comms.v);
+    gs_attach_wake_free(c);
+}
+
+const char *gs_attach_intern(gs_attach_raw *c, const char *s)
+{
+    return intern(c, s);
 }

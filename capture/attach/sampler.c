@@ -20,7 +20,10 @@
  *
  * Consecutive equal samples (state and detail) merge into one run; a run
  * ends halfway between its last sample and the first sample that differs.
- * Runs are written to raw_dir/sampler.rec when the sampler stops.
+ * A futex wait's detail names its word (futex@0xADDR).  Each round also
+ * reads every watched process's resident set for the memory-release
+ * detector (sampler_mem.c: J records).  Runs are written to
+ * raw_dir/sampler.rec when the sampler stops.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -39,6 +42,7 @@
 
 #include "../../common/rng.h"
 #include "attach.h"
+#include "sampler_int.h"
 
 static const char *const tstate_names[] = {
 #define GS_X(e, n) n,
@@ -109,6 +113,10 @@ static const struct {
 #endif
     {SYS_io_getevents, "io_getevents", GS_TS_IO},
     {SYS_msync, "msync", GS_TS_IO},
+    /* Blocked while returning memory (waiting for the mm lock): the
+     * memory-release detector counts these (sampler_mem.c). */
+    {SYS_madvise, "madvise", GS_TS_OTHER},
+    {SYS_munmap, "munmap", GS_TS_OTHER},
 };
 
 gs_tstate gs_tstate_classify(char st, long sysno, uint64_t arg0, const char *wchan,
@@ -170,6 +178,8 @@ typedef struct task {
     int64_t t_start, t_last;
     uint64_t run_ns, wait_ns;
     int have_sched;
+    size_t proc;              /* index of its process in pids/procs */
+    gs_memrel_task mr;
 } task;
 
 struct gs_sampler {
@@ -181,6 +191,7 @@ struct gs_sampler {
     task *t;
     size_t n, cap;
     pid_t *pids;
+    gs_memrel_proc *procs;    /* parallel to pids */
     size_t n_pids, cap_pids;
     char *out;
     size_t out_len, out_cap;
@@ -263,8 +274,13 @@ static void add_pid(gs_sampler *s, pid_t pid)
         if (!p)
             return;
         s->pids = p;
+        gs_memrel_proc *q = realloc(s->procs, nc * sizeof *q);
+        if (!q)
+            return;
+        s->procs = q;
         s->cap_pids = nc;
     }
+    gs_memrel_proc_init(&s->procs[s->n_pids], pid);
     s->pids[s->n_pids++] = pid;
 }
 
@@ -309,6 +325,7 @@ static void rescan(gs_sampler *s, int gen)
             task *k = &s->t[s->n];
             memset(k, 0, sizeof *k);
             k->pid = s->pids[p];
+            k->proc = p;
             k->tid = tid;
             k->seen = gen;
             k->fd_stat = open_task_file(k->pid, tid, "stat");
@@ -350,6 +367,9 @@ static int sample_task(gs_sampler *s, task *k, int64_t now)
     char st = rp[2];
     if (st == 'Z' || st == 'X' || st == 'x')
         return 0;
+    unsigned long utime = 0, stime = 0;
+    if (sscanf(rp + 3, " %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2)
+        utime = stime = 0;
     size_t cl = (size_t)(rp - lp - 1);
     if (cl >= sizeof k->comm)
         cl = sizeof k->comm - 1;
@@ -365,7 +385,7 @@ static int sample_task(gs_sampler *s, task *k, int64_t now)
     }
     int64_t ran = -1, waited = -1;
     long sysno = -1;
-    uint64_t arg0 = 0;
+    uint64_t arg0 = 0, arg1 = 0;
     char wchan[64] = "";
     if (st == 'R') {
         unsigned long long r, w;
@@ -380,11 +400,12 @@ static int sample_task(gs_sampler *s, task *k, int64_t now)
         }
     } else if (st == 'S' || st == 'D' || st == 'I') {
         if (pread_str(k->fd_sys, buf, sizeof buf) > 0) {
-            unsigned long long a0 = 0;
+            unsigned long long a0 = 0, a1 = 0;
             long nr;
-            if (sscanf(buf, "%ld 0x%llx", &nr, &a0) >= 1 && nr >= 0) {
+            if (sscanf(buf, "%ld 0x%llx 0x%llx", &nr, &a0, &a1) >= 1 && nr >= 0) {
                 sysno = nr;
                 arg0 = a0;
+                arg1 = a1;
             }
         } else if (pread_str(k->fd_wchan, wchan, sizeof wchan) < 0) {
             wchan[0] = '\0';
@@ -393,6 +414,16 @@ static int sample_task(gs_sampler *s, task *k, int64_t now)
     }
     char detail[40];
     gs_tstate ts = gs_tstate_classify(st, sysno, arg0, wchan, ran, waited, detail, sizeof detail);
+    /* A futex wait names its word (the converter pairs it with a wake of
+     * the same address): FUTEX_WAIT, LOCK_PI, WAIT_BITSET, WAIT_REQUEUE_PI,
+     * LOCK_PI2. */
+    unsigned op = (unsigned)arg1 & 127u;
+    if (ts == GS_TS_FUTEX && sysno == SYS_futex && arg0 &&
+        (op == 0 || op == 6 || op == 9 || op == 11 || op == 13))
+        snprintf(detail, sizeof detail, "futex@0x%llx", (unsigned long long)arg0);
+    if (k->proc < s->n_pids)
+        gs_memrel_task_sample(&k->mr, &s->procs[k->proc], st == 'R',
+                              sysno == SYS_madvise || sysno == SYS_munmap, utime + stime);
     if (!k->have_run) {
         k->have_run = 1;
         k->state = ts;
@@ -408,6 +439,28 @@ static int sample_task(gs_sampler *s, task *k, int64_t now)
     }
     k->t_last = now;
     return 1;
+}
+
+/* The memory-release detector's round: a streak that just ended is
+ * charged to the thread with the best claim (sampler_mem.c) as a J record. */
+static void release_round(gs_sampler *s, int64_t now)
+{
+    for (size_t p = 0; p < s->n_pids; p++) {
+        gs_memrel_proc *pr = &s->procs[p];
+        if (!gs_memrel_round(pr, now))
+            continue;
+        task *best = NULL;
+        for (size_t i = 0; i < s->n; i++) {
+            task *k = &s->t[i];
+            if (k->proc == p && k->mr.gen == pr->gen && (k->mr.hits || k->mr.sys) &&
+                (!best || gs_memrel_task_cmp(&k->mr, &best->mr) > 0))
+                best = k;
+        }
+        if (best)
+            out_printf(s, "J %lld %lld %d %d %ld %d\n", (long long)pr->t0, (long long)pr->t_drop,
+                       (int)pr->pid, (int)best->tid,
+                       (pr->rss0 - pr->rss_min) * (sysconf(_SC_PAGESIZE) / 1024), best->mr.sys);
+    }
 }
 
 static void *sampler_main(void *arg)
@@ -428,6 +481,7 @@ static void *sampler_main(void *arg)
         if (s->rounds % rescan_every == 0 || gs_now_ns() - s->t0 < 100000000)
             rescan(s, ++gen);
         int64_t now = gs_now_ns();
+        release_round(s, now);
         for (size_t i = 0; i < s->n;) {
             if (!sample_task(s, &s->t[i], now))
                 drop_task(s, i);
@@ -470,6 +524,9 @@ gs_status gs_sampler_start(gs_sampler **out, pid_t pid, const char *raw_dir, dou
     add_pid(s, pid);
     out_printf(s, "G %lld %g\n", (long long)gs_now_ns(), hz);
     if (pthread_create(&s->th, NULL, sampler_main, s) != 0) {
+        for (size_t p = 0; p < s->n_pids; p++)
+            gs_memrel_proc_close(&s->procs[p]);
+        free(s->procs);
         free(s->out);
         free(s->pids);
         free(s);
@@ -509,8 +566,11 @@ gs_status gs_sampler_stop(gs_sampler *s, long *rounds_out, int64_t *cost_ns_out,
             remove(tmp);
         }
     }
+    for (size_t p = 0; p < s->n_pids; p++)
+        gs_memrel_proc_close(&s->procs[p]);
     free(s->t);
     free(s->pids);
+    free(s->procs);
     free(s->out);
     free(s);
     return st;

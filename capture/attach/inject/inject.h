@@ -27,6 +27,11 @@
 
 /* 1 once GS_ATTACH_DIR was found and the output file opened. */
 int gsi_enabled(void);
+/* 1 when GS_ATTACH_DIR was found (the audit copy opens its file lazily). */
+int gsi_active(void);
+/* 1 while the calling thread is inside gsi_emit (a signal handler's
+ * interposed call must not record then). */
+int gsi_busy(void);
 /* Idempotent initialisation (constructor, InitializeInjection). */
 void gsi_init(void);
 /* CLOCK_MONOTONIC in ns (the time base of gapscope's timelines). */
@@ -45,6 +50,35 @@ unsigned gsi_flush_ms(void);
 /* Called by the CUPTI part once it is set up: registers its flush with the
  * exit path and installs fatal-signal handlers where none are set. */
 void gsi_on_cupti_ready(void (*cupti_flush)(void));
+
+/* The audit copy (libgsaudit.so, LD_AUDIT) initialises with this instead
+ * of gsi_init: its file, p<pid>-<t0>-audit.rec, is opened at its first
+ * record and reopened in a forked child.  gsi_is_audit_copy says which copy
+ * runs (1 only in libgsaudit.so). */
+void gsi_init_audit(void);
+int gsi_is_audit_copy(void);
+/* Called in a forked child (inject_wait.c resets its tables). */
+void gsi_wait_fork_child(void);
+
+/* ---- stacks (inject_stack.c) ---- */
+/* The caller's user stack as a stack id (1..): the frames outside this
+ * library, deduplicated; a new stack is written once as a Q record
+ * (symbolized with dladdr) before its id is returned.  0 when stacks are
+ * off (GS_ATTACH_STACKS=0), the table is full, or the thread is already
+ * inside the library.  Takes a backtrace (microseconds): callers use it
+ * for waits above GS_ATTACH_STACK_MIN_US, trims, and rate-limited wakes. */
+uint32_t gsi_stack_id(void);
+/* Waits at least this long get a stack (ns; GS_ATTACH_STACK_MIN_US,
+ * default 1000 us). */
+uint64_t gsi_stack_min_ns(void);
+/* Loads the unwinder once (libgcc_s), outside any interposed call. */
+void gsi_stack_init(void);
+/* Forgets the parent's stack ids in a forked child. */
+void gsi_stack_fork_child(void);
+
+/* ---- the malloc_trim record (T, and A with its stack) ---- */
+/* Writes "T t0 t1 tid result" and, when a stack is taken, "A t1 tid stack". */
+void gsi_emit_trim(uint64_t t0, uint64_t t1, int result);
 
 /* Copies s into out (at most n-1 bytes), replacing control characters by
  * spaces, so a name is always one field at the end of one line. */

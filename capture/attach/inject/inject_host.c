@@ -1,7 +1,9 @@
 /*
  * libgsattach.so, host side: interposed pthread_mutex_lock/unlock and
  * malloc_trim (LD_PRELOAD), and the NVTX v3 injection entry point
- * (NVTX_INJECTION64_PATH names this library).
+ * (NVTX_INJECTION64_PATH names this library).  Other waits and wakes
+ * (futex, condvars, rwlocks, semaphores) are in inject_wait.c; malloc_trim
+ * bound through dlsym is caught by the audit library (inject_audit.c).
  *
  * Mutexes.  The uncontended path costs one pthread_mutex_trylock on top of
  * the call: only a trylock that fails with EBUSY is timed.  The waiter
@@ -12,7 +14,7 @@
  * nobody waited for are not recorded (that would cost a clock read per
  * lock).  Locks taken inside glibc (pthread_cond_wait's re-acquire, stdio)
  * do not go through these symbols and are not seen; Rust std and
- * tokio locks use futexes directly and are seen only by the /proc sampler.
+ * tokio locks use futexes through syscall() (inject_wait.c).
  *
  * NVTX: push/pop (A, W, Ex) ranges are kept on a thread-local stack and
  * written as N records at pop; start/end ranges (A, Ex) through a small
@@ -99,8 +101,7 @@ GSI_EXPORT int malloc_trim(size_t pad)
     uint64_t t0 = gsi_now();
     int r = real_trim(pad);
     if (gsi_enabled())
-        gsi_emit("T %llu %llu %u %d", (unsigned long long)t0, (unsigned long long)gsi_now(),
-                 gsi_tid(), r);
+        gsi_emit_trim(t0, gsi_now(), r);
     return r;
 }
 

@@ -40,6 +40,16 @@ static unsigned g_flush_ms = 500;
 static volatile uint64_t *g_ctl;  /* mmap of DIR/ctl: [0] = flush generation */
 static void (*g_cupti_flush)(void);
 static atomic_int g_exiting;
+/* The audit copy (libgsaudit.so, gsi_init_audit): its own file, opened at
+ * its first record; its libc's fork handlers never run, so a changed pid is
+ * noticed at the next record. */
+static int g_audit;
+static pid_t g_pid;
+static void open_output(void);
+/* Set while this thread appends: a signal handler that runs an interposed
+ * call in the middle of an append drops its record instead of spinning on
+ * the lock its own thread holds. */
+static __thread volatile sig_atomic_t t_busy;
 
 uint64_t gsi_now(void)
 {
@@ -90,7 +100,7 @@ static void write_out_locked(void)
 
 void gsi_flush(void)
 {
-    if (g_fd < 0)
+    if (g_fd < 0 || t_busy)
         return;
     lock();
     write_out_locked();
@@ -107,17 +117,46 @@ void gsi_clean(char *out, size_t n, const char *s)
     out[i] = '\0';
 }
 
+/* Audit copy: opens the file at the first record, and again in a forked
+ * child (whose buffer still holds the parent's lines). */
+static void audit_open(void)
+{
+    pid_t p = getpid();
+    if (g_fd >= 0 && p == g_pid)
+        return;
+    lock();
+    if (g_fd < 0 || p != g_pid) {
+        if (g_fd >= 0)
+            close(g_fd);
+        g_fd = -1;
+        g_len = 0;
+        g_first_ns = 0;
+        t_tid = 0;
+        g_pid = p;
+        unlock();
+        gsi_stack_fork_child();
+        open_output();
+        return;
+    }
+    unlock();
+}
+
 void gsi_emit(const char *fmt, ...)
 {
-    if (g_fd < 0)
+    if (g_audit && g_dir[0])
+        audit_open();
+    if (g_fd < 0 || t_busy)
         return;
+    t_busy = 1;
     char line[LINE_MAX_];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line - 1, fmt, ap);
     va_end(ap);
-    if (n < 0)
+    if (n < 0) {
+        t_busy = 0;
         return;
+    }
     if ((size_t)n > sizeof line - 2)
         n = (int)sizeof line - 2;
     line[n++] = '\n';
@@ -132,11 +171,33 @@ void gsi_emit(const char *fmt, ...)
     if (g_len > BUF_CAP / 2 || now - g_first_ns > AGE_FLUSH_NS)
         write_out_locked();
     unlock();
+    t_busy = 0;
+}
+
+int gsi_busy(void)
+{
+    return t_busy;
 }
 
 int gsi_enabled(void)
 {
     return g_fd >= 0;
+}
+
+int gsi_active(void)
+{
+    return g_dir[0] != '\0';
+}
+
+/* Defaults for the parts one of the two libraries lacks (libgsaudit.so has
+ * no interposed waits; libgsattach.so is not the audit copy). */
+__attribute__((weak)) int gsi_is_audit_copy(void)
+{
+    return 0;
+}
+
+__attribute__((weak)) void gsi_wait_fork_child(void)
+{
 }
 
 unsigned gsi_flush_ms(void)
@@ -152,8 +213,8 @@ uint64_t gsi_flush_request(void)
 static void open_output(void)
 {
     char path[1200];
-    snprintf(path, sizeof path, "%s/p%d-%llu.rec", g_dir, (int)getpid(),
-             (unsigned long long)gsi_now());
+    snprintf(path, sizeof path, "%s/p%d-%llu%s.rec", g_dir, (int)getpid(),
+             (unsigned long long)gsi_now(), g_audit ? "-audit" : "");
     g_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (g_fd < 0)
         return;
@@ -161,15 +222,21 @@ static void open_output(void)
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[k > 0 ? k : 0] = '\0';
     gsi_clean(cexe, sizeof cexe, exe);
+    int audit = g_audit;
+    g_audit = 0;   /* no re-entry into audit_open from the header line */
     gsi_emit("H gsattach 1 %d %d %llu %s", (int)getpid(), (int)getppid(),
              (unsigned long long)gsi_now(), cexe);
     gsi_flush();
+    g_audit = audit;
 }
 
 static void at_fork_child(void)
 {
     /* The parent still holds (and will write) its pending lines. */
     atomic_flag_clear(&g_lock);
+    t_busy = 0;
+    gsi_wait_fork_child();
+    gsi_stack_fork_child();
     g_len = 0;
     g_first_ns = 0;
     t_tid = 0;
@@ -258,22 +325,37 @@ static void map_ctl(void)
         g_ctl = p;
 }
 
-void gsi_init(void)
+static int read_env(void)
 {
-    static atomic_int once;
-    int expect = 0;
-    if (!atomic_compare_exchange_strong(&once, &expect, 1))
-        return;
     const char *d = getenv("GS_ATTACH_DIR");
     if (!d || !*d || strlen(d) >= sizeof g_dir)
-        return;
+        return 0;
     strcpy(g_dir, d);
     const char *f = getenv("GS_ATTACH_FLUSH_MS");
     if (f && atoi(f) >= 10 && atoi(f) <= 60000)
         g_flush_ms = (unsigned)atoi(f);
+    return 1;
+}
+
+void gsi_init_audit(void)
+{
+    g_audit = 1;
+    if (read_env())
+        atexit(at_exit_flush);
+}
+
+void gsi_init(void)
+{
+    static atomic_int once;
+    int expect = 0;
+    if (g_audit || !atomic_compare_exchange_strong(&once, &expect, 1))
+        return;
+    if (!read_env())
+        return;
     open_output();
     if (g_fd < 0)
         return;
+    gsi_stack_init();
     map_ctl();
     pthread_atfork(NULL, NULL, at_fork_child);
     atexit(at_exit_flush);
@@ -282,5 +364,6 @@ void gsi_init(void)
 
 __attribute__((constructor)) static void at_load(void)
 {
-    gsi_init();
+    if (!gsi_is_audit_copy())
+        gsi_init();
 }
