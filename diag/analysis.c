@@ -34,6 +34,11 @@ void gs_analysis_destroy(gs_analysis *a)
     for (size_t i = 0; i < a->n_details; i++)
         free(a->details[i].detail);
     free(a->details);
+    for (size_t i = 0; i < a->n_stacks; i++) {
+        free(a->stacks[i].launcher);
+        free(a->stacks[i].waker);
+    }
+    free(a->stacks);
     free(a);
 }
 
@@ -296,6 +301,10 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
                     a->details[pc->detail].idle_s += (double)(pc->end_ns - pc->start_ns) * 1e-9;
             }
     }
+    if (!gs_diag_stacks(a, tl))
+        goto nomem;
+    const char *mech = gs_timeline_meta_get(tl, "attach.wake");
+    snprintf(a->wake_mech, sizeof a->wake_mech, "%s", mech ? mech : "");
     a->verdict = GS_CAUSE_OTHER;
     double best = 0;
     for (int c = 0; c < GS_CAUSE_COUNT; c++)
@@ -319,6 +328,18 @@ fail:
     gs_attrib_destroy(at);
     gs_analysis_destroy(a);
     return st;
+}
+
+const gs_cause_detail *gs_analysis_top_chain(const gs_analysis *a)
+{
+    const gs_cause_detail *best = NULL;
+    for (size_t i = 0; i < a->n_details; i++) {
+        const gs_cause_detail *d = &a->details[i];
+        if (d->cause == a->verdict && strstr(d->detail, " waits on ") &&
+            (!best || d->idle_s > best->idle_s))
+            best = d;
+    }
+    return best;
 }
 
 static void fmt_dur(char *b, size_t n, double s)
@@ -356,8 +377,14 @@ void gs_analysis_verdict(char *buf, size_t n, const gs_analysis *a)
                          "busy / span = 100%%).", who, span);
         return;
     }
-    snprintf(buf, n, "%s sat idle %s of %s (util %.1f%%, kernels-or-copies busy / span) "
-                     "in %zu gaps; the top cause is %s with %.0f%% of the idle time (%s).",
-             who, idle, span, a->span_s > 0 ? 100.0 * a->busy_s / a->span_s : 0.0,
-             a->gap_stats.count, gs_cause_name(a->verdict), 100.0 * a->verdict_share, top);
+    int k = snprintf(buf, n, "%s sat idle %s of %s (util %.1f%%, kernels-or-copies busy / span) "
+                             "in %zu gaps; the top cause is %s with %.0f%% of the idle time (%s).",
+                     who, idle, span, a->span_s > 0 ? 100.0 * a->busy_s / a->span_s : 0.0,
+                     a->gap_stats.count, gs_cause_name(a->verdict), 100.0 * a->verdict_share, top);
+    const gs_cause_detail *ch = gs_analysis_top_chain(a);
+    if (ch && k > 0 && (size_t)k < n) {
+        char d[32];
+        fmt_dur(d, sizeof d, ch->idle_s);
+        snprintf(buf + k, n - (size_t)k, " Chain (%s): %s.", d, ch->detail);
+    }
 }

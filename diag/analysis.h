@@ -192,8 +192,12 @@ void gs_analysis_destroy(gs_analysis *a);
 
 /* Idle seconds of the causes matching name_or_group (gs_cause_matches). */
 double gs_analysis_cause_idle(const gs_analysis *a, const char *name_or_group);
-/* The verdict in one sentence (always NUL-terminated). */
+/* The verdict in one sentence (always NUL-terminated); when the top cause
+ * came from a wake-up chain, the chain with the most idle time follows. */
 void gs_analysis_verdict(char *buf, size_t n, const gs_analysis *a);
+/* The wake-up chain (a detail naming "X waits on ...") of the verdict cause
+ * with the most idle time, or NULL. */
+const gs_cause_detail *gs_analysis_top_chain(const gs_analysis *a);
 
 /* ---- helpers (intervals.c), exposed for tests and the gate ---- */
 

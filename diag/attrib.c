@@ -475,7 +475,7 @@ int gs_attrib_gap(gs_attrib *at, int32_t device, int64_t a, int64_t b,
             }
         }
         if (c != CAUSE_TRACKER) {
-            gs_gap_piece pc = {p, q, c < 0 ? GS_CAUSE_OTHER : (gs_cause)c, bs ? best : -1, -1, -1};
+            gs_gap_piece pc = {p, q, c < 0 ? GS_CAUSE_OTHER : (gs_cause)c, bs ? best : -1, -1, -1, 0, 0};
             if (!gs_attrib_push_piece(pieces, n, cap, pc))
                 return 0;
             continue;
@@ -484,7 +484,7 @@ int gs_attrib_gap(gs_attrib *at, int32_t device, int64_t a, int64_t b,
         long hi = hold_at(at, p);
         int32_t holder = hi >= 0 ? at->hold_lane[hi] : wait->holder;
         if (holder < 0 || (size_t)holder >= at->n_lanes) {
-            if (!gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){p, q, GS_CAUSE_TRACKER_OTHER, best, -1, -1}))
+            if (!gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){p, q, GS_CAUSE_TRACKER_OTHER, best, -1, -1, 0, 0}))
                 return 0;
             continue;
         }
@@ -511,7 +511,7 @@ int gs_attrib_gap(gs_attrib *at, int32_t device, int64_t a, int64_t b,
                 if (lo < H->n && H->v[lo].t0 < e)
                     e = H->v[lo].t0;
             }
-            if (!gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){t, e, hc, best, holder, -1}))
+            if (!gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){t, e, hc, best, holder, -1, 0, 0}))
                 return 0;
             t = e;
         }

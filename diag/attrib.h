@@ -49,6 +49,9 @@ int gs_launcher_gap(gs_launcher *L, int32_t device, int64_t a, int64_t b,
 size_t gs_launcher_detail_count(const gs_launcher *L);
 const char *gs_launcher_detail(const gs_launcher *L, size_t i, gs_cause *cause);
 
+/* Fills a->stacks (stacks.c) from the pieces' stack ids; 0 when out of memory. */
+int gs_diag_stacks(gs_analysis *a, const gs_timeline *tl);
+
 /* Precedence rank of a GPU worker step name (higher = closer to launching
  * device work); -1 for names outside the worker loop. */
 int gs_attrib_step_rank(const char *name);

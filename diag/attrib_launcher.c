@@ -516,7 +516,7 @@ int gs_launcher_gap(gs_launcher *L, int32_t device, int64_t a, int64_t b,
         if ((lane = launcher_of(L, i)) >= 0)
             break;
     if (lane < 0)
-        return gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){a, b, GS_CAUSE_OTHER, -1, -1, -1});
+        return gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){a, b, GS_CAUSE_OTHER, -1, -1, -1, 0, 0});
     if (!gs_ln_build_lane(L, lane))
         return 0;
     const lstate *S = &L->st[lane];
@@ -527,7 +527,7 @@ int gs_launcher_gap(gs_launcher *L, int32_t device, int64_t a, int64_t b,
         if (!s) {
             if (nx < e)
                 e = nx;
-            if (!gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){t, e, GS_CAUSE_OTHER, lane, -1, -1}))
+            if (!gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){t, e, GS_CAUSE_OTHER, lane, -1, -1, 0, 0}))
                 return 0;
             t = e;
             continue;
@@ -543,7 +543,7 @@ int gs_launcher_gap(gs_launcher *L, int32_t device, int64_t a, int64_t b,
             if (s->code == ST_COMPUTE && s->span >= 0 &&
                 (det = gs_ln_intern(L, c, L->sp[s->span].name)) == -2)
                 return 0;
-            if (!gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){t, e, c, lane, -1, det}))
+            if (!gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){t, e, c, lane, -1, det, 0, 0}))
                 return 0;
         }
         t = e;

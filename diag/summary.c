@@ -149,6 +149,48 @@ static void cause_details(FILE *f, const gs_analysis *a)
     free(ord);
 }
 
+static void str_or_null(FILE *f, int *first, const char *k, const char *v)
+{
+    key(f, first, k);
+    if (v && *v)
+        gs_json_str(f, v);
+    else
+        fputs("null", f);
+}
+
+static long meta_long(const gs_timeline *tl, const char *k)
+{
+    const char *v = gs_timeline_meta_get(tl, k);
+    return v && *v ? atol(v) : -1;
+}
+
+/* How wake-up edges were found (attach), and the user stacks at the top causes. */
+static void wake_and_stacks(FILE *f, const gs_run *r)
+{
+    const gs_analysis *a = r->an;
+    int first = 1;
+    fputs(",\n\"wake_edges\":{", f);
+    str_or_null(f, &first, "mechanism", a->wake_mech);
+    str_or_null(f, &first, "probe", gs_timeline_meta_get(r->tl, "attach.wake.probe"));
+    count(f, &first, "waits", meta_long(r->tl, "attach.waits"));
+    count(f, &first, "with_waker", meta_long(r->tl, "attach.waits_paired"));
+    count(f, &first, "from_scheduler", meta_long(r->tl, "attach.wake_edges_sched"));
+    count(f, &first, "memory_releases", meta_long(r->tl, "attach.mem_releases"));
+    fputs("},\n\"stacks\":[", f);
+    for (size_t i = 0; i < a->n_stacks; i++) {
+        const gs_stack_stat *s = &a->stacks[i];
+        int sf = 1;
+        fputs(i ? ",{" : "{", f);
+        str_or_null(f, &sf, "cause", gs_cause_name(s->cause));
+        str_or_null(f, &sf, "family", gs_cause_family(s->cause));
+        num(f, &sf, "idle_s", s->idle_s);
+        str_or_null(f, &sf, "launcher_stack", s->launcher);
+        str_or_null(f, &sf, "waker_stack", s->waker);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
 gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
 {
     const gs_analysis *a = r->an;
@@ -223,6 +265,7 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
     const char *top_family = families(f, a->cause_s, a->idle_s);
     fputs(",\n\"cause_details\":", f);
     cause_details(f, a);
+    wake_and_stacks(f, r);
     fputs(",\n\"jobs\":{\"source\":", f);
     gs_json_str(f, r->jobs.source);
     first = 0;
@@ -280,6 +323,12 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
     gs_json_num(f, a->idle_s > 0 ? a->cause_s[a->verdict] : 0);
     fputs(",\"sentence\":", f);
     gs_json_str(f, sentence);
+    const gs_cause_detail *ch = a->idle_s > 0 ? gs_analysis_top_chain(a) : NULL;
+    fputs(",\"chain\":", f);
+    if (ch)
+        gs_json_str(f, ch->detail);
+    else
+        fputs("null", f);
     fputs("}\n}\n", f);
     return gs_out_close(&o, 1, err);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "doc.h"
+#include "report_int.h"
 
 void gs_report_opts_defaults(gs_report_opts *o)
 {
@@ -90,6 +91,7 @@ static void summary_section(gs_doc *d, const gs_run *r)
                             "attach, import) are attributed by the launcher rule instead: the "
                             "state of the thread that launched the operation ending each gap; "
                             "see diag/README.md, \"Attribution of foreign timelines\".");
+    gs_report_wake_note(d, r);
     gs_doc_list_end(d);
 }
 
@@ -217,6 +219,7 @@ static void gap_detail(gs_doc *d, const gs_run *r, const gs_device_analysis *v, 
                      gs_cause_name((gs_cause)c), per[c], 100 * per[c] / len_ms);
         }
     gs_doc_pf(d, "Causes: %s.  Pieces: %zu.", causes, g->n_pieces);
+    gs_report_gap_chain(d, r, v, g);
     /* Host spans of this device's workers, finalizers and background lanes that
      * overlap the gap: the longest overlaps, shown in time order. */
     size_t n;
@@ -359,6 +362,7 @@ gs_status gs_report_write(const gs_run *r, const gs_report_opts *o, gs_err *err)
     }
     summary_section(&d, r);
     causes_section(&d, r);
+    gs_report_wake_sections(&d, r);
     jobs_section(&d, r);
     charts_section(&d, r, o);
     gaps_section(&d, r, o);

@@ -422,7 +422,7 @@ static int sample_task(gs_sampler *s, task *k, int64_t now)
         (op == 0 || op == 6 || op == 9 || op == 11 || op == 13))
         snprintf(detail, sizeof detail, "futex@0x%llx", (unsigned long long)arg0);
     if (k->proc < s->n_pids)
-        gs_memrel_task_sample(&k->mr, &s->procs[k->proc], st == 'R',
+        gs_memrel_task_sample(&k->mr, &s->procs[k->proc], k->tid, st == 'R',
                               sysno == SYS_madvise || sysno == SYS_munmap, utime + stime);
     if (!k->have_run) {
         k->have_run = 1;
@@ -442,24 +442,16 @@ static int sample_task(gs_sampler *s, task *k, int64_t now)
 }
 
 /* The memory-release detector's round: a streak that just ended is
- * charged to the thread with the best claim (sampler_mem.c) as a J record. */
-static void release_round(gs_sampler *s, int64_t now)
+ * charged to the thread with the best claim (sampler_mem.c) as a J record;
+ * at the end (finish) open streaks are closed too. */
+static void release_round(gs_sampler *s, int64_t now, int finish)
 {
     for (size_t p = 0; p < s->n_pids; p++) {
         gs_memrel_proc *pr = &s->procs[p];
-        if (!gs_memrel_round(pr, now))
-            continue;
-        task *best = NULL;
-        for (size_t i = 0; i < s->n; i++) {
-            task *k = &s->t[i];
-            if (k->proc == p && k->mr.gen == pr->gen && (k->mr.hits || k->mr.sys) &&
-                (!best || gs_memrel_task_cmp(&k->mr, &best->mr) > 0))
-                best = k;
-        }
-        if (best)
+        if (finish ? gs_memrel_finish(pr) : gs_memrel_round(pr, now))
             out_printf(s, "J %lld %lld %d %d %ld %d\n", (long long)pr->t0, (long long)pr->t_drop,
-                       (int)pr->pid, (int)best->tid,
-                       (pr->rss0 - pr->rss_min) * (sysconf(_SC_PAGESIZE) / 1024), best->mr.sys);
+                       (int)pr->pid, (int)pr->best_tid,
+                       (pr->rss0 - pr->rss_min) * (sysconf(_SC_PAGESIZE) / 1024), pr->best.sys);
     }
 }
 
@@ -481,7 +473,7 @@ static void *sampler_main(void *arg)
         if (s->rounds % rescan_every == 0 || gs_now_ns() - s->t0 < 100000000)
             rescan(s, ++gen);
         int64_t now = gs_now_ns();
-        release_round(s, now);
+        release_round(s, now, 0);
         for (size_t i = 0; i < s->n;) {
             if (!sample_task(s, &s->t[i], now))
                 drop_task(s, i);
@@ -498,9 +490,10 @@ static void *sampler_main(void *arg)
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
             ;
     }
-    /* Close every run at its last sample. */
+    /* Close every run at its last sample, and open memory releases. */
     for (size_t i = 0; i < s->n; i++)
         end_run(s, &s->t[i], s->t[i].t_last);
+    release_round(s, 0, 1);
     struct rusage ru;
     if (getrusage(RUSAGE_THREAD, &ru) == 0)
         s->cpu_ns = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +

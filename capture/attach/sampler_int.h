@@ -8,6 +8,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* A thread's part in its process's current streak. */
+typedef struct gs_memrel_task {
+    unsigned gen;
+    int hits;                /* samples running during the streak */
+    int sys;                 /* samples blocked in madvise/munmap during it */
+    uint64_t cpu0, cpu;      /* utime + stime (ticks) at its first hit, at its last */
+} gs_memrel_task;
+
 /* A watched process's resident set and its current release streak. */
 typedef struct gs_memrel_proc {
     pid_t pid;
@@ -18,26 +26,23 @@ typedef struct gs_memrel_proc {
     int64_t t0, t_drop;      /* streak start, last round it fell */
     int64_t t_last;          /* the previous round */
     long rss0, rss_min;      /* pages at the start, lowest seen */
+    pid_t best_tid;          /* the thread with the best claim so far (0 none) */
+    gs_memrel_task best;
 } gs_memrel_proc;
-
-/* A thread's part in its process's current streak. */
-typedef struct gs_memrel_task {
-    unsigned gen;
-    int hits;                /* samples running during the streak */
-    int sys;                 /* samples blocked in madvise/munmap during it */
-    uint64_t cpu0, cpu;      /* utime + stime (ticks) at its first hit, at its last */
-} gs_memrel_task;
 
 /* Opens statm (fd -1 on failure). */
 void gs_memrel_proc_init(gs_memrel_proc *p, pid_t pid);
 void gs_memrel_proc_close(gs_memrel_proc *p);
 /* Reads the RSS at now and advances the streak; returns 1 when a streak
- * ended this round with at least GS_MEMREL_MIN_KB released (its fields
- * still describe it; the caller picks the thread and writes a J record). */
+ * ended this round (or the process is gone) having released at least
+ * GS_MEMREL_MIN_KB over at least GS_MEMREL_MIN_NS: its fields and
+ * best_tid describe it, and the caller writes a J record. */
 int gs_memrel_round(gs_memrel_proc *p, int64_t now);
-/* Counts a sample of a thread of p (running: state R; in_memsys: blocked
- * in madvise or munmap; cpu: its utime + stime). */
-void gs_memrel_task_sample(gs_memrel_task *t, const gs_memrel_proc *p, int running,
+/* Ends an open streak when sampling stops; 1 as gs_memrel_round. */
+int gs_memrel_finish(gs_memrel_proc *p);
+/* Counts a sample of thread tid of p (running: state R; in_memsys: blocked
+ * in madvise or munmap; cpu: its utime + stime), keeping p's best claim. */
+void gs_memrel_task_sample(gs_memrel_task *t, gs_memrel_proc *p, pid_t tid, int running,
                            int in_memsys, uint64_t cpu);
 /* Orders two threads' claims to a streak: > 0 when a releases rather than b. */
 int gs_memrel_task_cmp(const gs_memrel_task *a, const gs_memrel_task *b);
@@ -46,7 +51,8 @@ int gs_memrel_task_cmp(const gs_memrel_task *a, const gs_memrel_task *b);
 #define GS_MEMREL_MIN_KB 8192
 /* ... and lasted at least this long. */
 #define GS_MEMREL_MIN_NS 3000000
-/* A streak ends when the RSS has not fallen for this long. */
-#define GS_MEMREL_QUIET_NS 5000000
+/* A streak ends when the RSS has not fallen for this long (the kernel
+ * updates RSS counters in per-CPU batches: reads move in jumps). */
+#define GS_MEMREL_QUIET_NS 25000000
 
 #endif

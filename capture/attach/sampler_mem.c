@@ -34,6 +34,7 @@ void gs_memrel_proc_init(gs_memrel_proc *p, pid_t pid)
     p->on = 0;
     p->gen = 0;
     p->t_last = 0;
+    p->best_tid = 0;
 }
 
 void gs_memrel_proc_close(gs_memrel_proc *p)
@@ -43,6 +44,21 @@ void gs_memrel_proc_close(gs_memrel_proc *p)
     p->fd = -1;
 }
 
+/* The streak is over: 1 when it counts. */
+static int end_streak(gs_memrel_proc *p)
+{
+    long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+    int was = p->on;
+    p->on = 0;
+    return was && p->best_tid && (p->rss0 - p->rss_min) * page_kb >= GS_MEMREL_MIN_KB &&
+           p->t_drop - p->t0 >= GS_MEMREL_MIN_NS;
+}
+
+int gs_memrel_finish(gs_memrel_proc *p)
+{
+    return end_streak(p);
+}
+
 int gs_memrel_round(gs_memrel_proc *p, int64_t now)
 {
     char buf[128];
@@ -50,14 +66,13 @@ int gs_memrel_round(gs_memrel_proc *p, int64_t now)
         return 0;
     ssize_t k = pread(p->fd, buf, sizeof buf - 1, 0);
     long size, rss;
-    if (k <= 0) {
+    if (k <= 0) {   /* the process is gone */
         gs_memrel_proc_close(p);
-        return 0;
+        return end_streak(p);
     }
     buf[k] = '\0';
     if (sscanf(buf, "%ld %ld", &size, &rss) != 2)
         return 0;
-    long page_kb = sysconf(_SC_PAGESIZE) / 1024;
     int fell = p->rss >= 0 && rss < p->rss - 16;   /* more than 16 pages */
     int ended = 0;
     if (fell) {
@@ -67,22 +82,20 @@ int gs_memrel_round(gs_memrel_proc *p, int64_t now)
             p->t0 = p->t_last > 0 ? p->t_last : now;   /* it began after the last round */
             p->rss0 = p->rss;
             p->rss_min = rss;
+            p->best_tid = 0;
         }
         p->t_drop = now;
     }
     if (p->on && rss < p->rss_min)
         p->rss_min = rss;
-    if (p->on && !fell && now - p->t_drop > GS_MEMREL_QUIET_NS) {
-        p->on = 0;
-        ended = (p->rss0 - p->rss_min) * page_kb >= GS_MEMREL_MIN_KB &&
-                p->t_drop - p->t0 >= GS_MEMREL_MIN_NS;
-    }
+    if (p->on && !fell && now - p->t_drop > GS_MEMREL_QUIET_NS)
+        ended = end_streak(p);
     p->rss = rss;
     p->t_last = now;
     return ended;
 }
 
-void gs_memrel_task_sample(gs_memrel_task *t, const gs_memrel_proc *p, int running,
+void gs_memrel_task_sample(gs_memrel_task *t, gs_memrel_proc *p, pid_t tid, int running,
                            int in_memsys, uint64_t cpu)
 {
     if (!p->on || !(running || in_memsys))
@@ -95,6 +108,10 @@ void gs_memrel_task_sample(gs_memrel_task *t, const gs_memrel_proc *p, int runni
     t->hits += running;
     t->sys += in_memsys;
     t->cpu = cpu;
+    if (p->best_tid == tid || !p->best_tid || gs_memrel_task_cmp(t, &p->best) > 0) {
+        p->best_tid = tid;
+        p->best = *t;
+    }
 }
 
 int gs_memrel_task_cmp(const gs_memrel_task *a, const gs_memrel_task *b)

@@ -77,8 +77,10 @@ void gsi_stack_init(void);
 void gsi_stack_fork_child(void);
 
 /* ---- the malloc_trim record (T, and A with its stack) ---- */
-/* Writes "T t0 t1 tid result" and, when a stack is taken, "A t1 tid stack". */
-void gsi_emit_trim(uint64_t t0, uint64_t t1, int result);
+/* Called when malloc_trim (started at t0) returned: takes the caller's
+ * stack, then writes "T t0 t1 tid result" (t1 = now, so the span covers
+ * what the wrapper added) and "A t1 tid stack". */
+void gsi_emit_trim(uint64_t t0, int result);
 
 /* Copies s into out (at most n-1 bytes), replacing control characters by
  * spaces, so a name is always one field at the end of one line. */

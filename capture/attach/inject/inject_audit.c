@@ -41,7 +41,7 @@ static int trim_wrapper(size_t pad)
     int (*f)(size_t) = (int (*)(size_t))__atomic_load_n(&g_real_trim, __ATOMIC_ACQUIRE);
     uint64_t t0 = gsi_now();
     int r = f(pad);
-    gsi_emit_trim(t0, gsi_now(), r);
+    gsi_emit_trim(t0, r);
     gsi_flush();
     return r;
 }

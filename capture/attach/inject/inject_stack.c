@@ -175,13 +175,16 @@ void gsi_stack_fork_child(void)
     t_in_stack = 0;
 }
 
-void gsi_emit_trim(uint64_t t0, uint64_t t1, int result)
+void gsi_emit_trim(uint64_t t0, int result)
 {
     if (!gsi_active())
         return;
+    /* The stack is taken before the end is read: to the caller the call
+     * lasts until the wrapper returns, and the span must say so. */
+    uint32_t st = gsi_stack_id();
+    uint64_t t1 = gsi_now();
     gsi_emit("T %llu %llu %u %d", (unsigned long long)t0, (unsigned long long)t1, gsi_tid(),
              result);
-    uint32_t st = gsi_stack_id();
     if (st)
         gsi_emit("A %llu %u %u", (unsigned long long)t1, gsi_tid(), st);
 }
