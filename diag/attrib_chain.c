@@ -86,7 +86,7 @@ static const char *activity(const gs_launcher *L, const lseg *s)
     case ST_MEMREL: return "returning memory to the kernel (madvise/munmap)";
     case ST_CUDA_SYNC: return "in a CUDA synchronize call";
     case ST_H2D_PAGEABLE: return "copying from pageable memory";
-    case ST_LOCK_WAIT: return "itself waiting (no further waker known)";
+    case ST_LOCK_WAIT: return "itself waiting (the chain is cut at 8 hops)";
     case ST_FUTEX: return "blocked in a futex";
     case ST_IO: return "waiting for I/O";
     case ST_SLEEP: return "sleeping";
@@ -113,6 +113,7 @@ static int walk(gs_launcher *L, int32_t self, int32_t wait0, int64_t t, int64_t 
     int64_t e = q;
     const lseg *end = NULL;
     int32_t last = -1;
+    int open = 0;   /* the walk ended at a wait with no holder, or a cycle */
     char text[1024];
     size_t tl = 0;
     lanes[0] = self;
@@ -145,6 +146,7 @@ static int walk(gs_launcher *L, int32_t self, int32_t wait0, int64_t t, int64_t 
             n = snprintf(text + tl, sizeof text - tl, "%s",
                          seen ? "a cycle of waits" : "no holder or waker known");
             tl += n > 0 && (size_t)n < sizeof text - tl ? (size_t)n : 0;
+            open = 1;
             break;
         }
         if (!gs_ln_build_lane(L, b))
@@ -168,7 +170,7 @@ static int walk(gs_launcher *L, int32_t self, int32_t wait0, int64_t t, int64_t 
         tl += n > 0 && (size_t)n < sizeof text - tl ? (size_t)n : 0;
         break;
     }
-    int code = last < 0 ? -1 : end ? end->code : ST_NONE;
+    int code = open ? -1 : end ? end->code : ST_NONE;
     gs_cause c;
     if (use == USE_GIL)
         c = GS_CAUSE_GIL_WAIT;
@@ -185,7 +187,7 @@ static int walk(gs_launcher *L, int32_t self, int32_t wait0, int64_t t, int64_t 
     int32_t ws = end && (end->code == ST_TRIM || end->code == ST_MEMREL) && end->span >= 0
                      ? stack_arg(&L->sp[end->span], "stack")
                      : 0;
-    if (!ws && last >= 0)
+    if (!ws && last >= 0 && !open)
         ws = stack_arg(lw, "wstack");
     *pc = (gs_gap_piece){t, e > t ? e : q, c, self, last, det, stack_arg(&L->sp[wait0], "stack"), ws};
     return 1;
