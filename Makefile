@@ -218,11 +218,16 @@ bench: deps $(BUILD)/bench/gsbench
 # building.  The IFMA one is x86-64 only (it compiles on any x86-64 CPU and
 # runs where /proc/cpuinfo lists avx512ifma).
 BENCH_TOOLS := $(if $(filter x86_64,$(shell uname -m)),$(BUILD)/bench-tools/ifma_mul) \
+               $(BUILD)/bench-tools/wait_pingpong \
                $(if $(filter 1,$(CUDA)),$(patsubst bench/cuda/%.cu,$(BUILD)/bench-tools/%,$(wildcard bench/cuda/*.cu)))
 
 $(BUILD)/bench-tools/ifma_mul: bench/cpu/ifma_mul.c $(call lib_of,field) $(call lib_of,common)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c17 -O2 -mavx512f -mavx512ifma -Wall -Wextra -Werror -o $@ $< $(call lib_of,field) $(call lib_of,common) -lm
+
+$(BUILD)/bench-tools/wait_pingpong: bench/cpu/wait_pingpong.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c17 -O2 -Wall -Wextra -Werror -pthread -o $@ $<
 
 $(BUILD)/bench-tools/%: bench/cuda/%.cu prover/cuda/cu_field.cuh
 	@mkdir -p $(dir $@)

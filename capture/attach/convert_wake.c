@@ -179,18 +179,31 @@ static size_t wake_lower(const struct gs_attach_wraw *w, int32_t pid, uint64_t a
     return lo;
 }
 
-/* Step 3: GS_AU_LOCK when most wakes of (pid, addr) left the word 0. */
+/* Step 3: each run of wakes of one (pid, addr) gets GS_AU_LOCK when most
+ * of them left the word 0, else GS_AU_EVENT (wakes sorted). */
+static void class_words(struct gs_attach_wraw *w)
+{
+    for (size_t i = 0; i < w->wakes.n;) {
+        size_t j = i;
+        long zero = 0, other = 0;
+        for (; j < w->wakes.n && w->wakes.v[j].pid == w->wakes.v[i].pid &&
+               w->wakes.v[j].addr == w->wakes.v[i].addr;
+             j++) {
+            zero += w->wakes.v[j].word == 0;
+            other += w->wakes.v[j].word > 0;
+        }
+        for (size_t k = i; k < j; k++)
+            w->wakes.v[k].use = zero > other ? GS_AU_LOCK : GS_AU_EVENT;
+        i = j;
+    }
+}
+
 static uint8_t futex_use(const struct gs_attach_wraw *w, int32_t pid, uint64_t addr)
 {
-    long zero = 0, other = 0;
-    for (size_t i = wake_lower(w, pid, addr);
-         i < w->wakes.n && w->wakes.v[i].pid == pid && w->wakes.v[i].addr == addr; i++) {
-        if (w->wakes.v[i].word == 0)
-            zero++;
-        else if (w->wakes.v[i].word > 0)
-            other++;
-    }
-    return zero > other ? GS_AU_LOCK : GS_AU_EVENT;
+    size_t i = wake_lower(w, pid, addr);
+    return i < w->wakes.n && w->wakes.v[i].pid == pid && w->wakes.v[i].addr == addr
+               ? w->wakes.v[i].use
+               : GS_AU_EVENT;
 }
 
 static uint8_t use_of(const struct gs_attach_wraw *w, const gs_aw_wait *v)
@@ -269,10 +282,15 @@ static int pair_by_address(struct gs_attach_wraw *w)
         if (v->result != 0 || v->kind == GS_AW_OFFCPU)
             continue;
         int64_t hi = v->e + (v->mech == GS_AM_SAMPLER ? SAMPLER_SLACK_NS : 0);
-        size_t lo = wake_lower(w, v->pid, v->addr), i = lo;
-        while (i < w->wakes.n && w->wakes.v[i].pid == v->pid && w->wakes.v[i].addr == v->addr &&
-               w->wakes.v[i].t <= hi)
-            i++;
+        size_t lo = wake_lower(w, v->pid, v->addr), i = lo, top = w->wakes.n;
+        while (i < top) {   /* first wake of the address after hi */
+            size_t mid = (i + top) / 2;
+            const gs_aw_wake *x = &w->wakes.v[mid];
+            if (x->pid == v->pid && x->addr == v->addr && x->t <= hi)
+                i = mid + 1;
+            else
+                top = mid;
+        }
         for (; i > lo; i--) {
             gs_aw_wake *k = &w->wakes.v[i - 1];
             if (k->t < v->s)
@@ -304,6 +322,7 @@ int gs_aw_prepare(gs_attach_raw *c, struct gs_attach_wraw *w)
     qsort(w->waits.v, w->waits.n, sizeof *w->waits.v, cmp_wait);
     merge_gil(w);
     qsort(w->wakes.v, w->wakes.n, sizeof *w->wakes.v, cmp_wake);
+    class_words(w);
     sampler_waits(c, w);
     if (c->oom)
         return 0;
@@ -313,9 +332,9 @@ int gs_aw_prepare(gs_attach_raw *c, struct gs_attach_wraw *w)
     return pair_by_address(w);
 }
 
-size_t gs_aw_first_of(const struct gs_attach_wraw *w, uint32_t tid)
+size_t gs_aw_first_of(const struct gs_attach_wraw *w, size_t n, uint32_t tid)
 {
-    size_t lo = 0, hi = w->waits.n;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (w->waits.v[mid].tid < tid)

@@ -124,7 +124,7 @@ gs_status gs_attach_parse_wake(gs_attach_raw *c, char t, char *line, const char 
                    &st, &n) != 7 || line[n] || tt < 0 || (k = kind_of(kind)) < 0 ||
             k == GS_AW_OFFCPU || woken < -2)
             return bad(err, path, lineno);
-        gs_aw_wake v = {tt, word, pid, file, woken, 0, tid, st, addr, (uint8_t)k};
+        gs_aw_wake v = {tt, word, pid, file, woken, 0, tid, st, addr, (uint8_t)k, GS_AU_EVENT};
         GS_ATTACH_PUSH(c, w->wakes, v);
         c->st.wakes++;
         return GS_OK;

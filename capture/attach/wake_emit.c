@@ -72,26 +72,44 @@ static const char *detail_at(const prun *p, size_t n, uint32_t tid, int64_t t)
     return "-";
 }
 
-static int cmp_comm(const void *pa, const void *pb)
+static int cmp_u32(const void *pa, const void *pb)
 {
-    uint32_t a = ((const gs_attach_comm *)pa)->tid, b = ((const gs_attach_comm *)pb)->tid;
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
     return (a > b) - (a < b);
 }
 
-/* A thread of the watched processes: named by the sampler (its C records,
- * sorted by sched_edges), or seen waiting or waking. */
-static int known_tid(const gs_attach_raw *c, uint32_t tid)
+/* The threads of the watched processes: named by the sampler (C records),
+ * or seen waiting or waking; sorted, unique. */
+typedef struct tidset {
+    uint32_t *v;
+    size_t n;
+} tidset;
+
+static int tidset_build(tidset *s, const gs_attach_raw *c)
 {
-    gs_attach_comm key = {tid, NULL};
-    if (c->comms.n && bsearch(&key, c->comms.v, c->comms.n, sizeof key, cmp_comm))
-        return 1;
     const struct gs_attach_wraw *w = c->w;
-    if (gs_aw_first_of(w, tid) < w->waits.n && w->waits.v[gs_aw_first_of(w, tid)].tid == tid)
-        return 1;
+    s->v = malloc((c->comms.n + w->waits.n + w->wakes.n + 1) * sizeof *s->v);
+    s->n = 0;
+    if (!s->v)
+        return 0;
+    for (size_t i = 0; i < c->comms.n; i++)
+        s->v[s->n++] = c->comms.v[i].tid;
+    for (size_t i = 0; i < w->waits.n; i++)
+        s->v[s->n++] = w->waits.v[i].tid;
     for (size_t i = 0; i < w->wakes.n; i++)
-        if (w->wakes.v[i].tid == tid)
-            return 1;
-    return 0;
+        s->v[s->n++] = w->wakes.v[i].tid;
+    qsort(s->v, s->n, sizeof *s->v, cmp_u32);
+    size_t u = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (!u || s->v[u - 1] != s->v[i])
+            s->v[u++] = s->v[i];
+    s->n = u;
+    return 1;
+}
+
+static int known(const tidset *s, uint32_t tid)
+{
+    return bsearch(&tid, s->v, s->n, sizeof tid, cmp_u32) != NULL;
 }
 
 /* Step 6. */
@@ -101,13 +119,9 @@ static int sched_edges(gs_attach_raw *c, struct gs_attach_wraw *w)
         return 1;
     qsort(w->wks.v, w->wks.n, sizeof *w->wks.v, cmp_wk);
     qsort(w->sws.v, w->sws.n, sizeof *w->sws.v, cmp_sw);
-    /* Stable: convert.c names a lane after the last C record of its tid. */
-    for (size_t i = 1; i < c->comms.n; i++)
-        for (size_t j = i; j > 0 && c->comms.v[j - 1].tid > c->comms.v[j].tid; j--) {
-            gs_attach_comm t = c->comms.v[j];
-            c->comms.v[j] = c->comms.v[j - 1];
-            c->comms.v[j - 1] = t;
-        }
+    tidset ts;
+    if (!tidset_build(&ts, c))
+        return 0;
     for (size_t i = 0; i < w->waits.n; i++) {
         gs_aw_wait *v = &w->waits.v[i];
         size_t k;
@@ -115,7 +129,7 @@ static int sched_edges(gs_attach_raw *c, struct gs_attach_wraw *w)
         if (!k || w->wks.v[k - 1].wakee != v->tid || w->wks.v[k - 1].t < v->s)
             continue;
         const gs_aw_wk *x = &w->wks.v[k - 1];
-        if (x->irq || x->waker == v->tid || !known_tid(c, x->waker)) {
+        if (x->irq || x->waker == v->tid || !known(&ts, x->waker)) {
             v->waker = 0;   /* a timer, or a thread outside the program */
         } else {
             if (v->waker != x->waker)
@@ -127,8 +141,10 @@ static int sched_edges(gs_attach_raw *c, struct gs_attach_wraw *w)
     }
     /* Off-CPU stretches no wait explains. */
     prun *pr = malloc((c->host.n + 1) * sizeof *pr);
-    if (!pr)
+    if (!pr) {
+        free(ts.v);
         return 0;
+    }
     size_t np = 0;
     for (size_t i = 0; i < c->host.n; i++)
         if (c->host.v[i].kind == 'P')
@@ -147,7 +163,7 @@ static int sched_edges(gs_attach_raw *c, struct gs_attach_wraw *w)
         if (i && w->wks.v[i - 1].wakee == x->wakee && w->wks.v[i - 1].t > out)
             continue;   /* an earlier waking ended this stretch */
         if (x->t - out < OFFCPU_MIN_NS || gs_aw_covered(w, n0, x->wakee, out, x->t) ||
-            !known_tid(c, x->waker) || !known_tid(c, x->wakee))
+            !known(&ts, x->waker) || !known(&ts, x->wakee))
             continue;
         const char *d = detail_at(pr, np, x->wakee, out + (x->t - out) / 2);
         unsigned long long addr = 0;
@@ -155,17 +171,16 @@ static int sched_edges(gs_attach_raw *c, struct gs_attach_wraw *w)
         gs_aw_wait v = {out, x->t, x->t, 0, 0, -1, x->wakee, x->waker, addr, 0, 0, -1,
                         (uint8_t)(futex ? GS_AW_FUTEX : GS_AW_OFFCPU), GS_AM_SCHED, GS_AM_SCHED,
                         GS_AU_EVENT, futex ? NULL : d};
-        /* The process of a sched-only wait: the pid of any wait of that thread, else 0. */
-        for (size_t j = 0; j < n0; j++)
-            if (w->waits.v[j].tid == x->wakee) {
-                v.pid = w->waits.v[j].pid;
-                break;
-            }
+        /* The process of a sched-only wait: that of a wait of the same thread, else 0. */
+        size_t j = gs_aw_first_of(w, n0, x->wakee);
+        if (j < n0 && w->waits.v[j].tid == x->wakee)
+            v.pid = w->waits.v[j].pid;
         if (futex)
             v.use = gs_aw_use(w, &v);
         GS_ATTACH_PUSH(c, w->waits, v);
     }
     free(pr);
+    free(ts.v);
     return !c->oom;
 }
 
@@ -212,7 +227,7 @@ static void gil_holds(const struct gs_attach_wraw *w, gs_tl_lane *(*lane_of)(voi
         if (i && w->wakes.v[i - 1].kind == GS_AW_GIL && w->wakes.v[i - 1].pid == k->pid &&
             w->wakes.v[i - 1].addr == k->addr)
             start = w->wakes.v[i - 1].t;
-        for (size_t j = gs_aw_first_of(w, k->tid); j < w->waits.n && w->waits.v[j].tid == k->tid;
+        for (size_t j = gs_aw_first_of(w, w->waits.n, k->tid); j < w->waits.n && w->waits.v[j].tid == k->tid;
              j++) {
             const gs_aw_wait *v = &w->waits.v[j];
             if (v->kind == GS_AW_GIL && v->addr == k->addr && v->e <= k->t && v->e > start)

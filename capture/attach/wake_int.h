@@ -32,6 +32,7 @@ typedef struct gs_aw_wake {
     uint32_t tid, stack;
     uint64_t addr;
     uint8_t kind;
+    uint8_t use;                /* GS_AU_LOCK / GS_AU_EVENT of its (pid, addr) futex word */
 } gs_aw_wake;
 
 typedef struct gs_aw_stack {
@@ -90,9 +91,10 @@ int gs_aw_prepare(gs_attach_raw *c, struct gs_attach_wraw *w);
 /* 1 when a wait of tid among the first n (sorted) waits overlaps [s, e). */
 int gs_aw_covered(const struct gs_attach_wraw *w, size_t n, uint32_t tid, int64_t s, int64_t e);
 uint8_t gs_aw_use(const struct gs_attach_wraw *w, const gs_aw_wait *v);
-/* Sorts the waits by (tid, start); the index of tid's first wait. */
+/* Sorts the waits by (tid, start); the index of tid's first wait among
+ * the first n (sorted) waits. */
 void gs_aw_sort_waits(struct gs_attach_wraw *w);
-size_t gs_aw_first_of(const struct gs_attach_wraw *w, uint32_t tid);
+size_t gs_aw_first_of(const struct gs_attach_wraw *w, size_t n, uint32_t tid);
 /* c->w, allocated on first use (NULL when out of memory: c->oom set). */
 struct gs_attach_wraw *gs_attach_wraw_get(gs_attach_raw *c);
 
