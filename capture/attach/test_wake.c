@@ -350,7 +350,7 @@ GS_TEST(attach_wake_python_gil)
         return;
     }
     const char *src = getenv("GS_SRC");
-    snprintf(args, sizeof args, "%s/test/foreign/cpu/gil_wait.py 10", src && *src ? src : ".");
+    snprintf(args, sizeof args, "%s/test/foreign/cpu/gil_wait.py 6", src && *src ? src : ".");
     run r;
     if (!run_program(&r, "gil", "--wake interpose", py, args, NULL))
         return;

@@ -5,7 +5,7 @@ busy helper threads.  It knows nothing of gapscope.
 
 The main thread (the launcher) releases the GIL (time.sleep(0)) and takes
 it back ITERS times while two threads run pure Python; each take waits
-about one switch interval (20 ms).  With "trim", the launcher instead waits
+about one switch interval (50 ms).  With "trim", the launcher instead waits
 on a threading.Lock held by a helper that calls malloc_trim(0) through
 ctypes (dlsym: invisible to LD_PRELOAD).
 
@@ -14,9 +14,15 @@ Ground truth on stdout (CLOCK_MONOTONIC ns): "launcher=TID", one
 "wait_ns=TOTAL".
 """
 import ctypes
+import os
 import sys
 import threading
 import time
+
+
+def say(line):
+    """One write(2) per line: lines of two threads never interleave."""
+    os.write(1, (line + "\n").encode())
 
 
 def busy(stop):
@@ -26,7 +32,7 @@ def busy(stop):
 
 
 def gil_mode(iters):
-    sys.setswitchinterval(0.02)
+    sys.setswitchinterval(0.05)
     stop = threading.Event()
     helpers = [threading.Thread(target=busy, args=(stop,), name="busy%d" % i) for i in range(2)]
     for t in helpers:
@@ -37,7 +43,7 @@ def gil_mode(iters):
         a = time.monotonic_ns()
         time.sleep(0)
         b = time.monotonic_ns()
-        print("gap %d %d" % (a, b), flush=True)
+        say("gap %d %d" % (a, b))
         total += b - a
     stop.set()
     for t in helpers:
@@ -61,7 +67,7 @@ def trim_mode(iters):
                 a = time.monotonic_ns()
                 libc.malloc_trim(0)
                 b = time.monotonic_ns()
-            print("trim %d %d" % (a, b), flush=True)
+            say("trim %d %d" % (a, b))
             del junk
             done.wait()
             done.clear()
@@ -75,7 +81,7 @@ def trim_mode(iters):
         a = time.monotonic_ns()
         with lock:
             b = time.monotonic_ns()
-        print("gap %d %d" % (a, b), flush=True)
+        say("gap %d %d" % (a, b))
         total += b - a
         done.set()
     f.join()
@@ -87,9 +93,9 @@ def main():
         print("usage: gil_wait.py ITERS [trim]", file=sys.stderr)
         return 2
     iters = int(sys.argv[1])
-    print("launcher=%d" % threading.get_native_id(), flush=True)
+    say("launcher=%d" % threading.get_native_id())
     total = trim_mode(iters) if sys.argv[2:] == ["trim"] else gil_mode(iters)
-    print("wait_ns=%d" % total, flush=True)
+    say("wait_ns=%d" % total)
     return 0
 
 
