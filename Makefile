@@ -146,7 +146,7 @@ $(ATTACH_SO): $(ATTACH_SRCS) capture/attach/inject/inject.h
 $(AUDIT_SO): $(AUDIT_SRCS) capture/attach/inject/inject.h
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -DGS_HAVE_CUPTI=1,$(ATTACH_CFLAGS)) -o $@ $(AUDIT_SRCS) -ldl
-$(BUILD)/test/foreign/%: test/foreign/cpu/%.c
+$(BUILD)/test/foreign/%: test/foreign/cpu/%.c test/foreign/cpu/foreign.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c17 -O1 -g -Wall -Wextra -Werror -pthread -o $@ $< -ldl
 $(ATTACH_PROBE): capture/attach/probe/gs_attach_probe.c

@@ -324,7 +324,7 @@ GS_TEST(attach_wake_chain_three_hops)
 GS_TEST(attach_wake_memory_release)
 {
     run r;
-    if (!run_program(&r, "memrel", "--wake interpose", "mem_release", "3 256", "release"))
+    if (!run_program(&r, "memrel", "--wake interpose", "lock_trim", "madvise 3 256", "release"))
         return;
     double T = overlap_s(&r.t);
     WITHIN("lock_wait/memory_release", r.an->cause_s[GS_CAUSE_LOCK_WAIT_MEMREL], T);

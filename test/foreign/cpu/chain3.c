@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "foreign.h"
+
 /* Rust std's futex parker: EMPTY 0, NOTIFIED 1, PARKED -1. */
 static atomic_int parker;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -33,13 +35,6 @@ static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int ready, iters;
 static atomic_int phase;   /* iteration whose trim runs, + 1; negative: consumed */
 static int (*trim_fn)(size_t);
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void park(void)
 {
@@ -82,15 +77,7 @@ static void *finalizer(void *arg)
     enum { N = 48000 };
     void **p = calloc(N, sizeof *p);
     for (int it = 0; it < iters && p; it++) {
-        for (size_t i = 0; i < N; i++) {
-            p[i] = malloc(4096 + 64 * (i % 7));
-            if (p[i])
-                memset(p[i], 1, 64);
-        }
-        for (size_t i = 0; i < N; i += 2) {
-            free(p[i]);
-            p[i] = NULL;
-        }
+        fragment(p, N);
         atomic_store(&phase, it + 1);
         usleep(2000);           /* the launcher starts waiting */
         int64_t a = now_ns();
@@ -100,8 +87,7 @@ static void *finalizer(void *arg)
         printf("trim %lld %lld\n", (long long)a, (long long)b);
         for (size_t i = 1; i < N; i += 2)
             free(p[i]);
-        while (atomic_load(&phase) != -(it + 1))
-            usleep(200);
+        await_phase(&phase, -(it + 1));
     }
     free(p);
     return NULL;
@@ -114,8 +100,7 @@ static void *blocking(void *arg)
     printf("launcher=%ld\n", (long)syscall(SYS_gettid));
     int64_t total = 0;
     for (int it = 0; it < iters; it++) {
-        while (atomic_load(&phase) != it + 1)
-            usleep(100);
+        await_phase(&phase, it + 1);
         int64_t a = now_ns();
         pthread_mutex_lock(&mu);
         while (!ready)

@@ -22,18 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "foreign.h"
+
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int ready;
 static atomic_int want;    /* item the worker asks for, + 1 */
 static int iters, work_ms;
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void *producer(void *arg)
 {
@@ -42,8 +37,7 @@ static void *producer(void *arg)
     printf("producer=%ld\n", (long)syscall(SYS_gettid));
     volatile uint64_t x = 1;
     for (int it = 0; it < iters; it++) {
-        while (atomic_load(&want) != it + 1)
-            usleep(100);
+        await_phase(&want, it + 1);
         int64_t a = now_ns();
         while (now_ns() - a < (int64_t)work_ms * 1000000)
             for (int k = 0; k < 1000; k++)

@@ -4,18 +4,22 @@
  * driven through libc's syscall()).  It knows nothing of gapscope.
  *
  *   lock_trim direct|dlsym ITERS
+ *   lock_trim madvise ITERS MIB
  *
  * Thread "finalizer" fragments a heap, takes the lock and calls
  * malloc_trim(0) holding it, ITERS times; thread "worker" (the launcher:
  * its next step would launch GPU work) asks for the lock while the trim
  * runs.  dlsym: malloc_trim is reached through dlsym(dlopen("libc.so.6"))
  * as Python's ctypes and crates binding libc at run time do, so LD_PRELOAD
- * cannot see it.
+ * cannot see it.  madvise: no malloc_trim at all; holding the lock, the
+ * finalizer returns MIB MiB it touched to the kernel 1 MiB per
+ * madvise(MADV_DONTNEED) (an allocator's purge no interposer sees).
  *
  * Ground truth on stdout (CLOCK_MONOTONIC ns): "launcher=TID",
  * "holder=TID", "lock=0xADDR", one "gap START END" per iteration (the
  * worker's lock call: START just before, END just after it got the lock),
- * "trim START END" per trim, and "wait_ns=TOTAL".
+ * "trim START END" per trim or "release START END" per release, and
+ * "wait_ns=TOTAL".
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -27,53 +31,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "foreign.h"
+
 static atomic_int lock_word;   /* 0 free, 1 locked, 2 locked with waiters */
 static atomic_int phase;       /* iteration the finalizer holds the lock in, + 1 */
-static int iters, use_dlsym;
+static int iters;
+static size_t release_bytes;   /* madvise mode: bytes released per iteration, else 0 */
 static int (*trim_fn)(size_t);
 
-static int64_t now_ns(void)
+/* madvise mode's holder: touch, lock, release 1 MiB per call. */
+static void *purger(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Drepper's futex mutex ("Futexes are tricky", mutex 2). */
-static void lock(void)
-{
-    int c = 0;
-    if (atomic_compare_exchange_strong(&lock_word, &c, 1))
-        return;
-    if (c != 2)
-        c = atomic_exchange(&lock_word, 2);
-    while (c != 0) {
-        syscall(SYS_futex, &lock_word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
-        c = atomic_exchange(&lock_word, 2);
+    char *m = mmap(NULL, release_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        exit(1);
+    for (int it = 0; it < iters; it++) {
+        memset(m, it + 1, release_bytes);
+        futex_lock(&lock_word);
+        atomic_store(&phase, it + 1);
+        usleep(3000);   /* the worker starts waiting */
+        int64_t a = now_ns();
+        for (size_t off = 0; off < release_bytes; off += 1 << 20)
+            madvise(m + off, 1 << 20, MADV_DONTNEED);
+        int64_t b = now_ns();
+        futex_unlock(&lock_word);
+        printf("release %lld %lld\n", (long long)a, (long long)b);
+        await_phase(&phase, -(it + 1));
     }
-}
-
-static void unlock(void)
-{
-    if (atomic_exchange(&lock_word, 0) == 2)
-        syscall(SYS_futex, &lock_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-static void fragment(void **p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        p[i] = malloc(4096 + 64 * (i % 7));
-        if (p[i])
-            memset(p[i], 1, 64);
-    }
-    for (size_t i = 0; i < n; i += 2) {
-        free(p[i]);
-        p[i] = NULL;
-    }
+    munmap(m, release_bytes);
+    return NULL;
 }
 
 static void *finalizer(void *arg)
@@ -81,21 +72,22 @@ static void *finalizer(void *arg)
     (void)arg;
     pthread_setname_np(pthread_self(), "finalizer");
     printf("holder=%ld\n", (long)syscall(SYS_gettid));
+    if (release_bytes)
+        return purger();
     enum { N = 48000 };
     void **p = calloc(N, sizeof *p);
     for (int it = 0; it < iters && p; it++) {
         fragment(p, N);
-        lock();
+        futex_lock(&lock_word);
         atomic_store(&phase, it + 1);
         int64_t a = now_ns();
         trim_fn(0);
         int64_t b = now_ns();
-        unlock();
+        futex_unlock(&lock_word);
         printf("trim %lld %lld\n", (long long)a, (long long)b);
         for (size_t i = 1; i < N; i += 2)
             free(p[i]);
-        while (atomic_load(&phase) != -(it + 1))   /* the worker took its turn */
-            usleep(200);
+        await_phase(&phase, -(it + 1));   /* the worker took its turn */
     }
     free(p);
     return NULL;
@@ -108,12 +100,11 @@ static void *worker(void *arg)
     printf("launcher=%ld\nlock=%p\n", (long)syscall(SYS_gettid), (void *)&lock_word);
     int64_t total = 0;
     for (int it = 0; it < iters; it++) {
-        while (atomic_load(&phase) != it + 1)
-            usleep(100);
+        await_phase(&phase, it + 1);
         int64_t a = now_ns();
-        lock();
+        futex_lock(&lock_word);
         int64_t b = now_ns();
-        unlock();
+        futex_unlock(&lock_word);
         printf("gap %lld %lld\n", (long long)a, (long long)b);
         total += b - a;
         atomic_store(&phase, -(it + 1));
@@ -124,15 +115,18 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[1], "direct") && strcmp(argv[1], "dlsym")) ||
-        (iters = atoi(argv[2])) <= 0) {
-        fprintf(stderr, "usage: lock_trim direct|dlsym ITERS\n");
+    int madv = argc == 4 && !strcmp(argv[1], "madvise");
+    if ((argc != 3 && !madv) ||
+        (strcmp(argv[1], "direct") && strcmp(argv[1], "dlsym") && !madv) ||
+        (iters = atoi(argv[2])) <= 0 || (madv && atoi(argv[3]) <= 0)) {
+        fprintf(stderr, "usage: lock_trim direct|dlsym ITERS | lock_trim madvise ITERS MIB\n");
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
-    use_dlsym = !strcmp(argv[1], "dlsym");
+    if (madv)
+        release_bytes = (size_t)atoi(argv[3]) << 20;
     trim_fn = malloc_trim;
-    if (use_dlsym) {
+    if (!strcmp(argv[1], "dlsym")) {
         void *h = dlopen("libc.so.6", RTLD_NOW);
         trim_fn = h ? (int (*)(size_t))dlsym(h, "malloc_trim") : NULL;
         if (!trim_fn) {
