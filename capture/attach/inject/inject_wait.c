@@ -139,7 +139,10 @@ static __thread uint64_t t_wake_stack_ns;
 static void emit_wake(int kind, const void *a, uint64_t t, long woken, long long word)
 {
     uint32_t st = 0;
-    if (t - t_wake_stack_ns >= 10000000ull) {
+    /* No stack for sem_post: it is async-signal-safe, so a signal handler
+     * may call it, and backtrace is not (the unwinder takes the loader's
+     * lock, which the interrupted code may hold). */
+    if (kind != K_SEM && t - t_wake_stack_ns >= 10000000ull) {
         st = gsi_stack_id();
         t_wake_stack_ns = t;
     }
