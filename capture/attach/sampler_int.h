@@ -25,6 +25,7 @@ typedef struct gs_memrel_proc {
     unsigned gen;            /* streak number (tasks remember the one they joined) */
     int64_t t0, t_drop;      /* streak start, last round it fell */
     int64_t t_last;          /* the previous round */
+    int64_t t_hold;          /* the best thread was last seen waiting for a CPU */
     long rss0, rss_min;      /* pages at the start, lowest seen */
     pid_t best_tid;          /* the thread with the best claim so far (0 none) */
     gs_memrel_task best;
@@ -40,10 +41,12 @@ void gs_memrel_proc_close(gs_memrel_proc *p);
 int gs_memrel_round(gs_memrel_proc *p, int64_t now);
 /* Ends an open streak when sampling stops; 1 as gs_memrel_round. */
 int gs_memrel_finish(gs_memrel_proc *p);
-/* Counts a sample of thread tid of p (running: state R; in_memsys: blocked
- * in madvise or munmap; cpu: its utime + stime), keeping p's best claim. */
-void gs_memrel_task_sample(gs_memrel_task *t, gs_memrel_proc *p, pid_t tid, int running,
-                           int in_memsys, uint64_t cpu);
+/* Counts a sample of thread tid of p at now (running: state R; runnable:
+ * R but waiting for a CPU; in_memsys: blocked in madvise or munmap; cpu:
+ * its utime + stime), keeping p's best claim.  While the best thread waits
+ * for a CPU the streak does not end (its release is paused, not over). */
+void gs_memrel_task_sample(gs_memrel_task *t, gs_memrel_proc *p, pid_t tid, int64_t now,
+                           int running, int runnable, int in_memsys, uint64_t cpu);
 /* Orders two threads' claims to a streak: > 0 when a releases rather than b. */
 int gs_memrel_task_cmp(const gs_memrel_task *a, const gs_memrel_task *b);
 
@@ -53,6 +56,6 @@ int gs_memrel_task_cmp(const gs_memrel_task *a, const gs_memrel_task *b);
 #define GS_MEMREL_MIN_NS 3000000
 /* A streak ends when the RSS has not fallen for this long (the kernel
  * updates RSS counters in per-CPU batches: reads move in jumps). */
-#define GS_MEMREL_QUIET_NS 25000000
+#define GS_MEMREL_QUIET_NS 60000000
 
 #endif

@@ -14,7 +14,9 @@
  * munmap of a buffer is over at once and keeps no one waiting; the
  * process's teardown neither) is charged to the thread of the process that
  * was seen blocked in madvise/munmap most often during it, else running
- * most often, then the one whose CPU time grew most.
+ * most often, then the one whose CPU time grew most.  While that thread
+ * waits for a CPU the streak stays open: on a busy machine a release
+ * pauses rather than ends.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -34,6 +36,7 @@ void gs_memrel_proc_init(gs_memrel_proc *p, pid_t pid)
     p->on = 0;
     p->gen = 0;
     p->t_last = 0;
+    p->t_hold = 0;
     p->best_tid = 0;
 }
 
@@ -83,21 +86,25 @@ int gs_memrel_round(gs_memrel_proc *p, int64_t now)
             p->rss0 = p->rss;
             p->rss_min = rss;
             p->best_tid = 0;
+            p->t_hold = 0;
         }
         p->t_drop = now;
     }
     if (p->on && rss < p->rss_min)
         p->rss_min = rss;
-    if (p->on && !fell && now - p->t_drop > GS_MEMREL_QUIET_NS)
+    int64_t quiet_from = p->t_hold > p->t_drop ? p->t_hold : p->t_drop;
+    if (p->on && !fell && now - quiet_from > GS_MEMREL_QUIET_NS)
         ended = end_streak(p);
     p->rss = rss;
     p->t_last = now;
     return ended;
 }
 
-void gs_memrel_task_sample(gs_memrel_task *t, gs_memrel_proc *p, pid_t tid, int running,
-                           int in_memsys, uint64_t cpu)
+void gs_memrel_task_sample(gs_memrel_task *t, gs_memrel_proc *p, pid_t tid, int64_t now,
+                           int running, int runnable, int in_memsys, uint64_t cpu)
 {
+    if (p->on && tid == p->best_tid && runnable)
+        p->t_hold = now;
     if (!p->on || !(running || in_memsys))
         return;
     if (t->gen != p->gen) {

@@ -68,6 +68,8 @@ void gsi_wait_fork_child(void);
  * inside the library.  Takes a backtrace (microseconds): callers use it
  * for waits above GS_ATTACH_STACK_MIN_US, trims, and rate-limited wakes. */
 uint32_t gsi_stack_id(void);
+/* A one-frame stack: the return address caller (symbolized with dladdr). */
+uint32_t gsi_stack_id_caller(void *caller);
 /* Waits at least this long get a stack (ns; GS_ATTACH_STACK_MIN_US,
  * default 1000 us). */
 uint64_t gsi_stack_min_ns(void);
@@ -78,9 +80,10 @@ void gsi_stack_fork_child(void);
 
 /* ---- the malloc_trim record (T, and A with its stack) ---- */
 /* Called when malloc_trim (started at t0) returned: takes the caller's
- * stack, then writes "T t0 t1 tid result" (t1 = now, so the span covers
- * what the wrapper added) and "A t1 tid stack". */
-void gsi_emit_trim(uint64_t t0, int result);
+ * stack (caller NULL: a backtrace; else that one return address), then
+ * writes "T t0 t1 tid result" (t1 = now, so the span covers what the
+ * wrapper added) and "A t1 tid stack". */
+void gsi_emit_trim(uint64_t t0, int result, void *caller);
 
 /* Copies s into out (at most n-1 bytes), replacing control characters by
  * spaces, so a name is always one field at the end of one line. */

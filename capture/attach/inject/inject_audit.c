@@ -11,7 +11,7 @@
  * and uses the address the module returns: for malloc_trim defined by any
  * object but libgsattach.so (whose own interposer already records), this
  * module returns trim_wrapper, which times the real function and writes
- * the T (and A, its stack) records through its own writer.
+ * the T (and A: its caller, one frame) records through its own writer.
  *
  * The module lives in its own link namespace with its own copy of libc and
  * of the writer (inject_out.c, audit mode): its records go to
@@ -41,7 +41,7 @@ static int trim_wrapper(size_t pad)
     int (*f)(size_t) = (int (*)(size_t))__atomic_load_n(&g_real_trim, __ATOMIC_ACQUIRE);
     uint64_t t0 = gsi_now();
     int r = f(pad);
-    gsi_emit_trim(t0, r);
+    gsi_emit_trim(t0, r, __builtin_return_address(0));
     gsi_flush();
     return r;
 }

@@ -101,7 +101,7 @@ GSI_EXPORT int malloc_trim(size_t pad)
     uint64_t t0 = gsi_now();
     int r = real_trim(pad);
     if (gsi_enabled())
-        gsi_emit_trim(t0, r);
+        gsi_emit_trim(t0, r, NULL);
     return r;
 }
 

@@ -46,6 +46,17 @@ static int g_stacks_on = -1;             /* -1: not initialised */
 static uint64_t g_min_ns = 1000000;
 static __thread int t_in_stack;
 
+/* GS_ATTACH_STACKS=0, read without initialising the unwinder. */
+static int getenv_stacks_off(void)
+{
+    static int off = -1;
+    if (off < 0) {
+        const char *e = getenv("GS_ATTACH_STACKS");
+        off = e && !strcmp(e, "0");
+    }
+    return off;
+}
+
 static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
@@ -114,10 +125,11 @@ static size_t frame_name(char *out, size_t room, void *pc)
     return n < 0 ? 0 : (size_t)n < room ? (size_t)n : room ? room - 1 : 0;
 }
 
+/* The id of frames pc[first..n) (root last), writing its Q line when new. */
+static uint32_t stack_of(void **pc, int first, int n);
+
 uint32_t gsi_stack_id(void)
 {
-    if (g_stacks_on < 0 && gsi_active() && !t_in_stack && !gsi_busy())
-        gsi_stack_init();   /* the audit copy: at its first stack */
     if (g_stacks_on <= 0 || t_in_stack || !gsi_active() || gsi_busy())
         return 0;
     t_in_stack = 1;
@@ -127,10 +139,25 @@ uint32_t gsi_stack_id(void)
         first++;
     if (n - first > FRAMES_MAX)
         n = first + FRAMES_MAX;
-    if (first >= n) {
-        t_in_stack = 0;
+    uint32_t id = first < n ? stack_of(pc, first, n) : 0;
+    t_in_stack = 0;
+    return id;
+}
+
+uint32_t gsi_stack_id_caller(void *caller)
+{
+    if (!caller || t_in_stack || !gsi_active() || gsi_busy() ||
+        (g_stacks_on == 0) || getenv_stacks_off())
         return 0;
-    }
+    t_in_stack = 1;
+    void *pc[1] = {caller};
+    uint32_t id = stack_of(pc, 0, 1);
+    t_in_stack = 0;
+    return id;
+}
+
+static uint32_t stack_of(void **pc, int first, int n)
+{
     uint64_t h = 1469598103934665603ull;
     for (int i = first; i < n; i++)
         h = (h ^ (uint64_t)(uintptr_t)pc[i]) * 1099511628211ull;
@@ -161,7 +188,6 @@ uint32_t gsi_stack_id(void)
         line[len] = '\0';
         gsi_emit("Q %u %s", id, line);
     }
-    t_in_stack = 0;
     return id;
 }
 
@@ -175,13 +201,16 @@ void gsi_stack_fork_child(void)
     t_in_stack = 0;
 }
 
-void gsi_emit_trim(uint64_t t0, int result)
+void gsi_emit_trim(uint64_t t0, int result, void *caller)
 {
     if (!gsi_active())
         return;
     /* The stack is taken before the end is read: to the caller the call
-     * lasts until the wrapper returns, and the span must say so. */
-    uint32_t st = gsi_stack_id();
+     * lasts until the wrapper returns, and the span must say so.  The
+     * audit copy names only the caller: a full backtrace would first load
+     * libgcc_s into its namespace, under the loader's lock, stalling every
+     * thread that touches the loader meanwhile (the program's own waits). */
+    uint32_t st = caller ? gsi_stack_id_caller(caller) : gsi_stack_id();
     uint64_t t1 = gsi_now();
     gsi_emit("T %llu %llu %u %d", (unsigned long long)t0, (unsigned long long)t1, gsi_tid(),
              result);

@@ -5,7 +5,7 @@ busy helper threads.  It knows nothing of gapscope.
 
 The main thread (the launcher) releases the GIL (time.sleep(0)) and takes
 it back ITERS times while two threads run pure Python; each take waits
-about one switch interval (50 ms).  With "trim", the launcher instead waits
+about one switch interval (100 ms).  With "trim", the launcher instead waits
 on a threading.Lock held by a helper that calls malloc_trim(0) through
 ctypes (dlsym: invisible to LD_PRELOAD).
 
@@ -32,7 +32,7 @@ def busy(stop):
 
 
 def gil_mode(iters):
-    sys.setswitchinterval(0.05)
+    sys.setswitchinterval(0.1)
     stop = threading.Event()
     helpers = [threading.Thread(target=busy, args=(stop,), name="busy%d" % i) for i in range(2)]
     for t in helpers:
