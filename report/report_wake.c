@@ -94,31 +94,25 @@ void gs_report_wake_sections(gs_doc *d, const gs_run *r)
         dur(t, sizeof t, s->idle_s);
         snprintf(head, sizeof head, "#%zu: %s, %s of GPU idle", i + 1, gs_cause_name(s->cause), t);
         gs_doc_p(d, head, "");
-        size_t len = strlen(s->launcher) + strlen(s->waker) + 64;
+        /* One frame per line, root first. */
+        size_t len = 2 * (strlen(s->launcher) + strlen(s->waker)) + 64, o = 0;
         char *txt = malloc(len);
         if (!txt)
             return;
-        snprintf(txt, len, "launcher: %s\nwaker:    %s", s->launcher[0] ? s->launcher : "(none)",
-                 s->waker[0] ? s->waker : "(none)");
-        for (char *c = txt; *c; c++)
-            if (*c == ';')
-                *c = ' ';
-        /* One frame per line reads better than a folded line. */
-        char *out = malloc(len * 4);
-        if (out) {
-            size_t o = 0;
-            for (const char *c = txt; *c; c++) {
-                if (*c == ' ' && c[1] && c[1] != ' ' && o && out[o - 1] != ':') {
-                    memcpy(out + o, "\n    > ", 7);
-                    o += 7;
-                } else {
-                    out[o++] = *c;
-                }
+        const char *part[2] = {s->launcher, s->waker}, *label[2] = {"launcher", "waker"};
+        for (int k = 0; k < 2; k++) {
+            o += (size_t)snprintf(txt + o, len - o, "%s%s:", k ? "\n" : "", label[k]);
+            if (!part[k][0])
+                o += (size_t)snprintf(txt + o, len - o, " (none)");
+            for (const char *f = part[k]; *f;) {
+                size_t fl = strcspn(f, ";");
+                o += (size_t)snprintf(txt + o, len - o, "\n  %.*s", (int)fl, f);
+                f += fl;
+                if (*f == ';')
+                    f++;
             }
-            out[o] = '\0';
-            gs_doc_pre(d, out);
-            free(out);
         }
+        gs_doc_pre(d, txt);
         free(txt);
     }
 }

@@ -57,9 +57,12 @@
  *                                    waiters, -2 broadcast; WORD the futex word
  *                                    read right after the wake (-1 not read);
  *                                    STACK rate-limited (one per thread per 10 ms)
- *   Q ID FRAMES                      a stack: frames root first, ';'-separated,
- *                                    each a symbol or object+0xOFFSET; ids are
- *                                    per file; a Q line may follow its first use
+ *   Q ID FRAMES                      a stack: frames root first, ;-separated,
+ *                                    each a dladdr symbol or /path/of/object+0xOFFSET
+ *                                    (from its load base: the converter names it
+ *                                    from the file's .symtab, else keeps
+ *                                    object+0xOFFSET); ids are per file; a Q line
+ *                                    may follow its first use
  *   A T TID STACK                    the stack of TID's malloc_trim (T record)
  *                                    that ended at T
  * libgsaudit.so's file is p<pid>-<t0>-audit.rec (T and A records only).

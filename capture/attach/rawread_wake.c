@@ -36,6 +36,7 @@ void gs_attach_wake_free(gs_attach_raw *c)
     free(w->sws.v);
     free(w->wks.v);
     free(w->gstack);
+    gs_elfsym_destroy(w->elf);
     free(w);
     c->w = NULL;
 }
@@ -61,19 +62,40 @@ static gs_status bad(gs_err *err, const char *path, long lineno)
                       "malformed record (the raw format is in capture/attach/attach.h)");
 }
 
-/* A frame list with Itanium-mangled names shortened (Rust's trailing
- * "::h<16 hex>" hash dropped). */
-static void shorten_frames(char *out, size_t n, const char *in)
+/* A frame "/path/of/object+0xOFF" named from the object's symbol table
+ * (elfsym.c) into nm, else "object+0xOFF" (the file's base name). */
+static const char *object_frame(struct gs_attach_wraw *w, const char *frame, char *nm, size_t n)
+{
+    const char *plus = strstr(frame, "+0x");
+    if (frame[0] != '/' || !plus)
+        return frame;
+    char path[400];
+    snprintf(path, sizeof path, "%.*s", (int)(plus - frame), frame);
+    uint64_t off = strtoull(plus + 3, NULL, 16);
+    if (!w->elf)
+        w->elf = gs_elfsym_create();
+    const char *name = w->elf ? gs_elfsym_lookup(w->elf, path, off) : NULL;
+    if (name)
+        snprintf(nm, n, "%s", name);
+    else   /* path starts with '/' */
+        snprintf(nm, n, "%s%s", strrchr(path, '/') + 1, plus);
+    return nm;
+}
+
+/* A frame list with unexported frames named from their object files and
+ * Itanium-mangled names shortened (Rust's trailing "::h<16 hex>" hash
+ * dropped). */
+static void shorten_frames(struct gs_attach_wraw *w, char *out, size_t n, const char *in)
 {
     size_t len = 0;
     out[0] = '\0';
     while (*in && len + 1 < n) {
         size_t fl = strcspn(in, ";");
-        char frame[512], nm[512];
+        char frame[512], nm[512], obj[512];
         snprintf(frame, sizeof frame, "%.*s", (int)(fl < 511 ? fl : 511), in);
-        const char *f = frame;
-        if (frame[0] == '_' && frame[1] == 'Z') {
-            gs_attach_kernel_name(nm, sizeof nm, frame);
+        const char *f = object_frame(w, frame, obj, sizeof obj);
+        if (f[0] == '_' && f[1] == 'Z') {
+            gs_attach_kernel_name(nm, sizeof nm, f);
             size_t k = strlen(nm);
             if (k > 19 && !strncmp(nm + k - 19, "::h", 3) &&
                 strspn(nm + k - 16, "0123456789abcdef") == 16)
@@ -134,7 +156,7 @@ gs_status gs_attach_parse_wake(gs_attach_raw *c, char t, char *line, const char 
         if (sscanf(line, "%u%n", &id, &n) != 1 || !id || (line[n] && line[n] != ' '))
             return bad(err, path, lineno);
         static char frames[4096];
-        shorten_frames(frames, sizeof frames, line[n] ? line + n + 1 : "");
+        shorten_frames(w, frames, sizeof frames, line[n] ? line + n + 1 : "");
         const char *f = gs_attach_intern(c, frames[0] ? frames : "?");
         gs_aw_stack v = {file, id, 0, f};
         GS_ATTACH_PUSH(c, w->stacks, v);

@@ -65,6 +65,14 @@ typedef struct gs_aw_wk {       /* w: a wake-up issued */
     int irq;
 } gs_aw_wk;
 
+/* elfsym.c: function names from object files' own symbol tables. */
+typedef struct gs_elfsym gs_elfsym;
+gs_elfsym *gs_elfsym_create(void);
+void gs_elfsym_destroy(gs_elfsym *e);
+/* The function at offset off from path's load base, or NULL (the file's
+ * string, valid until gs_elfsym_destroy). */
+const char *gs_elfsym_lookup(gs_elfsym *e, const char *path, uint64_t off);
+
 struct gs_attach_wraw {
     GS_ATTACH_VEC(gs_aw_wait) waits;
     GS_ATTACH_VEC(gs_aw_wake) wakes;
@@ -78,6 +86,7 @@ struct gs_attach_wraw {
     long lost;
     const char **gstack;        /* global stack id - 1 -> frames */
     size_t n_gstack;
+    gs_elfsym *elf;             /* objects opened to name frames, NULL until needed */
 };
 
 extern const char *const gs_aw_kind_names[GS_AW_KINDS];

@@ -66,10 +66,12 @@ GSI_EXPORT uintptr_t la_symbind64(Elf64_Sym *sym, unsigned ndx, uintptr_t *refco
                                   uintptr_t *defcook, unsigned *flags, const char *symname)
 {
     (void)ndx;
-    (void)refcook;
     (void)flags;
+    /* libgsattach.so's own wrapper, and its own lookup of the real
+     * function (dlsym RTLD_NEXT), are left alone: one record per call. */
     if (symname[0] != 'm' || strcmp(symname, "malloc_trim") || !gsi_active() ||
-        (g_preload_map && *defcook == g_preload_map) || !sym->st_value)
+        (g_preload_map && (*defcook == g_preload_map || *refcook == g_preload_map)) ||
+        !sym->st_value)
         return sym->st_value;
     __atomic_store_n(&g_real_trim, (uintptr_t)sym->st_value, __ATOMIC_RELEASE);
     return (uintptr_t)trim_wrapper;

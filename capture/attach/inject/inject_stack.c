@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "inject.h"
 
@@ -45,6 +46,16 @@ static uintptr_t g_self_lo, g_self_hi;   /* this library's mapped range */
 static int g_stacks_on = -1;             /* -1: not initialised */
 static uint64_t g_min_ns = 1000000;
 static __thread int t_in_stack;
+static char g_exe[256];   /* /proc/self/exe: dladdr names the program by its argv[0] */
+
+static const char *exe_path(void)
+{
+    if (!g_exe[0]) {
+        ssize_t k = readlink("/proc/self/exe", g_exe, sizeof g_exe - 1);
+        g_exe[k > 0 ? k : 0] = '\0';
+    }
+    return g_exe;
+}
 
 /* GS_ATTACH_STACKS=0, read without initialising the unwinder. */
 static int getenv_stacks_off(void)
@@ -89,6 +100,7 @@ void gsi_stack_init(void)
     if (m && atol(m) >= 0)
         g_min_ns = (uint64_t)atol(m) * 1000u;
     dl_iterate_phdr(find_self, (void *)(uintptr_t)gsi_stack_init);
+    exe_path();
     /* The first backtrace dlopens libgcc_s: do it here, not in a wait. */
     void *warm[4];
     backtrace(warm, 4);
@@ -100,21 +112,23 @@ uint64_t gsi_stack_min_ns(void)
     return g_min_ns;
 }
 
-/* Appends one frame's name to out (at most room bytes); returns bytes used. */
+/* Appends one frame's name to out (at most room bytes); returns bytes used.
+ * A frame no exported symbol covers is "/path/of/object+0xOFFSET" (from
+ * the object's load base): the converter looks it up in the file's own
+ * symbol table. */
 static size_t frame_name(char *out, size_t room, void *pc)
 {
     Dl_info di;
-    char name[160];
+    char name[320];
     /* pc is a return address: look up the call instruction before it. */
     uintptr_t a = (uintptr_t)pc - 1;
     if (dladdr((void *)a, &di) && di.dli_sname && di.dli_saddr)
         gsi_clean(name, 120, di.dli_sname);
     else if (di.dli_fname && di.dli_fbase) {
-        const char *b = strrchr(di.dli_fname, '/');
-        char obj[96];
-        gsi_clean(obj, sizeof obj, b ? b + 1 : di.dli_fname);
-        snprintf(name, sizeof name, "%s+0x%lx", obj[0] ? obj : "?",
-                 (unsigned long)(a - (uintptr_t)di.dli_fbase));
+        char obj[256];
+        /* A relative or empty name is the program itself. */
+        gsi_clean(obj, sizeof obj, di.dli_fname[0] == '/' ? di.dli_fname : exe_path());
+        snprintf(name, sizeof name, "%s+0x%lx", obj, (unsigned long)(a - (uintptr_t)di.dli_fbase));
     } else {
         snprintf(name, sizeof name, "0x%lx", (unsigned long)a);
     }
@@ -178,14 +192,23 @@ static uint32_t stack_of(void **pc, int first, int n)
     }
     atomic_flag_clear_explicit(&g_tab_lock, memory_order_release);
     if (fresh) {
-        char line[1900];
-        size_t len = 0;
-        for (int i = n - 1; i >= first && len + 2 < sizeof line; i--) {
-            if (i != n - 1)
-                line[len++] = ';';
-            len += frame_name(line + len, sizeof line - len, pc[i]);
+        /* Named leaf first into buf so that a stack too long loses root
+         * frames, then copied root first into line (small buffers: this
+         * runs on the program's thread, whose stack may be small). */
+        char buf[1024], line[1024];
+        size_t off[FRAMES_MAX + 1], used = 0;
+        int k = 0;
+        for (int i = first; i < n && k < FRAMES_MAX; i++) {
+            size_t l = frame_name(buf + used, sizeof buf - used, pc[i]);
+            if (used + l + 1 >= sizeof buf)
+                break;
+            off[k++] = used;
+            used += l + 1;   /* keeps the NUL */
         }
-        line[len] = '\0';
+        size_t len = 0;
+        for (int i = k - 1; i >= 0; i--)
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", i == k - 1 ? "" : ";",
+                                    buf + off[i]);
         gsi_emit("Q %u %s", id, line);
     }
     return id;
