@@ -422,9 +422,9 @@ static int sample_task(gs_sampler *s, task *k, int64_t now)
         (op == 0 || op == 6 || op == 9 || op == 11 || op == 13))
         snprintf(detail, sizeof detail, "futex@0x%llx", (unsigned long long)arg0);
     if (k->proc < s->n_pids)
-        gs_memrel_task_sample(&k->mr, &s->procs[k->proc], k->tid, now, st == 'R',
-                              ts == GS_TS_RUNNABLE,
-                              sysno == SYS_madvise || sysno == SYS_munmap, utime + stime);
+        gs_memrel_task_sample(&k->mr, &s->procs[k->proc], k->tid, st == 'R',
+                              sysno == SYS_madvise || sysno == SYS_munmap, utime + stime,
+                              k->run_ns);
     if (!k->have_run) {
         k->have_run = 1;
         k->state = ts;

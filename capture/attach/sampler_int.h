@@ -25,7 +25,8 @@ typedef struct gs_memrel_proc {
     unsigned gen;            /* streak number (tasks remember the one they joined) */
     int64_t t0, t_drop;      /* streak start, last round it fell */
     int64_t t_last;          /* the previous round */
-    int64_t t_hold;          /* the best thread was last seen waiting for a CPU */
+    uint64_t best_run;       /* the best thread's run time (schedstat ns), 0 unknown */
+    uint64_t run_at_drop;    /* ... at the last fall */
     long rss0, rss_min;      /* pages at the start, lowest seen */
     pid_t best_tid;          /* the thread with the best claim so far (0 none) */
     gs_memrel_task best;
@@ -41,12 +42,11 @@ void gs_memrel_proc_close(gs_memrel_proc *p);
 int gs_memrel_round(gs_memrel_proc *p, int64_t now);
 /* Ends an open streak when sampling stops; 1 as gs_memrel_round. */
 int gs_memrel_finish(gs_memrel_proc *p);
-/* Counts a sample of thread tid of p at now (running: state R; runnable:
- * R but waiting for a CPU; in_memsys: blocked in madvise or munmap; cpu:
- * its utime + stime), keeping p's best claim.  While the best thread waits
- * for a CPU the streak does not end (its release is paused, not over). */
-void gs_memrel_task_sample(gs_memrel_task *t, gs_memrel_proc *p, pid_t tid, int64_t now,
-                           int running, int runnable, int in_memsys, uint64_t cpu);
+/* Counts a sample of thread tid of p (running: state R; in_memsys: blocked
+ * in madvise or munmap; cpu: its utime + stime; run_ns: its schedstat run
+ * time, 0 unknown), keeping p's best claim. */
+void gs_memrel_task_sample(gs_memrel_task *t, gs_memrel_proc *p, pid_t tid, int running,
+                           int in_memsys, uint64_t cpu, uint64_t run_ns);
 /* Orders two threads' claims to a streak: > 0 when a releases rather than b. */
 int gs_memrel_task_cmp(const gs_memrel_task *a, const gs_memrel_task *b);
 
@@ -54,8 +54,14 @@ int gs_memrel_task_cmp(const gs_memrel_task *a, const gs_memrel_task *b);
 #define GS_MEMREL_MIN_KB 8192
 /* ... and lasted at least this long. */
 #define GS_MEMREL_MIN_NS 3000000
-/* A streak ends when the RSS has not fallen for this long (the kernel
- * updates RSS counters in per-CPU batches: reads move in jumps). */
+/* A streak ends when the RSS has not fallen while its thread ran this much
+ * CPU time (on a busy machine a release pauses while its thread waits for
+ * a CPU; it is not over) ... */
+#define GS_MEMREL_QUIET_RUN_NS 20000000
+/* ... and at least this long; or, without schedstat, after this long. */
+#define GS_MEMREL_QUIET_MIN_NS 5000000
 #define GS_MEMREL_QUIET_NS 60000000
+/* A streak ends anyway after this long without a fall. */
+#define GS_MEMREL_QUIET_MAX_NS 1000000000
 
 #endif

@@ -8,15 +8,16 @@
  * CPU is seen by its effect: the process's resident set (/proc/PID/statm)
  * falls round after round.  A streak is a run of rounds in which it fell
  * (from the round before the first fall: the release began after it),
- * ended by GS_MEMREL_QUIET_NS without a fall (the kernel batches its RSS
- * counters, so single rounds may show no change); a streak that released
+ * ended when the thread charged with it has run GS_MEMREL_QUIET_RUN_NS of
+ * CPU time without a fall (the kernel batches its RSS counters, so single
+ * rounds may show no change, and on a busy machine the thread may simply
+ * wait for a CPU; without schedstat: GS_MEMREL_QUIET_NS of wall time); a
+ * streak that released
  * at least GS_MEMREL_MIN_KB over at least GS_MEMREL_MIN_NS (a single
  * munmap of a buffer is over at once and keeps no one waiting; the
  * process's teardown neither) is charged to the thread of the process that
  * was seen blocked in madvise/munmap most often during it, else running
- * most often, then the one whose CPU time grew most.  While that thread
- * waits for a CPU the streak stays open: on a busy machine a release
- * pauses rather than ends.
+ * most often, then the one whose CPU time grew most.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -36,7 +37,7 @@ void gs_memrel_proc_init(gs_memrel_proc *p, pid_t pid)
     p->on = 0;
     p->gen = 0;
     p->t_last = 0;
-    p->t_hold = 0;
+    p->best_run = p->run_at_drop = 0;
     p->best_tid = 0;
 }
 
@@ -86,25 +87,27 @@ int gs_memrel_round(gs_memrel_proc *p, int64_t now)
             p->rss0 = p->rss;
             p->rss_min = rss;
             p->best_tid = 0;
-            p->t_hold = 0;
+            p->best_run = 0;
         }
         p->t_drop = now;
+        p->run_at_drop = p->best_run;
     }
     if (p->on && rss < p->rss_min)
         p->rss_min = rss;
-    int64_t quiet_from = p->t_hold > p->t_drop ? p->t_hold : p->t_drop;
-    if (p->on && !fell && now - quiet_from > GS_MEMREL_QUIET_NS)
+    int64_t quiet = now - p->t_drop;
+    int over = p->best_run ? p->best_run - p->run_at_drop >= GS_MEMREL_QUIET_RUN_NS &&
+                                 quiet > GS_MEMREL_QUIET_MIN_NS
+                           : quiet > GS_MEMREL_QUIET_NS;
+    if (p->on && !fell && (over || quiet > GS_MEMREL_QUIET_MAX_NS))
         ended = end_streak(p);
     p->rss = rss;
     p->t_last = now;
     return ended;
 }
 
-void gs_memrel_task_sample(gs_memrel_task *t, gs_memrel_proc *p, pid_t tid, int64_t now,
-                           int running, int runnable, int in_memsys, uint64_t cpu)
+void gs_memrel_task_sample(gs_memrel_task *t, gs_memrel_proc *p, pid_t tid, int running,
+                           int in_memsys, uint64_t cpu, uint64_t run_ns)
 {
-    if (p->on && tid == p->best_tid && runnable)
-        p->t_hold = now;
     if (!p->on || !(running || in_memsys))
         return;
     if (t->gen != p->gen) {
@@ -116,8 +119,11 @@ void gs_memrel_task_sample(gs_memrel_task *t, gs_memrel_proc *p, pid_t tid, int6
     t->sys += in_memsys;
     t->cpu = cpu;
     if (p->best_tid == tid || !p->best_tid || gs_memrel_task_cmp(t, &p->best) > 0) {
+        if (p->best_tid != tid)   /* a new claimant: count its run time from here */
+            p->run_at_drop = run_ns;
         p->best_tid = tid;
         p->best = *t;
+        p->best_run = run_ns;
     }
 }
 
