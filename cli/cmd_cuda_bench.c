@@ -69,6 +69,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/clock.h"
 #include "../common/json.h"
 #include "../common/outfile.h"
 #include "../prover/cuda/cuda_dev.h"

@@ -2,7 +2,7 @@
  * The virtual clock: processor sharing against hand-computed finish times,
  * pool helpers oldest first, wrapped mutex and condition hand-offs at
  * exact virtual times, stall detection, and pass-through when off.
- * Every expected time follows from the model's rule (vclock.h), worked
+ * Every expected time follows from the model's rule (clock.h), worked
  * out in the comment of each case.
  */
 #include <pthread.h>
@@ -12,7 +12,7 @@
 
 #include "../test/test.h"
 #include "rng.h"
-#include "vclock.h"
+#include "clock.h"
 
 #define S 1000000000LL
 

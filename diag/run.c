@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
 
-#include "../common/rng.h"
+#include "../common/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,9 +23,10 @@
  * (or the engine's `job_queued`), a device span's args "log_n=N", or the
  * timeline meta "model.log_n".
  *
- * CPU demand without cpu_ns: processor sharing run backwards.  Between two
- * consecutive span boundaries the set of running CPU instances is fixed;
- * pool instances get their helpers oldest first; with T threads on C
+ * CPU demand without cpu_ns: processor sharing (common/pshare.h) run
+ * backwards.  Between two consecutive span boundaries the set of running
+ * CPU instances is fixed; pool instances get their helpers oldest first;
+ * with T threads on C
  * cores each thread ran at min(1, C/T), so an instance with k threads
  * received k * min(1, C/T) core-seconds per second.  Its demand is that,
  * summed over its span.  The predictor applies the same rule forwards, so
@@ -40,6 +41,7 @@
 #include <string.h>
 
 #include "../common/outfile.h"
+#include "../common/pshare.h"
 #include "../timeline/timeline.h"
 #include "../prover/engine/engine.h"
 #include "model.h"
@@ -122,6 +124,7 @@ typedef struct act {
     int64_t t0, t1;
     double threads;
     int pool;
+    double th;              /* threads granted in the step infer_cpu is at */
     double inferred;
     int measured;
     double cpu;
@@ -342,40 +345,27 @@ static int infer_cpu(fitctx *c, int cores)
             t[j] = t[j - 1];
             t[j - 1] = x;
         }
+    const int width[1] = {cores}; /* one pool: the prove pool, as wide as the machine */
     for (size_t k = 0; k + 1 < nt; k++) {
         int64_t a = t[k], b = t[k + 1];
         if (b <= a)
             continue;
-        double T = 0, left = cores > 1 ? cores - 1 : 0;
+        gs_pshare ps;
+        gs_pshare_init(&ps, cores, width, 1, 0);
         for (size_t q = 0; q < n; q++) {
             act *x = &c->acts[order[q]];
             if (x->t0 > a)
                 break;
-            if (x->t1 < b)
-                continue;
-            double th = x->threads;
-            if (x->pool) {
-                double h = th - 1 < left ? th - 1 : left;
-                left -= h;
-                th = 1 + h;
-            }
-            T += th;
+            if (x->t1 >= b)
+                x->th = gs_pshare_add(&ps, x->threads, x->pool ? 0 : -1);
         }
-        double share = T > cores ? (double)cores / T : 1.0, dt = (double)(b - a) * 1e-9;
-        left = cores > 1 ? cores - 1 : 0;
+        double share = gs_pshare_rate(&ps), dt = (double)(b - a) * 1e-9;
         for (size_t q = 0; q < n; q++) {
             act *x = &c->acts[order[q]];
             if (x->t0 > a)
                 break;
-            if (x->t1 < b)
-                continue;
-            double th = x->threads;
-            if (x->pool) {
-                double h = th - 1 < left ? th - 1 : left;
-                left -= h;
-                th = 1 + h;
-            }
-            x->inferred += th * share * dt;
+            if (x->t1 >= b)
+                x->inferred += x->th * share * dt;
         }
     }
     free(t);

@@ -1,6 +1,6 @@
 /*
  * The model backend (contract in model.h): a prove in modelled time, on
- * the virtual clock (common/vclock.h), from a model fitted on a
+ * the virtual clock (common/clock.h), from a model fitted on a
  * capture.  No arithmetic runs and no proof exists (the engine's modelled
  * work, engine.h, never verifies).
  *
@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "../common/rng.h"
-#include "../common/vclock.h"
+#include "../common/clock.h"
 #include "model.h"
 
 typedef struct {

@@ -2,7 +2,7 @@
  * The engine's modelled work (gs_work_model, engine.h) on a fitted model:
  * each unit the engine would do for real becomes its modelled cost on the
  * virtual clock: CPU stages as CPU work (processor sharing on the modelled
- * cores, vclock.h), fixed stages (key setup) as sleeps.  Sizes: the job's
+ * cores, clock.h), fixed stages (key setup) as sleeps.  Sizes: the job's
  * log_constraints plus the scenario's model_size_shift.  Per-job units
  * (assemble, verify) cost their per-partition value times the job's
  * partitions.
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/vclock.h"
+#include "../common/clock.h"
 #include "model_work.h"
 
 typedef struct work_impl {

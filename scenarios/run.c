@@ -20,7 +20,7 @@
 
 #include "../diag/jobs.h"
 #include "../common/outfile.h"
-#include "../common/vclock.h"
+#include "../common/clock.h"
 #include "machine.h"
 #include "../model/model.h"
 #include "../model/model_work.h"

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../common/rng.h"
+#include "../../common/clock.h"
 #include "attach.h"
 
 void gs_attach_opts_defaults(gs_attach_opts *o)

@@ -67,6 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/clock.h"
 #include "../groth16/backend.h"
 #include "cuda_dev.h"
 

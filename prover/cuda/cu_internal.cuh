@@ -15,7 +15,7 @@
 #include "cu_ec.cuh"
 
 extern "C" {
-#include "../../common/rng.h"
+#include "../../common/clock.h"
 }
 
 #define CU_TRY(call)                                                          \

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../common/vclock.h"
+#include "../../common/clock.h"
 #include "engine_int.h"
 
 void gs_drv_counter(struct gs_engine *e, const char *name, int64_t t, double v)

@@ -138,7 +138,7 @@ int gs_injection_draw(const gs_injection *inj, gs_inj_point p, uint64_t job,
  * model).  With cfg.work set, the engine does none of the real work below:
  * at each of these points it calls work->run, which spends the unit's
  * modelled time (a sleep or CPU work on the virtual clock,
- * common/vclock.h) and returns; the backend (the model backend)
+ * common/clock.h) and returns; the backend (the model backend)
  * models the prove itself.  Threads, queues, the tracker lock, policies,
  * injections and spans stay the engine's own.  No real keys, witnesses or
  * proofs exist: jobs complete with verified = 0 (not checked).

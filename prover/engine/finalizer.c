@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "../../common/pool.h"
-#include "../../common/vclock.h"
+#include "../../common/clock.h"
 #include "engine_int.h"
 
 void gs_trim_step(struct gs_engine *e, gs_tl_lane *lane, const gs_job_rec *j, int32_t part)

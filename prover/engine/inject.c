@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../common/clock.h"
 #include "engine_int.h"
 
 uint64_t gs_eng_mix(uint64_t a, uint64_t b)

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "../../common/pool.h"
-#include "../../common/vclock.h"
+#include "../../common/clock.h"
 #include "engine_int.h"
 
 void gs_part_free(struct gs_engine *e, gs_part *p)

@@ -40,7 +40,7 @@
 #include <string.h>
 
 #include "../../common/pool.h"
-#include "../../common/vclock.h"
+#include "../../common/clock.h"
 #include "engine_int.h"
 
 static gs_tl_lane *dev_lane(struct gs_engine *e, int dev, int stream)

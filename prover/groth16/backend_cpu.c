@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "../../common/bigmem.h"
+#include "../../common/clock.h"
 #include "../msm/msm.h"
 #include "backend.h"
 #include "g16_internal.h"
