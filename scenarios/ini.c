@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/paths.h"
 #include "scn_internal.h"
 
 #define GS_INI_MAX_DEPTH 8
@@ -162,10 +163,7 @@ static gs_status parse_line(ini_ctx *c, char *line, const char *where, const cha
         if (!value[0])
             return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "include needs a file name");
         char path[GS_SCN_PATH_MAX];
-        int n = value[0] == '/' || !base_dir || !base_dir[0]
-                    ? snprintf(path, sizeof path, "%s", value)
-                    : snprintf(path, sizeof path, "%s/%s", base_dir, value);
-        if (n < 0 || (size_t)n >= sizeof path)
+        if (!gs_path_resolve(path, sizeof path, base_dir, value))
             return gs_err_set(err, GS_ERR_RANGE, "scenario", where, "include path too long");
         return parse_file(c, path, where, err);
     }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/paths.h"
 #include "scn_internal.h"
 
 
@@ -250,10 +251,7 @@ static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
     case O_TRACE: {
         char *dst = o == O_TRACE ? s->trace : s->model_timeline;
         char joined[2 * GS_SCN_PATH_MAX], *abs;
-        if (!value[0] || value[0] == '/' || !base_dir || !base_dir[0])
-            snprintf(joined, sizeof joined, "%s", value);
-        else
-            snprintf(joined, sizeof joined, "%s/%s", base_dir, value);
+        gs_path_resolve(joined, sizeof joined, base_dir, value); /* too long: refused below */
         /* Absolute when the file exists, so a dumped scenario.ini reloads anywhere. */
         if (joined[0] && (abs = realpath(joined, NULL)) != NULL) {
             snprintf(joined, sizeof joined, "%s", abs);

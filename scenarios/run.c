@@ -21,6 +21,7 @@
 #include "../diag/jobs.h"
 #include "../common/outfile.h"
 #include "../common/clock.h"
+#include "../common/paths.h"
 #include "machine.h"
 #include "../model/model.h"
 #include "../model/model_work.h"
@@ -28,22 +29,6 @@
 #include "scn_internal.h"
 
 #define MAX_DEVICES 16
-
-gs_status gs_mkdir_p(const char *dir, gs_err *err)
-{
-    char buf[GS_SCN_PATH_MAX];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return gs_err_set(err, GS_ERR_IO, "run", buf, "mkdir: %s", strerror(errno));
-            *p = '/';
-        }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return gs_err_set(err, GS_ERR_IO, "run", buf, "mkdir: %s", strerror(errno));
-    return GS_OK;
-}
 
 static void default_dir(char *out, size_t cap, const gs_scenario *s)
 {
@@ -63,7 +48,7 @@ static void default_dir(char *out, size_t cap, const gs_scenario *s)
 
 static void path_in(char *out, size_t cap, const char *dir, const char *file)
 {
-    if (snprintf(out, cap, "%s/%s", dir, file) >= (int)cap)
+    if (!gs_path_join(out, cap, dir, file))
         out[0] = '\0';
 }
 

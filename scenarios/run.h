@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/paths.h"  /* gs_mkdir_p, for the drivers and their callers */
 #include "../common/sha256.h" /* gs_sha256_file, for the build fingerprint */
 #include "../common/status.h"
 #include "scenario.h"
@@ -41,9 +42,6 @@ typedef struct gs_fingerprint {
     int threads;             /* host.threads */
 } gs_fingerprint;
 void gs_fingerprint_get(gs_fingerprint *fp);
-
-/* mkdir -p. */
-gs_status gs_mkdir_p(const char *dir, gs_err *err);
 
 /* ---- clean stops (interrupt.c) ---- */
 /* The first SIGINT/SIGTERM received since gs_scn_interrupt_install (0:

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/paths.h"
 #include "scenario.h"
 
 /* Parses a finite number followed by a suffix; *rest points at the suffix. */
@@ -217,10 +218,7 @@ gs_status gs_parse_dist(gs_dist *out, const char *text, const char *base_dir,
         char path[GS_SCN_PATH_MAX];
         if (!buf[0])
             return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "empirical: expected a file name");
-        if (buf[0] == '/' || !base_dir || !base_dir[0])
-            snprintf(path, sizeof path, "%s", buf);
-        else
-            snprintf(path, sizeof path, "%s/%s", base_dir, buf);
+        gs_path_resolve(path, sizeof path, base_dir, buf);
         gs_err sub;
         gs_err_clear(&sub);
         if (load_empirical(out, path, &sub) != GS_OK)
