@@ -27,6 +27,7 @@
 #include <stdio.h>
 
 #include "../common/rng.h"
+#include "../common/units.h"
 #include "../common/status.h"
 #include "../prover/engine/engine.h"
 
@@ -107,9 +108,7 @@ int gs_scenario_note_defaults(const gs_scenario *s, FILE *f, const char *prefix)
 /* The option reference (`gapscope run --help`). */
 void gs_scenario_help(FILE *f);
 
-/* Value parsers (exposed for tests and the CLI).  Return 1 on success. */
-int gs_parse_duration_ns(int64_t *out, const char *text);
-int gs_parse_size_bytes(uint64_t *out, const char *text);
+/* Durations and sizes: gs_parse_duration_ns, gs_parse_size_bytes (units.h). */
 /* "fixed:50ms" | "uniform:10ms,50ms" | "lognormal:median=80ms,sigma=0.5" |
  * "empirical:FILE" (durations one per line, relative to base_dir). */
 gs_status gs_parse_dist(gs_dist *out, const char *text, const char *base_dir,
