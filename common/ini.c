@@ -4,6 +4,7 @@
  * trimmed, then a header goes to on_section, `include` opens the next file
  * (recursion bounded by GS_INI_MAX_DEPTH), anything else is key = value,
  * expanded when asked and handed to on_pair with the current section.
+ * Below the lexer: the typed values the readers' tables ask for.
  */
 #define _GNU_SOURCE
 #include "ini.h"
@@ -225,4 +226,44 @@ gs_status gs_ini_read_text(const gs_ini_reader *r, const char *text, size_t len,
     gs_status st = read_stream(&x, f, name, base_dir, err);
     fclose(f);
     return st;
+}
+
+int gs_ini_int(long long *out, const char *text, double lo, double hi)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (!*text || *end || errno || v < (long long)lo || v > (long long)hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+int gs_ini_u64(uint64_t *out, const char *text)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (!*text || *end || errno || text[0] == '-')
+        return 0;
+    *out = v;
+    return 1;
+}
+
+int gs_ini_choice(int *out, const char *choices, const char *text)
+{
+    int i = 0;
+    size_t n = strlen(text);
+    for (const char *p = choices; *p; i++) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && !strncmp(p, text, n)) {
+            *out = i;
+            return 1;
+        }
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+    return 0;
 }

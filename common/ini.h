@@ -23,6 +23,7 @@
 #define GS_INI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "status.h"
 
@@ -53,5 +54,14 @@ gs_status gs_ini_read_file(const gs_ini_reader *r, const char *path, gs_err *err
 /* Reads len bytes of text as the file `name` in directory base_dir. */
 gs_status gs_ini_read_text(const gs_ini_reader *r, const char *text, size_t len, const char *name,
                            const char *base_dir, gs_err *err);
+
+/* ---- typed values (scenario options, engine settings) ----------------------
+ * Each returns 1 when text is such a value (and sets *out), else 0. */
+/* A decimal integer in [lo, hi], nothing around it. */
+int gs_ini_int(long long *out, const char *text, double lo, double hi);
+/* An unsigned integer (decimal, 0x hex or 0 octal), no sign. */
+int gs_ini_u64(uint64_t *out, const char *text);
+/* The index of text in choices, a list "a|b|c" (exact match). */
+int gs_ini_choice(int *out, const char *choices, const char *text);
 
 #endif

@@ -1,9 +1,10 @@
 /*
- * Engine vocabulary and defaults: the name tables of job kinds, policies,
- * injection points and distributions (kept in step with their enums by
- * static asserts), the default configuration, and the settings written to
- * the timeline's metadata (scenario.engine.*, scenario.engine.inject.<point>),
- * and the checks and copies gs_engine_create makes of a configuration.
+ * Engine vocabulary: the name tables of job kinds, policies, injection
+ * points and distributions (kept in step with their enums by static
+ * asserts), the settings written to the timeline's metadata
+ * (scenario.engine.*, scenario.engine.inject.<point>), and the checks and
+ * copies gs_engine_create makes of a configuration (defaults and ranges of
+ * the settings: settings.c).
  *
  * No threads, no state: every function here is pure or writes only what it
  * is given.
@@ -106,27 +107,6 @@ const char *gs_dist_kind_name(gs_dist_kind k)
     return (unsigned)k < GS_DIST_COUNT ? dist_names[k] : NULL;
 }
 
-void gs_engine_config_defaults(gs_engine_config *cfg)
-{
-    memset(cfg, 0, sizeof *cfg);
-    cfg->synth_threads = 2;
-    cfg->gpu_workers_per_device = 1;
-    cfg->finalizer_threads = 0;
-    cfg->queue_depth = 4;
-    cfg->prove_threads = 1;
-    cfg->trim = GS_TRIM_UNDER_LOCK;
-    cfg->verify = GS_VERIFY_UNDER_LOCK;
-    cfg->pageable = 0;
-    cfg->g2_on_device = 0;
-    cfg->prep_ahead = 0;
-    cfg->seed = 1;
-    for (int i = 0; i < GS_INJ_COUNT; i++) {
-        cfg->inj[i].dist.kind = GS_DIST_FIXED;
-        cfg->inj[i].probability = 1.0;
-        cfg->inj[i].seed = (uint64_t)i + 1;
-    }
-}
-
 void gs_dist_args(char *buf, size_t len, const gs_dist *d)
 {
     switch (d->kind) {
@@ -179,20 +159,11 @@ gs_status gs_engine_config_check(const gs_engine_config *c, gs_backend **be, int
     for (int i = 0; i < n_dev; i++)
         if (!be[i] || !be[i]->ops)
             return GS_ERR(err, GS_ERR_ARG, "engine", "backend %d is NULL", i);
-    if (c->synth_threads < 1 || c->synth_threads > 256)
-        return GS_ERR(err, GS_ERR_RANGE, "engine", "synth_threads %d not in 1..256", c->synth_threads);
-    if (c->gpu_workers_per_device < 1 || c->gpu_workers_per_device > 64)
-        return GS_ERR(err, GS_ERR_RANGE, "engine", "gpu_workers %d not in 1..64",
-                      c->gpu_workers_per_device);
-    if (c->finalizer_threads < 0 || c->finalizer_threads > 256)
-        return GS_ERR(err, GS_ERR_RANGE, "engine", "finalizer_threads %d not in 0..256",
-                      c->finalizer_threads);
-    if (c->queue_depth < 1 || c->queue_depth > 1 << 20)
-        return GS_ERR(err, GS_ERR_RANGE, "engine", "queue_depth %d not in 1..2^20", c->queue_depth);
+    gs_status st = gs_engine_settings_check(c, err); /* the ranges of settings.h */
+    if (st != GS_OK)
+        return st;
     if ((unsigned)c->trim >= GS_TRIM_COUNT || (unsigned)c->verify >= GS_VERIFY_COUNT)
         return GS_ERR(err, GS_ERR_RANGE, "engine", "unknown trim or verify policy");
-    if (c->pin_pool < 0 || c->pin_pool > 4096)
-        return GS_ERR(err, GS_ERR_RANGE, "engine", "pin_pool %d not in 0..4096", c->pin_pool);
     /* staging = direct: a pool of synthesis buffers, page-locked with the
      * CUDA backend, heap buffers with the CPU one (reused, no allocation per
      * partition); the model backend takes it as pinned staging (nothing is

@@ -26,6 +26,7 @@
 #include "../../timeline/timeline.h"
 #include "../../common/status.h"
 #include "../groth16/backend.h"
+#include "settings.h"
 
 /* Proof kinds.  X(enum, name, default partitions, default priority) */
 #define GS_JOB_KIND_TABLE(X)                                  \
@@ -183,12 +184,15 @@ typedef struct gs_work_model {
     void *ctx;
 } gs_work_model;
 
+/* The engine's configuration.  Defaults, ranges and the keys a scenario
+ * sets them with: settings.h. */
 typedef struct gs_engine_config {
-    int synth_threads;              /* default 2 */
-    int gpu_workers_per_device;     /* default 1 */
+    int synth_threads;
+    int gpu_workers_per_device;
     int finalizer_threads;          /* 0 = a finalizer thread per in-flight partition */
-    int queue_depth;                /* bounded GPU queue capacity (partitions), default 4 */
-    int prove_threads;              /* CPU threads per prove step (CPU backend / CPU G2 MSM) */
+    int queue_depth;                /* bounded GPU queue capacity (partitions) */
+    int prove_threads;              /* CPU threads per prove step (CPU backend / CPU G2
+                                       MSM); 0 = all cores */
     gs_trim_policy trim;
     gs_verify_policy verify;
     int pageable;                   /* pageable instead of pinned staging */
@@ -218,11 +222,20 @@ typedef struct gs_engine_config {
                                        of the current one runs (worker.c); 0: inline */
     uint64_t seed;
     gs_h_convention h_conv;         /* H convention of the keys the engine sets up
-                                       (groth16.h); default GS_H_SNARKJS */
+                                       (groth16.h) */
     gs_injection inj[GS_INJ_COUNT];
     gs_work_model *work;            /* NULL: real work; else modelled (above), borrowed */
 } gs_engine_config;
+/* Every setting at its default (settings.h), injections off (probability
+ * 1, fixed delay 0, seed gs_injection_seed_auto), real work. */
 void gs_engine_config_defaults(gs_engine_config *cfg);
+/* Sets setting s from text as a scenario writes it (an integer in the
+ * row's range, an unsigned integer, one of its choices).  Returns 0, cfg
+ * unchanged, when text is not a value of s. */
+int gs_engine_config_set(gs_engine_config *cfg, gs_engine_setting s, const char *text);
+/* The seed of injection point p's draws when a scenario says seed = auto:
+ * derived from the engine's seed, a different stream per point. */
+uint64_t gs_injection_seed_auto(uint64_t seed, gs_inj_point p);
 
 /* One job as submitted.  Partitions of PoRep/SnapDeals are proved
  * separately; other kinds are monolithic (partitions = 1 unless given). */

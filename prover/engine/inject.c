@@ -56,6 +56,12 @@ static double dist_draw(const gs_dist *d, gs_rng *r)
     return v > 0.0 && isfinite(v) ? v : 0.0;
 }
 
+uint64_t gs_injection_seed_auto(uint64_t seed, gs_inj_point p)
+{
+    /* Golden-ratio stride: points stay apart, and so do nearby seeds. */
+    return seed * 0x9e3779b97f4a7c15ULL + (uint64_t)(p + 1) * 0xd1b54a32d192ed03ULL;
+}
+
 int gs_injection_draw(const gs_injection *inj, gs_inj_point p, uint64_t job,
                       int32_t part, double *delay_s)
 {
