@@ -38,6 +38,22 @@ GS_TEST(engine_settings_table)
     GS_CHECK(a.inj[GS_INJ_SYNTH].seed == gs_injection_seed_auto(a.seed, GS_INJ_SYNTH));
 }
 
+/* The choices of the enum rows are the engine's name tables, in order. */
+GS_TEST(engine_settings_choices_match_name_tables)
+{
+    char t[256], v[256], h[256];
+    t[0] = v[0] = h[0] = '\0';
+    for (int i = 0; i < GS_TRIM_COUNT; i++)
+        snprintf(t + strlen(t), sizeof t - strlen(t), "%s%s", i ? "|" : "", gs_trim_policy_name((gs_trim_policy)i));
+    for (int i = 0; i < GS_VERIFY_COUNT; i++)
+        snprintf(v + strlen(v), sizeof v - strlen(v), "%s%s", i ? "|" : "", gs_verify_policy_name((gs_verify_policy)i));
+    for (int i = 0; i < GS_H_CONV_COUNT; i++)
+        snprintf(h + strlen(h), sizeof h - strlen(h), "%s%s", i ? "|" : "", gs_h_convention_name((gs_h_convention)i));
+    GS_CHECK_MSG(!strcmp(gs_engine_setting_get(GS_ESET_TRIM)->choices, t), "%s", t);
+    GS_CHECK_MSG(!strcmp(gs_engine_setting_get(GS_ESET_VERIFY)->choices, v), "%s", v);
+    GS_CHECK_MSG(!strcmp(gs_engine_setting_get(GS_ESET_H_CONVENTION)->choices, h), "%s", h);
+}
+
 GS_TEST(engine_settings_ranges_checked_at_create)
 {
     gs_backend *be;
