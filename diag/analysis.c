@@ -215,7 +215,7 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
         goto nomem;
     for (size_t i = 0; i < n; i++)
         if ((sp[i].kind == GS_SPAN_STEP || sp[i].kind == GS_SPAN_INJECTED) &&
-            (!strcmp(sp[i].name, "malloc_trim") || !strcmp(sp[i].name, "inj:malloc_trim")))
+            (gs_vocab_is(sp[i].name, GS_V_MALLOC_TRIM) || !strcmp(sp[i].name, "inj:malloc_trim")))
             trims[n_trim++] = (gs_interval){sp[i].start_ns, sp[i].end_ns};
     n_trim = gs_interval_union(trims, n_trim);
     /* Devices: distinct device ids of device lanes that carry operations. */

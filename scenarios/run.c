@@ -354,7 +354,7 @@ static size_t replay(driver *d, const gs_trace *arr, gs_tl_lane *lane, int64_t *
         snprintf(args, sizeof args, "kind=%s;partitions=%u;priority=%d;log_constraints=%u;late_us=%lld",
                  gs_scn_kind_name(a->kind), a->partitions, a->priority, spec.log_constraints,
                  (long long)((ts - intended) / 1000));
-        gs_tl_span(lane, GS_SPAN_MARK, "submit", (int32_t)a->id, -1, ts, ts, 0, args);
+        gs_tl_span(lane, GS_SPAN_MARK, gs_vocab_name(GS_V_SUBMIT), (int32_t)a->id, -1, ts, ts, 0, args);
         int_ns[i] = intended;
         if (gs_engine_submit(d->e, &spec, &jerr) == GS_OK) {
             sub_ns[i] = ts;

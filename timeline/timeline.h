@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "../common/status.h"
+#include "vocab.h"
 
 /* Lane roles.  X(enum, name) */
 #define GS_ROLE_TABLE(X)                  \

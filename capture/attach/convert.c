@@ -164,11 +164,11 @@ static const char *copy_name(const gs_attach_op *o, int *pageable)
     case 1:
     case 3:
         *pageable = o->src == 1;
-        return "h2d";
+        return gs_vocab_name(GS_V_H2D);
     case 2:
     case 4:
         *pageable = o->dst == 1;
-        return "d2h";
+        return gs_vocab_name(GS_V_D2H);
     case 9:
         *pageable = o->src == 1 || o->dst == 1;
         return "h2h";
@@ -351,7 +351,7 @@ static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_conver
             gs_tl_span(l, GS_SPAN_LOCK_HOLD, name, -1, -1, h->s, h->e, 0, NULL);
             break;
         case 'T':
-            gs_tl_span(l, GS_SPAN_STEP, "malloc_trim", -1, -1, h->s, h->e, 0, NULL);
+            gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_MALLOC_TRIM), -1, -1, h->s, h->e, 0, NULL);
             break;
         case 'N':
             snprintf(name, sizeof name, "nvtx:%s", h->name);

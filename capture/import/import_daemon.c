@@ -803,7 +803,7 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
         if (!l)
             goto nomem;
         snprintf(args, sizeof args, "job_id=%s;approx=1", p->job);
-        gs_tl_span(l, GS_SPAN_STEP, "synth", p->job_num, p->part, v[k].a, v[k].b, 0, args);
+        gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_SYNTH), p->job_num, p->part, v[k].a, v[k].b, 0, args);
         d->rep->used++;
     }
     /* Finalizers (tracing clock). */
@@ -830,11 +830,12 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
          * the finish then starts total_ms before the end. */
         if (f->total_ms > 0 && v[k].b - ms_ns(f->total_ms) < fs)
             fs = v[k].b - ms_ns(f->total_ms);
-        gs_tl_span(l, GS_SPAN_STEP, "prove_finish", -1, -1, fs, fs + ms_ns(f->finish_ms), 0,
+        gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_PROVE_FINISH), -1, -1, fs, fs + ms_ns(f->finish_ms), 0,
                    "approx=1");
-        gs_tl_span(l, GS_SPAN_STEP, "buffer_release", -1, -1, ds, ws, 0, "approx=1");
-        gs_tl_lock_wait(l, "tracker", -1, -1, -1, ws, hs);
-        gs_tl_span(l, GS_SPAN_LOCK_HOLD, "tracker", -1, -1, hs, he, 0, "what=process_result;approx=1");
+        gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_BUFFER_RELEASE), -1, -1, ds, ws, 0, "approx=1");
+        gs_tl_lock_wait(l, gs_vocab_name(GS_V_TRACKER), -1, -1, -1, ws, hs);
+        gs_tl_span(l, GS_SPAN_LOCK_HOLD, gs_vocab_name(GS_V_TRACKER), -1, -1, hs, he, 0,
+                   "what=process_result;approx=1");
         holds[nh++] = (hold_iv){hs, he, gs_tl_lane_id(l), lane_of[k]};
         d->rep->used++;
     }
@@ -865,7 +866,7 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
             goto nomem;
         part *p = find_part(d, t->job, t->part, 0);
         snprintf(args, sizeof args, "job_id=%s;approx=1", t->job);
-        gs_tl_span(l, GS_SPAN_STEP, "malloc_trim", p ? p->job_num : -1, t->part, s, e, 0,
+        gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_MALLOC_TRIM), p ? p->job_num : -1, t->part, s, e, 0,
                    args);
         d->rep->used++;
     }
@@ -922,8 +923,8 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
             int64_t ss = fs - ms_ns(p->status_ms);
             if (pick == UNSET || pick > ss)
                 pick = ss;
-            gs_tl_span(l, GS_SPAN_STEP, "status_check", job, pt, ss, fs, 0, "approx=1");
-            const char *what[2] = {"fail_check", "mark_busy"};
+            gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_STATUS_CHECK), job, pt, ss, fs, 0, "approx=1");
+            const char *what[2] = {gs_vocab_name(GS_V_FAIL_CHECK), gs_vocab_name(GS_V_MARK_BUSY)};
             int64_t a[2] = {fs, ms_}, b[2] = {fe, me};
             for (int z = 0; z < 2; z++) {
                 int64_t ws = a[z], we = a[z];
@@ -934,15 +935,16 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
                     holder = hc->lane;
                 }
                 if (we > ws)
-                    gs_tl_lock_wait(l, "tracker", holder, job, pt, ws, we);
+                    gs_tl_lock_wait(l, gs_vocab_name(GS_V_TRACKER), holder, job, pt, ws, we);
                 snprintf(args, sizeof args, "what=%s;approx=1", what[z]);
-                gs_tl_span(l, GS_SPAN_LOCK_HOLD, "tracker", job, pt, we, b[z], 0, args);
+                gs_tl_span(l, GS_SPAN_LOCK_HOLD, gs_vocab_name(GS_V_TRACKER), job, pt, we, b[z], 0, args);
                 gs_tl_span(l, GS_SPAN_STEP, what[z], job, pt, a[z], b[z], 0, "approx=1");
             }
         }
         if (!(p->has_hot && aligned) && pick != UNSET && p->start > pick)
             /* No hot_path line: the pre-prove checks are one unnamed step. */
-            gs_tl_span(l, GS_SPAN_STEP, "pickup_to_start", job, pt, pick, p->start, 0, "approx=1");
+            gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_PICKUP_TO_START), job, pt, pick,
+                       p->start, 0, "approx=1");
         /* Between the previous GPU_END and the pickup: waiting on an empty
          * queue until this partition was queued, then hand-off work (the
          * queue held it, so the worker was busy elsewhere in its loop). */
@@ -951,9 +953,9 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
             if (q > pick)
                 q = pick;
             if (q > prev)
-                gs_tl_span(l, GS_SPAN_STEP, "queue_wait", -1, -1, prev, q, 0, "approx=1");
+                gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_QUEUE_WAIT), -1, -1, prev, q, 0, "approx=1");
             if (pick > (q > prev ? q : prev))
-                gs_tl_span(l, GS_SPAN_STEP, "handoff", -1, -1, q > prev ? q : prev, pick, 0,
+                gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_HANDOFF), -1, -1, q > prev ? q : prev, pick, 0,
                            "approx=1");
         }
         int64_t end = p->end;
@@ -969,13 +971,13 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
             continue;
         }
         snprintf(args, sizeof args, "job_id=%s;approx=1", p->job);
-        gs_tl_span(l, GS_SPAN_STEP, "prove_start", job, pt, p->start, end, 0, args);
+        gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_PROVE_START), job, pt, p->start, end, 0, args);
         int64_t acq = p->start;
         if (p->has_prelock) {
             int64_t pe = p->start + ms_ns(p->pre_lock_ms);
-            gs_tl_span(l, GS_SPAN_STEP, "host_prep", job, pt, p->start, pe, 0, "approx=1");
+            gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_HOST_PREP), job, pt, p->start, pe, 0, "approx=1");
             acq = pe + ms_ns(p->mutex_wait_ms);
-            gs_tl_lock_wait(l, "device_mutex", -1, job, pt, pe, acq);
+            gs_tl_lock_wait(l, gs_vocab_name(GS_V_DEVICE_MUTEX), -1, job, pt, pe, acq);
         }
         int64_t busy_end;
         if (p->has_gpu) {
@@ -997,7 +999,8 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
             int64_t gs = end - ms_ns(p->b_g2_ms);
             if (gs < busy_end)
                 gs = busy_end;
-            gs_tl_span(l, GS_SPAN_STEP, "prove_finish", job, pt, gs, end, 0, "approx=1;cpu_g2=1");
+            gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_PROVE_FINISH), job, pt, gs, end, 0,
+                       "approx=1;cpu_g2=1");
         }
     }
     if (from_end) {

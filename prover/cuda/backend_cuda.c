@@ -68,6 +68,7 @@
 #include <string.h>
 
 #include "../../common/clock.h"
+#include "../../timeline/vocab.h"
 #include "../groth16/backend.h"
 #include "cuda_dev.h"
 
@@ -550,17 +551,17 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
      * right after msm_b1, or, GS_CU_ORDER=old, after msm_h. */
     const int last = (ps->g2_dev && old) ? M_MSM_B2 : M_MSM_H;
     const struct { const char *name; int from, to, stream, copy; } sp[] = {
-        { "h2d_w", M_H2DW0, M_H2DW1, 0, 1 },
-        { "prep_w", M_H2DW1, M_PREP_W, 0, 0 },
-        { "msm_l", M_PREP_W, M_MSM_L, 0, 0 },
-        { "msm_a", M_MSM_L, M_MSM_A, 0, 0 },
-        { "msm_b1", M_MSM_A, M_MSM_B1, 0, 0 },
-        { "msm_b2", M_MSM_B1, M_MSM_B2, 0, 0 },  /* new order only */
-        { "h2d", M_H2D0, M_H2D1, 1, 1 },
-        { "ntt", M_H2D1, M_NTT, 1, 0 },
-        { "msm_h", M_H0, M_MSM_H, 0, 0 },
-        { "msm_b2", M_MSM_H, M_MSM_B2, 0, 0 },   /* GS_CU_ORDER=old only */
-        { "d2h", last, M_D2H, 0, 2 },
+        { gs_vocab_name(GS_V_H2D_W), M_H2DW0, M_H2DW1, 0, 1 },
+        { gs_vocab_name(GS_V_PREP_W), M_H2DW1, M_PREP_W, 0, 0 },
+        { gs_vocab_name(GS_V_MSM_L), M_PREP_W, M_MSM_L, 0, 0 },
+        { gs_vocab_name(GS_V_MSM_A), M_MSM_L, M_MSM_A, 0, 0 },
+        { gs_vocab_name(GS_V_MSM_B1), M_MSM_A, M_MSM_B1, 0, 0 },
+        { gs_vocab_name(GS_V_MSM_B2), M_MSM_B1, M_MSM_B2, 0, 0 },  /* new order only */
+        { gs_vocab_name(GS_V_H2D), M_H2D0, M_H2D1, 1, 1 },
+        { gs_vocab_name(GS_V_NTT), M_H2D1, M_NTT, 1, 0 },
+        { gs_vocab_name(GS_V_MSM_H), M_H0, M_MSM_H, 0, 0 },
+        { gs_vocab_name(GS_V_MSM_B2), M_MSM_H, M_MSM_B2, 0, 0 },   /* GS_CU_ORDER=old only */
+        { gs_vocab_name(GS_V_D2H), last, M_D2H, 0, 2 },
     };
     for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) {
         int64_t t0, t1;
@@ -608,11 +609,11 @@ static gs_status cuda_prove_start(gs_backend *be, const gs_pk *pk, const gs_assi
     int64_t t0 = gs_now_ns();
     pthread_mutex_lock(&im->mu);
     int64_t t1 = gs_now_ns();
-    stage_push(stages, "device_mutex_wait", GS_STAGE_HOST, -1, 0, t0, t1, 0);
+    stage_push(stages, gs_vocab_name(GS_V_DEVICE_MUTEX_WAIT), GS_STAGE_HOST, -1, 0, t0, t1, 0);
     st = load_locked(im, pk, err);
     if (st == GS_OK && g2_dev && !im->b2_loaded) {
         st = load_b2_locked(im, pk, err);
-        stage_push(stages, "load_b2", GS_STAGE_HOST, -1, 0, t1, gs_now_ns(), 0);
+        stage_push(stages, gs_vocab_name(GS_V_LOAD_B2), GS_STAGE_HOST, -1, 0, t1, gs_now_ns(), 0);
     }
     if (st == GS_OK)
         st = device_part(im, pk, as, opts ? opts->pageable : 0, ps, stages, be->device, err);
@@ -639,7 +640,7 @@ static gs_status cuda_prove_finish(gs_backend *be, gs_prove_state *ps, gs_proof 
         int64_t t0 = t1;
         gs_status st = gs_msm_g2(&b2, ps->pk->b2, ps->w, ps->pk->n_vars, im->pool);
         t1 = gs_now_ns();
-        stage_push(stages, "msm_b2", GS_STAGE_HOST, -1, 0, t0, t1, 0);
+        stage_push(stages, gs_vocab_name(GS_V_MSM_B2), GS_STAGE_HOST, -1, 0, t0, t1, 0);
         if (st != GS_OK) {
             GS_ERR(err, st, "cuda prove", "G2 MSM scratch");
             state_free(ps);
@@ -658,7 +659,7 @@ static gs_status cuda_prove_finish(gs_backend *be, gs_prove_state *ps, gs_proof 
         gs_cu_msm_parts_combine(&g1.b1, &ps->g1[3]);
     }
     gs_g16_epilogue(out, ps->pk, &g1, &b2, &ps->r, &ps->s);
-    stage_push(stages, "epilogue", GS_STAGE_HOST, -1, 0, t1, gs_now_ns(), 0);
+    stage_push(stages, gs_vocab_name(GS_V_EPILOGUE), GS_STAGE_HOST, -1, 0, t1, gs_now_ns(), 0);
     memset(&ps->r, 0, sizeof ps->r);
     memset(&ps->s, 0, sizeof ps->s);
     state_free(ps);

@@ -33,16 +33,16 @@ static const char *const inj_names[] = {
 };
 _Static_assert(sizeof inj_names / sizeof inj_names[0] == GS_INJ_COUNT, "inj table out of step");
 
-static const char *const work_names[] = {
-#define GS_X(e, n) n,
+static const gs_vocab work_steps[] = {
+#define GS_X(e, v) v,
     GS_WORK_TABLE(GS_X)
 #undef GS_X
 };
-_Static_assert(sizeof work_names / sizeof work_names[0] == GS_WORK_COUNT, "work table out of step");
+_Static_assert(sizeof work_steps / sizeof work_steps[0] == GS_WORK_COUNT, "work table out of step");
 
 const char *gs_work_unit_name(gs_work_unit u)
 {
-    return (unsigned)u < GS_WORK_COUNT ? work_names[u] : NULL;
+    return (unsigned)u < GS_WORK_COUNT ? gs_vocab_name(work_steps[u]) : NULL;
 }
 
 static const char *const trim_names[] = {"under_lock", "after_unlock", "background", "off"};

@@ -39,7 +39,7 @@ void gs_drv_counter(struct gs_engine *e, const char *name, int64_t t, double v)
 
 static void gpu_depth(struct gs_engine *e, int64_t t, size_t depth)
 {
-    gs_drv_counter(e, "gpu_queue_depth", t, (double)depth);
+    gs_drv_counter(e, gs_vocab_name(GS_V_GPU_QUEUE_DEPTH), t, (double)depth);
 }
 
 static gs_status start_thread(gs_worker *w, void *(*fn)(void *), gs_err *err)
@@ -136,8 +136,8 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
     gs_engine_write_meta(&e->cfg, backends, n_devices, tl);
     if (tl) {
         e->drv_lane = gs_tl_lane_open(tl, "driver/engine", GS_ROLE_DRIVER, -1, -1);
-        gs_drv_counter(e, "gpu_queue_depth", gs_now_ns(), 0);
-        gs_drv_counter(e, "synth_busy", gs_now_ns(), 0);
+        gs_drv_counter(e, gs_vocab_name(GS_V_GPU_QUEUE_DEPTH), gs_now_ns(), 0);
+        gs_drv_counter(e, gs_vocab_name(GS_V_SYNTH_BUSY), gs_now_ns(), 0);
     }
 
     for (int i = 0; i < cfg->synth_threads; i++) {
@@ -237,14 +237,14 @@ gs_status gs_engine_submit(gs_engine *e, const gs_job_spec *job, gs_err *err)
     j->next = e->tr.jobs;
     e->tr.jobs = j;
     e->tr.submitted++;
-    gs_tracker_unlock(&e->tr, NULL, gs_jid(j), -1, "submit");
+    gs_tracker_unlock(&e->tr, NULL, gs_jid(j), -1, gs_vocab_name(GS_V_SUBMIT));
 
     if (e->drv_lane) {
         char args[96];
         snprintf(args, sizeof args, "kind=%s;partitions=%u;priority=%d;log_constraints=%u",
                  gs_job_kind_name(j->spec.kind), n, j->spec.priority, j->spec.log_constraints);
         pthread_mutex_lock(&e->drv_mu);
-        gs_tl_span(e->drv_lane, GS_SPAN_MARK, "job_queued", gs_jid(j), -1, j->submitted_ns,
+        gs_tl_span(e->drv_lane, GS_SPAN_MARK, gs_vocab_name(GS_V_JOB_QUEUED), gs_jid(j), -1, j->submitted_ns,
                    j->submitted_ns, 0, args);
         pthread_mutex_unlock(&e->drv_mu);
     }
@@ -353,7 +353,7 @@ gs_status gs_engine_cancel_job(gs_engine *e, uint64_t id, const char *why, gs_er
     if (e->drv_lane) {
         int64_t t = gs_now_ns();
         pthread_mutex_lock(&e->drv_mu);
-        gs_tl_span(e->drv_lane, GS_SPAN_MARK, "job_cancel", (int32_t)id, -1, t, t, 0,
+        gs_tl_span(e->drv_lane, GS_SPAN_MARK, gs_vocab_name(GS_V_JOB_CANCEL), (int32_t)id, -1, t, t, 0,
                    live ? "in_flight=1" : "in_flight=0");
         pthread_mutex_unlock(&e->drv_mu);
     }

@@ -158,21 +158,23 @@ int gs_injection_draw(const gs_injection *inj, gs_inj_point p, uint64_t job,
  * when no clock runs.
  */
 #define GS_WORK_TABLE(X)                              \
-    X(GS_WORK_SETUP, "setup")                         \
-    X(GS_WORK_SYNTH, "synth")                         \
-    X(GS_WORK_HOST_PREP, "host_prep")                 \
-    X(GS_WORK_HANDOFF, "handoff")                     \
-    X(GS_WORK_BUFFER_RELEASE, "buffer_release")       \
-    X(GS_WORK_PROCESS_RESULT, "process_result")       \
-    X(GS_WORK_MALLOC_TRIM, "malloc_trim")             \
-    X(GS_WORK_ASSEMBLE, "assemble")                   \
-    X(GS_WORK_VERIFY, "verify")
+    X(GS_WORK_SETUP, GS_V_SETUP)                      \
+    X(GS_WORK_SYNTH, GS_V_SYNTH)                      \
+    X(GS_WORK_HOST_PREP, GS_V_HOST_PREP)              \
+    X(GS_WORK_HANDOFF, GS_V_HANDOFF)                  \
+    X(GS_WORK_BUFFER_RELEASE, GS_V_BUFFER_RELEASE)    \
+    X(GS_WORK_PROCESS_RESULT, GS_V_PROCESS_RESULT)    \
+    X(GS_WORK_MALLOC_TRIM, GS_V_MALLOC_TRIM)          \
+    X(GS_WORK_ASSEMBLE, GS_V_ASSEMBLE)                \
+    X(GS_WORK_VERIFY, GS_V_VERIFY)
 typedef enum {
-#define GS_X(e, n) e,
+#define GS_X(e, v) e,
     GS_WORK_TABLE(GS_X)
 #undef GS_X
     GS_WORK_COUNT
 } gs_work_unit;
+/* The name of unit u: the step it stands for (timeline/vocab.h), which is
+ * also the model stage that prices it. */
 const char *gs_work_unit_name(gs_work_unit u);
 struct gs_job_spec;
 typedef struct gs_work_model {
