@@ -153,39 +153,3 @@ gs_status gs_parse_dist(gs_dist *out, const char *text, const char *base_dir,
     return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "unknown distribution '%.*s': %s",
                       (int)klen, text, expect);
 }
-
-double gs_dist_sample(const gs_dist *d, gs_rng *r)
-{
-    switch (d->kind) {
-    case GS_DIST_FIXED:
-        return d->a;
-    case GS_DIST_UNIFORM:
-        return d->a + (d->b - d->a) * gs_rng_unit(r);
-    case GS_DIST_LOGNORMAL:
-        return d->a * exp(d->b * gs_rng_normal(r));
-    case GS_DIST_EMPIRICAL:
-        return d->n_samples ? d->samples[gs_rng_below(r, d->n_samples)] : 0.0;
-    default:
-        return 0.0;
-    }
-}
-
-double gs_dist_mean(const gs_dist *d)
-{
-    switch (d->kind) {
-    case GS_DIST_FIXED:
-        return d->a;
-    case GS_DIST_UNIFORM:
-        return 0.5 * (d->a + d->b);
-    case GS_DIST_LOGNORMAL: /* E[X] = median * exp(sigma^2 / 2) */
-        return d->a * exp(0.5 * d->b * d->b);
-    case GS_DIST_EMPIRICAL: {
-        double s = 0;
-        for (size_t i = 0; i < d->n_samples; i++)
-            s += d->samples[i];
-        return d->n_samples ? s / (double)d->n_samples : 0.0;
-    }
-    default:
-        return 0.0;
-    }
-}

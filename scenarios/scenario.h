@@ -113,10 +113,7 @@ void gs_scenario_help(FILE *f);
  * "empirical:FILE" (durations one per line, relative to base_dir). */
 gs_status gs_parse_dist(gs_dist *out, const char *text, const char *base_dir,
                         const char *where, gs_err *err);
-/* Draws one value (seconds) of a distribution. */
-double gs_dist_sample(const gs_dist *d, gs_rng *r);
-/* Mean of a distribution in seconds (for sweep x values). */
-double gs_dist_mean(const gs_dist *d);
+/* Draws and means of a distribution: gs_dist_sample, gs_dist_mean (engine.h). */
 
 const char *gs_replay_mode_name(gs_replay_mode m);
 const char *gs_backend_sel_name(gs_backend_sel b);

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "../../timeline/timeline.h"
+#include "../../common/rng.h"
 #include "../../common/status.h"
 #include "../groth16/backend.h"
 #include "settings.h"
@@ -108,6 +109,11 @@ typedef struct gs_dist {
     double *samples;        /* empirical: durations in seconds (owned by the config) */
     size_t n_samples;
 } gs_dist;
+/* Draws one value (seconds) of d from r: the injection draws, the
+ * scenario's arrivals and cancellations. */
+double gs_dist_sample(const gs_dist *d, gs_rng *r);
+/* Mean of d in seconds (for sweep x values). */
+double gs_dist_mean(const gs_dist *d);
 
 typedef struct gs_injection {
     int enabled;
