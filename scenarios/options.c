@@ -2,7 +2,11 @@
  * The option table: the one list of scenario keys.  Parsing (gs_scn_apply),
  * validation (types, ranges, choices), `gapscope run --help` and the dump
  * of the settings in effect all read GS_SCN_OPTIONS; adding a key is adding
- * a row here and a case in apply_one.
+ * a row here and a case in apply_one.  The [engine] keys that configure
+ * the engine itself are the engine's rows (prover/engine/settings.h: their
+ * defaults, ranges and help written once, there), placed here with
+ * GS_ENGINE_ROW and stored by gs_engine_config_set; adding one is a row
+ * there, its case in gs_engine_config_set, and its place here.
  *
  * Keys of scope "inject" live in every [inject.<point>] section and may
  * also be given in [global], where they are defaults for every injection
