@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/rng.h"
 #include "../common/clock.h"
 #include "../timeline/vocab.h"
 #include "model.h"
