@@ -19,31 +19,22 @@
 
 #define NBASE 4096
 
-void gs_cu_bench_g1_points(gs_g1_affine *out, gs_g1 *scratch, size_t n)
-{
-    gs_g1 gen, acc;
-    gs_g1_generator(&gen);
-    acc = gen;
-    for (size_t i = 0; i < n; i++) {
-        scratch[i] = acc;
-        gs_g1_add(&acc, &acc, &gen);
-        gs_g1_dbl(&acc, &acc);
+/* Both curves' (bench_int.h): one body, written once. */
+#define BASE_POINTS(g)                                                            \
+    void gs_cu_bench_##g##_points(gs_##g##_affine *out, gs_##g *scratch, size_t n) \
+    {                                                                             \
+        gs_##g gen, acc;                                                          \
+        gs_##g##_generator(&gen);                                                 \
+        acc = gen;                                                                \
+        for (size_t i = 0; i < n; i++) {                                          \
+            scratch[i] = acc;                                                     \
+            gs_##g##_add(&acc, &acc, &gen);                                       \
+            gs_##g##_dbl(&acc, &acc);                                             \
+        }                                                                         \
+        gs_##g##_batch_to_affine(out, scratch, n);                                \
     }
-    gs_g1_batch_to_affine(out, scratch, n);
-}
-
-void gs_cu_bench_g2_points(gs_g2_affine *out, gs_g2 *scratch, size_t n)
-{
-    gs_g2 gen, acc;
-    gs_g2_generator(&gen);
-    acc = gen;
-    for (size_t i = 0; i < n; i++) {
-        scratch[i] = acc;
-        gs_g2_add(&acc, &acc, &gen);
-        gs_g2_dbl(&acc, &acc);
-    }
-    gs_g2_batch_to_affine(out, scratch, n);
-}
+BASE_POINTS(g1)
+BASE_POINTS(g2)
 
 void gs_cu_bench_msm_free(gs_cu_bench *b)
 {

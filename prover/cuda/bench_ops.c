@@ -10,6 +10,7 @@
  * opened: GS_ERR_UNSUPPORTED).
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -685,8 +685,9 @@ static gs_status bitrev(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const 
 }
 
 /* The NTT's variant and tuning, the knobs ntt_* of knobs.h (read per
- * call), named here by their environment variables: GS_CU_NTT=old selects the bit reversal + radix-4 kernels (otherwise
- * the pass-fused ones); for the
+ * call), named here by their environment variables: GS_CU_NTT=old
+ * selects the bit reversal + radix-4 kernels (otherwise the pass-fused
+ * ones); for the
  * pass-fused one GS_CU_NTT_TILE (log of a pass's elements, 9..12,
  * default 11), GS_CU_NTT_COLS (log of its contiguous columns, 1..5,
  * default 3), GS_CU_NTT_THREADS (64, 128, 256 or 512; default 128: with
