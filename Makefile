@@ -98,19 +98,20 @@ deps_groth16   := msm poly pairing curve field timeline common
 deps_io        := groth16 msm poly pairing curve field timeline common
 deps_circuits  := io groth16 msm poly pairing curve field timeline common
 deps_cuda      := groth16 msm poly pairing curve field timeline common
-deps_engine    := cuda $(PROVER) timeline common
+deps_engine    := $(PROVER) timeline common
 deps_attach    := timeline common
 deps_import    := timeline common
-deps_model     := engine cuda $(PROVER) timeline common
+deps_model     := engine $(PROVER) timeline common
 deps_diag      := timeline common
 deps_report    := diag timeline common
 deps_scenarios := report diag model engine cuda $(PROVER) timeline common
 deps_cli       := import attach scenarios report diag model engine cuda $(PROVER) timeline common
 # Layers a layer's tests use as oracles beyond its own dependencies (a test
 # of an importer checks the analysis of what it imported).
+tdeps_engine   := cuda
 tdeps_import   := diag
 tdeps_attach   := diag
-tdeps_model    := scenarios
+tdeps_model    := scenarios cuda
 
 srcs_of  = $(filter-out $(dir_$(1))/test_%.c,$(wildcard $(dir_$(1))/*.c))
 tests_of = $(wildcard $(dir_$(1))/test_*.c)

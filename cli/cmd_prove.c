@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../common/pool.h"
+#include "../prover/cuda/cuda.h"
 #include "../prover/groth16/backend.h"
 #include "../prover/io/io.h"
 #include "cli.h"

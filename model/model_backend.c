@@ -219,6 +219,9 @@ static void model_destroy(gs_backend *be)
 
 static const gs_backend_ops model_ops = {
     .name = "model",
+    /* A modelled GPU: the B G2 MSM on the device when asked (and
+     * captured); heap assignments (nothing is pinned in modelled time). */
+    .caps = { .kind = GS_BE_KIND_MODEL, .g2_on_device = 1 },
     .describe = model_describe,
     .load_pk = model_load_pk,
     .prove_start = model_prove_start,

@@ -2,7 +2,8 @@
  * The settings in effect: access by index or key, the INI dump written as
  * scenario.ini into every run directory (reloadable: each value is followed
  * by its origin as a comment), and the option reference of `--help`, all
- * read from the one option table (options.c).
+ * read from the one option table (options.c; its [gpu] rows from the knob
+ * table, prover/cuda/knobs.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -75,7 +76,9 @@ gs_status gs_scenario_dump(const gs_scenario *s, FILE *f)
     fprintf(f, "; Settings in effect (gapscope); the origin of each value follows ';'.\n");
     if (s->path[0])
         fprintf(f, "; scenario: %s\n", s->path);
-    for (int scope = GS_SCOPE_GLOBAL; scope <= GS_SCOPE_JOBS; scope++) {
+    for (int scope = GS_SCOPE_GLOBAL; scope <= GS_SCOPE_GPU; scope++) {
+        if (scope == GS_SCOPE_INJECT)
+            continue;
         fprintf(f, "\n[%s]\n", scope_names[scope]);
         for (int o = 0; o < gs_scn_n_opts; o++) {
             if (opts[o].scope == scope)
@@ -106,6 +109,13 @@ void gs_scenario_help(FILE *f)
                                              "kind:int,..."};
     int last = -1;
     for (int o = 0; o < gs_scn_n_opts; o++) {
+        if (opts[o].scope == GS_SCOPE_GPU) {
+            /* The knob table's own listing, as `gapscope cuda-bench --help` has it. */
+            fprintf(f, "\n[gpu]   (CUDA backend tuning knobs, prover/cuda/knobs.h; a knob's environment "
+                       "variable overrides it)\n");
+            gs_cu_knobs_help(f, "  ", 0);
+            break;
+        }
         if (opts[o].scope != last) {
             last = opts[o].scope;
             fprintf(f, "\n[%s]%s\n", last == GS_SCOPE_INJECT ? "inject.<point>" : scope_names[last],

@@ -11,6 +11,11 @@
  * Keys of scope "inject" live in every [inject.<point>] section and may
  * also be given in [global], where they are defaults for every injection
  * section that does not set them (fio's [global] inheritance).
+ *
+ * The [gpu] keys are the rows of the CUDA backend's knob table
+ * (GS_CU_KNOBS, prover/cuda/knobs.h), appended to this table as options
+ * of scope gpu: their defaults, ranges and help are written there once.
+ * A knob's environment variable overrides the scenario (gs_scn_finalize).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -79,7 +84,8 @@ enum {
     GS_SCN_OPTIONS(GS_X, GS_E)
 #undef GS_E
 #undef GS_X
-    O_COUNT_
+    O_GPU_FIRST_, /* then one option per knob: O_GPU_FIRST_ + gs_cu_knob */
+    O_COUNT_ = O_GPU_FIRST_ + GS_CU_KNOB_COUNT
 };
 const gs_scn_opt_def gs_scn_opts[] = {
 #define GS_X(id, sc, k, t, d, lo, hi, ch, h) {GS_SCOPE_##sc, k, t, d, lo, hi, ch, h},
@@ -87,6 +93,9 @@ const gs_scn_opt_def gs_scn_opts[] = {
     GS_SCN_OPTIONS(GS_X, GS_E)
 #undef GS_E
 #undef GS_X
+#define GS_GPU_X(id, k, env, fl, lo, hi, d, ch, h) {GS_SCOPE_GPU, k, T_KNOB, d, lo, hi, ch, h},
+    GS_CU_KNOBS(GS_GPU_X)
+#undef GS_GPU_X
 };
 _Static_assert(sizeof gs_scn_opts / sizeof gs_scn_opts[0] == O_COUNT_, "option table out of step");
 /* The engine setting of each option (+ 1; 0: a scenario key). */
@@ -98,7 +107,7 @@ static const int engine_setting[O_COUNT_] = {
 #undef GS_X
 };
 const int gs_scn_n_opts = O_COUNT_;
-const char *const gs_scn_scope_names[] = {"global", "engine", "jobs", "inject"};
+const char *const gs_scn_scope_names[] = {"global", "engine", "jobs", "inject", "gpu"};
 #define opts gs_scn_opts
 #define scope_names gs_scn_scope_names
 
@@ -189,7 +198,7 @@ static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
     double dv = 0;
     int64_t ns = 0;
     uint64_t u = 0;
-    int ci = -1;
+    int ci = -1, knob = 0;
     char *end;
     switch (od->type) {
     case T_INT:
@@ -223,6 +232,14 @@ static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
         if (!gs_ini_choice(&ci, od->choices, value))
             return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "%s: expected one of %s, got '%s'",
                               od->key, od->choices, value);
+        break;
+    case T_KNOB:
+        if (!gs_cu_knob_parse((gs_cu_knob_id)(o - O_GPU_FIRST_), value, &knob)) {
+            char want[96];
+            gs_cu_knob_expects((gs_cu_knob_id)(o - O_GPU_FIRST_), want, sizeof want);
+            return gs_err_set(err, GS_ERR_RANGE, "scenario", where, "%s: expected %s, got '%s'", od->key,
+                              want, value);
+        }
         break;
     default:
         break;
@@ -345,6 +362,10 @@ static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
     case O_WORK: if (inj) inj->work_per_constraint = u; break;
     case O_FAIL: if (inj) inj->fail = ci == 1; break;
     default:
+        if (od->scope == GS_SCOPE_GPU) {
+            s->gpu[o - O_GPU_FIRST_] = knob;
+            break;
+        }
         return GS_ERR(err, GS_ERR_INTERNAL, "scenario", "option %d has no apply case", o);
     }
     return GS_OK;
@@ -355,7 +376,8 @@ gs_status gs_scn_section_check(const gs_scenario *s, const char *section, int *p
 {
     (void)s;
     *point = -1;
-    if (!strcmp(section, "global") || !strcmp(section, "engine") || !strcmp(section, "jobs"))
+    if (!strcmp(section, "global") || !strcmp(section, "engine") || !strcmp(section, "jobs") ||
+        !strcmp(section, "gpu"))
         return GS_OK;
     if (!strncmp(section, "inject.", 7)) {
         const char *name = section + 7;
@@ -368,7 +390,7 @@ gs_status gs_scn_section_check(const gs_scenario *s, const char *section, int *p
                           "unknown injection point '%s' (known: %s)", name, list);
     }
     return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
-                      "unknown section [%s] (known: global, engine, jobs, inject.<point>)", section);
+                      "unknown section [%s] (known: global, engine, jobs, gpu, inject.<point>)", section);
 }
 
 void gs_scn_inject_present(gs_scenario *s, int point, const char *where)
@@ -387,7 +409,8 @@ gs_status gs_scn_apply(gs_scenario *s, const char *section, const char *key,
     if (st != GS_OK)
         return st;
     int scope = point >= 0 ? GS_SCOPE_INJECT : !strcmp(section, "global") ? GS_SCOPE_GLOBAL
-                : !strcmp(section, "engine") ? GS_SCOPE_ENGINE : GS_SCOPE_JOBS;
+                : !strcmp(section, "engine") ? GS_SCOPE_ENGINE : !strcmp(section, "gpu") ? GS_SCOPE_GPU
+                : GS_SCOPE_JOBS;
     for (int o = 0; o < O_COUNT_; o++) {
         if (strcmp(opts[o].key, key))
             continue;
@@ -461,6 +484,20 @@ gs_status gs_scn_finalize(gs_scenario *s, gs_err *err)
         if (inj->real && p != GS_INJ_MALLOC_TRIM)
             return gs_err_set(err, GS_ERR_ARG, "scenario", s->inj_where[p][0] ? s->inj_where[p] : "--set",
                               "mode = real exists only for [inject.malloc_trim]");
+    }
+    /* [gpu]: a knob's environment variable overrides the scenario's value. */
+    for (int o = O_GPU_FIRST_; o < O_COUNT_; o++) {
+        const char *env = gs_cu_knob_def_of((gs_cu_knob_id)(o - O_GPU_FIRST_))->env, *v = getenv(env);
+        char where[64];
+        if (!v || !*v)
+            continue;
+        snprintf(where, sizeof where, "environment %s", env);
+        gs_status r = apply_one(s, o, -1, v, where, NULL, err);
+        if (r != GS_OK)
+            return r;
+        gs_scn_setting *set = &s->settings[gs_scn_setting_index(o, 0)];
+        snprintf(set->value, sizeof set->value, "%s", v);
+        snprintf(set->origin, sizeof set->origin, "%s", where);
     }
     return GS_OK;
 }

@@ -24,6 +24,8 @@
 #include "../common/paths.h"
 #include "machine.h"
 #include "../model/model.h"
+#include "../prover/cuda/cuda.h"
+#include "../prover/cuda/knobs.h"
 #include "../model/model_work.h"
 #include "run.h"
 #include "scn_internal.h"
@@ -531,6 +533,10 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     sigaddset(&stop_sigs, SIGINT);
     sigaddset(&stop_sigs, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
+    /* The [gpu] knobs for this run (the CUDA backend reads them from its
+     * creation on; back to their defaults when the run ends). */
+    for (int k = 0; k < GS_CU_KNOB_COUNT; k++)
+        gs_cu_knob_set((gs_cu_knob_id)k, s->gpu[k]);
     st = make_backends(be, &nbe, &model, s, tl, o->quiet, err);
     if (st == GS_OK && !o->quiet)
         fprintf(stderr, "gapscope: %s: %zu jobs, backend %s x%d, %d synth threads, %d GPU worker%s, trim %s, "
@@ -648,6 +654,7 @@ fail:
     for (int d = 0; d < nbe; d++)
         if (be[d])
             be[d]->ops->destroy(be[d]);
+    gs_cu_knobs_reset();
     gs_model_work_destroy(work);
     if (model != o->model)
         gs_model_destroy(model);

@@ -9,6 +9,9 @@
  *                       size_map, size_shift, replay, time_scale,
  *                       cancel_probability, cancel_after
  *   [inject.<point>]    dist, probability, seed, mode, frag, enabled
+ *   [gpu]               the CUDA backend's tuning knobs (prover/cuda/knobs.h:
+ *                       ntt_tile, msm_fv, ...); a knob's environment
+ *                       variable, when set, overrides the scenario's value
  *
  * Values take unit suffixes (durations ns/us/ms/s/min, sizes B/KiB/MiB/GiB/
  * TiB), `${NAME}` / `${NAME:-default}` expand from the environment, and
@@ -29,6 +32,7 @@
 #include "../common/rng.h"
 #include "../common/units.h"
 #include "../common/status.h"
+#include "../prover/cuda/knobs.h"
 #include "../prover/engine/engine.h"
 
 typedef enum { GS_REPLAY_TIMED, GS_REPLAY_AFAP, GS_REPLAY_SCALED, GS_REPLAY_COUNT } gs_replay_mode;
@@ -71,6 +75,9 @@ typedef struct gs_scenario {
      * long after its submission; the draw is per job id. */
     double cancel_probability;
     gs_dist cancel_after;               /* seconds after the submission */
+    /* [gpu]: each knob's value in effect (gs_cu_knob_parse's form), set on
+     * the knob store for the run (gs_scn_run). */
+    int gpu[GS_CU_KNOB_COUNT];
 } gs_scenario;
 
 /* A scenario with every option at its default (path ""). */

@@ -1,5 +1,6 @@
 /*
- * The CUDA backend (backend.h) on one device context (cuda_dev.h).
+ * The CUDA backend (backend.h; created through cuda.h) on one device
+ * context (cuda_dev.h).
  *
  *   load_pk      uploads the G1 points of H, C ("L"), A and B1 once, sizes
  *                the a/b/c and witness buffers and builds the twiddles of
@@ -9,9 +10,9 @@
  *                (2^(j c) P, gs_cu_g1_precompute) so its MSM takes t
  *                windows per set of buckets (fewer, wider windows; the
  *                window c and t chosen per set by gs_cu_msm_pick within
- *                the memory left after every other buffer;
- *                GS_CU_COPIES=N caps t, 1 = none).  B2 is uploaded only when a
- *                proof first asks for the G2 MSM on the device
+ *                the memory left after every other buffer; the knob
+ *                key_copies, GS_CU_COPIES, caps t, 1 = none).  B2 is
+ *                uploaded only when a proof first asks for the G2 MSM on the device
  *                (opts->g2_on_device), then stays resident with the rest:
  *                its non-infinity points, compacted, and their wire
  *                indices (B2 is sparse: only wires that occur in B).
@@ -38,7 +39,7 @@
  *                right behind the witness's DMA; otherwise the host stages
  *                them through pinned buffers (or pageable when asked,
  *                flagged GS_STAGE_F_PAGEABLE) while the witness MSMs run.
- *                GS_CU_ORDER=old: the plan before issue 14's pipelining
+ *                stream_order = old (GS_CU_ORDER=old): the plan before issue 14's pipelining
  *                (a/b/c always after the witness MSMs are queued, msm_b2
  *                after msm_h, every combination in prove_finish), for A/B
  *                measurements.  CUDA events between
@@ -70,7 +71,9 @@
 #include "../../common/clock.h"
 #include "../../timeline/vocab.h"
 #include "../groth16/backend.h"
+#include "cuda.h"
 #include "cuda_dev.h"
+#include "knobs.h"
 
 #ifndef GS_HAVE_CUDA
 
@@ -267,8 +270,8 @@ static gs_status check_key(const gs_pk *pk, gs_err *err)
 
 /* Window plans and precomputed copies for the key's G1 sets: H's copies
  * and the witness sets' (L, A, B1: one plan, they share the scalar
- * preparation) chosen together, each up to GS_CU_COPIES (default 16): the
- * pair of the lowest modelled cost (gs_cu_msm_pick; H once, the witness
+ * preparation) chosen together, each up to key_copies (knobs.h, default
+ * 16): the pair of the lowest modelled cost (gs_cu_msm_pick; H once, the witness
  * sets three times) whose points, with every other buffer a proof needs
  * and 3 GiB to spare, fit in the free memory.  So at 2^27, where the
  * witness sets cannot have copies, H may still have some. */
@@ -279,9 +282,7 @@ static gs_status plan_copies(cuda_impl *im, const gs_pk *pk, gs_err *err)
     gs_status st = gs_cu_mem_info(im->dev, &fr, &total, err);
     if (st != GS_OK) return st;
     for (uint32_t i = 0; i < pk->n_vars; i++) m2 += !pk->b2[i].inf;
-    unsigned mc = 16;
-    const char *env = getenv("GS_CU_COPIES");
-    if (env && *env) mc = (unsigned)strtoul(env, NULL, 10);
+    unsigned mc = (unsigned)gs_cu_knob(GS_CU_K_KEY_COPIES);
     if (mc < 1) mc = 1;
     if (mc > 16) mc = 16;
     size_t scr_2 = gs_cu_msm_scratch_bytes(m2 ? m2 : 1, 0, 1, 1);
@@ -407,13 +408,12 @@ static void state_free(gs_prove_state *ps)
     free(ps);
 }
 
-/* 1 when GS_CU_ORDER=old asks for the stream plan before issue 14's
- * pipelining (for A/B measurements): a/b/c staged after the witness MSMs
- * are enqueued, msm_b2 after msm_h. */
+/* 1 when the knob stream_order = old (GS_CU_ORDER=old) asks for the
+ * stream plan before issue 14's pipelining (for A/B measurements): a/b/c
+ * staged after the witness MSMs are enqueued, msm_b2 after msm_h. */
 static int order_old(void)
 {
-    const char *e = getenv("GS_CU_ORDER");
-    return e && strcmp(e, "old") == 0;
+    return gs_cu_knob_is(GS_CU_K_STREAM_ORDER, "old");
 }
 
 /* Enqueues the H chain on stream 1: H2D of a, b, c (marked right before the
@@ -690,6 +690,9 @@ static void cuda_destroy(gs_backend *be)
 
 static const gs_backend_ops cuda_ops = {
     .name = "cuda",
+    .caps = { .kind = GS_BE_KIND_GPU, .g2_on_device = 1,
+              .assignment_alloc = gs_cuda_assignment_alloc, .assignment_free = gs_cuda_assignment_free,
+              .assignment_pin = gs_cuda_assignment_pin, .assignment_unpin = gs_cuda_assignment_unpin },
     .describe = cuda_describe,
     .load_pk = cuda_load_pk,
     .prove_start = cuda_prove_start,

@@ -201,15 +201,19 @@ gs_status gs_engine_config_check(const gs_engine_config *c, gs_backend **be, int
         return st;
     if ((unsigned)c->trim >= GS_TRIM_COUNT || (unsigned)c->verify >= GS_VERIFY_COUNT)
         return GS_ERR(err, GS_ERR_RANGE, "engine", "unknown trim or verify policy");
-    /* staging = direct: a pool of synthesis buffers, page-locked with the
-     * CUDA backend, heap buffers with the CPU one (reused, no allocation per
-     * partition); the model backend takes it as pinned staging (nothing is
-     * synthesized or pinned in modelled time).  One kind of pool per engine. */
+    /* staging = direct: a pool of synthesis buffers from the backend's host
+     * memory (gs_backend_caps: page-locked with the CUDA backend), heap
+     * buffers with the CPU one (reused, no allocation per partition); the
+     * model backend takes it as pinned staging (nothing is synthesized or
+     * pinned in modelled time).  One kind of pool per engine: every backend
+     * of one kind, with one allocator. */
     if (c->direct && c->pageable)
         return GS_ERR(err, GS_ERR_ARG, "engine", "staging: direct and pageable at once");
     if (c->direct)
         for (int i = 1; i < n_dev; i++)
-            if (!be[i]->ops->name || !be[0]->ops->name || strcmp(be[i]->ops->name, be[0]->ops->name) != 0)
+            if (be[i]->ops->caps.kind != be[0]->ops->caps.kind ||
+                be[i]->ops->caps.assignment_alloc != be[0]->ops->caps.assignment_alloc ||
+                be[i]->ops->caps.assignment_free != be[0]->ops->caps.assignment_free)
                 return GS_ERR(err, GS_ERR_ARG, "engine", "staging = direct needs one backend kind "
                               "(one pool); backend %d is %s, backend 0 %s", i,
                               be[i]->ops->name ? be[i]->ops->name : "unnamed",

@@ -77,9 +77,12 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
     }
     e->be = backends;
     e->n_dev = n_devices;
-    e->pool_locked = n_devices > 0 && backends[0]->ops->name && !strcmp(backends[0]->ops->name, "cuda");
-    e->pool_alloc = e->pool_locked ? gs_cuda_assignment_alloc : gs_assignment_alloc;
-    e->pool_free = e->pool_locked ? gs_cuda_assignment_free : gs_assignment_free;
+    /* The staging pool's buffers: the backend's own host memory when it has
+     * some (page-locked with the CUDA backend), heap buffers otherwise. */
+    const gs_backend_caps *caps = n_devices > 0 ? &backends[0]->ops->caps : NULL;
+    e->pool_locked = caps && caps->assignment_alloc && caps->assignment_free;
+    e->pool_alloc = e->pool_locked ? caps->assignment_alloc : gs_assignment_alloc;
+    e->pool_free = e->pool_locked ? caps->assignment_free : gs_assignment_free;
     e->tl = tl;
     pthread_mutex_init(&e->drv_mu, NULL);
     pthread_mutex_init(&e->fin_mu, NULL);
@@ -123,7 +126,7 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
     for (int d = 0; d < n_devices; d++) {
         pthread_mutex_init(&e->dl[d].mu, NULL);
         snprintf(e->dl[d].prefix, sizeof e->dl[d].prefix, "%s",
-                 strcmp(backends[d]->ops->name, "cpu") == 0 ? "cpu" : "gpu");
+                 backends[d]->ops->caps.kind == GS_BE_KIND_HOST ? "cpu" : "gpu");
     }
     const gs_injection *trim = &cfg->inj[GS_INJ_MALLOC_TRIM];
     if (trim->enabled && trim->real && trim->frag_bytes > 0 && !cfg->work) {

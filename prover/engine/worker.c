@@ -241,7 +241,7 @@ static void device_partition(gs_worker *w, gs_part *p)
     if (s != GS_OK)
         goto fail;
     gs_prove_opts opts = {.pageable = e->cfg.pageable, .threads = e->cfg.prove_threads,
-                          .g2_on_device = e->cfg.g2_on_device, .kind = (int)j->spec.kind,
+                          .g2_on_device = e->cfg.g2_on_device && be->ops->caps.g2_on_device, .kind = (int)j->spec.kind,
                           .job_id = (int64_t)j->spec.id, .part = part};
     gs_stage_list sl;
     sl.n = 0;

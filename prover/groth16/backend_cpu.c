@@ -313,6 +313,8 @@ static void cpu_destroy(gs_backend *be)
 
 static const gs_backend_ops cpu_ops = {
     .name = "cpu",
+    /* Heap assignments; the G2 MSM always runs in prove_finish. */
+    .caps = { .kind = GS_BE_KIND_HOST, .g2_on_device = 0 },
     .describe = cpu_describe,
     .load_pk = cpu_load_pk,
     .prove_start = cpu_prove_start,
