@@ -18,10 +18,11 @@
  *
  * Messages name the caller through tag: progress lines "TAG: ..." and
  * warnings "gapscope TAG: ..." (tag NULL: "gapscope: ..." for both).
- * Progress lines (the analysis's own, "drawing charts", the verdict lines
- * and, with steps, "analysing TARGET" and "writing report.md and
- * report.html") are left out when quiet; warnings are not.  Nothing is
- * printed on stdout, and errors are returned, not printed.
+ * Progress lines ("drawing charts", the verdict lines and, with steps,
+ * "analysing TARGET" and "writing report.md and report.html") are left out
+ * when quiet; warnings are not; the analysis's own follow cfg->progress
+ * (without cfg: unless quiet).  Nothing is printed on stdout, and errors
+ * are returned, not printed.
  *
  * Ownership: gs_render fills caller storage; the result holds the loaded
  * run until gs_render_result_free (also after a failure).  Not thread safe
