@@ -70,10 +70,10 @@ ifeq ($(origin CUDA), undefined)
   endif
 endif
 CUDA_STAMP := $(BUILD)/obj/.cuda$(CUDA)
-# Parallel sub-makes: -j from nproc unless the caller gave -j.
+# Sub-makes: the CUDA choice, in parallel (-j from nproc unless the caller gave -j).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 PAR    = $(if $(filter -j%,$(MAKEFLAGS))$(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC))
-SUBMAKE = $(MAKE) --no-print-directory CUDA=$(CUDA) $(PAR)
+SUBMAKE_FLAGS = --no-print-directory CUDA=$(CUDA) $(PAR)
 
 ifeq ($(CUDA),1)
   CFLAGS_BASE += -DGS_HAVE_CUDA=1
@@ -261,12 +261,12 @@ deps-demo:
 	@./scripts/deps.sh demo
 
 test: deps
-	@$(SUBMAKE) $(BUILD)/test/all $(BUILD)/gapscope $(ATTACH_SO) $(ATTACH_PROBE) $(BENCH_TOOLS)
+	@$(MAKE) $(SUBMAKE_FLAGS) $(BUILD)/test/all $(BUILD)/gapscope $(ATTACH_SO) $(ATTACH_PROBE) $(BENCH_TOOLS)
 	GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all $(TEST_ARGS)
 	@$(MAKE) --no-print-directory $(PAR) fuzz-regress
 
 test-layer:
-	@$(SUBMAKE) $(BUILD)/test/$(L) $(if $(filter attach,$(L)),$(BUILD)/gapscope $(ATTACH_SO) $(ATTACH_PROBE),)
+	@$(MAKE) $(SUBMAKE_FLAGS) $(BUILD)/test/$(L) $(if $(filter attach,$(L)),$(BUILD)/gapscope $(ATTACH_SO) $(ATTACH_PROBE),)
 	GS_BIN=$(BUILD)/gapscope $(BUILD)/test/$(L) $(TEST_ARGS)
 
 # On a GPU machine: nvcc and gcc only, no deps step.
@@ -275,7 +275,7 @@ test-gpu:
 	GS_REQUIRE_GPU=1 GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all --only cuda $(TEST_ARGS)
 
 demo: deps-demo
-	@$(SUBMAKE) $(BUILD)/gapscope
+	@$(MAKE) $(SUBMAKE_FLAGS) $(BUILD)/gapscope
 	$(BUILD)/gapscope run scenarios/demo.ini
 
 # memcheck: the fast unit tests and a tiny engine run, zero errors, no definite
@@ -305,7 +305,7 @@ check-valgrind: deps
 SOAK_JOBS ?= 10000
 .PHONY: soak
 soak:
-	@$(SUBMAKE) $(BUILD)/test/all $(BUILD)/gapscope
+	@$(MAKE) $(SUBMAKE_FLAGS) $(BUILD)/test/all $(BUILD)/gapscope
 	GS_SOAK_JOBS=$(SOAK_JOBS) GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all --only soak_ -v
 
 # Heap profile of synthesis (one setup at 2^14), for ms_print; the valgrind build.
