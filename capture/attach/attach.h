@@ -1,7 +1,7 @@
 /*
  * `gapscope attach`: a capture source for programs gapscope did not build.
  *
- * Pieces (this layer depends on diag and common only):
+ * Pieces (this layer depends on timeline and common only):
  *   inject/      libgsattach.so, loaded into the program: CUPTI activity
  *                records (CUDA_INJECTION64_PATH), interposed
  *                pthread_mutex_lock/unlock and malloc_trim (LD_PRELOAD),
