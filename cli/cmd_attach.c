@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "../capture/attach/attach.h"
+#include "../common/paths.h"
 #include "../diag/run.h"
 #include "../scenarios/run.h"
 #include "cli.h"
@@ -99,6 +100,22 @@ static const gs_cli_spec attach_spec = {
     .dashdash = 1,
 };
 
+/* A word of the command line as attach.cmd records it: an absolute path
+ * (the whole word, or what follows the first '=' as in --out=/x) relative
+ * to the working directory, the anchor the command ran in, so a capture
+ * holds no absolute path of the machine it was taken on. */
+static const char *cmd_word(char *buf, size_t cap, const char *w)
+{
+    const char *eq = strchr(w, '=');
+    size_t pre = w[0] == '/' ? 0 : eq && eq[1] == '/' ? (size_t)(eq + 1 - w) : (size_t)-1;
+    if (pre == (size_t)-1 || pre >= cap)
+        return w;
+    memcpy(buf, w, pre);
+    if (gs_path_rel(buf + pre, cap - pre, w + pre, ".") != 0)
+        return w;
+    return buf;
+}
+
 /* raw -> spans.csv + timeline.json + analysis/report in dir. */
 static int convert_and_report(const char *dir, const gs_attach_result *res, char *const *cmd,
                               const gs_attach_opts *ao, const gs_attach_convert_opts *co,
@@ -118,7 +135,8 @@ static int convert_and_report(const char *dir, const gs_attach_result *res, char
         char b[4096] = "";
         for (size_t i = 0; cmd && cmd[i]; i++) {
             size_t l = strlen(b);
-            snprintf(b + l, sizeof b - l, "%s%s", i ? " " : "", cmd[i]);
+            char w[2048];
+            snprintf(b + l, sizeof b - l, "%s%s", i ? " " : "", cmd_word(w, sizeof w, cmd[i]));
         }
         gs_timeline_meta_set(tl, "attach.cmd", b);
         snprintf(b, sizeof b, "%d", res->exit_code);

@@ -33,7 +33,7 @@ void gs_run_free(gs_run *r);
 /* Writes DIR/summary.json (schema: diag/README.md, "summary.json"). */
 gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err);
 
-/* Writes the plot data files into DIR/data/ (columns: diag/README.md,
+/* Writes the plot data files into DIR/data/ (columns: report/README.md,
  * "Data files").  util_bins.dat has at most GS_UTIL_BINS_MAX bins per
  * device: a longer span widens the bin (and says so in the file). */
 #define GS_UTIL_BINS_MAX 100000

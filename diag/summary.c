@@ -4,6 +4,7 @@
 
 #include "../common/json.h"
 #include "../common/outfile.h"
+#include "../common/paths.h"
 #include "run.h"
 
 static void key(FILE *f, int *first, const char *k)
@@ -161,8 +162,16 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
     fputs("{\n", f);
     key(f, &first, "schema");
     gs_json_str(f, "gapscope.summary/1");
+    /* The timeline relative to the summary's directory ("spans.csv" in a
+     * run directory): never an absolute path of the writing machine. */
+    char dir[4096], src[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    gs_path_rel(src, sizeof src, r->spans, slash ? (dir[0] ? dir : "/") : ".");
     fputs(",\n\"source\":", f);
-    gs_json_str(f, r->spans);
+    gs_json_str(f, src);
     fputs(",\n\"metric_definitions\":{"
           "\"span_s\":\"first device operation start to last device operation end, per device\","
           "\"busy_s\":\"length of the union of kernel and copy spans over all streams of the device\","

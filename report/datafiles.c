@@ -2,7 +2,7 @@
  * Plot data files (run.h, gs_plot_data_write): whitespace-separated
  * columns, "#" comment headers, one index block per device where noted
  * (blocks separated by two blank lines).  Times are seconds since the
- * timeline's first span (t0).  Columns: diag/README.md, "Data files".
+ * timeline's first span (t0).  Columns: report/README.md, "Data files".
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>

@@ -178,7 +178,7 @@ static void charts_section(gs_doc *d, const gs_run *r, const gs_report_opts *o)
         gs_doc_img(d, abs, rel, names[i][1]);
     }
     gs_doc_p(d, NULL, "SVG versions are next to the PNGs in charts/; the templates are "
-                      "plots/*.gp and the data they draw is in data/ (columns in diag/README.md).");
+                      "plots/*.gp and the data they draw is in data/ (columns in report/README.md).");
 }
 
 typedef struct {

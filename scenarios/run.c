@@ -105,8 +105,16 @@ static gs_status make_backends(gs_backend **be, int *n, gs_model **model, const 
     return GS_OK;
 }
 
-static void set_meta(gs_timeline *tl, const gs_scenario *s)
+/* The scenario's metadata, with no absolute path (the run directory is
+ * copied between machines and committed): scenario.path relative to the
+ * working directory (as typed, unless given absolute), path-valued
+ * settings (scenario.jobs.trace, scenario.engine.model_timeline, an
+ * absolute empirical:FILE) and model.capture relative to the run
+ * directory dir, where the capture's readers resolve them (its
+ * scenario.ini, `gapscope predict`). */
+static void set_meta(gs_timeline *tl, const gs_scenario *s, const char *dir)
 {
+    char rel[GS_SCN_PATH_MAX];
     gs_fingerprint fp;
     gs_fingerprint_get(&fp);
     char buf[64];
@@ -117,7 +125,9 @@ static void set_meta(gs_timeline *tl, const gs_scenario *s)
     snprintf(buf, sizeof buf, "%d", fp.threads);
     gs_timeline_meta_set(tl, "host.threads", buf);
     gs_machine_meta(tl);
-    gs_timeline_meta_set(tl, "scenario.path", s->path[0] ? s->path : "(built in memory)");
+    if (s->path[0] == '/')
+        gs_path_rel(rel, sizeof rel, s->path, ".");
+    gs_timeline_meta_set(tl, "scenario.path", s->path[0] == '/' ? rel : s->path[0] ? s->path : "(built in memory)");
     if (s->description[0])
         gs_timeline_meta_set(tl, "scenario.description", s->description);
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)s->engine.seed);
@@ -129,7 +139,12 @@ static void set_meta(gs_timeline *tl, const gs_scenario *s)
             continue;
         char key[96];
         snprintf(key, sizeof key, "scenario.%s", k);
-        gs_timeline_meta_set(tl, key, v);
+        gs_timeline_meta_set(tl, key, gs_scenario_setting_value_in(s, i, dir, rel, sizeof rel));
+    }
+    const char *cap = gs_timeline_meta_get(tl, "model.capture");
+    if (cap && cap[0]) {
+        gs_path_rel(rel, sizeof rel, cap, dir);
+        gs_timeline_meta_set(tl, "model.capture", rel);
     }
 }
 
@@ -141,7 +156,7 @@ static gs_status write_scenario(const gs_scenario *s, const char *dir, gs_err *e
     gs_status st = gs_out_open(&o, path, err);
     if (st != GS_OK)
         return st;
-    int ok = gs_scenario_dump(s, o.f) == GS_OK;
+    int ok = gs_scenario_dump_in(s, o.f, dir) == GS_OK;
     return gs_out_close(&o, ok, err);
 }
 
@@ -525,7 +540,7 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     path_in(path, sizeof path, res->dir, "arrivals.jsonl");
     if ((st = gs_trace_write(&arr, path, "ms", err)) != GS_OK)
         goto fail;
-    set_meta(tl, s);
+    set_meta(tl, s, res->dir);
     /* Engine and backend threads inherit a mask with SIGINT/SIGTERM blocked:
      * only this (driver) thread takes them (interrupt.c). */
     sigset_t stop_sigs, old_mask;

@@ -11,9 +11,9 @@
  *   scenario.ini    the settings in effect (reloadable)
  *   arrivals.jsonl  the job mix replayed (trace format, traces/README.md)
  *   jobs.csv        per-job results (columns: scenarios/README.md)
- *   spans.csv       the timeline, loss-free (diag/README.md)
+ *   spans.csv       the timeline, loss-free (timeline/README.md)
  *   timeline.json   Chrome trace for Perfetto
- *   summary.json, report.html, report.md, charts   (diag's analysis/report)
+ *   summary.json, report.html, report.md, charts   (diag's analysis, report's rendering)
  *
  * Thread safety: one run at a time per process (the engine's threads are
  * the only concurrency).  Progress lines go to stderr unless quiet.

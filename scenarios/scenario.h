@@ -99,6 +99,16 @@ void gs_scenario_destroy(gs_scenario *s);
 
 /* The settings in effect as INI (every option, value and origin in a comment). */
 gs_status gs_scenario_dump(const gs_scenario *s, FILE *f);
+/* The same for a file in directory dir (the scenario.ini of a run
+ * directory), holding no absolute path: path values (jobs.trace,
+ * engine.model_timeline, an absolute empirical:FILE) relative to dir, so
+ * the dump reloads from dir; the scenario's path and the origins' files,
+ * where absolute, relative to the working directory. */
+gs_status gs_scenario_dump_in(const gs_scenario *s, FILE *f, const char *dir);
+/* Setting i's value as a capture in dir records it: path values relative
+ * to dir as in gs_scenario_dump_in (written into buf), others unchanged. */
+const char *gs_scenario_setting_value_in(const gs_scenario *s, int i, const char *dir, char *buf,
+                                         size_t cap);
 /* Each setting as (key "section.key", value), for timeline metadata. */
 int gs_scenario_setting_count(const gs_scenario *s);
 void gs_scenario_setting_at(const gs_scenario *s, int i, const char **key, const char **value);

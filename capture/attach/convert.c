@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/paths.h"
 #include "convert_int.h"
 
 void gs_attach_convert_opts_defaults(gs_attach_convert_opts *o)
@@ -442,7 +443,10 @@ gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const cha
     if ((st = build(tl, c, o, err)) != GS_OK)
         goto done;
     gs_timeline_meta_set(tl, "source", "attach");
-    gs_timeline_meta_set(tl, "source.file", raw_dir);
+    char up[2100], rel[2100];
+    snprintf(up, sizeof up, "%s/..", raw_dir);
+    gs_path_rel(rel, sizeof rel, raw_dir, up);
+    gs_timeline_meta_set(tl, "source.file", rel);
     gs_timeline_meta_set(tl, "backend", "attach");
     if (c->info[0])
         gs_timeline_meta_set(tl, "attach.info", c->info);

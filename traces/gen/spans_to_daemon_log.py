@@ -7,7 +7,7 @@ analysis of the same spans.csv (CI: capture/import/test_import_daemon.c).
   python3 traces/gen/spans_to_daemon_log.py SPANS.csv [-o LOG] [--ansi]
       [--noise] [--base 2026-01-05T10:00:00Z]
 
-What each line is made of (engine spans of diag/SPANS.md; t0 = the first span
+What each line is made of (engine spans of timeline/SPANS.md; t0 = the first span
 of the capture, the engine's start):
   TIMELINE,<ms>,SYNTH_START,<job>,partition=<p>          synth start
   TIMELINE,<ms>,SYNTH_END,<job>,partition=<p>,synth_ms=  synth end
