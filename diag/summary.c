@@ -14,6 +14,14 @@ static void key(FILE *f, int *first, const char *k)
     fputc(':', f);
 }
 
+static void str_or_null(FILE *f, const char *s)
+{
+    if (s)
+        gs_json_str(f, s);
+    else
+        fputs("null", f);
+}
+
 static void num(FILE *f, int *first, const char *k, double v)
 {
     key(f, first, k);
@@ -149,6 +157,32 @@ static void cause_details(FILE *f, const gs_analysis *a)
     free(ord);
 }
 
+/* The kernel-level view (kernels busy / span; its gaps attributed, pageable
+ * copies as h2d_pageable), beside the kernels-or-copies one above. */
+static void kernel_view(FILE *f, const gs_analysis *a)
+{
+    fputs(",\n\"kernel_view\":{\"util_kernels_only\":", f);
+    gs_json_num(f, a->span_s > 0 ? a->kernel_s / a->span_s : 0);
+    fputs(",\"idle_s\":", f);
+    gs_json_num(f, a->kidle_s);
+    fputs(",\"causes\":", f);
+    causes(f, a->kcause_s, a->kidle_s);
+    fputs(",\"families\":", f);
+    const char *top_family = families(f, a->kcause_s, a->kidle_s);
+    int idle = a->kidle_s > 0;
+    fputs(",\"verdict\":{\"cause\":", f);
+    str_or_null(f, idle ? gs_cause_name(a->kverdict) : NULL);
+    fputs(",\"family\":", f);
+    str_or_null(f, idle ? gs_cause_family(a->kverdict) : NULL);
+    fputs(",\"top_family\":", f);
+    str_or_null(f, top_family[0] ? top_family : NULL);
+    fputs(",\"share\":", f);
+    gs_json_num(f, a->kverdict_share);
+    fputs(",\"idle_s\":", f);
+    gs_json_num(f, idle ? a->kcause_s[a->kverdict] : 0);
+    fputs("}}", f);
+}
+
 gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
 {
     const gs_analysis *a = r->an;
@@ -200,7 +234,11 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
         gap_stats(f, &d->gap_stats);
         key(f, &df, "causes");
         causes(f, d->cause_s, d->idle_s);
-        fputc('}', f);
+        fprintf(f, ",\"kernel_view\":{\"gaps\":%zu,\"idle_s\":", d->n_kgaps);
+        gs_json_num(f, d->kidle_s);
+        fputs(",\"causes\":", f);
+        causes(f, d->kcause_s, d->kidle_s);
+        fputs("}}", f);
     }
     fputs("],\n", f);
     first = 1;
@@ -223,6 +261,7 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
     const char *top_family = families(f, a->cause_s, a->idle_s);
     fputs(",\n\"cause_details\":", f);
     cause_details(f, a);
+    kernel_view(f, a);
     fputs(",\n\"jobs\":{\"source\":", f);
     gs_json_str(f, r->jobs.source);
     first = 0;
@@ -260,20 +299,11 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
     char sentence[1024];
     gs_analysis_verdict(sentence, sizeof sentence, a);
     fputs("},\n\"verdict\":{\"cause\":", f);
-    if (a->idle_s > 0)
-        gs_json_str(f, gs_cause_name(a->verdict));
-    else
-        fputs("null", f);
+    str_or_null(f, a->idle_s > 0 ? gs_cause_name(a->verdict) : NULL);
     fputs(",\"family\":", f);
-    if (a->idle_s > 0)
-        gs_json_str(f, gs_cause_family(a->verdict));
-    else
-        fputs("null", f);
+    str_or_null(f, a->idle_s > 0 ? gs_cause_family(a->verdict) : NULL);
     fputs(",\"top_family\":", f);
-    if (top_family[0])
-        gs_json_str(f, top_family);
-    else
-        fputs("null", f);
+    str_or_null(f, top_family[0] ? top_family : NULL);
     fputs(",\"share\":", f);
     gs_json_num(f, a->verdict_share);
     fputs(",\"idle_s\":", f);
