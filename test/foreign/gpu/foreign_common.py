@@ -78,15 +78,15 @@ class GpuWork:
         self.torch.cuda.synchronize()
 
     def account(self, first, last):
-        """The GPU's own account of runs first..last (inclusive):
-        (span_s from the first start event to the last end event, sum of
-        the runs' own times)."""
+        """The GPU's own account of runs first..last (inclusive): (span_s
+        from the first start event to the last end event, [each run's time
+        from its start to its end event]).  A run's time is its product's
+        plus whatever kept the launch after the start event (a GIL wait)."""
         if self.cpu_only or last < first:
-            return 0.0, 0.0
+            return 0.0, []
         ev = self.events
         span = ev[first][0].elapsed_time(ev[last][1]) * 1e-3
-        busy = sum(s.elapsed_time(e) for s, e in ev[first:last + 1]) * 1e-3
-        return span, busy
+        return span, [s.elapsed_time(e) * 1e-3 for s, e in ev[first:last + 1]]
 
 
 class FragHeap:

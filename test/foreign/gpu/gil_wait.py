@@ -17,9 +17,10 @@ sys.setswitchinterval; CPython's default is 5 ms): meanwhile the GPU idles.
 
 Ground truth, from the GPU's clock (CUDA events; the last line of stdout):
 GROUND_TRUTH {"program":"gil_wait", "gpu_idle_s": the GPU's idle time over
-the N contended iterations (first start event to last end event, less the
-products' own times), "baseline_idle_s": the same for N uncontended
-iterations at the warm-up's rate (launch overhead, not the GIL),
+the N contended iterations (first start event to last end event, less N
+times the product's own time, the median of the uncontended runs),
+"baseline_idle_s": the same for N uncontended iterations at the warm-up's
+rate (launch overhead, not the GIL),
 "gil_wait_s": gpu_idle_s - baseline_idle_s, "expect_family":"gil_wait"}.
 With --cpu-only, torch is not imported: each iteration sleeps K ms (the
 sleep drops the GIL like a synchronize) and gil_wait_s is the time the
@@ -83,14 +84,20 @@ if args.cpu_only:
     gpu_idle = sum(hot) - N * args.kernel_ms * 1e-3
     baseline = N * max(base, 0.0)
 else:
-    span_w, busy_w = gpu.account(0, W - 1)
-    span_h, busy_h = gpu.account(W, W + N - 1)
-    gpu_idle = span_h - busy_h
-    baseline = (span_w - busy_w) * N / max(W - 1, 1)   # W runs have W - 1 gaps
+    # The product's own time: the median uncontended run (start to end
+    # event; alone, nothing delays its launch).  A contended run's events
+    # can hold a GIL wait between the start event and the launch, so the
+    # contended idle is the span less N products, not less the runs' times.
+    span_w, runs_w = gpu.account(0, W - 1)
+    span_h, _ = gpu.account(W, W + N - 1)
+    mm_s = sorted(runs_w)[len(runs_w) // 2]
+    gpu_idle = span_h - N * mm_s
+    baseline = (span_w - W * mm_s) * N / max(W - 1, 1)   # W runs have W - 1 gaps
 print(f"gil_wait: {N} contended iterations in {t1 - t0:.2f} s with {args.helpers} helpers, "
       f"switch interval {args.switch_ms} ms: GPU idle {gpu_idle:.3f} s "
       f"(uncontended rate {baseline:.3f} s)")
 ground_truth("gil_wait", cpu_only=int(args.cpu_only), iters=N, warmup=W, helpers=args.helpers,
-             switch_ms=args.switch_ms, kernel_ms=(args.kernel_ms if args.cpu_only else gpu.mm_ms),
+             switch_ms=args.switch_ms,
+             kernel_ms=args.kernel_ms if args.cpu_only else round(mm_s * 1e3, 3),
              gpu_idle_s=gpu_idle, baseline_idle_s=baseline, gil_wait_s=gpu_idle - baseline,
              wall_s=t1 - t0, launcher_tid=threading.get_native_id(), expect_family="gil_wait")
