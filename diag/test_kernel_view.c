@@ -56,14 +56,19 @@ static gs_timeline *timeline(int pageable)
 
 static double ms(const double *cause_s, gs_cause c) { return cause_s[c] * 1e3; }
 
-GS_TEST(diag_kernel_view_pageable_copy_is_h2d_pageable)
+static gs_analysis *analyse(gs_timeline *tl)
 {
-    gs_timeline *tl = timeline(1);
-    GS_REQUIRE(tl);
     gs_analysis *a = NULL;
     gs_err err;
     gs_err_clear(&err);
-    GS_REQUIRE(gs_analyze(&a, tl, NULL, &err) == GS_OK);
+    return tl && gs_analyze(&a, tl, NULL, &err) == GS_OK ? a : NULL;
+}
+
+GS_TEST(diag_kernel_view_pageable_copy_is_h2d_pageable)
+{
+    gs_timeline *tl = timeline(1);
+    gs_analysis *a = analyse(tl);
+    GS_REQUIRE(a);
     const gs_device_analysis *d = &a->dev[0];
     /* Kernels-or-copies busy: one 20 ms gap, the launcher asleep. */
     GS_CHECK(fabs(d->idle_s - 0.020) < 1e-9 && d->n_gaps == 1);
@@ -95,11 +100,8 @@ GS_TEST(diag_kernel_view_pageable_copy_is_h2d_pageable)
 GS_TEST(diag_kernel_view_pinned_copy_takes_the_launcher_state)
 {
     gs_timeline *tl = timeline(0);
-    GS_REQUIRE(tl);
-    gs_analysis *a = NULL;
-    gs_err err;
-    gs_err_clear(&err);
-    GS_REQUIRE(gs_analyze(&a, tl, NULL, &err) == GS_OK);
+    gs_analysis *a = analyse(tl);
+    GS_REQUIRE(a);
     const gs_device_analysis *d = &a->dev[0];
     /* No pageable copy: every kernel gap takes the launcher's state. */
     GS_CHECK(ms(d->kcause_s, GS_CAUSE_H2D_PAGEABLE) == 0);
@@ -126,10 +128,8 @@ GS_TEST(diag_kernel_view_engine_timeline)
     gs_tl_span(dev, GS_SPAN_KERNEL, "ntt", 1, 1, 90 * MS, 100 * MS, 0, NULL);
     gs_tl_span(w, GS_SPAN_STEP, "prove_start", 1, 0, 0, 70 * MS, 0, NULL);
     gs_tl_span(w, GS_SPAN_STEP, "queue_wait", -1, -1, 70 * MS, 90 * MS, 0, NULL);
-    gs_analysis *a = NULL;
-    gs_err err;
-    gs_err_clear(&err);
-    GS_REQUIRE(gs_analyze(&a, tl, NULL, &err) == GS_OK);
+    gs_analysis *a = analyse(tl);
+    GS_REQUIRE(a);
     GS_CHECK(fabs(ms(a->cause_s, GS_CAUSE_QUEUE_EMPTY) - 20) < 1e-6 && fabs(a->idle_s - 0.02) < 1e-9);
     GS_CHECK(fabs(ms(a->kcause_s, GS_CAUSE_H2D_PAGEABLE) - 40) < 1e-6);
     GS_CHECK(fabs(ms(a->kcause_s, GS_CAUSE_BACKEND_HOST) - 10) < 1e-6);
