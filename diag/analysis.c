@@ -380,7 +380,14 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
                     a->details[pc->detail].idle_s += (double)(pc->end_ns - pc->start_ns) * 1e-9;
             }
     }
-    a->verdict = top_cause(a->cause_s, a->idle_s, &a->verdict_share);
+    a->verdict = GS_CAUSE_OTHER;
+    double best = 0;
+    for (int c = 0; c < GS_CAUSE_COUNT; c++)
+        if (a->cause_s[c] > best) {
+            best = a->cause_s[c];
+            a->verdict = (gs_cause)c;
+        }
+    a->verdict_share = a->idle_s > 0 ? best / a->idle_s : 0;
     a->kverdict = top_cause(a->kcause_s, a->kidle_s, &a->kverdict_share);
     free(trims);
     free(lens);

@@ -162,6 +162,11 @@ typedef struct gs_analysis {
     double cause_s[GS_CAUSE_COUNT];   /* summed over devices */
     double idle_s, span_s, busy_s;    /* summed over devices */
     gs_gap_stats gap_stats;           /* all devices' gaps together */
+    /* The kernel-level view summed over devices (see gs_device_analysis). */
+    double kcause_s[GS_CAUSE_COUNT];
+    double kidle_s, kernel_s;
+    gs_cause kverdict;         /* its top cause (GS_CAUSE_OTHER when no kernel idle) */
+    double kverdict_share;
     size_t injected_spans;
     double injected_s;
     double idle_during_trim_s;        /* summed over devices (see above) */
@@ -170,11 +175,6 @@ typedef struct gs_analysis {
     double verdict_share;      /* its share of idle time, 0..1 */
     gs_cause_detail *details;  /* (cause, detail) pairs of launcher-rule pieces */
     size_t n_details;
-    /* The kernel-level view summed over devices (see gs_device_analysis). */
-    double kcause_s[GS_CAUSE_COUNT];
-    double kidle_s, kernel_s;
-    gs_cause kverdict;         /* its top cause (GS_CAUSE_OTHER when no kernel idle) */
-    double kverdict_share;
 } gs_analysis;
 
 gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_config *cfg,

@@ -14,14 +14,6 @@ static void key(FILE *f, int *first, const char *k)
     fputc(':', f);
 }
 
-static void str_or_null(FILE *f, const char *s)
-{
-    if (s)
-        gs_json_str(f, s);
-    else
-        fputs("null", f);
-}
-
 static void num(FILE *f, int *first, const char *k, double v)
 {
     key(f, first, k);
@@ -126,6 +118,40 @@ static const char *families(FILE *f, const double *cause_s, double idle_s)
     return n ? name[0] : "";
 }
 
+static void json_name_or_null(FILE *f, const char *s)
+{
+    if (s)
+        gs_json_str(f, s);
+    else
+        fputs("null", f);
+}
+
+/* The kernel-level view (kernels busy / span; its gaps attributed, pageable
+ * copies as h2d_pageable), beside the kernels-or-copies one. */
+static void kernel_view(FILE *f, const gs_analysis *a)
+{
+    fputs(",\n\"kernel_view\":{\"util_kernels_only\":", f);
+    gs_json_num(f, a->span_s > 0 ? a->kernel_s / a->span_s : 0);
+    fputs(",\"idle_s\":", f);
+    gs_json_num(f, a->kidle_s);
+    fputs(",\"causes\":", f);
+    causes(f, a->kcause_s, a->kidle_s);
+    fputs(",\"families\":", f);
+    const char *top_family = families(f, a->kcause_s, a->kidle_s);
+    int idle = a->kidle_s > 0;
+    fputs(",\"verdict\":{\"cause\":", f);
+    json_name_or_null(f, idle ? gs_cause_name(a->kverdict) : NULL);
+    fputs(",\"family\":", f);
+    json_name_or_null(f, idle ? gs_cause_family(a->kverdict) : NULL);
+    fputs(",\"top_family\":", f);
+    json_name_or_null(f, top_family[0] ? top_family : NULL);
+    fputs(",\"share\":", f);
+    gs_json_num(f, a->kverdict_share);
+    fputs(",\"idle_s\":", f);
+    gs_json_num(f, idle ? a->kcause_s[a->kverdict] : 0);
+    fputs("}}", f);
+}
+
 /* (cause, detail) pairs of the launcher rule, by idle descending, at most 20. */
 static void cause_details(FILE *f, const gs_analysis *a)
 {
@@ -155,32 +181,6 @@ static void cause_details(FILE *f, const gs_analysis *a)
     }
     fputc(']', f);
     free(ord);
-}
-
-/* The kernel-level view (kernels busy / span; its gaps attributed, pageable
- * copies as h2d_pageable), beside the kernels-or-copies one above. */
-static void kernel_view(FILE *f, const gs_analysis *a)
-{
-    fputs(",\n\"kernel_view\":{\"util_kernels_only\":", f);
-    gs_json_num(f, a->span_s > 0 ? a->kernel_s / a->span_s : 0);
-    fputs(",\"idle_s\":", f);
-    gs_json_num(f, a->kidle_s);
-    fputs(",\"causes\":", f);
-    causes(f, a->kcause_s, a->kidle_s);
-    fputs(",\"families\":", f);
-    const char *top_family = families(f, a->kcause_s, a->kidle_s);
-    int idle = a->kidle_s > 0;
-    fputs(",\"verdict\":{\"cause\":", f);
-    str_or_null(f, idle ? gs_cause_name(a->kverdict) : NULL);
-    fputs(",\"family\":", f);
-    str_or_null(f, idle ? gs_cause_family(a->kverdict) : NULL);
-    fputs(",\"top_family\":", f);
-    str_or_null(f, top_family[0] ? top_family : NULL);
-    fputs(",\"share\":", f);
-    gs_json_num(f, a->kverdict_share);
-    fputs(",\"idle_s\":", f);
-    gs_json_num(f, idle ? a->kcause_s[a->kverdict] : 0);
-    fputs("}}", f);
 }
 
 gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
@@ -259,9 +259,9 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
     causes(f, a->cause_s, a->idle_s);
     fputs(",\n\"families\":", f);
     const char *top_family = families(f, a->cause_s, a->idle_s);
+    kernel_view(f, a);
     fputs(",\n\"cause_details\":", f);
     cause_details(f, a);
-    kernel_view(f, a);
     fputs(",\n\"jobs\":{\"source\":", f);
     gs_json_str(f, r->jobs.source);
     first = 0;
@@ -299,11 +299,20 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
     char sentence[1024];
     gs_analysis_verdict(sentence, sizeof sentence, a);
     fputs("},\n\"verdict\":{\"cause\":", f);
-    str_or_null(f, a->idle_s > 0 ? gs_cause_name(a->verdict) : NULL);
+    if (a->idle_s > 0)
+        gs_json_str(f, gs_cause_name(a->verdict));
+    else
+        fputs("null", f);
     fputs(",\"family\":", f);
-    str_or_null(f, a->idle_s > 0 ? gs_cause_family(a->verdict) : NULL);
+    if (a->idle_s > 0)
+        gs_json_str(f, gs_cause_family(a->verdict));
+    else
+        fputs("null", f);
     fputs(",\"top_family\":", f);
-    str_or_null(f, top_family[0] ? top_family : NULL);
+    if (top_family[0])
+        gs_json_str(f, top_family);
+    else
+        fputs("null", f);
     fputs(",\"share\":", f);
     gs_json_num(f, a->verdict_share);
     fputs(",\"idle_s\":", f);
