@@ -25,6 +25,28 @@ static const gs_cli_spec analyze_spec = {
     GS_CLI_ARGS(analyze_args, target, 1, 1),
 };
 
+/* Causes with idle > 0, by idle descending (ties: table order). */
+static void print_causes(FILE *f, const double *cause_s, double idle_s)
+{
+    for (int pass = 0; pass < GS_CAUSE_COUNT; pass++) {
+        /* the cause of rank `pass` in descending idle order */
+        int best = -1;
+        for (int c = 0; c < GS_CAUSE_COUNT; c++) {
+            if (cause_s[c] <= 0)
+                continue;
+            int rank = 0;
+            for (int o = 0; o < GS_CAUSE_COUNT; o++)
+                rank += cause_s[o] > cause_s[c] || (cause_s[o] == cause_s[c] && o < c);
+            if (rank == pass)
+                best = c;
+        }
+        if (best < 0)
+            break;
+        fprintf(f, "  %-26s %10.3f s %6.1f%%\n", gs_cause_name((gs_cause)best), cause_s[best],
+                100 * cause_s[best] / idle_s);
+    }
+}
+
 /* A short per-device table and the top causes. */
 static void print_table(FILE *f, const gs_run *r)
 {
@@ -41,23 +63,13 @@ static void print_table(FILE *f, const gs_run *r)
                "(span = first to last device operation)\n");
     if (a->idle_s > 0) {
         fprintf(f, "idle by cause:\n");
-        for (int pass = 0; pass < GS_CAUSE_COUNT; pass++) {
-            /* the cause of rank `pass` in descending idle order */
-            int best = -1;
-            for (int c = 0; c < GS_CAUSE_COUNT; c++) {
-                    if (a->cause_s[c] <= 0)
-                    continue;
-                int rank = 0;
-                for (int o = 0; o < GS_CAUSE_COUNT; o++)
-                    rank += a->cause_s[o] > a->cause_s[c] || (a->cause_s[o] == a->cause_s[c] && o < c);
-                if (rank == pass)
-                    best = c;
-            }
-            if (best < 0)
-                break;
-            fprintf(f, "  %-26s %10.3f s %6.1f%%\n", gs_cause_name((gs_cause)best), a->cause_s[best],
-                    100 * a->cause_s[best] / a->idle_s);
-        }
+        print_causes(f, a->cause_s, a->idle_s);
+    }
+    /* The kernel-level view, when copies running alone make it differ. */
+    if (a->kidle_s > a->idle_s + 1e-9) {
+        fprintf(f, "kernels idle by cause (kernel-level view: %.3f s, copies alone count as idle):\n",
+                a->kidle_s);
+        print_causes(f, a->kcause_s, a->kidle_s);
     }
     if (r->jobs.submitted >= 0)
         fprintf(f, "jobs (%s): %ld submitted, %ld completed, %ld failed, %ld verified\n",

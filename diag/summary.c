@@ -119,6 +119,40 @@ static const char *families(FILE *f, const double *cause_s, double idle_s)
     return n ? name[0] : "";
 }
 
+static void json_name_or_null(FILE *f, const char *s)
+{
+    if (s)
+        gs_json_str(f, s);
+    else
+        fputs("null", f);
+}
+
+/* The kernel-level view (kernels busy / span; its gaps attributed, pageable
+ * copies as h2d_pageable), beside the kernels-or-copies one. */
+static void kernel_view(FILE *f, const gs_analysis *a)
+{
+    fputs(",\n\"kernel_view\":{\"util_kernels_only\":", f);
+    gs_json_num(f, a->span_s > 0 ? a->kernel_s / a->span_s : 0);
+    fputs(",\"idle_s\":", f);
+    gs_json_num(f, a->kidle_s);
+    fputs(",\"causes\":", f);
+    causes(f, a->kcause_s, a->kidle_s);
+    fputs(",\"families\":", f);
+    const char *top_family = families(f, a->kcause_s, a->kidle_s);
+    int idle = a->kidle_s > 0;
+    fputs(",\"verdict\":{\"cause\":", f);
+    json_name_or_null(f, idle ? gs_cause_name(a->kverdict) : NULL);
+    fputs(",\"family\":", f);
+    json_name_or_null(f, idle ? gs_cause_family(a->kverdict) : NULL);
+    fputs(",\"top_family\":", f);
+    json_name_or_null(f, top_family[0] ? top_family : NULL);
+    fputs(",\"share\":", f);
+    gs_json_num(f, a->kverdict_share);
+    fputs(",\"idle_s\":", f);
+    gs_json_num(f, idle ? a->kcause_s[a->kverdict] : 0);
+    fputs("}}", f);
+}
+
 /* (cause, detail) pairs of the launcher rule, by idle descending, at most 20. */
 static void cause_details(FILE *f, const gs_analysis *a)
 {
@@ -209,7 +243,11 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
         gap_stats(f, &d->gap_stats);
         key(f, &df, "causes");
         causes(f, d->cause_s, d->idle_s);
-        fputc('}', f);
+        fprintf(f, ",\"kernel_view\":{\"gaps\":%zu,\"idle_s\":", d->n_kgaps);
+        gs_json_num(f, d->kidle_s);
+        fputs(",\"causes\":", f);
+        causes(f, d->kcause_s, d->kidle_s);
+        fputs("}}", f);
     }
     fputs("],\n", f);
     first = 1;
@@ -230,6 +268,7 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
     causes(f, a->cause_s, a->idle_s);
     fputs(",\n\"families\":", f);
     const char *top_family = families(f, a->cause_s, a->idle_s);
+    kernel_view(f, a);
     fputs(",\n\"cause_details\":", f);
     cause_details(f, a);
     fputs(",\n\"jobs\":{\"source\":", f);
