@@ -126,6 +126,10 @@ typedef struct gs_slurm_array {
     gs_slurm_task *t;
     int rounds;                     /* submissions so far (array-K.sbatch) */
     int no_sacct;                   /* sacct said accounting is off: not asked again */
+    /* Set by the driver (may be NULL): 1 when task i's run directory is in
+     * place.  A resume submits again a task that ended done earlier but
+     * whose run directory is gone. */
+    int (*have_output)(const struct gs_slurm_array *a, int i);
 } gs_slurm_array;
 
 /* Sets up a for n tasks in OUT (making OUT/slurm unless dry), reading an

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "slurm.h"
 
@@ -47,6 +48,14 @@ static int side(char *body, size_t cap, int parity, const char *bin, const char 
     return k < cap;
 }
 
+/* Task i's run directory with its timeline. */
+static int have_run(const gs_slurm_array *a, int i)
+{
+    char p[GS_SCN_PATH_MAX + 64];
+    snprintf(p, sizeof p, "%.480s/%s-%03d/spans.csv", a->out, i % 2 ? "head" : "base", i / 2);
+    return access(p, R_OK) == 0;
+}
+
 gs_status gs_slurm_gate_runs(const gs_slurm_gate_spec *g, const gs_slurm_opts *o, char (*dirs)[GS_SCN_PATH_MAX],
                              unsigned char *done, gs_err *err)
 {
@@ -67,8 +76,10 @@ gs_status gs_slurm_gate_runs(const gs_slurm_gate_spec *g, const gs_slurm_opts *o
         strlen(body) + 8 >= sizeof body)
         return GS_ERR(err, GS_ERR_RANGE, "gate", "the task's command line is too long");
     strcat(body, "esac\n");
-    if ((st = gs_slurm_array_open(&a, g->out, "gate", total, body, o, err)) != GS_OK ||
-        (st = gs_slurm_array_run(&a, body, o, err)) != GS_OK || o->dry_run)
+    if ((st = gs_slurm_array_open(&a, g->out, "gate", total, body, o, err)) != GS_OK)
+        goto done;
+    a.have_output = have_run;
+    if ((st = gs_slurm_array_run(&a, body, o, err)) != GS_OK || o->dry_run)
         goto done;
     int c[GS_TASK_PHASE_COUNT];
     gs_slurm_array_counts(&a, c);

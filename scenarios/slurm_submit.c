@@ -211,7 +211,12 @@ gs_status gs_slurm_array_run(gs_slurm_array *a, const char *body, const gs_slurm
         goto done;
     }
     for (int i = 0; i < a->n; i++) {
-        mark[i] = a->t[i].phase == GS_TASK_UNSUBMITTED || a->t[i].phase == GS_TASK_FAILED;
+        gs_slurm_task *t = &a->t[i];
+        if (o->resume && t->phase == GS_TASK_DONE && a->have_output && !a->have_output(a, i)) {
+            t->phase = GS_TASK_FAILED;
+            snprintf(t->why, sizeof t->why, "ended done, but its run directory is gone or incomplete");
+        }
+        mark[i] = t->phase == GS_TASK_UNSUBMITTED || t->phase == GS_TASK_FAILED;
         todo += mark[i];
     }
     if (o->resume && !o->quiet) {

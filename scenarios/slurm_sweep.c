@@ -213,6 +213,15 @@ static gs_status write_md(const gs_slurm_array *a, const gs_sweep_plan *plan, co
     return gs_out_close(&of, 1, err);
 }
 
+/* A run directory with its timeline and summary. */
+static int have_run(const gs_slurm_array *a, int i)
+{
+    char p[GS_SCN_PATH_MAX + 64], q[GS_SCN_PATH_MAX + 64];
+    snprintf(p, sizeof p, "%.480s/run-%03d/spans.csv", a->out, i);
+    snprintf(q, sizeof q, "%.480s/run-%03d/summary.json", a->out, i);
+    return access(p, R_OK) == 0 && access(q, R_OK) == 0;
+}
+
 gs_status gs_slurm_sweep(const gs_sweep_opts *sw, const gs_slurm_opts *o, int *failed, gs_err *err)
 {
     gs_sweep_plan *plan = NULL;
@@ -227,8 +236,10 @@ gs_status gs_slurm_sweep(const gs_sweep_opts *sw, const gs_slurm_opts *o, int *f
     if (st != GS_OK || (st = check_plan(plan, err)) != GS_OK || (st = task_body(body, 65536, sw, err)) != GS_OK)
         goto done;
     int total = gs_sweep_plan_total(plan);
-    if ((st = gs_slurm_array_open(&a, sw->out_dir, "sweep", total, body, o, err)) != GS_OK ||
-        (st = gs_slurm_array_run(&a, body, o, err)) != GS_OK || o->dry_run)
+    if ((st = gs_slurm_array_open(&a, sw->out_dir, "sweep", total, body, o, err)) != GS_OK)
+        goto done;
+    a.have_output = have_run;
+    if ((st = gs_slurm_array_run(&a, body, o, err)) != GS_OK || o->dry_run)
         goto done;
     rows = calloc((size_t)total, sizeof *rows);
     ran = calloc((size_t)total, 1);
