@@ -20,6 +20,12 @@
  * seconds per unit of each varied key, 95% interval) in sensitivity.csv
  * and on stderr.  A stop (SIGINT/SIGTERM, o->stop) ends the sweep after the
  * interrupted run, with the tables of the runs that ran to their end.
+ *
+ * The plan (the varied keys and the run order) and the tables are apart
+ * from the loop (gs_sweep_plan_*, run.h) so that a driver running the runs
+ * elsewhere (slurm_sweep.c: one Slurm array task per run, each
+ * `gapscope sweep ... --task I`) builds the same runs and writes the same
+ * tables; o->one_task runs one run of the order and writes no tables.
  */
 #define _GNU_SOURCE
 #include <errno.h>
