@@ -17,6 +17,18 @@
 
 _Static_assert(GS_CAUSE_COUNT <= GS_SCN_MAX_CAUSES, "run result cause array too small");
 
+/* The analysis's figures a sweep tabulates. */
+static void copy_analysis(gs_run_result *res, const gs_analysis *a)
+{
+    res->analyzed = 1;
+    res->gpu_idle_s = a->idle_s;
+    res->gpu_span_s = a->span_s;
+    res->gpu_util = a->span_s > 0 ? a->busy_s / a->span_s : 0.0;
+    for (int c = 0; c < GS_CAUSE_COUNT; c++)
+        res->cause_idle_s[c] = a->cause_s[c];
+    gs_analysis_verdict(res->verdict, sizeof res->verdict, a);
+}
+
 gs_status gs_scn_report(gs_run_result *res, int quiet, int charts, gs_err *err)
 {
     gs_render_opts o;
@@ -26,16 +38,8 @@ gs_status gs_scn_report(gs_run_result *res, int quiet, int charts, gs_err *err)
     o.verdict = 1;
     gs_render_result rr;
     gs_status st = gs_render(&rr, res->dir, &o, err);
-    if (rr.loaded) {
-        const gs_analysis *a = rr.run.an;
-        res->analyzed = 1;
-        res->gpu_idle_s = a->idle_s;
-        res->gpu_span_s = a->span_s;
-        res->gpu_util = a->span_s > 0 ? a->busy_s / a->span_s : 0.0;
-        for (int c = 0; c < GS_CAUSE_COUNT; c++)
-            res->cause_idle_s[c] = a->cause_s[c];
-        gs_analysis_verdict(res->verdict, sizeof res->verdict, a);
-    }
+    if (rr.loaded)
+        copy_analysis(res, rr.run.an);
     gs_render_result_free(&rr);
     return st;
 }
@@ -76,14 +80,7 @@ gs_status gs_scn_result_load(gs_run_result *res, const char *dir, char *hw, size
     gs_status st = gs_render(&rr, dir, &o, err);
     if (rr.loaded) {
         const gs_run *r = &rr.run;
-        const gs_analysis *a = r->an;
-        res->analyzed = 1;
-        res->gpu_idle_s = a->idle_s;
-        res->gpu_span_s = a->span_s;
-        res->gpu_util = a->span_s > 0 ? a->busy_s / a->span_s : 0.0;
-        for (int c = 0; c < GS_CAUSE_COUNT; c++)
-            res->cause_idle_s[c] = a->cause_s[c];
-        gs_analysis_verdict(res->verdict, sizeof res->verdict, a);
+        copy_analysis(res, r->an);
         res->arrivals = r->n_jobs;
         for (size_t i = 0; i < r->n_jobs; i++) {
             const gs_job_record *j = &r->job_records[i];

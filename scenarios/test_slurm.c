@@ -155,39 +155,33 @@ GS_TEST(slurm_cli_dry_run_and_usage)
  * the background, and appends each fate to sacct.txt (task $FAKE_FAIL is
  * not run: NODE_FAIL); squeue has forgotten every job; sacct prints
  * sacct.txt. */
-static int write_fakes(const char *dir)
+static int write_exec(const char *dir, const char *name, const char *text)
 {
     char p[800];
-    snprintf(p, sizeof p, "%s/sbatch", dir);
+    snprintf(p, sizeof p, "%s/%s", dir, name);
     FILE *f = fopen(p, "w");
     if (!f)
         return 0;
-    fputs("#!/bin/bash\n[ \"$1\" = --parsable ] || exit 2\nd=$(dirname \"$0\")\n"
-          "n=$(cat \"$d/next\" 2>/dev/null || echo 500); echo $((n + 1)) > \"$d/next\"\n"
-          "spec=$(sed -n 's/^#SBATCH --array=//p' \"$2\"); spec=${spec%%%*}\n"
-          "(for item in ${spec//,/ }; do for i in $(seq ${item%-*} ${item#*-}); do\n"
-          "  if [ \"$i\" = \"${FAKE_FAIL:-}\" ]; then echo \"${n}_$i|NODE_FAIL|0:0|fakenode\" >> \"$d/sacct.txt\";"
-          " continue; fi\n"
-          "  SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_JOB_ID=$n SLURMD_NODENAME=fakenode bash \"$2\" >/dev/null 2>&1\n"
-          "  rc=$?; st=COMPLETED; [ $rc = 0 ] || st=FAILED\n"
-          "  echo \"${n}_$i|$st|$rc:0|fakenode\" >> \"$d/sacct.txt\"\n"
-          "done; done) </dev/null >/dev/null 2>&1 &\necho \"$n\"\n",
-          f);
+    fputs(text, f);
     fclose(f);
-    chmod(p, 0755);
-    snprintf(p, sizeof p, "%s/squeue", dir);
-    if (!(f = fopen(p, "w")))
-        return 0;
-    fputs("#!/bin/sh\necho 'slurm_load_jobs error: Invalid job id specified' >&2\nexit 1\n", f);
-    fclose(f);
-    chmod(p, 0755);
-    snprintf(p, sizeof p, "%s/sacct", dir);
-    if (!(f = fopen(p, "w")))
-        return 0;
-    fputs("#!/bin/sh\ncat \"$(dirname \"$0\")/sacct.txt\" 2>/dev/null\nexit 0\n", f);
-    fclose(f);
-    chmod(p, 0755);
-    return 1;
+    return chmod(p, 0755) == 0;
+}
+
+static int write_fakes(const char *dir)
+{
+    return write_exec(dir, "sbatch",
+                      "#!/bin/bash\n[ \"$1\" = --parsable ] || exit 2\nd=$(dirname \"$0\")\n"
+                      "n=$(cat \"$d/next\" 2>/dev/null || echo 500); echo $((n + 1)) > \"$d/next\"\n"
+                      "spec=$(sed -n 's/^#SBATCH --array=//p' \"$2\"); spec=${spec%%%*}\n"
+                      "(for item in ${spec//,/ }; do for i in $(seq ${item%-*} ${item#*-}); do\n"
+                      "  if [ \"$i\" = \"${FAKE_FAIL:-}\" ]; then echo \"${n}_$i|NODE_FAIL|0:0|fakenode\" >> "
+                      "\"$d/sacct.txt\"; continue; fi\n"
+                      "  SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_JOB_ID=$n SLURMD_NODENAME=fakenode bash \"$2\" >/dev/null 2>&1\n"
+                      "  rc=$?; st=COMPLETED; [ $rc = 0 ] || st=FAILED\n"
+                      "  echo \"${n}_$i|$st|$rc:0|fakenode\" >> \"$d/sacct.txt\"\n"
+                      "done; done) </dev/null >/dev/null 2>&1 &\necho \"$n\"\n") &&
+           write_exec(dir, "squeue", "#!/bin/sh\necho 'slurm_load_jobs error: Invalid job id specified' >&2\nexit 1\n") &&
+           write_exec(dir, "sacct", "#!/bin/sh\ncat \"$(dirname \"$0\")/sacct.txt\" 2>/dev/null\nexit 0\n");
 }
 
 static char *slurp(const char *path)
