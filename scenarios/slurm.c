@@ -156,7 +156,7 @@ static gs_status each_line(const char *cmd, const char *expect, const char *text
         }
         if (ok && sacct) {
             const char *e;
-            long a, b;
+            long a = -1, b = -1;
             ok = parse_int(f[2], &e, &a) && *e == ':' && parse_int(e + 1, &e, &b) && !*e;
             s.exit_code = (int)a;
             s.signal = (int)b;
