@@ -292,13 +292,14 @@ static void *prep_main(void *arg)
 {
     prep_ahead *pa = arg;
     struct gs_engine *e = pa->w->e;
+    gs_vt_enter();
     for (;;) {
         /* One prepared partition at a time: wait until the worker took the
          * last one, so the queue's order still decides what runs next. */
         int64_t t0 = gs_now_ns(), t1;
         pthread_mutex_lock(&pa->mu);
         while (pa->ready)
-            pthread_cond_wait(&pa->cv, &pa->mu);
+            gs_vt_cond_wait(&pa->cv, &pa->mu);
         pthread_mutex_unlock(&pa->mu);
         t1 = gs_now_ns();
         if (t1 - t0 > 1000)
@@ -312,13 +313,14 @@ static void *prep_main(void *arg)
             continue;
         pthread_mutex_lock(&pa->mu);
         pa->ready = p;
-        pthread_cond_broadcast(&pa->cv);
+        gs_vt_cond_broadcast(&pa->cv);
         pthread_mutex_unlock(&pa->mu);
     }
     pthread_mutex_lock(&pa->mu);
     pa->done = 1;
-    pthread_cond_broadcast(&pa->cv);
+    gs_vt_cond_broadcast(&pa->cv);
     pthread_mutex_unlock(&pa->mu);
+    gs_vt_exit();
     return NULL;
 }
 
@@ -334,7 +336,9 @@ static int run_prep_ahead(gs_worker *w)
     pthread_mutex_init(&pa.mu, NULL);
     pthread_cond_init(&pa.cv, NULL);
     pthread_t th;
+    gs_vt_spawn();
     if (pthread_create(&th, NULL, prep_main, &pa) != 0) {
+        gs_vt_spawn_failed();
         pthread_cond_destroy(&pa.cv);
         pthread_mutex_destroy(&pa.mu);
         return 0;
@@ -343,10 +347,10 @@ static int run_prep_ahead(gs_worker *w)
         int64_t t0 = gs_now_ns();
         pthread_mutex_lock(&pa.mu);
         while (!pa.ready && !pa.done)
-            pthread_cond_wait(&pa.cv, &pa.mu);
+            gs_vt_cond_wait(&pa.cv, &pa.mu);
         gs_part *p = pa.ready;
         pa.ready = NULL;
-        pthread_cond_broadcast(&pa.cv);
+        gs_vt_cond_broadcast(&pa.cv);
         pthread_mutex_unlock(&pa.mu);
         int64_t t1 = gs_now_ns();
         if (t1 - t0 > 1000)
@@ -366,9 +370,9 @@ void *gs_worker_main(void *arg)
     gs_worker *w = arg;
     struct gs_engine *e = w->e;
     gs_vt_enter();
-    /* Prep ahead runs a second thread per worker; the virtual clock does
-     * not model it (validation refuses prep = ahead with backend = model). */
-    if (e->cfg.prep_ahead && !e->cfg.work && run_prep_ahead(w)) {
+    /* Prep ahead runs a second thread per worker (a participant of the
+     * virtual clock like every engine thread, its hand-over waits wrapped). */
+    if (e->cfg.prep_ahead && run_prep_ahead(w)) {
         gs_vt_exit();
         return NULL;
     }
