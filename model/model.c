@@ -457,6 +457,32 @@ static void sort_stages(gs_model *m)
         }
 }
 
+void gs_mi_size_note(gs_model *m, int kind, uint32_t log, uint64_t n_vars, uint64_t domain)
+{
+    size_rec *z = (size_rec *)gs_mi_size_find(m, kind, log);
+    if (!z) {
+        if (m->n_sizes == MAX_SIZES)
+            return;
+        z = &m->sizes[m->n_sizes++];
+        *z = (size_rec){.kind = kind, .log = log};
+    }
+    if (n_vars)
+        z->n_vars = n_vars;
+    if (domain)
+        z->domain = domain;
+}
+
+const size_rec *gs_mi_size_find(const gs_model *m, int kind, uint32_t log)
+{
+    for (int i = 0; i < m->n_sizes; i++)
+        if (m->sizes[i].kind == kind && m->sizes[i].log == log)
+            return &m->sizes[i];
+    for (int i = 0; i < m->n_sizes; i++)
+        if (m->sizes[i].log == log)
+            return &m->sizes[i];
+    return NULL;
+}
+
 gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
 {
     *out = NULL;
@@ -470,6 +496,10 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
     if ((st = gs_timeline_read_csv(&tl, spans_csv, err)) != GS_OK)
         goto fail;
     meta_copy(m, tl);
+    const char *stg = gs_timeline_meta_get(tl, "scenario.engine.staging");
+    for (int k = 0; stg && k < GS_MODEL_STAGING_COUNT; k++)
+        if (!strcmp(stg, gs_model_staging_name(k)))
+            m->staging = k;
     const char *ml = gs_timeline_meta_get(tl, "model.log_n");
     c.default_log = ml ? (uint32_t)strtoul(ml, NULL, 10) : 0;
     const char *dev = gs_timeline_meta_get(tl, "device.0.name");
@@ -506,7 +536,7 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
         if ((s->kind == GS_SPAN_KERNEL || s->kind == GS_SPAN_COPY) && li->role == GS_ROLE_DEVICE) {
             if (!log)
                 continue;
-            int pg = !strcmp(s->name, "h2d") && s->args && strstr(s->args, "pageable=1");
+            int pg = !strncmp(s->name, "h2d", 3) && s->args && strstr(s->args, "pageable=1");
             stage *sg = gs_mi_stage_get(m, s->name, GS_WHERE_DEVICE, pg);
             inst *x = sg ? gs_mi_inst_add(sg, kind, log, s->job, s->part) : NULL;
             if (!x) {
@@ -551,26 +581,20 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
         if (s->kind != GS_SPAN_STEP || (s->flags & GS_SPAN_F_FAILED))
             continue;
         if (!strcmp(s->name, "prove_start")) {
-            /* The fixed host part of a prove, and the worker's spin. */
-            double wall = (double)(s->end_ns - s->start_ns) * 1e-9, dev_s = 0;
-            for (size_t k = i + 1; k < n && sp[k].start_ns <= s->end_ns; k++) {
-                const gs_lane_info *lk = gs_timeline_lane(tl, sp[k].lane);
-                if (sp[k].job != s->job || sp[k].part != s->part || sp[k].end_ns > s->end_ns)
-                    continue;
-                if ((lk && lk->role == GS_ROLE_DEVICE) || (sp[k].lane == s->lane &&
-                    (!strcmp(sp[k].name, "load_b2") || sp[k].kind == GS_SPAN_LOCK_WAIT)))
-                    dev_s += (double)(sp[k].end_ns - sp[k].start_ns) * 1e-9;
+            /* The device schedule and host tail of a prove, and the
+             * worker's spin. */
+            if (!gs_mi_sched_fit(&c, tl, sp, n, i, kind, log)) {
+                st = GS_ERR(err, GS_ERR_NOMEM, "model", "too many stages or sizes in %s", spans_csv);
+                goto fail;
             }
-            stage *sg = gs_mi_stage_get(m, "prove_host", GS_WHERE_FIXED, 0);
-            inst *x = sg ? gs_mi_inst_add(sg, kind, log, s->job, s->part) : NULL;
-            if (x)
-                x->v = x->wall = wall - dev_s > 0 ? wall - dev_s : 0;
             if (s->flags & GS_SPAN_F_CPU) {
                 spin_num += (double)s->cpu_ns * 1e-9;
-                spin_den += wall;
+                spin_den += (double)(s->end_ns - s->start_ns) * 1e-9;
             }
             continue;
         }
+        if (s->job >= 0 && log && (!strcmp(s->name, "host_prep") || !strcmp(s->name, "synth")))
+            gs_mi_size_note(m, kind, log, gs_mi_arg_uint(s->args, "n"), gs_mi_arg_uint(s->args, "domain"));
         int t = -1;
         for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++)
             if (!strcmp(steps[k].name, s->name))

@@ -103,6 +103,46 @@ int gs_model_device_order(const gs_model *m, int g2_on_device, int *idx, int cap
  * (prove_start's CPU time over its wall time, 0..1; 0 without CPU times). */
 double gs_model_device_spin(const gs_model *m);
 
+/* ---- a prove's device schedule (model_sched.c) ---- */
+typedef enum { GS_MODEL_STAGING_PINNED, GS_MODEL_STAGING_PAGEABLE, GS_MODEL_STAGING_DIRECT,
+               GS_MODEL_STAGING_COUNT } gs_model_staging_kind;
+/* "pinned", "pageable", "direct". */
+const char *gs_model_staging_name(int staging);
+/* The staging the capture ran (its scenario.engine.staging; pinned when absent). */
+int gs_model_staging(const gs_model *m);
+#define GS_MODEL_PLAN_MAX 24
+#define GS_MODEL_MAX_STREAMS 4
+/* A staging gap dropped to a launch: the H200 capture with staging =
+ * direct (traces/h200-backlog-s12-direct) starts h2d_w 40 us after the
+ * base. */
+#define GS_MODEL_LAUNCH_S 40e-6
+typedef struct gs_model_prove_q {
+    int kind;                 /* gs_job_kind, -1 unknown */
+    uint32_t log;
+    int64_t job;
+    int32_t part;
+    uint64_t seed;
+    int g2_on_device;
+    int staging;              /* the predicted run's gs_model_staging_kind */
+    double stream_speed[GS_MODEL_MAX_STREAMS]; /* what-if: stream s runs this many times
+                                                  faster (0: as captured) */
+} gs_model_prove_q;
+typedef struct gs_model_plan {
+    int n;
+    int stage[GS_MODEL_PLAN_MAX];     /* device stage index */
+    int stream[GS_MODEL_PLAN_MAX];
+    int pageable[GS_MODEL_PLAN_MAX];
+    double t0[GS_MODEL_PLAN_MAX], t1[GS_MODEL_PLAN_MAX]; /* seconds from the base */
+    double device_end;                /* last stage's end */
+    double total;                     /* + the prove's host tail */
+} gs_model_plan;
+/* The device stages of one prove, timed from its base (after the device
+ * mutex and the B2 upload): model_sched.c says how.  GS_ERR_UNSUPPORTED
+ * when a stage cannot be answered (size out of range, a staging the
+ * model cannot time), with detail. */
+gs_status gs_model_prove_plan(gs_model_plan *out, const gs_model *m, const gs_model_prove_q *q,
+                              gs_err *err);
+
 /* The fit as a table on f (one line per stage and size: n, median, p10,
  * p90, fit error) and as documented JSON (model/MODEL.md). */
 void gs_model_print(const gs_model *m, FILE *f);

@@ -13,7 +13,7 @@
 #include "../timeline/timeline.h"
 #include "model.h"
 
-#define MAX_STAGES 48
+#define MAX_STAGES 64
 #define MAX_POINTS 32
 #define MAX_META 256
 
@@ -46,7 +46,27 @@ typedef struct stage {
     double a, b, fit_err;
     double ps_err;   /* cpu: median |inferred / measured - 1|, -1 unknown */
     int rank;
+    /* Device stages: where they ran in a prove (model_sched.c): the
+     * stream, the stage of another stream they waited for (the name
+     * most partitions showed, "" none) and their mean offset from the
+     * prove's start (the replay order). */
+    int stream;
+    char dep[40];
+    int dep_n;
+    double off_sum;
+    int off_n;
+    /* CPU stages: the speed class of the contention model (model_speed.c). */
+    int speed_class;
 } stage;
+
+/* Sizes of one (kind, log) partition: witness wires and domain (from the
+ * host_prep and synth spans' args), for the staging copies' bytes. */
+typedef struct size_rec {
+    int kind;
+    uint32_t log;
+    uint64_t n_vars, domain;
+} size_rec;
+#define MAX_SIZES 16
 
 struct gs_model {
     stage st[MAX_STAGES];
@@ -58,6 +78,11 @@ struct gs_model {
     char notes[2048];
     char *meta_k[MAX_META], *meta_v[MAX_META];
     int n_meta;
+    size_rec sizes[MAX_SIZES];
+    int n_sizes;
+    int staging;             /* the capture's staging, GS_MODEL_STAGING_* */
+    double copy_gbps;        /* host copy into pinned memory, GB/s (profile), 0 unknown */
+    double pin_gbps;         /* page-locking a pool buffer, GB/s, 0 unknown */
 };
 
 /* A CPU instance's span for the inference. */
@@ -94,5 +119,13 @@ stage *gs_mi_stage_get(gs_model *m, const char *name, gs_model_where where, int 
 inst *gs_mi_inst_add(stage *s, int kind, uint32_t log, int64_t job, int32_t part);
 void gs_mi_note(gs_model *m, const char *fmt, const char *a, const char *b);
 const char *gs_mi_kind_name(int k);
+void gs_mi_size_note(gs_model *m, int kind, uint32_t log, uint64_t n_vars, uint64_t domain);
+const size_rec *gs_mi_size_find(const gs_model *m, int kind, uint32_t log);
+
+/* The schedule of one prove_start (span index i; model_sched.c): gap
+ * stages, the tail (prove_host), streams and dependencies.  0 when out of
+ * memory. */
+int gs_mi_sched_fit(fitctx *c, gs_timeline *tl, const gs_span *sp, size_t n, size_t i, int kind,
+                    uint32_t log);
 
 #endif

@@ -25,6 +25,15 @@ void gs_model_destroy(gs_model *m)
     free(m);
 }
 
+static const char *const staging_names[] = {"pinned", "pageable", "direct"};
+_Static_assert(sizeof staging_names / sizeof staging_names[0] == GS_MODEL_STAGING_COUNT, "staging names");
+
+const char *gs_model_staging_name(int staging)
+{
+    return (unsigned)staging < GS_MODEL_STAGING_COUNT ? staging_names[staging] : "?";
+}
+
+int gs_model_staging(const gs_model *m) { return m->staging; }
 int gs_model_cores(const gs_model *m) { return m->cores; }
 int gs_model_devices(const gs_model *m) { return m->devices; }
 const char *gs_model_source(const gs_model *m) { return m->source; }

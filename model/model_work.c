@@ -127,6 +127,16 @@ gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_e
             if ((st = need(m, capture, name, GS_WHERE_DEVICE, "the prove", k, l, err)) != GS_OK)
                 return st;
         }
+        /* The prove's device schedule at this size and staging. */
+        gs_model_plan plan;
+        gs_model_prove_q q = {.kind = k, .log = l, .job = -1, .part = -1, .g2_on_device = cfg->g2_on_device,
+                              .staging = cfg->pageable ? GS_MODEL_STAGING_PAGEABLE
+                                         : cfg->direct ? GS_MODEL_STAGING_DIRECT
+                                                       : GS_MODEL_STAGING_PINNED};
+        gs_err e2;
+        gs_err_clear(&e2);
+        if (gs_model_prove_plan(&plan, m, &q, &e2) != GS_OK)
+            return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict", "%s (capture %s)", e2.msg, capture);
         if (cfg->g2_on_device && gs_model_find(m, "msm_b2", GS_WHERE_DEVICE) < 0)
             return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict",
                           "engine.g2 = device needs the device stage msm_b2, which capture %s lacks "

@@ -239,7 +239,7 @@ static void device_partition(gs_worker *w, gs_part *p)
     gs_status s = gs_groth16_random_rs(&r, &sb, &err);
     if (s != GS_OK)
         goto fail;
-    gs_prove_opts opts = {.pageable = e->cfg.pageable, .threads = e->cfg.prove_threads,
+    gs_prove_opts opts = {.pageable = e->cfg.pageable, .direct = e->cfg.direct, .threads = e->cfg.prove_threads,
                           .g2_on_device = e->cfg.g2_on_device, .kind = (int)j->spec.kind,
                           .job_id = (int64_t)j->spec.id, .part = part};
     gs_stage_list sl;
