@@ -68,6 +68,7 @@ static const struct {
     {"buffer_release", GS_WHERE_CPU, 0}, {"process_result", GS_WHERE_CPU, 0},
     {"malloc_trim", GS_WHERE_CPU, 0},    {"assemble", GS_WHERE_CPU, 1},
     {"verify", GS_WHERE_CPU, 1},         {"load_b2", GS_WHERE_FIXED, 0},
+    {"pin", GS_WHERE_FIXED, 0},
 };
 
 int gs_mi_cmp_d(const void *x, const void *y)
@@ -626,7 +627,9 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
         x->wall = wall;
         double div = sg->per_job ? (double)parts : 1.0;
         if (steps[t].where == GS_WHERE_FIXED) {
-            x->v = wall;
+            /* A pool fill (pin) is per buffer. */
+            uint32_t nb = strcmp(s->name, "pin") ? 1 : gs_mi_arg_uint(s->args, "buffers");
+            x->v = wall / (nb ? nb : 1);
             continue;
         }
         gs_span a = *s;

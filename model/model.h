@@ -103,6 +103,12 @@ int gs_model_device_order(const gs_model *m, int g2_on_device, int *idx, int cap
  * (prove_start's CPU time over its wall time, 0..1; 0 without CPU times). */
 double gs_model_device_spin(const gs_model *m);
 
+/* Bytes of one staging buffer of a (kind, log) partition (witness and
+ * a, b, c) and the rate a pool buffer is page-locked at, GB/s (the
+ * machine profile's, else GS_MODEL_PIN_GBPS). */
+double gs_model_pin_bytes(const gs_model *m, int kind, uint32_t log);
+double gs_model_pin_gbps(const gs_model *m);
+
 /* ---- a prove's device schedule (model_sched.c) ---- */
 typedef enum { GS_MODEL_STAGING_PINNED, GS_MODEL_STAGING_PAGEABLE, GS_MODEL_STAGING_DIRECT,
                GS_MODEL_STAGING_COUNT } gs_model_staging_kind;
@@ -116,6 +122,10 @@ int gs_model_staging(const gs_model *m);
  * direct (traces/h200-backlog-s12-direct) starts h2d_w 40 us after the
  * base. */
 #define GS_MODEL_LAUNCH_S 40e-6
+/* Page-locking a staging pool's buffer when neither the capture (stage
+ * pin) nor a machine profile times it: 16 buffers of 2^20 (2 GiB) in
+ * 0.95 s on the H200 host (traces/h200-backlog-s12-direct). */
+#define GS_MODEL_PIN_GBPS 2.26
 typedef struct gs_model_prove_q {
     int kind;                 /* gs_job_kind, -1 unknown */
     uint32_t log;

@@ -180,6 +180,13 @@ static double copy_bytes(const gs_model *m, const char *name, int kind, uint32_t
     return 32.0 * (!strcmp(name, "h2d_w") ? nv : 3.0 * dom);
 }
 
+double gs_model_pin_bytes(const gs_model *m, int kind, uint32_t log)
+{
+    return copy_bytes(m, "h2d_w", kind, log) + copy_bytes(m, "h2d", kind, log);
+}
+
+double gs_model_pin_gbps(const gs_model *m) { return m->pin_gbps > 0 ? m->pin_gbps : GS_MODEL_PIN_GBPS; }
+
 gs_status gs_model_prove_plan(gs_model_plan *out, const gs_model *m, const gs_model_prove_q *q,
                               gs_err *err)
 {

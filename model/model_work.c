@@ -34,7 +34,7 @@ typedef struct work_impl {
 
 static gs_model_where unit_where(gs_work_unit u)
 {
-    return u == GS_WORK_SETUP ? GS_WHERE_FIXED : GS_WHERE_CPU;
+    return u == GS_WORK_SETUP || u == GS_WORK_PIN ? GS_WHERE_FIXED : GS_WHERE_CPU;
 }
 
 static gs_status work_run(gs_work_model *wm, gs_work_unit u, const gs_job_spec *job, int32_t part,
@@ -42,9 +42,16 @@ static gs_status work_run(gs_work_model *wm, gs_work_unit u, const gs_job_spec *
 {
     work_impl *w = wm->ctx;
     int si = (unsigned)u < GS_WORK_COUNT ? w->stage[u] : -1;
+    uint32_t log = job ? job->log_constraints + (uint32_t)w->shift : 0;
+    if (si < 0 && u == GS_WORK_PIN) {
+        /* Not captured: the buffer's bytes at the profile's (or the
+         * documented) page-locking rate. */
+        gs_vt_sleep((int64_t)(gs_model_pin_bytes(w->m, job ? (int)job->kind : -1, log) /
+                              gs_model_pin_gbps(w->m)));
+        return GS_OK;
+    }
     if (si < 0)
         return GS_OK; /* optional and absent: checked before the run */
-    uint32_t log = job ? job->log_constraints + (uint32_t)w->shift : 0;
     int kind = job ? (int)job->kind : -1;
     double s;
     gs_status rc = gs_model_cost(w->m, si, kind, log, job ? (int64_t)job->id : -1, part, w->seed, &s,
@@ -158,6 +165,13 @@ gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_e
                     {"buffer_release", GS_WHERE_CPU},   {"process_result", GS_WHERE_CPU},
                     {"assemble", GS_WHERE_CPU},         {"epilogue", GS_WHERE_CPU},
                     {"prove_host", GS_WHERE_FIXED}};
+    if (cfg->direct && gs_model_find(m, "pin", GS_WHERE_FIXED) < 0 && notes) {
+        size_t n = strlen(notes);
+        snprintf(notes + n, cap - n, "Stage pin (staging = direct: a pool buffer made page-locked) is not in the "
+                 "capture: %.2f GB/s assumed (%s).\n", gs_model_pin_gbps(m),
+                 gs_model_pin_gbps(m) == GS_MODEL_PIN_GBPS ? "the H200 capture h200-backlog-s12-direct"
+                                                           : "the machine profile");
+    }
     for (size_t i = 0; notes && i < sizeof optional / sizeof optional[0]; i++)
         if (gs_model_find(m, optional[i].name, optional[i].where) < 0) {
             size_t n = strlen(notes);

@@ -149,6 +149,9 @@ int gs_injection_draw(const gs_injection *inj, gs_inj_point p, uint64_t job,
  *   buffer_release  freeing a partition's buffers
  *   process_result  storing a partition's result (under the tracker lock)
  *   malloc_trim     one malloc_trim(0) (job NULL: the background thread)
+ *   pin             one buffer of the staging pool (staging = direct) made
+ *                   ready when the pool is filled; no memory is allocated
+ *                   (the pool holds empty assignments of the key's sizes)
  *   assemble        a job's proof bytes (part -1)
  *   verify          a job's verification (part -1)
  * The engine also makes its threads participants of the virtual clock
@@ -165,7 +168,8 @@ int gs_injection_draw(const gs_injection *inj, gs_inj_point p, uint64_t job,
     X(GS_WORK_PROCESS_RESULT, "process_result")       \
     X(GS_WORK_MALLOC_TRIM, "malloc_trim")             \
     X(GS_WORK_ASSEMBLE, "assemble")                   \
-    X(GS_WORK_VERIFY, "verify")
+    X(GS_WORK_VERIFY, "verify")                       \
+    X(GS_WORK_PIN, "pin")
 typedef enum {
 #define GS_X(e, n) e,
     GS_WORK_TABLE(GS_X)
