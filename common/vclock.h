@@ -23,6 +23,11 @@
  * the order the tasks started (the oldest first, as gs_pool's workers help
  * the oldest call), at most threads - 1 each.  gs_vt_load adds threads that
  * use CPU without progress of their own (a thread spinning on a device).
+ * Contention (cfg.speed, optional): a task of speed class cls (gs_vt_cpu_class)
+ * progresses speed(cls, T) times its share, T the runnable threads: the
+ * measured slowdown of a stage as concurrency grows (memory bandwidth, SMT
+ * siblings, clocks under load; model/model_speed.c).  Its core_ns is work
+ * at speed 1; the CPU it consumes (gs_vt_thread_cpu_ns) is its share's.
  *
  * Accounting.  `active` counts participants that are running.  A waiter
  * decrements it before it blocks; a waker (signal, broadcast, unlock of a
@@ -65,6 +70,9 @@ typedef struct gs_vt_cfg {
      * change (t: virtual ns, busy: cores in use, 0..cores); may be NULL. */
     void (*on_cpu)(void *ctx, int64_t t, double busy);
     void *on_cpu_ctx;
+    /* Speed of class cls (>= 0) with T runnable threads, > 0; NULL: 1. */
+    double (*speed)(void *ctx, int cls, double runnable);
+    void *speed_ctx;
 } gs_vt_cfg;
 
 /* Turns the clock on at virtual time t0_ns; the calling thread becomes a
@@ -98,6 +106,8 @@ void gs_vt_sleep_idle(int64_t ns);
 /* core_ns of CPU work with up to `threads` threads, on pool `pool` (-1:
  * no pool: the task's threads are its own). */
 void gs_vt_cpu(int64_t core_ns, int threads, int pool);
+/* The same for a task of speed class cls (-1: none, speed 1). */
+void gs_vt_cpu_class(int64_t core_ns, int threads, int pool, int cls);
 /* Threads using CPU without progress (delta +1 / -1). */
 void gs_vt_load(int delta);
 /* Modelled CPU ns the calling participant has consumed (0 for others). */

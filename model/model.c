@@ -158,6 +158,7 @@ stage *gs_mi_stage_get(gs_model *m, const char *name, gs_model_where where, int 
     s->pool = 0;
     s->ps_err = -1;
     s->rank = rank_of(name);
+    s->speed_class = gs_mi_speed_class(name);
     return s;
 }
 
@@ -203,7 +204,8 @@ static int act_add(fitctx *c, const gs_span *s, double threads, int pool)
     }
     act *a = &c->acts[c->n_acts];
     *a = (act){.t0 = s->start_ns, .t1 = s->end_ns, .threads = threads, .pool = pool,
-               .measured = (s->flags & GS_SPAN_F_CPU) != 0, .cpu = (double)s->cpu_ns * 1e-9};
+               .measured = (s->flags & GS_SPAN_F_CPU) != 0, .cpu = (double)s->cpu_ns * 1e-9,
+               .cls = gs_mi_speed_class(s->name), .lane = s->lane};
     return (int)c->n_acts++;
 }
 
@@ -305,6 +307,7 @@ static int infer_cpu(fitctx *c, int cores)
                 th = 1 + h;
             }
             x->inferred += th * share * dt;
+            x->tload += T * dt;
         }
     }
     free(t);
@@ -373,6 +376,10 @@ static int summarize(gs_model *m, fitctx *c)
                         x->v = a->inferred * x->v; /* x->v held the per-job divisor */
                         s->n_inferred++;
                     }
+                    /* Solo-speed work: the demand at the span's runnable
+                     * threads over the class's slowdown there. */
+                    double secs = (double)(a->t1 - a->t0) * 1e-9;
+                    x->v /= gs_mi_slowdown(m, a->cls, secs > 0 ? a->tload / secs : 1);
                 }
             }
             p->sorted = malloc((p->n ? p->n : 1) * sizeof *p->sorted);
@@ -486,6 +493,11 @@ const size_rec *gs_mi_size_find(const gs_model *m, int kind, uint32_t log)
 
 gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
 {
+    return gs_model_load_profiled(out, spans_csv, NULL, err);
+}
+
+gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const char *profile, gs_err *err)
+{
     *out = NULL;
     gs_timeline *tl = NULL;
     fitctx c = {0};
@@ -516,6 +528,10 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
         m->cores = 1;
         gs_mi_note(m, "%s%s", "Cores: the capture names no core count; 1 assumed.\n", "");
     }
+    for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++)
+        m->scale[k] = 1.0;
+    if (profile && *profile && (st = gs_mi_profile_apply(m, profile, err)) != GS_OK)
+        goto fail;
     size_t n;
     const gs_span *sp = gs_timeline_spans(tl, &n);
     for (size_t i = 0; i < n; i++)
@@ -655,6 +671,7 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
             st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
             goto fail;
         }
+        c.acts[ai].stage = (int)(sg - m->st);
         x->act = ai;
         if (a.flags & GS_SPAN_F_CPU)
             x->v = c.acts[ai].cpu / div;
@@ -671,7 +688,12 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
     m->spin = spin_den > 0 ? spin_num / spin_den : 0;
     if (m->spin > 1)
         m->spin = 1;
-    if (!infer_cpu(&c, m->cores) || !summarize(m, &c)) {
+    if (!infer_cpu(&c, m->cores)) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
+        goto fail;
+    }
+    gs_mi_speed_fit(&c);
+    if (!summarize(m, &c)) {
         st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
         goto fail;
     }

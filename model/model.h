@@ -57,12 +57,21 @@
 #define GS_MODEL_MAX_EXTRAP 2
 
 typedef enum { GS_WHERE_DEVICE, GS_WHERE_CPU, GS_WHERE_FIXED, GS_WHERE_COUNT } gs_model_where;
+/* Speed classes of CPU stages (host contention, model_speed.c): synthesis,
+ * host prep, the CPU G2 MSM (a pool task), everything else. */
+enum { GS_SPEED_SYNTH, GS_SPEED_HOST_PREP, GS_SPEED_MSM_B2, GS_SPEED_OTHER, GS_MODEL_SPEED_CLASSES };
+const char *gs_model_speed_class_name(int cls);
 const char *gs_model_where_name(gs_model_where w);
 
 typedef struct gs_model gs_model;
 
 /* Fits a model from a spans.csv (a run directory's or a committed capture). */
 gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err);
+/* The same with a machine profile (gapscope calibrate; NULL: none): its
+ * contention curves serve every class the capture cannot tell, its copy
+ * and page-locking rates the staging changes (model_profile.c). */
+gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const char *profile,
+                                 gs_err *err);
 /* Adds to m every stage of the capture other_csv that m lacks (the CPU G2
  * MSM of a capture that ran it on the CPU, say), noting each in
  * gs_model_notes: a prediction then mixes two captures' costs. */
@@ -86,6 +95,8 @@ int gs_model_n_stages(const gs_model *m);
 const char *gs_model_stage_at(const gs_model *m, int i, gs_model_where *where);
 /* Index of stage (name, where), -1 when the capture lacks it. */
 int gs_model_find(const gs_model *m, const char *name, gs_model_where where);
+/* Speed class of a CPU stage (GS_SPEED_*), -1 for other stages. */
+int gs_model_stage_class(const gs_model *m, int stage);
 /* Threads a CPU stage can use (1 or the pool's width) and whether those
  * come from the backend's pool. */
 int gs_model_stage_threads(const gs_model *m, int stage, int *pool);
@@ -152,6 +163,44 @@ typedef struct gs_model_plan {
  * model cannot time), with detail. */
 gs_status gs_model_prove_plan(gs_model_plan *out, const gs_model *m, const gs_model_prove_q *q,
                               gs_err *err);
+
+/* ---- host contention and replicates (model_speed.c) ---- */
+/* Work one core-second of class cls does with `runnable` threads wanting
+ * the cores, relative to one thread alone (1: ideal sharing). */
+double gs_model_speed(const gs_model *m, int cls, double runnable);
+/* Sets replicate r of a prediction's interval (0: the point prediction,
+ * the captured values): every CPU demand of class k is scaled by the
+ * inverse of a drawn host speed (normal, sd host_sd) times the mean
+ * per-thread speed of threads[k] threads drawn from the captured threads
+ * (NULL: none); and every cost is drawn from its point's instances rather
+ * than taken from the captured partition.  Not thread safe: set between
+ * runs. */
+void gs_model_replicate(gs_model *m, uint64_t r, const int *threads, double host_sd);
+/* The spread (coefficient of variation) of the captured synthesis
+ * threads' speeds, 0 when unknown. */
+double gs_model_host_spread(const gs_model *m);
+void gs_model_print_speed(const gs_model *m, FILE *f);
+
+/* ---- machine profile (model_profile.c, gapscope calibrate) ---- */
+typedef struct gs_profile_class {
+    int n;
+    double threads[24], speed[24];   /* speed: one thread's work per core-second at T, 1 at T = 1 */
+    double cpu_s[24];                /* mean CPU seconds per unit of work at T */
+    double lane_cv;                  /* spread of the threads' speeds at the largest T */
+} gs_profile_class;
+typedef struct gs_profile {
+    char host_cpu[160];
+    int cores;
+    uint32_t log;                    /* size of the calibration's work (log2 constraints) */
+    gs_profile_class cls[GS_MODEL_SPEED_CLASSES];
+    double copy_gbps, pin_gbps;      /* 0: not measured */
+    char build[64];
+} gs_profile;
+gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err);
+gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err);
+/* The profile a prediction uses: given, else "machine-profile.json" in
+ * the capture's directory when present (out: "" none). */
+void gs_profile_find(char *out, size_t cap, const char *given, const char *capture_dir);
 
 /* The fit as a table on f (one line per stage and size: n, median, p10,
  * p90, fit error) and as documented JSON (model/MODEL.md). */

@@ -163,7 +163,7 @@ static gs_status cpu(model_impl *im, int si, const gs_prove_state *st, gs_err *e
         return rc;
     int pool;
     int threads = gs_model_stage_threads(im->m, si, &pool);
-    gs_vt_cpu(ns_of(s), threads, pool ? im->pool : -1);
+    gs_vt_cpu_class(ns_of(s), threads, pool ? im->pool : -1, gs_model_stage_class(im->m, si));
     return GS_OK;
 }
 

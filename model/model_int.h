@@ -68,6 +68,23 @@ typedef struct size_rec {
 } size_rec;
 #define MAX_SIZES 16
 
+/* How a CPU stage's speed falls as runnable threads grow (model_speed.c):
+ * speed(T) = 1 / (1 + beta * (T - 1) / cores) from the capture, or a
+ * table of (T, speed) from a machine profile; speed(1) = 1. */
+#define GS_SPEED_PTS 24
+#define GS_SPEED_LANES 64
+typedef struct speed_curve {
+    int source;                  /* GS_SPEED_SRC_* */
+    double beta, beta_se;        /* capture fit */
+    double t_lo, t_hi;           /* the capture's range of T (fit or not) */
+    int n_pts;                   /* profile table */
+    double pt_t[GS_SPEED_PTS], pt_s[GS_SPEED_PTS];
+    double lane_f[GS_SPEED_LANES]; /* per-thread speed factors (mean 1) */
+    int n_lane;
+    double lane_cv;              /* their spread (profile: at T = cores) */
+} speed_curve;
+enum { GS_SPEED_SRC_NONE, GS_SPEED_SRC_CAPTURE, GS_SPEED_SRC_PROFILE };
+
 struct gs_model {
     stage st[MAX_STAGES];
     int n;
@@ -83,6 +100,13 @@ struct gs_model {
     int staging;             /* the capture's staging, GS_MODEL_STAGING_* */
     double copy_gbps;        /* host copy into pinned memory, GB/s (profile), 0 unknown */
     double pin_gbps;         /* page-locking a pool buffer, GB/s, 0 unknown */
+    speed_curve speed[GS_MODEL_SPEED_CLASSES];
+    speed_curve prof[GS_MODEL_SPEED_CLASSES]; /* the machine profile's, source NONE without */
+    char profile[400];       /* its path, "" none */
+    /* Replicate draws (gs_model_replicate): per class a factor on every
+     * CPU demand, and draws instead of the captured partitions' values. */
+    double scale[GS_MODEL_SPEED_CLASSES];
+    int draw;
 };
 
 /* A CPU instance's span for the inference. */
@@ -93,6 +117,9 @@ typedef struct act {
     double inferred;
     int measured;
     double cpu;
+    double tload;    /* runnable threads x seconds over the span (the inference's T) */
+    int cls, lane;   /* speed class (model_speed.c), the span's lane */
+    int stage;       /* its stage's index */
 } act;
 
 typedef struct job_rec {
@@ -121,6 +148,16 @@ void gs_mi_note(gs_model *m, const char *fmt, const char *a, const char *b);
 const char *gs_mi_kind_name(int k);
 void gs_mi_size_note(gs_model *m, int kind, uint32_t log, uint64_t n_vars, uint64_t domain);
 const size_rec *gs_mi_size_find(const gs_model *m, int kind, uint32_t log);
+
+/* Contention (model_speed.c): the class of a CPU stage; the fit of every
+ * class's curve from the measured acts (then the profile's, else none),
+ * with notes; the factor g(T) = 1 / speed(T) that normalizes an
+ * instance's demand to one thread's speed. */
+int gs_mi_speed_class(const char *stage_name);
+void gs_mi_speed_fit(fitctx *c);
+double gs_mi_slowdown(const gs_model *m, int cls, double runnable);
+/* Reads the profile at path into m's profile curves and rates (model_profile.c). */
+gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err);
 
 /* The schedule of one prove_start (span index i; model_sched.c): gap
  * stages, the tail (prove_host), streams and dependencies.  0 when out of

@@ -50,6 +50,7 @@ void gs_model_print(const gs_model *m, FILE *f)
                "spread = (p90 - p10) / 2 median; fit_err = size fit's RMS error (2+ sizes);\n"
                "ps_err = median |inferred / measured CPU - 1| (processor sharing against cpu_ns);\n"
                "* = emergent (observed, not an input of predictions)\n");
+    gs_model_print_speed(m, f);
     if (m->spin > 0)
         fprintf(f, "GPU workers spin %.0f%% of a core while their device works\n", 100 * m->spin);
     if (m->notes[0])

@@ -60,6 +60,11 @@ int gs_model_find(const gs_model *m, const char *name, gs_model_where where)
     return -1;
 }
 
+int gs_model_stage_class(const gs_model *m, int stage)
+{
+    return stage >= 0 && stage < m->n && m->st[stage].where == GS_WHERE_CPU ? m->st[stage].speed_class : -1;
+}
+
 int gs_model_stage_threads(const gs_model *m, int stage, int *pool)
 {
     if (stage < 0 || stage >= m->n) {
@@ -121,7 +126,9 @@ gs_status gs_model_cost(const gs_model *m, int si, int kind, uint32_t log, int64
                           best->log + GS_MODEL_MAX_EXTRAP);
         scale = exp2(s->b * ((double)log - (double)best->log));
     }
-    if (job >= 0)
+    if (s->where == GS_WHERE_CPU)
+        scale *= m->scale[s->speed_class];
+    if (job >= 0 && !m->draw)
         for (size_t k = 0; k < best->n; k++)
             if (best->in[k].job == job && best->in[k].part == part) {
                 *out = best->in[k].v * scale;

@@ -66,7 +66,7 @@ static gs_status work_run(gs_work_model *wm, gs_work_unit u, const gs_job_spec *
     } else {
         int pool;
         int threads = gs_model_stage_threads(w->m, si, &pool);
-        gs_vt_cpu(ns, threads, -1);
+        gs_vt_cpu_class(ns, threads, -1, gs_model_stage_class(w->m, si));
     }
     return GS_OK;
 }
