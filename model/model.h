@@ -202,6 +202,18 @@ gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err);
  * the capture's directory when present (out: "" none). */
 void gs_profile_find(char *out, size_t cap, const char *given, const char *capture_dir);
 
+/* Measures this host's profile (model/calibrate.c): synthesis of the
+ * engine's circuit at 2^log, the worker's host prep, the CPU G2 MSM of
+ * 2^msm_log points, with 1..max_threads threads (0: twice the online
+ * CPUs), a host copy and, with CUDA, page-locking.  Progress on stderr
+ * unless quiet.  host_cpu and build are left to the caller. */
+typedef struct gs_calibrate_opts {
+    uint32_t log, msm_log;
+    int max_threads;
+    int quiet;
+} gs_calibrate_opts;
+gs_status gs_calibrate(gs_profile *out, const gs_calibrate_opts *o, gs_err *err);
+
 /* The fit as a table on f (one line per stage and size: n, median, p10,
  * p90, fit error) and as documented JSON (model/MODEL.md). */
 void gs_model_print(const gs_model *m, FILE *f);

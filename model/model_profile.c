@@ -193,7 +193,10 @@ gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err)
         s->source = GS_SPEED_SRC_PROFILE;
         s->n_pts = c->n;
         memcpy(s->pt_t, c->threads, sizeof(double) * (size_t)c->n);
-        memcpy(s->pt_s, c->speed, sizeof(double) * (size_t)c->n);
+        /* More threads never make a thread faster: a measured speed above
+         * one thread's (noise, turbo settling) is taken as 1. */
+        for (int i = 0; i < c->n; i++)
+            s->pt_s[i] = c->speed[i] / c->speed[0] > 1 ? 1 : c->speed[i] / c->speed[0];
         s->lane_cv = c->lane_cv;
         s->beta_se = INFINITY;
     }

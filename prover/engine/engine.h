@@ -260,6 +260,11 @@ typedef struct gs_job_result {
 
 typedef struct gs_engine gs_engine;
 
+/* The host prep a GPU worker does before device work (step host_prep):
+ * classify the witness scalars (0 and 1 go to batch additions, the rest
+ * to the MSMs).  Also timed by gapscope calibrate. */
+void gs_witness_classify(const gs_assignment *as, uint64_t *zeros, uint64_t *ones);
+
 gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
                            gs_backend **backends, int n_devices,
                            gs_timeline *tl, gs_err *err);

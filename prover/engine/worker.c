@@ -103,9 +103,7 @@ static void step_cpu(gs_tl_lane *lane, const char *name, const gs_part *p, int64
                    gs_now_ns(), failed ? GS_SPAN_F_FAILED : 0, args, gs_task_cpu_ns() - c0);
 }
 
-/* The CPU prep production does before device work: classify the scalars
- * of the witness (0 and 1 go to batch additions, the rest to the MSMs). */
-static void classify(const gs_assignment *as, uint64_t *zeros, uint64_t *ones)
+void gs_witness_classify(const gs_assignment *as, uint64_t *zeros, uint64_t *ones)
 {
     uint64_t z = 0, o = 0;
     for (uint32_t i = 0; i < as->n_vars; i++) {
@@ -191,7 +189,7 @@ static int prep_partition(gs_worker *w, gs_tl_lane *lane, gs_part *p)
     if (e->cfg.work)
         s = e->cfg.work->run(e->cfg.work, GS_WORK_HOST_PREP, &j->spec, part, &err);
     else
-        classify(&p->as, &zeros, &ones);
+        gs_witness_classify(&p->as, &zeros, &ones);
     if (s == GS_OK)
         s = gs_inject(e, GS_INJ_HOST_PREP, lane, j, part, NULL, &err);
     snprintf(args, sizeof args, "zeros=%llu;ones=%llu;n=%u", (unsigned long long)zeros,
