@@ -9,5 +9,7 @@ int gs_scn_cmd_sweep(int argc, char **argv);
 /* gapscope predict, gapscope model (cli_predict.c). */
 int gs_scn_cmd_predict(int argc, char **argv);
 int gs_scn_cmd_model(int argc, char **argv);
+/* gapscope predict CAPTURE --what-if ... (cli_whatif.c). */
+int gs_cli_whatif(int argc, char **argv);
 
 #endif

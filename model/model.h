@@ -168,14 +168,15 @@ gs_status gs_model_prove_plan(gs_model_plan *out, const gs_model *m, const gs_mo
 /* Work one core-second of class cls does with `runnable` threads wanting
  * the cores, relative to one thread alone (1: ideal sharing). */
 double gs_model_speed(const gs_model *m, int cls, double runnable);
-/* Sets replicate r of a prediction's interval (0: the point prediction,
- * the captured values): every CPU demand of class k is scaled by the
- * inverse of a drawn host speed (normal, sd host_sd) times the mean
+/* Sets replicate r (1..n_reps) of a prediction's interval (0: the point
+ * prediction, the captured values): every CPU demand of class k is
+ * scaled by the inverse of a host speed (the normal quantile
+ * (r - 0.5) / n_reps of sd host_sd: stratified) times the mean
  * per-thread speed of threads[k] threads drawn from the captured threads
  * (NULL: none); and every cost is drawn from its point's instances rather
  * than taken from the captured partition.  Not thread safe: set between
  * runs. */
-void gs_model_replicate(gs_model *m, uint64_t r, const int *threads, double host_sd);
+void gs_model_replicate(gs_model *m, uint64_t r, uint64_t n_reps, const int *threads, double host_sd);
 /* The spread (coefficient of variation) of the captured synthesis
  * threads' speeds, 0 when unknown. */
 double gs_model_host_spread(const gs_model *m);

@@ -237,7 +237,30 @@ static double unit(uint64_t *s)
     return (double)(*s >> 11) * 0x1.0p-53;
 }
 
-void gs_model_replicate(gs_model *m, uint64_t r, const int *threads, double host_sd)
+/* The standard normal quantile (Acklam's rational approximation,
+ * relative error < 1.2e-9), for stratified host draws. */
+static double norm_q(double p)
+{
+    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                               1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                               6.680131188771972e+01, -1.328068155288572e+01};
+    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                               -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+    static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                               3.754408661907416e+00};
+    if (p <= 0.02425 || p >= 1 - 0.02425) {
+        double q = sqrt(-2 * log(p < 0.5 ? p : 1 - p));
+        double x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+                   ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+        return p < 0.5 ? x : -x;
+    }
+    double q = p - 0.5, r = q * q;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+void gs_model_replicate(gs_model *m, uint64_t r, uint64_t n_reps, const int *threads, double host_sd)
 {
     if (r == 0) {
         for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++)
@@ -246,10 +269,13 @@ void gs_model_replicate(gs_model *m, uint64_t r, const int *threads, double host
         return;
     }
     uint64_t s = mix(r * 0x2545f4914f6cdd1dULL);
-    /* One host-speed draw per replicate (normal, Box-Muller), shared by
-     * every class: the machine as a whole runs faster or slower. */
-    double u1 = unit(&s), u2 = unit(&s);
-    double host = 1.0 + host_sd * sqrt(-2 * log(u1 > 0 ? u1 : 1e-300)) * cos(2 * M_PI * u2);
+    /* One host speed per replicate, shared by every class (the machine as
+     * a whole runs faster or slower): stratified, replicate r of n at the
+     * normal quantile (r - 0.5) / n, so a few replicates span the
+     * distribution evenly. */
+    if (n_reps < r)
+        n_reps = r;
+    double host = 1.0 + host_sd * norm_q(((double)r - 0.5) / (double)n_reps);
     if (host < 0.5)
         host = 0.5;
     for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++) {

@@ -37,6 +37,15 @@ static void summary_section(gs_doc *d, const gs_run *r)
                      "modelled. What the model assumed is under model.assumed in the settings below.",
                   cap ? cap : "?", rev ? rev : "unknown", cpu ? cpu : "unknown", cores ? cores : "?",
                   dem ? dem : "?");
+        const char *u = gs_timeline_meta_get(r->tl, "prediction.util"),
+                   *lo = gs_timeline_meta_get(r->tl, "prediction.util_lo"),
+                   *hi = gs_timeline_meta_get(r->tl, "prediction.util_hi"),
+                   *nc = gs_timeline_meta_get(r->tl, "prediction.captures");
+        if (u && lo && hi)
+            gs_doc_pf(d, "Predicted GPU util %.1f%%, interval [%.1f%%, %.1f%%] (about 90%%: %s capture(s) of the "
+                         "setting, replicates drawn from the capture, the reproduction residual; "
+                         "model/MODEL.md, \"Uncertainty\"). A gate on this run checks the interval's low end.",
+                      100 * atof(u), 100 * atof(lo), 100 * atof(hi), nc ? nc : "1");
     }
     gs_doc_table(d, 15, h);
     for (size_t i = 0; i < a->n_dev; i++) {
