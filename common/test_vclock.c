@@ -228,3 +228,60 @@ GS_TEST(vclock_detects_a_stall_and_passes_through_when_off)
     pthread_cond_destroy(&l.cv);
     pthread_mutex_destroy(&l.mu);
 }
+
+/* Contention (gs_vt_cfg.speed): class 0 runs at half speed once two
+ * threads want the cores.  Two 1 s tasks of class 0 on two cores: each
+ * has a core but progresses at 0.5, so both end at 2 s and each consumed
+ * 2 s of CPU; a class -1 task beside one of them is not slowed (1 s). */
+static double half_when_two(void *ctx, int cls, double runnable)
+{
+    (void)ctx;
+    return cls == 0 && runnable >= 2 ? 0.5 : 1.0;
+}
+
+typedef struct ctask {
+    int64_t demand;
+    int cls;
+    int64_t done_at, cpu;
+} ctask;
+
+static void *cls_main(void *arg)
+{
+    ctask *t = arg;
+    gs_vt_enter();
+    gs_vt_cpu_class(t->demand, 1, -1, t->cls);
+    t->done_at = gs_now_ns();
+    t->cpu = gs_vt_thread_cpu_ns();
+    gs_vt_exit();
+    return NULL;
+}
+
+GS_TEST(vclock_speed_classes_slow_with_contention)
+{
+    gs_vt_cfg two = {.cores = 2, .speed = half_when_two};
+    for (int round = 0; round < 2; round++) {
+        ctask t[2] = {{.demand = S, .cls = 0}, {.demand = S, .cls = round == 0 ? 0 : -1}};
+        pthread_t th[2];
+        gs_err err;
+        gs_err_clear(&err);
+        GS_REQUIRE(gs_vt_start(&two, 0, &err) == GS_OK);
+        for (int i = 0; i < 2; i++) {
+            gs_vt_spawn();
+            GS_REQUIRE(pthread_create(&th[i], NULL, cls_main, &t[i]) == 0);
+        }
+        gs_vt_sleep(10 * S);
+        for (int i = 0; i < 2; i++)
+            pthread_join(th[i], NULL);
+        gs_vt_end();
+        if (round == 0) {
+            GS_CHECK_EQ_INT(t[0].done_at, 2 * S);
+            GS_CHECK_EQ_INT(t[1].done_at, 2 * S);
+            GS_CHECK_MSG(llabs(t[0].cpu - 2 * S) <= 2, "class 0 consumed %lld ns of CPU", (long long)t[0].cpu);
+        } else {
+            /* Class 0 at half speed until the other ends at 1 s (0.5 s of
+             * work done), then alone at full speed: 1.5 s. */
+            GS_CHECK_EQ_INT(t[1].done_at, S);
+            GS_CHECK_EQ_INT(t[0].done_at, 3 * S / 2);
+        }
+    }
+}
