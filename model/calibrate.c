@@ -197,7 +197,7 @@ static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, cons
         double mean, cv;
         if ((st = run_level(lv, 1, &mean, &cv, err)) != GS_OK)
             break;
-        lv->reps = mean > 0 ? (int)ceil(0.2 / mean) : 1;
+        lv->reps = mean > 0 ? (int)ceil((o->unit_s > 0 ? o->unit_s : 0.2) / mean) : 1;
         if (lv->reps < 1)
             lv->reps = 1;
         for (int i = 0; i < nl && st == GS_OK; i++) {
@@ -282,7 +282,7 @@ static void *copy_main(void *p)
 /* A host copy on 8 threads (the CUDA backend's staging), GB/s. */
 static double copy_rate(void)
 {
-    size_t len = (size_t)256 << 20, per = len / 8;
+    size_t len = (size_t)64 << 20, per = len / 8;
     char *src = malloc(len), *dst = malloc(len);
     double best = 0;
     if (!src || !dst)

@@ -212,6 +212,7 @@ typedef struct gs_calibrate_opts {
     uint32_t log, msm_log;
     int max_threads;
     int quiet;
+    double unit_s;      /* each thread's work per level, at least (0: 0.2 s) */
 } gs_calibrate_opts;
 gs_status gs_calibrate(gs_profile *out, const gs_calibrate_opts *o, gs_err *err);
 
