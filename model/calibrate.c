@@ -337,6 +337,7 @@ gs_status gs_calibrate(gs_profile *p, const gs_calibrate_opts *o, gs_err *err)
                       o->msm_log);
     p->cores = cpus;
     p->log = o->log;
+    p->msm_log = o->msm_log;
     int lad[32];
     int nl = ladder(cpus, o->max_threads, lad);
     gs_status st = threads_classes(p, o, lad, nl, cpus, err);

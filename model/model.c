@@ -701,6 +701,10 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
     for (int i = 0; i < m->n; i++)
         inferred += m->st[i].n_inferred;
     m->cpu_measured = inferred == 0;
+    if (!gs_mi_profile_lend(m)) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
+        goto fail;
+    }
     if (inferred) {
         char k[32];
         snprintf(k, sizeof k, "%d", inferred);

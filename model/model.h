@@ -171,7 +171,7 @@ double gs_model_speed(const gs_model *m, int cls, double runnable);
 /* Sets replicate r (1..n_reps) of a prediction's interval (0: the point
  * prediction, the captured values): every CPU demand of class k is
  * scaled by the inverse of a host speed (the normal quantile
- * (r - 0.5) / n_reps of sd host_sd: stratified) times the mean
+ * 0.05 + 0.9 (r - 1) / (n_reps - 1) of sd host_sd) times the mean
  * per-thread speed of threads[k] threads drawn from the captured threads
  * (NULL: none); and every cost is drawn from its point's instances rather
  * than taken from the captured partition.  Not thread safe: set between
@@ -193,12 +193,17 @@ typedef struct gs_profile {
     char host_cpu[160];
     int cores;
     uint32_t log;                    /* size of the calibration's work (log2 constraints) */
+    uint32_t msm_log;                /* the CPU G2 MSM's points (log2) */
     gs_profile_class cls[GS_MODEL_SPEED_CLASSES];
     double copy_gbps, pin_gbps;      /* 0: not measured */
     char build[64];
 } gs_profile;
 gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err);
 gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err);
+/* The CPU G2 MSM's demand (core-seconds at one thread's speed) for n
+ * points from a profile's msm_b2 class: its one-thread time at 2^msm_log
+ * points scaled as Pippenger's n / log2 n; 0 without that class. */
+double gs_profile_msm_cs(const gs_profile *p, double n);
 /* The profile a prediction uses: given, else "machine-profile.json" in
  * the capture's directory when present (out: "" none). */
 void gs_profile_find(char *out, size_t cap, const char *given, const char *capture_dir);

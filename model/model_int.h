@@ -103,6 +103,7 @@ struct gs_model {
     speed_curve speed[GS_MODEL_SPEED_CLASSES];
     speed_curve prof[GS_MODEL_SPEED_CLASSES]; /* the machine profile's, source NONE without */
     char profile[400];       /* its path, "" none */
+    gs_profile prof_data;    /* the profile as read (valid when profile[0]) */
     /* Replicate draws (gs_model_replicate): per class a factor on every
      * CPU demand, and draws instead of the captured partitions' values. */
     double scale[GS_MODEL_SPEED_CLASSES];
@@ -156,7 +157,11 @@ const size_rec *gs_mi_size_find(const gs_model *m, int kind, uint32_t log);
 int gs_mi_speed_class(const char *stage_name);
 void gs_mi_speed_fit(fitctx *c);
 double gs_mi_slowdown(const gs_model *m, int cls, double runnable);
-/* Reads the profile at path into m's profile curves and rates (model_profile.c). */
+/* Reads the profile at path into m's profile curves and rates (model_profile.c).
+ * After the fit, gs_mi_profile_lend adds the CPU G2 MSM (msm_b2, cpu) when
+ * the capture ran it on the device only and the profile timed it (0 out
+ * of memory). */
+int gs_mi_profile_lend(gs_model *m);
 gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err);
 
 /* The schedule of one prove_start (span index i; model_sched.c): gap

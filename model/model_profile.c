@@ -23,6 +23,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -41,7 +42,7 @@ gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
     gs_json_str(f, p->host_cpu);
     fprintf(f, ",\"cores\":%d},\"build\":", p->cores);
     gs_json_str(f, p->build);
-    fprintf(f, ",\"log\":%u,\"copy_gbps\":", p->log);
+    fprintf(f, ",\"log\":%u,\"msm_log\":%u,\"copy_gbps\":", p->log, p->msm_log);
     gs_json_num(f, p->copy_gbps);
     fprintf(f, ",\"pin_gbps\":");
     gs_json_num(f, p->pin_gbps);
@@ -120,6 +121,12 @@ gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err)
     if ((st = num(j, "log", 1, 40, &d, path, err)) != GS_OK)
         goto out;
     p->log = (uint32_t)d;
+    p->msm_log = p->log > 10 ? p->log - 2 : 8;
+    if (gs_json_get(j, "msm_log")) {
+        if ((st = num(j, "msm_log", 1, 40, &d, path, err)) != GS_OK)
+            goto out;
+        p->msm_log = (uint32_t)d;
+    }
     if ((st = num(j, "copy_gbps", 0, 1e4, &p->copy_gbps, path, err)) != GS_OK ||
         (st = num(j, "pin_gbps", 0, 1e4, &p->pin_gbps, path, err)) != GS_OK)
         goto out;
@@ -175,12 +182,22 @@ void gs_profile_find(char *out, size_t cap, const char *given, const char *captu
     }
 }
 
+double gs_profile_msm_cs(const gs_profile *p, double n)
+{
+    const gs_profile_class *c = &p->cls[GS_SPEED_MSM_B2];
+    if (!c->n || c->threads[0] != 1 || n < 2)
+        return 0;
+    double n0 = exp2((double)p->msm_log);
+    return c->cpu_s[0] * (n / n0) * ((double)p->msm_log / log2(n));
+}
+
 gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err)
 {
     gs_profile p;
     gs_status st = gs_profile_read(&p, path, err);
     if (st != GS_OK)
         return st;
+    m->prof_data = p;
     snprintf(m->profile, sizeof m->profile, "%s", path);
     m->copy_gbps = p.copy_gbps;
     m->pin_gbps = p.pin_gbps;
@@ -211,4 +228,33 @@ gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err)
     if (hc && p.host_cpu[0] && strcmp(hc, p.host_cpu))
         gs_mi_note(m, "Profile: measured on \"%s\", the capture ran on \"%s\".\n", p.host_cpu, hc);
     return GS_OK;
+}
+
+int gs_mi_profile_lend(gs_model *m)
+{
+    if (!m->profile[0] || gs_model_find(m, "msm_b2", GS_WHERE_CPU) >= 0 || !m->n_sizes ||
+        gs_profile_msm_cs(&m->prof_data, 1024) <= 0)
+        return 1;
+    stage *sg = gs_mi_stage_get(m, "msm_b2", GS_WHERE_CPU, 0);
+    if (!sg)
+        return 0;
+    sg->threads = m->cores;
+    sg->pool = 1;
+    for (int i = 0; i < m->n_sizes; i++) {
+        const size_rec *z = &m->sizes[i];
+        double n = z->n_vars ? (double)z->n_vars : exp2((double)z->log);
+        inst *x = gs_mi_inst_add(sg, z->kind, z->log, -1, -1);
+        if (!x)
+            return 0;
+        x->v = x->wall = gs_profile_msm_cs(&m->prof_data, n);
+        point *p = &sg->pt[sg->n_pt - 1];
+        if (!(p->sorted = malloc(sizeof *p->sorted)))
+            return 0;
+        p->sorted[0] = p->median = p->p10 = p->p90 = p->wall_median = x->v;
+        char what[96];
+        snprintf(what, sizeof what, "%.3f cs per partition at 2^%u (%.0f points)", x->v, z->log, n);
+        gs_mi_note(m, "Stage msm_b2 (cpu) lent by the machine profile: %s, its one-thread G2 MSM scaled "
+                      "as n / log2 n%s.\n", what, "");
+    }
+    return 1;
 }

@@ -216,9 +216,10 @@ void gs_mi_speed_fit(fitctx *c)
             continue; /* the stage did not run */
         snprintf(what, sizeof what, "%s (runnable threads %.1f..%.1f in the capture)", class_names[k], fit.t_lo,
                  fit.t_hi);
-        gs_mi_note(m, "Contention of %s: the capture cannot tell how it slows with more threads and no "
-                      "machine profile was given (gapscope calibrate, --profile): ideal sharing%s.\n",
-                   what, "");
+        gs_mi_note(m, "Contention of %s: the capture cannot tell how it slows with more threads and %s: "
+                      "ideal sharing.\n",
+                   what, m->profile[0] ? "the machine profile does not time it"
+                                       : "no machine profile was given (gapscope calibrate, --profile)");
     }
 }
 
@@ -270,12 +271,14 @@ void gs_model_replicate(gs_model *m, uint64_t r, uint64_t n_reps, const int *thr
     }
     uint64_t s = mix(r * 0x2545f4914f6cdd1dULL);
     /* One host speed per replicate, shared by every class (the machine as
-     * a whole runs faster or slower): stratified, replicate r of n at the
-     * normal quantile (r - 0.5) / n, so a few replicates span the
-     * distribution evenly. */
+     * a whole runs faster or slower): replicate r of n at the normal
+     * quantile 0.05 + 0.9 (r - 1) / (n - 1), so the replicates span the
+     * host's 5th to 95th percentile evenly and their extremes bound a 90%
+     * interval (utilization grows with the host's speed). */
     if (n_reps < r)
         n_reps = r;
-    double host = 1.0 + host_sd * norm_q(((double)r - 0.5) / (double)n_reps);
+    double q = n_reps > 1 ? 0.05 + 0.9 * (double)(r - 1) / (double)(n_reps - 1) : 0.5;
+    double host = 1.0 + host_sd * norm_q(q);
     if (host < 0.5)
         host = 0.5;
     for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++) {

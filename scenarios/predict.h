@@ -40,7 +40,7 @@ typedef struct gs_util_summary gs_util_summary;
  * 10.6%. */
 #define GS_PREDICT_HOST_SD 0.106
 /* Replicates by default (gapscope predict --reps). */
-#define GS_PREDICT_REPS 6
+#define GS_PREDICT_REPS 5
 
 /* A prediction's interval (predict_interval.c says how). */
 typedef struct gs_prediction {

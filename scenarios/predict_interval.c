@@ -19,9 +19,10 @@
  *   residual    the model's reproduction error on the first capture
  *               (|predicted - captured| with no change; a run of its
  *               own when the scenario was changed).
- * lo = min(point, repeats, mean - 1.645 sd of the replicates) - residual,
- * hi = max(point, repeats, mean + 1.645 sd of the replicates) + residual,
- * within [0, 1]: about a 90% interval when the replicates are near normal.
+ * lo = min(point, repeats, replicates) - residual,
+ * hi = max(point, repeats, replicates) + residual, within [0, 1]: about a
+ * 90% interval, the replicates' extremes being the host's 5th and 95th
+ * percentile speeds.
  * The point is the first capture's prediction, or the mean over the
  * repeats' when there are several (a prediction is judged against the
  * mean of repeats).
@@ -112,6 +113,12 @@ gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_m
             break;
         cap[j] = u.util;
         gs_predict_profile_path(prof, sizeof prof, o, &c);
+        if (!prof[0]) {
+            /* The same machine: the first capture's profile. */
+            gs_capture c0;
+            if (gs_capture_resolve(&c0, o->capture, err) == GS_OK)
+                gs_predict_profile_path(prof, sizeof prof, o, &c0);
+        }
         if ((st = gs_model_load_profiled(&mj, c.spans, prof[0] ? prof : NULL, err)) == GS_OK && o->borrow) {
             gs_capture b;
             if ((st = gs_capture_resolve(&b, o->borrow, err)) == GS_OK)
@@ -145,7 +152,12 @@ gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_m
         out->captured_sd += (cap[j] - cm) * (cap[j] - cm) / (nc > 1 ? nc - 1 : 1);
     out->captured_sd = sqrt(out->captured_sd);
     out->point = pm;
-    out->host_sd = (nc > 2 && dm > 0 ? sqrt(dv / (nc - 1)) / dm : GS_PREDICT_HOST_SD) * sqrt(1.0 + 1.0 / nc);
+    /* The documented spread (4 degrees of freedom) pooled with the
+     * repeats' (nc - 1). */
+    double s2 = GS_PREDICT_HOST_SD * GS_PREDICT_HOST_SD * 4;
+    if (nc > 1 && dm > 0)
+        s2 += dv / (dm * dm);
+    out->host_sd = sqrt(s2 / (4 + nc - 1)) * sqrt(1.0 + 1.0 / nc);
     /* Reproduction residual of the first capture. */
     if (o->n_sets == 0) {
         out->residual = fabs(point->util - cap[0]);
@@ -181,15 +193,9 @@ gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_m
         lo = pred[j] < lo ? pred[j] : lo;
         hi = pred[j] > hi ? pred[j] : hi;
     }
-    if (out->n_rep > 1) {
-        double mean = 0, var = 0;
-        for (int r = 0; r < out->n_rep; r++)
-            mean += out->rep[r] / out->n_rep;
-        for (int r = 0; r < out->n_rep; r++)
-            var += (out->rep[r] - mean) * (out->rep[r] - mean) / (out->n_rep - 1);
-        double a = mean - 1.645 * sqrt(var), b = mean + 1.645 * sqrt(var);
-        lo = a < lo ? a : lo;
-        hi = b > hi ? b : hi;
+    for (int r = 0; r < out->n_rep; r++) {
+        lo = out->rep[r] < lo ? out->rep[r] : lo;
+        hi = out->rep[r] > hi ? out->rep[r] : hi;
     }
     out->lo = lo - out->residual < 0 ? 0 : lo - out->residual;
     out->hi = hi + out->residual > 1 ? 1 : hi + out->residual;

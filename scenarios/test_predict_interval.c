@@ -54,6 +54,7 @@ GS_TEST(predict_interval_holds_the_point_and_the_reproduction)
                  p.hi);
     GS_CHECK_EQ_INT(p.n_rep, 4);
     GS_CHECK(p.residual < 0.01 && p.n_captures == 1 && fabs(p.host_sd - GS_PREDICT_HOST_SD * sqrt(2.0)) < 1e-9);
+    GS_CHECK(p.rep[0] < p.rep[3]); /* the host's 5th percentile first, its 95th last */
     /* Synthesis threads 6 -> 12: the change captured on the same H200. */
     gs_util_summary m;
     char path[600];
