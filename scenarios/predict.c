@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,7 +180,10 @@ static gs_status arrivals_from_marks(const char *spans, char *tmp, size_t cap, g
                         "no arrivals.jsonl beside the capture and no submit marks in it: nothing to replay");
     if (st == GS_OK) {
         const char *td = getenv("TMPDIR");
-        snprintf(tmp, cap, "%s/gapscope-arrivals-%d.jsonl", td && *td ? td : "/tmp", (int)getpid());
+        /* One file per call: a prediction's interval rebuilds the arrivals
+         * for its other runs while the first's are still in use. */
+        static _Atomic int serial;
+        snprintf(tmp, cap, "%s/gapscope-arrivals-%d-%d.jsonl", td && *td ? td : "/tmp", (int)getpid(), serial++);
         st = gs_trace_write(&tr, tmp, "us", err);
     }
     gs_trace_free(&tr);

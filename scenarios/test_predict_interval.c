@@ -92,6 +92,19 @@ GS_TEST(predict_interval_from_repeats)
     GS_CHECK(p.lo <= p.point && p.point <= p.hi);
 }
 
+/* A capture without arrivals.jsonl: every run of the interval rebuilds
+ * the arrivals from the submit marks into its own file (one shared file
+ * was removed by the reproduction run under the replicates' feet). */
+GS_TEST(predict_interval_rebuilt_arrivals)
+{
+    static const char *const base[] = {"traces/h200-backlog-prep-inline.spans.csv"};
+    gs_prediction p;
+    gs_run_result r;
+    if (!predict_iv(base, 1, "engine.prep=ahead", "iv-marks", &p, &r))
+        return;
+    GS_CHECK(p.n_rep == 4 && p.lo <= p.point && p.point <= p.hi && p.residual < 0.01);
+}
+
 /* A gate's min_util on a prediction checks the interval's low end. */
 GS_TEST(predict_interval_gate_checks_the_low_end)
 {
