@@ -158,6 +158,15 @@ gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_e
             (st = need(m, capture, "verify", GS_WHERE_CPU, "engine.verify", k, l, err)) != GS_OK)
             return st;
     }
+    /* A real malloc_trim on a fragmented heap costs what that heap makes it
+     * cost: only a capture that ran it can say. */
+    const gs_injection *rt = &cfg->inj[GS_INJ_MALLOC_TRIM];
+    const char *cap_mode = gs_model_meta(m, "scenario.inject.malloc_trim.mode");
+    if (rt->enabled && rt->real && !(cap_mode && !strcmp(cap_mode, "real")))
+        return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict",
+                      "[inject.malloc_trim] mode = real: a trim on a fragmented heap costs what the heap makes it "
+                      "cost, and capture %s ran none; capture the scenario with mode = real (the same frag), or "
+                      "predict mode = synthetic with the delay measured there", capture);
     static const struct {
         const char *name;
         gs_model_where where;

@@ -279,8 +279,14 @@ static void refused(const char *capture, const char *set, const char *want, cons
     char cap[600], dir[600];
     snprintf(cap, sizeof cap, "%s/%s", root(), capture);
     snprintf(dir, sizeof dir, "%s/%s", gs_test_tmpdir(), sub);
-    const char *sets[1] = {set};
-    gs_predict_opts o = {.capture = cap, .sets = sets, .n_sets = set ? 1 : 0,
+    /* set: one or more overrides separated by '|'. */
+    char buf[600];
+    const char *sets[4];
+    int ns = 0;
+    snprintf(buf, sizeof buf, "%s", set ? set : "");
+    for (char *t = strtok(buf, "|"); t && ns < 4; t = strtok(NULL, "|"))
+        sets[ns++] = t;
+    gs_predict_opts o = {.capture = cap, .sets = sets, .n_sets = ns,
                          .run = {.out_dir = dir, .quiet = 1, .no_charts = 1}};
     gs_run_result r;
     gs_err err;
@@ -302,6 +308,9 @@ GS_TEST(predict_refuses_what_the_capture_cannot_answer)
     refused("traces/h200-g2dev", "jobs.size_map=porep_c2:24", "2^24", "bad-size");
     /* A device-only sample has no synthesis to model. */
     refused("traces/model-sample.spans.csv", NULL, "synth", "bad-sample");
+    /* A real trim on a fragmented heap the capture never ran. */
+    refused("traces/h200-g2dev", "inject.malloc_trim.mode=real|inject.malloc_trim.frag=64MiB", "fragmented heap",
+            "bad-realtrim");
     /* Pinned staging from a direct capture needs the host's copy rate. */
     refused("traces/h200-backlog-s12-direct", "engine.staging=pinned", "machine profile", "bad-staging");
 }
