@@ -28,24 +28,15 @@
  * mean of repeats).
  */
 #define _GNU_SOURCE
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/outfile.h"
 #include "../timeline/timeline.h"
 #include "predict.h"
-
-static int remove_one(const char *p, const struct stat *sb, int type, struct FTW *ftw)
-{
-    (void)sb;
-    (void)type;
-    (void)ftw;
-    remove(p);
-    return 0;
-}
 
 /* One run of s on m into a scratch directory: its util summary. */
 static gs_status scratch_run(const gs_scenario *s, gs_model *m, const char *tmp, int k, gs_util_summary *out,
@@ -58,7 +49,7 @@ static gs_status scratch_run(const gs_scenario *s, gs_model *m, const char *tmp,
     gs_status st = gs_scn_run(s, &ro, &r, err);
     if (st == GS_OK)
         gs_util_summary_of_run(out, &r);
-    nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    gs_remove_tree(dir);
     return st;
 }
 
@@ -200,7 +191,7 @@ gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_m
     out->lo = lo - out->residual < 0 ? 0 : lo - out->residual;
     out->hi = hi + out->residual > 1 ? 1 : hi + out->residual;
 out:
-    nftw(tmp, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    gs_remove_tree(tmp);
     return st;
 }
 
