@@ -76,6 +76,7 @@ typedef struct gs_whatif {
     char inner[128];            /* unlock: the step no longer under the lock */
     double factor;              /* scale: duration x factor; stream: speed x factor;
                                    threads: lanes added */
+    char text[272];             /* the edit as given */
 } gs_whatif;
 /* Parses one --what-if EDIT:
  *   remove:NAME          nodes named NAME take no time ("this stall is gone"); a

@@ -37,6 +37,7 @@ gs_status gs_whatif_parse(gs_whatif *w, const char *text, gs_err *err)
 {
     memset(w, 0, sizeof *w);
     w->factor = 1;
+    snprintf(w->text, sizeof w->text, "%s", text);
     const char *colon = strchr(text, ':');
     int k = 0;
     while (colon && k < GS_WI_COUNT && (strlen(kinds[k]) != (size_t)(colon - text) || strncmp(text, kinds[k], (size_t)(colon - text))))
@@ -360,10 +361,7 @@ gs_status gs_whatif_run(gs_whatif_result *res, gs_timeline **out, const gs_graph
             hit = pool(&c, &w[e]);
         }
         if (!hit) {
-            st = GS_ERR(err, GS_ERR_ARG, "what-if", "%s:%s%s%s matches nothing in the capture (%s)",
-                        w[e].kind == GS_WI_REMOVE ? "remove" : w[e].kind == GS_WI_SCALE ? "scale"
-                        : w[e].kind == GS_WI_STREAM ? "stream" : w[e].kind == GS_WI_UNLOCK ? "unlock" : "threads",
-                        w[e].what, w[e].inner[0] ? ":" : "", w[e].inner,
+            st = GS_ERR(err, GS_ERR_ARG, "what-if", "%s matches nothing in the capture (%s)", w[e].text,
                         w[e].kind == GS_WI_STREAM ? "no device lane of that name"
                         : w[e].kind == GS_WI_UNLOCK ? "no wait on that lock released from inside that step"
                         : w[e].kind == GS_WI_THREADS ? "no host lane of that prefix with steps"

@@ -185,8 +185,7 @@ gs_status gs_wi_timeline(gs_timeline **out, const rctx *c, const gs_whatif *w, i
     char edits[1024] = "";
     size_t n = 0;
     for (int e = 0; e < nw && n < sizeof edits - 300; e++)
-        n += (size_t)snprintf(edits + n, sizeof edits - n, "%s%d:%s%s%s=%g", e ? ";" : "", (int)w[e].kind,
-                              w[e].what, w[e].inner[0] ? ":" : "", w[e].inner, w[e].factor);
+        n += (size_t)snprintf(edits + n, sizeof edits - n, "%s%s", e ? " " : "", w[e].text);
     gs_timeline_meta_set(tl, "whatif.edits", edits);
     gs_timeline_meta_set(tl, "run.clock", "replayed");
     size_t nl = gs_timeline_lane_count(g->tl);

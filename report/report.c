@@ -25,6 +25,17 @@ static void summary_section(gs_doc *d, const gs_run *r)
                                     "p50_ms", "p90_ms", "p99_ms", "max_ms", "micro / macro"};
     gs_doc_h(d, 2, "Summary");
     const char *clock = gs_timeline_meta_get(r->tl, "run.clock");
+    if (clock && !strcmp(clock, "replayed")) {
+        /* A what-if (gapscope predict --what-if): the capture's graph replayed. */
+        const char *cap = gs_timeline_meta_get(r->tl, "whatif.capture");
+        const char *ed = gs_timeline_meta_get(r->tl, "whatif.edits");
+        const char *lo = gs_timeline_meta_get(r->tl, "prediction.util_lo"),
+                   *hi = gs_timeline_meta_get(r->tl, "prediction.util_hi");
+        gs_doc_pf(d, "Predicted, not measured: the dependency graph of the capture %s replayed with the "
+                     "edits %s (model/MODEL.md, \"What-ifs on foreign timelines\"); interval [%.1f%%, %.1f%%] "
+                     "from the unedited replay's error.",
+                  cap ? cap : "?", ed ? ed : "?", lo ? 100 * atof(lo) : 0, hi ? 100 * atof(hi) : 0);
+    }
     if (clock && !strcmp(clock, "virtual")) {
         /* A prediction (gapscope predict, backend = model): say what from. */
         const char *cap = gs_timeline_meta_get(r->tl, "model.capture");
