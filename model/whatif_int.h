@@ -26,6 +26,8 @@ typedef struct rctx {
 } rctx;
 
 
+/* NAME, or a prefix when the pattern ends in '*'. */
+int gs_wi_match(const char *pat, const char *name);
 /* Resolves every node's new start and end (0: out of memory). */
 int gs_wi_replay(rctx *c);
 /* Device util, span and busy of device dev from the new (replayed = 1)
