@@ -14,7 +14,13 @@
  *           core-seconds, and how many threads it can use (1, or the
  *           backend pool's width for the CPU G2 MSM)
  *   fixed   work whose length does not depend on the CPU's load (key
- *           setup, B2 upload, the host part of prove_start): seconds
+ *           setup, B2 upload, a prove's host gaps gap:<stage> and tail
+ *           prove_host, a staging pool buffer pin): seconds
+ * A prove's device stages keep their streams and the stage of another
+ * stream each waited for (the schedule, gs_model_prove_plan).  CPU
+ * demand is stored at one thread's speed: each speed class's slowdown
+ * with the runnable threads (host contention, from the capture or a
+ * machine profile: gs_model_speed) divides it out.
  * A stage's cost is kept per (job kind, log2 size) point: every captured
  * instance (job, partition, value), their median, 10th and 90th
  * percentiles; across two or more sizes a least-squares fit
