@@ -1,6 +1,7 @@
 /*
  * gapscope predict CAPTURE --what-if EDIT [--what-if EDIT]... [--out DIR]
  *                  [--no-report] [--quiet]
+ * (the command line and its help: predict's option table, cli_predict.c)
  *
  * What-ifs on a timeline gapscope did not produce (attach, import): the
  * capture's dependency graph replayed with the edits (model/graph.h,
@@ -23,62 +24,18 @@
 
 #define MAX_EDITS 32
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gapscope predict CAPTURE --what-if EDIT [--what-if EDIT]... [--out DIR] [--no-report]\n"
-               "Replays a foreign capture (attach, import) with edits on its dependency graph (launch ->\n"
-               "kernel, sync -> host continuation, lock release or wake-up -> waiter); every gap the\n"
-               "edges do not explain stays as captured.  EDIT:\n"
-               "  remove:NAME          spans named NAME (NAME* a prefix) take no time: \"this stall is gone\";\n"
-               "                       remove:state:sleep takes that sampled state out of the gaps\n"
-               "  scale:NAME=F         spans named NAME last F times as long\n"
-               "  stream:LANE=F        device lane LANE (e.g. gpu0/stream7) runs F times faster (1.5 or 1.5x)\n"
-               "  unlock:LOCK:NAME     lock LOCK (a name prefix, mutex:0x...) is never held across NAME\n"
-               "  threads:PREFIX=+N    N more threads like the lanes PREFIX* (their steps as one pool)\n"
-               "Prints predicted util and wall time, the interval (the unedited replay's error on the\n"
-               "capture) and the critical path.  Method: model/MODEL.md.\n");
-}
-
-int gs_cli_whatif(int argc, char **argv)
+int gs_cli_whatif(const gs_cli_whatif_args *a)
 {
     gs_whatif w[MAX_EDITS];
-    int nw = 0, quiet = 0, no_report = 0;
-    const char *capture = NULL, *out_dir = NULL;
+    int nw = 0, quiet = a->quiet, no_report = a->no_report;
+    const char *capture = a->capture, *out_dir = a->out_dir;
     gs_err err;
     gs_err_clear(&err);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int more = i + 1 < argc;
-        if (!strcmp(a, "--what-if") && more) {
-            if (!strcmp(argv[i + 1], "help")) {
-                usage(stdout);
-                return 0;
-            }
-            if (nw == MAX_EDITS || gs_whatif_parse(&w[nw], argv[++i], &err) != GS_OK) {
-                fprintf(stderr, "gapscope predict: %s\n", nw == MAX_EDITS ? "too many --what-if edits" : err.msg);
-                return 2;
-            }
-            nw++;
-        } else if (!strcmp(a, "--out") && more)
-            out_dir = argv[++i];
-        else if (!strcmp(a, "--no-report"))
-            no_report = 1;
-        else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
-            quiet = 1;
-        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (a[0] != '-' && !capture)
-            capture = a;
-        else {
-            fprintf(stderr, "gapscope predict: '%s' does not go with --what-if (--what-if help)\n", a);
+    for (; nw < a->n_edits; nw++)
+        if (nw == MAX_EDITS || gs_whatif_parse(&w[nw], a->edits[nw], &err) != GS_OK) {
+            fprintf(stderr, "gapscope predict: %s\n", nw == MAX_EDITS ? "too many --what-if edits" : err.msg);
             return 2;
         }
-    }
-    if (!capture || !nw) {
-        usage(stderr);
-        return 2;
-    }
     char dir[GS_SCN_PATH_MAX];
     if (!out_dir) {
         time_t now = time(NULL);

@@ -15,54 +15,53 @@
 #include <string.h>
 
 #include "../model/model.h"
+#include "../prover/cuda/cuda.h"
 #include "../scenarios/run.h"
 #include "cli.h"
+#include "cli_opts.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gapscope calibrate [--capture DIR | -o PROFILE] [options]\n"
-               "Measures this machine's host contention once: synthesis of the engine's circuit, the\n"
-               "GPU worker's host prep and the CPU G2 MSM with 1, 2, 4, ... threads (up to twice the\n"
-               "CPUs), each thread's CPU time per unit of work, so the slowdown beyond fair sharing\n"
-               "(memory bandwidth, SMT siblings, clocks under load) is what is measured; then a host\n"
-               "copy and (CUDA) page-locking.  gapscope predict uses it for every stage the capture\n"
-               "cannot tell (model/MODEL.md).\n\n"
-               "options:\n"
-               "  --capture DIR   write DIR/machine-profile.json (predict finds it beside the capture)\n"
-               "  -o PROFILE      write PROFILE (default machine-profile.json)\n"
-               "  --log N         synthesis size 2^N constraints (default 18; the captures' size is best)\n"
-               "  --msm-log N     CPU G2 MSM of 2^N points (default log - 2)\n"
-               "  --threads N     most threads (default twice the online CPUs)\n"
-               "  --quiet         no progress lines\n");
-}
+typedef struct {
+    const char *out, *capture;
+    uint64_t log, msm_log, threads;
+    int quiet;
+} calibrate_args;
+
+static const gs_cli_opt calibrate_opts[] = {
+    GS_CLI_STR("--capture", NULL, "DIR", "write DIR/machine-profile.json (predict finds it beside the capture)",
+               calibrate_args, capture),
+    GS_CLI_STR("--out", "-o", "PROFILE", "write PROFILE (default machine-profile.json)", calibrate_args, out),
+    GS_CLI_UINT("--log", "N", 64, "synthesis size 2^N constraints (default 18; the captures' size is best)",
+                calibrate_args, log),
+    GS_CLI_UINT("--msm-log", "N", 64, "CPU G2 MSM of 2^N points (default log - 2)", calibrate_args, msm_log),
+    GS_CLI_UINT("--threads", "N", 4096, "most threads (default twice the online CPUs)", calibrate_args,
+                threads),
+    GS_CLI_FLAG("--quiet", "-q", "no progress lines", calibrate_args, quiet),
+    GS_CLI_END};
+
+static const gs_cli_spec calibrate_spec = {
+    .cmd = "calibrate",
+    .usage = "usage: gapscope calibrate [--capture DIR | -o PROFILE] [options]\n"
+             "Measures this machine's host contention once: synthesis of the engine's circuit, the\n"
+             "GPU worker's host prep and the CPU G2 MSM with 1, 2, 4, ... threads (up to twice the\n"
+             "CPUs), each thread's CPU time per unit of work, so the slowdown beyond fair sharing\n"
+             "(memory bandwidth, SMT siblings, clocks under load) is what is measured; then a host\n"
+             "copy and (CUDA) page-locking.  gapscope predict uses it for every stage the capture\n"
+             "cannot tell (model/MODEL.md).\n\n",
+    .opts = calibrate_opts,
+    .bad = "unexpected argument '%s' (--help for usage)",
+    .no_usage = GS_CLI_USAGE_OPT | GS_CLI_USAGE_ARG,
+};
 
 static int calibrate_main(int argc, char **argv)
 {
-    const char *out = NULL, *capture = NULL;
-    gs_calibrate_opts o = {.log = 18, .msm_log = 0, .max_threads = 0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int more = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && more)
-            out = argv[++i];
-        else if (!strcmp(a, "--capture") && more)
-            capture = argv[++i];
-        else if (!strcmp(a, "--log") && more)
-            o.log = (uint32_t)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--msm-log") && more)
-            o.msm_log = (uint32_t)strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(a, "--threads") && more)
-            o.max_threads = atoi(argv[++i]);
-        else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
-            o.quiet = 1;
-        else {
-            fprintf(stderr, "gapscope calibrate: unexpected argument '%s' (--help for usage)\n", a);
-            return 2;
-        }
-    }
+    calibrate_args a = {.log = 18};
+    int rc = gs_cli_parse(&calibrate_spec, &a, argc, argv, NULL);
+    if (rc != GS_CLI_GO)
+        return rc;
+    const char *out = a.out, *capture = a.capture;
+    gs_calibrate_opts o = {.log = (uint32_t)a.log, .msm_log = (uint32_t)a.msm_log, .max_threads = (int)a.threads,
+                           .quiet = a.quiet, .pin_alloc = gs_cuda_assignment_alloc,
+                           .pin_free = gs_cuda_assignment_free};
     if (!o.msm_log)
         o.msm_log = o.log > 10 ? o.log - 2 : 8;
     char path[4096];

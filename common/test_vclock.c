@@ -2,17 +2,17 @@
  * The virtual clock: processor sharing against hand-computed finish times,
  * pool helpers oldest first, wrapped mutex and condition hand-offs at
  * exact virtual times, stall detection, and pass-through when off.
- * Every expected time follows from the model's rule (vclock.h), worked
+ * Every expected time follows from the model's rule (clock.h), worked
  * out in the comment of each case.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../test/test.h"
-#include "rng.h"
-#include "vclock.h"
+#include "clock.h"
 
 #define S 1000000000LL
 
@@ -284,4 +284,50 @@ GS_TEST(vclock_speed_classes_slow_with_contention)
             GS_CHECK_EQ_INT(t[0].done_at, 3 * S / 2);
         }
     }
+}
+
+/* The rule itself (pshare.h), by hand: 4 cores, pool 0 of width 4 (3
+ * helpers), one thread of load.  Offers in start order: a pool task asking
+ * 3 threads gets 1 + 2 helpers, the next pool task asking 4 gets 1 + the
+ * last helper, a plain task asking 2 gets 2.  T = 1 + 3 + 2 + 2 = 8 on 4
+ * cores: every thread runs at 1/2 a core, all 4 cores busy. */
+GS_TEST(pshare_rule)
+{
+    gs_pshare ps;
+    const int width[1] = {4};
+    gs_pshare_init(&ps, 4, width, 1, 1);
+    GS_CHECK(gs_pshare_add(&ps, 3, 0) == 3);
+    GS_CHECK(gs_pshare_add(&ps, 4, 0) == 2);
+    GS_CHECK(gs_pshare_add(&ps, 2, -1) == 2);
+    GS_CHECK(gs_pshare_add(&ps, 5, 0) == 1); /* no helper left */
+    GS_CHECK(gs_pshare_add(&ps, 1, GS_PSHARE_MAX_POOLS) == 1); /* out of range: no pool */
+    GS_CHECK(gs_pshare_rate(&ps) == 4.0 / 10.0);
+    GS_CHECK(gs_pshare_busy(&ps) == 4.0);
+    /* Under the core count: full speed, busy = threads. */
+    gs_pshare_init(&ps, 8, width, 1, 0);
+    gs_pshare_add(&ps, 2, -1);
+    GS_CHECK(gs_pshare_rate(&ps) == 1.0 && gs_pshare_busy(&ps) == 2.0);
+}
+
+/* The contention extension, by hand: 2 cores, three plain one-thread
+ * tasks (T = 3, each holds 2/3 of a core).  Class 0 at speed 1/(T - 1)
+ * progresses 1/3 core-second per second; class -1 and a NULL speed keep
+ * the share. */
+static double inv_t_minus_1(void *ctx, int cls, double runnable)
+{
+    (void)ctx;
+    return cls == 0 ? 1.0 / (runnable - 1) : 2.0;
+}
+
+GS_TEST(pshare_contention_progress)
+{
+    gs_pshare ps;
+    gs_pshare_init(&ps, 2, NULL, 0, 0);
+    for (int i = 0; i < 3; i++)
+        GS_CHECK(gs_pshare_add(&ps, 1, -1) == 1);
+    GS_CHECK(gs_pshare_runnable(&ps) == 3.0);
+    GS_CHECK(fabs(gs_pshare_progress(&ps, 1, inv_t_minus_1, NULL, 0) - 1.0 / 3.0) < 1e-15);
+    GS_CHECK(fabs(gs_pshare_progress(&ps, 1, inv_t_minus_1, NULL, -1) - 2.0 / 3.0) < 1e-15);
+    GS_CHECK(fabs(gs_pshare_progress(&ps, 1, NULL, NULL, 0) - 2.0 / 3.0) < 1e-15);
+    GS_CHECK(fabs(gs_pshare_progress(&ps, 1, inv_t_minus_1, NULL, 1) - 4.0 / 3.0) < 1e-15);
 }

@@ -2,19 +2,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
 
-#include "../common/rng.h"
+#include "../common/clock.h"
+#include "../common/paths.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-int gs_path_join(char *buf, size_t n, const char *dir, const char *name)
-{
-    int k = snprintf(buf, n, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] != '/' ? "/" : "",
-                     name);
-    return k >= 0 && (size_t)k < n;
-}
 
 gs_status gs_run_load(gs_run *r, const char *arg, const gs_analysis_config *cfg, gs_err *err)
 {

@@ -12,6 +12,7 @@
 #ifndef GS_RUN_H
 #define GS_RUN_H
 
+#include "../common/paths.h" /* gs_path_join, for the files of a run directory */
 #include "analysis.h"
 #include "jobs.h"
 
@@ -32,13 +33,10 @@ void gs_run_free(gs_run *r);
 /* Writes DIR/summary.json (schema: diag/README.md, "summary.json"). */
 gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err);
 
-/* Writes the plot data files into DIR/data/ (columns: diag/README.md,
+/* Writes the plot data files into DIR/data/ (columns: report/README.md,
  * "Data files").  util_bins.dat has at most GS_UTIL_BINS_MAX bins per
  * device: a longer span widens the bin (and says so in the file). */
 #define GS_UTIL_BINS_MAX 100000
 gs_status gs_plot_data_write(const gs_run *r, gs_err *err);
-
-/* Joins dir and name into buf (returns 0 when it does not fit). */
-int gs_path_join(char *buf, size_t n, const char *dir, const char *name);
 
 #endif

@@ -18,7 +18,8 @@
  * speed[T] = cpu[1] / cpu[T]; lane_cv is the spread of the threads'
  * speeds at T = the CPU count (unequal cores).  Then a host copy with the
  * CUDA backend's 8 threads (copy_gbps) and, with the CUDA backend, one
- * page-locked staging buffer of 2^log (pin_gbps; 0 without CUDA).
+ * page-locked staging buffer of 2^log through the caller's allocator
+ * (pin_gbps; 0 without one: the CLI passes the CUDA backend's).
  *
  * Threads: the caller's thread runs everything; workers are joined
  * before each level returns.
@@ -208,7 +209,7 @@ static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, cons
             pc->speed[pc->n] = pc->cpu_s[0] / mean;
             if (lad[i] <= cpus)
                 pc->lane_cv = cv;
-            progress(o, k == 0 ? "synth" : "host_prep", lad[i], mean, pc->speed[pc->n]);
+            progress(o, gs_model_speed_class_name(k == 0 ? GS_SPEED_SYNTH : GS_SPEED_HOST_PREP), lad[i], mean, pc->speed[pc->n]);
             pc->n++;
         }
     }
@@ -262,7 +263,7 @@ static gs_status msm_class(gs_profile *p, const gs_calibrate_opts *o, const int 
         pc->threads[pc->n] = lad[i];
         pc->cpu_s[pc->n] = cpu;
         pc->speed[pc->n] = pc->cpu_s[0] / cpu;
-        progress(o, "msm_b2", lad[i], cpu, pc->speed[pc->n]);
+        progress(o, gs_model_speed_class_name(GS_SPEED_MSM_B2), lad[i], cpu, pc->speed[pc->n]);
         pc->n++;
     }
 out:
@@ -312,18 +313,19 @@ out:
     return best;
 }
 
-/* One page-locked staging buffer of 2^log (CUDA only), GB/s; 0 without. */
-static double pin_rate(uint32_t log)
+/* One page-locked staging buffer of 2^log through the caller's allocator
+ * (the CUDA backend's), GB/s; 0 without one or when it fails. */
+static double pin_rate(const gs_calibrate_opts *o, uint32_t log)
 {
     gs_assignment as;
     gs_err err;
     gs_err_clear(&err);
     uint32_t dom = 1u << log;
     double t0 = now_s(CLOCK_MONOTONIC);
-    if (gs_cuda_assignment_alloc(&as, dom, dom, &err) != GS_OK)
+    if (!o->pin_alloc || !o->pin_free || o->pin_alloc(&as, dom, dom, &err) != GS_OK)
         return 0;
     double dt = now_s(CLOCK_MONOTONIC) - t0;
-    gs_cuda_assignment_free(&as);
+    o->pin_free(&as);
     return dt > 0 ? 4.0 * 32.0 * dom / dt / 1e9 : 0;
 }
 
@@ -346,7 +348,7 @@ gs_status gs_calibrate(gs_profile *p, const gs_calibrate_opts *o, gs_err *err)
     if (st != GS_OK)
         return st;
     p->copy_gbps = copy_rate();
-    p->pin_gbps = pin_rate(o->log);
+    p->pin_gbps = pin_rate(o, o->log);
     if (!o->quiet)
         fprintf(stderr, "calibrate: host copy %.2f GB/s (8 threads), page-locking %.2f GB/s%s\n", p->copy_gbps,
                 p->pin_gbps, p->pin_gbps > 0 ? "" : " (not measured: no CUDA device)");

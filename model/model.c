@@ -23,10 +23,10 @@
  * (or the engine's `job_queued`), a device span's args "log_n=N", or the
  * timeline meta "model.log_n".
  *
- * CPU demand without cpu_ns: processor sharing run backwards.  Between two
- * consecutive span boundaries the set of running CPU instances is fixed;
- * pool instances get their helpers oldest first; with T threads on C
- * cores each thread ran at min(1, C/T), so an instance with k threads
+ * CPU demand without cpu_ns: processor sharing (common/pshare.h) run
+ * backwards.  Between two consecutive span boundaries the set of running
+ * CPU instances is fixed; pool instances get their helpers oldest first;
+ * with T threads on C cores each thread ran at min(1, C/T), so an instance with k threads
  * received k * min(1, C/T) core-seconds per second.  Its demand is that,
  * summed over its span.  The predictor applies the same rule forwards, so
  * an inferred capture reproduces its own contention by construction; with
@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "../common/outfile.h"
+#include "../common/pshare.h"
 #include "../timeline/timeline.h"
 #include "../prover/engine/engine.h"
 #include "model_int.h"
@@ -53,22 +54,23 @@ const char *gs_model_where_name(gs_model_where w)
 }
 
 /* Canonical device order of the stages a prove runs. */
-static const char *const dev_order[] = {"h2d", "intt", "coset", "ntt", "msm_h", "batch_add",
-                                        "msm_c", "msm_l", "msm_a", "msm_b1", "msm_b2", "d2h"};
+static const gs_vocab dev_order[] = {GS_V_H2D,   GS_V_INTT,  GS_V_COSET, GS_V_NTT,
+                                     GS_V_MSM_H, GS_V_BATCH_ADD, GS_V_MSM_C, GS_V_MSM_L,
+                                     GS_V_MSM_A, GS_V_MSM_B1, GS_V_MSM_B2, GS_V_D2H};
 
 /* Engine steps the model knows: where they run and whether the step is per job. */
 static const struct {
-    const char *name;
+    gs_vocab name;
     gs_model_where where;
     int per_job;
 } steps[] = {
-    {"setup", GS_WHERE_FIXED, 0},        {"synth", GS_WHERE_CPU, 0},
-    {"host_prep", GS_WHERE_CPU, 0},      {"handoff", GS_WHERE_CPU, 0},
-    {"msm_b2", GS_WHERE_CPU, 0},         {"epilogue", GS_WHERE_CPU, 0},
-    {"buffer_release", GS_WHERE_CPU, 0}, {"process_result", GS_WHERE_CPU, 0},
-    {"malloc_trim", GS_WHERE_CPU, 0},    {"assemble", GS_WHERE_CPU, 1},
-    {"verify", GS_WHERE_CPU, 1},         {"load_b2", GS_WHERE_FIXED, 0},
-    {"pin", GS_WHERE_FIXED, 0},
+    {GS_V_SETUP, GS_WHERE_FIXED, 0},        {GS_V_SYNTH, GS_WHERE_CPU, 0},
+    {GS_V_HOST_PREP, GS_WHERE_CPU, 0},      {GS_V_HANDOFF, GS_WHERE_CPU, 0},
+    {GS_V_MSM_B2, GS_WHERE_CPU, 0},         {GS_V_EPILOGUE, GS_WHERE_CPU, 0},
+    {GS_V_BUFFER_RELEASE, GS_WHERE_CPU, 0}, {GS_V_PROCESS_RESULT, GS_WHERE_CPU, 0},
+    {GS_V_MALLOC_TRIM, GS_WHERE_CPU, 0},    {GS_V_ASSEMBLE, GS_WHERE_CPU, 1},
+    {GS_V_VERIFY, GS_WHERE_CPU, 1},         {GS_V_LOAD_B2, GS_WHERE_FIXED, 0},
+    {GS_V_PIN, GS_WHERE_FIXED, 0},
 };
 
 int gs_mi_cmp_d(const void *x, const void *y)
@@ -137,7 +139,7 @@ static int job_note(fitctx *c, const gs_span *s)
 static int rank_of(const char *name)
 {
     for (size_t i = 0; i < sizeof dev_order / sizeof dev_order[0]; i++)
-        if (!strcmp(name, dev_order[i]))
+        if (gs_vocab_is(name, dev_order[i]))
             return (int)i;
     return 100;
 }
@@ -233,11 +235,11 @@ static double injected_inside(const gs_span *sp, size_t n, size_t at, int32_t la
     return s;
 }
 
-static const gs_span *find_span(const gs_span *sp, size_t n, const char *name, int32_t job,
+static const gs_span *find_span(const gs_span *sp, size_t n, gs_vocab name, int32_t job,
                                 int32_t part, int kind)
 {
     for (size_t i = 0; i < n; i++)
-        if (sp[i].kind == kind && sp[i].job == job && sp[i].part == part && !strcmp(sp[i].name, name))
+        if (sp[i].kind == kind && sp[i].job == job && sp[i].part == part && gs_vocab_is(sp[i].name, name))
             return &sp[i];
     return NULL;
 }
@@ -273,41 +275,29 @@ static int infer_cpu(fitctx *c, int cores)
             t[j] = t[j - 1];
             t[j - 1] = x;
         }
+    const int width[1] = {cores}; /* one pool: the prove pool, as wide as the machine */
     for (size_t k = 0; k + 1 < nt; k++) {
         int64_t a = t[k], b = t[k + 1];
         if (b <= a)
             continue;
-        double T = 0, left = cores > 1 ? cores - 1 : 0;
+        gs_pshare ps;
+        gs_pshare_init(&ps, cores, width, 1, 0);
         for (size_t q = 0; q < n; q++) {
             act *x = &c->acts[order[q]];
             if (x->t0 > a)
                 break;
-            if (x->t1 < b)
-                continue;
-            double th = x->threads;
-            if (x->pool) {
-                double h = th - 1 < left ? th - 1 : left;
-                left -= h;
-                th = 1 + h;
-            }
-            T += th;
+            if (x->t1 >= b)
+                x->th = gs_pshare_add(&ps, x->threads, x->pool ? 0 : -1);
         }
-        double share = T > cores ? (double)cores / T : 1.0, dt = (double)(b - a) * 1e-9;
-        left = cores > 1 ? cores - 1 : 0;
+        double share = gs_pshare_rate(&ps), T = gs_pshare_runnable(&ps), dt = (double)(b - a) * 1e-9;
         for (size_t q = 0; q < n; q++) {
             act *x = &c->acts[order[q]];
             if (x->t0 > a)
                 break;
-            if (x->t1 < b)
-                continue;
-            double th = x->threads;
-            if (x->pool) {
-                double h = th - 1 < left ? th - 1 : left;
-                left -= h;
-                th = 1 + h;
+            if (x->t1 >= b) {
+                x->inferred += x->th * share * dt;
+                x->tload += T * dt;
             }
-            x->inferred += th * share * dt;
-            x->tload += T * dt;
         }
     }
     free(t);
@@ -535,7 +525,7 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
     size_t n;
     const gs_span *sp = gs_timeline_spans(tl, &n);
     for (size_t i = 0; i < n; i++)
-        if (sp[i].kind == GS_SPAN_MARK && (!strcmp(sp[i].name, "submit") || !strcmp(sp[i].name, "job_queued")))
+        if (sp[i].kind == GS_SPAN_MARK && (gs_vocab_is(sp[i].name, GS_V_SUBMIT) || gs_vocab_is(sp[i].name, GS_V_JOB_QUEUED)))
             if (!job_note(&c, &sp[i])) {
                 st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
                 goto fail;
@@ -553,7 +543,7 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
         if ((s->kind == GS_SPAN_KERNEL || s->kind == GS_SPAN_COPY) && li->role == GS_ROLE_DEVICE) {
             if (!log)
                 continue;
-            int pg = !strncmp(s->name, "h2d", 3) && s->args && strstr(s->args, "pageable=1");
+            int pg = (gs_vocab_is(s->name, GS_V_H2D) || gs_vocab_is(s->name, GS_V_H2D_W)) && s->args && strstr(s->args, "pageable=1");
             stage *sg = gs_mi_stage_get(m, s->name, GS_WHERE_DEVICE, pg);
             inst *x = sg ? gs_mi_inst_add(sg, kind, log, s->job, s->part) : NULL;
             if (!x) {
@@ -567,12 +557,12 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
             n_dev_inst++;
             continue;
         }
-        if (s->kind == GS_SPAN_LOCK_WAIT && !strcmp(s->name, "device_mutex") && s->end_ns > s->start_ns) {
+        if (s->kind == GS_SPAN_LOCK_WAIT && gs_vocab_is(s->name, GS_V_DEVICE_MUTEX) && s->end_ns > s->start_ns) {
             int64_t rel = -1;
             for (size_t k = 0; k < n && sp[k].start_ns < s->end_ns; k++) {
                 const gs_lane_info *lk = gs_timeline_lane(tl, sp[k].lane);
                 if (sp[k].kind == GS_SPAN_STEP && sp[k].lane != s->lane && lk && lk->device == li->device &&
-                    lk->role == GS_ROLE_GPU_WORKER && !strcmp(sp[k].name, "prove_start") &&
+                    lk->role == GS_ROLE_GPU_WORKER && gs_vocab_is(sp[k].name, GS_V_PROVE_START) &&
                     sp[k].end_ns >= s->start_ns && sp[k].end_ns <= s->end_ns && sp[k].end_ns > rel)
                     rel = sp[k].end_ns;
             }
@@ -582,7 +572,7 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
                 x->v = x->wall = (double)(s->end_ns - rel) * 1e-9;
             continue;
         }
-        if (s->kind == GS_SPAN_LOCK_HOLD && !strcmp(s->name, "tracker")) {
+        if (s->kind == GS_SPAN_LOCK_HOLD && gs_vocab_is(s->name, GS_V_TRACKER)) {
             char what[40], name[48];
             snprintf(name, sizeof name, "hold:%s", gs_mi_arg_str(s->args, "what", what, sizeof what) ? what : "?");
             /* Every hold is its own instance (one partition may hold the
@@ -597,7 +587,7 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
         }
         if (s->kind != GS_SPAN_STEP || (s->flags & GS_SPAN_F_FAILED))
             continue;
-        if (!strcmp(s->name, "prove_start")) {
+        if (gs_vocab_is(s->name, GS_V_PROVE_START)) {
             /* The device schedule and host tail of a prove, and the
              * worker's spin. */
             if (!gs_mi_sched_fit(&c, tl, sp, n, i, kind, log)) {
@@ -610,15 +600,15 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
             }
             continue;
         }
-        if (s->job >= 0 && log && (!strcmp(s->name, "host_prep") || !strcmp(s->name, "synth")))
+        if (s->job >= 0 && log && (gs_vocab_is(s->name, GS_V_HOST_PREP) || gs_vocab_is(s->name, GS_V_SYNTH)))
             gs_mi_size_note(m, kind, log, gs_mi_arg_uint(s->args, "n"), gs_mi_arg_uint(s->args, "domain"));
         int t = -1;
         for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++)
-            if (!strcmp(steps[k].name, s->name))
+            if (gs_vocab_is(s->name, steps[k].name))
                 t = (int)k;
         if (t < 0)
             continue;
-        int g2cpu = !strcmp(s->name, "msm_b2");
+        int g2cpu = gs_vocab_is(s->name, GS_V_MSM_B2);
         stage *sg = gs_mi_stage_get(m, s->name, steps[t].where, 0);
         if (!sg) {
             st = GS_ERR(err, GS_ERR_NOMEM, "model", "too many stages in %s", spans_csv);
@@ -644,7 +634,7 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
         double div = sg->per_job ? (double)parts : 1.0;
         if (steps[t].where == GS_WHERE_FIXED) {
             /* A pool fill (pin) is per buffer. */
-            uint32_t nb = strcmp(s->name, "pin") ? 1 : gs_mi_arg_uint(s->args, "buffers");
+            uint32_t nb = gs_vocab_is(s->name, GS_V_PIN) ? gs_mi_arg_uint(s->args, "buffers") : 1;
             x->v = wall / (nb ? nb : 1);
             continue;
         }
@@ -653,10 +643,10 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
          * CPU G2 MSM takes prove_finish's less the epilogue's wall time;
          * the epilogue its wall time, or prove_finish's CPU without a CPU
          * G2 MSM. */
-        if (g2cpu || !strcmp(s->name, "epilogue")) {
-            const gs_span *pf = find_span(sp, n, "prove_finish", s->job, s->part, GS_SPAN_STEP);
-            const gs_span *ep = find_span(sp, n, "epilogue", s->job, s->part, GS_SPAN_STEP);
-            const gs_span *b2 = find_span(sp, n, "msm_b2", s->job, s->part, GS_SPAN_STEP);
+        if (g2cpu || gs_vocab_is(s->name, GS_V_EPILOGUE)) {
+            const gs_span *pf = find_span(sp, n, GS_V_PROVE_FINISH, s->job, s->part, GS_SPAN_STEP);
+            const gs_span *ep = find_span(sp, n, GS_V_EPILOGUE, s->job, s->part, GS_SPAN_STEP);
+            const gs_span *b2 = find_span(sp, n, GS_V_MSM_B2, s->job, s->part, GS_SPAN_STEP);
             a.flags &= (uint16_t)~GS_SPAN_F_CPU;
             if (pf && (pf->flags & GS_SPAN_F_CPU)) {
                 double epw = ep ? (double)(ep->end_ns - ep->start_ns) * 1e-9 : 0;

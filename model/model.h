@@ -224,6 +224,10 @@ typedef struct gs_calibrate_opts {
     int max_threads;
     int quiet;
     double unit_s;      /* each thread's work per level, at least (0: 0.2 s) */
+    /* Page-locked staging buffers (the CUDA backend's allocator, with
+     * gs_backend_caps.assignment_alloc's contract); NULL: not measured. */
+    gs_status (*pin_alloc)(gs_assignment *as, uint32_t n_vars, uint32_t domain_size, gs_err *err);
+    void (*pin_free)(gs_assignment *as);
 } gs_calibrate_opts;
 gs_status gs_calibrate(gs_profile *out, const gs_calibrate_opts *o, gs_err *err);
 
@@ -240,7 +244,7 @@ int gs_model_stage_count(const gs_model *m);
 const char *gs_model_stage_name(const gs_model *m, int i);
 
 /* The model backend (model_backend.c): every prove modelled on the
- * virtual clock (common/vclock.h) from m: the device mutex, the
+ * virtual clock (common/clock.h) from m: the device mutex, the
  * device stages at log_n = pk's log_domain + size_shift (MODELLED stages),
  * the CPU G2 MSM or the device one as opts->g2_on_device says, the
  * epilogue as CPU work.  No arithmetic: proofs are all-zero.  pool: the

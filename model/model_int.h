@@ -115,6 +115,7 @@ typedef struct act {
     int64_t t0, t1;
     double threads;
     int pool;
+    double th;       /* threads granted in the step infer_cpu is at */
     double inferred;
     int measured;
     double cpu;

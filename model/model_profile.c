@@ -232,10 +232,10 @@ gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err)
 
 int gs_mi_profile_lend(gs_model *m)
 {
-    if (!m->profile[0] || gs_model_find(m, "msm_b2", GS_WHERE_CPU) >= 0 || !m->n_sizes ||
+    if (!m->profile[0] || gs_model_find(m, gs_vocab_name(GS_V_MSM_B2), GS_WHERE_CPU) >= 0 || !m->n_sizes ||
         gs_profile_msm_cs(&m->prof_data, 1024) <= 0)
         return 1;
-    stage *sg = gs_mi_stage_get(m, "msm_b2", GS_WHERE_CPU, 0);
+    stage *sg = gs_mi_stage_get(m, gs_vocab_name(GS_V_MSM_B2), GS_WHERE_CPU, 0);
     if (!sg)
         return 0;
     sg->threads = m->cores;

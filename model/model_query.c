@@ -147,7 +147,7 @@ int gs_model_device_order(const gs_model *m, int g2_on_device, int *idx, int cap
         const stage *s = &m->st[i];
         if (s->where != GS_WHERE_DEVICE || s->pageable || !s->n_pt)
             continue;
-        if (!strcmp(s->name, "msm_b2") && !g2_on_device)
+        if (gs_vocab_is(s->name, GS_V_MSM_B2) && !g2_on_device)
             continue;
         idx[k++] = i;
     }
@@ -181,7 +181,7 @@ double gs_model_stage_s(const gs_model *m, const char *stage_name, uint32_t log_
     if (!pinned)
         return pg ? fit_at(pg, log_n) / (pageable ? 1.0 : GS_MODEL_PAGEABLE_FACTOR) : -1.0;
     double t = fit_at(pinned, log_n);
-    return pageable && !strcmp(stage_name, "h2d") ? t * GS_MODEL_PAGEABLE_FACTOR : t;
+    return pageable && gs_vocab_is(stage_name, GS_V_H2D) ? t * GS_MODEL_PAGEABLE_FACTOR : t;
 }
 
 int gs_model_stage_count(const gs_model *m)

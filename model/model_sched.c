@@ -50,7 +50,7 @@ typedef struct dspan {
 
 static int64_t eff_end(const dspan *d) { return d->t0 + (int64_t)llround(d->dur * 1e9); }
 
-static int is_copy_in(const char *name) { return !strncmp(name, "h2d", 3); }
+static int is_copy_in(const char *name) { return gs_vocab_is(name, GS_V_H2D) || gs_vocab_is(name, GS_V_H2D_W); }
 
 int gs_mi_sched_fit(fitctx *c, gs_timeline *tl, const gs_span *sp, size_t n, size_t i, int kind,
                     uint32_t log)
@@ -65,8 +65,8 @@ int gs_mi_sched_fit(fitctx *c, gs_timeline *tl, const gs_span *sp, size_t n, siz
         if (s->job != ps->job || s->part != ps->part)
             continue;
         if (s->lane == ps->lane && s->end_ns <= ps->end_ns &&
-            ((s->kind == GS_SPAN_LOCK_WAIT && !strcmp(s->name, "device_mutex")) ||
-             (s->kind == GS_SPAN_STEP && !strcmp(s->name, "load_b2")))) {
+            ((s->kind == GS_SPAN_LOCK_WAIT && gs_vocab_is(s->name, GS_V_DEVICE_MUTEX)) ||
+             (s->kind == GS_SPAN_STEP && gs_vocab_is(s->name, GS_V_LOAD_B2)))) {
             if (s->end_ns > base)
                 base = s->end_ns;
             continue;
@@ -172,17 +172,17 @@ static double pageable_ratio(const gs_model *m, const char *name, uint32_t log)
 }
 
 /* Bytes the host stages for copy stage name at (kind, log). */
-static double copy_bytes(const gs_model *m, const char *name, int kind, uint32_t log)
+static double copy_bytes(const gs_model *m, gs_vocab name, int kind, uint32_t log)
 {
     const size_rec *z = gs_mi_size_find(m, kind, log);
     double dom = z && z->domain ? (double)z->domain : exp2((double)log);
     double nv = z && z->n_vars ? (double)z->n_vars : dom;
-    return 32.0 * (!strcmp(name, "h2d_w") ? nv : 3.0 * dom);
+    return 32.0 * (name == GS_V_H2D_W ? nv : 3.0 * dom);
 }
 
 double gs_model_pin_bytes(const gs_model *m, int kind, uint32_t log)
 {
-    return copy_bytes(m, "h2d_w", kind, log) + copy_bytes(m, "h2d", kind, log);
+    return copy_bytes(m, GS_V_H2D_W, kind, log) + copy_bytes(m, GS_V_H2D, kind, log);
 }
 
 double gs_model_pin_gbps(const gs_model *m) { return m->pin_gbps > 0 ? m->pin_gbps : GS_MODEL_PIN_GBPS; }
@@ -200,7 +200,7 @@ gs_status gs_model_prove_plan(gs_model_plan *out, const gs_model *m, const gs_mo
         const stage *s = &m->st[i];
         if (s->where != GS_WHERE_DEVICE || !s->n_pt)
             continue;
-        if (!strcmp(s->name, "msm_b2") && !q->g2_on_device)
+        if (gs_vocab_is(s->name, GS_V_MSM_B2) && !q->g2_on_device)
             continue;
         int k = 0;
         while (k < np && strcmp(m->st[p[k].si].name, s->name))
@@ -246,7 +246,8 @@ gs_status gs_model_prove_plan(gs_model_plan *out, const gs_model *m, const gs_mo
                                   "bandwidth into pinned buffers (stage %s): give a machine profile "
                                   "(gapscope calibrate, --profile) or predict from a capture with staging = pinned",
                                   gs_model_staging_name(from), s->name);
-                gap += copy_bytes(m, s->name, q->kind, q->log) / (m->copy_gbps * 1e9);
+                gs_vocab cv = gs_vocab_is(s->name, GS_V_H2D_W) ? GS_V_H2D_W : GS_V_H2D;
+                gap += copy_bytes(m, cv, q->kind, q->log) / (m->copy_gbps * 1e9);
             }
         }
         int sp = s->stream < 0 || s->stream >= GS_MODEL_MAX_STREAMS ? 0 : s->stream;

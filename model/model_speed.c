@@ -9,7 +9,8 @@
  * load).  Per speed class (synth, host_prep, the CPU G2 MSM, other) the
  * model keeps speed(T), the work one core-second does with T runnable
  * threads relative to one thread alone, and the virtual clock applies it
- * (gs_vt_cfg.speed): a step of w core-seconds of solo work at T runnable
+ * (gs_vt_cfg.speed, the processor-sharing rule's extension in
+ * common/pshare.h): a step of w core-seconds of solo work at T runnable
  * threads takes w / speed(T) core-seconds.
  *
  * From the capture.  Every measured CPU instance (cpu_ns) has its own T
@@ -40,18 +41,21 @@
 
 #include "model_int.h"
 
-static const char *const class_names[] = {"synth", "host_prep", "msm_b2", "other"};
-_Static_assert(sizeof class_names / sizeof class_names[0] == GS_MODEL_SPEED_CLASSES, "speed classes");
+/* The step each class but the last stands for; its name is the class's. */
+static const gs_vocab class_steps[] = {GS_V_SYNTH, GS_V_HOST_PREP, GS_V_MSM_B2};
+_Static_assert(sizeof class_steps / sizeof class_steps[0] == GS_SPEED_OTHER, "speed classes");
 
 const char *gs_model_speed_class_name(int cls)
 {
-    return (unsigned)cls < GS_MODEL_SPEED_CLASSES ? class_names[cls] : "?";
+    if (cls == GS_SPEED_OTHER)
+        return "other";
+    return (unsigned)cls < GS_SPEED_OTHER ? gs_vocab_name(class_steps[cls]) : "?";
 }
 
 int gs_mi_speed_class(const char *name)
 {
     for (int k = 0; k < GS_SPEED_OTHER; k++)
-        if (!strcmp(name, class_names[k]))
+        if (gs_vocab_is(name, class_steps[k]))
             return k;
     return GS_SPEED_OTHER;
 }
@@ -214,8 +218,8 @@ void gs_mi_speed_fit(fitctx *c)
         s->beta = 0;
         if (fit.t_hi <= 0)
             continue; /* the stage did not run */
-        snprintf(what, sizeof what, "%s (runnable threads %.1f..%.1f in the capture)", class_names[k], fit.t_lo,
-                 fit.t_hi);
+        snprintf(what, sizeof what, "%s (runnable threads %.1f..%.1f in the capture)", gs_model_speed_class_name(k),
+                 fit.t_lo, fit.t_hi);
         gs_mi_note(m, "Contention of %s: the capture cannot tell how it slows with more threads and %s: "
                       "ideal sharing.\n",
                    what, m->profile[0] ? "the machine profile does not time it"
@@ -311,8 +315,8 @@ void gs_model_print_speed(const gs_model *m, FILE *f)
         const speed_curve *c = &m->speed[k];
         if (c->t_hi <= 0 && c->source != GS_SPEED_SRC_PROFILE)
             continue;
-        fprintf(f, "  %-10s %-20s T %4.1f..%-4.1f speed at %d: %.2f, at %d: %.2f", class_names[k], src[c->source],
-                c->t_lo, c->t_hi, m->cores / 2 > 1 ? m->cores / 2 : 1, gs_model_speed(m, k, m->cores / 2),
+        fprintf(f, "  %-10s %-20s T %4.1f..%-4.1f speed at %d: %.2f, at %d: %.2f", gs_model_speed_class_name(k),
+                src[c->source], c->t_lo, c->t_hi, m->cores / 2 > 1 ? m->cores / 2 : 1, gs_model_speed(m, k, m->cores / 2),
                 m->cores, gs_model_speed(m, k, m->cores));
         if (c->source == GS_SPEED_SRC_CAPTURE || isfinite(c->beta_se))
             fprintf(f, "; capture fit beta %.2f +- %.2f", c->beta, isfinite(c->beta_se) ? c->beta_se : 0);

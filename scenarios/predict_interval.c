@@ -56,7 +56,7 @@ static gs_status scratch_run(const gs_scenario *s, gs_model *m, const char *tmp,
 /* Mean synthesis demand per partition of model m (core-seconds). */
 static double synth_mean(const gs_model *m)
 {
-    int si = gs_model_find(m, "synth", GS_WHERE_CPU);
+    int si = gs_model_find(m, gs_vocab_name(GS_V_SYNTH), GS_WHERE_CPU);
     if (si < 0)
         return 0;
     double s = 0, x;

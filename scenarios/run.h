@@ -11,9 +11,9 @@
  *   scenario.ini    the settings in effect (reloadable)
  *   arrivals.jsonl  the job mix replayed (trace format, traces/README.md)
  *   jobs.csv        per-job results (columns: scenarios/README.md)
- *   spans.csv       the timeline, loss-free (diag/README.md)
+ *   spans.csv       the timeline, loss-free (timeline/README.md)
  *   timeline.json   Chrome trace for Perfetto
- *   summary.json, report.html, report.md, charts   (diag's analysis/report)
+ *   summary.json, report.html, report.md, charts   (diag's analysis, report's rendering)
  *
  * Thread safety: one run at a time per process (the engine's threads are
  * the only concurrency).  Progress lines go to stderr unless quiet.
@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/paths.h"  /* gs_mkdir_p, for the drivers and their callers */
 #include "../common/sha256.h" /* gs_sha256_file, for the build fingerprint */
 #include "../common/status.h"
 #include "scenario.h"
@@ -41,9 +42,6 @@ typedef struct gs_fingerprint {
     int threads;             /* host.threads */
 } gs_fingerprint;
 void gs_fingerprint_get(gs_fingerprint *fp);
-
-/* mkdir -p. */
-gs_status gs_mkdir_p(const char *dir, gs_err *err);
 
 /* ---- clean stops (interrupt.c) ---- */
 /* The first SIGINT/SIGTERM received since gs_scn_interrupt_install (0:

@@ -15,7 +15,7 @@
  *
  * Outputs in OUT: run-NNN/ (each a run directory with summary.json),
  * sweep.csv (one row per run; columns in scenarios/README.md), sweep.dat
- * and sweep_causes.dat (diag/README.md formats), charts/sweep.png/.svg
+ * and sweep_causes.dat (report/README.md formats), charts/sweep.png/.svg
  * (plots/sweep.gp), and the sensitivity (least-squares slope of GPU idle
  * seconds per unit of each varied key, 95% interval) in sensitivity.csv
  * and on stderr.  A stop (SIGINT/SIGTERM, o->stop) ends the sweep after the
@@ -304,7 +304,7 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
         snprintf(path, sizeof path, "%s/sweep.dat", o->out_dir);
         if ((st = gs_out_open(&of, path, err)) != GS_OK)
             goto done;
-        /* diag/README.md "sweep.dat": a block per varied key ("suspect"),
+        /* report/README.md "sweep.dat": a block per varied key ("suspect"),
          * x idle_mean_s idle_lo_s idle_hi_s util_mean n "label"; lo/hi are
          * the min/max over the repetitions; the baseline is x = 0 for delays. */
         for (int k = 0; k < nv; k++) {

@@ -356,3 +356,19 @@ GS_TEST(scenario_arrivals_deterministic)
     gs_trace_free(&c);
     gs_scenario_destroy(s);
 }
+
+/* The engine settings of a scenario that sets nothing are the engine's own
+ * defaults (prover/engine/settings.h: written once, read by both). */
+GS_TEST(scenario_engine_defaults_are_the_engines)
+{
+    gs_scenario *s;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
+    gs_engine_config d;
+    gs_engine_config_defaults(&d);
+    GS_CHECK(memcmp(&s->engine, &d, sizeof d) == 0);
+    GS_CHECK_EQ_INT(s->engine.prove_threads, 0);
+    GS_CHECK(s->engine.inj[GS_INJ_VERIFY].seed == d.inj[GS_INJ_VERIFY].seed);
+    gs_scenario_destroy(s);
+}
