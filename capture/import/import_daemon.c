@@ -765,7 +765,7 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
         gs_import_skip(d->rep, "FIN_TIMING lines not placed: no GPU_TIMING hot_path line pairs "
                                "the tracing clock with TIMELINE offsets", d->name);
     /* Tracing times far from the TIMELINE base (a corrupt timestamp) are
-     * dropped so every span stays inside +-IMP_T_MAX. */
+     * dropped so every span stays well inside timeline/limits.h's time range. */
     if (aligned) {
         size_t k = 0;
         for (size_t i = 0; i < d->nf; i++)
