@@ -351,7 +351,15 @@ static size_t replay(driver *d, const gs_trace *arr, gs_tl_lane *lane, int64_t *
     d->next_report = d->t0 + 2000000000LL;
     for (size_t i = 0; i < arr->n; i++) {
         const gs_arrival *a = &arr->a[i];
-        int64_t intended = d->t0 + (int64_t)((double)a->t_ns * scale);
+        double at = (double)a->t_ns * scale;
+        if (at >= (double)(GS_TL_TIME_LIMIT_NS - d->t0)) {
+            /* scaled past the times a timeline holds (timeline/limits.h) */
+            d->st = gs_err_set(d->err, GS_ERR_RANGE, "run", d->s->path,
+                               "arrival %zu (t %lld ns x time_scale %g) lies beyond +-(2^62 - 1) ns",
+                               i, (long long)a->t_ns, scale);
+            break;
+        }
+        int64_t intended = d->t0 + (int64_t)at;
         if (!wait_until(d, intended, done, arr->n))
             break;
         gs_job_spec spec = {

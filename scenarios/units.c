@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../timeline/limits.h"
 #include "scenario.h"
 
 /* Parses a finite number followed by a suffix; *rest points at the suffix. */
@@ -62,7 +63,7 @@ int gs_parse_duration_ns(int64_t *out, const char *text)
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (suffix_is(rest, units[i].unit)) {
             double ns = v * units[i].ns;
-            if (ns > 9.2e18)
+            if (ns > (double)GS_TL_TIME_LIMIT_NS)   /* a time the timeline holds */
                 return 0;
             *out = (int64_t)llround(ns);
             return 1;

@@ -91,3 +91,28 @@ const char *gs_span_invalid(const gs_timeline *tl, const gs_span *s)
         return "a counter that is not a plain sample (end = start, job = part = holder = -1, flags 0)";
     return NULL;
 }
+
+gs_status gs_timeline_check(gs_timeline *tl, const char *what, const char *path, gs_err *err)
+{
+    for (size_t i = 0; i < gs_timeline_lane_count(tl); i++) {
+        const gs_lane_info *L = gs_timeline_lane(tl, (int32_t)i);
+        if (!gs_tl_in_range(GS_TLV_DEVICE, L->device) || !gs_tl_in_range(GS_TLV_STREAM, L->stream) ||
+            (L->role == GS_ROLE_DEVICE && L->device < 0))
+            return gs_err_set(err, GS_ERR_RANGE, what, path,
+                              "lane %zu '%s' has device %d / stream %d outside timeline/limits.h "
+                              "(a device lane needs a device >= 0)",
+                              i, L->name, (int)L->device, (int)L->stream);
+    }
+    size_t n;
+    const gs_span *sp = gs_timeline_spans(tl, &n);
+    for (size_t i = 0; i < n; i++) {
+        const char *why = gs_span_invalid(tl, &sp[i]);
+        if (why)
+            return gs_err_set(err, GS_ERR_RANGE, what, path,
+                              "span '%s' on lane %d (%lld..%lld ns) has %s: not written, as "
+                              "no reader would take it back (timeline/limits.h)",
+                              sp[i].name, (int)sp[i].lane, (long long)sp[i].start_ns,
+                              (long long)sp[i].end_ns, why);
+    }
+    return GS_OK;
+}

@@ -166,6 +166,11 @@ void gs_tl_span_full(gs_tl_lane *lane, const gs_span *s);
  * counter is a value at one time: end = start, job = part = holder = -1,
  * flags 0, as gs_tl_counter makes it).  The text is static. */
 const char *gs_span_invalid(const gs_timeline *tl, const gs_span *s);
+/* GS_OK when every lane and span of tl is within limits.h (the writers
+ * check this first, so they never write a file their readers refuse);
+ * else GS_ERR_RANGE "what @ path: ..." naming the first offender.
+ * Capture stopped. */
+gs_status gs_timeline_check(gs_timeline *tl, const char *what, const char *path, gs_err *err);
 
 /* Reading (capture stopped). */
 size_t gs_timeline_lane_count(const gs_timeline *tl);

@@ -247,6 +247,9 @@ gs_status gs_timeline_write_chrome(gs_timeline *tl, const char *path, gs_err *er
     const gs_span *sp = gs_timeline_spans(tl, &n);
     if (!sp && gs_tl_span_total(tl) > 0)
         return gs_err_set(err, GS_ERR_NOMEM, "timeline json", path, "out of memory sorting spans");
+    gs_status cst = gs_timeline_check(tl, "timeline json", path, err);
+    if (cst != GS_OK)
+        return cst;
     size_t n_launch = 0;
     launch *ls = malloc((n ? n : 1) * sizeof *ls);
     if (!ls)

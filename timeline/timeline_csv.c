@@ -69,7 +69,10 @@ gs_status gs_timeline_write_csv(gs_timeline *tl, const char *path, gs_err *err)
     const gs_span *sp = gs_timeline_spans(tl, &n);
     if (!sp && gs_tl_span_total(tl) > 0)
         return gs_err_set(err, GS_ERR_NOMEM, "timeline csv", path, "out of memory sorting spans");
-    gs_status st = gs_out_open(&o, path, err);
+    gs_status st = gs_timeline_check(tl, "timeline csv", path, err);
+    if (st != GS_OK)
+        return st;
+    st = gs_out_open(&o, path, err);
     if (st != GS_OK)
         return st;
     FILE *f = o.f;
