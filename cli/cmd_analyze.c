@@ -7,6 +7,7 @@
 
 #include "../report/charts.h"
 #include "../diag/run.h"
+#include "../common/outdir.h"
 #include "cli.h"
 #include "diag_cli.h"
 
@@ -159,6 +160,12 @@ static int analyze_main(int argc, char **argv)
         fprintf(stderr, "gapscope analyze: %s\n", err.msg);
         return err.status == GS_ERR_NOMEM ? 3 : 2;
     }
+    gs_outdir od;   /* a failed analyze leaves the run's previous outputs as they were */
+    if (gs_outdir_begin(&od, r.dir, gs_run_outputs, &err) != GS_OK) {
+        fprintf(stderr, "gapscope analyze: %s\n", err.msg);
+        gs_run_free(&r);
+        return 3;
+    }
     int rc = gs_diag_write_outputs(&r, &o);
     if (rc == 0 && charts) {
         int n_ok;
@@ -176,7 +183,7 @@ static int analyze_main(int argc, char **argv)
             printf("wrote %s/summary.json and %s/data/\n", r.dir, r.dir);
     }
     gs_run_free(&r);
-    return rc;
+    return gs_outdir_end(&od, rc);
 }
 
 GS_CLI_COMMAND(analyze, "analyze", "find and attribute GPU idle gaps of a run (summary.json)",

@@ -6,6 +6,7 @@
 
 #include "../report/charts.h"
 #include "../report/report.h"
+#include "../common/outdir.h"
 #include "cli.h"
 #include "diag_cli.h"
 
@@ -82,6 +83,12 @@ int gs_diag_report(const char *target, const gs_diag_opts *o, gs_report_opts *ro
         fprintf(stderr, "gapscope report: %s\n", err.msg);
         return err.status == GS_ERR_NOMEM ? 3 : 2;
     }
+    gs_outdir od;   /* a failed report leaves the run's previous outputs as they were */
+    if (gs_outdir_begin(&od, r.dir, gs_run_outputs, &err) != GS_OK) {
+        fprintf(stderr, "gapscope report: %s\n", err.msg);
+        gs_run_free(&r);
+        return 3;
+    }
     int rc = gs_diag_write_outputs(&r, o);
     char note[700];
     if (rc == 0 && charts) {
@@ -114,7 +121,7 @@ int gs_diag_report(const char *target, const gs_diag_opts *o, gs_report_opts *ro
     }
     ro->charts_note = NULL;   /* it may point at note, which goes out of scope */
     gs_run_free(&r);
-    return rc;
+    return gs_outdir_end(&od, rc);
 }
 
 GS_CLI_COMMAND(report, "report", "render report.html/report.md (charts embedded) of a run",

@@ -79,3 +79,6 @@ void gs_run_free(gs_run *r)
     r->tl = NULL;
     r->job_records = NULL;
 }
+
+const char *const gs_run_outputs[] = {"summary.json", "data", "charts", "report.md",
+                                      "report.html", "timeline.json", NULL};

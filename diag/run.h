@@ -38,6 +38,11 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err);
 #define GS_UTIL_BINS_MAX 100000
 gs_status gs_plot_data_write(const gs_run *r, gs_err *err);
 
+/* The entries of a run directory that `analyze` and `report` write
+ * (summary.json, data, charts, report.md, report.html, timeline.json),
+ * NULL-terminated: what a failed command removes (common/outdir.h). */
+extern const char *const gs_run_outputs[];
+
 /* Joins dir and name into buf (returns 0 when it does not fit). */
 int gs_path_join(char *buf, size_t n, const char *dir, const char *name);
 

@@ -29,22 +29,6 @@
 
 #define MAX_DEVICES 16
 
-gs_status gs_mkdir_p(const char *dir, gs_err *err)
-{
-    char buf[GS_SCN_PATH_MAX];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return gs_err_set(err, GS_ERR_IO, "run", buf, "mkdir: %s", strerror(errno));
-            *p = '/';
-        }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return gs_err_set(err, GS_ERR_IO, "run", buf, "mkdir: %s", strerror(errno));
-    return GS_OK;
-}
-
 static void default_dir(char *out, size_t cap, const gs_scenario *s)
 {
     const char *base = strrchr(s->path, '/');
@@ -518,6 +502,14 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     char path[GS_SCN_PATH_MAX];
     int64_t *sub_ns = NULL, *int_ns = NULL;
     gs_cpu_sampler *sampler = NULL;
+    /* What a run writes into its directory: a failed run leaves none of it
+     * (common/outdir.h); a stopped run (SIGINT/SIGTERM) is not a failed
+     * one: it writes everything, marked interrupted. */
+    static const char *const outputs[] = {"scenario.ini", "arrivals.jsonl", "jobs.csv", "spans.csv",
+                                          "timeline.json", "summary.json", "data", "charts",
+                                          "report.md", "report.html", NULL};
+    gs_outdir od;
+    int od_open = 0;
 
     gs_status st = gs_scenario_arrivals(&arr, s, err);
     if (st != GS_OK)
@@ -539,8 +531,9 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
         snprintf(res->dir, sizeof res->dir, "%s", o->out_dir);
     else
         default_dir(res->dir, sizeof res->dir, s);
-    if ((st = gs_mkdir_p(res->dir, err)) != GS_OK)
+    if ((st = gs_outdir_begin(&od, res->dir, outputs, err)) != GS_OK)
         goto fail;
+    od_open = 1;
     if ((st = write_scenario(s, res->dir, err)) != GS_OK)
         goto fail;
     path_in(path, sizeof path, res->dir, "arrivals.jsonl");
@@ -679,5 +672,7 @@ fail:
     free(drv.heap);
     free(sub_ns);
     free(int_ns);
+    if (od_open)
+        gs_outdir_end(&od, st != GS_OK);
     return st;
 }

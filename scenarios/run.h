@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "../common/sha256.h" /* gs_sha256_file, for the build fingerprint */
+#include "../common/outdir.h"
 #include "../common/status.h"
 #include "scenario.h"
 #include "trace.h"
@@ -42,8 +43,7 @@ typedef struct gs_fingerprint {
 } gs_fingerprint;
 void gs_fingerprint_get(gs_fingerprint *fp);
 
-/* mkdir -p. */
-gs_status gs_mkdir_p(const char *dir, gs_err *err);
+/* mkdir -p: gs_mkdir_p (common/outdir.h). */
 
 /* ---- clean stops (interrupt.c) ---- */
 /* The first SIGINT/SIGTERM received since gs_scn_interrupt_install (0:

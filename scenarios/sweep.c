@@ -147,6 +147,12 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
     slot *order = NULL;
     gs_run_result *rows = NULL;
     gs_status st = GS_OK;
+    /* What a sweep writes into OUT (common/outdir.h: a failed sweep leaves
+     * none of it; a stopped one keeps the runs it finished). */
+    static const char *const outputs[] = {"run-*", "sweep.csv", "sensitivity.csv", "sweep.dat",
+                                          "sweep_causes.dat", "charts", NULL};
+    gs_outdir od;
+    int od_open = 0;
     gs_capture cap;
     gs_model *model = NULL;
     if (o->n_vary < 1 || o->n_vary > MAX_VARY)
@@ -181,8 +187,9 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
     if (o->predict && ((st = gs_capture_resolve(&cap, o->predict, err)) != GS_OK ||
                        (st = gs_model_load(&model, cap.spans, err)) != GS_OK))
         goto done;
-    if ((st = gs_mkdir_p(o->out_dir, err)) != GS_OK)
+    if ((st = gs_outdir_begin(&od, o->out_dir, outputs, err)) != GS_OK)
         goto done;
+    od_open = 1;
     for (int i = 0; i < total; i++) {
         gs_scenario *s = NULL;
         char tmp[GS_SCN_PATH_MAX] = "";
@@ -382,6 +389,8 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
             fprintf(stderr, "gapscope sweep: chart not drawn: %s\n", cerr.msg);
     }
 done:
+    if (od_open)
+        gs_outdir_end(&od, st != GS_OK);
     gs_model_destroy(model);
     for (int i = 0; i < nv; i++)
         free_vary(&vs[i]);
