@@ -87,8 +87,10 @@ const char *gs_span_invalid(const gs_timeline *tl, const gs_span *s)
     if (s->cpu_ns < 0 || (s->cpu_ns && !(s->flags & GS_SPAN_F_CPU)))
         return "cpu_ns negative or without the CPU flag (8)";
     if (s->kind == GS_SPAN_COUNTER &&
-        (s->end_ns != s->start_ns || s->job != -1 || s->part != -1 || s->flags || s->holder != -1))
-        return "a counter that is not a plain sample (end = start, job = part = holder = -1, flags 0)";
+        (s->end_ns != s->start_ns || s->job != -1 || s->part != -1 || s->flags || s->holder != -1 ||
+         (s->args && s->args[0])))
+        return "a counter that is not a plain sample (end = start, job = part = holder = -1, "
+               "flags 0, no args)";
     return NULL;
 }
 

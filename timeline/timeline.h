@@ -164,7 +164,7 @@ void gs_tl_span_full(gs_tl_lane *lane, const gs_span *s);
  * of tl, job/part below -1, a value that is not finite, cpu_ns negative or
  * given without GS_SPAN_F_CPU, a counter that is not a plain sample (a
  * counter is a value at one time: end = start, job = part = holder = -1,
- * flags 0, as gs_tl_counter makes it).  The text is static. */
+ * flags 0, no args, as gs_tl_counter makes it).  The text is static. */
 const char *gs_span_invalid(const gs_timeline *tl, const gs_span *s);
 /* GS_OK when every lane and span of tl is within limits.h (the writers
  * check this first, so they never write a file their readers refuse);
