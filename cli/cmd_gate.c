@@ -41,8 +41,8 @@ static void usage(FILE *f)
             "  --thresholds FILE   INI limits (default: ci/thresholds.ini next to the binary,\n"
             "                      else built-in: min_util 0.90, max_gap_p99 50ms,\n"
             "                      tracker_lock 0.05)\n"
-            "  --out DIR           where gate.junit.xml/gate.json go (default: the run\n"
-            "                      directory; paired: the current directory)\n"
+            "  --out DIR           where gate.junit.xml/gate.json go, created when missing\n"
+            "                      (default: the run directory; paired: the current one)\n"
             "  --set S.K=V, --seed N, --run-out DIR   (SCENARIO mode: passed to the run)\n"
             "  --micro-ms X, --bin-s X, --quiet\n");
 }

@@ -220,7 +220,7 @@ static void same_count(const gs_json *o, const char *key, long x, const char *wh
 {
     const gs_json *v = gs_json_get(o, key);
     if (!v || (x < 0 ? v->type != GS_JSON_NULL : (v->type != GS_JSON_NUMBER || v->number != (double)x)))
-        fz_fail("%s.%s is not %ld", where, key, x);
+        fz_fail("%s.%s is not %ld (%s %s)", where, key, x, v ? gs_json_type_name(v->type) : "absent", v && v->text ? v->text : "");
 }
 
 void fz_summary_check(const gs_run *r, const char *path)
@@ -270,7 +270,7 @@ void fz_summary_check(const gs_run *r, const char *path)
             fz_fail("summary.json: causes[%zu] names no cause", i);
         fz_json_num(c, "idle_s", a->cause_s[cause], "summary.json cause");
     }
-    const gs_json *jobs = gs_json_get(j, "summary.json jobs");
+    const gs_json *jobs = gs_json_get(j, "jobs");
     same_count(jobs, "submitted", r->jobs.submitted, "summary.json jobs");
     same_count(jobs, "completed", r->jobs.completed, "summary.json jobs");
     same_count(jobs, "failed", r->jobs.failed, "summary.json jobs");
