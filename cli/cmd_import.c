@@ -8,7 +8,8 @@
  *
  * Nothing is written until every file has been read: a file no importer
  * can use ends the command with exit 2 and a message naming the file and
- * the line or byte offset.  Records an importer had to skip are counted
+ * the line or byte offset.  A failure after that (the report step) leaves
+ * no run directory, or the one --out named as it was (common/outdir.h).  Records an importer had to skip are counted
  * per reason, printed, and kept in the timeline's meta
  * (import.skipped.<reason> = "<count> (first at <where>)").
  */
