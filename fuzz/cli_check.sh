@@ -3,7 +3,8 @@
 # of the fuzz corpora, fed to the gapscope command that reads it, built with
 # ASan+UBSan (build-fuzz/gapscope, `make fuzz-build`), must
 #   - exit 0, 1 or 2 (never 3, a signal, a sanitizer report or a hang),
-#   - on exit 2, name the input file with a position (path:line or path@offset)
+#   - on exit 2, name the input file with a position (path:line, path@offset,
+#     or "path table T row N" for an SQLite export)
 #     unless it failed to open/read it or it disagrees with another input as
 #     a whole (GS_ERR_MISMATCH: "1 public signals, the key expects 2"),
 #   - leave no partial output: no "*.tmp*" file, and no output file at all
@@ -50,7 +51,7 @@ run() {
   elif [ $rc -gt 2 ]; then
     bad "$input" "$name: exit $rc"
   elif [ $rc -eq 2 ] && ! grep -q 'cannot open\|cannot be read\|read error\|out of memory\|GS_ERR_MISMATCH' "$W/err" &&
-       ! grep -qE "$(printf '%s' "$path" | sed 's/[.[\*^$/]/\\&/g')[^ :@']*(:[0-9]|@[0-9])" "$W/err"; then
+       ! grep -qE "$(printf '%s' "$path" | sed 's/[.[\*^$/]/\\&/g')[^ :@']*(:[0-9]|@[0-9]| table [A-Za-z_0-9]+ row [0-9])" "$W/err"; then
     bad "$input" "$name: exit 2 without $path:LINE or $path@OFFSET"
   fi
   if find "$dir" -name '*.tmp*' | grep -q .; then
