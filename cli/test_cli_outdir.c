@@ -47,6 +47,16 @@ static const char *first_line(const char *path)
     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":5,"  \
     "\"args\":{\"device\":0,\"stream\":" stream "}}]}\n"
 
+/* Imports a good two-kernel trace into dir (GS_BIN import ... opts). */
+static void import_ok(const char *dir, const char *opts)
+{
+    char in[1024], cmd[4096], out[4096];
+    snprintf(in, sizeof in, "%s/ok.json", gs_test_tmpdir());
+    put(in, TRACE("8"));
+    snprintf(cmd, sizeof cmd, "%s import %s --out %s %s --quiet 2>&1", bin(), in, dir, opts);
+    GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
+}
+
 GS_TEST(cli_outdir_import_out_of_range)
 {
     if (!bin()) {
@@ -65,11 +75,8 @@ GS_TEST(cli_outdir_import_out_of_range)
     GS_CHECK_MSG(strstr(out, "big.json:3") && strstr(out, "stream 2147483648"), "%s", out);
     GS_CHECK(access(dir, F_OK) != 0);
     /* An existing run directory: its previous outputs stay as they were. */
-    snprintf(in, sizeof in, "%s/ok.json", d);
-    put(in, TRACE("8"));
     snprintf(dir, sizeof dir, "%s/old", d);
-    snprintf(cmd, sizeof cmd, "%s import %s --out %s --no-charts --quiet 2>&1", bin(), in, dir);
-    GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
+    import_ok(dir, "--no-charts");
     snprintf(p, sizeof p, "%s/spans.csv", dir);
     char before[256];
     snprintf(before, sizeof before, "%s", first_line(p));
@@ -91,12 +98,9 @@ GS_TEST(cli_outdir_report_failure_keeps_previous)
         return;
     }
     const char *d = gs_test_tmpdir();
-    char in[1024], dir[1024], cmd[4096], out[4096], p[1200];
-    snprintf(in, sizeof in, "%s/ok.json", d);
-    put(in, TRACE("8"));
+    char dir[1024], cmd[4096], out[4096], p[1200];
     snprintf(dir, sizeof dir, "%s/run", d);
-    snprintf(cmd, sizeof cmd, "%s import %s --out %s --no-charts --quiet 2>&1", bin(), in, dir);
-    GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
+    import_ok(dir, "--no-charts");
     /* summary.json from before; report.html cannot be replaced (a
      * directory stands there), so the report fails after writing the rest. */
     snprintf(p, sizeof p, "%s/summary.json", dir);
@@ -119,12 +123,9 @@ GS_TEST(cli_outdir_gate_out_created)
         return;
     }
     const char *d = gs_test_tmpdir();
-    char in[1024], dir[1024], cmd[4096], out[4096], p[1200];
-    snprintf(in, sizeof in, "%s/ok.json", d);
-    put(in, TRACE("8"));
+    char dir[1024], cmd[4096], out[4096], p[1200];
     snprintf(dir, sizeof dir, "%s/run", d);
-    snprintf(cmd, sizeof cmd, "%s import %s --out %s --no-report --quiet 2>&1", bin(), in, dir);
-    GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
+    import_ok(dir, "--no-report");
     /* Issue 35: "gate PASSED", then exit 3 on a missing --out directory. */
     snprintf(cmd, sizeof cmd, "%s gate %s --min-util 0.1 --out %s/ci/gate --quiet 2>&1", bin(), dir,
              d);

@@ -1,10 +1,10 @@
 /* Shared helpers of the libFuzzer targets (fz.h). */
 #define _GNU_SOURCE
 #include "fz.h"
+#include "../common/outdir.h"
 
 #include <ctype.h>
 #include <dirent.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,18 +26,9 @@ void fz_fail(const char *fmt, ...)
     abort();
 }
 
-static int remove_one(const char *p, const struct stat *sb, int type, struct FTW *ftw)
-{
-    (void)sb;
-    (void)type;
-    (void)ftw;
-    remove(p);
-    return 0;
-}
-
 static void remove_dir(void)
 {
-    nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    gs_remove_tree(dir);
 }
 
 const char *fz_dir(void)
