@@ -15,28 +15,43 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli_run.h"
 #include "../scenarios/predict.h"
+#include "cli_run.h"
 
-#define MAX_SETS 64
+typedef struct {
+    gs_predict_opts po;
+    gs_cli_list sets, capture;
+} predict_args;
 
-static void predict_usage(FILE *f)
-{
-    fprintf(f, "usage: gapscope predict CAPTURE [--set SECTION.KEY=VAL]... [options]\n"
-               "Runs the scenario a capture ran (its scenario.ini and arrivals.jsonl), changed by\n"
-               "the overrides, on the model fitted from the capture: the real engine (threads,\n"
-               "queues, tracker lock, policies) with every unit of work replaced by its modelled\n"
-               "time, on a virtual clock and a modelled CPU of the captured core count.  Writes an\n"
-               "ordinary run directory; every span is flagged modelled.  CAPTURE: a run directory,\n"
-               "a spans.csv, or X.spans.csv with a directory X/ beside it.  Method: model/MODEL.md.\n\n"
-               "options:\n"
-               "  --set SECTION.KEY=VAL  change the scenario (repeatable), e.g. --set engine.synth_threads=12\n"
-               "  --borrow CAPTURE2      take the stages CAPTURE lacks from CAPTURE2 (e.g. the CPU G2 MSM\n"
-               "                         of a capture that ran it on the CPU, for --set engine.g2=cpu)\n"
-               "  --out DIR              run directory (default runs/predict-<capture>-<UTC time>)\n"
-               "  --no-report            summary.json only (no charts or report)\n"
-               "  --quiet                no progress lines\n");
-}
+static const gs_cli_opt predict_opts[] = {
+    GS_CLI_LIST("--set", "SECTION.KEY=VAL",
+                "change the scenario (repeatable), e.g. --set engine.synth_threads=12",
+                predict_args, sets),
+    GS_CLI_STR("--borrow", NULL, "CAPTURE2",
+               "take the stages CAPTURE lacks from CAPTURE2 (e.g. the CPU G2 MSM\n"
+               "of a capture that ran it on the CPU, for --set engine.g2=cpu)",
+               predict_args, po.borrow),
+    GS_CLI_STR("--out", NULL, "DIR", "run directory (default runs/predict-<capture>-<UTC time>)",
+               predict_args, po.run.out_dir),
+    GS_CLI_FLAG("--no-report", NULL, "summary.json only (no charts or report)", predict_args,
+                po.run.no_charts),
+    GS_CLI_FLAG("--quiet", "-q", "no progress lines", predict_args, po.run.quiet),
+    GS_CLI_END};
+
+static const gs_cli_spec predict_spec = {
+    .cmd = "predict",
+    .usage = "usage: gapscope predict CAPTURE [--set SECTION.KEY=VAL]... [options]\n"
+             "Runs the scenario a capture ran (its scenario.ini and arrivals.jsonl), changed by\n"
+             "the overrides, on the model fitted from the capture: the real engine (threads,\n"
+             "queues, tracker lock, policies) with every unit of work replaced by its modelled\n"
+             "time, on a virtual clock and a modelled CPU of the captured core count.  Writes an\n"
+             "ordinary run directory; every span is flagged modelled.  CAPTURE: a run directory,\n"
+             "a spans.csv, or X.spans.csv with a directory X/ beside it.  Method: model/MODEL.md.\n\n",
+    .opts = predict_opts,
+    GS_CLI_ARGS(predict_args, capture, 1, 1),
+    .bad = "unexpected argument '%s' (--help for usage)",
+    .no_usage = GS_CLI_USAGE_OPT | GS_CLI_USAGE_ARG,
+};
 
 static int exit_code(gs_status st)
 {
@@ -48,37 +63,14 @@ static int exit_code(gs_status st)
 
 int gs_scn_cmd_predict(int argc, char **argv)
 {
-    const char *sets[MAX_SETS], *capture = NULL;
-    int nsets = 0;
-    gs_predict_opts po = {0};
+    predict_args a = {.sets.n = 0};
+    int rc = gs_cli_parse(&predict_spec, &a, argc, argv, NULL);
+    if (rc != GS_CLI_GO)
+        return rc;
+    const char *capture = a.capture.v[0];
+    int nsets = a.sets.n;
+    gs_predict_opts po = a.po;
     char out[GS_SCN_PATH_MAX];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int more = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            predict_usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--set") && more && nsets < MAX_SETS)
-            sets[nsets++] = argv[++i];
-        else if (!strcmp(a, "--out") && more)
-            po.run.out_dir = argv[++i];
-        else if (!strcmp(a, "--borrow") && more)
-            po.borrow = argv[++i];
-        else if (!strcmp(a, "--no-report"))
-            po.run.no_charts = 1;
-        else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
-            po.run.quiet = 1;
-        else if (a[0] != '-' && !capture)
-            capture = a;
-        else {
-            fprintf(stderr, "gapscope predict: unexpected argument '%s' (--help for usage)\n", a);
-            return 2;
-        }
-    }
-    if (!capture) {
-        predict_usage(stderr);
-        return 2;
-    }
     if (!po.run.out_dir) {
         const char *base = strrchr(capture, '/');
         base = base && base[1] ? base + 1 : capture;
@@ -95,7 +87,7 @@ int gs_scn_cmd_predict(int argc, char **argv)
         po.run.out_dir = out;
     }
     po.capture = capture;
-    po.sets = sets;
+    po.sets = a.sets.v;
     po.n_sets = nsets;
     gs_err err;
     gs_err_clear(&err);
@@ -131,43 +123,41 @@ int gs_scn_cmd_predict(int argc, char **argv)
     return res.failed || !res.drained ? 1 : 0;
 }
 
-static void model_usage(FILE *f)
-{
-    fprintf(f, "usage: gapscope model fit CAPTURE [-o model.json]\n"
-               "Fits the machine model of a capture (a run directory or a spans.csv) and prints,\n"
-               "per stage and size: instances, median, p10, p90, spread and fit errors; the\n"
-               "machine (cores, devices) and what the fit assumed.  -o writes the model as JSON\n"
-               "(format: model/MODEL.md).\n");
-}
+typedef struct {
+    gs_cli_list capture;
+    const char *out;
+} model_args;
+
+static const gs_cli_opt model_opts[] = {
+    GS_CLI_STR("--out", "-o", "model.json", "also write the model as JSON (format: model/MODEL.md)",
+               model_args, out),
+    GS_CLI_END};
+
+static const gs_cli_spec model_spec = {
+    .cmd = "model fit",
+    .usage = "usage: gapscope model fit CAPTURE [-o model.json]\n"
+             "Fits the machine model of a capture (a run directory or a spans.csv) and prints,\n"
+             "per stage and size: instances, median, p10, p90, spread and fit errors; the\n"
+             "machine (cores, devices) and what the fit assumed.\n",
+    .opts = model_opts,
+    GS_CLI_ARGS(model_args, capture, 1, 1),
+    .bad = "unexpected argument '%s'",
+    .no_usage = GS_CLI_USAGE_OPT | GS_CLI_USAGE_ARG,
+};
 
 int gs_scn_cmd_model(int argc, char **argv)
 {
-    const char *capture = NULL, *out = NULL;
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        model_usage(stdout);
+        gs_cli_help(&model_spec, stdout);
         return 0;
     }
-    if (argc < 2 || strcmp(argv[1], "fit")) {
-        model_usage(stderr);
-        return 2;
-    }
-    for (int i = 2; i < argc; i++) {
-        if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--out")) && i + 1 < argc)
-            out = argv[++i];
-        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            model_usage(stdout);
-            return 0;
-        } else if (argv[i][0] != '-' && !capture)
-            capture = argv[i];
-        else {
-            fprintf(stderr, "gapscope model fit: unexpected argument '%s'\n", argv[i]);
-            return 2;
-        }
-    }
-    if (!capture) {
-        model_usage(stderr);
-        return 2;
-    }
+    if (argc < 2 || strcmp(argv[1], "fit"))
+        return gs_cli_usage_error(&model_spec);
+    model_args a = {.out = NULL};
+    int rc = gs_cli_parse(&model_spec, &a, argc - 1, argv + 1, NULL);
+    if (rc != GS_CLI_GO)
+        return rc;
+    const char *capture = a.capture.v[0], *out = a.out;
     gs_err err;
     gs_err_clear(&err);
     gs_capture c;

@@ -2,7 +2,24 @@
 #ifndef GS_SCN_CLI_RUN_H
 #define GS_SCN_CLI_RUN_H
 
-/* cmd: "run", "replay" or "record"; argv[0] is the command name.  Returns the exit code. */
+#include "cli_opts.h"
+
+/* The options of run, replay and record (cli_run.c). */
+typedef struct gs_run_args {
+    const char *out, *seed, *record;
+    gs_cli_list sets;
+    int quiet, dry, no_report;
+    gs_cli_list pos;
+    const char *from_log;      /* record only: --from-log LOG */
+} gs_run_args;
+
+/* cmd: "run", "replay" or "record"; argv[0] is the command name.  Returns
+ * GS_CLI_GO (a filled) or the exit code (--help, a bad argument). */
+int gs_scn_run_parse(gs_run_args *a, int argc, char **argv, const char *cmd);
+/* Runs what a asks for (a from gs_scn_run_parse with the same cmd; a's
+ * from_log is not looked at).  Returns the exit code. */
+int gs_scn_run_with(const gs_run_args *a, const char *cmd);
+/* Both.  Returns the exit code. */
 int gs_scn_cmd_run(int argc, char **argv, const char *cmd);
 /* gapscope sweep. */
 int gs_scn_cmd_sweep(int argc, char **argv);

@@ -5,6 +5,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include "outdir.h"
+#include "paths.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,26 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-gs_status gs_mkdir_p(const char *dir, gs_err *err)
-{
-    char buf[4096];
-    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
-        return gs_err_set(err, GS_ERR_ARG, "output", dir, "path too long");
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return gs_err_set(err, GS_ERR_IO, "output", buf, "mkdir: %s", strerror(errno));
-            *p = '/';
-        }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return gs_err_set(err, GS_ERR_IO, "output", buf, "mkdir: %s", strerror(errno));
-    struct stat sb;
-    if (stat(buf, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return gs_err_set(err, GS_ERR_IO, "output", buf, "not a directory");
-    return GS_OK;
-}
 
 static int remove_one(const char *p, const struct stat *sb, int type, struct FTW *ftw)
 {

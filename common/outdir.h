@@ -4,7 +4,8 @@
  * A command that writes a run directory (import, attach, analyze, report,
  * predict, run, sweep, gate) brackets its writing:
  *
- *   gs_outdir_begin(&d, dir, names, err)   creates dir (with its parents)
+ *   gs_outdir_begin(&d, dir, names, err)   creates dir (with its parents,
+ *                                          gs_mkdir_p of common/paths.h)
  *                                          when it is missing; else keeps a
  *                                          copy of each existing entry the
  *                                          command may write (names)
@@ -49,10 +50,6 @@ void gs_outdir_abort(gs_outdir *d);
 /* Ends the bracket by an exit code: 0 commits, anything else aborts;
  * returns rc (so `return gs_outdir_end(&d, rc);`). */
 int gs_outdir_end(gs_outdir *d, int rc);
-
-/* mkdir -p: creates dir and its missing parents.  GS_ERR_IO naming the
- * part that could not be made. */
-gs_status gs_mkdir_p(const char *dir, gs_err *err);
 
 /* Removes a file or a directory tree (no error when it is missing). */
 void gs_remove_tree(const char *path);

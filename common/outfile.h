@@ -1,5 +1,5 @@
 /*
- * Atomic output files for everything diag writes (timeline CSV/JSON,
+ * Atomic output files for everything a run directory holds (timeline CSV/JSON,
  * summary.json, data files, reports).  gs_out_open writes to
  * "<path>.tmp.<pid>"; gs_out_close renames it onto path when ok is set and
  * no write error happened, and removes it otherwise, so a failed write

@@ -2,7 +2,7 @@
  * The virtual clock: processor sharing against hand-computed finish times,
  * pool helpers oldest first, wrapped mutex and condition hand-offs at
  * exact virtual times, stall detection, and pass-through when off.
- * Every expected time follows from the model's rule (vclock.h), worked
+ * Every expected time follows from the model's rule (clock.h), worked
  * out in the comment of each case.
  */
 #include <pthread.h>
@@ -11,8 +11,7 @@
 #include <string.h>
 
 #include "../test/test.h"
-#include "rng.h"
-#include "vclock.h"
+#include "clock.h"
 
 #define S 1000000000LL
 
@@ -227,4 +226,27 @@ GS_TEST(vclock_detects_a_stall_and_passes_through_when_off)
     GS_CHECK(gs_now_ns() - t0 >= 2000000);
     pthread_cond_destroy(&l.cv);
     pthread_mutex_destroy(&l.mu);
+}
+
+/* The rule itself (pshare.h), by hand: 4 cores, pool 0 of width 4 (3
+ * helpers), one thread of load.  Offers in start order: a pool task asking
+ * 3 threads gets 1 + 2 helpers, the next pool task asking 4 gets 1 + the
+ * last helper, a plain task asking 2 gets 2.  T = 1 + 3 + 2 + 2 = 8 on 4
+ * cores: every thread runs at 1/2 a core, all 4 cores busy. */
+GS_TEST(pshare_rule)
+{
+    gs_pshare ps;
+    const int width[1] = {4};
+    gs_pshare_init(&ps, 4, width, 1, 1);
+    GS_CHECK(gs_pshare_add(&ps, 3, 0) == 3);
+    GS_CHECK(gs_pshare_add(&ps, 4, 0) == 2);
+    GS_CHECK(gs_pshare_add(&ps, 2, -1) == 2);
+    GS_CHECK(gs_pshare_add(&ps, 5, 0) == 1); /* no helper left */
+    GS_CHECK(gs_pshare_add(&ps, 1, GS_PSHARE_MAX_POOLS) == 1); /* out of range: no pool */
+    GS_CHECK(gs_pshare_rate(&ps) == 4.0 / 10.0);
+    GS_CHECK(gs_pshare_busy(&ps) == 4.0);
+    /* Under the core count: full speed, busy = threads. */
+    gs_pshare_init(&ps, 8, width, 1, 0);
+    gs_pshare_add(&ps, 2, -1);
+    GS_CHECK(gs_pshare_rate(&ps) == 1.0 && gs_pshare_busy(&ps) == 2.0);
 }

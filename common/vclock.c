@@ -1,5 +1,8 @@
 /*
- * The virtual clock and modelled CPU (contract and model in vclock.h).
+ * The virtual clock and modelled CPU (contract and model in clock.h), and
+ * the time every caller reads: gs_now_ns, gs_sleep_ns and gs_thread_cpu_ns
+ * consult the clock's state here first and fall through to the operating
+ * system's clocks (clock.c) when no virtual clock concerns the caller.
  *
  * State.  One process-wide clock: its lock vt.mu guards the participant
  * count, the list of waiters (each a struct on its waiting thread's stack:
@@ -11,8 +14,8 @@
  *
  * Advancing.  advance() runs, under vt.mu, in the thread that made the
  * participant count drop to 0.  Each step: processor-sharing rates of the
- * CPU waiters (pool helpers handed out oldest first; the waiter list stays
- * in start order because removal keeps order), the next event (earliest
+ * CPU waiters (pshare.h, offered in start order: the waiter list stays in
+ * start order because removal keeps order), the next event (earliest
  * timer, or the CPU waiter that finishes first at its rate), progress of
  * every CPU waiter over the step, then every waiter whose event has come is
  * marked done and counted running again, and vt.cv is broadcast.  It loops
@@ -20,14 +23,12 @@
  * to the next nanosecond, so the waiter that set the step is always done.
  */
 #define _GNU_SOURCE
-#include "vclock.h"
+#include "clock.h"
 
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "rng.h"
 
 enum { VT_OFF, VT_ON, VT_STOPPED };
 enum { W_TIMER, W_CPU };
@@ -90,6 +91,12 @@ int gs_vt_stalled(void)
 
 int64_t gs_vt_thread_cpu_ns(void) { return gs_vt_participant() ? tls_cpu : 0; }
 
+/* ---- the time every caller reads (clock.h) ------------------------------ */
+
+int64_t gs_now_ns(void) { return gs_vt_virtual() ? gs_vt_now() : gs_real_now_ns(); }
+
+int64_t gs_thread_cpu_ns(void) { return gs_vt_participant() ? tls_cpu : gs_real_thread_cpu_ns(); }
+
 /* ---- credits ------------------------------------------------------------ */
 
 /* Caller holds vt.mu. */
@@ -116,28 +123,16 @@ static rec *rec_of(const void *key, int create)
  * busy cores. */
 static double rates(void)
 {
-    int left[GS_VT_MAX_POOLS];
-    for (int k = 0; k < GS_VT_MAX_POOLS; k++)
-        left[k] = k < vt.cfg.n_pools && vt.cfg.pool_width[k] > 1 ? vt.cfg.pool_width[k] - 1 : 0;
-    double T = vt.load;
-    for (size_t i = 0; i < vt.n; i++) {
-        waiter *w = vt.w[i];
-        if (w->kind != W_CPU)
-            continue;
-        int th = w->threads;
-        if (w->pool >= 0 && w->pool < GS_VT_MAX_POOLS) {
-            int h = w->threads - 1 < left[w->pool] ? w->threads - 1 : left[w->pool];
-            left[w->pool] -= h;
-            th = 1 + h;
-        }
-        w->th = th;
-        T += th;
-    }
-    double share = T > vt.cfg.cores ? (double)vt.cfg.cores / T : 1.0;
+    gs_pshare ps;
+    gs_pshare_init(&ps, vt.cfg.cores, vt.cfg.pool_width, vt.cfg.n_pools, vt.load);
+    for (size_t i = 0; i < vt.n; i++)
+        if (vt.w[i]->kind == W_CPU)
+            vt.w[i]->th = gs_pshare_add(&ps, vt.w[i]->threads, vt.w[i]->pool);
+    double share = gs_pshare_rate(&ps);
     for (size_t i = 0; i < vt.n; i++)
         if (vt.w[i]->kind == W_CPU)
             vt.w[i]->rate = vt.w[i]->th * share;
-    return T < vt.cfg.cores ? T : vt.cfg.cores;
+    return gs_pshare_busy(&ps);
 }
 
 static void report_busy(double busy)
@@ -330,7 +325,7 @@ static void wait_on(waiter *w)
 static void sleep_common(int64_t ns, int idle)
 {
     if (!gs_vt_participant()) {
-        gs_sleep_ns(ns); /* real time for threads outside the clock */
+        gs_real_sleep_ns(ns); /* real time for threads outside the clock */
         return;
     }
     if (ns <= 0)
@@ -344,6 +339,12 @@ static void sleep_common(int64_t ns, int idle)
 }
 
 void gs_vt_sleep(int64_t ns) { sleep_common(ns, 0); }
+
+void gs_sleep_ns(int64_t ns)
+{
+    if (ns > 0)
+        sleep_common(ns, 0);
+}
 
 void gs_vt_sleep_idle(int64_t ns) { sleep_common(ns, 1); }
 

@@ -355,7 +355,7 @@ static int classify(const gs_launcher *L, const uint32_t *act, size_t n, int32_t
                 wait = (int32_t)act[k];
             continue;
         }
-        if (!strcmp(nm, "malloc_trim") || !strcmp(nm, "inj:malloc_trim")) {
+        if (gs_vocab_is(nm, GS_V_MALLOC_TRIM) || !strcmp(nm, "inj:malloc_trim")) {
             trim = 1;
             continue;
         }

@@ -23,9 +23,10 @@
  * (or the engine's `job_queued`), a device span's args "log_n=N", or the
  * timeline meta "model.log_n".
  *
- * CPU demand without cpu_ns: processor sharing run backwards.  Between two
- * consecutive span boundaries the set of running CPU instances is fixed;
- * pool instances get their helpers oldest first; with T threads on C
+ * CPU demand without cpu_ns: processor sharing (common/pshare.h) run
+ * backwards.  Between two consecutive span boundaries the set of running
+ * CPU instances is fixed; pool instances get their helpers oldest first;
+ * with T threads on C
  * cores each thread ran at min(1, C/T), so an instance with k threads
  * received k * min(1, C/T) core-seconds per second.  Its demand is that,
  * summed over its span.  The predictor applies the same rule forwards, so
@@ -40,6 +41,7 @@
 #include <string.h>
 
 #include "../common/outfile.h"
+#include "../common/pshare.h"
 #include "../timeline/timeline.h"
 #include "../prover/engine/engine.h"
 #include "model.h"
@@ -57,21 +59,22 @@ const char *gs_model_where_name(gs_model_where w)
 }
 
 /* Canonical device order of the stages a prove runs. */
-static const char *const dev_order[] = {"h2d", "intt", "coset", "ntt", "msm_h", "batch_add",
-                                        "msm_c", "msm_l", "msm_a", "msm_b1", "msm_b2", "d2h"};
+static const gs_vocab dev_order[] = {GS_V_H2D,   GS_V_INTT,  GS_V_COSET, GS_V_NTT,
+                                     GS_V_MSM_H, GS_V_BATCH_ADD, GS_V_MSM_C, GS_V_MSM_L,
+                                     GS_V_MSM_A, GS_V_MSM_B1, GS_V_MSM_B2, GS_V_D2H};
 
 /* Engine steps the model knows: where they run and whether the step is per job. */
 static const struct {
-    const char *name;
+    gs_vocab name;
     gs_model_where where;
     int per_job;
 } steps[] = {
-    {"setup", GS_WHERE_FIXED, 0},        {"synth", GS_WHERE_CPU, 0},
-    {"host_prep", GS_WHERE_CPU, 0},      {"handoff", GS_WHERE_CPU, 0},
-    {"msm_b2", GS_WHERE_CPU, 0},         {"epilogue", GS_WHERE_CPU, 0},
-    {"buffer_release", GS_WHERE_CPU, 0}, {"process_result", GS_WHERE_CPU, 0},
-    {"malloc_trim", GS_WHERE_CPU, 0},    {"assemble", GS_WHERE_CPU, 1},
-    {"verify", GS_WHERE_CPU, 1},         {"load_b2", GS_WHERE_FIXED, 0},
+    {GS_V_SETUP, GS_WHERE_FIXED, 0},        {GS_V_SYNTH, GS_WHERE_CPU, 0},
+    {GS_V_HOST_PREP, GS_WHERE_CPU, 0},      {GS_V_HANDOFF, GS_WHERE_CPU, 0},
+    {GS_V_MSM_B2, GS_WHERE_CPU, 0},         {GS_V_EPILOGUE, GS_WHERE_CPU, 0},
+    {GS_V_BUFFER_RELEASE, GS_WHERE_CPU, 0}, {GS_V_PROCESS_RESULT, GS_WHERE_CPU, 0},
+    {GS_V_MALLOC_TRIM, GS_WHERE_CPU, 0},    {GS_V_ASSEMBLE, GS_WHERE_CPU, 1},
+    {GS_V_VERIFY, GS_WHERE_CPU, 1},         {GS_V_LOAD_B2, GS_WHERE_FIXED, 0},
 };
 
 typedef struct inst {
@@ -122,6 +125,7 @@ typedef struct act {
     int64_t t0, t1;
     double threads;
     int pool;
+    double th;              /* threads granted in the step infer_cpu is at */
     double inferred;
     int measured;
     double cpu;
@@ -208,7 +212,7 @@ static int job_note(fitctx *c, const gs_span *s)
 static int rank_of(const char *name)
 {
     for (size_t i = 0; i < sizeof dev_order / sizeof dev_order[0]; i++)
-        if (!strcmp(name, dev_order[i]))
+        if (gs_vocab_is(name, dev_order[i]))
             return (int)i;
     return 100;
 }
@@ -342,40 +346,27 @@ static int infer_cpu(fitctx *c, int cores)
             t[j] = t[j - 1];
             t[j - 1] = x;
         }
+    const int width[1] = {cores}; /* one pool: the prove pool, as wide as the machine */
     for (size_t k = 0; k + 1 < nt; k++) {
         int64_t a = t[k], b = t[k + 1];
         if (b <= a)
             continue;
-        double T = 0, left = cores > 1 ? cores - 1 : 0;
+        gs_pshare ps;
+        gs_pshare_init(&ps, cores, width, 1, 0);
         for (size_t q = 0; q < n; q++) {
             act *x = &c->acts[order[q]];
             if (x->t0 > a)
                 break;
-            if (x->t1 < b)
-                continue;
-            double th = x->threads;
-            if (x->pool) {
-                double h = th - 1 < left ? th - 1 : left;
-                left -= h;
-                th = 1 + h;
-            }
-            T += th;
+            if (x->t1 >= b)
+                x->th = gs_pshare_add(&ps, x->threads, x->pool ? 0 : -1);
         }
-        double share = T > cores ? (double)cores / T : 1.0, dt = (double)(b - a) * 1e-9;
-        left = cores > 1 ? cores - 1 : 0;
+        double share = gs_pshare_rate(&ps), dt = (double)(b - a) * 1e-9;
         for (size_t q = 0; q < n; q++) {
             act *x = &c->acts[order[q]];
             if (x->t0 > a)
                 break;
-            if (x->t1 < b)
-                continue;
-            double th = x->threads;
-            if (x->pool) {
-                double h = th - 1 < left ? th - 1 : left;
-                left -= h;
-                th = 1 + h;
-            }
-            x->inferred += th * share * dt;
+            if (x->t1 >= b)
+                x->inferred += x->th * share * dt;
         }
     }
     free(t);
@@ -560,7 +551,8 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
     size_t n;
     const gs_span *sp = gs_timeline_spans(tl, &n);
     for (size_t i = 0; i < n; i++)
-        if (sp[i].kind == GS_SPAN_MARK && (!strcmp(sp[i].name, "submit") || !strcmp(sp[i].name, "job_queued")))
+        if (sp[i].kind == GS_SPAN_MARK &&
+            (gs_vocab_is(sp[i].name, GS_V_SUBMIT) || gs_vocab_is(sp[i].name, GS_V_JOB_QUEUED)))
             if (!job_note(&c, &sp[i])) {
                 st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
                 goto fail;
@@ -578,7 +570,7 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
         if ((s->kind == GS_SPAN_KERNEL || s->kind == GS_SPAN_COPY) && li->role == GS_ROLE_DEVICE) {
             if (!log)
                 continue;
-            int pg = !strcmp(s->name, "h2d") && s->args && strstr(s->args, "pageable=1");
+            int pg = gs_vocab_is(s->name, GS_V_H2D) && s->args && strstr(s->args, "pageable=1");
             stage *sg = stage_get(m, s->name, GS_WHERE_DEVICE, pg);
             inst *x = sg ? inst_add(sg, kind, log, s->job, s->part) : NULL;
             if (!x) {
@@ -592,12 +584,13 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
             n_dev_inst++;
             continue;
         }
-        if (s->kind == GS_SPAN_LOCK_WAIT && !strcmp(s->name, "device_mutex") && s->end_ns > s->start_ns) {
+        if (s->kind == GS_SPAN_LOCK_WAIT && gs_vocab_is(s->name, GS_V_DEVICE_MUTEX) &&
+            s->end_ns > s->start_ns) {
             int64_t rel = -1;
             for (size_t k = 0; k < n && sp[k].start_ns < s->end_ns; k++) {
                 const gs_lane_info *lk = gs_timeline_lane(tl, sp[k].lane);
                 if (sp[k].kind == GS_SPAN_STEP && sp[k].lane != s->lane && lk && lk->device == li->device &&
-                    lk->role == GS_ROLE_GPU_WORKER && !strcmp(sp[k].name, "prove_start") &&
+                    lk->role == GS_ROLE_GPU_WORKER && gs_vocab_is(sp[k].name, GS_V_PROVE_START) &&
                     sp[k].end_ns >= s->start_ns && sp[k].end_ns <= s->end_ns && sp[k].end_ns > rel)
                     rel = sp[k].end_ns;
             }
@@ -607,7 +600,7 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
                 x->v = x->wall = (double)(s->end_ns - rel) * 1e-9;
             continue;
         }
-        if (s->kind == GS_SPAN_LOCK_HOLD && !strcmp(s->name, "tracker")) {
+        if (s->kind == GS_SPAN_LOCK_HOLD && gs_vocab_is(s->name, GS_V_TRACKER)) {
             char what[40], name[48];
             snprintf(name, sizeof name, "hold:%s", arg_str(s->args, "what", what, sizeof what) ? what : "?");
             /* Every hold is its own instance (one partition may hold the
@@ -622,7 +615,7 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
         }
         if (s->kind != GS_SPAN_STEP || (s->flags & GS_SPAN_F_FAILED))
             continue;
-        if (!strcmp(s->name, "prove_start")) {
+        if (gs_vocab_is(s->name, GS_V_PROVE_START)) {
             /* The fixed host part of a prove, and the worker's spin. */
             double wall = (double)(s->end_ns - s->start_ns) * 1e-9, dev_s = 0;
             for (size_t k = i + 1; k < n && sp[k].start_ns <= s->end_ns; k++) {
@@ -630,7 +623,7 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
                 if (sp[k].job != s->job || sp[k].part != s->part || sp[k].end_ns > s->end_ns)
                     continue;
                 if ((lk && lk->role == GS_ROLE_DEVICE) || (sp[k].lane == s->lane &&
-                    (!strcmp(sp[k].name, "load_b2") || sp[k].kind == GS_SPAN_LOCK_WAIT)))
+                    (gs_vocab_is(sp[k].name, GS_V_LOAD_B2) || sp[k].kind == GS_SPAN_LOCK_WAIT)))
                     dev_s += (double)(sp[k].end_ns - sp[k].start_ns) * 1e-9;
             }
             stage *sg = stage_get(m, "prove_host", GS_WHERE_FIXED, 0);
@@ -645,11 +638,11 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
         }
         int t = -1;
         for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++)
-            if (!strcmp(steps[k].name, s->name))
+            if (gs_vocab_is(s->name, steps[k].name))
                 t = (int)k;
         if (t < 0)
             continue;
-        int g2cpu = !strcmp(s->name, "msm_b2");
+        int g2cpu = gs_vocab_is(s->name, GS_V_MSM_B2);
         stage *sg = stage_get(m, s->name, steps[t].where, 0);
         if (!sg) {
             st = GS_ERR(err, GS_ERR_NOMEM, "model", "too many stages in %s", spans_csv);
@@ -682,10 +675,11 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
          * CPU G2 MSM takes prove_finish's less the epilogue's wall time;
          * the epilogue its wall time, or prove_finish's CPU without a CPU
          * G2 MSM. */
-        if (g2cpu || !strcmp(s->name, "epilogue")) {
-            const gs_span *pf = find_span(sp, n, "prove_finish", s->job, s->part, GS_SPAN_STEP);
-            const gs_span *ep = find_span(sp, n, "epilogue", s->job, s->part, GS_SPAN_STEP);
-            const gs_span *b2 = find_span(sp, n, "msm_b2", s->job, s->part, GS_SPAN_STEP);
+        if (g2cpu || gs_vocab_is(s->name, GS_V_EPILOGUE)) {
+            const gs_span *pf = find_span(sp, n, gs_vocab_name(GS_V_PROVE_FINISH), s->job, s->part,
+                                          GS_SPAN_STEP);
+            const gs_span *ep = find_span(sp, n, gs_vocab_name(GS_V_EPILOGUE), s->job, s->part, GS_SPAN_STEP);
+            const gs_span *b2 = find_span(sp, n, gs_vocab_name(GS_V_MSM_B2), s->job, s->part, GS_SPAN_STEP);
             a.flags &= (uint16_t)~GS_SPAN_F_CPU;
             if (pf && (pf->flags & GS_SPAN_F_CPU)) {
                 double epw = ep ? (double)(ep->end_ns - ep->start_ns) * 1e-9 : 0;
@@ -901,7 +895,7 @@ int gs_model_device_order(const gs_model *m, int g2_on_device, int *idx, int cap
         const stage *s = &m->st[i];
         if (s->where != GS_WHERE_DEVICE || s->pageable || !s->n_pt)
             continue;
-        if (!strcmp(s->name, "msm_b2") && !g2_on_device)
+        if (gs_vocab_is(s->name, GS_V_MSM_B2) && !g2_on_device)
             continue;
         idx[k++] = i;
     }
@@ -1057,7 +1051,7 @@ double gs_model_stage_s(const gs_model *m, const char *stage_name, uint32_t log_
     if (!pinned)
         return pg ? fit_at(pg, log_n) / (pageable ? 1.0 : GS_MODEL_PAGEABLE_FACTOR) : -1.0;
     double t = fit_at(pinned, log_n);
-    return pageable && !strcmp(stage_name, "h2d") ? t * GS_MODEL_PAGEABLE_FACTOR : t;
+    return pageable && gs_vocab_is(stage_name, GS_V_H2D) ? t * GS_MODEL_PAGEABLE_FACTOR : t;
 }
 
 int gs_model_stage_count(const gs_model *m)

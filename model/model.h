@@ -116,7 +116,7 @@ int gs_model_stage_count(const gs_model *m);
 const char *gs_model_stage_name(const gs_model *m, int i);
 
 /* The model backend (model_backend.c): every prove modelled on the
- * virtual clock (common/vclock.h) from m: the device mutex, the
+ * virtual clock (common/clock.h) from m: the device mutex, the
  * device stages at log_n = pk's log_domain + size_shift (MODELLED stages),
  * the CPU G2 MSM or the device one as opts->g2_on_device says, the
  * epilogue as CPU work.  No arithmetic: proofs are all-zero.  pool: the

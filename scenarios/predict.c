@@ -163,7 +163,7 @@ static gs_status arrivals_from_marks(const char *spans, char *tmp, size_t cap, g
     snprintf(tr.description, sizeof tr.description, "arrivals rebuilt from the submit marks of %.200s", spans);
     snprintf(tr.generator, sizeof tr.generator, "gapscope predict");
     for (size_t i = 0; i < n && st == GS_OK; i++) {
-        if (sp[i].kind != GS_SPAN_MARK || strcmp(sp[i].name, "submit") || sp[i].job < 0)
+        if (sp[i].kind != GS_SPAN_MARK || !gs_vocab_is(sp[i].name, GS_V_SUBMIT) || sp[i].job < 0)
             continue;
         const gs_lane_info *li = gs_timeline_lane(tl, sp[i].lane);
         if (!li || strcmp(li->name, "driver"))

@@ -19,10 +19,14 @@
 #include <time.h>
 
 #include "../diag/jobs.h"
+#include "../common/outdir.h"
 #include "../common/outfile.h"
-#include "../common/vclock.h"
+#include "../common/clock.h"
+#include "../common/paths.h"
 #include "machine.h"
 #include "../model/model.h"
+#include "../prover/cuda/cuda.h"
+#include "../prover/cuda/knobs.h"
 #include "../model/model_work.h"
 #include "run.h"
 #include "scn_internal.h"
@@ -47,7 +51,7 @@ static void default_dir(char *out, size_t cap, const gs_scenario *s)
 
 static void path_in(char *out, size_t cap, const char *dir, const char *file)
 {
-    if (snprintf(out, cap, "%s/%s", dir, file) >= (int)cap)
+    if (!gs_path_join(out, cap, dir, file))
         out[0] = '\0';
 }
 
@@ -102,8 +106,16 @@ static gs_status make_backends(gs_backend **be, int *n, gs_model **model, const 
     return GS_OK;
 }
 
-static void set_meta(gs_timeline *tl, const gs_scenario *s)
+/* The scenario's metadata, with no absolute path (the run directory is
+ * copied between machines and committed): scenario.path relative to the
+ * working directory (as typed, unless given absolute), path-valued
+ * settings (scenario.jobs.trace, scenario.engine.model_timeline, an
+ * absolute empirical:FILE) and model.capture relative to the run
+ * directory dir, where the capture's readers resolve them (its
+ * scenario.ini, `gapscope predict`). */
+static void set_meta(gs_timeline *tl, const gs_scenario *s, const char *dir)
 {
+    char rel[GS_SCN_PATH_MAX];
     gs_fingerprint fp;
     gs_fingerprint_get(&fp);
     char buf[64];
@@ -114,7 +126,9 @@ static void set_meta(gs_timeline *tl, const gs_scenario *s)
     snprintf(buf, sizeof buf, "%d", fp.threads);
     gs_timeline_meta_set(tl, "host.threads", buf);
     gs_machine_meta(tl);
-    gs_timeline_meta_set(tl, "scenario.path", s->path[0] ? s->path : "(built in memory)");
+    if (s->path[0] == '/')
+        gs_path_rel(rel, sizeof rel, s->path, ".");
+    gs_timeline_meta_set(tl, "scenario.path", s->path[0] == '/' ? rel : s->path[0] ? s->path : "(built in memory)");
     if (s->description[0])
         gs_timeline_meta_set(tl, "scenario.description", s->description);
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)s->engine.seed);
@@ -126,7 +140,12 @@ static void set_meta(gs_timeline *tl, const gs_scenario *s)
             continue;
         char key[96];
         snprintf(key, sizeof key, "scenario.%s", k);
-        gs_timeline_meta_set(tl, key, v);
+        gs_timeline_meta_set(tl, key, gs_scenario_setting_value_in(s, i, dir, rel, sizeof rel));
+    }
+    const char *cap = gs_timeline_meta_get(tl, "model.capture");
+    if (cap && cap[0]) {
+        gs_path_rel(rel, sizeof rel, cap, dir);
+        gs_timeline_meta_set(tl, "model.capture", rel);
     }
 }
 
@@ -138,7 +157,7 @@ static gs_status write_scenario(const gs_scenario *s, const char *dir, gs_err *e
     gs_status st = gs_out_open(&o, path, err);
     if (st != GS_OK)
         return st;
-    int ok = gs_scenario_dump(s, o.f) == GS_OK;
+    int ok = gs_scenario_dump_in(s, o.f, dir) == GS_OK;
     return gs_out_close(&o, ok, err);
 }
 
@@ -361,7 +380,7 @@ static size_t replay(driver *d, const gs_trace *arr, gs_tl_lane *lane, int64_t *
         snprintf(args, sizeof args, "kind=%s;partitions=%u;priority=%d;log_constraints=%u;late_us=%lld",
                  gs_scn_kind_name(a->kind), a->partitions, a->priority, spec.log_constraints,
                  (long long)((ts - intended) / 1000));
-        gs_tl_span(lane, GS_SPAN_MARK, "submit", (int32_t)a->id, -1, ts, ts, 0, args);
+        gs_tl_span(lane, GS_SPAN_MARK, gs_vocab_name(GS_V_SUBMIT), (int32_t)a->id, -1, ts, ts, 0, args);
         int_ns[i] = intended;
         if (gs_engine_submit(d->e, &spec, &jerr) == GS_OK) {
             sub_ns[i] = ts;
@@ -539,7 +558,7 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     path_in(path, sizeof path, res->dir, "arrivals.jsonl");
     if ((st = gs_trace_write(&arr, path, "ms", err)) != GS_OK)
         goto fail;
-    set_meta(tl, s);
+    set_meta(tl, s, res->dir);
     /* Engine and backend threads inherit a mask with SIGINT/SIGTERM blocked:
      * only this (driver) thread takes them (interrupt.c). */
     sigset_t stop_sigs, old_mask;
@@ -547,6 +566,10 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     sigaddset(&stop_sigs, SIGINT);
     sigaddset(&stop_sigs, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
+    /* The [gpu] knobs for this run (the CUDA backend reads them from its
+     * creation on; back to their defaults when the run ends). */
+    for (int k = 0; k < GS_CU_KNOB_COUNT; k++)
+        gs_cu_knob_set((gs_cu_knob_id)k, s->gpu[k]);
     st = make_backends(be, &nbe, &model, s, tl, o->quiet, err);
     if (st == GS_OK && !o->quiet)
         fprintf(stderr, "gapscope: %s: %zu jobs, backend %s x%d, %d synth threads, %d GPU worker%s, trim %s, "
@@ -664,6 +687,7 @@ fail:
     for (int d = 0; d < nbe; d++)
         if (be[d])
             be[d]->ops->destroy(be[d]);
+    gs_cu_knobs_reset();
     gs_model_work_destroy(work);
     if (model != o->model)
         gs_model_destroy(model);

@@ -2,6 +2,8 @@
 #include "limits.h"
 #include "timeline.h"
 
+#include "../common/units.h"
+
 #include <math.h>
 
 static const struct {
@@ -13,6 +15,8 @@ static const struct {
 #undef GS_X
 };
 _Static_assert(sizeof table / sizeof table[0] == GS_TLV_COUNT_, "limits table");
+_Static_assert(GS_DURATION_MAX_NS == GS_TL_TIME_LIMIT_NS,
+               "durations (common/units.h) are times the timeline holds");
 
 const char *gs_tl_value_name(gs_tl_value v)
 {

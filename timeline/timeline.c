@@ -19,7 +19,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tl_internal.h"
-#include "../common/vclock.h"
+#include "../common/clock.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

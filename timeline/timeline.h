@@ -33,6 +33,7 @@
 
 #include "../common/status.h"
 #include "limits.h"
+#include "vocab.h"
 
 /* Lane roles.  X(enum, name) */
 #define GS_ROLE_TABLE(X)                  \
@@ -179,7 +180,7 @@ const gs_lane_info *gs_timeline_lane(const gs_timeline *tl, int32_t id);
 const gs_span *gs_timeline_spans(gs_timeline *tl, size_t *n);
 uint64_t gs_timeline_dropped(const gs_timeline *tl);
 
-/* Loss-free CSV (documented in diag/README.md):
+/* Loss-free CSV (documented in timeline/README.md):
  *   lines "# meta <key>=<value>" (value escaped: \\ \n)
  *   lines "# lane <id>,<role>,<device>,<stream>,<name>"
  *   header "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args"

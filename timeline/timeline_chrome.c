@@ -256,7 +256,7 @@ gs_status gs_timeline_write_chrome(gs_timeline *tl, const char *path, gs_err *er
         return gs_err_set(err, GS_ERR_NOMEM, "timeline json", path, "out of memory");
     for (size_t i = 0; i < n; i++) {
         const gs_lane_info *L = gs_timeline_lane(tl, sp[i].lane);
-        if (L->role == GS_ROLE_GPU_WORKER && sp[i].job >= 0 && !strcmp(sp[i].name, "prove_start"))
+        if (L->role == GS_ROLE_GPU_WORKER && sp[i].job >= 0 && gs_vocab_is(sp[i].name, GS_V_PROVE_START))
             ls[n_launch++] = (launch){L->device, sp[i].job, sp[i].part, sp[i].start_ns, L->id};
     }
     qsort(ls, n_launch, sizeof *ls, cmp_launch);

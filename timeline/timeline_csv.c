@@ -1,6 +1,6 @@
 /*
  * spans.csv: the canonical, loss-free form of a timeline (format in
- * diag/README.md, "spans.csv").
+ * timeline/README.md, "spans.csv").
  *
  *   # gapscope timeline v1
  *   # meta <key>=<value>          key escapes \\ \n \r \= ; value \\ \n \r

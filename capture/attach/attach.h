@@ -1,7 +1,7 @@
 /*
  * `gapscope attach`: a capture source for programs gapscope did not build.
  *
- * Pieces (this layer depends on diag and common only):
+ * Pieces (this layer depends on timeline and common only):
  *   inject/      libgsattach.so, loaded into the program: CUPTI activity
  *                records (CUDA_INJECTION64_PATH), interposed
  *                pthread_mutex_lock/unlock and malloc_trim (LD_PRELOAD),
@@ -20,6 +20,7 @@
  * times in CLOCK_MONOTONIC ns; a name is always the last field and runs to
  * the end of the line (control characters replaced by spaces):
  *   H gsattach 1 PID PPID T0 EXE     header, first line of a library file
+ *                                    (EXE: the executable's file name)
  *   I TEXT                           information (cupti=on/none/..., kept in meta)
  *   O OFFSET_NS                      CUPTI clock -> CLOCK_MONOTONIC offset (added
  *                                    to the K M S Y R D times that follow)
@@ -78,7 +79,9 @@ typedef struct gs_attach_stats {
 } gs_attach_stats;
 
 /* Reads every *.rec file of raw_dir into a new timeline (lanes and spans
- * per timeline/SPANS.md, "Foreign timelines"; meta source=attach).  Malformed
+ * per timeline/SPANS.md, "Foreign timelines"; meta source=attach,
+ * source.file = raw_dir relative to the capture directory holding it,
+ * i.e. its last component "attach-raw", never an absolute path).  Malformed
  * input: GS_ERR_FORMAT naming file:line.  stats may be NULL. */
 gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const char *raw_dir,
                             const gs_attach_convert_opts *o, gs_err *err);

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/paths.h"
 #include "convert_int.h"
 
 void gs_attach_convert_opts_defaults(gs_attach_convert_opts *o)
@@ -164,11 +165,11 @@ static const char *copy_name(const gs_attach_op *o, int *pageable)
     case 1:
     case 3:
         *pageable = o->src == 1;
-        return "h2d";
+        return gs_vocab_name(GS_V_H2D);
     case 2:
     case 4:
         *pageable = o->dst == 1;
-        return "d2h";
+        return gs_vocab_name(GS_V_D2H);
     case 9:
         *pageable = o->src == 1 || o->dst == 1;
         return "h2h";
@@ -354,7 +355,7 @@ static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_conver
             gs_tl_span(l, GS_SPAN_LOCK_HOLD, name, -1, -1, h->s, h->e, 0, NULL);
             break;
         case 'T':
-            gs_tl_span(l, GS_SPAN_STEP, "malloc_trim", -1, -1, h->s, h->e, 0, NULL);
+            gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_MALLOC_TRIM), -1, -1, h->s, h->e, 0, NULL);
             break;
         case 'N':
             snprintf(name, sizeof name, "nvtx:%s", h->name);
@@ -445,7 +446,10 @@ gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const cha
     if ((st = build(tl, c, o, err)) != GS_OK)
         goto done;
     gs_timeline_meta_set(tl, "source", "attach");
-    gs_timeline_meta_set(tl, "source.file", raw_dir);
+    char up[2100], rel[2100];
+    snprintf(up, sizeof up, "%s/..", raw_dir);
+    gs_path_rel(rel, sizeof rel, raw_dir, up);
+    gs_timeline_meta_set(tl, "source.file", rel);
     gs_timeline_meta_set(tl, "backend", "attach");
     if (c->info[0])
         gs_timeline_meta_set(tl, "attach.info", c->info);

@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../common/rng.h"
+#include "../../common/clock.h"
 #include "attach.h"
 
 static const char *const tstate_names[] = {

@@ -1,7 +1,7 @@
 /*
  * Importers: evidence a user already has, turned into a gapscope timeline
  * (timeline/timeline.h) in the vocabulary of timeline/SPANS.md, "Foreign
- * timelines".  This layer depends only on diag and common; diag depends on
+ * timelines".  This layer depends only on timeline and common; diag depends on
  * none of the capture sources.
  *
  * Formats:

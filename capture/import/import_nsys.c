@@ -416,8 +416,8 @@ static void osrt_row(nsys *n, sqlite3_stmt *q, int64_t s, int64_t e)
         snprintf(sname, sizeof sname, "state:sleep");
     else if (in_list(nm, ios))
         snprintf(sname, sizeof sname, "state:io");
-    else if (!strcmp(nm, "malloc_trim"))
-        snprintf(sname, sizeof sname, "malloc_trim");
+    else if (gs_vocab_is(nm, GS_V_MALLOC_TRIM))
+        snprintf(sname, sizeof sname, "%s", gs_vocab_name(GS_V_MALLOC_TRIM));
     else
         snprintf(sname, sizeof sname, "osrt:%.150s", nm);
     char args[180];

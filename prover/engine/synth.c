@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "../../common/pool.h"
-#include "../../common/vclock.h"
+#include "../../common/clock.h"
 #include "engine_int.h"
 
 void gs_part_free(struct gs_engine *e, gs_part *p)
@@ -125,7 +125,8 @@ static gs_status pin_fill_locked(struct gs_engine *e, gs_tl_lane *lane, gs_part 
         snprintf(args, sizeof args, "bytes=%llu;buffers=%d;asked=%d;pagelocked=%d",
                  (unsigned long long)(((uint64_t)pk->n_vars + 3 * (uint64_t)pk->domain_size) * 32 *
                                       (uint64_t)k), k, n, e->pool_locked);
-        gs_tl_span_cpu(lane, GS_SPAN_STEP, "pin", gs_jid(p->job), (int32_t)p->index, t0, gs_now_ns(),
+        gs_tl_span_cpu(lane, GS_SPAN_STEP, gs_vocab_name(GS_V_PIN), gs_jid(p->job),
+                       (int32_t)p->index, t0, gs_now_ns(),
                        k ? 0 : GS_SPAN_F_FAILED, args, gs_task_cpu_ns() - c0);
     }
     pthread_mutex_lock(&e->pin_mu);
@@ -185,7 +186,8 @@ static gs_status pin_take(struct gs_engine *e, gs_tl_lane *lane, gs_part *p, gs_
     }
     pthread_mutex_unlock(&e->pin_mu);
     if (w0 && lane)
-        gs_tl_span(lane, GS_SPAN_STEP, "pin_wait", gs_jid(p->job), (int32_t)p->index, w0, gs_now_ns(),
+        gs_tl_span(lane, GS_SPAN_STEP, gs_vocab_name(GS_V_PIN_WAIT), gs_jid(p->job),
+                   (int32_t)p->index, w0, gs_now_ns(),
                    s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL);
     return s;
 }
@@ -217,7 +219,7 @@ static void workset_alloc(struct gs_engine *e, gs_tl_lane *lane, gs_part *p)
 static void synth_busy(struct gs_engine *e, int delta)
 {
     int v = atomic_fetch_add(&e->synth_busy, delta) + delta;
-    gs_drv_counter(e, "synth_busy", gs_now_ns(), v);
+    gs_drv_counter(e, gs_vocab_name(GS_V_SYNTH_BUSY), gs_now_ns(), v);
 }
 
 /* Synthesizes p; returns the status (detail in err). */
@@ -229,7 +231,7 @@ static gs_status synth_one(struct gs_engine *e, gs_worker *w, gs_part *p, gs_err
     gs_status s = gs_keys_get(&e->keys, j->spec.kind, j->spec.log_constraints, &p->key, err);
     int64_t k1 = gs_now_ns();
     if (k1 - k0 > 1000000)
-        gs_tl_span_cpu(w->lane, GS_SPAN_STEP, "setup", gs_jid(j), part, k0, k1,
+        gs_tl_span_cpu(w->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_SETUP), gs_jid(j), part, k0, k1,
                        s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL, gs_task_cpu_ns() - kc0);
     if (s != GS_OK)
         return s;
@@ -255,7 +257,7 @@ static gs_status synth_one(struct gs_engine *e, gs_worker *w, gs_part *p, gs_err
         char args[96];
         snprintf(args, sizeof args, "log=%u;domain=%u;seed=%llu", j->spec.log_constraints,
                  p->has_as ? p->as.domain_size : 0, (unsigned long long)seed);
-        gs_tl_span_cpu(w->lane, GS_SPAN_STEP, "synth", gs_jid(j), part, t0, t1,
+        gs_tl_span_cpu(w->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_SYNTH), gs_jid(j), part, t0, t1,
                        s == GS_OK ? 0 : GS_SPAN_F_FAILED, args, c1 - c0);
     }
     return s;
@@ -294,7 +296,7 @@ void *gs_synth_main(void *arg)
         }
         /* p may already be gone (popped by a worker): use the saved ids. */
         if (t1 > t0)
-            gs_tl_span(w->lane, GS_SPAN_STEP, "queue_full_wait", gs_jid(j), part, t0, t1, 0,
+            gs_tl_span(w->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_QUEUE_FULL_WAIT), gs_jid(j), part, t0, t1, 0,
                        NULL);
     }
     gs_vt_exit();

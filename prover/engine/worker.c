@@ -40,7 +40,7 @@
 #include <string.h>
 
 #include "../../common/pool.h"
-#include "../../common/vclock.h"
+#include "../../common/clock.h"
 #include "engine_int.h"
 
 static gs_tl_lane *dev_lane(struct gs_engine *e, int dev, int stream)
@@ -68,8 +68,9 @@ void gs_emit_stages(struct gs_engine *e, int dev, gs_tl_lane *lane, const gs_par
         const char *name = st->name ? st->name : "stage";
         uint16_t fl = (st->flags & GS_STAGE_F_MODELLED) ? GS_SPAN_F_MODELLED : 0;
         if (st->kind == GS_STAGE_HOST) {
-            if (strcmp(name, "device_mutex_wait") == 0)
-                gs_tl_lock_wait(lane, "device_mutex", -1, jid, part, st->start_ns, st->end_ns);
+            if (gs_vocab_is(name, GS_V_DEVICE_MUTEX_WAIT))
+                gs_tl_lock_wait(lane, gs_vocab_name(GS_V_DEVICE_MUTEX), -1, jid, part, st->start_ns,
+                                st->end_ns);
             else
                 gs_tl_span(lane, GS_SPAN_STEP, name, jid, part, st->start_ns, st->end_ns, fl,
                            NULL);
@@ -156,7 +157,7 @@ static int prep_partition(gs_worker *w, gs_tl_lane *lane, gs_part *p)
     int64_t t0 = gs_now_ns();
     int cancelled = j->epoch < atomic_load(&e->epoch) || atomic_load(&e->stopping);
     int failed = atomic_load(&j->failed);
-    step(lane, "status_check", p, t0, 0, NULL);
+    step(lane, gs_vocab_name(GS_V_STATUS_CHECK), p, t0, 0, NULL);
     if (cancelled) {
         gs_part_drop(e, p, lane, GS_ERR_CANCELLED, "cancelled before proving");
         return 0;
@@ -169,8 +170,8 @@ static int prep_partition(gs_worker *w, gs_tl_lane *lane, gs_part *p)
     t0 = gs_now_ns();
     gs_tracker_lock(&e->tr, lane, jid, part);
     failed = atomic_load(&j->failed);
-    gs_tracker_unlock(&e->tr, lane, jid, part, "fail_check");
-    step(lane, "fail_check", p, t0, 0, NULL);
+    gs_tracker_unlock(&e->tr, lane, jid, part, gs_vocab_name(GS_V_FAIL_CHECK));
+    step(lane, gs_vocab_name(GS_V_FAIL_CHECK), p, t0, 0, NULL);
     if (failed) {
         gs_part_drop(e, p, lane, GS_OK, NULL);
         return 0;
@@ -180,8 +181,8 @@ static int prep_partition(gs_worker *w, gs_tl_lane *lane, gs_part *p)
     gs_tracker_lock(&e->tr, lane, jid, part);
     j->busy++;
     p->dev = w->dev;
-    gs_tracker_unlock(&e->tr, lane, jid, part, "mark_busy");
-    step(lane, "mark_busy", p, t0, 0, NULL);
+    gs_tracker_unlock(&e->tr, lane, jid, part, gs_vocab_name(GS_V_MARK_BUSY));
+    step(lane, gs_vocab_name(GS_V_MARK_BUSY), p, t0, 0, NULL);
 
     uint64_t zeros, ones;
     t0 = gs_now_ns();
@@ -196,7 +197,7 @@ static int prep_partition(gs_worker *w, gs_tl_lane *lane, gs_part *p)
         s = gs_inject(e, GS_INJ_HOST_PREP, lane, j, part, NULL, &err);
     snprintf(args, sizeof args, "zeros=%llu;ones=%llu;n=%u", (unsigned long long)zeros,
              (unsigned long long)ones, p->as.n_vars);
-    step_cpu(lane, "host_prep", p, t0, c0, s != GS_OK, args);
+    step_cpu(lane, gs_vocab_name(GS_V_HOST_PREP), p, t0, c0, s != GS_OK, args);
     if (s != GS_OK)
         goto fail;
 
@@ -211,7 +212,7 @@ static int prep_partition(gs_worker *w, gs_tl_lane *lane, gs_part *p)
         else
             s = gs_inject(e, GS_INJ_H2D, lane, j, part, NULL, &err);
         snprintf(args, sizeof args, "pageable=1;bytes=%llu", (unsigned long long)bytes);
-        step_cpu(lane, "h2d_stage", p, t0, c0, s != GS_OK, args);
+        step_cpu(lane, gs_vocab_name(GS_V_H2D_STAGE), p, t0, c0, s != GS_OK, args);
         if (s != GS_OK)
             goto fail;
     }
@@ -240,7 +241,7 @@ static void device_partition(gs_worker *w, gs_part *p)
     if (s != GS_OK)
         goto fail;
     gs_prove_opts opts = {.pageable = e->cfg.pageable, .threads = e->cfg.prove_threads,
-                          .g2_on_device = e->cfg.g2_on_device, .kind = (int)j->spec.kind,
+                          .g2_on_device = e->cfg.g2_on_device && be->ops->caps.g2_on_device, .kind = (int)j->spec.kind,
                           .job_id = (int64_t)j->spec.id, .part = part};
     gs_stage_list sl;
     sl.n = 0;
@@ -248,7 +249,7 @@ static void device_partition(gs_worker *w, gs_part *p)
     c0 = gs_task_cpu_ns();
     s = be->ops->prove_start(be, &p->key->pk, &p->as, &r, &sb, &opts, &p->st, &sl, &err);
     snprintf(args, sizeof args, "backend=%s;dev=%d", be->ops->name, w->dev);
-    step_cpu(w->lane, "prove_start", p, t0, c0, s != GS_OK, args);
+    step_cpu(w->lane, gs_vocab_name(GS_V_PROVE_START), p, t0, c0, s != GS_OK, args);
     gs_emit_stages(e, w->dev, w->lane, p, &sl);
     if (s != GS_OK) {
         p->st = NULL;
@@ -267,12 +268,12 @@ static void device_partition(gs_worker *w, gs_part *p)
         /* After a successful hand-off p belongs to the finalizer: the span
          * uses the saved ids only. */
         s = gs_fin_handoff(e, p, &err);
-        gs_tl_span_cpu(w->lane, GS_SPAN_STEP, "handoff", jid, part, t0, gs_now_ns(),
+        gs_tl_span_cpu(w->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_HANDOFF), jid, part, t0, gs_now_ns(),
                        s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL, gs_task_cpu_ns() - c0);
         if (s == GS_OK)
             return;
     } else {
-        step(w->lane, "handoff", p, t0, 1, NULL);
+        step(w->lane, gs_vocab_name(GS_V_HANDOFF), p, t0, 1, NULL);
     }
 fail:
     gs_part_drop(e, p, w->lane, s, err.msg);
@@ -302,10 +303,10 @@ static void *prep_main(void *arg)
         pthread_mutex_unlock(&pa->mu);
         t1 = gs_now_ns();
         if (t1 - t0 > 1000)
-            gs_tl_span(pa->lane, GS_SPAN_STEP, "ready_wait", -1, -1, t0, t1, 0, NULL);
+            gs_tl_span(pa->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_READY_WAIT), -1, -1, t0, t1, 0, NULL);
         gs_part *p = gs_pq_pop(&e->gpu_q, pa->lane, &t0, &t1);
         if (t1 > t0)
-            gs_tl_span(pa->lane, GS_SPAN_STEP, "queue_wait", -1, -1, t0, t1, 0, NULL);
+            gs_tl_span(pa->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_QUEUE_WAIT), -1, -1, t0, t1, 0, NULL);
         if (!p)
             break;
         if (!prep_partition(pa->w, pa->lane, p))
@@ -350,7 +351,7 @@ static int run_prep_ahead(gs_worker *w)
         pthread_mutex_unlock(&pa.mu);
         int64_t t1 = gs_now_ns();
         if (t1 - t0 > 1000)
-            gs_tl_span(w->lane, GS_SPAN_STEP, "queue_wait", -1, -1, t0, t1, 0, "prepped=1");
+            gs_tl_span(w->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_QUEUE_WAIT), -1, -1, t0, t1, 0, "prepped=1");
         if (!p)
             break;
         device_partition(w, p);
@@ -376,7 +377,7 @@ void *gs_worker_main(void *arg)
         int64_t t0, t1;
         gs_part *p = gs_pq_pop(&e->gpu_q, w->lane, &t0, &t1);
         if (t1 > t0)
-            gs_tl_span(w->lane, GS_SPAN_STEP, "queue_wait", -1, -1, t0, t1, 0, NULL);
+            gs_tl_span(w->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_QUEUE_WAIT), -1, -1, t0, t1, 0, NULL);
         if (!p)
             break;
         if (prep_partition(w, w->lane, p))
