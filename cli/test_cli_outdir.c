@@ -2,7 +2,8 @@
  * A command that fails leaves no partial run directory (issue 35), end to
  * end through $GS_BIN: import of a value outside timeline/limits.h, a
  * report that cannot be written into an existing run, gate --out to a
- * directory that does not exist yet.
+ * directory that does not exist yet, a what-if whose outputs cannot all
+ * be written.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -134,4 +135,34 @@ GS_TEST(cli_outdir_gate_out_created)
     GS_CHECK(access(p, F_OK) == 0);
     snprintf(p, sizeof p, "%s/ci/gate/gate.junit.xml", d);
     GS_CHECK(access(p, F_OK) == 0);
+}
+
+GS_TEST(cli_outdir_whatif_failure_keeps_previous)
+{
+    if (!bin()) {
+        gs_test_skip("GS_BIN not set (run through make test)");
+        return;
+    }
+    const char *root = getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : ".";
+    const char *d = gs_test_tmpdir();
+    char dir[1024], cmd[4096], out[4096], p[1200];
+    /* An existing --out whose summary.json cannot be replaced (a directory
+     * stands there): predict --what-if fails after writing spans.csv, and
+     * the directory is left as it was. */
+    snprintf(dir, sizeof dir, "%s/whatif", d);
+    snprintf(p, sizeof p, "%s/summary.json", dir);
+    GS_REQUIRE(mkdir(dir, 0777) == 0 && mkdir(p, 0777) == 0);
+    snprintf(p, sizeof p, "%s/summary.json/mine", dir);
+    put(p, "previous\n");
+    snprintf(cmd, sizeof cmd,
+             "%s predict '%s/traces/attach-h200/2026-12-04/torch-trim-400' --what-if "
+             "remove:malloc_trim --no-report --quiet --out %s 2>&1",
+             bin(), root, dir);
+    GS_CHECK(gs_test_run(cmd, out, sizeof out) != 0);
+    GS_CHECK(!strcmp(first_line(p), "previous\n"));
+    snprintf(p, sizeof p, "%s/spans.csv", dir);
+    GS_CHECK_MSG(access(p, F_OK) != 0, "spans.csv left behind");
+    snprintf(cmd, sizeof cmd, "ls -A %s", dir);
+    gs_test_run(cmd, out, sizeof out);
+    GS_CHECK_MSG(!strcmp(out, "summary.json\n"), "%s", out);
 }

@@ -5,36 +5,16 @@
  */
 #define _XOPEN_SOURCE 700
 #include "outdir.h"
+#include "outfile.h"
 #include "paths.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int remove_one(const char *p, const struct stat *sb, int type, struct FTW *ftw)
-{
-    (void)sb;
-    (void)type;
-    (void)ftw;
-    remove(p);
-    return 0;
-}
-
-void gs_remove_tree(const char *path)
-{
-    struct stat sb;
-    if (lstat(path, &sb) != 0)
-        return;
-    if (!S_ISDIR(sb.st_mode))
-        unlink(path);
-    else
-        nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* A file copy where a hard link cannot be made. */
 static int copy_file(const char *from, const char *to)

@@ -51,7 +51,4 @@ void gs_outdir_abort(gs_outdir *d);
  * returns rc (so `return gs_outdir_end(&d, rc);`). */
 int gs_outdir_end(gs_outdir *d, int rc);
 
-/* Removes a file or a directory tree (no error when it is missing). */
-void gs_remove_tree(const char *path);
-
 #endif

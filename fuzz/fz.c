@@ -1,7 +1,6 @@
 /* Shared helpers of the libFuzzer targets (fz.h). */
 #define _GNU_SOURCE
 #include "fz.h"
-#include "../common/outdir.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -11,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "../common/outfile.h"
 
 static char dir[512];
 static char pathbuf[768];
@@ -26,10 +27,7 @@ void fz_fail(const char *fmt, ...)
     abort();
 }
 
-static void remove_dir(void)
-{
-    gs_remove_tree(dir);
-}
+static void remove_dir(void) { gs_remove_tree(dir); }
 
 const char *fz_dir(void)
 {
