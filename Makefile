@@ -1,17 +1,23 @@
 # gapscope build.  One static archive per layer; a layer links only the
 # layers it depends on (LAYER_DEPS below is the architecture, written down).
 #
-#   make                 library, the gapscope binary (CUDA objects too when nvcc is found)
+#   make                 library, the gapscope binary (the CUDA backend too where a GPU is
+#                        present, CUDA=1 asks for it: see "CUDA default" below)
 #   make test            deps step, then every test (CPU backend; GPU tests print "skipped"),
-#                        then the fuzz corpora replayed (make fuzz-regress)
+#                        then the fuzz corpora replayed (make fuzz-regress); compiles the
+#                        CUDA backend whenever nvcc is found, GPU or not
 #   make test-gpu        on a GPU machine: build with nvcc and gcc alone, run the CUDA tests
-#   make demo            deps step, then the default scenario and its report
+#   make test-slurm      deps step with Slurm (slurm-wlm, munge), then the Slurm tests against
+#                        a private single-node cluster the test starts and stops (root only)
+#   make demo            the demo's deps (compiler, make, gnuplot), the binary, then the
+#                        default scenario and its report (CPU backend: no nvcc without a GPU)
 #   make bench           Google Benchmark microbenchmarks, JSON under build/bench/
-#   make deps            install what is missing (apt-get as root, npm into node_modules/)
+#   make deps            install what is missing for everything (apt-get as root, npm into
+#                        node_modules/); make deps-demo: only what `make demo` needs
 #   make test-layer L=field   one layer's tests (build/test/<layer>)
 #   make soak            10,000-job soak with injected faults (SOAK_JOBS=N to change)
 #
-# Options: CUDA=0|1 (default: 1 when nvcc is found), VERIFY=1 (invariant
+# Options: CUDA=0|1 (default below), VERIFY=1 (invariant
 # checks), SAN=address,undefined (sanitizers), ARCH=... (default -march=native),
 # NVCC_ARCH=... (default sm_90 plus compute_90 PTX).
 
@@ -23,9 +29,6 @@ BUILD   ?= build
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
-ifeq ($(origin CUDA), undefined)
-  CUDA := $(if $(NVCC),1,0)
-endif
 NVCC_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 
 HAVE_GMP := $(if $(wildcard /usr/include/gmp.h /usr/include/*/gmp.h),1,0)
@@ -44,6 +47,36 @@ ifneq ($(SAN),)
   comma := ,
   BUILD := $(BUILD)-san-$(subst $(comma),-,$(SAN))
 endif
+
+# ---- CUDA default -----------------------------------------------------------
+# Build only what is run.  Without CUDA=0|1 on the command line the CUDA
+# backend is built when nvcc is found and
+#   - the goal is `test` or `test-layer` (CI has nvcc and no GPU: the CUDA
+#     code must keep compiling), or
+#   - a GPU is present (/dev/nvidia0, or `nvidia-smi -L` succeeds), or
+#   - $(BUILD) already holds a CUDA build (so `make demo` after `make test`
+#     relinks nothing);
+# otherwise (`make`, `make demo` on a fresh clone of a machine without a GPU)
+# it is CPU only.  $(BUILD)/obj/.cuda0 or .cuda1 records what the objects
+# were compiled with; every object depends on it, so switching rebuilds them.
+BUILT_CUDA := $(patsubst .cuda%,%,$(notdir $(wildcard $(BUILD)/obj/.cuda[01])))
+ifeq ($(origin CUDA), undefined)
+  ifeq ($(NVCC),)
+    CUDA := 0
+  else ifneq ($(filter test test-layer,$(MAKECMDGOALS)),)
+    CUDA := 1
+  else ifeq ($(BUILT_CUDA),1)
+    CUDA := 1
+  else
+    CUDA := $(if $(shell { test -e /dev/nvidia0 || nvidia-smi -L; } >/dev/null 2>&1 && echo 1),1,0)
+  endif
+endif
+CUDA_STAMP := $(BUILD)/obj/.cuda$(CUDA)
+# Sub-makes: the CUDA choice, in parallel (-j from nproc unless the caller gave -j).
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+PAR    = $(if $(filter -j%,$(MAKEFLAGS))$(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC))
+SUBMAKE_FLAGS = --no-print-directory CUDA=$(CUDA) $(PAR)
+
 ifeq ($(CUDA),1)
   CFLAGS_BASE += -DGS_HAVE_CUDA=1
   LDLIBS_CUDA := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
@@ -94,23 +127,24 @@ deps_curve     := field common
 deps_pairing   := curve field common
 deps_poly      := field common
 deps_msm       := curve field common
-deps_groth16   := msm poly pairing curve field common
-deps_io        := groth16 msm poly pairing curve field common
-deps_circuits  := io groth16 msm poly pairing curve field common
-deps_cuda      := groth16 msm poly pairing curve field common
-deps_engine    := cuda $(PROVER) timeline common
+deps_groth16   := msm poly pairing curve field timeline common
+deps_io        := groth16 msm poly pairing curve field timeline common
+deps_circuits  := io groth16 msm poly pairing curve field timeline common
+deps_cuda      := groth16 msm poly pairing curve field timeline common
+deps_engine    := $(PROVER) timeline common
 deps_attach    := timeline common
 deps_import    := timeline common
-deps_model     := engine cuda $(PROVER) timeline common
+deps_model     := engine $(PROVER) timeline common
 deps_diag      := timeline common
 deps_report    := diag timeline common
 deps_scenarios := report diag model engine cuda $(PROVER) timeline common
 deps_cli       := import attach scenarios report diag model engine cuda $(PROVER) timeline common
 # Layers a layer's tests use as oracles beyond its own dependencies (a test
 # of an importer checks the analysis of what it imported).
+tdeps_engine   := cuda
 tdeps_import   := diag
 tdeps_attach   := diag
-tdeps_model    := scenarios
+tdeps_model    := scenarios cuda
 
 srcs_of  = $(filter-out $(dir_$(1))/test_%.c,$(wildcard $(dir_$(1))/*.c))
 tests_of = $(wildcard $(dir_$(1))/test_*.c)
@@ -158,17 +192,22 @@ ALL_TESTS := $(foreach l,$(LAYERS),$(call tests_of,$(l))) test/test_layers.c
 TEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(ALL_TESTS) test/runner.c)
 ALL_LIBS  := $(call libs_for,cli)
 
-.PHONY: all test test-gpu test-layer demo deps bench bench-tools clean check-valgrind massif
+.PHONY: all test test-gpu test-layer test-slurm demo deps deps-demo deps-slurm bench bench-tools clean check-valgrind massif
 all: $(BUILD)/gapscope $(ATTACH_SO) $(AUDIT_SO)
 
-$(BUILD)/obj/%.o: %.c
+$(CUDA_STAMP):
+	@mkdir -p $(dir $@)
+	@rm -f $(BUILD)/obj/.cuda[01]
+	@touch $@
+
+$(BUILD)/obj/%.o: %.c $(CUDA_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
 
 # capture/import: the nsys reader is compiled against libsqlite3 when present.
 $(BUILD)/obj/capture/import/%.o: CFLAGS += -DGS_HAVE_SQLITE=$(HAVE_SQLITE)
 
-$(BUILD)/obj/%.o: %.cu
+$(BUILD)/obj/%.o: %.cu $(CUDA_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O3 $(NVCC_ARCH) -DGS_HAVE_CUDA=1 -Xcompiler -Wall,-fno-strict-aliasing -lineinfo -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
@@ -236,24 +275,37 @@ $(BUILD)/bench-tools/%: bench/cuda/%.cu prover/cuda/cu_field.cuh
 bench-tools: $(BENCH_TOOLS)
 
 deps:
-	@./scripts/deps.sh
+	@./scripts/deps.sh all
+
+deps-demo:
+	@./scripts/deps.sh demo
+
+deps-slurm:
+	@./scripts/deps.sh slurm
 
 test: deps
-	@$(MAKE) --no-print-directory $(BUILD)/test/all $(BUILD)/gapscope $(ATTACH_BINS) $(BENCH_TOOLS)
+	@$(MAKE) $(SUBMAKE_FLAGS) $(BUILD)/test/all $(BUILD)/gapscope $(ATTACH_BINS) $(BENCH_TOOLS)
 	GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all $(TEST_ARGS)
-	@$(MAKE) --no-print-directory fuzz-regress
+	@$(MAKE) --no-print-directory $(PAR) fuzz-regress
 
 test-layer:
-	@$(MAKE) --no-print-directory $(BUILD)/test/$(L) $(if $(filter attach,$(L)),$(BUILD)/gapscope $(ATTACH_BINS),)
+	@$(MAKE) $(SUBMAKE_FLAGS) $(BUILD)/test/$(L) $(if $(filter attach,$(L)),$(BUILD)/gapscope $(ATTACH_BINS),)
 	GS_BIN=$(BUILD)/gapscope $(BUILD)/test/$(L) $(TEST_ARGS)
+
+# A real Slurm: scenarios/test_slurm_cluster.c starts slurmctld, slurmd and
+# munged single-node under its scratch directory (test/slurm/cluster.sh) and
+# stops them; skipped with the reason where it cannot run, except under CI.
+test-slurm: deps-slurm
+	@$(MAKE) $(SUBMAKE_FLAGS) $(BUILD)/test/all $(BUILD)/gapscope
+	GS_SLURM_TEST=1 GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all --only slurm $(TEST_ARGS)
 
 # On a GPU machine: nvcc and gcc only, no deps step.
 test-gpu:
-	@$(MAKE) --no-print-directory CUDA=1 $(BUILD)/test/all $(BUILD)/gapscope $(ATTACH_BINS)
+	@$(MAKE) --no-print-directory CUDA=1 $(PAR) $(BUILD)/test/all $(BUILD)/gapscope $(ATTACH_BINS)
 	GS_REQUIRE_GPU=1 GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all --only cuda $(TEST_ARGS)
 
-demo: deps
-	@$(MAKE) --no-print-directory $(BUILD)/gapscope
+demo: deps-demo
+	@$(MAKE) $(SUBMAKE_FLAGS) $(BUILD)/gapscope
 	$(BUILD)/gapscope run scenarios/demo.ini
 
 # memcheck: the fast unit tests and a tiny engine run, zero errors, no definite
@@ -283,7 +335,7 @@ check-valgrind: deps
 SOAK_JOBS ?= 10000
 .PHONY: soak
 soak:
-	@$(MAKE) --no-print-directory $(BUILD)/test/all $(BUILD)/gapscope
+	@$(MAKE) $(SUBMAKE_FLAGS) $(BUILD)/test/all $(BUILD)/gapscope
 	GS_SOAK_JOBS=$(SOAK_JOBS) GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all --only soak_ -v
 
 # Heap profile of synthesis (one setup at 2^14), for ms_print; the valgrind build.
@@ -303,12 +355,12 @@ massif:
 FUZZ_CC      ?= clang
 FUZZ_BUILD   := build-fuzz
 FUZZ_S       ?= 60
-FUZZ_TARGETS ?= zkey wtns r1cs json scenario trace spans jobs import
+FUZZ_TARGETS ?= zkey wtns r1cs json scenario trace spans jobs import attach gate
 FUZZ_BINS     = $(patsubst %,$(FUZZ_BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 .PHONY: fuzz fuzz-build fuzz-regress fuzz-cli
 
 # Every layer but cli (its main), so a target for a new layer needs no rule.
-$(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/fuzz/fuzz_%.o $(BUILD)/obj/fuzz/fz.o \
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/fuzz/fuzz_%.o $(BUILD)/obj/fuzz/fz.o $(BUILD)/obj/fuzz/fz_oracle.o \
         $(filter-out $(call lib_of,cli),$(ALL_LIBS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)

@@ -1,4 +1,5 @@
 /* Benchmarks of the common layer: the seeded generator and the clock every span reads. */
+#include "../common/clock.h"
 #include "../common/rng.h"
 #include "gsbench.h"
 

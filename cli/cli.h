@@ -3,7 +3,9 @@
  * registers itself with GS_CLI_COMMAND, so adding a command touches no
  * shared table.  A command's main returns the process exit code:
  * 0 success, 1 a negative answer (proof invalid, gate failed),
- * 2 bad usage or bad input, 3 internal failure.
+ * 2 bad usage or bad input, 3 internal failure.  A command's options are a
+ * table (cli_opts.h) that both parses its argv and writes its --help; the
+ * summary given here is its line in `gapscope --help`.
  */
 #ifndef GS_CLI_H
 #define GS_CLI_H

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../common/rng.h"
+#include "../common/clock.h"
 
 int gs_cli_fail(const char *cmd, const gs_err *err)
 {

@@ -15,54 +15,165 @@
 #include <time.h>
 
 #include "../capture/attach/attach.h"
+#include "../common/paths.h"
 #include "../diag/run.h"
 #include "../scenarios/run.h"
+#include "../common/outdir.h"
 #include "cli.h"
+#include "cli_opts.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gapscope attach [--out DIR] [options] -- CMD ARGS...\n"
-            "       gapscope attach --convert DIR [options]\n"
-            "  Runs CMD unmodified with CUPTI (CUDA_INJECTION64_PATH), an LD_PRELOAD\n"
-            "  interposer (contended pthread mutexes, malloc_trim, futex/condvar/rwlock/\n"
-            "  semaphore waits and wakes), an LD_AUDIT module (malloc_trim bound by\n"
-            "  dlsym), NVTX ranges, a /proc thread-state sampler and, where permitted,\n"
-            "  scheduler tracepoints, then writes a run directory (spans.csv,\n"
-            "  timeline.json, summary.json, report) attributing the GPU's idle time,\n"
-            "  following each blocked launcher's chain of wakers.\n"
-            "options:\n"
-            "  --out DIR        run directory (default runs/attach-<UTC time>)\n"
-            "  --hz N           /proc sampling rate, 0 = off (default 1000)\n"
-            "  --flush-ms N     hand completed CUPTI buffers over every N ms (default 500)\n"
-            "  --api-min-us N   drop CUDA calls shorter than N us that neither launch, copy\n"
-            "                   nor synchronize (default 0: keep every call)\n"
-            "  --lib PATH       libgsattach.so (default: lib/ next to the binary)\n"
-            "  --wake MODE      wake-up edges: auto (scheduler tracepoints where the probe\n"
-            "                   allows, else interposition), sched (fail without them),\n"
-            "                   interpose (never use tracepoints)\n"
-            "  --stack-min-us N waits at least N us get the waiter's stack (default 1000)\n"
-            "  --no-stacks      no user stacks      --no-audit    no LD_AUDIT module\n"
-            "  --no-cupti       no device records   --no-preload  no interposer\n"
-            "  --no-nvtx        no NVTX ranges      --no-report   no charts/report\n"
-            "  --quiet          no progress lines\n"
-            "  --convert DIR    only rebuild DIR's outputs from DIR/attach-raw\n");
-}
+typedef struct {
+    gs_attach_opts o;
+    gs_attach_convert_opts co;
+    const char *convert, *out;
+    int no_report;
+} attach_args;
 
-static int parse_num(const char *s, double lo, double hi, double *out)
+/* A number in [lo, hi] (the option refused otherwise). */
+static int number(double *out, const char *s, double lo, double hi)
 {
     char *e;
     double v = strtod(s, &e);
     if (*e || !(v >= lo && v <= hi))
-        return 0;
+        return -1;
     *out = v;
     return 1;
 }
 
-/* raw -> spans.csv + timeline.json + analysis/report in dir. */
+static int set_hz(void *field, const char *val, const gs_cli_opt *opt, const char *cmd)
+{
+    (void)opt, (void)cmd;
+    return number(field, val, 0, 20000);
+}
+
+static int set_flush(void *field, const char *val, const gs_cli_opt *opt, const char *cmd)
+{
+    (void)opt, (void)cmd;
+    double v;
+    int k = number(&v, val, 10, 60000);
+    if (k > 0)
+        *(unsigned *)field = (unsigned)v;
+    return k;
+}
+
+static int set_api_min(void *field, const char *val, const gs_cli_opt *opt, const char *cmd)
+{
+    (void)opt, (void)cmd;
+    double v;
+    int k = number(&v, val, 0, 1e9);
+    if (k > 0)
+        *(int64_t *)field = (int64_t)(v * 1000);
+    return k;
+}
+
+static int set_wake(void *field, const char *val, const gs_cli_opt *opt, const char *cmd)
+{
+    (void)opt, (void)cmd;
+    if (strcmp(val, "auto") && strcmp(val, "sched") && strcmp(val, "interpose"))
+        return -1;
+    *(const char **)field = val;
+    return 1;
+}
+
+static int set_stack_min(void *field, const char *val, const gs_cli_opt *opt, const char *cmd)
+{
+    (void)opt, (void)cmd;
+    double v;
+    int k = number(&v, val, 0, 1e9);
+    if (k > 0)
+        *(unsigned *)field = (unsigned)v;
+    return k;
+}
+
+static const gs_cli_opt attach_opts[] = {
+    GS_CLI_STR("--out", NULL, "DIR", "run directory (default runs/attach-<UTC time>)", attach_args,
+               out),
+    GS_CLI_FN("--hz", NULL, "N", "/proc sampling rate, 0 = off (default 1000)", set_hz,
+              attach_args, o.sample_hz),
+    GS_CLI_FN("--flush-ms", NULL, "N", "hand completed CUPTI buffers over every N ms (default 500)",
+              set_flush, attach_args, o.flush_ms),
+    GS_CLI_FN("--api-min-us", NULL, "N",
+              "drop CUDA calls shorter than N us that neither launch, copy\n"
+              "nor synchronize (default 0: keep every call)",
+              set_api_min, attach_args, co.api_min_ns),
+    GS_CLI_STR("--lib", NULL, "PATH", "libgsattach.so (default: lib/ next to the binary)",
+               attach_args, o.lib),
+    GS_CLI_FN("--wake", NULL, "MODE",
+              "wake-up edges: auto (scheduler tracepoints where the probe\n"
+              "allows, else interposition), sched (fail without them),\n"
+              "interpose (never use tracepoints)",
+              set_wake, attach_args, o.wake),
+    GS_CLI_FN("--stack-min-us", NULL, "N", "waits at least N us get the waiter's stack (default 1000)",
+              set_stack_min, attach_args, o.stack_min_us),
+    GS_CLI_FLAG("--no-stacks", NULL, "no user stacks", attach_args, o.no_stacks),
+    GS_CLI_FLAG("--no-audit", NULL, "no LD_AUDIT module", attach_args, o.no_audit),
+    GS_CLI_FLAG("--no-cupti", NULL, "no device records", attach_args, o.no_cupti),
+    GS_CLI_FLAG("--no-preload", NULL, "no interposer", attach_args, o.no_preload),
+    GS_CLI_FLAG("--no-nvtx", NULL, "no NVTX ranges", attach_args, o.no_nvtx),
+    GS_CLI_FLAG("--no-report", NULL, "no charts/report", attach_args, no_report),
+    GS_CLI_FLAG("--quiet", NULL, "no progress lines", attach_args, o.quiet),
+    GS_CLI_STR("--convert", NULL, "DIR", "only rebuild DIR's outputs from DIR/attach-raw",
+               attach_args, convert),
+    GS_CLI_END};
+
+static const gs_cli_spec attach_spec = {
+    .cmd = "attach",
+    .usage = "usage: gapscope attach [--out DIR] [options] -- CMD ARGS...\n"
+             "       gapscope attach --convert DIR [options]\n"
+             "  Runs CMD unmodified with CUPTI (CUDA_INJECTION64_PATH), an LD_PRELOAD\n"
+             "  interposer (contended pthread mutexes, malloc_trim, futex/condvar/rwlock/\n"
+             "  semaphore waits and wakes), an LD_AUDIT module (malloc_trim bound by\n"
+             "  dlsym), NVTX ranges, a /proc thread-state sampler and, where permitted,\n"
+             "  scheduler tracepoints, then writes a run directory (spans.csv,\n"
+             "  timeline.json, summary.json, report) attributing the GPU's idle time,\n"
+             "  following each blocked launcher's chain of wakers.\n",
+    .opts = attach_opts,
+    .bad = "bad option or value: %s",
+    .dashdash = 1,
+};
+
+/* A word of the command line as attach.cmd records it: an absolute path
+ * (the whole word, or what follows the first '=' as in --out=/x) relative
+ * to the working directory, the anchor the command ran in, so a capture
+ * holds no absolute path of the machine it was taken on. */
+static const char *cmd_word(char *buf, size_t cap, const char *w)
+{
+    const char *eq = strchr(w, '=');
+    size_t pre = w[0] == '/' ? 0 : eq && eq[1] == '/' ? (size_t)(eq + 1 - w) : (size_t)-1;
+    if (pre == (size_t)-1 || pre >= cap)
+        return w;
+    memcpy(buf, w, pre);
+    if (gs_path_rel(buf + pre, cap - pre, w + pre, ".") != 0)
+        return w;
+    return buf;
+}
+
+/* raw -> spans.csv + timeline.json + analysis/report in dir.  A failure
+ * leaves dir as it was (attach-raw/, the capture itself, is never touched;
+ * common/outdir.h). */
+static int convert_and_report_in(const char *dir, const gs_attach_result *res, char *const *cmd,
+                                 const gs_attach_opts *ao, const gs_attach_convert_opts *co,
+                                 int report);
+
 static int convert_and_report(const char *dir, const gs_attach_result *res, char *const *cmd,
                               const gs_attach_opts *ao, const gs_attach_convert_opts *co,
                               int report)
+{
+    static const char *const outputs[] = {"spans.csv", "timeline.json", "summary.json", "data",
+                                          "charts", "report.md", "report.html", NULL};
+    gs_outdir od;
+    gs_err err;
+    gs_err_clear(&err);
+    if (gs_outdir_begin(&od, dir, outputs, &err) != GS_OK) {
+        fprintf(stderr, "gapscope attach: %s\n", err.msg);
+        return 2;
+    }
+    return gs_outdir_end(&od, convert_and_report_in(dir, res, cmd, ao, co, report));
+}
+
+static int convert_and_report_in(const char *dir, const gs_attach_result *res, char *const *cmd,
+                                 const gs_attach_opts *ao, const gs_attach_convert_opts *co,
+                                 int report)
 {
     char raw[2100], path[2100];
     snprintf(raw, sizeof raw, "%s/attach-raw", dir);
@@ -78,7 +189,8 @@ static int convert_and_report(const char *dir, const gs_attach_result *res, char
         char b[4096] = "";
         for (size_t i = 0; cmd && cmd[i]; i++) {
             size_t l = strlen(b);
-            snprintf(b + l, sizeof b - l, "%s%s", i ? " " : "", cmd[i]);
+            char w[2048];
+            snprintf(b + l, sizeof b - l, "%s%s", i ? " " : "", cmd_word(w, sizeof w, cmd[i]));
         }
         gs_timeline_meta_set(tl, "attach.cmd", b);
         snprintf(b, sizeof b, "%d", res->exit_code);
@@ -141,75 +253,23 @@ static int convert_and_report(const char *dir, const gs_attach_result *res, char
 
 static int attach_main(int argc, char **argv)
 {
-    gs_attach_opts o;
-    gs_attach_opts_defaults(&o);
-    gs_attach_convert_opts co;
-    gs_attach_convert_opts_defaults(&co);
-    const char *convert = NULL, *out = NULL;
-    int report = 1, i = 1;
-    double v;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        int has = i + 1 < argc;
-        if (!strcmp(a, "--")) {
-            i++;
-            break;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--out") && has) {
-            out = argv[++i];
-        } else if (!strcmp(a, "--convert") && has) {
-            convert = argv[++i];
-        } else if (!strcmp(a, "--lib") && has) {
-            o.lib = argv[++i];
-        } else if (!strcmp(a, "--hz") && has && parse_num(argv[i + 1], 0, 20000, &v)) {
-            o.sample_hz = v;
-            i++;
-        } else if (!strcmp(a, "--flush-ms") && has && parse_num(argv[i + 1], 10, 60000, &v)) {
-            o.flush_ms = (unsigned)v;
-            i++;
-        } else if (!strcmp(a, "--api-min-us") && has && parse_num(argv[i + 1], 0, 1e9, &v)) {
-            co.api_min_ns = (int64_t)(v * 1000);
-            i++;
-        } else if (!strcmp(a, "--wake") && has &&
-                   (!strcmp(argv[i + 1], "auto") || !strcmp(argv[i + 1], "sched") ||
-                    !strcmp(argv[i + 1], "interpose"))) {
-            o.wake = argv[++i];
-        } else if (!strcmp(a, "--stack-min-us") && has && parse_num(argv[i + 1], 0, 1e9, &v)) {
-            o.stack_min_us = (unsigned)v;
-            i++;
-        } else if (!strcmp(a, "--no-stacks")) {
-            o.no_stacks = 1;
-        } else if (!strcmp(a, "--no-audit")) {
-            o.no_audit = 1;
-        } else if (!strcmp(a, "--no-cupti")) {
-            o.no_cupti = 1;
-        } else if (!strcmp(a, "--no-preload")) {
-            o.no_preload = 1;
-        } else if (!strcmp(a, "--no-nvtx")) {
-            o.no_nvtx = 1;
-        } else if (!strcmp(a, "--no-report")) {
-            report = 0;
-        } else if (!strcmp(a, "--quiet")) {
-            o.quiet = 1;
-        } else {
-            fprintf(stderr, "gapscope attach: bad option or value: %s\n", a);
-            usage(stderr);
-            return 2;
-        }
-    }
+    attach_args a = {.convert = NULL};
+    gs_attach_opts_defaults(&a.o);
+    gs_attach_convert_opts_defaults(&a.co);
+    int i, rc = gs_cli_parse(&attach_spec, &a, argc, argv, &i);
+    if (rc != GS_CLI_GO)
+        return rc;
+    const char *convert = a.convert, *out = a.out;
+    gs_attach_opts o = a.o;
     if (convert) {
         if (i < argc) {
             fprintf(stderr, "gapscope attach: --convert takes no command\n");
             return 2;
         }
-        return convert_and_report(convert, NULL, NULL, &o, &co, report);
+        return convert_and_report(convert, NULL, NULL, &o, &a.co, !a.no_report);
     }
-    if (i >= argc) {
-        usage(stderr);
-        return 2;
-    }
+    if (i >= argc)
+        return gs_cli_usage_error(&attach_spec);
     char defdir[64];
     if (!out) {
         time_t now = time(NULL);
@@ -235,7 +295,7 @@ static int attach_main(int argc, char **argv)
         else
             fprintf(stderr, "gapscope attach: %s exited with %d\n", argv[i], res.exit_code);
     }
-    int rc = convert_and_report(out, &res, argv + i, &o, &co, report);
+    rc = convert_and_report(out, &res, argv + i, &o, &a.co, !a.no_report);
     if (rc)
         return rc;
     if (!o.quiet)

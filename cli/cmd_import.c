@@ -8,7 +8,8 @@
  *
  * Nothing is written until every file has been read: a file no importer
  * can use ends the command with exit 2 and a message naming the file and
- * the line or byte offset.  Records an importer had to skip are counted
+ * the line or byte offset.  A failure after that (the report step) leaves
+ * no run directory, or the one --out named as it was (common/outdir.h).  Records an importer had to skip are counted
  * per reason, printed, and kept in the timeline's meta
  * (import.skipped.<reason> = "<count> (first at <where>)").
  */
@@ -21,28 +22,75 @@
 #include "../capture/import/import.h"
 #include "../report/report.h"
 #include "../scenarios/run.h"
+#include "../common/outdir.h"
 #include "cli.h"
 #include "diag_cli.h"
 
-static void usage(FILE *f)
+typedef struct {
+    gs_diag_opts d;
+    gs_report_opts ro;
+    gs_import_options io;
+    gs_import_format fmt;
+    const char *out;
+    int no_report, no_charts, nfiles;
+    const char **files;
+} import_args;
+
+static int take_file(void *ctx, const char *arg)
 {
-    fprintf(f,
-            "usage: gapscope import FILE... [options]\n"
-            "  Imports a GPU timeline gapscope did not capture and writes a run directory\n"
-            "  (spans.csv, timeline.json, summary.json, data/, charts, report.md/html).\n"
-            "  FILE: torch.profiler / Kineto / Perfetto JSON (export_chrome_trace), gapscope's\n"
-            "  own timeline.json, an Nsight Systems SQLite export (nsys export --type sqlite),\n"
-            "  or the production daemon's log (TIMELINE / GPU_TIMING / FIN_TIMING /\n"
-            "  CUZK_TIMING lines).  Several files go into one timeline.\n"
-            "options:\n"
-            "  --format F     chrome | nsys | daemon-log (default: sniffed per file)\n"
-            "  --out DIR      run directory (default runs/import-<file>-<UTC time>)\n"
-            "  --device N     device id of a daemon log's GPU lanes (default 0)\n"
-            "  --no-report    stop after spans.csv and timeline.json\n"
-            "  --no-charts    do not run gnuplot\n"
-            "  --micro-ms X, --bin-s X, --plots DIR, --quiet   as for gapscope report\n"
-            "exit: 0 imported, 2 unreadable input or bad usage, 3 internal failure\n");
+    import_args *a = ctx;
+    a->files[a->nfiles++] = arg;
+    return 1;
 }
+
+static int set_format(void *field, const char *val, const gs_cli_opt *opt, const char *cmd)
+{
+    (void)opt, (void)cmd;
+    if (gs_import_format_from_name(field, val))
+        return 1;
+    fprintf(stderr, "gapscope import: --format wants chrome, nsys or daemon-log\n");
+    return 0;
+}
+
+static int set_device(void *field, const char *val, const gs_cli_opt *opt, const char *cmd)
+{
+    (void)opt, (void)cmd;
+    char *e;
+    long v = strtol(val, &e, 10);
+    if (*e || v < 0 || v > 4095) {
+        fprintf(stderr, "gapscope import: --device wants 0..4095\n");
+        return 0;
+    }
+    *(int32_t *)field = (int32_t)v;
+    return 1;
+}
+
+static const gs_cli_opt import_opts[] = {
+    GS_CLI_FN("--format", NULL, "F", "chrome | nsys | daemon-log (default: sniffed per file)",
+              set_format, import_args, fmt),
+    GS_CLI_STR("--out", NULL, "DIR", "run directory (default runs/import-<file>-<UTC time>)",
+               import_args, out),
+    GS_CLI_FN("--device", NULL, "N", "device id of a daemon log's GPU lanes (default 0)",
+              set_device, import_args, io.device),
+    GS_CLI_FLAG("--no-report", NULL, "stop after spans.csv and timeline.json", import_args,
+                no_report),
+    GS_CLI_FLAG("--no-charts", NULL, "do not run gnuplot", import_args, no_charts),
+    GS_CLI_GROUP(gs_diag_cli_opts, import_args, d),
+    GS_CLI_END};
+
+static const gs_cli_spec import_spec = {
+    .cmd = "import",
+    .usage = "usage: gapscope import FILE... [options]\n"
+             "  Imports a GPU timeline gapscope did not capture and writes a run directory\n"
+             "  (spans.csv, timeline.json, summary.json, data/, charts, report.md/html).\n"
+             "  FILE: torch.profiler / Kineto / Perfetto JSON (export_chrome_trace), gapscope's\n"
+             "  own timeline.json, an Nsight Systems SQLite export (nsys export --type sqlite),\n"
+             "  or the production daemon's log (TIMELINE / GPU_TIMING / FIN_TIMING /\n"
+             "  CUZK_TIMING lines).  Several files go into one timeline.\n",
+    .notes = "exit: 0 imported, 2 unreadable input or bad usage, 3 internal failure\n",
+    .opts = import_opts,
+    .positional = take_file,
+};
 
 static void default_out(char *out, size_t cap, const char *file)
 {
@@ -85,73 +133,26 @@ static void report_skips(gs_timeline *tl, const gs_import_report *rep, const cha
 
 static int import_main(int argc, char **argv)
 {
-    gs_diag_opts o;
-    gs_diag_opts_init(&o);
-    gs_report_opts ro;
-    gs_report_opts_defaults(&ro);
-    gs_import_options io;
-    gs_import_options_defaults(&io);
-    gs_import_format fmt = GS_IMPORT_AUTO;
-    const char *out = NULL;
-    int report = 1, charts = 1, nfiles = 0;
-    const char **files = calloc((size_t)argc + 1, sizeof *files);
-    if (!files)
+    import_args a = {.fmt = GS_IMPORT_AUTO};
+    gs_diag_opts_init(&a.d);
+    gs_report_opts_defaults(&a.ro);
+    gs_import_options_defaults(&a.io);
+    a.files = calloc((size_t)argc + 1, sizeof *a.files);
+    if (!a.files)
         return 3;
-    for (int i = 1; i < argc; i++) {
-        int k = gs_diag_parse_common(argc, argv, &i, &o);
-        if (k < 0) {
-            fprintf(stderr, "gapscope import: bad value for %s\n", argv[i - 1]);
-            free(files);
-            return 2;
-        }
-        if (k)
-            continue;
-        const char *a = argv[i];
-        int more = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            free(files);
-            return 0;
-        } else if (!strcmp(a, "--format") && more) {
-            if (!gs_import_format_from_name(&fmt, argv[++i])) {
-                fprintf(stderr, "gapscope import: --format wants chrome, nsys or daemon-log\n");
-                free(files);
-                return 2;
-            }
-        } else if (!strcmp(a, "--out") && more) {
-            out = argv[++i];
-        } else if (!strcmp(a, "--device") && more) {
-            char *e;
-            long v = strtol(argv[++i], &e, 10);
-            if (*e || v < 0 || v > 4095) {
-                fprintf(stderr, "gapscope import: --device wants 0..4095\n");
-                free(files);
-                return 2;
-            }
-            io.device = (int32_t)v;
-        } else if (!strcmp(a, "--no-report")) {
-            report = 0;
-        } else if (!strcmp(a, "--no-charts")) {
-            charts = 0;
-        } else if (a[0] == '-' && a[1]) {
-            usage(stderr);
-            free(files);
-            return 2;
-        } else {
-            files[nfiles++] = a;
-        }
+    int rc = gs_cli_parse(&import_spec, &a, argc, argv, NULL);
+    if (rc == GS_CLI_GO && !a.nfiles)
+        rc = gs_cli_usage_error(&import_spec);
+    if (rc != GS_CLI_GO) {
+        free(a.files);
+        return rc;
     }
-    if (!nfiles) {
-        usage(stderr);
-        free(files);
-        return 2;
-    }
-    if (o.quiet)
-        o.cfg.progress = 0;
+    const char **files = a.files;
+    int nfiles = a.nfiles;
     gs_timeline *tl = NULL;
     gs_err err;
     gs_err_clear(&err);
-    int rc = 0;
+    rc = 0;
     if (gs_timeline_create(&tl) != GS_OK) {
         free(files);
         return 3;
@@ -159,13 +160,13 @@ static int import_main(int argc, char **argv)
     for (int f = 0; f < nfiles; f++) {
         gs_import_report rep;
         gs_import_report_init(&rep);
-        gs_status st = gs_import_file(tl, &rep, files[f], fmt, &io, &err);
+        gs_status st = gs_import_file(tl, &rep, files[f], a.fmt, &a.io, &err);
         if (st != GS_OK) {
             fprintf(stderr, "gapscope import: %s\n", err.msg);
             rc = st == GS_ERR_NOMEM || st == GS_ERR_INTERNAL ? 3 : 2;
             goto done;
         }
-        report_skips(tl, &rep, files[f], o.quiet);
+        report_skips(tl, &rep, files[f], a.d.quiet);
         const char *src = gs_timeline_meta_get(tl, "source");
         if (f > 0 && src && strchr(src, '+'))
             fprintf(stderr, "gapscope import: warning: %s is a different kind of source (%s): "
@@ -178,26 +179,37 @@ static int import_main(int argc, char **argv)
         }
     }
     char dir[2048], path[2300];
-    if (out)
-        snprintf(dir, sizeof dir, "%s", out);
+    if (a.out)
+        snprintf(dir, sizeof dir, "%s", a.out);
     else
         default_out(dir, sizeof dir, files[0]);
-    if (gs_mkdir_p(dir, &err) != GS_OK || !gs_path_join(path, sizeof path, dir, "spans.csv") ||
+    /* A failed import leaves no run directory (or the one --out named as it
+     * was): common/outdir.h; the report step brackets its own outputs. */
+    static const char *const outputs[] = {"spans.csv", "timeline.json", NULL};
+    gs_outdir od;
+    if (gs_outdir_begin(&od, dir, outputs, &err) != GS_OK) {
+        fprintf(stderr, "gapscope import: %s\n", err.msg);
+        rc = err.status == GS_ERR_IO ? 2 : 3;
+        goto done;
+    }
+    if (!gs_path_join(path, sizeof path, dir, "spans.csv") ||
         gs_timeline_write_csv(tl, path, &err) != GS_OK ||
         !gs_path_join(path, sizeof path, dir, "timeline.json") ||
         gs_timeline_write_chrome(tl, path, &err) != GS_OK) {
         fprintf(stderr, "gapscope import: %s\n", err.msg[0] ? err.msg : "output path too long");
-        rc = 3;
+        rc = err.status == GS_ERR_RANGE ? 2 : 3;
+        gs_outdir_abort(&od);
         goto done;
     }
-    if (!o.quiet)
+    if (!a.d.quiet)
         fprintf(stderr, "import: wrote %s/spans.csv and %s/timeline.json\n", dir, dir);
     gs_timeline_destroy(tl);
     tl = NULL;
-    if (report)
-        rc = gs_diag_report(dir, &o, &ro, charts);
+    if (!a.no_report)
+        rc = gs_diag_report(dir, &a.d, &a.ro, !a.no_charts);
     else
         printf("%s/spans.csv\n", dir);
+    gs_outdir_end(&od, rc);
 done:
     gs_timeline_destroy(tl);
     free(files);

@@ -14,42 +14,66 @@
 #include <string.h>
 
 #include "../common/pool.h"
+#include "../prover/cuda/cuda.h"
 #include "../prover/groth16/backend.h"
 #include "../prover/io/io.h"
 #include "cli.h"
+#include "cli_opts.h"
 #include "cli_util.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gapscope prove [options] circuit.zkey witness.wtns proof.json public.json\n"
-            "\n"
-            "Reads a snarkjs Groth16 proving key (bls12381) and a witness, writes the\n"
-            "proof and the public signals in snarkjs's JSON layout.\n"
-            "\n"
-            "options:\n"
-            "  --threads N       CPU threads (default: all cores)\n"
-            "  --backend B       cpu (default) or cuda\n"
-            "  --device N        CUDA device (default 0)\n"
-            "  --g2-device       with --backend cuda: the G2 MSM of B on the GPU too\n"
-            "                    (default: on the CPU, as production provers do)\n"
-            "  --check-key       run the subgroup checks of every key point now, even if a\n"
-            "                    key record says this key passed them (and renew the record)\n"
-            "  --trusted-key     skip subgroup checks of the key's points (on-curve is\n"
-            "                    always checked); for keys you produced yourself\n"
-            "  --key-records DIR where key records live (default $GAPSCOPE_KEY_RECORDS, else\n"
-            "                    $XDG_CACHE_HOME/gapscope/keys or ~/.cache/gapscope/keys);\n"
-            "                    'off': no records, check on every prove\n"
-            "  --zero-blinding   r = s = 0: deterministic proof (testing only: NOT zero-knowledge)\n"
-            "  --quiet           no progress lines\n"
-            "\n"
-            "Key checks: the first prove with a key checks that every point is in its\n"
-            "prime-order subgroup (a batch test over all cores; a point outside is an error\n"
-            "naming its byte offset) and writes a record DIR/<sha256>.rec.  Every prove\n"
-            "hashes the key as it reads it; a record for that digest skips the checks.\n"
-            "Records are bound to digest, size and checker version and authenticated by\n"
-            "DIR/.secret; delete DIR to forget them.\n");
-}
+typedef struct {
+    gs_cli_list pos;
+    const char *backend, *records;
+    int quiet, zero, g2_device, check_key, trusted;
+    uint64_t threads, device;
+} prove_args;
+
+static const gs_cli_opt prove_opts[] = {
+    GS_CLI_UINT("--threads", "N", 4096, "CPU threads (default: all cores)", prove_args, threads),
+    GS_CLI_STR("--backend", NULL, "B", "cpu (default) or cuda", prove_args, backend),
+    GS_CLI_UINT("--device", "N", 64, "CUDA device (default 0)", prove_args, device),
+    GS_CLI_FLAG("--g2-device", NULL,
+                "with --backend cuda: the G2 MSM of B on the GPU too\n"
+                "(default: on the CPU, as production provers do)",
+                prove_args, g2_device),
+    GS_CLI_FLAG("--check-key", NULL,
+                "run the subgroup checks of every key point now, even if a\n"
+                "key record says this key passed them (and renew the record)",
+                prove_args, check_key),
+    GS_CLI_FLAG("--trusted-key", NULL,
+                "skip subgroup checks of the key's points (on-curve is\n"
+                "always checked); for keys you produced yourself",
+                prove_args, trusted),
+    GS_CLI_STR("--key-records", NULL, "DIR",
+               "where key records live (default $GAPSCOPE_KEY_RECORDS, else\n"
+               "$XDG_CACHE_HOME/gapscope/keys or ~/.cache/gapscope/keys);\n"
+               "'off': no records, check on every prove",
+               prove_args, records),
+    GS_CLI_FLAG("--zero-blinding", NULL,
+                "r = s = 0: deterministic proof (testing only: NOT zero-knowledge)", prove_args,
+                zero),
+    GS_CLI_FLAG("--quiet", "-q", "no progress lines", prove_args, quiet),
+    GS_CLI_END};
+
+static const gs_cli_spec prove_spec = {
+    .cmd = "prove",
+    .usage = "usage: gapscope prove [options] circuit.zkey witness.wtns proof.json public.json\n"
+             "\n"
+             "Reads a snarkjs Groth16 proving key (bls12381) and a witness, writes the\n"
+             "proof and the public signals in snarkjs's JSON layout.\n"
+             "\n",
+    .notes = "\n"
+             "Key checks: the first prove with a key checks that every point is in its\n"
+             "prime-order subgroup (a batch test over all cores; a point outside is an error\n"
+             "naming its byte offset) and writes a record DIR/<sha256>.rec.  Every prove\n"
+             "hashes the key as it reads it; a record for that digest skips the checks.\n"
+             "Records are bound to digest, size and checker version and authenticated by\n"
+             "DIR/.secret; delete DIR to forget them.\n",
+    .opts = prove_opts,
+    GS_CLI_ARGS(prove_args, pos, 4, 4),
+    .bad = "unknown option '%s'",
+    .bad_opts_only = 1,
+};
 
 /* The witness is read on its own thread while the key loads (the load
  * leaves a core partly idle; the read is a few ms at 2^16). */
@@ -71,53 +95,17 @@ static void *wtns_thread(void *arg)
 
 static int prove_main(int argc, char **argv)
 {
-    const char *pos[4];
-    int n_pos = 0, quiet = 0, zero = 0, g2_device = 0;
+    prove_args a = {.backend = "cpu"};
+    int rc = gs_cli_parse(&prove_spec, &a, argc, argv, NULL);
+    if (rc != GS_CLI_GO)
+        return rc;
+    const char *const *pos = a.pos.v, *backend = a.backend;
+    int quiet = a.quiet, zero = a.zero, g2_device = a.g2_device;
+    int check_key = a.check_key, trusted = a.trusted;
+    uint64_t threads = a.threads, device = a.device;
     gs_zkey_opts zo = {GS_ZKEY_CHECK_AUTO, NULL};
-    int check_key = 0, trusted = 0;
-    uint64_t threads = 0, device = 0;
-    const char *backend = "cpu";
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--threads") && i + 1 < argc) {
-            if (!gs_cli_parse_uint("prove", a, argv[++i], 4096, &threads))
-                return GS_EXIT_USAGE;
-        } else if (!strcmp(a, "--device") && i + 1 < argc) {
-            if (!gs_cli_parse_uint("prove", a, argv[++i], 64, &device))
-                return GS_EXIT_USAGE;
-        } else if (!strcmp(a, "--backend") && i + 1 < argc) {
-            backend = argv[++i];
-        } else if (!strcmp(a, "--g2-device")) {
-            g2_device = 1;
-        } else if (!strcmp(a, "--trusted-key")) {
-            trusted = 1;
-        } else if (!strcmp(a, "--check-key")) {
-            check_key = 1;
-        } else if (!strcmp(a, "--key-records") && i + 1 < argc) {
-            zo.record_dir = strcmp(argv[i + 1], "off") ? argv[i + 1] : "";
-            i++;
-        } else if (!strcmp(a, "--zero-blinding")) {
-            zero = 1;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "gapscope prove: unknown option '%s'\n", a);
-            usage(stderr);
-            return GS_EXIT_USAGE;
-        } else if (n_pos < 4) {
-            pos[n_pos++] = a;
-        } else {
-            usage(stderr);
-            return GS_EXIT_USAGE;
-        }
-    }
-    if (n_pos != 4) {
-        usage(stderr);
-        return GS_EXIT_USAGE;
-    }
+    if (a.records)
+        zo.record_dir = strcmp(a.records, "off") ? a.records : "";
     if (trusted && check_key) {
         fprintf(stderr, "gapscope prove: --trusted-key and --check-key contradict each other\n");
         return GS_EXIT_USAGE;
@@ -144,7 +132,7 @@ static int prove_main(int argc, char **argv)
     gs_prove_state *st = NULL;
     gs_proof proof;
     gs_stage_list stages = {0};
-    int rc = GS_EXIT_OK;
+    rc = GS_EXIT_OK;
 
     if (gs_pool_create(&pool, (unsigned)threads, &err) != GS_OK)
         goto fail;

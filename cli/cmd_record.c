@@ -1,6 +1,6 @@
 /*
  * gapscope record: the arrivals of a run as a trace (cli/cli_run.c
- * has the options), or, with --from-log LOG, the job mix of a production
+ * has the options, --from-log's included), or, with --from-log LOG, the job mix of a production
  * daemon's log (capture/import, gs_import_daemon_jobs): one arrival per job
  * at its first logged event, its kind and partition count, written in the
  * traces/README.md format so the production mix replays through the engine.
@@ -92,27 +92,19 @@ done:
 
 static int record_main(int argc, char **argv)
 {
-    const char *log = NULL, *out = NULL;
-    int quiet = 0, other = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--from-log") && i + 1 < argc)
-            log = argv[++i];
-        else if (!strcmp(argv[i], "-o") && i + 1 < argc)
-            out = argv[++i];
-        else if (!strcmp(argv[i], "--quiet"))
-            quiet = 1;
-        else
-            other = 1;
-    }
-    if (!log)
-        return gs_scn_cmd_run(argc, argv, "record");
-    if (!out || other) {
+    gs_run_args a;
+    int rc = gs_scn_run_parse(&a, argc, argv, "record");
+    if (rc != GS_CLI_GO)
+        return rc;
+    if (!a.from_log)
+        return gs_scn_run_with(&a, "record");
+    if (!a.record || a.out || a.seed || a.sets.n || a.dry || a.no_report || a.pos.n) {
         fprintf(stderr, "usage: gapscope record --from-log LOG -o TRACE.jsonl [--quiet]\n"
                         "  writes the job mix of a production daemon's log as a trace\n"
                         "  (traces/README.md) for `gapscope replay` / [jobs] trace =\n");
         return 2;
     }
-    return record_from_log(log, out, quiet);
+    return record_from_log(a.from_log, a.record, a.quiet);
 }
 
 GS_CLI_COMMAND(record, "record",

@@ -12,64 +12,59 @@
 #include "../common/pool.h"
 #include "../prover/io/io.h"
 #include "cli.h"
+#include "cli_opts.h"
 #include "cli_util.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gapscope setup [--circuit merkle_poseidon|porep_sha] --log N [--seed S] [--out DIR]\n"
-            "                      [--threads N] [--quiet]\n"
-            "       gapscope setup --r1cs circuit.r1cs [--seed S] [--out DIR] [--threads N]\n"
-            "\n"
-            "Builds the native circuit with about 2^N constraints and writes, in DIR\n"
-            "(default: setup-<circuit>-<N>):\n"
-            "  circuit.zkey             proving key (snarkjs .zkey, bls12381)\n"
-            "  verification_key.json    its verification key\n"
-            "  witness.wtns             a witness of one synthesized instance\n"
-            "With --r1cs, the keys of a circom-compiled circuit (--prime bls12381) instead,\n"
-            "for benchmarks on circuits from elsewhere (witnesses come from circom's wasm;\n"
-            "DIR defaults to setup-r1cs).\n"
-            "The trapdoor comes from --seed: INSECURE, for tests and benchmarks only.\n");
-}
+typedef struct {
+    const char *family, *out, *r1cs;
+    uint64_t log, seed, threads;
+    int quiet;
+} setup_args;
+
+static const gs_cli_opt setup_opts[] = {
+    GS_CLI_STR("--circuit", NULL, "NAME", "merkle_poseidon (default) or porep_sha", setup_args,
+               family),
+    GS_CLI_UINT("--log", "N", 26, "about 2^N constraints", setup_args, log),
+    GS_CLI_STR("--r1cs", NULL, "FILE", "a circom-compiled circuit instead (--prime bls12381)",
+               setup_args, r1cs),
+    GS_CLI_UINT("--seed", "S", UINT64_MAX, "the trapdoor's seed (default 1): INSECURE", setup_args,
+                seed),
+    GS_CLI_STR("--out", NULL, "DIR", "output directory (default setup-<circuit>-<N>, setup-r1cs)",
+               setup_args, out),
+    GS_CLI_UINT("--threads", "N", 4096, "CPU threads (default: all cores)", setup_args, threads),
+    GS_CLI_FLAG("--quiet", "-q", "no progress lines", setup_args, quiet),
+    GS_CLI_END};
+
+static const gs_cli_spec setup_spec = {
+    .cmd = "setup",
+    .usage = "usage: gapscope setup [--circuit merkle_poseidon|porep_sha] --log N [--seed S] [--out DIR]\n"
+             "                      [--threads N] [--quiet]\n"
+             "       gapscope setup --r1cs circuit.r1cs [--seed S] [--out DIR] [--threads N]\n"
+             "\n"
+             "Builds the native circuit with about 2^N constraints and writes, in DIR\n"
+             "(default: setup-<circuit>-<N>):\n"
+             "  circuit.zkey             proving key (snarkjs .zkey, bls12381)\n"
+             "  verification_key.json    its verification key\n"
+             "  witness.wtns             a witness of one synthesized instance\n"
+             "With --r1cs, the keys of a circom-compiled circuit (--prime bls12381) instead,\n"
+             "for benchmarks on circuits from elsewhere (witnesses come from circom's wasm;\n"
+             "DIR defaults to setup-r1cs).\n"
+             "The trapdoor comes from --seed: INSECURE, for tests and benchmarks only.\n\n",
+    .opts = setup_opts,
+    .bad = "unexpected argument '%s'",
+};
 
 static int setup_main(int argc, char **argv)
 {
-    const char *family = "merkle_poseidon", *out = NULL, *r1cs_path = NULL;
-    uint64_t log = 0, seed = 1, threads = 0;
-    int quiet = 0, have_log = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--circuit") && i + 1 < argc) {
-            family = argv[++i];
-        } else if (!strcmp(a, "--log") && i + 1 < argc) {
-            if (!gs_cli_parse_uint("setup", a, argv[++i], 26, &log))
-                return GS_EXIT_USAGE;
-            have_log = 1;
-        } else if (!strcmp(a, "--seed") && i + 1 < argc) {
-            if (!gs_cli_parse_uint("setup", a, argv[++i], UINT64_MAX, &seed))
-                return GS_EXIT_USAGE;
-        } else if (!strcmp(a, "--threads") && i + 1 < argc) {
-            if (!gs_cli_parse_uint("setup", a, argv[++i], 4096, &threads))
-                return GS_EXIT_USAGE;
-        } else if (!strcmp(a, "--r1cs") && i + 1 < argc) {
-            r1cs_path = argv[++i];
-        } else if (!strcmp(a, "--out") && i + 1 < argc) {
-            out = argv[++i];
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
-        } else {
-            fprintf(stderr, "gapscope setup: unexpected argument '%s'\n", a);
-            usage(stderr);
-            return GS_EXIT_USAGE;
-        }
-    }
-    if (have_log == (r1cs_path != NULL)) {
-        usage(stderr);
-        return GS_EXIT_USAGE;
-    }
+    setup_args a = {.family = "merkle_poseidon", .log = UINT64_MAX, .seed = 1};
+    int rc = gs_cli_parse(&setup_spec, &a, argc, argv, NULL);
+    if (rc != GS_CLI_GO)
+        return rc;
+    if ((a.log != UINT64_MAX) == (a.r1cs != NULL))
+        return gs_cli_usage_error(&setup_spec);
+    const char *family = a.family, *out = a.out, *r1cs_path = a.r1cs;
+    uint64_t log = a.log, seed = a.seed, threads = a.threads;
+    int quiet = a.quiet;
     char dir[1024], path[1200];
     if (out)
         snprintf(dir, sizeof dir, "%s", out);
@@ -93,7 +88,7 @@ static int setup_main(int argc, char **argv)
     memset(&vk, 0, sizeof vk);
     memset(&as, 0, sizeof as);
     memset(&ext, 0, sizeof ext);
-    int rc = GS_EXIT_OK;
+    rc = GS_EXIT_OK;
     if (gs_pool_create(&pool, (unsigned)threads, &err) != GS_OK)
         goto fail;
     if (r1cs_path) {

@@ -9,28 +9,26 @@
 
 #include "../prover/io/io.h"
 #include "cli.h"
+#include "cli_opts.h"
 #include "cli_util.h"
+
+static const gs_cli_opt verify_opts[] = {GS_CLI_END};
+
+static const gs_cli_spec verify_spec = {
+    .cmd = "verify",
+    .usage = "usage: gapscope verify verification_key.json public.json proof.json\n"
+             "Exit 0 and OK when the proof is valid, 1 and INVALID when not, 2 on bad input.\n",
+    .opts = verify_opts,
+    GS_CLI_ARGS(gs_cli_list, v, 3, 3),
+};
 
 static int verify_main(int argc, char **argv)
 {
-    const char *pos[3];
-    int n_pos = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: gapscope verify verification_key.json public.json proof.json\n"
-                   "Exit 0 and OK when the proof is valid, 1 and INVALID when not, 2 on bad input.\n");
-            return 0;
-        }
-        if (n_pos == 3 || (argv[i][0] == '-' && argv[i][1])) {
-            fprintf(stderr, "usage: gapscope verify verification_key.json public.json proof.json\n");
-            return GS_EXIT_USAGE;
-        }
-        pos[n_pos++] = argv[i];
-    }
-    if (n_pos != 3) {
-        fprintf(stderr, "usage: gapscope verify verification_key.json public.json proof.json\n");
-        return GS_EXIT_USAGE;
-    }
+    gs_cli_list a = {.n = 0};
+    int rc = gs_cli_parse(&verify_spec, &a, argc, argv, NULL);
+    if (rc != GS_CLI_GO)
+        return rc;
+    const char *const *pos = a.v;
     gs_err err;
     gs_err_clear(&err);
     gs_vk vk;
@@ -38,7 +36,6 @@ static int verify_main(int argc, char **argv)
     gs_proof proof;
     gs_scalar *pub = NULL;
     uint32_t n_pub = 0;
-    int rc;
     if (gs_vk_json_read(&vk, pos[0], &err) != GS_OK ||
         gs_public_json_read(&pub, &n_pub, pos[1], &err) != GS_OK ||
         gs_proof_json_read(&proof, pos[2], &err) != GS_OK) {

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../prover/cuda/cuda.h"
 #include "../prover/curve/curve.h"
 #include "../prover/groth16/backend.h"
 #include "../prover/io/io.h"

@@ -25,7 +25,7 @@
  */
 #define _GNU_SOURCE
 #include "pool.h"
-#include "rng.h"
+#include "clock.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

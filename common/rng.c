@@ -1,12 +1,10 @@
 #define _GNU_SOURCE
 #include "rng.h"
-#include "vclock.h"
 
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -88,36 +86,4 @@ int gs_os_random(void *out, size_t n)
         n -= (size_t)got;
     }
     return 0;
-}
-
-int64_t gs_now_ns(void)
-{
-    if (gs_vt_virtual())
-        return gs_vt_now();
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-int64_t gs_thread_cpu_ns(void)
-{
-    if (gs_vt_participant())
-        return gs_vt_thread_cpu_ns();
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return 0;
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-void gs_sleep_ns(int64_t ns)
-{
-    if (ns <= 0)
-        return;
-    if (gs_vt_participant()) {
-        gs_vt_sleep(ns);
-        return;
-    }
-    struct timespec ts = {ns / 1000000000LL, ns % 1000000000LL};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
 }

@@ -28,15 +28,4 @@ void gs_rng_bytes(gs_rng *r, void *out, size_t n);
 /* Fills out with n bytes from getrandom(2); returns 0 on success, -1 on failure. */
 int gs_os_random(void *out, size_t n);
 
-/* CLOCK_MONOTONIC in nanoseconds: the time base of every timeline.  While
- * a virtual clock runs (vclock.h) it is the virtual time instead. */
-int64_t gs_now_ns(void);
-/* Sleeps ns nanoseconds (restarting after signals); a participant of a
- * running virtual clock sleeps ns of virtual time (vclock.h). */
-void gs_sleep_ns(int64_t ns);
-/* CPU time the calling thread has used (CLOCK_THREAD_CPUTIME_ID), in
- * nanoseconds; captures record it beside wall time (timeline/SPANS.md).  For a
- * participant of a virtual clock: the modelled CPU it has consumed. */
-int64_t gs_thread_cpu_ns(void);
-
 #endif

@@ -1,4 +1,5 @@
 /* Tests of gs_pool: coverage, slots, concurrent and nested calls. */
+#include "clock.h"
 #include "pool.h"
 
 #include <pthread.h>

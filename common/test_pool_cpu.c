@@ -5,7 +5,7 @@
 
 #include "../test/test.h"
 #include "pool.h"
-#include "rng.h"
+#include "clock.h"
 
 static volatile uint64_t sink;
 

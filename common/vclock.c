@@ -1,5 +1,8 @@
 /*
- * The virtual clock and modelled CPU (contract and model in vclock.h).
+ * The virtual clock and modelled CPU (contract and model in clock.h), and
+ * the time every caller reads: gs_now_ns, gs_sleep_ns and gs_thread_cpu_ns
+ * consult the clock's state here first and fall through to the operating
+ * system's clocks (clock.c) when no virtual clock concerns the caller.
  *
  * State.  One process-wide clock: its lock vt.mu guards the participant
  * count, the list of waiters (each a struct on its waiting thread's stack:
@@ -11,8 +14,8 @@
  *
  * Advancing.  advance() runs, under vt.mu, in the thread that made the
  * participant count drop to 0.  Each step: processor-sharing rates of the
- * CPU waiters (pool helpers handed out oldest first; the waiter list stays
- * in start order because removal keeps order), the next event (earliest
+ * CPU waiters (pshare.h, offered in start order: the waiter list stays in
+ * start order because removal keeps order), the next event (earliest
  * timer, or the CPU waiter that finishes first at its rate), progress of
  * every CPU waiter over the step, then every waiter whose event has come is
  * marked done and counted running again, and vt.cv is broadcast.  It loops
@@ -20,14 +23,12 @@
  * to the next nanosecond, so the waiter that set the step is always done.
  */
 #define _GNU_SOURCE
-#include "vclock.h"
+#include "clock.h"
 
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "rng.h"
 
 enum { VT_OFF, VT_ON, VT_STOPPED };
 enum { W_TIMER, W_CPU };
@@ -38,7 +39,9 @@ typedef struct waiter {
     int64_t wake;          /* timer */
     double rem;            /* CPU: core-ns left */
     int threads, pool;     /* CPU: most threads, pool (-1 none) */
-    double th, rate;       /* CPU: threads and rate this step */
+    int cls;               /* CPU: speed class (-1 none) */
+    double th, rate, occ;  /* CPU: threads, rate and cores occupied this step */
+    double used;           /* CPU: core-ns consumed (its share, whatever its speed) */
     int done;
 } waiter;
 
@@ -90,6 +93,12 @@ int gs_vt_stalled(void)
 
 int64_t gs_vt_thread_cpu_ns(void) { return gs_vt_participant() ? tls_cpu : 0; }
 
+/* ---- the time every caller reads (clock.h) ------------------------------ */
+
+int64_t gs_now_ns(void) { return gs_vt_virtual() ? gs_vt_now() : gs_real_now_ns(); }
+
+int64_t gs_thread_cpu_ns(void) { return gs_vt_participant() ? tls_cpu : gs_real_thread_cpu_ns(); }
+
 /* ---- credits ------------------------------------------------------------ */
 
 /* Caller holds vt.mu. */
@@ -112,32 +121,22 @@ static rec *rec_of(const void *key, int create)
 
 /* ---- advancing ---------------------------------------------------------- */
 
-/* Caller holds vt.mu.  Sets th and rate of every CPU waiter; returns the
- * busy cores. */
+/* Caller holds vt.mu.  Sets th, occ and rate of every CPU waiter (the
+ * rule and its contention extension: pshare.h); returns the busy cores. */
 static double rates(void)
 {
-    int left[GS_VT_MAX_POOLS];
-    for (int k = 0; k < GS_VT_MAX_POOLS; k++)
-        left[k] = k < vt.cfg.n_pools && vt.cfg.pool_width[k] > 1 ? vt.cfg.pool_width[k] - 1 : 0;
-    double T = vt.load;
-    for (size_t i = 0; i < vt.n; i++) {
-        waiter *w = vt.w[i];
-        if (w->kind != W_CPU)
-            continue;
-        int th = w->threads;
-        if (w->pool >= 0 && w->pool < GS_VT_MAX_POOLS) {
-            int h = w->threads - 1 < left[w->pool] ? w->threads - 1 : left[w->pool];
-            left[w->pool] -= h;
-            th = 1 + h;
-        }
-        w->th = th;
-        T += th;
-    }
-    double share = T > vt.cfg.cores ? (double)vt.cfg.cores / T : 1.0;
+    gs_pshare ps;
+    gs_pshare_init(&ps, vt.cfg.cores, vt.cfg.pool_width, vt.cfg.n_pools, vt.load);
     for (size_t i = 0; i < vt.n; i++)
         if (vt.w[i]->kind == W_CPU)
-            vt.w[i]->rate = vt.w[i]->th * share;
-    return T < vt.cfg.cores ? T : vt.cfg.cores;
+            vt.w[i]->th = gs_pshare_add(&ps, vt.w[i]->threads, vt.w[i]->pool);
+    double share = gs_pshare_rate(&ps);
+    for (size_t i = 0; i < vt.n; i++)
+        if (vt.w[i]->kind == W_CPU) {
+            vt.w[i]->occ = vt.w[i]->th * share;
+            vt.w[i]->rate = gs_pshare_progress(&ps, vt.w[i]->th, vt.cfg.speed, vt.cfg.speed_ctx, vt.w[i]->cls);
+        }
+    return gs_pshare_busy(&ps);
 }
 
 static void report_busy(double busy)
@@ -173,8 +172,10 @@ static void advance(void)
             next = now;
         double dt = (double)(next - now);
         for (size_t i = 0; i < vt.n; i++)
-            if (vt.w[i]->kind == W_CPU)
+            if (vt.w[i]->kind == W_CPU) {
+                vt.w[i]->used += vt.w[i]->occ * dt;
                 vt.w[i]->rem -= vt.w[i]->rate * dt;
+            }
         atomic_store_explicit(&g_now, next, memory_order_release);
         size_t k = 0;
         int woke = 0;
@@ -330,7 +331,7 @@ static void wait_on(waiter *w)
 static void sleep_common(int64_t ns, int idle)
 {
     if (!gs_vt_participant()) {
-        gs_sleep_ns(ns); /* real time for threads outside the clock */
+        gs_real_sleep_ns(ns); /* real time for threads outside the clock */
         return;
     }
     if (ns <= 0)
@@ -345,19 +346,29 @@ static void sleep_common(int64_t ns, int idle)
 
 void gs_vt_sleep(int64_t ns) { sleep_common(ns, 0); }
 
+void gs_sleep_ns(int64_t ns)
+{
+    if (ns > 0)
+        sleep_common(ns, 0);
+}
+
 void gs_vt_sleep_idle(int64_t ns) { sleep_common(ns, 1); }
 
-void gs_vt_cpu(int64_t core_ns, int threads, int pool)
+void gs_vt_cpu(int64_t core_ns, int threads, int pool) { gs_vt_cpu_class(core_ns, threads, pool, -1); }
+
+void gs_vt_cpu_class(int64_t core_ns, int threads, int pool, int cls)
 {
     if (!gs_vt_participant() || core_ns <= 0)
         return;
     pthread_mutex_lock(&vt.mu);
+    int64_t used = core_ns;
     if (atomic_load(&g_state) == VT_ON) {
         waiter w = {.kind = W_CPU, .rem = (double)core_ns, .threads = threads < 1 ? 1 : threads,
-                    .pool = pool < vt.cfg.n_pools ? pool : -1};
+                    .pool = pool < vt.cfg.n_pools ? pool : -1, .cls = cls};
         wait_on(&w);
+        used = (int64_t)llround(w.used);
     }
-    tls_cpu += core_ns;
+    tls_cpu += used;
     pthread_mutex_unlock(&vt.mu);
 }
 

@@ -29,6 +29,7 @@ void gs_analysis_destroy(gs_analysis *a)
         free(d->copy);
         free(d->gaps);
         free(d->pieces);
+        free(d->kpieces);
     }
     free(a->dev);
     for (size_t i = 0; i < a->n_details; i++)
@@ -167,6 +168,85 @@ static int attribute_device(gs_device_analysis *d, gs_attrib *at, const gs_analy
     return 1;
 }
 
+/* The kernel-level view of one device (analysis.h): each gap of the kernel
+ * union inside the span is attributed as an idle gap (gs_attrib_gap: the
+ * kernel ending it names the launcher), then cut where a pageable copy runs,
+ * which takes h2d_pageable. */
+static int kernel_view(gs_device_analysis *d, gs_attrib *at, gs_timeline *tl, const gs_span *sp,
+                       size_t n)
+{
+    size_t np = 0, nt = 0, cap_t = 0, cap = 0;
+    gs_gap_piece *tmp = NULL;
+    gs_interval *pg = malloc((n + 1) * sizeof *pg);
+    if (!pg)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        const gs_lane_info *L = gs_timeline_lane(tl, sp[i].lane);
+        if (L->role == GS_ROLE_DEVICE && L->device == d->device && sp[i].kind == GS_SPAN_COPY &&
+            strstr(sp[i].args, "pageable=1"))
+            pg[np++] = (gs_interval){sp[i].start_ns, sp[i].end_ns};
+    }
+    np = gs_interval_union(pg, np);
+    size_t j = 0;   /* first pageable copy ending after the current piece's start */
+    int64_t cur = d->span_start_ns;
+    for (size_t i = 0; i <= d->n_kernel; i++) {
+        int64_t b = i < d->n_kernel ? d->kernel[i].start_ns : d->span_end_ns;
+        if (b > cur) {
+            d->n_kgaps++;
+            d->kidle_s += (double)(b - cur) * 1e-9;
+            nt = 0;
+            if (!gs_attrib_gap(at, d->device, cur, b, &tmp, &nt, &cap_t))
+                goto nomem;
+            for (size_t k = 0; k < nt; k++) {
+                gs_gap_piece p = tmp[k];
+                while (j < np && pg[j].end_ns <= p.start_ns)
+                    j++;
+                for (size_t c = j; c < np && pg[c].start_ns < p.end_ns; c++) {
+                    gs_gap_piece before = p, copy = p;
+                    before.end_ns = pg[c].start_ns;
+                    copy.start_ns = pg[c].start_ns > p.start_ns ? pg[c].start_ns : p.start_ns;
+                    copy.end_ns = pg[c].end_ns < p.end_ns ? pg[c].end_ns : p.end_ns;
+                    copy.cause = GS_CAUSE_H2D_PAGEABLE;
+                    copy.worker = copy.holder = copy.detail = -1;
+                    if (!gs_attrib_push_piece(&d->kpieces, &d->n_kpieces, &cap, before) ||
+                        !gs_attrib_push_piece(&d->kpieces, &d->n_kpieces, &cap, copy))
+                        goto nomem;
+                    p.start_ns = copy.end_ns;
+                }
+                if (!gs_attrib_push_piece(&d->kpieces, &d->n_kpieces, &cap, p))
+                    goto nomem;
+            }
+        }
+        if (i < d->n_kernel && d->kernel[i].end_ns > cur)
+            cur = d->kernel[i].end_ns;
+    }
+    for (size_t k = 0; k < d->n_kpieces; k++)
+        d->kcause_s[d->kpieces[k].cause] +=
+            (double)(d->kpieces[k].end_ns - d->kpieces[k].start_ns) * 1e-9;
+    free(tmp);
+    free(pg);
+    return 1;
+nomem:
+    free(tmp);
+    free(pg);
+    return 0;
+}
+
+/* The cause with the most seconds and its share of total (GS_CAUSE_OTHER, 0
+ * when nothing). */
+static gs_cause top_cause(const double *cause_s, double total, double *share)
+{
+    gs_cause v = GS_CAUSE_OTHER;
+    double best = 0;
+    for (int c = 0; c < GS_CAUSE_COUNT; c++)
+        if (cause_s[c] > best) {
+            best = cause_s[c];
+            v = (gs_cause)c;
+        }
+    *share = total > 0 ? best / total : 0;
+    return v;
+}
+
 gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_config *cfg,
                      gs_err *err)
 {
@@ -220,7 +300,7 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
         goto nomem;
     for (size_t i = 0; i < n; i++)
         if ((sp[i].kind == GS_SPAN_STEP || sp[i].kind == GS_SPAN_INJECTED) &&
-            (!strcmp(sp[i].name, "malloc_trim") || !strcmp(sp[i].name, "inj:malloc_trim")))
+            (gs_vocab_is(sp[i].name, GS_V_MALLOC_TRIM) || !strcmp(sp[i].name, "inj:malloc_trim")))
             trims[n_trim++] = (gs_interval){sp[i].start_ns, sp[i].end_ns};
     n_trim = gs_interval_union(trims, n_trim);
     /* Devices: distinct device ids of device lanes that carry operations. */
@@ -256,7 +336,7 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
         const char *nm = gs_timeline_meta_get(tl, key);
         snprintf(d->name, sizeof d->name, "%s", nm ? nm : "");
         d->rule = gs_attrib_rule_of(at, d->device);
-        if (!attribute_device(d, at, cfg))
+        if (!attribute_device(d, at, cfg) || !kernel_view(d, at, tl, sp, n))
             goto nomem;
         total_gaps += d->n_gaps;
     }
@@ -278,8 +358,12 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
         a->idle_s += d->idle_s;
         a->span_s += d->span_s;
         a->busy_s += d->busy_s;
-        for (int c = 0; c < GS_CAUSE_COUNT; c++)
+        a->kidle_s += d->kidle_s;
+        a->kernel_s += d->kernel_s;
+        for (int c = 0; c < GS_CAUSE_COUNT; c++) {
             a->cause_s[c] += d->cause_s[c];
+            a->kcause_s[c] += d->kcause_s[c];
+        }
     }
     gs_gap_stats_compute(&a->gap_stats, lens, m, cfg->micro_threshold_s);
     /* Details of launcher-rule pieces (NVTX ranges), with their idle time. */
@@ -313,6 +397,7 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
             a->verdict = (gs_cause)c;
         }
     a->verdict_share = a->idle_s > 0 ? best / a->idle_s : 0;
+    a->kverdict = top_cause(a->kcause_s, a->kidle_s, &a->kverdict_share);
     free(trims);
     free(lens);
     free(devs);

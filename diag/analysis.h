@@ -162,6 +162,15 @@ typedef struct gs_device_analysis {
      * allocation elsewhere waits, even with trim = background. */
     double idle_during_trim_s;
     gs_attrib_rule rule;       /* how this device's gaps were attributed */
+    /* The kernel-level view (diag/README.md, "Kernel-level view"): the gaps
+     * of the kernel union inside the span (they sum to span - kernel), each
+     * attributed as an idle gap ending at its next kernel is, except where a
+     * pageable copy (COPY with pageable=1) runs: kernels idle waiting for a
+     * staged copy, h2d_pageable.  Per-cause seconds sum to kidle_s. */
+    gs_gap_piece *kpieces;
+    size_t n_kpieces, n_kgaps;
+    double kcause_s[GS_CAUSE_COUNT];
+    double kidle_s;
 } gs_device_analysis;
 
 typedef struct gs_analysis {
@@ -172,6 +181,11 @@ typedef struct gs_analysis {
     double cause_s[GS_CAUSE_COUNT];   /* summed over devices */
     double idle_s, span_s, busy_s;    /* summed over devices */
     gs_gap_stats gap_stats;           /* all devices' gaps together */
+    /* The kernel-level view summed over devices (see gs_device_analysis). */
+    double kcause_s[GS_CAUSE_COUNT];
+    double kidle_s, kernel_s;
+    gs_cause kverdict;         /* its top cause (GS_CAUSE_OTHER when no kernel idle) */
+    double kverdict_share;
     size_t injected_spans;
     double injected_s;
     double idle_during_trim_s;        /* summed over devices (see above) */

@@ -62,19 +62,19 @@ struct gs_attrib {
 };
 
 static const struct {
-    const char *name;
+    gs_vocab name;
     int rank;
 } step_ranks[] = {
-    {"handoff", 0},      {"prove_finish", 0}, {"queue_wait", 1}, {"status_check", 2},
-    {"fail_check", 3},   {"mark_busy", 4},  {"host_prep", 5},
-    {"h2d_stage", 6},    {"device_mutex", 7}, {"device_mutex_wait", 7},
-    {"prove_start", 8},
+    {GS_V_HANDOFF, 0},    {GS_V_PROVE_FINISH, 0}, {GS_V_QUEUE_WAIT, 1}, {GS_V_STATUS_CHECK, 2},
+    {GS_V_FAIL_CHECK, 3}, {GS_V_MARK_BUSY, 4},    {GS_V_HOST_PREP, 5},
+    {GS_V_H2D_STAGE, 6},  {GS_V_DEVICE_MUTEX, 7}, {GS_V_DEVICE_MUTEX_WAIT, 7},
+    {GS_V_PROVE_START, 8},
 };
 
 int gs_attrib_step_rank(const char *name)
 {
     for (size_t i = 0; i < sizeof step_ranks / sizeof step_ranks[0]; i++)
-        if (!strcmp(name, step_ranks[i].name))
+        if (gs_vocab_is(name, step_ranks[i].name))
             return step_ranks[i].rank;
     return -1;
 }
@@ -87,9 +87,9 @@ static int map_span(const gs_span *s)
     const char *n = s->name;
     switch (s->kind) {
     case GS_SPAN_LOCK_WAIT:
-        if (!strcmp(n, "tracker"))
+        if (gs_vocab_is(n, GS_V_TRACKER))
             return CAUSE_TRACKER;
-        if (!strcmp(n, "device_mutex") || !strcmp(n, "device_mutex_wait"))
+        if (gs_vocab_is(n, GS_V_DEVICE_MUTEX) || gs_vocab_is(n, GS_V_DEVICE_MUTEX_WAIT))
             return GS_CAUSE_DEVICE_MUTEX;
         return -1;
     case GS_SPAN_INJECTED:
@@ -103,19 +103,19 @@ static int map_span(const gs_span *s)
             return GS_CAUSE_HANDOFF;
         return -1;
     case GS_SPAN_STEP:
-        if (!strcmp(n, "queue_wait"))
+        if (gs_vocab_is(n, GS_V_QUEUE_WAIT))
             return GS_CAUSE_QUEUE_EMPTY;
-        if (!strcmp(n, "host_prep"))
+        if (gs_vocab_is(n, GS_V_HOST_PREP))
             return GS_CAUSE_HOST_PREP;
-        if (!strcmp(n, "h2d_stage"))
+        if (gs_vocab_is(n, GS_V_H2D_STAGE))
             return strstr(s->args, "pageable=1") ? GS_CAUSE_H2D_PAGEABLE : GS_CAUSE_H2D_PINNED;
-        if (!strcmp(n, "handoff"))
+        if (gs_vocab_is(n, GS_V_HANDOFF))
             return GS_CAUSE_HANDOFF;
-        if (!strcmp(n, "prove_start"))
+        if (gs_vocab_is(n, GS_V_PROVE_START))
             return GS_CAUSE_BACKEND_HOST;
-        if (!strcmp(n, "prove_finish"))
+        if (gs_vocab_is(n, GS_V_PROVE_FINISH))
             return GS_CAUSE_FINISH_IN_WORKER;
-        if (!strcmp(n, "device_mutex_wait"))
+        if (gs_vocab_is(n, GS_V_DEVICE_MUTEX_WAIT))
             return GS_CAUSE_DEVICE_MUTEX;
         return -1;
     default:
@@ -131,9 +131,9 @@ static gs_cause holder_activity(const gs_span *s)
         n += 4;
         injected = 1;
     }
-    if (!strcmp(n, "malloc_trim"))
+    if (gs_vocab_is(n, GS_V_MALLOC_TRIM))
         return GS_CAUSE_TRACKER_TRIM;
-    if (!strcmp(n, "verify"))
+    if (gs_vocab_is(n, GS_V_VERIFY))
         return GS_CAUSE_TRACKER_VERIFY;
     return injected ? GS_CAUSE_TRACKER_INJECTED : GS_CAUSE_TRACKER_OTHER;
 }
@@ -245,7 +245,7 @@ gs_status gs_attrib_create(gs_attrib **out, gs_timeline *tl, gs_err *err)
     /* Bucket the spans that make up lane state by lane (counting sort). */
     for (size_t i = 0; i < at->n_sp; i++) {
         const gs_span *s = &at->sp[i];
-        if (s->kind == GS_SPAN_LOCK_HOLD && !strcmp(s->name, "tracker") && s->end_ns > s->start_ns) {
+        if (s->kind == GS_SPAN_LOCK_HOLD && gs_vocab_is(s->name, GS_V_TRACKER) && s->end_ns > s->start_ns) {
             at->holds[at->n_holds] = (gs_interval){s->start_ns, s->end_ns};
             at->hold_lane[at->n_holds++] = s->lane;
         }

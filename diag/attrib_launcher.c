@@ -305,11 +305,11 @@ static int classify(const gs_launcher *L, const uint32_t *act, size_t n, int32_t
                 wait = (int32_t)act[k];
             continue;
         }
-        if (!strcmp(nm, "malloc_trim") || !strcmp(nm, "inj:malloc_trim")) {
+        if (gs_vocab_is(nm, GS_V_MALLOC_TRIM) || !strcmp(nm, "inj:malloc_trim")) {
             trim = (int32_t)act[k];
             continue;
         }
-        if (!strcmp(nm, "memory_release")) {
+        if (gs_vocab_is(nm, GS_V_MEMORY_RELEASE)) {
             memrel = (int32_t)act[k];
             continue;
         }

@@ -2,13 +2,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gate.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/ini.h"
 #include "../common/outfile.h"
+#include "../common/units.h"
 
 void gs_gate_limits_init(gs_gate_limits *l)
 {
@@ -21,33 +22,27 @@ void gs_gate_limits_init(gs_gate_limits *l)
     l->min_gap_p99_increase_ms = 5;
 }
 
+/* A plain number (common/units.h's grammar). */
 static int parse_num(const char *s, double *out)
 {
-    char *e;
-    double v = strtod(s, &e);
-    while (isspace((unsigned char)*e))
-        e++;
-    if (e == s || *e || !isfinite(v))
+    const char *rest;
+    double v;
+    if (!gs_parse_number(&v, s, &rest) || *rest)
         return 0;
     *out = v;
     return 1;
 }
 
-/* "50ms", "1.5s", "200us", "50" (ms) -> milliseconds. */
+/* "50ms", "1.5s", "200us" (common/units.h), or a plain "50" (ms) ->
+ * milliseconds. */
 static int parse_ms(const char *s, double *out)
 {
-    char *e;
-    double v = strtod(s, &e);
-    if (e == s || !isfinite(v) || v < 0)
+    int64_t ns;
+    if (parse_num(s, out))
+        return *out >= 0;
+    if (!gs_parse_duration_ns(&ns, s))
         return 0;
-    double mul = !strcmp(e, "") || !strcmp(e, "ms") ? 1
-                 : !strcmp(e, "s")                  ? 1e3
-                 : !strcmp(e, "us")                 ? 1e-3
-                 : !strcmp(e, "ns")                 ? 1e-6
-                                                    : -1;
-    if (mul < 0)
-        return 0;
-    *out = v * mul;
+    *out = (double)ns / 1e6;
     return 1;
 }
 
@@ -116,66 +111,48 @@ gs_status gs_gate_limits_set(gs_gate_limits *l, const char *section, const char 
         return GS_OK;
     }
     if (!strcmp(key, "max_failed_jobs")) {
-        if (!parse_num(value, &v) || v < 0 || v != floor(v))
-            return gs_err_set(err, GS_ERR_ARG, "gate", where, "max_failed_jobs wants a count");
+        /* at most the number of jobs a timeline can name (timeline/limits.h);
+         * a larger double would not convert to a long */
+        if (!parse_num(value, &v) || v < 0 || v != floor(v) || v > (double)INT32_MAX)
+            return gs_err_set(err, GS_ERR_ARG, "gate", where,
+                              "max_failed_jobs wants a count 0..2147483647");
         l->max_failed_jobs = (long)v;
         return GS_OK;
     }
     return gs_err_set(err, GS_ERR_ARG, "gate", where, "unknown limit '%s'", key);
 }
 
-static char *trim(char *s)
+/* The thresholds INI: common/ini.h's grammar; keys before any header are
+ * [gate]'s. */
+static gs_status on_section(void *ctx, const char *name, const char *where, gs_err *err)
 {
-    while (isspace((unsigned char)*s))
-        s++;
-    size_t n = strlen(s);
-    while (n && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    return s;
+    (void)ctx;
+    if (strcmp(name, "gate") && strcmp(name, "cause_share") && strcmp(name, "paired"))
+        return gs_err_set(err, GS_ERR_FORMAT, "thresholds", where,
+                          "unknown section [%s] (gate, cause_share, paired)", name);
+    return GS_OK;
+}
+
+static gs_status on_pair(void *ctx, const char *section, const char *key, const char *value,
+                         const char *where, const char *base_dir, gs_err *err)
+{
+    (void)base_dir;
+    gs_status st = gs_gate_limits_set(ctx, section, key, value, where, err);
+    if (st != GS_OK)
+        err->status = st = GS_ERR_FORMAT;
+    return st;
 }
 
 gs_status gs_gate_limits_load(gs_gate_limits *l, const char *path, gs_err *err)
 {
-    char *buf, section[64] = "gate", where[4200];
-    size_t len, line = 0;
+    char *buf;
+    size_t len;
     gs_status st = gs_read_file(&buf, &len, path, err);
     if (st != GS_OK)
         return st;
-    for (char *p = buf, *next; p && *p && st == GS_OK; p = next) {
-        next = strchr(p, '\n');
-        if (next)
-            *next++ = '\0';
-        line++;
-        snprintf(where, sizeof where, "%s:%zu", path, line);
-        char *hash = strpbrk(p, "#;");
-        if (hash)
-            *hash = '\0';
-        char *s = trim(p);
-        if (!*s)
-            continue;
-        if (*s == '[') {
-            char *e = strchr(s, ']');
-            if (!e || e[1] || e - s - 1 >= (long)sizeof section) {
-                st = gs_err_set(err, GS_ERR_FORMAT, "thresholds", where, "bad section header");
-                break;
-            }
-            snprintf(section, sizeof section, "%.*s", (int)(e - s - 1), s + 1);
-            if (strcmp(section, "gate") && strcmp(section, "cause_share") &&
-                strcmp(section, "paired"))
-                st = gs_err_set(err, GS_ERR_FORMAT, "thresholds", where,
-                                "unknown section [%s] (gate, cause_share, paired)", section);
-            continue;
-        }
-        char *eq = strchr(s, '=');
-        if (!eq) {
-            st = gs_err_set(err, GS_ERR_FORMAT, "thresholds", where, "expected key = value");
-            break;
-        }
-        *eq = '\0';
-        st = gs_gate_limits_set(l, section, trim(s), trim(eq + 1), where, err);
-        if (st != GS_OK)
-            err->status = st = GS_ERR_FORMAT;
-    }
+    gs_ini_reader r = {.what = "thresholds", .section = "gate", .on_section = on_section,
+                       .on_pair = on_pair, .ctx = l};
+    st = gs_ini_read_text(&r, buf, len, path, NULL, err);
     free(buf);
     return st;
 }

@@ -247,9 +247,9 @@ void gs_job_stats_from_timeline(gs_job_stats *st, gs_timeline *tl)
     for (size_t i = 0; i < n; i++) {
         if (sp[i].kind != GS_SPAN_MARK)
             continue;
-        if (!strcmp(sp[i].name, "submit"))
+        if (gs_vocab_is(sp[i].name, GS_V_SUBMIT))
             submit++;
-        else if (!strcmp(sp[i].name, "job_done")) {
+        else if (gs_vocab_is(sp[i].name, GS_V_JOB_DONE)) {
             done++;
             ok += strstr(sp[i].args, "status=ok") != NULL;
             ver += strstr(sp[i].args, "verified=1") != NULL;

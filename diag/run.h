@@ -12,6 +12,7 @@
 #ifndef GS_RUN_H
 #define GS_RUN_H
 
+#include "../common/paths.h" /* gs_path_join, for the files of a run directory */
 #include "analysis.h"
 #include "jobs.h"
 
@@ -28,17 +29,24 @@ typedef struct gs_run {
 gs_status gs_run_load(gs_run *r, const char *dir_or_csv, const gs_analysis_config *cfg,
                       gs_err *err);
 void gs_run_free(gs_run *r);
+/* gs_run_load's first step: r's dir and spans from dir_or_csv (r zeroed
+ * first, nothing read), with gs_run_load's errors for a target that is
+ * neither; a command learns here where its outputs will go before
+ * gs_run_load or gs_render writes any. */
+gs_status gs_run_locate(gs_run *r, const char *dir_or_csv, gs_err *err);
 
 /* Writes DIR/summary.json (schema: diag/README.md, "summary.json"). */
 gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err);
 
-/* Writes the plot data files into DIR/data/ (columns: diag/README.md,
+/* Writes the plot data files into DIR/data/ (columns: report/README.md,
  * "Data files").  util_bins.dat has at most GS_UTIL_BINS_MAX bins per
  * device: a longer span widens the bin (and says so in the file). */
 #define GS_UTIL_BINS_MAX 100000
 gs_status gs_plot_data_write(const gs_run *r, gs_err *err);
 
-/* Joins dir and name into buf (returns 0 when it does not fit). */
-int gs_path_join(char *buf, size_t n, const char *dir, const char *name);
+/* The entries of a run directory that `analyze` and `report` write
+ * (summary.json, data, charts, report.md, report.html, timeline.json),
+ * NULL-terminated: what a failed command removes (common/outdir.h). */
+extern const char *const gs_run_outputs[];
 
 #endif

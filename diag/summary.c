@@ -4,6 +4,7 @@
 
 #include "../common/json.h"
 #include "../common/outfile.h"
+#include "../common/paths.h"
 #include "run.h"
 
 static void key(FILE *f, int *first, const char *k)
@@ -118,6 +119,40 @@ static const char *families(FILE *f, const double *cause_s, double idle_s)
     return n ? name[0] : "";
 }
 
+static void json_name_or_null(FILE *f, const char *s)
+{
+    if (s)
+        gs_json_str(f, s);
+    else
+        fputs("null", f);
+}
+
+/* The kernel-level view (kernels busy / span; its gaps attributed, pageable
+ * copies as h2d_pageable), beside the kernels-or-copies one. */
+static void kernel_view(FILE *f, const gs_analysis *a)
+{
+    fputs(",\n\"kernel_view\":{\"util_kernels_only\":", f);
+    gs_json_num(f, a->span_s > 0 ? a->kernel_s / a->span_s : 0);
+    fputs(",\"idle_s\":", f);
+    gs_json_num(f, a->kidle_s);
+    fputs(",\"causes\":", f);
+    causes(f, a->kcause_s, a->kidle_s);
+    fputs(",\"families\":", f);
+    const char *top_family = families(f, a->kcause_s, a->kidle_s);
+    int idle = a->kidle_s > 0;
+    fputs(",\"verdict\":{\"cause\":", f);
+    json_name_or_null(f, idle ? gs_cause_name(a->kverdict) : NULL);
+    fputs(",\"family\":", f);
+    json_name_or_null(f, idle ? gs_cause_family(a->kverdict) : NULL);
+    fputs(",\"top_family\":", f);
+    json_name_or_null(f, top_family[0] ? top_family : NULL);
+    fputs(",\"share\":", f);
+    gs_json_num(f, a->kverdict_share);
+    fputs(",\"idle_s\":", f);
+    gs_json_num(f, idle ? a->kcause_s[a->kverdict] : 0);
+    fputs("}}", f);
+}
+
 /* (cause, detail) pairs of the launcher rule, by idle descending, at most 20. */
 static void cause_details(FILE *f, const gs_analysis *a)
 {
@@ -203,8 +238,16 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
     fputs("{\n", f);
     key(f, &first, "schema");
     gs_json_str(f, "gapscope.summary/1");
+    /* The timeline relative to the summary's directory ("spans.csv" in a
+     * run directory): never an absolute path of the writing machine. */
+    char dir[4096], src[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    gs_path_rel(src, sizeof src, r->spans, slash ? (dir[0] ? dir : "/") : ".");
     fputs(",\n\"source\":", f);
-    gs_json_str(f, r->spans);
+    gs_json_str(f, src);
     fputs(",\n\"metric_definitions\":{"
           "\"span_s\":\"first device operation start to last device operation end, per device\","
           "\"busy_s\":\"length of the union of kernel and copy spans over all streams of the device\","
@@ -242,7 +285,11 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
         gap_stats(f, &d->gap_stats);
         key(f, &df, "causes");
         causes(f, d->cause_s, d->idle_s);
-        fputc('}', f);
+        fprintf(f, ",\"kernel_view\":{\"gaps\":%zu,\"idle_s\":", d->n_kgaps);
+        gs_json_num(f, d->kidle_s);
+        fputs(",\"causes\":", f);
+        causes(f, d->kcause_s, d->kidle_s);
+        fputs("}}", f);
     }
     fputs("],\n", f);
     first = 1;
@@ -263,6 +310,7 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
     causes(f, a->cause_s, a->idle_s);
     fputs(",\n\"families\":", f);
     const char *top_family = families(f, a->cause_s, a->idle_s);
+    kernel_view(f, a);
     fputs(",\n\"cause_details\":", f);
     cause_details(f, a);
     wake_and_stacks(f, r);

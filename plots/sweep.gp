@@ -1,6 +1,6 @@
 # Sweep chart: GPU idle versus each suspect's injected delay.
 # sweepfile (default datadir/sweep.dat): one index block per suspect, each
-# preceded by "# suspect <name>" (diag/README.md, "sweep.dat"), columns
+# preceded by "# suspect <name>" (report/README.md, "sweep.dat"), columns
 #   x idle_mean_s idle_lo_s idle_hi_s util_mean n "label"
 # x = injected delay per occurrence in seconds (0 = off); lo/hi are drawn
 # as interval bars.  suspects: the block names in order, space separated

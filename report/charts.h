@@ -28,7 +28,7 @@ int gs_plots_dir(char *buf, size_t n, const char *plots_dir);
  * number of charts drawn. */
 gs_status gs_charts_render(const char *run_dir, const char *plots_dir, int *n_ok, gs_err *err);
 
-/* Renders the sweep chart from DIR/sweep.dat (format: diag/README.md,
+/* Renders the sweep chart from DIR/sweep.dat (format: report/README.md,
  * "sweep.dat") into DIR/charts/sweep.png/.svg. */
 gs_status gs_sweep_chart(const char *dir, const char *plots_dir, gs_err *err);
 

@@ -2,7 +2,7 @@
  * Plot data files (run.h, gs_plot_data_write): whitespace-separated
  * columns, "#" comment headers, one index block per device where noted
  * (blocks separated by two blank lines).  Times are seconds since the
- * timeline's first span (t0).  Columns: diag/README.md, "Data files".
+ * timeline's first span (t0).  Columns: report/README.md, "Data files".
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -79,10 +79,10 @@ static int category(const gs_span *s)
     case GS_SPAN_LOCK_HOLD: return 4;
     case GS_SPAN_INJECTED: return 5;
     default:
-        if (!strcmp(s->name, "queue_wait"))
+        if (gs_vocab_is(s->name, GS_V_QUEUE_WAIT))
             return 2;
-        if (!strcmp(s->name, "prove_start") || !strcmp(s->name, "prove_finish") ||
-            !strcmp(s->name, "synth"))
+        if (gs_vocab_is(s->name, GS_V_PROVE_START) || gs_vocab_is(s->name, GS_V_PROVE_FINISH) ||
+            gs_vocab_is(s->name, GS_V_SYNTH))
             return 6;
         return 7;
     }
@@ -140,7 +140,7 @@ static gs_status write_timeline(const gs_run *r, gs_err *err)
         if (y[s->lane] >= 0)
             fprintf(spans.o.f, "%d %.9f %.9f %d %.2f\n", y[s->lane], sec(a, s->start_ns),
                     sec(a, s->end_ns), cat, cat == 3 || cat == 5 || cat == 4 ? 0.22 : 0.4);
-        if (s->kind == GS_SPAN_LOCK_HOLD && !strcmp(s->name, "tracker"))
+        if (s->kind == GS_SPAN_LOCK_HOLD && gs_vocab_is(s->name, GS_V_TRACKER))
             fprintf(spans.o.f, "%d %.9f %.9f 4 0.4\n", tracker_y, sec(a, s->start_ns),
                     sec(a, s->end_ns));
     }

@@ -26,6 +26,17 @@ static void summary_section(gs_doc *d, const gs_run *r)
                                     "p50_ms", "p90_ms", "p99_ms", "max_ms", "micro / macro"};
     gs_doc_h(d, 2, "Summary");
     const char *clock = gs_timeline_meta_get(r->tl, "run.clock");
+    if (clock && !strcmp(clock, "replayed")) {
+        /* A what-if (gapscope predict --what-if): the capture's graph replayed. */
+        const char *cap = gs_timeline_meta_get(r->tl, "whatif.capture");
+        const char *ed = gs_timeline_meta_get(r->tl, "whatif.edits");
+        const char *lo = gs_timeline_meta_get(r->tl, "prediction.util_lo"),
+                   *hi = gs_timeline_meta_get(r->tl, "prediction.util_hi");
+        gs_doc_pf(d, "Predicted, not measured: the dependency graph of the capture %s replayed with the "
+                     "edits %s (model/MODEL.md, \"What-ifs on foreign timelines\"); interval [%.1f%%, %.1f%%] "
+                     "from the unedited replay's error.",
+                  cap ? cap : "?", ed ? ed : "?", lo ? 100 * atof(lo) : 0, hi ? 100 * atof(hi) : 0);
+    }
     if (clock && !strcmp(clock, "virtual")) {
         /* A prediction (gapscope predict, backend = model): say what from. */
         const char *cap = gs_timeline_meta_get(r->tl, "model.capture");
@@ -38,6 +49,15 @@ static void summary_section(gs_doc *d, const gs_run *r)
                      "modelled. What the model assumed is under model.assumed in the settings below.",
                   cap ? cap : "?", rev ? rev : "unknown", cpu ? cpu : "unknown", cores ? cores : "?",
                   dem ? dem : "?");
+        const char *u = gs_timeline_meta_get(r->tl, "prediction.util"),
+                   *lo = gs_timeline_meta_get(r->tl, "prediction.util_lo"),
+                   *hi = gs_timeline_meta_get(r->tl, "prediction.util_hi"),
+                   *nc = gs_timeline_meta_get(r->tl, "prediction.captures");
+        if (u && lo && hi)
+            gs_doc_pf(d, "Predicted GPU util %.1f%%, interval [%.1f%%, %.1f%%] (about 90%%: %s capture(s) of the "
+                         "setting, replicates drawn from the capture, the reproduction residual; "
+                         "model/MODEL.md, \"Uncertainty\"). A gate on this run checks the interval's low end.",
+                      100 * atof(u), 100 * atof(lo), 100 * atof(hi), nc ? nc : "1");
     }
     gs_doc_table(d, 15, h);
     for (size_t i = 0; i < a->n_dev; i++) {
@@ -95,29 +115,49 @@ static void summary_section(gs_doc *d, const gs_run *r)
     gs_doc_list_end(d);
 }
 
+/* Idle time by cause in both views, side by side, as production teams read
+ * them: the GPU idle (no kernel and no copy: util) and the kernels idle
+ * (no kernel: util_kernels_only, where a pageable copy filling the gap is
+ * h2d_pageable).  Rows by idle in the first view, then in the second. */
 static void causes_section(gs_doc *d, const gs_run *r)
 {
     const gs_analysis *a = r->an;
-    static const char *const h[] = {"cause", "idle_s", "share of idle", "meaning"};
+    static const char *const h[] = {"cause", "GPU idle s (no kernel, no copy)", "share",
+                                    "kernels idle s (no kernel)", "share", "meaning"};
     gs_doc_h(d, 2, "Idle time by cause");
-    if (a->idle_s <= 0) {
+    if (a->idle_s <= 0 && a->kidle_s <= 0) {
         gs_doc_p(d, NULL, "No idle time inside the device span.");
         return;
     }
-    gs_doc_table(d, 4, h);
+    gs_doc_pf(d, "Two views of the same span: the GPU idle (neither kernels nor copies: util "
+                 "%.1f%%) and the kernels idle (util_kernels_only %.1f%%; copies running alone "
+                 "count as idle, a pageable host-to-device copy as h2d_pageable, the rest as an "
+                 "idle gap would).  Top cause: %s (%.0f%%) and %s (%.0f%%).",
+              a->span_s > 0 ? 100 * a->busy_s / a->span_s : 0.0,
+              a->span_s > 0 ? 100 * a->kernel_s / a->span_s : 0.0,
+              a->idle_s > 0 ? gs_cause_name(a->verdict) : "none", 100 * a->verdict_share,
+              a->kidle_s > 0 ? gs_cause_name(a->kverdict) : "none", 100 * a->kverdict_share);
+    gs_doc_table(d, 6, h);
     int used[GS_CAUSE_COUNT] = {0};
     for (;;) {
         int best = -1;
-        for (int c = 0; c < GS_CAUSE_COUNT; c++)
-            if (!used[c] && a->cause_s[c] > 0 && (best < 0 || a->cause_s[c] > a->cause_s[best]))
+        for (int c = 0; c < GS_CAUSE_COUNT; c++) {
+            if (used[c] || !(a->cause_s[c] > 0 || a->kcause_s[c] > 0))
+                continue;
+            if (best < 0 || a->cause_s[c] > a->cause_s[best] ||
+                (a->cause_s[c] == a->cause_s[best] && a->kcause_s[c] > a->kcause_s[best]))
                 best = c;
+        }
         if (best < 0)
             break;
         used[best] = 1;
-        char s1[32], s2[32];
-        const char *cells[4] = {gs_cause_name((gs_cause)best), F(s1, "%.4f", a->cause_s[best]),
-                                F(s2, "%.1f%%", 100 * a->cause_s[best] / a->idle_s),
-                                gs_cause_description((gs_cause)best)};
+        char s1[32], s2[32], s3[32], s4[32];
+        const char *cells[6] = {
+            gs_cause_name((gs_cause)best), F(s1, "%.4f", a->cause_s[best]),
+            F(s2, "%.1f%%", a->idle_s > 0 ? 100 * a->cause_s[best] / a->idle_s : 0.0),
+            F(s3, "%.4f", a->kcause_s[best]),
+            F(s4, "%.1f%%", a->kidle_s > 0 ? 100 * a->kcause_s[best] / a->kidle_s : 0.0),
+            gs_cause_description((gs_cause)best)};
         gs_doc_row(d, cells);
     }
     gs_doc_table_end(d);
@@ -180,7 +220,7 @@ static void charts_section(gs_doc *d, const gs_run *r, const gs_report_opts *o)
         gs_doc_img(d, abs, rel, names[i][1]);
     }
     gs_doc_p(d, NULL, "SVG versions are next to the PNGs in charts/; the templates are "
-                      "plots/*.gp and the data they draw is in data/ (columns in diag/README.md).");
+                      "plots/*.gp and the data they draw is in data/ (columns in report/README.md).");
 }
 
 typedef struct {

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/rng.h"
+#include "../common/clock.h"
 #include "machine.h"
 
 void gs_machine_meta(gs_timeline *tl)

@@ -2,11 +2,20 @@
  * The option table: the one list of scenario keys.  Parsing (gs_scn_apply),
  * validation (types, ranges, choices), `gapscope run --help` and the dump
  * of the settings in effect all read GS_SCN_OPTIONS; adding a key is adding
- * a row here and a case in apply_one.
+ * a row here and a case in apply_one.  The [engine] keys that configure
+ * the engine itself are the engine's rows (prover/engine/settings.h: their
+ * defaults, ranges and help written once, there), placed here with
+ * GS_ENGINE_ROW and stored by gs_engine_config_set; adding one is a row
+ * there, its case in gs_engine_config_set, and its place here.
  *
  * Keys of scope "inject" live in every [inject.<point>] section and may
  * also be given in [global], where they are defaults for every injection
  * section that does not set them (fio's [global] inheritance).
+ *
+ * The [gpu] keys are the rows of the CUDA backend's knob table
+ * (GS_CU_KNOBS, prover/cuda/knobs.h), appended to this table as options
+ * of scope gpu: their defaults, ranges and help are written there once.
+ * A knob's environment variable overrides the scenario (gs_scn_finalize).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -14,28 +23,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/ini.h"
+#include "../common/paths.h"
 #include "scn_internal.h"
 
 
-/* X(id, scope, key, type, default, lo, hi, choices, help) */
-#define GS_SCN_OPTIONS(X)                                                                   \
+/* X(id, scope, key, type, default, lo, hi, choices, help) for the
+ * scenario's own keys; E(ID, key, type, default, lo, hi, choices, help) for
+ * the engine's settings (prover/engine/settings.h, placed here by
+ * GS_ENGINE_ROW: their defaults, ranges and help are the engine's). */
+#define GS_SCN_OPTIONS(X, E)                                                                \
     X(O_DESCRIPTION, GLOBAL, "description", T_STR, "", 0, 0, NULL, "one line saying what the scenario reproduces") \
-    X(O_SYNTH, ENGINE, "synth_threads", T_INT, "2", 1, 256, NULL, "synthesis threads (CPU)")   \
-    X(O_WORKERS, ENGINE, "gpu_workers", T_INT, "1", 1, 16, NULL, "GPU workers per device")   \
-    X(O_FINALIZERS, ENGINE, "finalizer_threads", T_INT, "0", 0, 256, NULL, "finalizer threads (0 = one per in-flight partition)") \
-    X(O_QDEPTH, ENGINE, "queue_depth", T_INT, "4", 1, 4096, NULL, "capacity of the GPU queue of synthesized partitions") \
-    X(O_PROVE_THREADS, ENGINE, "prove_threads", T_INT, "0", 0, 256, NULL, "CPU threads per prove step (0 = all cores)") \
-    X(O_TRIM, ENGINE, "trim", T_ENUM, "under_lock", 0, 0, "under_lock|after_unlock|background|off", "where the finalizer calls malloc_trim(0); default under_lock: the production daemon's behaviour (DOMAIN.md)") \
-    X(O_VERIFY, ENGINE, "verify", T_ENUM, "under_lock", 0, 0, "under_lock|after_unlock|off", "where the last partition's proof is self-verified; default under_lock: the production daemon's behaviour (DOMAIN.md)") \
-    X(O_STAGING, ENGINE, "staging", T_ENUM, "pinned", 0, 0, "pinned|pageable|direct", "host staging of a/b/c before H2D (direct: synthesized into a pool of reused buffers, page-locked with the CUDA backend)") \
-    X(O_PINPOOL, ENGINE, "pin_pool", T_INT, "0", 0, 4096, NULL, "staging = direct: buffers in the pool, all allocated when the first partition needs one (0: synth_threads + 2 per GPU worker + 2)") \
-    X(O_G2, ENGINE, "g2", T_ENUM, "cpu", 0, 0, "cpu|device", "where the B G2 MSM runs: cpu (prove_finish, the production default) or device (prove_start; cuda backend)") \
-    X(O_FINISH, ENGINE, "finish", T_ENUM, "finalizer", 0, 0, "finalizer|worker", "who runs prove_finish (the CPU G2 MSM): a finalizer, or the GPU worker in its loop") \
-    X(O_PREP, ENGINE, "prep", T_ENUM, "inline", 0, 0, "inline|ahead", "GPU worker: host prep of a partition inline before its prove_start, or ahead on a prep thread while the previous partition's device work runs") \
-    X(O_HCONV, ENGINE, "h_convention", T_ENUM, "snarkjs", 0, 0, "snarkjs|classic", "H convention of the keys set up for the jobs (prover/groth16/groth16.h): snarkjs odd-coset points, or classic tau^i Z(tau)/delta points") \
+    GS_ENGINE_ROW(SYNTH_THREADS, E) \
+    GS_ENGINE_ROW(GPU_WORKERS, E) \
+    GS_ENGINE_ROW(FINALIZER_THREADS, E) \
+    GS_ENGINE_ROW(QUEUE_DEPTH, E) \
+    GS_ENGINE_ROW(PROVE_THREADS, E) \
+    GS_ENGINE_ROW(TRIM, E) \
+    GS_ENGINE_ROW(VERIFY, E) \
+    GS_ENGINE_ROW(STAGING, E) \
+    GS_ENGINE_ROW(PIN_POOL, E) \
+    GS_ENGINE_ROW(G2, E) \
+    GS_ENGINE_ROW(FINISH, E) \
+    GS_ENGINE_ROW(PREP, E) \
+    GS_ENGINE_ROW(H_CONVENTION, E) \
     X(O_BACKEND, ENGINE, "backend", T_ENUM, "cpu", 0, 0, "cpu|cuda|model|auto", "prover backend (auto: cuda when a GPU is visible)") \
     X(O_DEVICES, ENGINE, "devices", T_INT, "1", 1, 16, NULL, "devices (one backend each)") \
-    X(O_SEED, ENGINE, "seed", T_U64, "1", 0, 0, NULL, "scenario seed: job mix and injection draws") \
+    GS_ENGINE_ROW(SEED, E) \
     X(O_MODEL_TL, ENGINE, "model_timeline", T_PATH, "", 0, 0, NULL, "model backend: spans.csv captured on a GPU") \
     X(O_MODEL_SHIFT, ENGINE, "model_size_shift", T_INT, "0", -16, 24, NULL, "model backend: modelled log2 size = real log2 size + shift") \
     X(O_DRAIN, ENGINE, "drain_timeout", T_DUR, "10min", 0, 0, NULL, "give up waiting for the jobs after this long") \
@@ -61,20 +75,39 @@
     X(O_WORK, INJECT, "work_per_constraint", T_SIZE, "0", 0, 0, NULL, "malloc_trim real mode: bytes per constraint each partition mallocs at synthesis and frees before its trim (its working set)")
 
 
+/* The engine's rows in the scenario's shape. */
+#define GS_SCN_E(X, id, k, t, d, lo, hi, ch, h) X(O_##id, ENGINE, k, T_##t, d, lo, hi, ch, h)
+
 enum {
 #define GS_X(id, sc, k, t, d, lo, hi, ch, h) id,
-    GS_SCN_OPTIONS(GS_X)
+#define GS_E(id, k, t, d, lo, hi, ch, h) GS_SCN_E(GS_X, id, k, t, d, lo, hi, ch, h)
+    GS_SCN_OPTIONS(GS_X, GS_E)
+#undef GS_E
 #undef GS_X
-    O_COUNT_
+    O_GPU_FIRST_, /* then one option per knob: O_GPU_FIRST_ + gs_cu_knob */
+    O_COUNT_ = O_GPU_FIRST_ + GS_CU_KNOB_COUNT
 };
 const gs_scn_opt_def gs_scn_opts[] = {
 #define GS_X(id, sc, k, t, d, lo, hi, ch, h) {GS_SCOPE_##sc, k, t, d, lo, hi, ch, h},
-    GS_SCN_OPTIONS(GS_X)
+#define GS_E(id, k, t, d, lo, hi, ch, h) GS_SCN_E(GS_X, id, k, t, d, lo, hi, ch, h)
+    GS_SCN_OPTIONS(GS_X, GS_E)
+#undef GS_E
 #undef GS_X
+#define GS_GPU_X(id, k, env, fl, lo, hi, d, ch, h) {GS_SCOPE_GPU, k, T_KNOB, d, lo, hi, ch, h},
+    GS_CU_KNOBS(GS_GPU_X)
+#undef GS_GPU_X
 };
 _Static_assert(sizeof gs_scn_opts / sizeof gs_scn_opts[0] == O_COUNT_, "option table out of step");
+/* The engine setting of each option (+ 1; 0: a scenario key). */
+static const int engine_setting[O_COUNT_] = {
+#define GS_X(id, sc, k, t, d, lo, hi, ch, h)
+#define GS_E(id, k, t, d, lo, hi, ch, h) [O_##id] = GS_ESET_##id + 1,
+    GS_SCN_OPTIONS(GS_X, GS_E)
+#undef GS_E
+#undef GS_X
+};
 const int gs_scn_n_opts = O_COUNT_;
-const char *const gs_scn_scope_names[] = {"global", "engine", "jobs", "inject"};
+const char *const gs_scn_scope_names[] = {"global", "engine", "jobs", "inject", "gpu"};
 #define opts gs_scn_opts
 #define scope_names gs_scn_scope_names
 
@@ -156,22 +189,6 @@ static gs_status parse_kinds(double *vals, const char *text, const gs_scn_opt_de
     return GS_OK;
 }
 
-static int choice_index(const char *choices, const char *v)
-{
-    int i = 0;
-    size_t n = strlen(v);
-    for (const char *p = choices; *p; i++) {
-        const char *bar = strchr(p, '|');
-        size_t len = bar ? (size_t)(bar - p) : strlen(p);
-        if (len == n && !strncmp(p, v, n))
-            return i;
-        if (!bar)
-            break;
-        p = bar + 1;
-    }
-    return -1;
-}
-
 /* Validates `value` for option o and stores it into the scenario. */
 static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
                            const char *where, const char *base_dir, gs_err *err)
@@ -181,20 +198,16 @@ static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
     double dv = 0;
     int64_t ns = 0;
     uint64_t u = 0;
-    int ci = -1;
+    int ci = -1, knob = 0;
     char *end;
     switch (od->type) {
     case T_INT:
-        errno = 0;
-        iv = strtoll(value, &end, 10);
-        if (!*value || *end || errno || iv < (long long)od->lo || iv > (long long)od->hi)
+        if (!gs_ini_int(&iv, value, od->lo, od->hi))
             return gs_err_set(err, GS_ERR_RANGE, "scenario", where, "%s: expected an integer in [%g, %g], got '%s'",
                               od->key, od->lo, od->hi, value);
         break;
     case T_U64:
-        errno = 0;
-        u = strtoull(value, &end, 0);
-        if (!*value || *end || errno || value[0] == '-')
+        if (!gs_ini_u64(&u, value))
             return gs_err_set(err, GS_ERR_RANGE, "scenario", where, "%s: expected an unsigned integer, got '%s'",
                               od->key, value);
         break;
@@ -216,44 +229,39 @@ static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
                               "%s: expected a size (B, KiB, MiB, GiB, TiB), got '%s'", od->key, value);
         break;
     case T_ENUM:
-        ci = choice_index(od->choices, value);
-        if (ci < 0)
+        if (!gs_ini_choice(&ci, od->choices, value))
             return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "%s: expected one of %s, got '%s'",
                               od->key, od->choices, value);
+        break;
+    case T_KNOB:
+        if (!gs_cu_knob_parse((gs_cu_knob_id)(o - O_GPU_FIRST_), value, &knob)) {
+            char want[96];
+            gs_cu_knob_expects((gs_cu_knob_id)(o - O_GPU_FIRST_), want, sizeof want);
+            return gs_err_set(err, GS_ERR_RANGE, "scenario", where, "%s: expected %s, got '%s'", od->key,
+                              want, value);
+        }
         break;
     default:
         break;
     }
+    if (engine_setting[o]) { /* validated above by the engine's own row */
+        if (!gs_engine_config_set(&s->engine, (gs_engine_setting)(engine_setting[o] - 1), value))
+            return gs_err_set(err, GS_ERR_INTERNAL, "scenario", where, "%s: the engine refused '%s'",
+                              od->key, value);
+        return GS_OK;
+    }
     gs_injection *inj = inst >= 0 && inst < GS_INJ_COUNT ? &s->engine.inj[inst] : NULL;
-    gs_engine_config *ec = &s->engine;
     switch (o) {
     case O_DESCRIPTION: snprintf(s->description, sizeof s->description, "%s", value); break;
-    case O_SYNTH: ec->synth_threads = (int)iv; break;
-    case O_WORKERS: ec->gpu_workers_per_device = (int)iv; break;
-    case O_FINALIZERS: ec->finalizer_threads = (int)iv; break;
-    case O_QDEPTH: ec->queue_depth = (int)iv; break;
-    case O_PROVE_THREADS: ec->prove_threads = (int)iv; break;
-    case O_TRIM: ec->trim = (gs_trim_policy)ci; break;
-    case O_VERIFY: ec->verify = (gs_verify_policy)ci; break;
-    case O_STAGING: ec->pageable = ci == 1; ec->direct = ci == 2; break;
-    case O_PINPOOL: ec->pin_pool = (int)iv; break;
-    case O_FINISH: ec->finish_in_worker = ci == 1; break;
-    case O_G2: ec->g2_on_device = ci == 1; break;
-    case O_PREP: ec->prep_ahead = ci == 1; break;
-    case O_HCONV: ec->h_conv = (gs_h_convention)ci; break;
     case O_BACKEND: s->backend = (gs_backend_sel)ci; break;
     case O_DEVICES: s->devices = (int)iv; break;
-    case O_SEED: ec->seed = u; break;
     case O_MODEL_SHIFT: s->model_size_shift = (int)iv; break;
     case O_DRAIN: s->drain_timeout_ns = ns; break;
     case O_MODEL_TL:
     case O_TRACE: {
         char *dst = o == O_TRACE ? s->trace : s->model_timeline;
         char joined[2 * GS_SCN_PATH_MAX], *abs;
-        if (!value[0] || value[0] == '/' || !base_dir || !base_dir[0])
-            snprintf(joined, sizeof joined, "%s", value);
-        else
-            snprintf(joined, sizeof joined, "%s/%s", base_dir, value);
+        gs_path_resolve(joined, sizeof joined, base_dir, value); /* too long: refused below */
         /* Absolute when the file exists, so a dumped scenario.ini reloads anywhere. */
         if (joined[0] && (abs = realpath(joined, NULL)) != NULL) {
             snprintf(joined, sizeof joined, "%s", abs);
@@ -342,9 +350,7 @@ static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
     case O_PROB: if (inj) inj->probability = dv; break;
     case O_ISEED:
         if (strcmp(value, "auto")) {
-            errno = 0;
-            u = strtoull(value, &end, 0);
-            if (!*value || *end || errno || value[0] == '-')
+            if (!gs_ini_u64(&u, value))
                 return gs_err_set(err, GS_ERR_RANGE, "scenario", where,
                                   "seed: expected 'auto' or an unsigned integer, got '%s'", value);
             if (inj)
@@ -356,6 +362,10 @@ static gs_status apply_one(gs_scenario *s, int o, int inst, const char *value,
     case O_WORK: if (inj) inj->work_per_constraint = u; break;
     case O_FAIL: if (inj) inj->fail = ci == 1; break;
     default:
+        if (od->scope == GS_SCOPE_GPU) {
+            s->gpu[o - O_GPU_FIRST_] = knob;
+            break;
+        }
         return GS_ERR(err, GS_ERR_INTERNAL, "scenario", "option %d has no apply case", o);
     }
     return GS_OK;
@@ -366,7 +376,8 @@ gs_status gs_scn_section_check(const gs_scenario *s, const char *section, int *p
 {
     (void)s;
     *point = -1;
-    if (!strcmp(section, "global") || !strcmp(section, "engine") || !strcmp(section, "jobs"))
+    if (!strcmp(section, "global") || !strcmp(section, "engine") || !strcmp(section, "jobs") ||
+        !strcmp(section, "gpu"))
         return GS_OK;
     if (!strncmp(section, "inject.", 7)) {
         const char *name = section + 7;
@@ -379,7 +390,7 @@ gs_status gs_scn_section_check(const gs_scenario *s, const char *section, int *p
                           "unknown injection point '%s' (known: %s)", name, list);
     }
     return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
-                      "unknown section [%s] (known: global, engine, jobs, inject.<point>)", section);
+                      "unknown section [%s] (known: global, engine, jobs, gpu, inject.<point>)", section);
 }
 
 void gs_scn_inject_present(gs_scenario *s, int point, const char *where)
@@ -398,7 +409,8 @@ gs_status gs_scn_apply(gs_scenario *s, const char *section, const char *key,
     if (st != GS_OK)
         return st;
     int scope = point >= 0 ? GS_SCOPE_INJECT : !strcmp(section, "global") ? GS_SCOPE_GLOBAL
-                : !strcmp(section, "engine") ? GS_SCOPE_ENGINE : GS_SCOPE_JOBS;
+                : !strcmp(section, "engine") ? GS_SCOPE_ENGINE : !strcmp(section, "gpu") ? GS_SCOPE_GPU
+                : GS_SCOPE_JOBS;
     for (int o = 0; o < O_COUNT_; o++) {
         if (strcmp(opts[o].key, key))
             continue;
@@ -467,11 +479,25 @@ gs_status gs_scn_finalize(gs_scenario *s, gs_err *err)
             !(p == GS_INJ_MALLOC_TRIM && inj->real))
             return gs_err_set(err, GS_ERR_FORMAT, "scenario", s->inj_where[p][0] ? s->inj_where[p] : "--set",
                               "[inject.%s] needs dist = ... (or enabled = no)", gs_scn_inj_name_table[p]);
-        if (!strcmp(seed->value, "auto")) /* golden-ratio stride keeps points apart */
-            inj->seed = s->engine.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)(p + 1) * 0xd1b54a32d192ed03ULL;
+        if (!strcmp(seed->value, "auto"))
+            inj->seed = gs_injection_seed_auto(s->engine.seed, (gs_inj_point)p);
         if (inj->real && p != GS_INJ_MALLOC_TRIM)
             return gs_err_set(err, GS_ERR_ARG, "scenario", s->inj_where[p][0] ? s->inj_where[p] : "--set",
                               "mode = real exists only for [inject.malloc_trim]");
+    }
+    /* [gpu]: a knob's environment variable overrides the scenario's value. */
+    for (int o = O_GPU_FIRST_; o < O_COUNT_; o++) {
+        const char *env = gs_cu_knob_def_of((gs_cu_knob_id)(o - O_GPU_FIRST_))->env, *v = getenv(env);
+        char where[64];
+        if (!v || !*v)
+            continue;
+        snprintf(where, sizeof where, "environment %s", env);
+        gs_status r = apply_one(s, o, -1, v, where, NULL, err);
+        if (r != GS_OK)
+            return r;
+        gs_scn_setting *set = &s->settings[gs_scn_setting_index(o, 0)];
+        snprintf(set->value, sizeof set->value, "%s", v);
+        snprintf(set->origin, sizeof set->origin, "%s", where);
     }
     return GS_OK;
 }

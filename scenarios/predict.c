@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,20 @@ static char *scenario_from_meta(const gs_model *m, gs_err *err)
     return t;
 }
 
+/* The integer after key in a submit mark's args ("partitions=10"); def
+ * when absent; -1 when not a number or beyond long. */
+static long mark_arg(const char *args, const char *key, long def)
+{
+    const char *p = args ? strstr(args, key) : NULL;
+    if (!p)
+        return def;
+    p += strlen(key);
+    char *e;
+    errno = 0;
+    long v = strtol(p, &e, 10);
+    return e == p || (*e && *e != ';') || errno ? -1 : v;
+}
+
 /* The arrivals of the capture from its submit marks, into a temporary trace. */
 static gs_status arrivals_from_marks(const char *spans, char *tmp, size_t cap, gs_err *err)
 {
@@ -149,12 +164,22 @@ static gs_status arrivals_from_marks(const char *spans, char *tmp, size_t cap, g
     snprintf(tr.description, sizeof tr.description, "arrivals rebuilt from the submit marks of %.200s", spans);
     snprintf(tr.generator, sizeof tr.generator, "gapscope predict");
     for (size_t i = 0; i < n && st == GS_OK; i++) {
-        if (sp[i].kind != GS_SPAN_MARK || strcmp(sp[i].name, "submit") || sp[i].job < 0)
+        if (sp[i].kind != GS_SPAN_MARK || !gs_vocab_is(sp[i].name, GS_V_SUBMIT) || sp[i].job < 0)
             continue;
         const gs_lane_info *li = gs_timeline_lane(tl, sp[i].lane);
         if (!li || strcmp(li->name, "driver"))
             continue;
-        gs_arrival a = {.t_ns = t0 && sp[i].start_ns > t0 ? sp[i].start_ns - t0 : 0, .id = (uint64_t)sp[i].job};
+        gs_arrival a = {.id = (uint64_t)sp[i].job};
+        /* The trace reader's ranges (trace.c): what is written here must
+         * read back (issue 35); t0 is the meta's, so the difference is
+         * checked. */
+        if (t0 && sp[i].start_ns > t0 &&
+            (!gs_tl_sub(&a.t_ns, sp[i].start_ns, t0) || a.t_ns > GS_TL_TIME_LIMIT_NS)) {
+            st = gs_err_set(err, GS_ERR_FORMAT, "predict", spans,
+                            "submit mark of job %d lies beyond 2^62 - 1 ns after run.start_ns",
+                            sp[i].job);
+            break;
+        }
         char kb[32] = "";
         const char *p = sp[i].args ? strstr(sp[i].args, "kind=") : NULL;
         if (p)
@@ -163,12 +188,19 @@ static gs_status arrivals_from_marks(const char *spans, char *tmp, size_t cap, g
             st = gs_err_set(err, GS_ERR_FORMAT, "predict", spans, "submit mark of job %d has no kind", sp[i].job);
             break;
         }
-        p = strstr(sp[i].args, "partitions=");
-        a.partitions = p ? (uint32_t)strtoul(p + 11, NULL, 10) : gs_job_kind_partitions(a.kind);
-        p = strstr(sp[i].args, "priority=");
-        a.priority = p ? atoi(p + 9) : gs_job_kind_priority(a.kind);
-        p = strstr(sp[i].args, "log_constraints=");
-        a.size_class = p ? (uint32_t)strtoul(p + 16, NULL, 10) : 0;
+        long parts = mark_arg(sp[i].args, "partitions=", gs_job_kind_partitions(a.kind));
+        long prio = mark_arg(sp[i].args, "priority=", gs_job_kind_priority(a.kind));
+        long size = mark_arg(sp[i].args, "log_constraints=", 0);
+        if (parts < 1 || parts > 1024 || prio < 0 || prio > 100 || size < 0 || size > 40) {
+            st = gs_err_set(err, GS_ERR_FORMAT, "predict", spans,
+                            "submit mark of job %d: partitions %ld (1..1024), priority %ld "
+                            "(0..100) or log_constraints %ld (0..40) out of range",
+                            sp[i].job, parts, prio, size);
+            break;
+        }
+        a.partitions = (uint32_t)parts;
+        a.priority = (int)prio;
+        a.size_class = (uint32_t)size;
         if (tr.n && a.t_ns < tr.a[tr.n - 1].t_ns)
             a.t_ns = tr.a[tr.n - 1].t_ns;
         if (gs_trace_push(&tr, &a) != GS_OK)
@@ -179,7 +211,10 @@ static gs_status arrivals_from_marks(const char *spans, char *tmp, size_t cap, g
                         "no arrivals.jsonl beside the capture and no submit marks in it: nothing to replay");
     if (st == GS_OK) {
         const char *td = getenv("TMPDIR");
-        snprintf(tmp, cap, "%s/gapscope-arrivals-%d.jsonl", td && *td ? td : "/tmp", (int)getpid());
+        /* One file per call: a prediction's interval rebuilds the arrivals
+         * for its other runs while the first's are still in use. */
+        static _Atomic int serial;
+        snprintf(tmp, cap, "%s/gapscope-arrivals-%d-%d.jsonl", td && *td ? td : "/tmp", (int)getpid(), serial++);
         st = gs_trace_write(&tr, tmp, "us", err);
     }
     gs_trace_free(&tr);
@@ -289,16 +324,41 @@ void gs_util_summary_of_run(gs_util_summary *out, const gs_run_result *r)
     snprintf(out->cause, sizeof out->cause, "%s", gs_cause_name((gs_cause)top));
 }
 
+void gs_predict_profile_path(char *out, size_t cap, const gs_predict_opts *o, const gs_capture *c)
+{
+    char dir[GS_SCN_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", c->spans);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    /* X.spans.csv with X/ beside it: the profile may sit in X/. */
+    size_t n = strlen(c->spans), sl = strlen(".spans.csv");
+    if (!o->profile && n > sl && !strcmp(c->spans + n - sl, ".spans.csv")) {
+        char alt[GS_SCN_PATH_MAX];
+        snprintf(alt, sizeof alt, "%.*s", (int)(n - sl), c->spans);
+        gs_profile_find(out, cap, NULL, alt);
+        if (out[0])
+            return;
+    }
+    gs_profile_find(out, cap, o->profile, dir);
+}
+
 gs_status gs_scn_predict(const gs_predict_opts *o, gs_run_result *res, gs_err *err)
 {
     gs_capture c;
     gs_model *m = NULL;
     gs_scenario *s = NULL;
-    char tmp[GS_SCN_PATH_MAX] = "";
+    char tmp[GS_SCN_PATH_MAX] = "", prof[GS_SCN_PATH_MAX] = "";
     memset(res, 0, sizeof *res);
+    if (o->n_repeats + 1 > GS_PREDICT_MAX_CAPTURES)
+        return GS_ERR(err, GS_ERR_ARG, "predict", "at most %d captures of one setting", GS_PREDICT_MAX_CAPTURES);
     gs_status st = gs_capture_resolve(&c, o->capture, err);
-    if (st == GS_OK)
-        st = gs_model_load(&m, c.spans, err);
+    if (st == GS_OK) {
+        gs_predict_profile_path(prof, sizeof prof, o, &c);
+        st = gs_model_load_profiled(&m, c.spans, prof[0] ? prof : NULL, err);
+    }
     if (st == GS_OK && o->borrow) {
         gs_capture b;
         if ((st = gs_capture_resolve(&b, o->borrow, err)) == GS_OK)
@@ -309,7 +369,20 @@ gs_status gs_scn_predict(const gs_predict_opts *o, gs_run_result *res, gs_err *e
     if (st == GS_OK) {
         gs_run_opts ro = o->run;
         ro.model = m;
+        /* With an interval the report is rendered once the interval is
+         * known (its metadata is in it). */
+        if (o->interval)
+            ro.no_charts = 1;
         st = gs_scn_run(s, &ro, res, err);
+    }
+    if (st == GS_OK && o->interval) {
+        gs_util_summary pt;
+        gs_util_summary_of_run(&pt, res);
+        char spans[GS_SCN_PATH_MAX + 16];
+        snprintf(spans, sizeof spans, "%s/spans.csv", res->dir);
+        if ((st = gs_predict_interval(o->interval, o, m, s, &pt, err)) == GS_OK &&
+            (st = gs_prediction_write_meta(o->interval, spans, err)) == GS_OK)
+            st = gs_scn_report(res, o->run.quiet, !o->run.no_report && !o->run.no_charts, err);
     }
     if (tmp[0])
         unlink(tmp);

@@ -1,32 +1,25 @@
 /*
- * After a run: diag's analysis and report of the saved run directory, the
- * same steps as `gapscope report RUN_DIR` (gs_run_load re-reads spans.csv
- * and jobs.csv, so the figures are those anyone recomputes later from the
- * same files): summary.json, data/ files, charts/ (gnuplot; skipped with a
- * note when it is missing), report.md and report.html.  The numbers a
- * sweep tabulates come from here too.
+ * After a run: the run directory rendered (report/render.h: the analysis
+ * recomputed from the saved spans.csv and jobs.csv, summary.json and, with
+ * charts, data/, charts/ and report.md/report.html), and the analysis's
+ * numbers copied into the run result: the figures a sweep tabulates come
+ * from here.  The same figures of a run directory left by another process
+ * (a sweep's Slurm tasks): gs_scn_result_load, with the run's hardware
+ * (gs_scn_hw_class) for comparing like with like.
  */
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "../report/charts.h"
-#include "../report/report.h"
-#include "../diag/run.h"
+#include "../report/render.h"
 #include "run.h"
 
 _Static_assert(GS_CAUSE_COUNT <= GS_SCN_MAX_CAUSES, "run result cause array too small");
 
-gs_status gs_scn_report(gs_run_result *res, int quiet, int charts, gs_err *err)
+/* The analysis's figures a sweep tabulates. */
+static void copy_analysis(gs_run_result *res, const gs_analysis *a)
 {
-    gs_analysis_config cfg;
-    gs_analysis_config_defaults(&cfg);
-    cfg.progress = !quiet;
-    gs_run r;
-    memset(&r, 0, sizeof r);
-    gs_status st = gs_run_load(&r, res->dir, &cfg, err);
-    if (st != GS_OK)
-        return st;
-    const gs_analysis *a = r.an;
     res->analyzed = 1;
     res->gpu_idle_s = a->idle_s;
     res->gpu_span_s = a->span_s;
@@ -34,37 +27,78 @@ gs_status gs_scn_report(gs_run_result *res, int quiet, int charts, gs_err *err)
     for (int c = 0; c < GS_CAUSE_COUNT; c++)
         res->cause_idle_s[c] = a->cause_s[c];
     gs_analysis_verdict(res->verdict, sizeof res->verdict, a);
-    char path[GS_SCN_PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/summary.json", res->dir);
-    if ((st = gs_summary_write(&r, path, err)) != GS_OK)
-        goto done;
-    if (charts) {
-        if ((st = gs_plot_data_write(&r, err)) != GS_OK)
-            goto done;
-        gs_report_opts ro;
-        gs_report_opts_defaults(&ro);
-        char note[GS_ERR_MSG_MAX + 64];
-        int n_ok = 0;
-        gs_err cerr;
-        gs_err_clear(&cerr);
-        if (!quiet)
-            fprintf(stderr, "gapscope: drawing charts (gnuplot)\n");
-        if (gs_charts_render(res->dir, NULL, &n_ok, &cerr) != GS_OK) {
-            if (!quiet)
-                fprintf(stderr, "gapscope: %s\n", cerr.msg);
-            if (n_ok == 0) {
-                snprintf(note, sizeof note, "Charts were not drawn: %s", cerr.msg);
-                ro.charts_note = note;
-            }
-        }
-        if ((st = gs_report_write(&r, &ro, err)) != GS_OK)
-            goto done;
+}
+
+gs_status gs_scn_report(gs_run_result *res, int quiet, int charts, gs_err *err)
+{
+    gs_render_opts o;
+    gs_render_opts_defaults(&o);
+    o.quiet = quiet;
+    o.charts = o.report = charts;
+    o.verdict = 1;
+    gs_render_result rr;
+    gs_status st = gs_render(&rr, res->dir, &o, err);
+    if (rr.loaded)
+        copy_analysis(res, rr.run.an);
+    gs_render_result_free(&rr);
+    return st;
+}
+
+void gs_scn_hw_class(char *out, size_t cap, const gs_timeline *tl)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int d = 0; d < 64; d++) {
+        char key[32];
+        snprintf(key, sizeof key, "device.%d.name", d);
+        const char *v = gs_timeline_meta_get(tl, key);
+        if (!v)
+            break;
+        n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%s", d ? " + " : "", v);
+        if (n >= cap)
+            return;
     }
-    if (!quiet)
-        fprintf(stderr, "gapscope: GPU busy %.1f%% of %.2f s (kernels or copies busy / span), idle %.2f s\n"
-                        "gapscope: verdict: %s\n",
-                100.0 * res->gpu_util, a->span_s, a->idle_s, res->verdict);
-done:
-    gs_run_free(&r);
+    const char *cpu = gs_timeline_meta_get(tl, "host.cpu");
+    snprintf(out + n, cap - n, "%s%s", n ? " / " : "", cpu ? cpu : "unknown CPU");
+}
+
+/* A count of the timeline's metadata (0 when absent or not a number). */
+static int64_t meta_i64(const gs_timeline *tl, const char *key)
+{
+    const char *v = gs_timeline_meta_get(tl, key);
+    return v ? strtoll(v, NULL, 10) : 0;
+}
+
+gs_status gs_scn_result_load(gs_run_result *res, const char *dir, char *hw, size_t hw_cap, gs_err *err)
+{
+    memset(res, 0, sizeof *res);
+    snprintf(res->dir, sizeof res->dir, "%s", dir);
+    gs_render_opts o;
+    gs_render_opts_defaults(&o);
+    o.quiet = 1;
+    gs_render_result rr;
+    gs_status st = gs_render(&rr, dir, &o, err);
+    if (rr.loaded) {
+        const gs_run *r = &rr.run;
+        copy_analysis(res, r->an);
+        res->arrivals = r->n_jobs;
+        for (size_t i = 0; i < r->n_jobs; i++) {
+            const gs_job_record *j = &r->job_records[i];
+            res->submitted += j->submitted_ns >= 0;
+            res->completed += !strcmp(j->status, "ok");
+            res->failed += strcmp(j->status, "ok") && strcmp(j->status, "pending");
+            res->verified += j->verified == 1;
+            res->verify_failed += j->verified == -1;
+            res->cancelled += !strcmp(j->status, "GS_ERR_CANCELLED");
+        }
+        res->wall_s = (double)(meta_i64(r->tl, "run.end_ns") - meta_i64(r->tl, "run.start_ns")) * 1e-9;
+        const char *v = gs_timeline_meta_get(r->tl, "run.drained");
+        res->drained = !v || strcmp(v, "0");
+        v = gs_timeline_meta_get(r->tl, "run.interrupted");
+        res->interrupted = !v ? 0 : !strcmp(v, "SIGINT") ? SIGINT : SIGTERM;
+        if (hw)
+            gs_scn_hw_class(hw, hw_cap, r->tl);
+    }
+    gs_render_result_free(&rr);
     return st;
 }

@@ -19,31 +19,19 @@
 #include <time.h>
 
 #include "../diag/jobs.h"
+#include "../common/outdir.h"
 #include "../common/outfile.h"
-#include "../common/vclock.h"
+#include "../common/clock.h"
+#include "../common/paths.h"
 #include "machine.h"
 #include "../model/model.h"
+#include "../prover/cuda/cuda.h"
+#include "../prover/cuda/knobs.h"
 #include "../model/model_work.h"
 #include "run.h"
 #include "scn_internal.h"
 
 #define MAX_DEVICES 16
-
-gs_status gs_mkdir_p(const char *dir, gs_err *err)
-{
-    char buf[GS_SCN_PATH_MAX];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return gs_err_set(err, GS_ERR_IO, "run", buf, "mkdir: %s", strerror(errno));
-            *p = '/';
-        }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return gs_err_set(err, GS_ERR_IO, "run", buf, "mkdir: %s", strerror(errno));
-    return GS_OK;
-}
 
 static void default_dir(char *out, size_t cap, const gs_scenario *s)
 {
@@ -63,7 +51,7 @@ static void default_dir(char *out, size_t cap, const gs_scenario *s)
 
 static void path_in(char *out, size_t cap, const char *dir, const char *file)
 {
-    if (snprintf(out, cap, "%s/%s", dir, file) >= (int)cap)
+    if (!gs_path_join(out, cap, dir, file))
         out[0] = '\0';
 }
 
@@ -118,8 +106,16 @@ static gs_status make_backends(gs_backend **be, int *n, gs_model **model, const 
     return GS_OK;
 }
 
-static void set_meta(gs_timeline *tl, const gs_scenario *s)
+/* The scenario's metadata, with no absolute path (the run directory is
+ * copied between machines and committed): scenario.path relative to the
+ * working directory (as typed, unless given absolute), path-valued
+ * settings (scenario.jobs.trace, scenario.engine.model_timeline, an
+ * absolute empirical:FILE) and model.capture relative to the run
+ * directory dir, where the capture's readers resolve them (its
+ * scenario.ini, `gapscope predict`). */
+static void set_meta(gs_timeline *tl, const gs_scenario *s, const char *dir)
 {
+    char rel[GS_SCN_PATH_MAX];
     gs_fingerprint fp;
     gs_fingerprint_get(&fp);
     char buf[64];
@@ -130,7 +126,9 @@ static void set_meta(gs_timeline *tl, const gs_scenario *s)
     snprintf(buf, sizeof buf, "%d", fp.threads);
     gs_timeline_meta_set(tl, "host.threads", buf);
     gs_machine_meta(tl);
-    gs_timeline_meta_set(tl, "scenario.path", s->path[0] ? s->path : "(built in memory)");
+    if (s->path[0] == '/')
+        gs_path_rel(rel, sizeof rel, s->path, ".");
+    gs_timeline_meta_set(tl, "scenario.path", s->path[0] == '/' ? rel : s->path[0] ? s->path : "(built in memory)");
     if (s->description[0])
         gs_timeline_meta_set(tl, "scenario.description", s->description);
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)s->engine.seed);
@@ -142,7 +140,12 @@ static void set_meta(gs_timeline *tl, const gs_scenario *s)
             continue;
         char key[96];
         snprintf(key, sizeof key, "scenario.%s", k);
-        gs_timeline_meta_set(tl, key, v);
+        gs_timeline_meta_set(tl, key, gs_scenario_setting_value_in(s, i, dir, rel, sizeof rel));
+    }
+    const char *cap = gs_timeline_meta_get(tl, "model.capture");
+    if (cap && cap[0]) {
+        gs_path_rel(rel, sizeof rel, cap, dir);
+        gs_timeline_meta_set(tl, "model.capture", rel);
     }
 }
 
@@ -154,7 +157,7 @@ static gs_status write_scenario(const gs_scenario *s, const char *dir, gs_err *e
     gs_status st = gs_out_open(&o, path, err);
     if (st != GS_OK)
         return st;
-    int ok = gs_scenario_dump(s, o.f) == GS_OK;
+    int ok = gs_scenario_dump_in(s, o.f, dir) == GS_OK;
     return gs_out_close(&o, ok, err);
 }
 
@@ -351,7 +354,15 @@ static size_t replay(driver *d, const gs_trace *arr, gs_tl_lane *lane, int64_t *
     d->next_report = d->t0 + 2000000000LL;
     for (size_t i = 0; i < arr->n; i++) {
         const gs_arrival *a = &arr->a[i];
-        int64_t intended = d->t0 + (int64_t)((double)a->t_ns * scale);
+        double at = (double)a->t_ns * scale;
+        if (at >= (double)(GS_TL_TIME_LIMIT_NS - d->t0)) {
+            /* scaled past the times a timeline holds (timeline/limits.h) */
+            d->st = gs_err_set(d->err, GS_ERR_RANGE, "run", d->s->path,
+                               "arrival %zu (t %lld ns x time_scale %g) lies beyond +-(2^62 - 1) ns",
+                               i, (long long)a->t_ns, scale);
+            break;
+        }
+        int64_t intended = d->t0 + (int64_t)at;
         if (!wait_until(d, intended, done, arr->n))
             break;
         gs_job_spec spec = {
@@ -369,7 +380,7 @@ static size_t replay(driver *d, const gs_trace *arr, gs_tl_lane *lane, int64_t *
         snprintf(args, sizeof args, "kind=%s;partitions=%u;priority=%d;log_constraints=%u;late_us=%lld",
                  gs_scn_kind_name(a->kind), a->partitions, a->priority, spec.log_constraints,
                  (long long)((ts - intended) / 1000));
-        gs_tl_span(lane, GS_SPAN_MARK, "submit", (int32_t)a->id, -1, ts, ts, 0, args);
+        gs_tl_span(lane, GS_SPAN_MARK, gs_vocab_name(GS_V_SUBMIT), (int32_t)a->id, -1, ts, ts, 0, args);
         int_ns[i] = intended;
         if (gs_engine_submit(d->e, &spec, &jerr) == GS_OK) {
             sub_ns[i] = ts;
@@ -450,6 +461,12 @@ static void on_cpu(void *ctx, int64_t t, double busy)
     gs_tl_counter(ctx, "process_cpu", t, busy);
 }
 
+/* The model's host contention for the virtual clock (gs_vt_cfg.speed). */
+static double model_speed(void *ctx, int cls, double runnable)
+{
+    return gs_model_speed(ctx, cls, runnable);
+}
+
 /* Can the model answer this scenario (every (kind, size) it replays)? */
 static gs_status check_model(const gs_model *model, const gs_scenario *s, const gs_trace *arr,
                              gs_timeline *tl, gs_err *err)
@@ -510,6 +527,14 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     char path[GS_SCN_PATH_MAX];
     int64_t *sub_ns = NULL, *int_ns = NULL;
     gs_cpu_sampler *sampler = NULL;
+    /* What a run writes into its directory: a failed run leaves none of it
+     * (common/outdir.h); a stopped run (SIGINT/SIGTERM) is not a failed
+     * one: it writes everything, marked interrupted. */
+    static const char *const outputs[] = {"scenario.ini", "arrivals.jsonl", "jobs.csv", "spans.csv",
+                                          "timeline.json", "summary.json", "data", "charts",
+                                          "report.md", "report.html", NULL};
+    gs_outdir od;
+    int od_open = 0;
 
     gs_status st = gs_scenario_arrivals(&arr, s, err);
     if (st != GS_OK)
@@ -531,14 +556,15 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
         snprintf(res->dir, sizeof res->dir, "%s", o->out_dir);
     else
         default_dir(res->dir, sizeof res->dir, s);
-    if ((st = gs_mkdir_p(res->dir, err)) != GS_OK)
+    if ((st = gs_outdir_begin(&od, res->dir, outputs, err)) != GS_OK)
         goto fail;
+    od_open = 1;
     if ((st = write_scenario(s, res->dir, err)) != GS_OK)
         goto fail;
     path_in(path, sizeof path, res->dir, "arrivals.jsonl");
     if ((st = gs_trace_write(&arr, path, "ms", err)) != GS_OK)
         goto fail;
-    set_meta(tl, s);
+    set_meta(tl, s, res->dir);
     /* Engine and backend threads inherit a mask with SIGINT/SIGTERM blocked:
      * only this (driver) thread takes them (interrupt.c). */
     sigset_t stop_sigs, old_mask;
@@ -546,6 +572,10 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     sigaddset(&stop_sigs, SIGINT);
     sigaddset(&stop_sigs, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop_sigs, &old_mask);
+    /* The [gpu] knobs for this run (the CUDA backend reads them from its
+     * creation on; back to their defaults when the run ends). */
+    for (int k = 0; k < GS_CU_KNOB_COUNT; k++)
+        gs_cu_knob_set((gs_cu_knob_id)k, s->gpu[k]);
     st = make_backends(be, &nbe, &model, s, tl, o->quiet, err);
     if (st == GS_OK && !o->quiet)
         fprintf(stderr, "gapscope: %s: %zu jobs, backend %s x%d, %d synth threads, %d GPU worker%s, trim %s, "
@@ -559,7 +589,8 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
         /* The virtual clock: the modelled CPU has the captured cores, one
          * pool per device as wide as the captured pool. */
         gs_vt_cfg vc = {.cores = gs_model_cores(model), .n_pools = nbe, .on_cpu = on_cpu,
-                        .on_cpu_ctx = gs_tl_lane_open(tl, "driver/cpu", GS_ROLE_DRIVER, -1, -1)};
+                        .on_cpu_ctx = gs_tl_lane_open(tl, "driver/cpu", GS_ROLE_DRIVER, -1, -1),
+                        .speed = model_speed, .speed_ctx = model};
         for (int d = 0; d < nbe && d < GS_VT_MAX_POOLS; d++)
             vc.pool_width[d] = gs_model_cores(model);
         if (vc.n_pools > GS_VT_MAX_POOLS)
@@ -663,6 +694,7 @@ fail:
     for (int d = 0; d < nbe; d++)
         if (be[d])
             be[d]->ops->destroy(be[d]);
+    gs_cu_knobs_reset();
     gs_model_work_destroy(work);
     if (model != o->model)
         gs_model_destroy(model);
@@ -671,5 +703,7 @@ fail:
     free(drv.heap);
     free(sub_ns);
     free(int_ns);
+    if (od_open)
+        gs_outdir_end(&od, st != GS_OK);
     return st;
 }

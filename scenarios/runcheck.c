@@ -98,7 +98,7 @@ gs_status gs_scn_check_run(const char *dir, gs_run_check *c, gs_err *err)
     /* Jobs: every id named by a submit mark or a jobs.csv row. */
     size_t cap = nrows + 1;
     for (size_t i = 0; i < nsp; i++)
-        cap += sp[i].kind == GS_SPAN_MARK && !strcmp(sp[i].name, "submit");
+        cap += sp[i].kind == GS_SPAN_MARK && gs_vocab_is(sp[i].name, GS_V_SUBMIT);
     jobs = calloc(cap, sizeof *jobs);
     if (!jobs) {
         st = GS_ERR(err, GS_ERR_NOMEM, "check", "out of memory");
@@ -107,7 +107,7 @@ gs_status gs_scn_check_run(const char *dir, gs_run_check *c, gs_err *err)
     for (size_t i = 0; i < nrows; i++)
         jobs[njobs++] = (job_ix){.id = (int64_t)rows[i].id, .row = i, .partitions = rows[i].partitions};
     for (size_t i = 0; i < nsp; i++)
-        if (sp[i].kind == GS_SPAN_MARK && !strcmp(sp[i].name, "submit"))
+        if (sp[i].kind == GS_SPAN_MARK && gs_vocab_is(sp[i].name, GS_V_SUBMIT))
             jobs[njobs++] = (job_ix){.id = sp[i].job, .row = SIZE_MAX};
     qsort(jobs, njobs, sizeof *jobs, cmp_id);
     /* Merge duplicates: a jobs.csv row and its submit mark are one job. */
@@ -156,10 +156,10 @@ gs_status gs_scn_check_run(const char *dir, gs_run_check *c, gs_err *err)
     /* The engine's marks and the partition steps. */
     for (size_t i = 0; i < nsp; i++) {
         const gs_span *s = &sp[i];
-        int done_mark = s->kind == GS_SPAN_MARK && !strcmp(s->name, "job_done");
-        int prove = s->kind == GS_SPAN_STEP && !strcmp(s->name, "prove_start");
-        int store = s->kind == GS_SPAN_STEP && !strcmp(s->name, "process_result");
-        if (s->kind == GS_SPAN_MARK && !strcmp(s->name, "job_cancel"))
+        int done_mark = s->kind == GS_SPAN_MARK && gs_vocab_is(s->name, GS_V_JOB_DONE);
+        int prove = s->kind == GS_SPAN_STEP && gs_vocab_is(s->name, GS_V_PROVE_START);
+        int store = s->kind == GS_SPAN_STEP && gs_vocab_is(s->name, GS_V_PROCESS_RESULT);
+        if (s->kind == GS_SPAN_MARK && gs_vocab_is(s->name, GS_V_JOB_CANCEL))
             c->cancel_requests++;
         if (!done_mark && !prove && !store)
             continue;

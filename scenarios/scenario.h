@@ -9,6 +9,9 @@
  *                       size_map, size_shift, replay, time_scale,
  *                       cancel_probability, cancel_after
  *   [inject.<point>]    dist, probability, seed, mode, frag, enabled
+ *   [gpu]               the CUDA backend's tuning knobs (prover/cuda/knobs.h:
+ *                       ntt_tile, msm_fv, ...); a knob's environment
+ *                       variable, when set, overrides the scenario's value
  *
  * Values take unit suffixes (durations ns/us/ms/s/min, sizes B/KiB/MiB/GiB/
  * TiB), `${NAME}` / `${NAME:-default}` expand from the environment, and
@@ -27,7 +30,9 @@
 #include <stdio.h>
 
 #include "../common/rng.h"
+#include "../common/units.h"
 #include "../common/status.h"
+#include "../prover/cuda/knobs.h"
 #include "../prover/engine/engine.h"
 
 typedef enum { GS_REPLAY_TIMED, GS_REPLAY_AFAP, GS_REPLAY_SCALED, GS_REPLAY_COUNT } gs_replay_mode;
@@ -70,6 +75,9 @@ typedef struct gs_scenario {
      * long after its submission; the draw is per job id. */
     double cancel_probability;
     gs_dist cancel_after;               /* seconds after the submission */
+    /* [gpu]: each knob's value in effect (gs_cu_knob_parse's form), set on
+     * the knob store for the run (gs_scn_run). */
+    int gpu[GS_CU_KNOB_COUNT];
 } gs_scenario;
 
 /* A scenario with every option at its default (path ""). */
@@ -91,6 +99,16 @@ void gs_scenario_destroy(gs_scenario *s);
 
 /* The settings in effect as INI (every option, value and origin in a comment). */
 gs_status gs_scenario_dump(const gs_scenario *s, FILE *f);
+/* The same for a file in directory dir (the scenario.ini of a run
+ * directory), holding no absolute path: path values (jobs.trace,
+ * engine.model_timeline, an absolute empirical:FILE) relative to dir, so
+ * the dump reloads from dir; the scenario's path and the origins' files,
+ * where absolute, relative to the working directory. */
+gs_status gs_scenario_dump_in(const gs_scenario *s, FILE *f, const char *dir);
+/* Setting i's value as a capture in dir records it: path values relative
+ * to dir as in gs_scenario_dump_in (written into buf), others unchanged. */
+const char *gs_scenario_setting_value_in(const gs_scenario *s, int i, const char *dir, char *buf,
+                                         size_t cap);
 /* Each setting as (key "section.key", value), for timeline metadata. */
 int gs_scenario_setting_count(const gs_scenario *s);
 void gs_scenario_setting_at(const gs_scenario *s, int i, const char **key, const char **value);
@@ -107,17 +125,12 @@ int gs_scenario_note_defaults(const gs_scenario *s, FILE *f, const char *prefix)
 /* The option reference (`gapscope run --help`). */
 void gs_scenario_help(FILE *f);
 
-/* Value parsers (exposed for tests and the CLI).  Return 1 on success. */
-int gs_parse_duration_ns(int64_t *out, const char *text);
-int gs_parse_size_bytes(uint64_t *out, const char *text);
+/* Durations and sizes: gs_parse_duration_ns, gs_parse_size_bytes (units.h). */
 /* "fixed:50ms" | "uniform:10ms,50ms" | "lognormal:median=80ms,sigma=0.5" |
  * "empirical:FILE" (durations one per line, relative to base_dir). */
 gs_status gs_parse_dist(gs_dist *out, const char *text, const char *base_dir,
                         const char *where, gs_err *err);
-/* Draws one value (seconds) of a distribution. */
-double gs_dist_sample(const gs_dist *d, gs_rng *r);
-/* Mean of a distribution in seconds (for sweep x values). */
-double gs_dist_mean(const gs_dist *d);
+/* Draws and means of a distribution: gs_dist_sample, gs_dist_mean (engine.h). */
 
 const char *gs_replay_mode_name(gs_replay_mode m);
 const char *gs_backend_sel_name(gs_backend_sel b);

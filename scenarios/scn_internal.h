@@ -13,11 +13,12 @@ typedef struct gs_scn_setting {
     int inst;           /* injection point, -1 otherwise; GS_INJ_COUNT = [global] default */
 } gs_scn_setting;
 
-/* Option scopes. */
-enum { GS_SCOPE_GLOBAL, GS_SCOPE_ENGINE, GS_SCOPE_JOBS, GS_SCOPE_INJECT };
+/* Option scopes.  [gpu]: the CUDA backend's tuning knobs (prover/cuda/knobs.h). */
+enum { GS_SCOPE_GLOBAL, GS_SCOPE_ENGINE, GS_SCOPE_JOBS, GS_SCOPE_INJECT, GS_SCOPE_GPU };
 
 /* ---- the option table (options.c), read by dump.c ---- */
-enum { T_INT, T_U64, T_BOOL, T_DUR, T_SIZE, T_REAL, T_ENUM, T_STR, T_PATH, T_DIST, T_KINDS_REAL, T_KINDS_INT };
+enum { T_INT, T_U64, T_BOOL, T_DUR, T_SIZE, T_REAL, T_ENUM, T_STR, T_PATH, T_DIST, T_KINDS_REAL, T_KINDS_INT,
+       T_KNOB };
 typedef struct gs_scn_opt_def {
     int scope;                 /* GS_SCOPE_* */
     const char *key;

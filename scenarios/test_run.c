@@ -105,3 +105,86 @@ GS_TEST(run_end_to_end_tiny)
                      (long long)sub[i]);
     gs_trace_free(&tr);
 }
+
+/* Reads a whole small file into buf (NUL-terminated); 1 when it could. */
+static int slurp(char *buf, size_t cap, const char *dir, const char *name)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return 1;
+}
+
+/* A run records no absolute path (issue 29: captures are committed under
+ * traces/): given an absolute scenario path, an absolute trace and an
+ * absolute --out, the timeline's scenario.path is relative to the working
+ * directory, scenario.jobs.trace relative to the run directory, the dumped
+ * scenario.ini holds no absolute path and still reloads (its trace found
+ * from the run directory), and summary.json's source is "spans.csv". */
+GS_TEST(run_records_relative_paths)
+{
+    gs_err err;
+    gs_err_clear(&err);
+    char trace[700], ini[700], dir[700], p[1200], cwd[600];
+    GS_REQUIRE(getcwd(cwd, sizeof cwd) != NULL);
+    snprintf(trace, sizeof trace, "%s/mix.jsonl", gs_test_tmpdir());
+    snprintf(ini, sizeof ini, "%s/rel.ini", gs_test_tmpdir());
+    snprintf(dir, sizeof dir, "%s/out/run1", gs_test_tmpdir());
+    GS_REQUIRE(trace[0] == '/' && ini[0] == '/' && dir[0] == '/');
+    gs_trace tr = {0};
+    for (int i = 0; i < 2; i++) {
+        gs_arrival a = {.t_ns = i * 2000000, .id = (uint64_t)i + 1, .kind = GS_KIND_CIRCUIT, .partitions = 1};
+        GS_REQUIRE(gs_trace_push(&tr, &a) == GS_OK);
+    }
+    GS_REQUIRE(gs_trace_write(&tr, trace, "ms", &err) == GS_OK);
+    gs_trace_free(&tr);
+    FILE *f = fopen(ini, "w");
+    GS_REQUIRE(f != NULL);
+    fprintf(f, "[engine]\nsynth_threads = 1\nprove_threads = 1\nseed = 3\n"
+               "[jobs]\ntrace = %s\nsize_map = circuit:9\nreplay = afap\n", trace);
+    fclose(f);
+    gs_scenario *s = NULL;
+    GS_REQUIRE(gs_scenario_load(&s, ini, &err) == GS_OK);
+    gs_run_opts o = {.out_dir = dir, .quiet = 1, .no_report = 1};
+    gs_run_result r;
+    gs_status st = gs_scn_run(s, &o, &r, &err);
+    gs_scenario_destroy(s);
+    GS_CHECK_MSG(st == GS_OK, "%s", err.msg);
+    if (st != GS_OK)
+        return;
+    GS_CHECK_EQ_INT(r.completed, 2);
+
+    gs_timeline *tl = NULL;
+    snprintf(p, sizeof p, "%s/spans.csv", dir);
+    GS_REQUIRE(gs_timeline_read_csv(&tl, p, &err) == GS_OK);
+    const char *sp = gs_timeline_meta_get(tl, "scenario.path");
+    const char *tp = gs_timeline_meta_get(tl, "scenario.jobs.trace");
+    GS_CHECK_MSG(sp && sp[0] != '/', "scenario.path %s", sp ? sp : "(none)");
+    GS_CHECK_MSG(tp && !strcmp(tp, "../../mix.jsonl"), "scenario.jobs.trace %s", tp ? tp : "(none)");
+    /* scenario.path resolves from the working directory to the scenario. */
+    if (sp) {
+        snprintf(p, sizeof p, "%s/%s", cwd, sp);
+        GS_CHECK_MSG(access(p, R_OK) == 0, "%s does not lead to the scenario", sp);
+    }
+    gs_timeline_destroy(tl);
+
+    static char text[16384];
+    GS_REQUIRE(slurp(text, sizeof text, dir, "scenario.ini"));
+    GS_CHECK_MSG(!strstr(text, "= /") && !strstr(text, "; /") && !strstr(text, ": /"),
+                 "absolute path in scenario.ini:\n%s", text);
+    GS_CHECK_MSG(strstr(text, "../../mix.jsonl") != NULL, "trace not relative:\n%s", text);
+    gs_scenario *t = NULL;
+    snprintf(p, sizeof p, "%s/scenario.ini", dir);
+    GS_CHECK_OK(gs_scenario_load(&t, p, &err));
+    if (t)
+        GS_CHECK_OK(gs_scenario_validate(t, &err));   /* the trace opens from the run directory */
+    gs_scenario_destroy(t);
+
+    GS_REQUIRE(slurp(text, sizeof text, dir, "summary.json"));
+    GS_CHECK_MSG(strstr(text, "\"source\":\"spans.csv\"") != NULL, "summary source: %.300s", text);
+}

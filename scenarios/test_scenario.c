@@ -31,6 +31,10 @@ GS_TEST(scenario_units)
     GS_CHECK(!gs_parse_duration_ns(&ns, "-1ms"));
     GS_CHECK(!gs_parse_duration_ns(&ns, "ms"));
     GS_CHECK(!gs_parse_duration_ns(&ns, "0x10ms"));
+    /* issue 35: at most 2^62 - 1 ns, a time the timeline holds */
+    GS_CHECK(gs_parse_duration_ns(&ns, "4611686018s") && ns == 4611686018000000000LL);
+    GS_CHECK(!gs_parse_duration_ns(&ns, "4611686019s"));
+    GS_CHECK(!gs_parse_duration_ns(&ns, "9.2e18ns"));
     GS_CHECK(gs_parse_size_bytes(&b, "4GiB") && b == 4ULL << 30);
     GS_CHECK(gs_parse_size_bytes(&b, "512 MiB") && b == 512ULL << 20);
     GS_CHECK(gs_parse_size_bytes(&b, "100") && b == 100);
@@ -354,5 +358,21 @@ GS_TEST(scenario_arrivals_deterministic)
     gs_trace_free(&a);
     gs_trace_free(&b);
     gs_trace_free(&c);
+    gs_scenario_destroy(s);
+}
+
+/* The engine settings of a scenario that sets nothing are the engine's own
+ * defaults (prover/engine/settings.h: written once, read by both). */
+GS_TEST(scenario_engine_defaults_are_the_engines)
+{
+    gs_scenario *s;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
+    gs_engine_config d;
+    gs_engine_config_defaults(&d);
+    GS_CHECK(memcmp(&s->engine, &d, sizeof d) == 0);
+    GS_CHECK_EQ_INT(s->engine.prove_threads, 0);
+    GS_CHECK(s->engine.inj[GS_INJ_VERIFY].seed == d.inj[GS_INJ_VERIFY].seed);
     gs_scenario_destroy(s);
 }

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../diag/jobs.h"
 #include "../timeline/timeline.h"
 #include "../common/json.h"

@@ -3,7 +3,7 @@
 
     scripts/attach_compare.py NATIVE/spans.csv ATTACH/spans.csv
 
-Both files are spans.csv (diag/README.md).  Prints JSON: per timeline the
+Both files are spans.csv (timeline/README.md).  Prints JSON: per timeline the
 device util (|kernels U copies| / [first op start, last op end], the
 definition of diag/analysis.h) and op counts; per native stage name (ntt,
 msm_h, h2d, ...) the number of native stage spans and of attach device

@@ -1,28 +1,54 @@
 #!/usr/bin/env bash
-# The one idempotent deps step (`make deps`; `make test` and `make demo` run it).
-# Installs what is missing and nothing else:
+# The one idempotent deps step.  Installs what is missing and nothing else:
 #   Debian packages: apt-get as root, otherwise prints the exact command;
 #   npm packages (snarkjs, circom2 for interop tests): into ./node_modules
 #   from package.json / package-lock.json.
+#
+#   scripts/deps.sh demo   what `make demo` runs on (make deps-demo): the C
+#                          compiler, make, gnuplot for the report's charts
+#   scripts/deps.sh [all]  everything (`make deps`; `make test`, bench, fuzz,
+#                          check-valgrind run it): the demo's, plus GMP (test
+#                          oracles), hyperfine, valgrind, Google Benchmark,
+#                          SQLite (the nsys importer), clang + libFuzzer,
+#                          node/npm and the npm packages
+#   scripts/deps.sh slurm  everything, plus Slurm for `make test-slurm` (make
+#                          deps-slurm): slurm-wlm (slurmctld, slurmd, the
+#                          client commands) and munge
+#
 # Set GS_NO_DEPS=1 to skip it (e.g. on a GPU box without network).
 set -u
 cd "$(dirname "$0")/.."
 [ "${GS_NO_DEPS:-0}" = 1 ] && exit 0
+mode=${1:-all}
+case "$mode" in
+  demo|all|slurm) ;;
+  *) echo "deps: unknown mode '$mode' (demo | all | slurm)" >&2; exit 2 ;;
+esac
 
 missing=()
 need_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed' || missing+=("$1"); }
-for p in build-essential make libgmp-dev gnuplot-nox hyperfine valgrind libbenchmark-dev libsqlite3-dev; do
+for p in build-essential make gnuplot-nox; do
   need_pkg "$p"
 done
-# The fuzz targets (fuzz/README.md; `make test` replays their corpora): clang
-# and libFuzzer's runtime (libclang-rt-dev pulls the one matching the
-# default clang: libclang-rt-14-dev on Debian 12).
-for p in clang libclang-rt-dev; do
-  need_pkg "$p"
-done
-# Node.js may come from another packaging (with npm inside): ask for the commands.
-command -v node >/dev/null || missing+=(nodejs)
-command -v npm >/dev/null || missing+=(npm)
+if [ "$mode" = slurm ]; then
+  for p in slurm-wlm munge; do
+    need_pkg "$p"
+  done
+fi
+if [ "$mode" != demo ]; then
+  for p in libgmp-dev hyperfine valgrind libbenchmark-dev libsqlite3-dev; do
+    need_pkg "$p"
+  done
+  # The fuzz targets (fuzz/README.md; `make test` replays their corpora): clang
+  # and libFuzzer's runtime (libclang-rt-dev pulls the one matching the
+  # default clang: libclang-rt-14-dev on Debian 12).
+  for p in clang libclang-rt-dev; do
+    need_pkg "$p"
+  done
+  # Node.js may come from another packaging (with npm inside): ask for the commands.
+  command -v node >/dev/null || missing+=(nodejs)
+  command -v npm >/dev/null || missing+=(npm)
+fi
 
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -37,6 +63,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
 fi
+
+[ "$mode" = demo ] && exit 0
 
 # A node_modules that is a symlink is shared with another checkout (git
 # worktrees): `npm ci` would empty the shared tree through the link, so it is

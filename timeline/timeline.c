@@ -19,7 +19,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tl_internal.h"
-#include "../common/vclock.h"
+#include "../common/clock.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -342,6 +342,11 @@ void gs_tl_append_raw(gs_tl_lane *l, const gs_span *s)
     d->args = args;
     c->n++;
     l->n++;
+}
+
+void gs_tl_span_full(gs_tl_lane *lane, const gs_span *s)
+{
+    gs_tl_append_raw(lane, s);
 }
 
 void gs_tl_span(gs_tl_lane *lane, gs_span_kind kind, const char *name,

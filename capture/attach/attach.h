@@ -1,7 +1,7 @@
 /*
  * `gapscope attach`: a capture source for programs gapscope did not build.
  *
- * Pieces (this layer depends on diag and common only):
+ * Pieces (this layer depends on timeline and common only):
  *   inject/      libgsattach.so, loaded into the program: CUPTI activity
  *                records (CUDA_INJECTION64_PATH), interposed
  *                pthread_mutex_lock/unlock and malloc_trim, waits and
@@ -25,6 +25,7 @@
  * times in CLOCK_MONOTONIC ns; a name is always the last field and runs to
  * the end of the line (control characters replaced by spaces):
  *   H gsattach 1 PID PPID T0 EXE     header, first line of a library file
+ *                                    (EXE: the executable's file name)
  *   I TEXT                           information (cupti=on/none/..., kept in meta)
  *   O OFFSET_NS                      CUPTI clock -> CLOCK_MONOTONIC offset (added
  *                                    to the K M S Y R D times that follow)
@@ -86,10 +87,13 @@
  *   w T WAKER WAKEE IRQ              a wake-up issued (IRQ 1: interrupt context)
  *   l LOST                           scheduler events lost
  * A file whose last line lacks its newline was cut by a crash: that line is
- * skipped and the timeline says so (meta attach.truncated).  Device records
- * with zero, all-ones or reversed timestamps (work still in flight at a
- * forced CUPTI flush) are dropped and counted (meta attach.untimed).  Any other
- * malformed line is an error naming file:line.
+ * skipped and the timeline says so (meta attach.truncated).  Device and API
+ * records (K M S R D) with zero, all-ones or reversed timestamps, or
+ * lasting 2^50 ns or more (work still in flight at a forced CUPTI flush),
+ * are dropped and counted (meta attach.untimed).  A number beyond the field
+ * it goes to (timeline/limits.h for times after the offset, devices and
+ * streams; 32 bits for ids) is an error naming file:line, as is any other
+ * malformed line.
  */
 #ifndef GS_ATTACH_H
 #define GS_ATTACH_H
@@ -120,7 +124,9 @@ typedef struct gs_attach_stats {
 } gs_attach_stats;
 
 /* Reads every *.rec file of raw_dir into a new timeline (lanes and spans
- * per timeline/SPANS.md, "Foreign timelines"; meta source=attach).  Malformed
+ * per timeline/SPANS.md, "Foreign timelines"; meta source=attach,
+ * source.file = raw_dir relative to the capture directory holding it,
+ * i.e. its last component "attach-raw", never an absolute path).  Malformed
  * input: GS_ERR_FORMAT naming file:line.  stats may be NULL. */
 gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const char *raw_dir,
                             const gs_attach_convert_opts *o, gs_err *err);

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/paths.h"
 #include "convert_int.h"
 
 void gs_attach_convert_opts_defaults(gs_attach_convert_opts *o)
@@ -169,11 +170,11 @@ static const char *copy_name(const gs_attach_op *o, int *pageable)
     case 1:
     case 3:
         *pageable = o->src == 1;
-        return "h2d";
+        return gs_vocab_name(GS_V_H2D);
     case 2:
     case 4:
         *pageable = o->dst == 1;
-        return "d2h";
+        return gs_vocab_name(GS_V_D2H);
     case 9:
         *pageable = o->src == 1 || o->dst == 1;
         return "h2h";
@@ -188,7 +189,8 @@ static int api_emitted(const gs_attach_call *a, int64_t min_ns)
 {
     if (!a->rt && a->parent >= 0)
         return 0;
-    return a->linked || a->sync || a->e - a->s >= min_ns;
+    int64_t len;   /* times are within timeline/limits.h (rawread.c): no overflow */
+    return a->linked || a->sync || (gs_tl_sub(&len, a->e, a->s) && len >= min_ns);
 }
 
 static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_convert_opts *o, gs_err *err)
@@ -198,7 +200,8 @@ static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_conver
     lane_map lm = {0};
     uint32_t *tids = NULL;
 
-    qsort(c->api.v, c->api.n, sizeof *c->api.v, cmp_api);
+    if (c->api.n > 1)   /* a raw folder without API records has no array at all */
+        qsort(c->api.v, c->api.n, sizeof *c->api.v, cmp_api);
     /* Driver calls nested in a runtime call of the same thread. */
     for (size_t i = 0, cur = (size_t)-1; i < c->api.n; i++) {
         gs_attach_call *a = &c->api.v[i];
@@ -254,7 +257,8 @@ static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_conver
             tids[nt++] = c->host.v[i].owner;
     }
     gs_attach_wake_tids(c, tids, &nt);
-    qsort(tids, nt, sizeof *tids, cmp_u32);
+    if (nt > 1)
+        qsort(tids, nt, sizeof *tids, cmp_u32);
     size_t nu = 0;
     for (size_t i = 0; i < nt; i++)
         if (!nu || tids[nu - 1] != tids[i])
@@ -357,7 +361,7 @@ static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_conver
             gs_tl_span(l, GS_SPAN_LOCK_HOLD, name, -1, -1, h->s, h->e, 0, NULL);
             break;
         case 'T':
-            gs_tl_span(l, GS_SPAN_STEP, "malloc_trim", -1, -1, h->s, h->e, 0,
+            gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_MALLOC_TRIM), -1, -1, h->s, h->e, 0,
                        gs_attach_trim_args(c, h, args, sizeof args));
             break;
         case 'N':
@@ -453,7 +457,10 @@ gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const cha
     if ((st = build(tl, c, o, err)) != GS_OK)
         goto done;
     gs_timeline_meta_set(tl, "source", "attach");
-    gs_timeline_meta_set(tl, "source.file", raw_dir);
+    char up[2100], rel[2100];
+    snprintf(up, sizeof up, "%s/..", raw_dir);
+    gs_path_rel(rel, sizeof rel, raw_dir, up);
+    gs_timeline_meta_set(tl, "source.file", rel);
     gs_timeline_meta_set(tl, "backend", "attach");
     if (c->info[0])
         gs_timeline_meta_set(tl, "attach.info", c->info);

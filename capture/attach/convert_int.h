@@ -96,6 +96,45 @@ const char *gs_attach_intern(gs_attach_raw *c, const char *s);
 /* Frees what c holds (not c). */
 void gs_attach_ctx_free(gs_attach_raw *c);
 
+/* ---- field parsing (rawread.c; rawread_wake.c reads its records with it) ---- */
+
+/* Splits the first k space-separated fields of line into f[0..k-1] (each
+ * NUL-terminated in place); *rest gets what follows (the name field, may
+ * be ""); returns 0 when fewer than k fields. */
+int gs_attach_split(char *line, char **f, int k, char **rest);
+/* An unsigned number (decimal, or 0x hex), a signed decimal one: 1 and
+ * *out, else 0 (empty, trailing characters, a sign, out of range). */
+int gs_attach_u64(const char *s, uint64_t *out);
+int gs_attach_i64(const char *s, int64_t *out);
+/* Parses fields f[0..k-1] as unsigned into u[]; 0 on a bad one. */
+int gs_attach_nums(char **f, int k, uint64_t *u);
+/* A raw time (CLOCK_MONOTONIC ns, or CUPTI's clock plus off) as a
+ * timeline time: 0 when it does not fit timeline/limits.h (the caller
+ * reports file:line; the add cannot overflow). */
+int gs_attach_time(uint64_t raw, int64_t off, int64_t *out);
+/* A value outside the range of the field it goes to: GS_ERR_FORMAT naming
+ * file:line (nothing is narrowed to a smaller type on the way). */
+gs_status gs_attach_too_big(gs_err *err, const char *path, long lineno, const char *field,
+                            uint64_t v, uint64_t max);
+/* A time outside timeline/limits.h after its offset: GS_ERR_FORMAT naming file:line. */
+gs_status gs_attach_bad_time(gs_err *err, const char *path, long lineno, uint64_t raw, int64_t off);
+
+/* In a record parser with locals u[] (the parsed fields), err, path and
+ * lineno: returns the error when u[i] exceeds max (GS_ATTACH_FIT), or when
+ * u[0], u[1] plus off are not timeline times (GS_ATTACH_TIMES, into s, e). */
+#define GS_ATTACH_FIT(i, max, name)                                                       \
+    do {                                                                                  \
+        if (u[i] > (uint64_t)(max))                                                       \
+            return gs_attach_too_big(err, path, lineno, name, u[i], (uint64_t)(max));     \
+    } while (0)
+#define GS_ATTACH_TIMES(s, e, off)                                                        \
+    do {                                                                                  \
+        if (!gs_attach_time(u[0], off, &(s)))                                             \
+            return gs_attach_bad_time(err, path, lineno, u[0], off);                      \
+        if (!gs_attach_time(u[1], off, &(e)))                                             \
+            return gs_attach_bad_time(err, path, lineno, u[1], off);                      \
+    } while (0)
+
 /* ---- wake-up edges (rawread_wake.c, convert_wake.c) ---- */
 
 /* 1 for the record types rawread_wake.c reads (B U Q A J). */

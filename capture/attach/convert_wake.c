@@ -50,7 +50,7 @@ static int cmp_str(const void *a, const void *b)
 
 static uint32_t gid_of(const struct gs_attach_wraw *w, int32_t file, uint32_t id)
 {
-    if (!id)
+    if (!id || !w->stacks.n)
         return 0;
     gs_aw_stack key = {file, id, 0, NULL};
     const gs_aw_stack *s = bsearch(&key, w->stacks.v, w->stacks.n, sizeof key, cmp_stack);
@@ -319,14 +319,14 @@ int gs_aw_prepare(gs_attach_raw *c, struct gs_attach_wraw *w)
         w->waits.v[i].stack = gid_of(w, w->waits.v[i].file, w->waits.v[i].stack);
     for (size_t i = 0; i < w->wakes.n; i++)
         w->wakes.v[i].stack = gid_of(w, w->wakes.v[i].file, w->wakes.v[i].stack);
-    qsort(w->waits.v, w->waits.n, sizeof *w->waits.v, cmp_wait);
+    gs_aw_qsort(w->waits.v, w->waits.n, sizeof *w->waits.v, cmp_wait);
     merge_gil(w);
-    qsort(w->wakes.v, w->wakes.n, sizeof *w->wakes.v, cmp_wake);
+    gs_aw_qsort(w->wakes.v, w->wakes.n, sizeof *w->wakes.v, cmp_wake);
     class_words(w);
     sampler_waits(c, w);
     if (c->oom)
         return 0;
-    qsort(w->waits.v, w->waits.n, sizeof *w->waits.v, cmp_wait);
+    gs_aw_qsort(w->waits.v, w->waits.n, sizeof *w->waits.v, cmp_wait);
     for (size_t i = 0; i < w->waits.n; i++)
         w->waits.v[i].use = use_of(w, &w->waits.v[i]);
     return pair_by_address(w);
@@ -345,9 +345,15 @@ size_t gs_aw_first_of(const struct gs_attach_wraw *w, size_t n, uint32_t tid)
     return lo;
 }
 
+void gs_aw_qsort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(v, n, size, cmp);
+}
+
 void gs_aw_sort_waits(struct gs_attach_wraw *w)
 {
-    qsort(w->waits.v, w->waits.n, sizeof *w->waits.v, cmp_wait);
+    gs_aw_qsort(w->waits.v, w->waits.n, sizeof *w->waits.v, cmp_wait);
 }
 
 int gs_aw_covered(const struct gs_attach_wraw *w, size_t n, uint32_t tid, int64_t s, int64_t e)

@@ -98,11 +98,13 @@ static int load_symtab(object *o, const Elf64_Shdr *sh, uint16_t shnum, uint16_t
 
 static void load(object *o)
 {
-    int fd = open(o->path, O_RDONLY | O_CLOEXEC);
+    /* Non-blocking, regular files only: a raw file may name a FIFO or a
+     * device, which must neither hang the conversion nor be mapped. */
+    int fd = open(o->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat stt;
     if (fd < 0)
         return;
-    if (fstat(fd, &stt) != 0 || stt.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+    if (fstat(fd, &stt) != 0 || !S_ISREG(stt.st_mode) || stt.st_size < (off_t)sizeof(Elf64_Ehdr)) {
         close(fd);
         return;
     }

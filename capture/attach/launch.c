@@ -33,7 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../common/rng.h"
+#include "../../common/clock.h"
+#include "../../common/paths.h"
 #include "attach.h"
 
 void gs_attach_opts_defaults(gs_attach_opts *o)
@@ -87,20 +88,6 @@ int gs_attach_find_lib(char *buf, size_t n)
     return 0;
 }
 
-static int mkdir_p(const char *path)
-{
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 /* Empties a raw directory of an earlier capture (only our own files). */
 static void clear_raw(const char *dir)
 {
@@ -146,7 +133,7 @@ gs_status gs_attach_exec(gs_attach_result *res, char *const argv[], const gs_att
     if (!realpath(lib, abs_lib))
         return gs_err_set(err, GS_ERR_IO, "attach", lib, "%s", strerror(errno));
     snprintf(raw, sizeof raw, "%s/attach-raw", o->out_dir);
-    if (mkdir_p(raw) != 0 || !realpath(raw, abs_raw))
+    if (gs_mkdir_p_mode(raw, 0755) != 0 || !realpath(raw, abs_raw))
         return gs_err_set(err, GS_ERR_IO, "attach", raw, "cannot create: %s", strerror(errno));
     clear_raw(abs_raw);
     snprintf(ctl, sizeof ctl, "%s/ctl", abs_raw);

@@ -3,12 +3,15 @@
  * of convert_int.h: one pass per file, one record per line, with the
  * kernel-name shortening and string interning on the way.  Malformed lines
  * are errors naming file:line; a last line without its newline (a crash)
- * is skipped and counted; device records without timestamps are dropped
- * and counted.
+ * is skipped and counted; device and API records without timestamps are
+ * dropped and counted.  Every number is checked against the field it goes
+ * to (timeline/limits.h for times, devices and streams; 32 bits for ids):
+ * one beyond is an error naming file:line, never narrowed.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,10 +145,7 @@ static const char *intern(gs_attach_raw *c, const char *s)
 
 /* ---- parsing ------------------------------------------------------------------ */
 
-/* Splits the first k space-separated fields of line into f[0..k-1] (each
- * NUL-terminated in place); *rest gets what follows (the name field, may
- * be ""); returns 0 when fewer than k fields. */
-static int split(char *line, char **f, int k, char **rest)
+int gs_attach_split(char *line, char **f, int k, char **rest)
 {
     char *p = line;
     for (int i = 0; i < k; i++) {
@@ -162,7 +162,7 @@ static int split(char *line, char **f, int k, char **rest)
     return 1;
 }
 
-static int u64(const char *s, uint64_t *out)
+int gs_attach_u64(const char *s, uint64_t *out)
 {
     if (!*s)
         return 0;
@@ -175,7 +175,7 @@ static int u64(const char *s, uint64_t *out)
     return 1;
 }
 
-static int i64(const char *s, int64_t *out)
+int gs_attach_i64(const char *s, int64_t *out)
 {
     if (!*s)
         return 0;
@@ -188,11 +188,10 @@ static int i64(const char *s, int64_t *out)
     return 1;
 }
 
-/* Parses fields f[0..k-1] as unsigned into u[]; 0 on a bad one. */
-static int nums(char **f, int k, uint64_t *u)
+int gs_attach_nums(char **f, int k, uint64_t *u)
 {
     for (int i = 0; i < k; i++)
-        if (!u64(f[i], &u[i]))
+        if (!gs_attach_u64(f[i], &u[i]))
             return 0;
     return 1;
 }
@@ -215,11 +214,35 @@ static int untimed(gs_attach_raw *c, const uint64_t *u)
     return 1;
 }
 
+int gs_attach_time(uint64_t raw, int64_t off, int64_t *out)
+{
+    return raw <= (uint64_t)INT64_MAX && gs_tl_time_add(out, (int64_t)raw, off);
+}
+
+gs_status gs_attach_too_big(gs_err *err, const char *path, long lineno, const char *field,
+                            uint64_t v, uint64_t max)
+{
+    char where[2100];
+    snprintf(where, sizeof where, "%s:%ld", path, lineno);
+    return gs_err_set(err, GS_ERR_FORMAT, "attach", where, "%s %llu is outside 0..%llu", field,
+                      (unsigned long long)v, (unsigned long long)max);
+}
+
+gs_status gs_attach_bad_time(gs_err *err, const char *path, long lineno, uint64_t raw, int64_t off)
+{
+    char where[2100];
+    snprintf(where, sizeof where, "%s:%ld", path, lineno);
+    return gs_err_set(err, GS_ERR_FORMAT, "attach", where,
+                      "time %llu + offset %lld ns is outside +-(2^62 - 1) ns (timeline/limits.h)",
+                      (unsigned long long)raw, (long long)off);
+}
+
 static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long lineno, int32_t *pid,
                             int64_t *off, gs_err *err)
 {
     char *f[12], *rest;
     uint64_t u[12];
+    int64_t ts, te;
     char t = line[0];
     if (!t || line[1] != ' ')
         goto bad;
@@ -228,9 +251,10 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         return gs_attach_parse_wake(c, t, line, path, lineno, *pid, err);
     switch (t) {
     case 'H':
-        if (!split(line, f, 5, &rest) || strcmp(f[0], "gsattach") || strcmp(f[1], "1") ||
-            !nums(f + 2, 3, u))
+        if (!gs_attach_split(line, f, 5, &rest) || strcmp(f[0], "gsattach") || strcmp(f[1], "1") ||
+            !gs_attach_nums(f + 2, 3, u))
             goto bad;
+        GS_ATTACH_FIT(0, INT32_MAX, "pid");
         *pid = (int32_t)u[0];
         *off = 0;
         return GS_OK;
@@ -245,17 +269,21 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         return GS_OK;
     case 'O': {
         int64_t o;
-        if (!split(line, f, 1, NULL) || !i64(f[0], &o))
+        if (!gs_attach_split(line, f, 1, NULL) || !gs_attach_i64(f[0], &o))
             goto bad;
         *off = o;
         return GS_OK;
     }
     case 'K': {
-        if (!split(line, f, 6, &rest) || !nums(f, 6, u) || !*rest)
+        if (!gs_attach_split(line, f, 6, &rest) || !gs_attach_nums(f, 6, u) || !*rest)
             goto bad;
         if (untimed(c, u))
             return GS_OK;
-        gs_attach_op o = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
+        GS_ATTACH_TIMES(ts, te, *off);
+        GS_ATTACH_FIT(2, GS_TL_DEVICE_MAX, "device");
+        GS_ATTACH_FIT(4, INT32_MAX, "stream");
+        GS_ATTACH_FIT(5, UINT32_MAX, "correlation id");
+        gs_attach_op o = {ts, te, *pid, (uint32_t)u[2],
                     (uint32_t)u[4], (uint32_t)u[5], 0, GS_AOP_KERNEL, 0, 0, 0, 0, NULL, -1};
         char nm[GS_ATTACH_KNAME_MAX + 8];
         gs_attach_kernel_name(nm, sizeof nm, rest);
@@ -265,11 +293,20 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         return GS_OK;
     }
     case 'M': {
-        if (!split(line, f, 11, NULL) || !nums(f, 11, u))
+        if (!gs_attach_split(line, f, 11, NULL) || !gs_attach_nums(f, 11, u))
             goto bad;
         if (untimed(c, u))
             return GS_OK;
-        gs_attach_op o = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
+        GS_ATTACH_TIMES(ts, te, *off);
+        GS_ATTACH_FIT(2, GS_TL_DEVICE_MAX, "device");
+        GS_ATTACH_FIT(4, INT32_MAX, "stream");
+        GS_ATTACH_FIT(5, UINT32_MAX, "correlation id");
+        GS_ATTACH_FIT(6, UINT32_MAX, "runtime correlation id");
+        GS_ATTACH_FIT(7, UINT8_MAX, "copy kind");
+        GS_ATTACH_FIT(8, UINT8_MAX, "source memory kind");
+        GS_ATTACH_FIT(9, UINT8_MAX, "destination memory kind");
+        GS_ATTACH_FIT(10, INT64_MAX, "bytes");
+        gs_attach_op o = {ts, te, *pid, (uint32_t)u[2],
                     (uint32_t)u[4], (uint32_t)u[5], (uint32_t)u[6], GS_AOP_COPY, (uint8_t)u[7],
                     (uint8_t)u[8], (uint8_t)u[9], u[10], NULL, -1};
         GS_ATTACH_PUSH(c, c->ops, o);
@@ -277,27 +314,39 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         return GS_OK;
     }
     case 'S': {
-        if (!split(line, f, 8, NULL) || !nums(f, 8, u))
+        if (!gs_attach_split(line, f, 8, NULL) || !gs_attach_nums(f, 8, u))
             goto bad;
         if (untimed(c, u))
             return GS_OK;
-        gs_attach_op o = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
+        GS_ATTACH_TIMES(ts, te, *off);
+        GS_ATTACH_FIT(2, GS_TL_DEVICE_MAX, "device");
+        GS_ATTACH_FIT(4, INT32_MAX, "stream");
+        GS_ATTACH_FIT(5, UINT32_MAX, "correlation id");
+        GS_ATTACH_FIT(6, INT64_MAX, "bytes");
+        gs_attach_op o = {ts, te, *pid, (uint32_t)u[2],
                     (uint32_t)u[4], (uint32_t)u[5], 0, GS_AOP_MEMSET, 0, 0, 0, u[6], NULL, -1};
         GS_ATTACH_PUSH(c, c->ops, o);
         c->st.memsets++;
         return GS_OK;
     }
     case 'Y': {
-        if (!split(line, f, 6, NULL) || !nums(f, 6, u))
+        if (!gs_attach_split(line, f, 6, NULL) || !gs_attach_nums(f, 6, u))
             goto bad;
+        GS_ATTACH_FIT(4, UINT32_MAX, "correlation id");
         gs_attach_sync y = {*pid, (uint32_t)u[4]};
         GS_ATTACH_PUSH(c, c->syncs, y);
         return GS_OK;
     }
     case 'R':
     case 'D': {
-        if (!split(line, f, 5, &rest) || !nums(f, 5, u) || !*rest)
+        if (!gs_attach_split(line, f, 5, &rest) || !gs_attach_nums(f, 5, u) || !*rest)
             goto bad;
+        if (untimed(c, u))   /* CUPTI's in-flight records: as device records */
+            return GS_OK;
+        GS_ATTACH_TIMES(ts, te, *off);
+        GS_ATTACH_FIT(2, UINT32_MAX, "thread id");
+        GS_ATTACH_FIT(3, UINT32_MAX, "correlation id");
+        GS_ATTACH_FIT(4, UINT32_MAX, "callback id");
         char nm[128];
         size_t k = 0;
         for (; rest[k] && k + 1 < sizeof nm; k++)
@@ -307,14 +356,14 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         char *v = strstr(nm, "_v");
         if (v && v[2] >= '0' && v[2] <= '9' && strspn(v + 2, "0123456789") == strlen(v + 2))
             *v = '\0';
-        gs_attach_call a = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
+        gs_attach_call a = {ts, te, *pid, (uint32_t)u[2],
                      (uint32_t)u[3], (uint32_t)u[4], t == 'R', 0, 0, -1, intern(c, nm)};
         GS_ATTACH_PUSH(c, c->api, a);
         c->st.api_calls++;
         return GS_OK;
     }
     case 'V':
-        if (!split(line, f, 1, &rest) || !nums(f, 1, u))
+        if (!gs_attach_split(line, f, 1, &rest) || !gs_attach_nums(f, 1, u))
             goto bad;
         if (u[0] < 16)
             snprintf(c->devname[u[0]], sizeof c->devname[0], "%s", rest);
@@ -326,16 +375,19 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         int k = t == 'W' ? 5 : 3;
         if (t == 'L' || t == 'T')
             k = 4;
-        if (!split(line, f, k, &rest) || !u64(f[0], &u[0]) || !u64(f[1], &u[1]) ||
-            !u64(f[2], &u[2]) || u[1] < u[0])
+        if (!gs_attach_split(line, f, k, &rest) || !gs_attach_u64(f[0], &u[0]) || !gs_attach_u64(f[1], &u[1]) ||
+            !gs_attach_u64(f[2], &u[2]) || u[1] < u[0])
             goto bad;
-        gs_attach_hrec h = {(int64_t)u[0], (int64_t)u[1], (uint32_t)u[2], 0, *pid, t, 0, NULL, NULL};
+        GS_ATTACH_TIMES(ts, te, 0);
+        GS_ATTACH_FIT(2, UINT32_MAX, "thread id");
+        gs_attach_hrec h = {ts, te, (uint32_t)u[2], 0, *pid, t, 0, NULL, NULL};
         if (t == 'W' || t == 'L') {
-            if (!u64(f[3], &h.addr))
+            if (!gs_attach_u64(f[3], &h.addr))
                 goto bad;
             if (t == 'W') {
-                if (!u64(f[4], &u[4]))
+                if (!gs_attach_u64(f[4], &u[4]))
                     goto bad;
+                GS_ATTACH_FIT(4, UINT32_MAX, "owner thread id");
                 h.owner = (uint32_t)u[4];
                 c->st.lock_waits++;
             }
@@ -351,31 +403,37 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         return GS_OK;
     }
     case 'X':
-        if (!split(line, f, 2, NULL) || !nums(f, 2, u))
+        if (!gs_attach_split(line, f, 2, NULL) || !gs_attach_nums(f, 2, u))
             goto bad;
-        c->st.dropped += (long)u[1];
+        GS_ATTACH_FIT(1, INT64_MAX, "dropped count");
+        if (__builtin_add_overflow(c->st.dropped, (long)u[1], &c->st.dropped))
+            return gs_attach_too_big(err, path, lineno, "dropped count (summed)", u[1], (uint64_t)LONG_MAX);
         return GS_OK;
     case 'F':
     case 'E':
     case 'G':
         return GS_OK;
     case 'P': {
-        if (!split(line, f, 6, NULL) || !nums(f, 4, u) || u[1] < u[0])
+        if (!gs_attach_split(line, f, 6, NULL) || !gs_attach_nums(f, 4, u) || u[1] < u[0])
             goto bad;
         int known = 0;
         for (int s = 0; s < GS_TS_COUNT; s++)
             known |= !strcmp(f[4], gs_tstate_name((gs_tstate)s));
         if (!known)
             goto bad;
-        gs_attach_hrec h = {(int64_t)u[0], (int64_t)u[1], (uint32_t)u[3], 0, (int32_t)u[2], 'P', 0,
+        GS_ATTACH_TIMES(ts, te, 0);
+        GS_ATTACH_FIT(2, INT32_MAX, "pid");
+        GS_ATTACH_FIT(3, UINT32_MAX, "thread id");
+        gs_attach_hrec h = {ts, te, (uint32_t)u[3], 0, (int32_t)u[2], 'P', 0,
                       intern(c, f[4]), intern(c, f[5])};
         GS_ATTACH_PUSH(c, c->host, h);
         c->st.state_runs++;
         return GS_OK;
     }
     case 'C': {
-        if (!split(line, f, 2, &rest) || !nums(f, 2, u))
+        if (!gs_attach_split(line, f, 2, &rest) || !gs_attach_nums(f, 2, u))
             goto bad;
+        GS_ATTACH_FIT(1, UINT32_MAX, "thread id");
         gs_attach_comm cr = {(uint32_t)u[1], intern(c, rest)};
         GS_ATTACH_PUSH(c, c->comms, cr);
         return GS_OK;

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,35 @@ static void shorten_frames(struct gs_attach_wraw *w, char *out, size_t n, const 
     }
 }
 
+/* line split into exactly k fields f[0..k-1]. */
+static int fields(char *line, char **f, int k)
+{
+    char *rest;
+    return gs_attach_split(line, f, k, &rest) && !*rest;
+}
+
+/* A signed field x within [lo, hi], else GS_ERR_FORMAT naming file:line. */
+static gs_status in_range(gs_err *err, const char *path, long lineno, const char *field,
+                          int64_t x, int64_t lo, int64_t hi)
+{
+    if (x >= lo && x <= hi)
+        return GS_OK;
+    char where[2100];
+    snprintf(where, sizeof where, "%s:%ld", path, lineno);
+    return gs_err_set(err, GS_ERR_FORMAT, "attach", where, "%s %lld is outside %lld..%lld", field,
+                      (long long)x, (long long)lo, (long long)hi);
+}
+
+#define RANGE(x, lo, hi, name)                                                         \
+    do {                                                                               \
+        gs_status st_ = in_range(err, path, lineno, name, x, lo, hi);                  \
+        if (st_ != GS_OK)                                                              \
+            return st_;                                                                \
+    } while (0)
+
+/* Times of host records are CLOCK_MONOTONIC (no CUPTI offset); every
+ * number is checked against the field it goes to (timeline/limits.h for
+ * times, 32 bits for thread and stack ids), as rawread.c does. */
 gs_status gs_attach_parse_wake(gs_attach_raw *c, char t, char *line, const char *path,
                                long lineno, int32_t pid, gs_err *err)
 {
@@ -119,68 +149,77 @@ gs_status gs_attach_parse_wake(gs_attach_raw *c, char t, char *line, const char 
     if (!w)
         return GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory");
     int32_t file = (int32_t)c->st.files;
-    int n = 0;
-    char kind[16];
+    char *f[8];
+    uint64_t u[8];
+    int64_t ts, te, x, y;
+    int k;
     switch (t) {
-    case 'B': {
-        long long s, e;
-        unsigned tid, st;
-        unsigned long long addr;
-        int res, k;
-        if (sscanf(line, "%lld %lld %u %15s %llx %d %u%n", &s, &e, &tid, kind, &addr, &res, &st,
-                   &n) != 7 || line[n] || e < s || s < 0 || (k = kind_of(kind)) < 0 ||
-            k == GS_AW_OFFCPU)
+    case 'B': {   /* START END TID KIND ADDR RESULT STACK */
+        if (!fields(line, f, 7) || !gs_attach_u64(f[0], &u[0]) || !gs_attach_u64(f[1], &u[1]) ||
+            !gs_attach_u64(f[2], &u[2]) || (k = kind_of(f[3])) < 0 || k == GS_AW_OFFCPU ||
+            !gs_attach_u64(f[4], &u[4]) || !gs_attach_u64(f[5], &u[5]) ||
+            !gs_attach_u64(f[6], &u[6]) || u[1] < u[0])
             return bad(err, path, lineno);
-        gs_aw_wait v = {s, e, -1, pid, res, file, tid, 0, addr, st, 0, -1, (uint8_t)k,
-                        GS_AM_INTERPOSE, 0, 0, NULL};
+        GS_ATTACH_TIMES(ts, te, 0);
+        GS_ATTACH_FIT(2, UINT32_MAX, "thread id");
+        GS_ATTACH_FIT(5, INT32_MAX, "result");
+        GS_ATTACH_FIT(6, UINT32_MAX, "stack id");
+        gs_aw_wait v = {ts, te, -1, pid, (int32_t)u[5], file, (uint32_t)u[2], 0, u[4],
+                        (uint32_t)u[6], 0, -1, (uint8_t)k, GS_AM_INTERPOSE, 0, 0, NULL};
         GS_ATTACH_PUSH(c, w->waits, v);
         c->st.waits++;
         return GS_OK;
     }
-    case 'U': {
-        long long tt, word;
-        unsigned tid, st;
-        unsigned long long addr;
-        int woken, k;
-        if (sscanf(line, "%lld %u %15s %llx %d %lld %u%n", &tt, &tid, kind, &addr, &woken, &word,
-                   &st, &n) != 7 || line[n] || tt < 0 || (k = kind_of(kind)) < 0 ||
-            k == GS_AW_OFFCPU || woken < -2)
+    case 'U': {   /* T TID KIND ADDR WOKEN WORD STACK */
+        if (!fields(line, f, 7) || !gs_attach_u64(f[0], &u[0]) || !gs_attach_u64(f[1], &u[1]) ||
+            (k = kind_of(f[2])) < 0 || k == GS_AW_OFFCPU || !gs_attach_u64(f[3], &u[3]) ||
+            !gs_attach_i64(f[4], &x) || !gs_attach_i64(f[5], &y) || !gs_attach_u64(f[6], &u[6]))
             return bad(err, path, lineno);
-        gs_aw_wake v = {tt, word, pid, file, woken, 0, tid, st, addr, (uint8_t)k, GS_AU_EVENT};
+        if (!gs_attach_time(u[0], 0, &ts))
+            return gs_attach_bad_time(err, path, lineno, u[0], 0);
+        GS_ATTACH_FIT(1, UINT32_MAX, "thread id");
+        RANGE(x, -2, INT32_MAX, "woken count");
+        RANGE(y, -1, UINT32_MAX, "futex word");
+        GS_ATTACH_FIT(6, UINT32_MAX, "stack id");
+        gs_aw_wake v = {ts, y, pid, file, (int32_t)x, 0, (uint32_t)u[1], (uint32_t)u[6], u[3],
+                        (uint8_t)k, GS_AU_EVENT};
         GS_ATTACH_PUSH(c, w->wakes, v);
         c->st.wakes++;
         return GS_OK;
     }
-    case 'Q': {
-        unsigned id;
-        if (sscanf(line, "%u%n", &id, &n) != 1 || !id || (line[n] && line[n] != ' '))
+    case 'Q': {   /* ID FRAMES */
+        char *rest;
+        if (!gs_attach_split(line, f, 1, &rest) || !gs_attach_u64(f[0], &u[0]) || !u[0])
             return bad(err, path, lineno);
+        GS_ATTACH_FIT(0, UINT32_MAX, "stack id");
         static char frames[4096];
-        shorten_frames(w, frames, sizeof frames, line[n] ? line + n + 1 : "");
-        const char *f = gs_attach_intern(c, frames[0] ? frames : "?");
-        gs_aw_stack v = {file, id, 0, f};
+        shorten_frames(w, frames, sizeof frames, rest);
+        const char *fr = gs_attach_intern(c, frames[0] ? frames : "?");
+        gs_aw_stack v = {file, (uint32_t)u[0], 0, fr};
         GS_ATTACH_PUSH(c, w->stacks, v);
         c->st.stacks++;
         return GS_OK;
     }
-    case 'A': {
-        long long tt;
-        unsigned tid, id;
-        if (sscanf(line, "%lld %u %u%n", &tt, &tid, &id, &n) != 3 || line[n] || tt < 0)
+    case 'A': {   /* T TID STACK */
+        if (!fields(line, f, 3) || !gs_attach_nums(f, 3, u))
             return bad(err, path, lineno);
-        gs_aw_astack v = {tt, tid, id, 0, file};
+        if (!gs_attach_time(u[0], 0, &ts))
+            return gs_attach_bad_time(err, path, lineno, u[0], 0);
+        GS_ATTACH_FIT(1, UINT32_MAX, "thread id");
+        GS_ATTACH_FIT(2, UINT32_MAX, "stack id");
+        gs_aw_astack v = {ts, (uint32_t)u[1], (uint32_t)u[2], 0, file};
         GS_ATTACH_PUSH(c, w->astacks, v);
         return GS_OK;
     }
-    case 'J': {
-        long long s, e;
-        int p;
-        unsigned tid;
-        long kb, sys;
-        if (sscanf(line, "%lld %lld %d %u %ld %ld%n", &s, &e, &p, &tid, &kb, &sys, &n) != 6 ||
-            line[n] || e < s || s < 0 || kb < 0 || sys < 0)
+    case 'J': {   /* START END PID TID RSS_DROP_KB SYS_SAMPLES */
+        if (!fields(line, f, 6) || !gs_attach_nums(f, 6, u) || u[1] < u[0])
             return bad(err, path, lineno);
-        gs_aw_mem v = {s, e, p, tid, kb, sys};
+        GS_ATTACH_TIMES(ts, te, 0);
+        GS_ATTACH_FIT(2, INT32_MAX, "pid");
+        GS_ATTACH_FIT(3, UINT32_MAX, "thread id");
+        GS_ATTACH_FIT(4, LONG_MAX, "resident set drop (KiB)");
+        GS_ATTACH_FIT(5, LONG_MAX, "samples");
+        gs_aw_mem v = {ts, te, (int32_t)u[2], (uint32_t)u[3], (long)u[4], (long)u[5]};
         GS_ATTACH_PUSH(c, w->mems, v);
         c->st.mem_releases++;
         return GS_OK;
@@ -190,40 +229,50 @@ gs_status gs_attach_parse_wake(gs_attach_raw *c, char t, char *line, const char 
     }
 }
 
+/* sched.rec's records after the header (format in attach.h). */
 static gs_status sched_line(gs_attach_raw *c, struct gs_attach_wraw *w, char *line,
                             const char *path, long lineno, gs_err *err)
 {
-    int n = 0;
+    char *f[6];
+    uint64_t u[6];
+    int64_t ts, state;
+    if (line[0] && line[0] != 'i' && line[1] != ' ')
+        return bad(err, path, lineno);
     switch (line[0]) {
     case 'i':
         snprintf(w->why, sizeof w->why, "%s", line[1] == ' ' ? line + 2 : "");
         return GS_OK;
-    case 's': {
-        long long t, state;
-        unsigned cpu, prev, next;
-        if (sscanf(line + 1, " %lld %u %u %lld %u%n", &t, &cpu, &prev, &state, &next, &n) != 5 ||
-            line[1 + n] || t < 0)
+    case 's': {   /* T CPU PREV PREV_STATE NEXT */
+        if (!fields(line + 2, f, 5) || !gs_attach_nums(f, 3, u) || !gs_attach_i64(f[3], &state) ||
+            !gs_attach_u64(f[4], &u[4]))
             return bad(err, path, lineno);
-        gs_aw_sw v = {t, state, prev, next};
+        if (!gs_attach_time(u[0], 0, &ts))
+            return gs_attach_bad_time(err, path, lineno, u[0], 0);
+        GS_ATTACH_FIT(1, UINT32_MAX, "cpu");
+        GS_ATTACH_FIT(2, UINT32_MAX, "thread id");
+        GS_ATTACH_FIT(4, UINT32_MAX, "thread id");
+        gs_aw_sw v = {ts, state, (uint32_t)u[2], (uint32_t)u[4]};
         GS_ATTACH_PUSH(c, w->sws, v);
         c->st.sched_events++;
         return GS_OK;
     }
-    case 'w': {
-        long long t;
-        unsigned waker, wakee;
-        int irq;
-        if (sscanf(line + 1, " %lld %u %u %d%n", &t, &waker, &wakee, &irq, &n) != 4 ||
-            line[1 + n] || t < 0 || (irq != 0 && irq != 1))
+    case 'w': {   /* T WAKER WAKEE IRQ */
+        if (!fields(line + 2, f, 4) || !gs_attach_nums(f, 4, u) || u[3] > 1)
             return bad(err, path, lineno);
-        gs_aw_wk v = {t, waker, wakee, irq};
+        if (!gs_attach_time(u[0], 0, &ts))
+            return gs_attach_bad_time(err, path, lineno, u[0], 0);
+        GS_ATTACH_FIT(1, UINT32_MAX, "thread id");
+        GS_ATTACH_FIT(2, UINT32_MAX, "thread id");
+        gs_aw_wk v = {ts, (uint32_t)u[1], (uint32_t)u[2], (int)u[3]};
         GS_ATTACH_PUSH(c, w->wks, v);
         c->st.sched_events++;
         return GS_OK;
     }
-    case 'l':
-        if (sscanf(line + 1, " %ld%n", &w->lost, &n) != 1 || line[1 + n])
+    case 'l':   /* LOST */
+        if (!fields(line + 2, f, 1) || !gs_attach_nums(f, 1, u))
             return bad(err, path, lineno);
+        GS_ATTACH_FIT(0, LONG_MAX, "lost events");
+        w->lost = (long)u[0];
         c->st.sched_lost = w->lost;
         return GS_OK;
     default:

@@ -40,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../common/rng.h"
+#include "../../common/clock.h"
 #include "attach.h"
 #include "sampler_int.h"
 

@@ -8,6 +8,8 @@
  * only) CUPTI kernels of cuda-bench.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,11 +236,14 @@ static int probe_path(char *buf, size_t n)
  * stdout in out; loads TMP/run/spans.csv. */
 static gs_timeline *attach_probe(const char *opts, const char *args, char *out, size_t n)
 {
-    char probe[1024], cmd[4096], csv[1200];
-    if (!probe_path(probe, sizeof probe)) {
+    char rel[1024], probe[PATH_MAX], cmd[2 * PATH_MAX], csv[1200];
+    if (!probe_path(rel, sizeof rel)) {
         gs_test_skip("GS_BIN or the probe missing (run through make test)");
         return NULL;
     }
+    /* An absolute program path: attach.cmd must record it relative. */
+    if (!realpath(rel, probe))
+        snprintf(probe, sizeof probe, "%s", rel);
     snprintf(cmd, sizeof cmd, "%s attach --out %s/run --quiet --no-report %s -- %s %s",
              getenv("GS_BIN"), gs_test_tmpdir(), opts, probe, args);
     int rc = gs_test_run(cmd, out, n);
@@ -306,6 +311,33 @@ GS_TEST(attach_interposer_probe)
     }
     /* No state runs with --hz 0, and nothing else on the holder's lane. */
     GS_CHECK(find_span(sp, n, -1, "state:running", NULL) < 0);
+    /* No absolute path recorded (issue 29), though --out was absolute:
+     * attach.cmd's paths relative to the working directory, source.file
+     * relative to the capture, the raw header's executable by name. */
+    const char *cmd = gs_timeline_meta_get(tl, "attach.cmd");
+    GS_CHECK_MSG(cmd && cmd[0] != '/' && !strstr(cmd, " /"), "attach.cmd %s", cmd ? cmd : "(none)");
+    const char *sf = gs_timeline_meta_get(tl, "source.file");
+    GS_CHECK_MSG(sf && !strcmp(sf, "attach-raw"), "source.file %s", sf ? sf : "(none)");
+    char raw[1200];
+    snprintf(raw, sizeof raw, "%s/run/attach-raw", gs_test_tmpdir());
+    DIR *d = opendir(raw);
+    GS_REQUIRE(d != NULL);
+    int headers = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] != 'p' || !strstr(e->d_name, ".rec"))
+            continue;
+        char path[1500], line[1200] = "";
+        snprintf(path, sizeof path, "%s/%s", raw, e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f && fgets(line, sizeof line, f)) {
+            headers++;
+            GS_CHECK_MSG(!strchr(line, '/'), "%s: %s", e->d_name, line);
+        }
+        if (f)
+            fclose(f);
+    }
+    closedir(d);
+    GS_CHECK(headers > 0);
     gs_timeline_destroy(tl);
 }
 

@@ -1,7 +1,8 @@
 /*
  * The wake-up records of attach raw files (B U Q A J, sched.rec) converted
  * on a committed fixture (test/fixtures/attach/wake), every pairing rule
- * of convert_wake.c / wake_emit.c checked on a span; malformed records;
+ * of convert_wake.c / wake_emit.c checked on a span; malformed records and
+ * values beyond timeline/limits.h or their fields;
  * the tracefs format parser on the real sched_switch format text.
  */
 #define _GNU_SOURCE
@@ -130,6 +131,27 @@ static void write_file(const char *path, const char *text)
     }
 }
 
+/* Case i: a folder holding file with text must be refused with GS_ERR_FORMAT,
+ * no timeline, and a message holding where and needle. */
+static void refused(const char *tag, size_t i, const char *file, const char *text,
+                    const char *where, const char *needle)
+{
+    char dir[1100], path[1300], cmd[1300], out[64];
+    snprintf(dir, sizeof dir, "%s/%s%zu", gs_test_tmpdir(), tag, i);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    gs_test_run(cmd, out, sizeof out);
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    write_file(path, text);
+    gs_timeline *tl = NULL;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_CHECK_EQ_INT(gs_attach_convert(&tl, NULL, dir, NULL, &err), GS_ERR_FORMAT);
+    GS_CHECK(tl == NULL);
+    GS_CHECK_MSG(strstr(err.msg, where) && strstr(err.msg, needle), "%s case %zu: %s", tag, i,
+                 err.msg);
+    gs_timeline_destroy(tl);
+}
+
 GS_TEST(attach_wake_raw_malformed)
 {
     static const struct {
@@ -146,20 +168,75 @@ GS_TEST(attach_wake_raw_malformed)
         {"sched.rec", "Z gsched 1 interposition\ns 1 2 3\n", "sched.rec:2"},
         {"sched.rec", "Z gsched 1 interposition\nw 1 2 3 5\n", "sched.rec:2"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char dir[1100], path[1300], cmd[1300], out[64];
-        snprintf(dir, sizeof dir, "%s/m%zu", gs_test_tmpdir(), i);
-        snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
-        gs_test_run(cmd, out, sizeof out);
-        snprintf(path, sizeof path, "%s/%s", dir, bad[i].file);
-        write_file(path, bad[i].text);
-        gs_timeline *tl = NULL;
-        gs_err err;
-        gs_err_clear(&err);
-        GS_CHECK_EQ_INT(gs_attach_convert(&tl, NULL, dir, NULL, &err), GS_ERR_FORMAT);
-        GS_CHECK(tl == NULL);
-        GS_CHECK_MSG(strstr(err.msg, bad[i].where) != NULL, "case %zu: %s", i, err.msg);
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        refused("m", i, bad[i].file, bad[i].text, bad[i].where, "");
+}
+
+/* The wake-up records against timeline/limits.h and the fields they go to
+ * (issue 35's rule, as rawread.c checks its own records): one beyond is an
+ * error naming file:line, never narrowed or wrapped. */
+GS_TEST(attach_wake_raw_limits)
+{
+#define H5 "H gsattach 1 5 4 0 x\n"
+#define ZS "Z gsched 1 sched_tracepoints\n"
+    static const struct {
+        const char *file, *text, *where, *needle;
+    } bad[] = {
+        {"p5-0.rec", H5 "B 4611686018427387904 4611686018427387905 3 futex 0x1 0 0\n", "p5-0.rec:2",
+         "outside +-(2^62 - 1)"},
+        {"p5-0.rec", H5 "B 1 2 4294967296 futex 0x1 0 0\n", "p5-0.rec:2", "thread id 4294967296"},
+        {"p5-0.rec", H5 "B 1 2 3 futex 0x1 2147483648 0\n", "p5-0.rec:2", "result 2147483648"},
+        {"p5-0.rec", H5 "B 1 2 3 futex 0x1 0 4294967296\n", "p5-0.rec:2", "stack id 4294967296"},
+        {"p5-0.rec", H5 "B -1 2 3 futex 0x1 0 0\n", "p5-0.rec:2", "malformed"},
+        {"p5-0.rec", H5 "U 9223372036854775807 3 futex 0x1 1 0 0\n", "p5-0.rec:2",
+         "outside +-(2^62 - 1)"},
+        {"p5-0.rec", H5 "U 1 3 futex 0x1 2147483648 0 0\n", "p5-0.rec:2", "woken count"},
+        {"p5-0.rec", H5 "U 1 3 futex 0x1 1 4294967296 0\n", "p5-0.rec:2", "futex word"},
+        {"p5-0.rec", H5 "U 1 3 futex 0x1 1 0 0 7\n", "p5-0.rec:2", "malformed"},
+        {"p5-0.rec", H5 "Q 4294967296 main\n", "p5-0.rec:2", "stack id 4294967296"},
+        {"p5-0.rec", H5 "A 1 4294967296 1\n", "p5-0.rec:2", "thread id 4294967296"},
+        {"p5-0.rec", H5 "A 18446744073709551615 3 1\n", "p5-0.rec:2", "outside +-(2^62 - 1)"},
+        {"sampler.rec", "G 0 1000\nJ 1 2 2147483648 3 4 0\n", "sampler.rec:2", "pid 2147483648"},
+        {"sampler.rec", "G 0 1000\nJ 1 4611686018427387904 5 3 4 0\n", "sampler.rec:2",
+         "outside +-(2^62 - 1)"},
+        {"sched.rec", ZS "s 4611686018427387904 0 3 1 4\n", "sched.rec:2", "outside +-(2^62 - 1)"},
+        {"sched.rec", ZS "s 1 0 4294967296 1 4\n", "sched.rec:2", "thread id 4294967296"},
+        {"sched.rec", ZS "w 1 3 4294967296 0\n", "sched.rec:2", "thread id 4294967296"},
+        {"sched.rec", ZS "l 9223372036854775808\n", "sched.rec:2", "lost events"},
+        {"sched.rec", ZS "w1 3 4 0\n", "sched.rec:2", "malformed"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        refused("l", i, bad[i].file, bad[i].text, bad[i].where, bad[i].needle);
+    /* The edges themselves convert; a stack frame naming a FIFO (a raw file
+     * names any path) is not opened to block the conversion: base name kept. */
+    char dir[1000], path[4000], fifo[1100], text[2000];
+    snprintf(dir, sizeof dir, "%s/edges", gs_test_tmpdir());
+    snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+    snprintf(path, sizeof path, "mkdir -p %s && rm -f %s && mkfifo %s", dir, fifo, fifo);
+    char out[64];
+    gs_test_run(path, out, sizeof out);
+    snprintf(path, sizeof path, "%s/p5-0.rec", dir);
+    snprintf(text, sizeof text,
+             H5 "B 4611686018427287903 4611686018427387903 4294967295 futex 0x1 0 1\n"
+                "Q 1 main;%s+0x10\n"
+                "U 4611686018427387900 7 futex 0x1 -2 4294967295 0\n",
+             fifo);
+    write_file(path, text);
+    gs_timeline *tl = NULL;
+    gs_attach_stats st;
+    gs_err err;
+    gs_err_clear(&err);
+    gs_status cs = gs_attach_convert(&tl, &st, dir, NULL, &err);
+    GS_CHECK_MSG(cs == GS_OK, "%s", err.msg);
+    if (cs != GS_OK)
+        return;
+    GS_CHECK_EQ_INT(st.waits, 1);
+    GS_CHECK_EQ_INT(st.waits_paired, 1);
+    const char *stk = gs_timeline_meta_get(tl, "stack.1");
+    GS_CHECK_MSG(stk && !strcmp(stk, "main;pipe+0x10"), "stack.1 %s", stk ? stk : "(none)");
+    gs_timeline_destroy(tl);
+#undef H5
+#undef ZS
 }
 
 GS_TEST(attach_sched_format)

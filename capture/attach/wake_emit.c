@@ -118,7 +118,7 @@ static int sched_edges(gs_attach_raw *c, struct gs_attach_wraw *w)
     if (!w->wks.n)
         return 1;
     qsort(w->wks.v, w->wks.n, sizeof *w->wks.v, cmp_wk);
-    qsort(w->sws.v, w->sws.n, sizeof *w->sws.v, cmp_sw);
+    gs_aw_qsort(w->sws.v, w->sws.n, sizeof *w->sws.v, cmp_sw);
     tidset ts;
     if (!tidset_build(&ts, c))
         return 0;
@@ -259,7 +259,7 @@ static void mem_releases(gs_attach_raw *c, const struct gs_attach_wraw *w,
         char args[96];
         snprintf(args, sizeof args, "rss_drop_kb=%ld;blocked_samples=%ld;from=sampler", m->kb,
                  m->sys);
-        gs_tl_span(lane_of(ctx, m->tid), GS_SPAN_STEP, "memory_release", -1, -1, m->s, m->e, 0,
+        gs_tl_span(lane_of(ctx, m->tid), GS_SPAN_STEP, gs_vocab_name(GS_V_MEMORY_RELEASE), -1, -1, m->s, m->e, 0,
                    args);
     }
 }

@@ -104,6 +104,9 @@ uint8_t gs_aw_use(const struct gs_attach_wraw *w, const gs_aw_wait *v);
  * the first n (sorted) waits. */
 void gs_aw_sort_waits(struct gs_attach_wraw *w);
 size_t gs_aw_first_of(const struct gs_attach_wraw *w, size_t n, uint32_t tid);
+/* qsort that leaves fewer than two elements alone (an empty vector's
+ * array is NULL, which qsort may not be given). */
+void gs_aw_qsort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *));
 /* c->w, allocated on first use (NULL when out of memory: c->oom set). */
 struct gs_attach_wraw *gs_attach_wraw_get(gs_attach_raw *c);
 

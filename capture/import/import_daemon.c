@@ -33,12 +33,24 @@
  *                      (ending at its timestamp), each lock step split into
  *                      LOCK_WAIT tracker (while a finalizer's hold covers
  *                      its start, holder = that finalizer) + LOCK_HOLD
- *                      (without hot_path: one step pickup_to_start);
+ *                      (without hot_path: one step pickup_to_start;
+ *                      without it and GPU_PICKUP, the queue wait runs up to
+ *                      GPU_START);
  *                      prove_start [GPU_START, GPU_END) holding host_prep
  *                      [GPU_START, + pre_lock_cpu_ms), LOCK_WAIT device_mutex
  *                      (+ mutex_wait_ms), and prove_finish for the tail
  *                      after the device work when b_g2_msm_ms says the CPU
- *                      G2 MSM held GPU_END back;
+ *                      G2 MSM held GPU_END back.  Without the pre_lock line
+ *                      the acquisition is mutex_held_ms before the end of
+ *                      total_start_fn_ms (host_prep up to it);
+ *   gpu_worker/<d>.<w>/prep  a partition prepared ahead (GPU_START before
+ *                      the same worker's previous GPU_END: a prep thread, or
+ *                      prove_start's CPU part overlapping the device work
+ *                      before it): its checks, host_prep and ready_wait (the
+ *                      wait for the worker, not a device mutex) go here, and
+ *                      its acquisition is never before that GPU_END; the
+ *                      worker lane gets handoff [previous GPU_END, acquisition)
+ *                      and prove_start from the acquisition;
  *   gpu<d>/stream0     KERNEL prove [lock acquired, + gpu_total_ms) APPROX
  *                      (without gpu_total_ms: up to GPU_END, args
  *                      from=gpu_end);
@@ -52,6 +64,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +154,22 @@ static void parse_kv(fields *fs, const char *s, char sep)
         }
         s = p;
     }
+}
+
+/* A job id of the log that is a job number the timeline holds (decimal,
+ * 0..2^31-1: timeline/limits.h); 0 for any other id (jobs are then
+ * numbered 1, 2, ... instead). */
+static int job_id(const char *s, int64_t *out)
+{
+    if (!isdigit((unsigned char)s[0]))
+        return 0;
+    char *e;
+    errno = 0;
+    long long v = strtoll(s, &e, 10);
+    if (*e || errno == ERANGE || !gs_tl_in_range(GS_TLV_JOB, v))
+        return 0;
+    *out = v;
+    return 1;
 }
 
 /* ---- partitions ----------------------------------------------------------------- */
@@ -725,6 +754,64 @@ static const hold_iv *hold_covering(const hold_iv *h, size_t n, int64_t t)
     return NULL;
 }
 
+/* The last GPU_END of worker w at or before t (ends sorted by cmp_wend),
+ * UNSET when none. */
+static int64_t prev_end(const wend *ends, size_t n, int64_t w, int64_t t)
+{
+    size_t lo = 0, hi = n;
+    wend key = {w, t};
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cmp_wend(&ends[mid], &key) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && ends[lo - 1].worker == w ? ends[lo - 1].end : UNSET;
+}
+
+/* The hot_path steps of p on lane l (status_check, then fail_check and
+ * mark_busy, each a tracker LOCK_WAIT while a finalizer's hold covers its
+ * start + LOCK_HOLD), ending at the hot_path timestamp; without that line,
+ * one pickup_to_start step from GPU_PICKUP.  Returns the pickup (the
+ * earlier of GPU_PICKUP and status_check's start), UNSET when unknown. */
+static int64_t emit_checks(gs_tl_lane *l, const part *p, int32_t job, int32_t pt, int aligned,
+                           int64_t delta, const hold_iv *holds, size_t nh)
+{
+    int64_t pick = p->pickup;
+    char args[64];
+    if (!(p->has_hot && aligned)) {
+        if (pick != UNSET && p->start > pick)
+            gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_PICKUP_TO_START), job, pt, pick, p->start, 0, "approx=1");
+        return pick;
+    }
+    int64_t te = p->hot_utc - delta;
+    if (te > p->start)
+        te = p->start;
+    int64_t me = te, ms_ = me - ms_ns(p->mark_ms), fe = ms_, fs = fe - ms_ns(p->fail_ms);
+    int64_t ss = fs - ms_ns(p->status_ms);
+    if (pick == UNSET || pick > ss)
+        pick = ss;
+    gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_STATUS_CHECK), job, pt, ss, fs, 0, "approx=1");
+    const char *what[2] = {gs_vocab_name(GS_V_FAIL_CHECK), gs_vocab_name(GS_V_MARK_BUSY)};
+    int64_t a[2] = {fs, ms_}, b[2] = {fe, me};
+    for (int z = 0; z < 2; z++) {
+        int64_t ws = a[z], we = a[z];
+        int32_t holder = -1;
+        const hold_iv *hc = hold_covering(holds, nh, ws);
+        if (hc) {
+            we = hc->b < b[z] ? hc->b : b[z];
+            holder = hc->lane;
+        }
+        if (we > ws)
+            gs_tl_lock_wait(l, gs_vocab_name(GS_V_TRACKER), holder, job, pt, ws, we);
+        snprintf(args, sizeof args, "what=%s;approx=1", what[z]);
+        gs_tl_span(l, GS_SPAN_LOCK_HOLD, gs_vocab_name(GS_V_TRACKER), job, pt, we, b[z], 0, args);
+        gs_tl_span(l, GS_SPAN_STEP, what[z], job, pt, a[z], b[z], 0, "approx=1");
+    }
+    return pick;
+}
+
 static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, gs_err *err)
 {
     imp_lanes lanes;
@@ -737,22 +824,22 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
     int *lane_of = malloc(cap * sizeof *lane_of);
     hold_iv *holds = malloc((d->nf + 1) * sizeof *holds);
     wend *ends = NULL;
+    imp_imap w_end, w_prep_free;   /* per worker: latest GPU_END, last acquisition */
+    int maps = imp_imap_init(&w_end) + imp_imap_init(&w_prep_free);
     size_t nh = 0;
     char nm[128], args[256];
-    if (!v || !lane_of || !holds)
+    if (!v || !lane_of || !holds || maps != 2)
         goto nomem;
-    /* Job numbers: the log's ids when all are small non-negative integers,
-     * else 1, 2, ... in order of first appearance. */
+    /* Job numbers: the log's ids when all are job numbers the timeline
+     * holds, else 1, 2, ... in order of first appearance. */
     int numeric = 1;
-    for (size_t i = 0; i < d->n; i++) {
-        char *e;
-        long long x = strtoll(d->p[i].job, &e, 10);
-        numeric &= d->p[i].job[0] && !*e && x >= 0 && x < 2000000000LL;
-    }
+    int64_t x;
+    for (size_t i = 0; i < d->n; i++)
+        numeric &= job_id(d->p[i].job, &x);
     for (size_t i = 0, next = 1; i < d->n; i++) {
         d->p[i].job_num = -1;
-        if (numeric) {
-            d->p[i].job_num = (int32_t)strtoll(d->p[i].job, NULL, 10);
+        if (numeric && job_id(d->p[i].job, &x)) {
+            d->p[i].job_num = (int32_t)x;
             continue;
         }
         for (size_t k = 0; k < i && d->p[i].job_num < 0; k++)
@@ -765,7 +852,7 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
         gs_import_skip(d->rep, "FIN_TIMING lines not placed: no GPU_TIMING hot_path line pairs "
                                "the tracing clock with TIMELINE offsets", d->name);
     /* Tracing times far from the TIMELINE base (a corrupt timestamp) are
-     * dropped so every span stays inside +-IMP_T_MAX. */
+     * dropped so every span stays well inside timeline/limits.h's time range. */
     if (aligned) {
         size_t k = 0;
         for (size_t i = 0; i < d->nf; i++)
@@ -803,7 +890,7 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
         if (!l)
             goto nomem;
         snprintf(args, sizeof args, "job_id=%s;approx=1", p->job);
-        gs_tl_span(l, GS_SPAN_STEP, "synth", p->job_num, p->part, v[k].a, v[k].b, 0, args);
+        gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_SYNTH), p->job_num, p->part, v[k].a, v[k].b, 0, args);
         d->rep->used++;
     }
     /* Finalizers (tracing clock). */
@@ -830,11 +917,12 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
          * the finish then starts total_ms before the end. */
         if (f->total_ms > 0 && v[k].b - ms_ns(f->total_ms) < fs)
             fs = v[k].b - ms_ns(f->total_ms);
-        gs_tl_span(l, GS_SPAN_STEP, "prove_finish", -1, -1, fs, fs + ms_ns(f->finish_ms), 0,
+        gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_PROVE_FINISH), -1, -1, fs, fs + ms_ns(f->finish_ms), 0,
                    "approx=1");
-        gs_tl_span(l, GS_SPAN_STEP, "buffer_release", -1, -1, ds, ws, 0, "approx=1");
-        gs_tl_lock_wait(l, "tracker", -1, -1, -1, ws, hs);
-        gs_tl_span(l, GS_SPAN_LOCK_HOLD, "tracker", -1, -1, hs, he, 0, "what=process_result;approx=1");
+        gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_BUFFER_RELEASE), -1, -1, ds, ws, 0, "approx=1");
+        gs_tl_lock_wait(l, gs_vocab_name(GS_V_TRACKER), -1, -1, -1, ws, hs);
+        gs_tl_span(l, GS_SPAN_LOCK_HOLD, gs_vocab_name(GS_V_TRACKER), -1, -1, hs, he, 0,
+                   "what=process_result;approx=1");
         holds[nh++] = (hold_iv){hs, he, gs_tl_lane_id(l), lane_of[k]};
         d->rep->used++;
     }
@@ -865,7 +953,7 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
             goto nomem;
         part *p = find_part(d, t->job, t->part, 0);
         snprintf(args, sizeof args, "job_id=%s;approx=1", t->job);
-        gs_tl_span(l, GS_SPAN_STEP, "malloc_trim", p ? p->job_num : -1, t->part, s, e, 0,
+        gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_MALLOC_TRIM), p ? p->job_num : -1, t->part, s, e, 0,
                    args);
         d->rep->used++;
     }
@@ -896,65 +984,71 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
         gs_tl_lane *l = imp_lane(&lanes, nm, GS_ROLE_GPU_WORKER, opt->device, -1);
         if (!l)
             goto nomem;
-        /* The previous GPU_END of this worker (also of partitions whose
-         * GPU_START came before the log did): the last end <= start. */
-        int64_t prev = UNSET;
-        {
-            size_t lo = 0, hi = n_ends;
-            wend key = {w, p->start};
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (cmp_wend(&ends[mid], &key) <= 0)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            if (lo > 0 && ends[lo - 1].worker == w)
-                prev = ends[lo - 1].end;
+        /* The device-mutex acquisition: after pre_lock_cpu_ms + mutex_wait_ms;
+         * without that line, mutex_held_ms before prove_start's end (held
+         * from the acquisition to the end of total_start_fn_ms); else at
+         * GPU_START.  cpu_end: where the CPU prep ends and the wait begins. */
+        int64_t acq = p->start, cpu_end = p->start;
+        if (p->has_prelock) {
+            cpu_end = p->start + ms_ns(p->pre_lock_ms);
+            acq = cpu_end + ms_ns(p->mutex_wait_ms);
+        } else if (p->has_held && p->total_start_fn_ms > p->mutex_held_ms) {
+            acq = cpu_end = p->start + ms_ns(p->total_start_fn_ms - p->mutex_held_ms);
         }
-        int64_t pick = p->pickup;
-        int64_t te = UNSET;
-        if (p->has_hot && aligned) {
-            te = p->hot_utc - delta;
-            if (te > p->start)
-                te = p->start;
-            int64_t me = te, ms_ = me - ms_ns(p->mark_ms), fe = ms_, fs = fe - ms_ns(p->fail_ms);
-            int64_t ss = fs - ms_ns(p->status_ms);
-            if (pick == UNSET || pick > ss)
-                pick = ss;
-            gs_tl_span(l, GS_SPAN_STEP, "status_check", job, pt, ss, fs, 0, "approx=1");
-            const char *what[2] = {"fail_check", "mark_busy"};
-            int64_t a[2] = {fs, ms_}, b[2] = {fe, me};
-            for (int z = 0; z < 2; z++) {
-                int64_t ws = a[z], we = a[z];
-                int32_t holder = -1;
-                const hold_iv *hc = hold_covering(holds, nh, ws);
-                if (hc) {
-                    we = hc->b < b[z] ? hc->b : b[z];
-                    holder = hc->lane;
-                }
-                if (we > ws)
-                    gs_tl_lock_wait(l, "tracker", holder, job, pt, ws, we);
-                snprintf(args, sizeof args, "what=%s;approx=1", what[z]);
-                gs_tl_span(l, GS_SPAN_LOCK_HOLD, "tracker", job, pt, we, b[z], 0, args);
-                gs_tl_span(l, GS_SPAN_STEP, what[z], job, pt, a[z], b[z], 0, "approx=1");
-            }
+        /* Prepared ahead: GPU_START before this worker's previous GPU_END
+         * (a prep thread, or prove_start's CPU part overlapping the device
+         * work of the partition before).  Its steps up to the acquisition go
+         * to the worker's prep lane, as the engine draws engine.prep = ahead,
+         * and its wait there is for the worker's turn (ready_wait), not a
+         * device mutex: the worker lane keeps one partition at a time. */
+        int64_t busy_until = UNSET, prep_free = UNSET;
+        imp_imap_get(&w_end, w, &busy_until);
+        imp_imap_get(&w_prep_free, w, &prep_free);
+        int ahead = busy_until != UNSET && busy_until > p->start;
+        gs_tl_lane *pl = l;
+        if (ahead && acq < busy_until) {
+            /* The worker takes it only after its previous GPU_END; without
+             * pre_lock_cpu_ms the prep is taken to end there, the rest is
+             * the wait for the worker. */
+            if (!p->has_prelock)
+                cpu_end = busy_until;
+            acq = busy_until;
         }
-        if (!(p->has_hot && aligned) && pick != UNSET && p->start > pick)
-            /* No hot_path line: the pre-prove checks are one unnamed step. */
-            gs_tl_span(l, GS_SPAN_STEP, "pickup_to_start", job, pt, pick, p->start, 0, "approx=1");
-        /* Between the previous GPU_END and the pickup: waiting on an empty
-         * queue until this partition was queued, then hand-off work (the
-         * queue held it, so the worker was busy elsewhere in its loop). */
-        if (prev != UNSET && pick != UNSET && pick > prev) {
-            int64_t q = p->queue != UNSET ? p->queue : pick;
-            if (q > pick)
-                q = pick;
-            if (q > prev)
-                gs_tl_span(l, GS_SPAN_STEP, "queue_wait", -1, -1, prev, q, 0, "approx=1");
-            if (pick > (q > prev ? q : prev))
-                gs_tl_span(l, GS_SPAN_STEP, "handoff", -1, -1, q > prev ? q : prev, pick, 0,
-                           "approx=1");
+        if (ahead && !p->has_prelock && cpu_end > busy_until)
+            cpu_end = busy_until;
+        if (ahead) {
+            snprintf(nm, sizeof nm, "gpu_worker/%d.%lld/prep", (int)opt->device, (long long)w);
+            if (!(pl = imp_lane(&lanes, nm, GS_ROLE_GPU_WORKER, opt->device, -1)))
+                goto nomem;
+        }
+        int64_t pick = emit_checks(pl, p, job, pt, aligned, delta, holds, nh);
+        /* No pickup line at all: the worker had it by GPU_START. */
+        if (pick == UNSET)
+            pick = p->start;
+        int64_t q = p->queue != UNSET && p->queue < pick ? p->queue : pick;
+        if (ahead) {
+            /* The prep thread waited on an empty queue from its last hand-over
+             * until this partition was queued; the worker went from its
+             * previous GPU_END to the acquisition (hand-over of a partition
+             * already prepared). */
+            if (prep_free != UNSET && q > prep_free)
+                gs_tl_span(pl, GS_SPAN_STEP, gs_vocab_name(GS_V_QUEUE_WAIT), -1, -1, prep_free, q, 0, "approx=1");
+            int64_t prev = prev_end(ends, n_ends, w, acq);
+            if (prev != UNSET && acq > prev)
+                gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_HANDOFF), -1, -1, prev, acq, 0, "approx=1");
+        } else {
+            /* Between the previous GPU_END (also of partitions whose GPU_START
+             * came before the log did) and the pickup: waiting on an empty
+             * queue until this partition was queued, then hand-off work (the
+             * queue held it, so the worker was busy elsewhere in its loop). */
+            int64_t prev = prev_end(ends, n_ends, w, p->start);
+            if (prev != UNSET && pick > prev) {
+                if (q > prev)
+                    gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_QUEUE_WAIT), -1, -1, prev, q, 0, "approx=1");
+                if (pick > (q > prev ? q : prev))
+                    gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_HANDOFF), -1, -1, q > prev ? q : prev, pick, 0,
+                               "approx=1");
+            }
         }
         int64_t end = p->end;
         if (end == UNSET) {
@@ -964,19 +1058,21 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
             }
             end = p->start + ms_ns(p->total_start_fn_ms);
         }
-        if (end < p->start) {
+        if (end < p->start || end < acq) {
             no_end++;
             continue;
         }
         snprintf(args, sizeof args, "job_id=%s;approx=1", p->job);
-        gs_tl_span(l, GS_SPAN_STEP, "prove_start", job, pt, p->start, end, 0, args);
-        int64_t acq = p->start;
-        if (p->has_prelock) {
-            int64_t pe = p->start + ms_ns(p->pre_lock_ms);
-            gs_tl_span(l, GS_SPAN_STEP, "host_prep", job, pt, p->start, pe, 0, "approx=1");
-            acq = pe + ms_ns(p->mutex_wait_ms);
-            gs_tl_lock_wait(l, "device_mutex", -1, job, pt, pe, acq);
-        }
+        gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_PROVE_START), job, pt, ahead ? acq : p->start, end, 0, args);
+        if (cpu_end > p->start)
+            gs_tl_span(pl, GS_SPAN_STEP, gs_vocab_name(GS_V_HOST_PREP), job, pt, p->start, cpu_end, 0, "approx=1");
+        if (ahead && acq > cpu_end)
+            gs_tl_span(pl, GS_SPAN_STEP, gs_vocab_name(GS_V_READY_WAIT), job, pt, cpu_end, acq, 0, "approx=1");
+        else if (p->has_prelock)
+            gs_tl_lock_wait(l, gs_vocab_name(GS_V_DEVICE_MUTEX), -1, job, pt, cpu_end, acq);
+        if (!imp_imap_put(&w_end, w, busy_until != UNSET && busy_until > end ? busy_until : end) ||
+            !imp_imap_put(&w_prep_free, w, acq))
+            goto nomem;
         int64_t busy_end;
         if (p->has_gpu) {
             busy_end = acq + ms_ns(p->gpu_total_ms);
@@ -997,7 +1093,8 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
             int64_t gs = end - ms_ns(p->b_g2_ms);
             if (gs < busy_end)
                 gs = busy_end;
-            gs_tl_span(l, GS_SPAN_STEP, "prove_finish", job, pt, gs, end, 0, "approx=1;cpu_g2=1");
+            gs_tl_span(l, GS_SPAN_STEP, gs_vocab_name(GS_V_PROVE_FINISH), job, pt, gs, end, 0,
+                       "approx=1;cpu_g2=1");
         }
     }
     if (from_end) {
@@ -1017,6 +1114,8 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
 nomem:
     st = gs_err_set(err, GS_ERR_NOMEM, "import daemon log", d->name, "out of memory");
 done:
+    imp_imap_free(&w_end);
+    imp_imap_free(&w_prep_free);
     imp_lanes_free(&lanes);
     free(v);
     free(lane_of);
@@ -1128,14 +1227,12 @@ gs_status gs_import_daemon_jobs(gs_log_job **jobs, size_t *n, gs_import_report *
             synth[k - 1] = y;
         }
     int numeric = 1;
-    for (size_t i = 0; i < no; i++) {
-        char *e;
-        strtoull(out[i].log_id, &e, 10);
-        numeric &= out[i].log_id[0] && !*e && out[i].log_id[0] != '-';
-    }
+    int64_t x;
+    for (size_t i = 0; i < no; i++)
+        numeric &= job_id(out[i].log_id, &x);
     for (size_t i = 0; i < no; i++) {
         out[i].t_ns -= t0;
-        out[i].id = numeric ? strtoull(out[i].log_id, NULL, 10) : (uint64_t)(i + 1);
+        out[i].id = numeric && job_id(out[i].log_id, &x) ? (uint64_t)x : (uint64_t)(i + 1);
         if (!out[i].kind[0]) {
             out[i].kind_inferred = 1;
             const char *k = out[i].partitions == 10   ? "porep_c2"

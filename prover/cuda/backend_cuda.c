@@ -1,5 +1,6 @@
 /*
- * The CUDA backend (backend.h) on one device context (cuda_dev.h).
+ * The CUDA backend (backend.h; created through cuda.h) on one device
+ * context (cuda_dev.h).
  *
  *   load_pk      uploads the G1 points of H, C ("L"), A and B1 once, sizes
  *                the a/b/c and witness buffers and builds the twiddles of
@@ -9,9 +10,9 @@
  *                (2^(j c) P, gs_cu_g1_precompute) so its MSM takes t
  *                windows per set of buckets (fewer, wider windows; the
  *                window c and t chosen per set by gs_cu_msm_pick within
- *                the memory left after every other buffer;
- *                GS_CU_COPIES=N caps t, 1 = none).  B2 is uploaded only when a
- *                proof first asks for the G2 MSM on the device
+ *                the memory left after every other buffer; the knob
+ *                key_copies, GS_CU_COPIES, caps t, 1 = none).  B2 is
+ *                uploaded only when a proof first asks for the G2 MSM on the device
  *                (opts->g2_on_device), then stays resident with the rest:
  *                its non-infinity points, compacted, and their wire
  *                indices (B2 is sparse: only wires that occur in B).
@@ -38,7 +39,7 @@
  *                right behind the witness's DMA; otherwise the host stages
  *                them through pinned buffers (or pageable when asked,
  *                flagged GS_STAGE_F_PAGEABLE) while the witness MSMs run.
- *                GS_CU_ORDER=old: the plan before issue 14's pipelining
+ *                stream_order = old (GS_CU_ORDER=old): the plan before issue 14's pipelining
  *                (a/b/c always after the witness MSMs are queued, msm_b2
  *                after msm_h, every combination in prove_finish), for A/B
  *                measurements.  CUDA events between
@@ -67,8 +68,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/clock.h"
+#include "../../timeline/vocab.h"
 #include "../groth16/backend.h"
+#include "cuda.h"
 #include "cuda_dev.h"
+#include "knobs.h"
 
 #ifndef GS_HAVE_CUDA
 
@@ -265,8 +270,8 @@ static gs_status check_key(const gs_pk *pk, gs_err *err)
 
 /* Window plans and precomputed copies for the key's G1 sets: H's copies
  * and the witness sets' (L, A, B1: one plan, they share the scalar
- * preparation) chosen together, each up to GS_CU_COPIES (default 16): the
- * pair of the lowest modelled cost (gs_cu_msm_pick; H once, the witness
+ * preparation) chosen together, each up to key_copies (knobs.h, default
+ * 16): the pair of the lowest modelled cost (gs_cu_msm_pick; H once, the witness
  * sets three times) whose points, with every other buffer a proof needs
  * and 3 GiB to spare, fit in the free memory.  So at 2^27, where the
  * witness sets cannot have copies, H may still have some. */
@@ -277,9 +282,7 @@ static gs_status plan_copies(cuda_impl *im, const gs_pk *pk, gs_err *err)
     gs_status st = gs_cu_mem_info(im->dev, &fr, &total, err);
     if (st != GS_OK) return st;
     for (uint32_t i = 0; i < pk->n_vars; i++) m2 += !pk->b2[i].inf;
-    unsigned mc = 16;
-    const char *env = getenv("GS_CU_COPIES");
-    if (env && *env) mc = (unsigned)strtoul(env, NULL, 10);
+    unsigned mc = (unsigned)gs_cu_knob(GS_CU_K_KEY_COPIES);
     if (mc < 1) mc = 1;
     if (mc > 16) mc = 16;
     size_t scr_2 = gs_cu_msm_scratch_bytes(m2 ? m2 : 1, 0, 1, 1);
@@ -405,13 +408,12 @@ static void state_free(gs_prove_state *ps)
     free(ps);
 }
 
-/* 1 when GS_CU_ORDER=old asks for the stream plan before issue 14's
- * pipelining (for A/B measurements): a/b/c staged after the witness MSMs
- * are enqueued, msm_b2 after msm_h. */
+/* 1 when the knob stream_order = old (GS_CU_ORDER=old) asks for the
+ * stream plan before issue 14's pipelining (for A/B measurements): a/b/c
+ * staged after the witness MSMs are enqueued, msm_b2 after msm_h. */
 static int order_old(void)
 {
-    const char *e = getenv("GS_CU_ORDER");
-    return e && strcmp(e, "old") == 0;
+    return gs_cu_knob_is(GS_CU_K_STREAM_ORDER, "old");
 }
 
 /* Enqueues the H chain on stream 1: H2D of a, b, c (marked right before the
@@ -549,17 +551,17 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
      * right after msm_b1, or, GS_CU_ORDER=old, after msm_h. */
     const int last = (ps->g2_dev && old) ? M_MSM_B2 : M_MSM_H;
     const struct { const char *name; int from, to, stream, copy; } sp[] = {
-        { "h2d_w", M_H2DW0, M_H2DW1, 0, 1 },
-        { "prep_w", M_H2DW1, M_PREP_W, 0, 0 },
-        { "msm_l", M_PREP_W, M_MSM_L, 0, 0 },
-        { "msm_a", M_MSM_L, M_MSM_A, 0, 0 },
-        { "msm_b1", M_MSM_A, M_MSM_B1, 0, 0 },
-        { "msm_b2", M_MSM_B1, M_MSM_B2, 0, 0 },  /* new order only */
-        { "h2d", M_H2D0, M_H2D1, 1, 1 },
-        { "ntt", M_H2D1, M_NTT, 1, 0 },
-        { "msm_h", M_H0, M_MSM_H, 0, 0 },
-        { "msm_b2", M_MSM_H, M_MSM_B2, 0, 0 },   /* GS_CU_ORDER=old only */
-        { "d2h", last, M_D2H, 0, 2 },
+        { gs_vocab_name(GS_V_H2D_W), M_H2DW0, M_H2DW1, 0, 1 },
+        { gs_vocab_name(GS_V_PREP_W), M_H2DW1, M_PREP_W, 0, 0 },
+        { gs_vocab_name(GS_V_MSM_L), M_PREP_W, M_MSM_L, 0, 0 },
+        { gs_vocab_name(GS_V_MSM_A), M_MSM_L, M_MSM_A, 0, 0 },
+        { gs_vocab_name(GS_V_MSM_B1), M_MSM_A, M_MSM_B1, 0, 0 },
+        { gs_vocab_name(GS_V_MSM_B2), M_MSM_B1, M_MSM_B2, 0, 0 },  /* new order only */
+        { gs_vocab_name(GS_V_H2D), M_H2D0, M_H2D1, 1, 1 },
+        { gs_vocab_name(GS_V_NTT), M_H2D1, M_NTT, 1, 0 },
+        { gs_vocab_name(GS_V_MSM_H), M_H0, M_MSM_H, 0, 0 },
+        { gs_vocab_name(GS_V_MSM_B2), M_MSM_H, M_MSM_B2, 0, 0 },   /* GS_CU_ORDER=old only */
+        { gs_vocab_name(GS_V_D2H), last, M_D2H, 0, 2 },
     };
     for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) {
         int64_t t0, t1;
@@ -607,11 +609,11 @@ static gs_status cuda_prove_start(gs_backend *be, const gs_pk *pk, const gs_assi
     int64_t t0 = gs_now_ns();
     pthread_mutex_lock(&im->mu);
     int64_t t1 = gs_now_ns();
-    stage_push(stages, "device_mutex_wait", GS_STAGE_HOST, -1, 0, t0, t1, 0);
+    stage_push(stages, gs_vocab_name(GS_V_DEVICE_MUTEX_WAIT), GS_STAGE_HOST, -1, 0, t0, t1, 0);
     st = load_locked(im, pk, err);
     if (st == GS_OK && g2_dev && !im->b2_loaded) {
         st = load_b2_locked(im, pk, err);
-        stage_push(stages, "load_b2", GS_STAGE_HOST, -1, 0, t1, gs_now_ns(), 0);
+        stage_push(stages, gs_vocab_name(GS_V_LOAD_B2), GS_STAGE_HOST, -1, 0, t1, gs_now_ns(), 0);
     }
     if (st == GS_OK)
         st = device_part(im, pk, as, opts ? opts->pageable : 0, ps, stages, be->device, err);
@@ -638,7 +640,7 @@ static gs_status cuda_prove_finish(gs_backend *be, gs_prove_state *ps, gs_proof 
         int64_t t0 = t1;
         gs_status st = gs_msm_g2(&b2, ps->pk->b2, ps->w, ps->pk->n_vars, im->pool);
         t1 = gs_now_ns();
-        stage_push(stages, "msm_b2", GS_STAGE_HOST, -1, 0, t0, t1, 0);
+        stage_push(stages, gs_vocab_name(GS_V_MSM_B2), GS_STAGE_HOST, -1, 0, t0, t1, 0);
         if (st != GS_OK) {
             GS_ERR(err, st, "cuda prove", "G2 MSM scratch");
             state_free(ps);
@@ -657,7 +659,7 @@ static gs_status cuda_prove_finish(gs_backend *be, gs_prove_state *ps, gs_proof 
         gs_cu_msm_parts_combine(&g1.b1, &ps->g1[3]);
     }
     gs_g16_epilogue(out, ps->pk, &g1, &b2, &ps->r, &ps->s);
-    stage_push(stages, "epilogue", GS_STAGE_HOST, -1, 0, t1, gs_now_ns(), 0);
+    stage_push(stages, gs_vocab_name(GS_V_EPILOGUE), GS_STAGE_HOST, -1, 0, t1, gs_now_ns(), 0);
     memset(&ps->r, 0, sizeof ps->r);
     memset(&ps->s, 0, sizeof ps->s);
     state_free(ps);
@@ -688,6 +690,9 @@ static void cuda_destroy(gs_backend *be)
 
 static const gs_backend_ops cuda_ops = {
     .name = "cuda",
+    .caps = { .kind = GS_BE_KIND_GPU, .g2_on_device = 1,
+              .assignment_alloc = gs_cuda_assignment_alloc, .assignment_free = gs_cuda_assignment_free,
+              .assignment_pin = gs_cuda_assignment_pin, .assignment_unpin = gs_cuda_assignment_unpin },
     .describe = cuda_describe,
     .load_pk = cuda_load_pk,
     .prove_start = cuda_prove_start,

@@ -48,12 +48,11 @@ extern "C" gs_status gs_cu_dev_create(gs_cu_dev **out, int device, gs_err *err)
     {
         /* Stream 1 (a/b/c and the H NTTs, the head of a proof's critical
          * path) at the highest priority, so the block scheduler feeds it
-         * before the witness MSMs of stream 0; GS_CU_PRIO=0: both at the
-         * default priority. */
+         * before the witness MSMs of stream 0; knob stream_prio = 0
+         * (GS_CU_PRIO=0): both at the default priority. */
         int lo = 0, hi = 0;
-        const char *pe = getenv("GS_CU_PRIO");
         CU_TRY_GO(cudaDeviceGetStreamPriorityRange(&lo, &hi));
-        d->prio1 = (pe && *pe && atoi(pe) == 0) ? lo : hi;
+        d->prio1 = gs_cu_knob(GS_CU_K_STREAM_PRIO) == 0 ? lo : hi;
     }
     for (int i = 0; i < 2; i++) {
         CU_TRY_GO(cudaStreamCreateWithPriority(&d->streams[i], cudaStreamNonBlocking,
@@ -137,15 +136,13 @@ extern "C" void gs_cu_free(gs_cu_dev *d, void *p)
 
 /* Host copy into a pinned chunk, split over a few threads: one core copies
  * at ~6 GB/s, well under the ~55 GB/s the DMA takes from pinned memory.
- * GS_CU_COPY_THREADS=N (1..32, read per copy) overrides the 8 threads, for
- * measurements. */
+ * The knob copy_threads (GS_CU_COPY_THREADS, 1..32, read per copy; default
+ * 8) sets how many, for measurements. */
 #define PAR_COPY_THREADS 32
-#define PAR_COPY_DEFAULT 8
 
 static int par_copy_threads(void)
 {
-    const char *e = getenv("GS_CU_COPY_THREADS");
-    int t = e && *e ? atoi(e) : PAR_COPY_DEFAULT;
+    int t = gs_cu_knob(GS_CU_K_COPY_THREADS);
     return t < 1 ? 1 : t > PAR_COPY_THREADS ? PAR_COPY_THREADS : t;
 }
 struct par_copy {

@@ -14,20 +14,13 @@
 
 #include "cu_internal.cuh"
 
-static int env_int(const char *name, int dflt)
-{
-    const char *v = getenv(name);
-    if (!v || !*v) return dflt;
-    char *end;
-    long x = strtol(v, &end, 0);
-    return *end || x < 0 || x > 255 ? dflt : (int)x;
-}
-
-/* Read at every call (once per MSM), so cuda-bench --variants can switch. */
-int cu_fv_bits(void) { return env_int("GS_CU_FV", CU_FV_DEFAULT); }
+/* The knobs msm_fv (GS_CU_FV) and msm_minb (GS_CU_MSM_MINB), read at every
+ * call (once per MSM), so cuda-bench --variants can switch. */
+static_assert(CU_FV_DEFAULT == 127, "CU_FV_DEFAULT is the msm_fv knob's default (knobs.h)");
+int cu_fv_bits(void) { return gs_cu_knob(GS_CU_K_MSM_FV); }
 extern "C" int gs_cu_fv_bits(void) { return cu_fv_bits(); }
 
-int cu_msm_minb(void) { return env_int("GS_CU_MSM_MINB", 3); }
+int cu_msm_minb(void) { return gs_cu_knob(GS_CU_K_MSM_MINB); }
 
 /* r = x op y (GS_CU_OP_*; square: x^2) with the reduced fe_* overloads. */
 template <class F> CU_DEV void fe_op(F &r, const F &x, const F &y, int op)

@@ -13,9 +13,10 @@
 
 #include "cuda_dev.h"
 #include "cu_ec.cuh"
+#include "knobs.h"
 
 extern "C" {
-#include "../../common/rng.h"
+#include "../../common/clock.h"
 }
 
 #define CU_TRY(call)                                                          \
@@ -116,10 +117,10 @@ struct gs_cu_dev {
 
 /*
  * Variant bits of the G1 level-1 accumulation and of the Fp test and
- * benchmark kernels, for A/B runs on the device: GS_CU_FV in the
- * environment (read at each MSM), default CU_FV_DEFAULT.  CU_FV_INL = the rare
- * doubling inlined into the madd (no stack frame), CU_FV_SQR (cu_field.cuh)
- * = the dedicated squaring, CU_FV_LAZY = lazy reduction in the madd,
+ * benchmark kernels, for A/B runs on the device: the knob msm_fv (knobs.h;
+ * GS_CU_FV in the environment; read at each MSM), default CU_FV_DEFAULT.
+ * CU_FV_INL = the rare doubling inlined into the madd (no stack frame),
+ * CU_FV_SQR (cu_field.cuh) = the dedicated squaring, CU_FV_LAZY = lazy reduction in the madd,
  * CU_FV_INLN = XYZZ additions inlined in level N and the bucket reduction
  * (retired 2026-12-04 with the level-1 variants FV 0-7: compile time; the
  * bit is now ignored),
@@ -131,9 +132,10 @@ struct gs_cu_dev {
  * CU_FV_NCALL = G1's level N and bucket reduction with the XYZZ additions'
  * and doublings' multiplications out of line by value (cu_ec.cuh's
  * cu_ops_reduced_call, xyzz_add_n).
- * GS_CU_MSM_MINB: blocks per SM asked of ptxas for that kernel (default 3;
- * the FV / MINB pairs built are listed in fv_launch_flat: since 2026-12-04
- * only FV & 23 = 23, i.e. the CALL family, at MINB 2, 3, 4).
+ * The knob msm_minb (GS_CU_MSM_MINB): blocks per SM asked of ptxas for
+ * that kernel (default 3; the FV / MINB pairs built are listed in
+ * fv_launch_flat: since 2026-12-04 only FV & 23 = 23, i.e. the CALL
+ * family, at MINB 2, 3, 4).
  * The flat level 1 takes FV & (7 | CU_FV_CALL) (fv_launch_flat).
  */
 #define CU_FV_INL 1

@@ -101,12 +101,13 @@ static unsigned auto_window(size_t n)
 
 /* Level 1's chunk: MSM_S1 entries, 128 from 2^29 entries on (2^26 points x
  * 11-13 windows: half the partial sums for level N, with millions of
- * threads still); GS_CU_MSM_S1 (32..256, a power of two) for A/B runs. */
+ * threads still); the knob msm_s1 (GS_CU_MSM_S1, 32..256, a power of two)
+ * for A/B runs. */
 static unsigned level1_chunk_log(uint64_t ntot)
 {
-    unsigned v = 0, lg = 0;
-    const char *e = getenv("GS_CU_MSM_S1");
-    if (e && *e) v = (unsigned)strtoul(e, NULL, 10);
+    unsigned lg = 0;
+    int k = gs_cu_knob(GS_CU_K_MSM_S1);
+    unsigned v = k != GS_CU_AUTO ? (unsigned)k : 0;
     if (!(v >= 32 && v <= 256 && (v & (v - 1)) == 0)) v = ntot >= (1ull << 29) ? 128 : MSM_S1;
     while ((1u << lg) < v) lg++;
     return lg;
@@ -430,16 +431,11 @@ static int fv_launch_flat(int fv, int minb, unsigned blocks, cudaStream_t s, con
     return 0;
 }
 
-/* GS_CU_MSM_FLAT=0: the per-bucket chunks of k_accum1 instead of the flat
- * accumulation (for A/B measurements). */
+/* The knob msm_flat = 0 (GS_CU_MSM_FLAT=0): the per-bucket chunks of
+ * k_accum1 instead of the flat accumulation (for A/B measurements). */
 static int accum_flat(void)
 {
-    static int v = -1;
-    if (v < 0) {
-        const char *s = getenv("GS_CU_MSM_FLAT");
-        v = !(s && *s == '0');
-    }
-    return v;
+    return gs_cu_knob(GS_CU_K_MSM_FLAT) != 0;
 }
 
 template <class F, int NM>
@@ -960,13 +956,11 @@ extern "C" gs_status gs_cu_msm_g2(gs_cu_dev *d, int slot, const void *pts, const
 
 /* ---- window plans and precomputed copies ---------------------------------- */
 
-static unsigned env_uint(const char *name, unsigned dflt)
+/* A knob's value, or dflt where it is auto. */
+static unsigned knob_or(gs_cu_knob_id k, unsigned dflt)
 {
-    const char *v = getenv(name);
-    if (!v || !*v) return dflt;
-    char *end;
-    unsigned long x = strtoul(v, &end, 10);
-    return *end ? dflt : (unsigned)x;
+    int v = gs_cu_knob(k);
+    return v == GS_CU_AUTO ? dflt : (unsigned)v;
 }
 
 /*
@@ -1002,7 +996,7 @@ extern "C" double gs_cu_msm_pick(size_t n, unsigned max_copies, int wide, unsign
         double best = -1;
         unsigned cdef = 20;
         if (wide && n >= ((size_t)1 << 26)) cdef = max_copies >= 11 ? 24 : max_copies >= 8 ? 22 : 20;
-        unsigned cmax = env_uint("GS_CU_MSM_CMAX", cdef);
+        unsigned cmax = knob_or(GS_CU_K_MSM_CMAX, cdef);
         if (cmax > 24) cmax = 24;
         for (unsigned cc = 12; cc <= cmax; cc++) {
             unsigned nwin = windows_of(cc);
@@ -1017,8 +1011,8 @@ extern "C" double gs_cu_msm_pick(size_t n, unsigned max_copies, int wide, unsign
             }
         }
     }
-    bc = env_uint("GS_CU_MSM_C", bc);
-    bt = env_uint("GS_CU_MSM_T", bt);
+    bc = knob_or(GS_CU_K_MSM_C, bc);
+    bt = knob_or(GS_CU_K_MSM_T, bt);
     if (bt > max_copies) bt = max_copies ? max_copies : 1;
     if (bc < 4 || bc > 24) bc = auto_window(n);
     *c = bc;

@@ -684,9 +684,10 @@ static gs_status bitrev(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const 
     return GS_OK;
 }
 
-/* The NTT's variant and tuning, from the environment (read per call):
- * GS_CU_NTT=old selects the bit reversal + radix-4 kernels (otherwise
- * the pass-fused ones); for the
+/* The NTT's variant and tuning, the knobs ntt_* of knobs.h (read per
+ * call), named here by their environment variables: GS_CU_NTT=old
+ * selects the bit reversal + radix-4 kernels (otherwise the pass-fused
+ * ones); for the
  * pass-fused one GS_CU_NTT_TILE (log of a pass's elements, 9..12,
  * default 11), GS_CU_NTT_COLS (log of its contiguous columns, 1..5,
  * default 3), GS_CU_NTT_THREADS (64, 128, 256 or 512; default 128: with
@@ -705,26 +706,18 @@ struct ntt_cfg {
     unsigned tile_log, cols_log, threads;
 };
 
-static unsigned env_u(const char *name, unsigned def, unsigned lo, unsigned hi)
-{
-    const char *v = getenv(name);
-    if (!v || !*v) return def;
-    unsigned long x = strtoul(v, NULL, 10);
-    return x < lo || x > hi ? def : (unsigned)x;
-}
-
+/* The knobs (knobs.h) of the names above, read at every NTT. */
 static ntt_cfg ntt_config(void)
 {
     ntt_cfg c;
-    const char *v = getenv("GS_CU_NTT");
-    c.old = v && strcmp(v, "old") == 0;
-    v = getenv("GS_CU_NTT_MUL");
-    c.fast = !(v && strcmp(v, "generic") == 0);
-    c.r4 = env_u("GS_CU_NTT_R4", 2, 0, 1);
-    c.hi_fast = env_u("GS_CU_NTT_ORDER", 1, 0, 1) == 1;
-    c.tile_log = env_u("GS_CU_NTT_TILE", 11, 9, 12);
-    c.cols_log = env_u("GS_CU_NTT_COLS", 3, 1, 5);
-    c.threads = env_u("GS_CU_NTT_THREADS", 128, 64, 512);
+    int r4 = gs_cu_knob(GS_CU_K_NTT_R4);
+    c.old = gs_cu_knob_is(GS_CU_K_NTT_IMPL, "old");
+    c.fast = !gs_cu_knob_is(GS_CU_K_NTT_MUL, "generic");
+    c.r4 = r4 == GS_CU_AUTO ? 2 : (unsigned)r4;
+    c.hi_fast = gs_cu_knob(GS_CU_K_NTT_ORDER) == 1;
+    c.tile_log = (unsigned)gs_cu_knob(GS_CU_K_NTT_TILE);
+    c.cols_log = (unsigned)gs_cu_knob(GS_CU_K_NTT_COLS);
+    c.threads = (unsigned)gs_cu_knob(GS_CU_K_NTT_THREADS);
     if (c.threads != 64 && c.threads != 256 && c.threads != 512) c.threads = 128;
     if (c.cols_log + 2 > c.tile_log) c.cols_log = c.tile_log - 2;
     return c;

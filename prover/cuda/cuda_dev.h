@@ -2,8 +2,9 @@
  * The device layer under the CUDA backend (gs_cu_*): one context per
  * visible CUDA device, owning its stream, timing events, pinned staging
  * buffers, NTT twiddle table and MSM scratch, created once and reused.
- * backend_cuda.c builds the gs_backend on it; tests and `gapscope
- * cuda-bench` call it directly.
+ * backend_cuda.c builds the gs_backend on it; the backend's tests and its
+ * microbenchmarks (bench.h) call it directly.  Nothing outside prover/cuda
+ * includes it: the public headers are cuda.h, knobs.h and bench.h.
  *
  * Every function that touches the device returns a gs_status; a failing
  * CUDA call becomes GS_ERR_CUDA with "cuda @ file:line: <call>: <message>"
@@ -105,8 +106,8 @@ gs_status gs_cu_gather_scalars(gs_cu_dev *d, gs_scalar *out, const gs_scalar *in
 gs_status gs_cu_sync(gs_cu_dev *d, gs_err *err);
 /* Streams: a context has two; every function that enqueues uses the
  * current one (0 until changed).  Stream 1 has the device's highest
- * priority (GS_CU_PRIO=0 at context creation: the default, like stream
- * 0): blocks of its kernels are scheduled before stream 0's waiting ones.
+ * priority (the knob stream_prio = 0 at context creation, knobs.h: the
+ * default, like stream 0): blocks of its kernels are scheduled before stream 0's waiting ones.
  * gs_cu_use_stream selects it (k = 0, 1);
  * gs_cu_stream_wait makes stream `waiter` wait for the work enqueued on
  * stream `on` so far.  MSMs must all run on one stream (shared scratch). */
@@ -222,11 +223,11 @@ gs_status gs_cu_g1_precompute(gs_cu_dev *d, void *pts, size_t n, size_t stride, 
  * (22 with 8 copies or more, 24 with 11 or more); the prove's planner
  * passes 0 (its 2^26 / 2^27 plans were measured at c <= 20).  Returns the
  * plan's modelled cost (madd-equivalents: accumulations, sort passes,
- * bucket reduction), for comparing plans.  Environment overrides for
- * measurements: GS_CU_MSM_C, GS_CU_MSM_T, GS_CU_MSM_CMAX. */
+ * bucket reduction), for comparing plans.  The knobs msm_c, msm_t and
+ * msm_cmax (knobs.h) override it, for measurements. */
 double gs_cu_msm_pick(size_t n, unsigned max_copies, int wide, unsigned *c, unsigned *t);
-/* The MSM kernel variant bits in force: GS_CU_FV from the environment (read
- * at every MSM), else the default (cu_internal.cuh lists the bits).  For
+/* The MSM kernel variant bits in force: the knob msm_fv (knobs.h; GS_CU_FV
+ * in the environment; read at every MSM; cu_internal.cuh lists the bits).  For
  * tests that run both sides of a bit, e.g. GS_CU_FV_G2CALL: G2's bucket
  * additions with the Fp2 multiplications out of line by value (default)
  * or by reference. */

@@ -20,6 +20,7 @@
 #include "../groth16/g16_internal.h"
 #include "../groth16/test_g16_util.h"
 #include "../msm/msm.h"
+#include "cuda.h"
 #include "cuda_dev.h"
 
 /* 1 if a device is there; otherwise skips (or fails under GS_REQUIRE_GPU=1). */

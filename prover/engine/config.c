@@ -1,13 +1,15 @@
 /*
- * Engine vocabulary and defaults: the name tables of job kinds, policies,
- * injection points and distributions (kept in step with their enums by
- * static asserts), the default configuration, and the settings written to
- * the timeline's metadata (scenario.engine.*, scenario.engine.inject.<point>),
- * and the checks and copies gs_engine_create makes of a configuration.
+ * Engine vocabulary: the name tables of job kinds, policies, injection
+ * points and distributions (kept in step with their enums by static
+ * asserts), the settings written to the timeline's metadata
+ * (scenario.engine.*, scenario.engine.inject.<point>), and the checks and
+ * copies gs_engine_create makes of a configuration (defaults and ranges of
+ * the settings: settings.c).
  *
  * No threads, no state: every function here is pure or writes only what it
  * is given.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,16 +34,16 @@ static const char *const inj_names[] = {
 };
 _Static_assert(sizeof inj_names / sizeof inj_names[0] == GS_INJ_COUNT, "inj table out of step");
 
-static const char *const work_names[] = {
-#define GS_X(e, n) n,
+static const gs_vocab work_steps[] = {
+#define GS_X(e, v) v,
     GS_WORK_TABLE(GS_X)
 #undef GS_X
 };
-_Static_assert(sizeof work_names / sizeof work_names[0] == GS_WORK_COUNT, "work table out of step");
+_Static_assert(sizeof work_steps / sizeof work_steps[0] == GS_WORK_COUNT, "work table out of step");
 
 const char *gs_work_unit_name(gs_work_unit u)
 {
-    return (unsigned)u < GS_WORK_COUNT ? work_names[u] : NULL;
+    return (unsigned)u < GS_WORK_COUNT ? gs_vocab_name(work_steps[u]) : NULL;
 }
 
 static const char *const trim_names[] = {"under_lock", "after_unlock", "background", "off"};
@@ -106,27 +108,6 @@ const char *gs_dist_kind_name(gs_dist_kind k)
     return (unsigned)k < GS_DIST_COUNT ? dist_names[k] : NULL;
 }
 
-void gs_engine_config_defaults(gs_engine_config *cfg)
-{
-    memset(cfg, 0, sizeof *cfg);
-    cfg->synth_threads = 2;
-    cfg->gpu_workers_per_device = 1;
-    cfg->finalizer_threads = 0;
-    cfg->queue_depth = 4;
-    cfg->prove_threads = 1;
-    cfg->trim = GS_TRIM_UNDER_LOCK;
-    cfg->verify = GS_VERIFY_UNDER_LOCK;
-    cfg->pageable = 0;
-    cfg->g2_on_device = 0;
-    cfg->prep_ahead = 0;
-    cfg->seed = 1;
-    for (int i = 0; i < GS_INJ_COUNT; i++) {
-        cfg->inj[i].dist.kind = GS_DIST_FIXED;
-        cfg->inj[i].probability = 1.0;
-        cfg->inj[i].seed = (uint64_t)i + 1;
-    }
-}
-
 void gs_dist_args(char *buf, size_t len, const gs_dist *d)
 {
     switch (d->kind) {
@@ -145,6 +126,42 @@ void gs_dist_args(char *buf, size_t len, const gs_dist *d)
     default:
         snprintf(buf, len, "dist=?");
         break;
+    }
+}
+
+double gs_dist_sample(const gs_dist *d, gs_rng *r)
+{
+    switch (d->kind) {
+    case GS_DIST_FIXED:
+        return d->a;
+    case GS_DIST_UNIFORM:
+        return d->a + (d->b - d->a) * gs_rng_unit(r);
+    case GS_DIST_LOGNORMAL:
+        return d->a * exp(d->b * gs_rng_normal(r));
+    case GS_DIST_EMPIRICAL:
+        return d->n_samples ? d->samples[gs_rng_below(r, d->n_samples)] : 0.0;
+    default:
+        return 0.0;
+    }
+}
+
+double gs_dist_mean(const gs_dist *d)
+{
+    switch (d->kind) {
+    case GS_DIST_FIXED:
+        return d->a;
+    case GS_DIST_UNIFORM:
+        return 0.5 * (d->a + d->b);
+    case GS_DIST_LOGNORMAL: /* E[X] = median * exp(sigma^2 / 2) */
+        return d->a * exp(0.5 * d->b * d->b);
+    case GS_DIST_EMPIRICAL: {
+        double s = 0;
+        for (size_t i = 0; i < d->n_samples; i++)
+            s += d->samples[i];
+        return d->n_samples ? s / (double)d->n_samples : 0.0;
+    }
+    default:
+        return 0.0;
     }
 }
 
@@ -179,29 +196,24 @@ gs_status gs_engine_config_check(const gs_engine_config *c, gs_backend **be, int
     for (int i = 0; i < n_dev; i++)
         if (!be[i] || !be[i]->ops)
             return GS_ERR(err, GS_ERR_ARG, "engine", "backend %d is NULL", i);
-    if (c->synth_threads < 1 || c->synth_threads > 256)
-        return GS_ERR(err, GS_ERR_RANGE, "engine", "synth_threads %d not in 1..256", c->synth_threads);
-    if (c->gpu_workers_per_device < 1 || c->gpu_workers_per_device > 64)
-        return GS_ERR(err, GS_ERR_RANGE, "engine", "gpu_workers %d not in 1..64",
-                      c->gpu_workers_per_device);
-    if (c->finalizer_threads < 0 || c->finalizer_threads > 256)
-        return GS_ERR(err, GS_ERR_RANGE, "engine", "finalizer_threads %d not in 0..256",
-                      c->finalizer_threads);
-    if (c->queue_depth < 1 || c->queue_depth > 1 << 20)
-        return GS_ERR(err, GS_ERR_RANGE, "engine", "queue_depth %d not in 1..2^20", c->queue_depth);
+    gs_status st = gs_engine_settings_check(c, err); /* the ranges of settings.h */
+    if (st != GS_OK)
+        return st;
     if ((unsigned)c->trim >= GS_TRIM_COUNT || (unsigned)c->verify >= GS_VERIFY_COUNT)
         return GS_ERR(err, GS_ERR_RANGE, "engine", "unknown trim or verify policy");
-    if (c->pin_pool < 0 || c->pin_pool > 4096)
-        return GS_ERR(err, GS_ERR_RANGE, "engine", "pin_pool %d not in 0..4096", c->pin_pool);
-    /* staging = direct: a pool of synthesis buffers, page-locked with the
-     * CUDA backend, heap buffers with the CPU one (reused, no allocation per
-     * partition); the model backend takes it as pinned staging (nothing is
-     * synthesized or pinned in modelled time).  One kind of pool per engine. */
+    /* staging = direct: a pool of synthesis buffers from the backend's host
+     * memory (gs_backend_caps: page-locked with the CUDA backend), heap
+     * buffers with the CPU one (reused, no allocation per partition); the
+     * model backend takes it as pinned staging (nothing is synthesized or
+     * pinned in modelled time).  One kind of pool per engine: every backend
+     * of one kind, with one allocator. */
     if (c->direct && c->pageable)
         return GS_ERR(err, GS_ERR_ARG, "engine", "staging: direct and pageable at once");
     if (c->direct)
         for (int i = 1; i < n_dev; i++)
-            if (!be[i]->ops->name || !be[0]->ops->name || strcmp(be[i]->ops->name, be[0]->ops->name) != 0)
+            if (be[i]->ops->caps.kind != be[0]->ops->caps.kind ||
+                be[i]->ops->caps.assignment_alloc != be[0]->ops->caps.assignment_alloc ||
+                be[i]->ops->caps.assignment_free != be[0]->ops->caps.assignment_free)
                 return GS_ERR(err, GS_ERR_ARG, "engine", "staging = direct needs one backend kind "
                               "(one pool); backend %d is %s, backend 0 %s", i,
                               be[i]->ops->name ? be[i]->ops->name : "unnamed",

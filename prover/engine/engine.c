@@ -25,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../common/vclock.h"
+#include "../../common/clock.h"
 #include "engine_int.h"
 
 void gs_drv_counter(struct gs_engine *e, const char *name, int64_t t, double v)
@@ -39,7 +39,7 @@ void gs_drv_counter(struct gs_engine *e, const char *name, int64_t t, double v)
 
 static void gpu_depth(struct gs_engine *e, int64_t t, size_t depth)
 {
-    gs_drv_counter(e, "gpu_queue_depth", t, (double)depth);
+    gs_drv_counter(e, gs_vocab_name(GS_V_GPU_QUEUE_DEPTH), t, (double)depth);
 }
 
 static gs_status start_thread(gs_worker *w, void *(*fn)(void *), gs_err *err)
@@ -77,9 +77,12 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
     }
     e->be = backends;
     e->n_dev = n_devices;
-    e->pool_locked = n_devices > 0 && backends[0]->ops->name && !strcmp(backends[0]->ops->name, "cuda");
-    e->pool_alloc = e->pool_locked ? gs_cuda_assignment_alloc : gs_assignment_alloc;
-    e->pool_free = e->pool_locked ? gs_cuda_assignment_free : gs_assignment_free;
+    /* The staging pool's buffers: the backend's own host memory when it has
+     * some (page-locked with the CUDA backend), heap buffers otherwise. */
+    const gs_backend_caps *caps = n_devices > 0 ? &backends[0]->ops->caps : NULL;
+    e->pool_locked = caps && caps->assignment_alloc && caps->assignment_free;
+    e->pool_alloc = e->pool_locked ? caps->assignment_alloc : gs_assignment_alloc;
+    e->pool_free = e->pool_locked ? caps->assignment_free : gs_assignment_free;
     e->tl = tl;
     pthread_mutex_init(&e->drv_mu, NULL);
     pthread_mutex_init(&e->fin_mu, NULL);
@@ -123,7 +126,7 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
     for (int d = 0; d < n_devices; d++) {
         pthread_mutex_init(&e->dl[d].mu, NULL);
         snprintf(e->dl[d].prefix, sizeof e->dl[d].prefix, "%s",
-                 strcmp(backends[d]->ops->name, "cpu") == 0 ? "cpu" : "gpu");
+                 backends[d]->ops->caps.kind == GS_BE_KIND_HOST ? "cpu" : "gpu");
     }
     const gs_injection *trim = &cfg->inj[GS_INJ_MALLOC_TRIM];
     if (trim->enabled && trim->real && trim->frag_bytes > 0 && !cfg->work) {
@@ -136,8 +139,8 @@ gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
     gs_engine_write_meta(&e->cfg, backends, n_devices, tl);
     if (tl) {
         e->drv_lane = gs_tl_lane_open(tl, "driver/engine", GS_ROLE_DRIVER, -1, -1);
-        gs_drv_counter(e, "gpu_queue_depth", gs_now_ns(), 0);
-        gs_drv_counter(e, "synth_busy", gs_now_ns(), 0);
+        gs_drv_counter(e, gs_vocab_name(GS_V_GPU_QUEUE_DEPTH), gs_now_ns(), 0);
+        gs_drv_counter(e, gs_vocab_name(GS_V_SYNTH_BUSY), gs_now_ns(), 0);
     }
 
     for (int i = 0; i < cfg->synth_threads; i++) {
@@ -237,14 +240,14 @@ gs_status gs_engine_submit(gs_engine *e, const gs_job_spec *job, gs_err *err)
     j->next = e->tr.jobs;
     e->tr.jobs = j;
     e->tr.submitted++;
-    gs_tracker_unlock(&e->tr, NULL, gs_jid(j), -1, "submit");
+    gs_tracker_unlock(&e->tr, NULL, gs_jid(j), -1, gs_vocab_name(GS_V_SUBMIT));
 
     if (e->drv_lane) {
         char args[96];
         snprintf(args, sizeof args, "kind=%s;partitions=%u;priority=%d;log_constraints=%u",
                  gs_job_kind_name(j->spec.kind), n, j->spec.priority, j->spec.log_constraints);
         pthread_mutex_lock(&e->drv_mu);
-        gs_tl_span(e->drv_lane, GS_SPAN_MARK, "job_queued", gs_jid(j), -1, j->submitted_ns,
+        gs_tl_span(e->drv_lane, GS_SPAN_MARK, gs_vocab_name(GS_V_JOB_QUEUED), gs_jid(j), -1, j->submitted_ns,
                    j->submitted_ns, 0, args);
         pthread_mutex_unlock(&e->drv_mu);
     }
@@ -353,7 +356,7 @@ gs_status gs_engine_cancel_job(gs_engine *e, uint64_t id, const char *why, gs_er
     if (e->drv_lane) {
         int64_t t = gs_now_ns();
         pthread_mutex_lock(&e->drv_mu);
-        gs_tl_span(e->drv_lane, GS_SPAN_MARK, "job_cancel", (int32_t)id, -1, t, t, 0,
+        gs_tl_span(e->drv_lane, GS_SPAN_MARK, gs_vocab_name(GS_V_JOB_CANCEL), (int32_t)id, -1, t, t, 0,
                    live ? "in_flight=1" : "in_flight=0");
         pthread_mutex_unlock(&e->drv_mu);
     }
@@ -385,7 +388,7 @@ void gs_engine_destroy(gs_engine *e)
         return;
     atomic_store(&e->stopping, 1);
     pthread_mutex_lock(&e->pin_mu);       /* synthesis waiting for a buffer */
-    pthread_cond_broadcast(&e->pin_cv);
+    gs_vt_cond_broadcast(&e->pin_cv);
     pthread_mutex_unlock(&e->pin_mu);
     if (e->synth_q.heap && e->gpu_q.heap)
         gs_engine_cancel(e);

@@ -24,8 +24,10 @@
 #include <stdint.h>
 
 #include "../../timeline/timeline.h"
+#include "../../common/rng.h"
 #include "../../common/status.h"
 #include "../groth16/backend.h"
+#include "settings.h"
 
 /* Proof kinds.  X(enum, name, default partitions, default priority) */
 #define GS_JOB_KIND_TABLE(X)                                  \
@@ -107,6 +109,11 @@ typedef struct gs_dist {
     double *samples;        /* empirical: durations in seconds (owned by the config) */
     size_t n_samples;
 } gs_dist;
+/* Draws one value (seconds) of d from r: the injection draws, the
+ * scenario's arrivals and cancellations. */
+double gs_dist_sample(const gs_dist *d, gs_rng *r);
+/* Mean of d in seconds (for sweep x values). */
+double gs_dist_mean(const gs_dist *d);
 
 typedef struct gs_injection {
     int enabled;
@@ -138,7 +145,7 @@ int gs_injection_draw(const gs_injection *inj, gs_inj_point p, uint64_t job,
  * model).  With cfg.work set, the engine does none of the real work below:
  * at each of these points it calls work->run, which spends the unit's
  * modelled time (a sleep or CPU work on the virtual clock,
- * common/vclock.h) and returns; the backend (the model backend)
+ * common/clock.h) and returns; the backend (the model backend)
  * models the prove itself.  Threads, queues, the tracker lock, policies,
  * injections and spans stay the engine's own.  No real keys, witnesses or
  * proofs exist: jobs complete with verified = 0 (not checked).
@@ -149,6 +156,9 @@ int gs_injection_draw(const gs_injection *inj, gs_inj_point p, uint64_t job,
  *   buffer_release  freeing a partition's buffers
  *   process_result  storing a partition's result (under the tracker lock)
  *   malloc_trim     one malloc_trim(0) (job NULL: the background thread)
+ *   pin             one buffer of the staging pool (staging = direct) made
+ *                   ready when the pool is filled; no memory is allocated
+ *                   (the pool holds empty assignments of the key's sizes)
  *   assemble        a job's proof bytes (part -1)
  *   verify          a job's verification (part -1)
  * The engine also makes its threads participants of the virtual clock
@@ -157,21 +167,24 @@ int gs_injection_draw(const gs_injection *inj, gs_inj_point p, uint64_t job,
  * when no clock runs.
  */
 #define GS_WORK_TABLE(X)                              \
-    X(GS_WORK_SETUP, "setup")                         \
-    X(GS_WORK_SYNTH, "synth")                         \
-    X(GS_WORK_HOST_PREP, "host_prep")                 \
-    X(GS_WORK_HANDOFF, "handoff")                     \
-    X(GS_WORK_BUFFER_RELEASE, "buffer_release")       \
-    X(GS_WORK_PROCESS_RESULT, "process_result")       \
-    X(GS_WORK_MALLOC_TRIM, "malloc_trim")             \
-    X(GS_WORK_ASSEMBLE, "assemble")                   \
-    X(GS_WORK_VERIFY, "verify")
+    X(GS_WORK_SETUP, GS_V_SETUP)                      \
+    X(GS_WORK_SYNTH, GS_V_SYNTH)                      \
+    X(GS_WORK_HOST_PREP, GS_V_HOST_PREP)              \
+    X(GS_WORK_HANDOFF, GS_V_HANDOFF)                  \
+    X(GS_WORK_BUFFER_RELEASE, GS_V_BUFFER_RELEASE)    \
+    X(GS_WORK_PROCESS_RESULT, GS_V_PROCESS_RESULT)    \
+    X(GS_WORK_MALLOC_TRIM, GS_V_MALLOC_TRIM)          \
+    X(GS_WORK_ASSEMBLE, GS_V_ASSEMBLE)                \
+    X(GS_WORK_VERIFY, GS_V_VERIFY)                    \
+    X(GS_WORK_PIN, GS_V_PIN)
 typedef enum {
-#define GS_X(e, n) e,
+#define GS_X(e, v) e,
     GS_WORK_TABLE(GS_X)
 #undef GS_X
     GS_WORK_COUNT
 } gs_work_unit;
+/* The name of unit u: the step it stands for (timeline/vocab.h), which is
+ * also the model stage that prices it. */
 const char *gs_work_unit_name(gs_work_unit u);
 struct gs_job_spec;
 typedef struct gs_work_model {
@@ -183,12 +196,15 @@ typedef struct gs_work_model {
     void *ctx;
 } gs_work_model;
 
+/* The engine's configuration.  Defaults, ranges and the keys a scenario
+ * sets them with: settings.h. */
 typedef struct gs_engine_config {
-    int synth_threads;              /* default 2 */
-    int gpu_workers_per_device;     /* default 1 */
+    int synth_threads;
+    int gpu_workers_per_device;
     int finalizer_threads;          /* 0 = a finalizer thread per in-flight partition */
-    int queue_depth;                /* bounded GPU queue capacity (partitions), default 4 */
-    int prove_threads;              /* CPU threads per prove step (CPU backend / CPU G2 MSM) */
+    int queue_depth;                /* bounded GPU queue capacity (partitions) */
+    int prove_threads;              /* CPU threads per prove step (CPU backend / CPU G2
+                                       MSM); 0 = all cores */
     gs_trim_policy trim;
     gs_verify_policy verify;
     int pageable;                   /* pageable instead of pinned staging */
@@ -218,11 +234,20 @@ typedef struct gs_engine_config {
                                        of the current one runs (worker.c); 0: inline */
     uint64_t seed;
     gs_h_convention h_conv;         /* H convention of the keys the engine sets up
-                                       (groth16.h); default GS_H_SNARKJS */
+                                       (groth16.h) */
     gs_injection inj[GS_INJ_COUNT];
     gs_work_model *work;            /* NULL: real work; else modelled (above), borrowed */
 } gs_engine_config;
+/* Every setting at its default (settings.h), injections off (probability
+ * 1, fixed delay 0, seed gs_injection_seed_auto), real work. */
 void gs_engine_config_defaults(gs_engine_config *cfg);
+/* Sets setting s from text as a scenario writes it (an integer in the
+ * row's range, an unsigned integer, one of its choices).  Returns 0, cfg
+ * unchanged, when text is not a value of s. */
+int gs_engine_config_set(gs_engine_config *cfg, gs_engine_setting s, const char *text);
+/* The seed of injection point p's draws when a scenario says seed = auto:
+ * derived from the engine's seed, a different stream per point. */
+uint64_t gs_injection_seed_auto(uint64_t seed, gs_inj_point p);
 
 /* One job as submitted.  Partitions of PoRep/SnapDeals are proved
  * separately; other kinds are monolithic (partitions = 1 unless given). */
@@ -255,6 +280,11 @@ typedef struct gs_job_result {
 } gs_job_result;
 
 typedef struct gs_engine gs_engine;
+
+/* The host prep a GPU worker does before device work (step host_prep):
+ * classify the witness scalars (0 and 1 go to batch additions, the rest
+ * to the MSMs).  Also timed by gapscope calibrate. */
+void gs_witness_classify(const gs_assignment *as, uint64_t *zeros, uint64_t *ones);
 
 gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
                            gs_backend **backends, int n_devices,

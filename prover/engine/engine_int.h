@@ -323,6 +323,9 @@ void gs_trim_step(struct gs_engine *e, gs_tl_lane *lane, const gs_job_rec *j, in
 /* config.c: validation (GS_ERR_RANGE/ARG naming the setting), a deep copy
  * of the empirical samples (the engine owns its copy), and the settings,
  * backend and devices as timeline metadata. */
+/* The ranges of settings.h (settings.c); the first setting out of range
+ * fails with GS_ERR_RANGE "KEY VALUE not in LO..HI". */
+gs_status gs_engine_settings_check(const gs_engine_config *cfg, gs_err *err);
 gs_status gs_engine_config_check(const gs_engine_config *c, gs_backend **be, int n_dev,
                                 gs_err *err);
 gs_status gs_engine_config_copy_samples(gs_engine_config *cfg, gs_err *err);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../common/clock.h"
 #include "../../test/test.h"
 #include "engine_int.h"
 

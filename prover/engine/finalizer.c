@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "../../common/pool.h"
-#include "../../common/vclock.h"
+#include "../../common/clock.h"
 #include "engine_int.h"
 
 void gs_trim_step(struct gs_engine *e, gs_tl_lane *lane, const gs_job_rec *j, int32_t part)
@@ -56,7 +56,8 @@ void gs_trim_step(struct gs_engine *e, gs_tl_lane *lane, const gs_job_rec *j, in
     char args[64];
     snprintf(args, sizeof args, "released=%d;heap=%s", released,
              e->frag_on ? "fragmented" : "process");
-    gs_tl_span_cpu(lane, GS_SPAN_STEP, "malloc_trim", j ? gs_jid(j) : -1, part, t0, gs_now_ns(),
+    gs_tl_span_cpu(lane, GS_SPAN_STEP, gs_vocab_name(GS_V_MALLOC_TRIM), j ? gs_jid(j) : -1, part,
+                   t0, gs_now_ns(),
                    0, args, gs_task_cpu_ns() - c0);
 }
 
@@ -91,7 +92,8 @@ void gs_part_finish(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
     p->finished = 1;
     char args[48];
     snprintf(args, sizeof args, "pool_peak=%u", gs_pool_peak_helpers() + 1);
-    gs_tl_span_cpu(lane, GS_SPAN_STEP, "prove_finish", gs_jid(p->job), (int32_t)p->index, t0,
+    gs_tl_span_cpu(lane, GS_SPAN_STEP, gs_vocab_name(GS_V_PROVE_FINISH), gs_jid(p->job),
+                   (int32_t)p->index, t0,
                    gs_now_ns(), p->finish_status == GS_OK ? 0 : GS_SPAN_F_FAILED, args,
                    gs_task_cpu_ns() - c0);
     gs_emit_stages(e, p->dev, lane, p, &sl);
@@ -105,7 +107,7 @@ static gs_status verify_step(struct gs_engine *e, gs_tl_lane *lane, gs_job_rec *
                               : gs_job_verify(j, err);
     if (s == GS_OK)
         s = gs_inject(e, GS_INJ_VERIFY, lane, j, -1, NULL, err);
-    gs_tl_span_cpu(lane, GS_SPAN_STEP, "verify", gs_jid(j), -1, t0, gs_now_ns(),
+    gs_tl_span_cpu(lane, GS_SPAN_STEP, gs_vocab_name(GS_V_VERIFY), gs_jid(j), -1, t0, gs_now_ns(),
                    s == GS_OK ? 0 : GS_SPAN_F_FAILED, s == GS_OK ? "ok=1" : "ok=0",
                    gs_task_cpu_ns() - c0);
     j->verified = s == GS_OK ? 1 : (s == GS_ERR_VERIFY ? -1 : 0);
@@ -172,7 +174,8 @@ static void finalize(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
     gs_status si = gs_inject(e, GS_INJ_DEALLOC, lane, j, part, NULL, &err);
     if (s == GS_OK)
         s = si;
-    gs_tl_span_cpu(lane, GS_SPAN_STEP, "buffer_release", jid, part, t0, gs_now_ns(), 0, NULL,
+    gs_tl_span_cpu(lane, GS_SPAN_STEP, gs_vocab_name(GS_V_BUFFER_RELEASE), jid, part, t0,
+                   gs_now_ns(), 0, NULL,
                    gs_task_cpu_ns() - c0);
     real_trim_churn(e, lane, p);
 
@@ -186,7 +189,7 @@ static void finalize(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
         s = e->cfg.work->run(e->cfg.work, GS_WORK_PROCESS_RESULT, &j->spec, part, &err);
     if (s != GS_OK)
         gs_tracker_fail_locked(e, j, s, err.msg);
-    gs_tl_span_cpu(lane, GS_SPAN_STEP, "process_result", jid, part, t0, gs_now_ns(),
+    gs_tl_span_cpu(lane, GS_SPAN_STEP, gs_vocab_name(GS_V_PROCESS_RESULT), jid, part, t0, gs_now_ns(),
                    s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL, gs_task_cpu_ns() - c0);
     s = gs_inject(e, GS_INJ_TRACKER_HOLD, lane, j, part, NULL, &err);
     if (s != GS_OK)
@@ -204,7 +207,7 @@ static void finalize(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
         } else {
             gs_job_assemble(j);
         }
-        gs_tl_span_cpu(lane, GS_SPAN_STEP, "assemble", jid, -1, t0, gs_now_ns(), 0, NULL,
+        gs_tl_span_cpu(lane, GS_SPAN_STEP, gs_vocab_name(GS_V_ASSEMBLE), jid, -1, t0, gs_now_ns(), 0, NULL,
                        gs_task_cpu_ns() - c0);
         if (!j->assembled) {
             gs_tracker_fail_locked(e, j, GS_ERR_NOMEM, "assemble: no memory for the proof");
@@ -223,7 +226,7 @@ static void finalize(struct gs_engine *e, gs_part *p, gs_tl_lane *lane)
         gs_vt_cond_signal(&e->bg_cv);
         pthread_mutex_unlock(&e->bg_mu);
     }
-    gs_tracker_unlock(&e->tr, lane, jid, part, "process_result");
+    gs_tracker_unlock(&e->tr, lane, jid, part, gs_vocab_name(GS_V_PROCESS_RESULT));
 
     if (e->cfg.trim == GS_TRIM_AFTER_UNLOCK)
         gs_trim_step(e, lane, j, part);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../common/clock.h"
 #include "engine_int.h"
 
 uint64_t gs_eng_mix(uint64_t a, uint64_t b)
@@ -32,27 +33,17 @@ uint64_t gs_eng_mix(uint64_t a, uint64_t b)
     return z ^ (z >> 31);
 }
 
+/* A drawn delay: never negative, never NaN or infinite. */
 static double dist_draw(const gs_dist *d, gs_rng *r)
 {
-    double v = 0.0;
-    switch (d->kind) {
-    case GS_DIST_FIXED:
-        v = d->a;
-        break;
-    case GS_DIST_UNIFORM:
-        v = d->a + (d->b - d->a) * gs_rng_unit(r);
-        break;
-    case GS_DIST_LOGNORMAL:
-        /* median * exp(sigma * N(0,1)): the median of a lognormal is e^mu. */
-        v = d->a * exp(d->b * gs_rng_normal(r));
-        break;
-    case GS_DIST_EMPIRICAL:
-        v = d->n_samples ? d->samples[gs_rng_below(r, d->n_samples)] : 0.0;
-        break;
-    default:
-        break;
-    }
+    double v = gs_dist_sample(d, r);
     return v > 0.0 && isfinite(v) ? v : 0.0;
+}
+
+uint64_t gs_injection_seed_auto(uint64_t seed, gs_inj_point p)
+{
+    /* Golden-ratio stride: points stay apart, and so do nearby seeds. */
+    return seed * 0x9e3779b97f4a7c15ULL + (uint64_t)(p + 1) * 0xd1b54a32d192ed03ULL;
 }
 
 int gs_injection_draw(const gs_injection *inj, gs_inj_point p, uint64_t job,

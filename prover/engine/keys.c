@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "../../common/pool.h"
-#include "../../common/vclock.h"
+#include "../../common/clock.h"
 #include "engine_int.h"
 
 void gs_keys_init(gs_keys *k, gs_backend **be, int n_dev)

@@ -19,13 +19,13 @@
  * callback runs under the queue lock (so counter samples are in order);
  * it may take the driver-lane mutex, a leaf lock.  Close wakes everyone:
  * pushes fail, pops drain what is left and then return NULL.  Waits and
- * wake-ups go through the virtual clock's wrappers (vclock.h), plain
+ * wake-ups go through the virtual clock's wrappers (clock.h), plain
  * pthread calls unless a modelled run is on.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/vclock.h"
+#include "../../common/clock.h"
 #include "engine_int.h"
 
 static int before(const gs_part *a, const gs_part *b)

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "../../common/pool.h"
-#include "../../common/vclock.h"
+#include "../../common/clock.h"
 #include "engine_int.h"
 
 void gs_part_free(struct gs_engine *e, gs_part *p)
@@ -68,7 +68,7 @@ void gs_part_release_as(struct gs_engine *e, gs_part *p)
     p->pooled = 0;
     pthread_mutex_lock(&e->pin_mu);
     e->pin_free[e->n_pin_free++] = p->as;   /* n_pin_free < n_pinned <= pin_cap */
-    pthread_cond_broadcast(&e->pin_cv);
+    gs_vt_cond_broadcast(&e->pin_cv);
     pthread_mutex_unlock(&e->pin_mu);
     memset(&p->as, 0, sizeof p->as);
 }
@@ -116,7 +116,15 @@ static gs_status pin_fill_locked(struct gs_engine *e, gs_tl_lane *lane, gs_part 
     gs_err e2;
     for (; got && k < n; k++) {
         gs_err_clear(&e2);
-        s = e->pool_alloc(&got[k], pk->n_vars, pk->domain_size, k == 0 ? err : &e2);
+        if (e->cfg.work) {
+            /* Modelled: the buffer's time, no memory (an empty assignment). */
+            s = e->cfg.work->run(e->cfg.work, GS_WORK_PIN, &p->job->spec, (int32_t)p->index,
+                                 k == 0 ? err : &e2);
+            got[k].n_vars = pk->n_vars;
+            got[k].domain_size = pk->domain_size;
+        } else {
+            s = e->pool_alloc(&got[k], pk->n_vars, pk->domain_size, k == 0 ? err : &e2);
+        }
         if (s != GS_OK)
             break;   /* a smaller pool than asked for, or (k == 0) none */
     }
@@ -125,7 +133,8 @@ static gs_status pin_fill_locked(struct gs_engine *e, gs_tl_lane *lane, gs_part 
         snprintf(args, sizeof args, "bytes=%llu;buffers=%d;asked=%d;pagelocked=%d",
                  (unsigned long long)(((uint64_t)pk->n_vars + 3 * (uint64_t)pk->domain_size) * 32 *
                                       (uint64_t)k), k, n, e->pool_locked);
-        gs_tl_span_cpu(lane, GS_SPAN_STEP, "pin", gs_jid(p->job), (int32_t)p->index, t0, gs_now_ns(),
+        gs_tl_span_cpu(lane, GS_SPAN_STEP, gs_vocab_name(GS_V_PIN), gs_jid(p->job),
+                       (int32_t)p->index, t0, gs_now_ns(),
                        k ? 0 : GS_SPAN_F_FAILED, args, gs_task_cpu_ns() - c0);
     }
     pthread_mutex_lock(&e->pin_mu);
@@ -133,7 +142,7 @@ static gs_status pin_fill_locked(struct gs_engine *e, gs_tl_lane *lane, gs_part 
     for (int i = 1; i < k; i++)
         e->pin_free[e->n_pin_free++] = got[i];
     e->pin_filling = 0;
-    pthread_cond_broadcast(&e->pin_cv);
+    gs_vt_cond_broadcast(&e->pin_cv);
     if (k == 0) {
         free(got);
         return s;
@@ -181,11 +190,12 @@ static gs_status pin_take(struct gs_engine *e, gs_tl_lane *lane, gs_part *p, gs_
         }
         if (!w0)
             w0 = gs_now_ns();
-        pthread_cond_wait(&e->pin_cv, &e->pin_mu);
+        gs_vt_cond_wait(&e->pin_cv, &e->pin_mu);
     }
     pthread_mutex_unlock(&e->pin_mu);
     if (w0 && lane)
-        gs_tl_span(lane, GS_SPAN_STEP, "pin_wait", gs_jid(p->job), (int32_t)p->index, w0, gs_now_ns(),
+        gs_tl_span(lane, GS_SPAN_STEP, gs_vocab_name(GS_V_PIN_WAIT), gs_jid(p->job),
+                   (int32_t)p->index, w0, gs_now_ns(),
                    s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL);
     return s;
 }
@@ -217,7 +227,7 @@ static void workset_alloc(struct gs_engine *e, gs_tl_lane *lane, gs_part *p)
 static void synth_busy(struct gs_engine *e, int delta)
 {
     int v = atomic_fetch_add(&e->synth_busy, delta) + delta;
-    gs_drv_counter(e, "synth_busy", gs_now_ns(), v);
+    gs_drv_counter(e, gs_vocab_name(GS_V_SYNTH_BUSY), gs_now_ns(), v);
 }
 
 /* Synthesizes p; returns the status (detail in err). */
@@ -229,13 +239,13 @@ static gs_status synth_one(struct gs_engine *e, gs_worker *w, gs_part *p, gs_err
     gs_status s = gs_keys_get(&e->keys, j->spec.kind, j->spec.log_constraints, &p->key, err);
     int64_t k1 = gs_now_ns();
     if (k1 - k0 > 1000000)
-        gs_tl_span_cpu(w->lane, GS_SPAN_STEP, "setup", gs_jid(j), part, k0, k1,
+        gs_tl_span_cpu(w->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_SETUP), gs_jid(j), part, k0, k1,
                        s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL, gs_task_cpu_ns() - kc0);
     if (s != GS_OK)
         return s;
 
     uint64_t seed = gs_eng_mix(gs_eng_mix(e->cfg.seed, j->spec.id), p->index);
-    if (e->cfg.direct && !e->cfg.work && (s = pin_take(e, w->lane, p, err)) != GS_OK)
+    if (e->cfg.direct && (s = pin_take(e, w->lane, p, err)) != GS_OK)
         return s;
     synth_busy(e, 1);
     int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
@@ -255,7 +265,7 @@ static gs_status synth_one(struct gs_engine *e, gs_worker *w, gs_part *p, gs_err
         char args[96];
         snprintf(args, sizeof args, "log=%u;domain=%u;seed=%llu", j->spec.log_constraints,
                  p->has_as ? p->as.domain_size : 0, (unsigned long long)seed);
-        gs_tl_span_cpu(w->lane, GS_SPAN_STEP, "synth", gs_jid(j), part, t0, t1,
+        gs_tl_span_cpu(w->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_SYNTH), gs_jid(j), part, t0, t1,
                        s == GS_OK ? 0 : GS_SPAN_F_FAILED, args, c1 - c0);
     }
     return s;
@@ -294,7 +304,7 @@ void *gs_synth_main(void *arg)
         }
         /* p may already be gone (popped by a worker): use the saved ids. */
         if (t1 > t0)
-            gs_tl_span(w->lane, GS_SPAN_STEP, "queue_full_wait", gs_jid(j), part, t0, t1, 0,
+            gs_tl_span(w->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_QUEUE_FULL_WAIT), gs_jid(j), part, t0, t1, 0,
                        NULL);
     }
     gs_vt_exit();

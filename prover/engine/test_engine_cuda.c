@@ -3,9 +3,12 @@
  * "cuda"; skipped without a device, failed under GS_REQUIRE_GPU=1).  The
  * same pipeline as the CPU tests: jobs complete, proofs verify against an
  * independently rebuilt key, device stages land on gpu0/stream* lanes.
+ * The engine itself never names the CUDA backend: this test creates one
+ * (cuda is a test-only layer of the engine's, tdeps_engine).
  */
 #include <stdlib.h>
 
+#include "../cuda/cuda.h"
 #include "engine_test.h"
 
 GS_TEST(engine_cuda_backend_end_to_end)

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "../../common/clock.h"
 #include "engine_test.h"
 
 typedef struct submitter {

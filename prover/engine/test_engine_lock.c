@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 
+#include "../../common/clock.h"
 #include "engine_test.h"
 
 #define SYNTH_S 0.25

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/vclock.h"
+#include "../../common/clock.h"
 #include "engine_int.h"
 
 gs_status gs_tracker_init(gs_tracker *t)
@@ -90,7 +90,7 @@ void gs_tracker_lock(gs_tracker *t, gs_tl_lane *lane, int32_t job, int32_t part)
     }
 locked:;
     int64_t t1 = gs_now_ns();
-    gs_tl_lock_wait(lane, "tracker", holder, job, part, t0, t1);
+    gs_tl_lock_wait(lane, gs_vocab_name(GS_V_TRACKER), holder, job, part, t0, t1);
     atomic_store_explicit(&t->holder, lane ? gs_tl_lane_id(lane) : -1, memory_order_release);
     t->hold_start = t1;
 }
@@ -105,7 +105,7 @@ void gs_tracker_unlock(gs_tracker *t, gs_tl_lane *lane, int32_t job, int32_t par
     if (lane) {
         char args[64];
         snprintf(args, sizeof args, "what=%s", what ? what : "");
-        gs_tl_span(lane, GS_SPAN_LOCK_HOLD, "tracker", job, part, t0, t1, 0, args);
+        gs_tl_span(lane, GS_SPAN_LOCK_HOLD, gs_vocab_name(GS_V_TRACKER), job, part, t0, t1, 0, args);
     }
 }
 
@@ -168,7 +168,8 @@ void gs_tracker_publish_locked(struct gs_engine *e, gs_job_rec *j)
                  gs_job_kind_name(r->kind), r->partitions,
                  (long long)(r->done_ns - (r->intended_ns ? r->intended_ns : r->submitted_ns)));
         pthread_mutex_lock(&e->drv_mu);
-        gs_tl_span(e->drv_lane, GS_SPAN_MARK, "job_done", gs_jid(j), -1, r->done_ns, r->done_ns,
+        gs_tl_span(e->drv_lane, GS_SPAN_MARK, gs_vocab_name(GS_V_JOB_DONE), gs_jid(j), -1,
+                   r->done_ns, r->done_ns,
                    r->status == GS_OK ? 0 : GS_SPAN_F_FAILED, args);
         pthread_mutex_unlock(&e->drv_mu);
     }

@@ -40,7 +40,7 @@
 #include <string.h>
 
 #include "../../common/pool.h"
-#include "../../common/vclock.h"
+#include "../../common/clock.h"
 #include "engine_int.h"
 
 static gs_tl_lane *dev_lane(struct gs_engine *e, int dev, int stream)
@@ -68,8 +68,9 @@ void gs_emit_stages(struct gs_engine *e, int dev, gs_tl_lane *lane, const gs_par
         const char *name = st->name ? st->name : "stage";
         uint16_t fl = (st->flags & GS_STAGE_F_MODELLED) ? GS_SPAN_F_MODELLED : 0;
         if (st->kind == GS_STAGE_HOST) {
-            if (strcmp(name, "device_mutex_wait") == 0)
-                gs_tl_lock_wait(lane, "device_mutex", -1, jid, part, st->start_ns, st->end_ns);
+            if (gs_vocab_is(name, GS_V_DEVICE_MUTEX_WAIT))
+                gs_tl_lock_wait(lane, gs_vocab_name(GS_V_DEVICE_MUTEX), -1, jid, part, st->start_ns,
+                                st->end_ns);
             else
                 gs_tl_span(lane, GS_SPAN_STEP, name, jid, part, st->start_ns, st->end_ns, fl,
                            NULL);
@@ -103,9 +104,7 @@ static void step_cpu(gs_tl_lane *lane, const char *name, const gs_part *p, int64
                    gs_now_ns(), failed ? GS_SPAN_F_FAILED : 0, args, gs_task_cpu_ns() - c0);
 }
 
-/* The CPU prep production does before device work: classify the scalars
- * of the witness (0 and 1 go to batch additions, the rest to the MSMs). */
-static void classify(const gs_assignment *as, uint64_t *zeros, uint64_t *ones)
+void gs_witness_classify(const gs_assignment *as, uint64_t *zeros, uint64_t *ones)
 {
     uint64_t z = 0, o = 0;
     for (uint32_t i = 0; i < as->n_vars; i++) {
@@ -156,7 +155,7 @@ static int prep_partition(gs_worker *w, gs_tl_lane *lane, gs_part *p)
     int64_t t0 = gs_now_ns();
     int cancelled = j->epoch < atomic_load(&e->epoch) || atomic_load(&e->stopping);
     int failed = atomic_load(&j->failed);
-    step(lane, "status_check", p, t0, 0, NULL);
+    step(lane, gs_vocab_name(GS_V_STATUS_CHECK), p, t0, 0, NULL);
     if (cancelled) {
         gs_part_drop(e, p, lane, GS_ERR_CANCELLED, "cancelled before proving");
         return 0;
@@ -169,8 +168,8 @@ static int prep_partition(gs_worker *w, gs_tl_lane *lane, gs_part *p)
     t0 = gs_now_ns();
     gs_tracker_lock(&e->tr, lane, jid, part);
     failed = atomic_load(&j->failed);
-    gs_tracker_unlock(&e->tr, lane, jid, part, "fail_check");
-    step(lane, "fail_check", p, t0, 0, NULL);
+    gs_tracker_unlock(&e->tr, lane, jid, part, gs_vocab_name(GS_V_FAIL_CHECK));
+    step(lane, gs_vocab_name(GS_V_FAIL_CHECK), p, t0, 0, NULL);
     if (failed) {
         gs_part_drop(e, p, lane, GS_OK, NULL);
         return 0;
@@ -180,8 +179,8 @@ static int prep_partition(gs_worker *w, gs_tl_lane *lane, gs_part *p)
     gs_tracker_lock(&e->tr, lane, jid, part);
     j->busy++;
     p->dev = w->dev;
-    gs_tracker_unlock(&e->tr, lane, jid, part, "mark_busy");
-    step(lane, "mark_busy", p, t0, 0, NULL);
+    gs_tracker_unlock(&e->tr, lane, jid, part, gs_vocab_name(GS_V_MARK_BUSY));
+    step(lane, gs_vocab_name(GS_V_MARK_BUSY), p, t0, 0, NULL);
 
     uint64_t zeros, ones;
     t0 = gs_now_ns();
@@ -191,12 +190,12 @@ static int prep_partition(gs_worker *w, gs_tl_lane *lane, gs_part *p)
     if (e->cfg.work)
         s = e->cfg.work->run(e->cfg.work, GS_WORK_HOST_PREP, &j->spec, part, &err);
     else
-        classify(&p->as, &zeros, &ones);
+        gs_witness_classify(&p->as, &zeros, &ones);
     if (s == GS_OK)
         s = gs_inject(e, GS_INJ_HOST_PREP, lane, j, part, NULL, &err);
     snprintf(args, sizeof args, "zeros=%llu;ones=%llu;n=%u", (unsigned long long)zeros,
              (unsigned long long)ones, p->as.n_vars);
-    step_cpu(lane, "host_prep", p, t0, c0, s != GS_OK, args);
+    step_cpu(lane, gs_vocab_name(GS_V_HOST_PREP), p, t0, c0, s != GS_OK, args);
     if (s != GS_OK)
         goto fail;
 
@@ -211,7 +210,7 @@ static int prep_partition(gs_worker *w, gs_tl_lane *lane, gs_part *p)
         else
             s = gs_inject(e, GS_INJ_H2D, lane, j, part, NULL, &err);
         snprintf(args, sizeof args, "pageable=1;bytes=%llu", (unsigned long long)bytes);
-        step_cpu(lane, "h2d_stage", p, t0, c0, s != GS_OK, args);
+        step_cpu(lane, gs_vocab_name(GS_V_H2D_STAGE), p, t0, c0, s != GS_OK, args);
         if (s != GS_OK)
             goto fail;
     }
@@ -239,8 +238,8 @@ static void device_partition(gs_worker *w, gs_part *p)
     gs_status s = gs_groth16_random_rs(&r, &sb, &err);
     if (s != GS_OK)
         goto fail;
-    gs_prove_opts opts = {.pageable = e->cfg.pageable, .threads = e->cfg.prove_threads,
-                          .g2_on_device = e->cfg.g2_on_device, .kind = (int)j->spec.kind,
+    gs_prove_opts opts = {.pageable = e->cfg.pageable, .direct = e->cfg.direct, .threads = e->cfg.prove_threads,
+                          .g2_on_device = e->cfg.g2_on_device && be->ops->caps.g2_on_device, .kind = (int)j->spec.kind,
                           .job_id = (int64_t)j->spec.id, .part = part};
     gs_stage_list sl;
     sl.n = 0;
@@ -248,7 +247,7 @@ static void device_partition(gs_worker *w, gs_part *p)
     c0 = gs_task_cpu_ns();
     s = be->ops->prove_start(be, &p->key->pk, &p->as, &r, &sb, &opts, &p->st, &sl, &err);
     snprintf(args, sizeof args, "backend=%s;dev=%d", be->ops->name, w->dev);
-    step_cpu(w->lane, "prove_start", p, t0, c0, s != GS_OK, args);
+    step_cpu(w->lane, gs_vocab_name(GS_V_PROVE_START), p, t0, c0, s != GS_OK, args);
     gs_emit_stages(e, w->dev, w->lane, p, &sl);
     if (s != GS_OK) {
         p->st = NULL;
@@ -267,12 +266,12 @@ static void device_partition(gs_worker *w, gs_part *p)
         /* After a successful hand-off p belongs to the finalizer: the span
          * uses the saved ids only. */
         s = gs_fin_handoff(e, p, &err);
-        gs_tl_span_cpu(w->lane, GS_SPAN_STEP, "handoff", jid, part, t0, gs_now_ns(),
+        gs_tl_span_cpu(w->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_HANDOFF), jid, part, t0, gs_now_ns(),
                        s == GS_OK ? 0 : GS_SPAN_F_FAILED, NULL, gs_task_cpu_ns() - c0);
         if (s == GS_OK)
             return;
     } else {
-        step(w->lane, "handoff", p, t0, 1, NULL);
+        step(w->lane, gs_vocab_name(GS_V_HANDOFF), p, t0, 1, NULL);
     }
 fail:
     gs_part_drop(e, p, w->lane, s, err.msg);
@@ -292,33 +291,35 @@ static void *prep_main(void *arg)
 {
     prep_ahead *pa = arg;
     struct gs_engine *e = pa->w->e;
+    gs_vt_enter();
     for (;;) {
         /* One prepared partition at a time: wait until the worker took the
          * last one, so the queue's order still decides what runs next. */
         int64_t t0 = gs_now_ns(), t1;
         pthread_mutex_lock(&pa->mu);
         while (pa->ready)
-            pthread_cond_wait(&pa->cv, &pa->mu);
+            gs_vt_cond_wait(&pa->cv, &pa->mu);
         pthread_mutex_unlock(&pa->mu);
         t1 = gs_now_ns();
         if (t1 - t0 > 1000)
-            gs_tl_span(pa->lane, GS_SPAN_STEP, "ready_wait", -1, -1, t0, t1, 0, NULL);
+            gs_tl_span(pa->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_READY_WAIT), -1, -1, t0, t1, 0, NULL);
         gs_part *p = gs_pq_pop(&e->gpu_q, pa->lane, &t0, &t1);
         if (t1 > t0)
-            gs_tl_span(pa->lane, GS_SPAN_STEP, "queue_wait", -1, -1, t0, t1, 0, NULL);
+            gs_tl_span(pa->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_QUEUE_WAIT), -1, -1, t0, t1, 0, NULL);
         if (!p)
             break;
         if (!prep_partition(pa->w, pa->lane, p))
             continue;
         pthread_mutex_lock(&pa->mu);
         pa->ready = p;
-        pthread_cond_broadcast(&pa->cv);
+        gs_vt_cond_broadcast(&pa->cv);
         pthread_mutex_unlock(&pa->mu);
     }
     pthread_mutex_lock(&pa->mu);
     pa->done = 1;
-    pthread_cond_broadcast(&pa->cv);
+    gs_vt_cond_broadcast(&pa->cv);
     pthread_mutex_unlock(&pa->mu);
+    gs_vt_exit();
     return NULL;
 }
 
@@ -334,7 +335,9 @@ static int run_prep_ahead(gs_worker *w)
     pthread_mutex_init(&pa.mu, NULL);
     pthread_cond_init(&pa.cv, NULL);
     pthread_t th;
+    gs_vt_spawn();
     if (pthread_create(&th, NULL, prep_main, &pa) != 0) {
+        gs_vt_spawn_failed();
         pthread_cond_destroy(&pa.cv);
         pthread_mutex_destroy(&pa.mu);
         return 0;
@@ -343,14 +346,14 @@ static int run_prep_ahead(gs_worker *w)
         int64_t t0 = gs_now_ns();
         pthread_mutex_lock(&pa.mu);
         while (!pa.ready && !pa.done)
-            pthread_cond_wait(&pa.cv, &pa.mu);
+            gs_vt_cond_wait(&pa.cv, &pa.mu);
         gs_part *p = pa.ready;
         pa.ready = NULL;
-        pthread_cond_broadcast(&pa.cv);
+        gs_vt_cond_broadcast(&pa.cv);
         pthread_mutex_unlock(&pa.mu);
         int64_t t1 = gs_now_ns();
         if (t1 - t0 > 1000)
-            gs_tl_span(w->lane, GS_SPAN_STEP, "queue_wait", -1, -1, t0, t1, 0, "prepped=1");
+            gs_tl_span(w->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_QUEUE_WAIT), -1, -1, t0, t1, 0, "prepped=1");
         if (!p)
             break;
         device_partition(w, p);
@@ -366,9 +369,9 @@ void *gs_worker_main(void *arg)
     gs_worker *w = arg;
     struct gs_engine *e = w->e;
     gs_vt_enter();
-    /* Prep ahead runs a second thread per worker; the virtual clock does
-     * not model it (validation refuses prep = ahead with backend = model). */
-    if (e->cfg.prep_ahead && !e->cfg.work && run_prep_ahead(w)) {
+    /* Prep ahead runs a second thread per worker (a participant of the
+     * virtual clock like every engine thread, its hand-over waits wrapped). */
+    if (e->cfg.prep_ahead && run_prep_ahead(w)) {
         gs_vt_exit();
         return NULL;
     }
@@ -376,7 +379,7 @@ void *gs_worker_main(void *arg)
         int64_t t0, t1;
         gs_part *p = gs_pq_pop(&e->gpu_q, w->lane, &t0, &t1);
         if (t1 > t0)
-            gs_tl_span(w->lane, GS_SPAN_STEP, "queue_wait", -1, -1, t0, t1, 0, NULL);
+            gs_tl_span(w->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_QUEUE_WAIT), -1, -1, t0, t1, 0, NULL);
         if (!p)
             break;
         if (prep_partition(w, w->lane, p))

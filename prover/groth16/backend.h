@@ -3,6 +3,9 @@
  * CUDA backend (prover/cuda) implement it; the engine and the drivers hold
  * a gs_backend and never know which one it is.
  *
+ * What a caller may rely on beyond the calls is in gs_backend_caps (the
+ * kind of device, G2 on the device, host memory for staging buffers).
+ *
  * Proving is split the way production daemons split it:
  *   prove_start: the work a GPU does (H2D of a/b/c, iNTT/coset/NTT for H
  *     in the key's H convention, pk->h_conv (groth16.h): every backend
@@ -61,6 +64,9 @@ typedef struct gs_prove_state gs_prove_state;  /* between start and finish */
 
 typedef struct gs_prove_opts {
     int pageable;           /* stage a/b/c through pageable memory (labelled) */
+    int direct;             /* the engine's staging = direct: a, b, c come from its pool of
+                               (page-locked) buffers.  The CUDA backend checks the buffers
+                               itself; models time the prove's staging from it */
     int threads;            /* CPU threads for CPU-side work (0 = all cores) */
     int g2_on_device;       /* CUDA: run the B2 MSM on the GPU */
     /* CPU: the caller's assignment is the prover's scratch: as->a, as->b
@@ -76,8 +82,39 @@ typedef struct gs_prove_opts {
     int32_t part;
 } gs_prove_opts;
 
+/* What a backend is, as far as its callers need to know: the engine reads
+ * these and never a backend's name (which is a label for metadata and
+ * messages only). */
+typedef enum {
+    GS_BE_KIND_HOST,         /* proves on the CPU: its lanes are "cpu<d>/..." */
+    GS_BE_KIND_GPU,          /* drives a GPU: lanes "gpu<d>/..." */
+    GS_BE_KIND_MODEL,        /* a modelled GPU in virtual time: lanes "gpu<d>/..." */
+    GS_BE_KIND_COUNT
+} gs_backend_kind;
+
+typedef struct gs_backend_caps {
+    gs_backend_kind kind;
+    /* 1: honours gs_prove_opts.g2_on_device (the B G2 MSM in prove_start). */
+    int g2_on_device;
+    /* Host memory for the assignments a caller synthesizes into and hands
+     * to prove_start (the engine's staging = direct pool).  NULL: plain heap
+     * buffers (gs_assignment_alloc / gs_assignment_free) serve as well as
+     * any.  Otherwise assignment_alloc / assignment_free give buffers the
+     * backend copies from fastest (the CUDA backend: page-locked, single
+     * DMAs), with gs_assignment_alloc's contract (w uninitialized, a, b, c
+     * zeroed; free with assignment_free only), and assignment_pin /
+     * assignment_unpin (may be NULL) make a heap assignment's buffers so in
+     * place, once per reused buffer (unpin before freeing them). */
+    gs_status (*assignment_alloc)(gs_assignment *as, uint32_t n_vars, uint32_t domain_size,
+                                  gs_err *err);
+    void (*assignment_free)(gs_assignment *as);
+    gs_status (*assignment_pin)(gs_assignment *as, gs_err *err);
+    void (*assignment_unpin)(gs_assignment *as);
+} gs_backend_caps;
+
 typedef struct gs_backend_ops {
-    const char *name;                                   /* "cpu", "cuda", "model" */
+    const char *name;                                   /* label: "cpu", "cuda", "model" */
+    gs_backend_caps caps;
     /* Device description for reports ("NVIDIA H200, driver 580.x" / CPU model). */
     const char *(*describe)(gs_backend *be);
     /* Makes pk resident (SRS uploaded once, reused by every proof). */
@@ -115,36 +152,6 @@ struct gs_backend {
  * (g = GS_FR_GENERATOR); ntt = NTT, (a'b' - c')/(g^n - 1) and the coset
  * iNTT back to the quotient's coefficients. */
 gs_status gs_backend_cpu_create(gs_backend **out, int threads, gs_err *err);
-/* The CUDA backend on device `device`; GS_ERR_NODEV when there is none,
- * GS_ERR_UNSUPPORTED when built without CUDA.  Stages: device_mutex_wait,
- * load_b2 (first proof with g2_on_device only) (HOST, device -1); h2d_w
- * (COPY), prep_w, msm_l, msm_a, msm_b1, [msm_b2 with g2_on_device]
- * (KERNEL) on stream 0; h2d (COPY), ntt (KERNEL) on stream 1; msm_h
- * (KERNEL), d2h (COPY) on stream 0 (device `device`); [msm_b2 on the CPU
- * without it,] epilogue (HOST, device -1).  (prover/cuda/backend_cuda.c) */
-gs_status gs_backend_cuda_create(gs_backend **out, int device, gs_err *err);
-/* Page-locks the assignment's four buffers (cudaHostRegister, portable)
- * so that the CUDA backend's prove_start copies them to the device in
- * single DMAs (~50 GB/s on the H200) with no host staging, and queues the
- * H chain before it waits on the witness; the production layout, where
- * synthesis writes into pinned buffers.  Registration costs host time
- * (about a second per few GB) and pins the pages until
- * gs_cuda_assignment_unpin, which must come before the buffers are freed:
- * do it once per reused buffer, not per proof.  GS_ERR_UNSUPPORTED without
- * CUDA; on failure nothing stays registered. */
-gs_status gs_cuda_assignment_pin(gs_assignment *as, gs_err *err);
-void gs_cuda_assignment_unpin(gs_assignment *as);
-/* The caveat of registering: a buffer must not share a page with memory
- * registered apart (small heap blocks do: GS_ERR_CUDA "already
- * registered"); big (mmap-backed) or page-aligned buffers never do.  An
- * owner that keeps its buffers allocates them page-locked instead:
- * gs_cuda_assignment_alloc (cudaHostAlloc, portable; w uninitialized, a, b,
- * c zeroed, as gs_assignment_alloc) and gs_cuda_assignment_free (never
- * gs_assignment_free).  GS_ERR_UNSUPPORTED without CUDA. */
-gs_status gs_cuda_assignment_alloc(gs_assignment *as, uint32_t n_vars, uint32_t domain_size,
-                                   gs_err *err);
-void gs_cuda_assignment_free(gs_assignment *as);
-/* Number of CUDA devices visible (0 without CUDA or without a GPU). */
-int gs_cuda_device_count(void);
+/* The CUDA backend and its page-locked assignments: prover/cuda/cuda.h. */
 
 #endif

@@ -27,6 +27,8 @@
 #include <string.h>
 
 #include "../../common/bigmem.h"
+#include "../../common/clock.h"
+#include "../../timeline/vocab.h"
 #include "../msm/msm.h"
 #include "backend.h"
 #include "g16_internal.h"
@@ -164,7 +166,7 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
     int64_t t0 = gs_now_ns();
     pthread_mutex_lock(&im->mu);
     int64_t t1 = gs_now_ns();
-    stage_push(stages, "device_mutex_wait", GS_STAGE_HOST, -1, t0, t1);
+    stage_push(stages, gs_vocab_name(GS_V_DEVICE_MUTEX_WAIT), GS_STAGE_HOST, -1, t0, t1);
     if ((st = ensure_domain(im, pk->log_domain, err)) != GS_OK) {
         pthread_mutex_unlock(&im->mu);
         goto fail;
@@ -177,25 +179,25 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
         memcpy(c, as->c, n * sizeof *c);
     }
     int64_t t2 = gs_now_ns();
-    stage_push(stages, "host_prep", GS_STAGE_HOST, -1, t1, t2);
+    stage_push(stages, gs_vocab_name(GS_V_HOST_PREP), GS_STAGE_HOST, -1, t1, t2);
 
     gs_g16_h_intt(im->dom, a, b, c, im->pool);
     int64_t t3 = gs_now_ns();
-    stage_push(stages, "intt", GS_STAGE_KERNEL, 0, t2, t3);
+    stage_push(stages, gs_vocab_name(GS_V_INTT), GS_STAGE_KERNEL, 0, t2, t3);
     int classic = pk->h_conv == GS_H_CLASSIC;
     if (classic)
         gs_g16_h_coset_classic(im->dom, a, b, c, im->pool);
     else
         gs_g16_h_coset(im->dom, a, b, c, im->pool);
     int64_t t4 = gs_now_ns();
-    stage_push(stages, "coset", GS_STAGE_KERNEL, 0, t3, t4);
+    stage_push(stages, gs_vocab_name(GS_V_COSET), GS_STAGE_KERNEL, 0, t3, t4);
     gs_scalar *h = (gs_scalar *)a;   /* join writes element i after reading a[i] */
     if (classic)
         gs_g16_h_ntt_join_classic(h, im->dom, a, b, c, im->pool);
     else
         gs_g16_h_ntt_join(h, im->dom, a, b, c, im->pool);
     int64_t t5 = gs_now_ns();
-    stage_push(stages, "ntt", GS_STAGE_KERNEL, 0, t4, t5);
+    stage_push(stages, gs_vocab_name(GS_V_NTT), GS_STAGE_KERNEL, 0, t4, t5);
 
     /* Two G1 MSMs.  msm_a: A's points by the witness.  msm_c: everything
      * pi_C needs, as one sum of MSMs (gs_msm_g1_sum: one Pippenger over
@@ -244,12 +246,12 @@ static gs_status cpu_prove_start(gs_backend *be, const gs_pk *pk, const gs_assig
     gs_g1_set_inf(&ps->g1.b1);
     st = gs_msm_g1_sum(&ps->g1.l, c_in, 3, im->pool, NULL);
     int64_t t6 = gs_now_ns();
-    stage_push(stages, "msm_c", GS_STAGE_KERNEL, 0, t5, t6);
+    stage_push(stages, gs_vocab_name(GS_V_MSM_C), GS_STAGE_KERNEL, 0, t5, t6);
     if (rw_own)
         free(rw);
     if (st == GS_OK) {
         st = gs_msm_g1_cfg(&ps->g1.a, pk->a, ps->w, nv, im->pool, &ps->wcfg);
-        stage_push(stages, "msm_a", GS_STAGE_KERNEL, 0, t6, gs_now_ns());
+        stage_push(stages, gs_vocab_name(GS_V_MSM_A), GS_STAGE_KERNEL, 0, t6, gs_now_ns());
     }
     pthread_mutex_unlock(&im->mu);
     if (st != GS_OK) {
@@ -275,14 +277,14 @@ static gs_status cpu_prove_finish(gs_backend *be, gs_prove_state *ps, gs_proof *
     int64_t t0 = gs_now_ns();
     gs_status st = gs_msm_g2_cfg(&b2, ps->pk->b2, ps->w, ps->pk->n_vars, im->pool, &ps->wcfg);
     int64_t t1 = gs_now_ns();
-    stage_push(stages, "msm_b2", GS_STAGE_HOST, -1, t0, t1);
+    stage_push(stages, gs_vocab_name(GS_V_MSM_B2), GS_STAGE_HOST, -1, t0, t1);
     if (st != GS_OK) {
         GS_ERR(err, st, "prove", "G2 MSM scratch");
         state_free(ps);
         return st;
     }
     gs_g16_epilogue(out, ps->pk, &ps->g1, &b2, &ps->r, &ps->s);
-    stage_push(stages, "epilogue", GS_STAGE_HOST, -1, t1, gs_now_ns());
+    stage_push(stages, gs_vocab_name(GS_V_EPILOGUE), GS_STAGE_HOST, -1, t1, gs_now_ns());
     memset(&ps->r, 0, sizeof ps->r);
     memset(&ps->s, 0, sizeof ps->s);
     state_free(ps);
@@ -311,6 +313,8 @@ static void cpu_destroy(gs_backend *be)
 
 static const gs_backend_ops cpu_ops = {
     .name = "cpu",
+    /* Heap assignments; the G2 MSM always runs in prove_finish. */
+    .caps = { .kind = GS_BE_KIND_HOST, .g2_on_device = 0 },
     .describe = cpu_describe,
     .load_pk = cpu_load_pk,
     .prove_start = cpu_prove_start,

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../common/paths.h"
 #include "../../common/rng.h"
 #include "io.h"
 #include "io_internal.h"
@@ -165,22 +166,6 @@ int gs_keyrec_lookup(const char *dir, const uint8_t digest[32], uint64_t size, c
     return 1;
 }
 
-/* mkdir -p with mode 0700 for the directories it makes. */
-static int make_dirs(const char *dir)
-{
-    char p[2048];
-    snprintf(p, sizeof p, "%s", dir);
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0700) != 0 && errno != EEXIST)
-            return -1;
-        *s = '/';
-    }
-    return mkdir(p, 0700) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 gs_status gs_keyrec_store(const char *dir, const uint8_t digest[32], uint64_t size,
                           const char *key_path, char *path, size_t path_len, gs_err *err)
 {
@@ -188,7 +173,7 @@ gs_status gs_keyrec_store(const char *dir, const uint8_t digest[32], uint64_t si
     uint8_t key[32], mac[32];
     gs_sha256_hex(hex, digest);
     snprintf(path, path_len, "%s/%s.rec", dir, hex);
-    if (make_dirs(dir) != 0)
+    if (gs_mkdir_p_mode(dir, 0700) != 0)
         return gs_err_set(err, GS_ERR_IO, "key record", dir, "cannot create: %s",
                           strerror(errno));
     if (read_secret(key, dir, 1, note, sizeof note) != 0)

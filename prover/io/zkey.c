@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/clock.h"
 #include "../../common/rng.h"
 
 #include "io.h"

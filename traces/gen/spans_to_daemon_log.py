@@ -7,7 +7,7 @@ analysis of the same spans.csv (CI: capture/import/test_import_daemon.c).
   python3 traces/gen/spans_to_daemon_log.py SPANS.csv [-o LOG] [--ansi]
       [--noise] [--base 2026-01-05T10:00:00Z]
 
-What each line is made of (engine spans of diag/SPANS.md; t0 = the first span
+What each line is made of (engine spans of timeline/SPANS.md; t0 = the first span
 of the capture, the engine's start):
   TIMELINE,<ms>,SYNTH_START,<job>,partition=<p>          synth start
   TIMELINE,<ms>,SYNTH_END,<job>,partition=<p>,synth_ms=  synth end
@@ -38,6 +38,12 @@ of the capture, the engine's start):
   <utc> INFO ... FIN_TIMING finalizer partition finish_ms= drop_res_ms= lock_wait_ms=
       process_ms= total_ms=                              at the end of the finalizer's
                                                          process_result hold
+A prep thread's lane (gpu_worker/<d>.<w>/prep, engine.prep = ahead) counts as
+its worker's: pickup and hot_path come from its checks, GPU_START from its
+host_prep, pre_lock_cpu_ms is its CPU steps and mutex_wait_ms the rest up to
+the acquisition (as one prove_start doing its CPU prep, then waiting for the
+GPU, prints them).  Zero-length steps (modelled captures) follow the step
+they end, not nest in it.
 TIMELINE offsets are floored to the millisecond, tracing timestamps to the
 microsecond, as the daemon prints them.  Lines are written in time order
 (CUZK lines at their emission time, as their place in the stream).
@@ -134,24 +140,41 @@ def main():
         if L["role"] == "device" and s["kind"] in ("kernel", "copy") and s["job"] >= 0:
             dev_ops.setdefault((s["job"], s["part"]), []).append(s)
 
-    # GPU workers.
-    for lid, L in lanes.items():
-        if L["role"] != "gpu_worker":
-            continue
-        w = int(L["name"].rsplit(".", 1)[1]) if "." in L["name"] else 0
+    # GPU workers.  With engine.prep = ahead a worker's prep thread has its
+    # own lane, gpu_worker/<d>.<w>/prep, running status_check .. host_prep of
+    # the next partition: its steps count as the worker's (the daemon logs
+    # pickup and hot_path from whichever thread takes the tracker lock).
+    def outer_steps(lid):
         spans = [s for s in by_lane.get(lid, []) if s["kind"] in ("step", "lock_wait", "lock_hold")]
-        steps = [s for s in spans if s["kind"] == "step"]
-        # Outer steps of the loop (not nested in prove_start).
-        outer = []
-        for s in steps:
-            if outer and s["end"] <= outer[-1]["end"] and s["start"] >= outer[-1]["start"]:
+        outer = []  # outer steps of the loop (not nested in prove_start)
+        for s in spans:
+            if s["kind"] != "step":
+                continue
+            # Nested: inside the last outer step (a zero-length step at its
+            # end, as modelled captures have, follows it instead).
+            if (outer and s["end"] <= outer[-1]["end"] and s["start"] >= outer[-1]["start"]
+                    and s["start"] < outer[-1]["end"]):
                 continue
             outer.append(s)
+        return spans, outer
+
+    by_name = {L["name"]: lid for lid, L in lanes.items()}
+    for lid, L in lanes.items():
+        if L["role"] != "gpu_worker" or L["name"].endswith("/prep"):
+            continue
+        w = int(L["name"].rsplit(".", 1)[1]) if "." in L["name"] else 0
+        spans, outer = outer_steps(lid)
+        prep_lid = by_name.get(L["name"] + "/prep")
+        prep = outer_steps(prep_lid)[1] if prep_lid is not None else []
         for i, s in enumerate(outer):
             if s["name"] != "prove_start" or s["job"] < 0:
                 continue
             job, part = s["job"], s["part"]
             mine = [o for o in outer[:i] if o["job"] == job and o["part"] == part]
+            if prep:
+                mine = sorted(mine + [o for o in prep if o["job"] == job and o["part"] == part
+                                      and o["start"] < s["start"]],
+                              key=lambda o: (o["start"], o["end"]))
             st = next((o for o in mine if o["name"] == "status_check"), None)
             fc = next((o for o in mine if o["name"] == "fail_check"), None)
             mb = next((o for o in mine if o["name"] == "mark_busy"), None)
@@ -173,8 +196,14 @@ def main():
                       None)
             acq = dm["end"] if dm else s["start"]
             if dm:
-                emit(dm["end"], f"CUZK_TIMING: pre_lock_cpu_ms={ms3(dm['start'] - gpu_start)} "
-                                f"mutex_wait_ms={ms3(dm['end'] - dm['start'])}")
+                # Prep ahead: the CPU part is the prep thread's steps; the
+                # rest up to the acquisition (the prepared partition waiting
+                # for the worker) is the wait, as one prove_start doing its
+                # CPU prep and then waiting for the GPU would print it.
+                cpu_end = max((o["end"] for o in after_mb if o in prep), default=dm["start"])
+                cpu_end = min(cpu_end, dm["start"])
+                emit(dm["end"], f"CUZK_TIMING: pre_lock_cpu_ms={ms3(cpu_end - gpu_start)} "
+                                f"mutex_wait_ms={ms3(dm['end'] - cpu_end)}")
             ops = dev_ops.get((job, part), [])
             if ops:
                 last = max(o["end"] for o in ops)

@@ -218,10 +218,13 @@ static void open_output(void)
     g_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (g_fd < 0)
         return;
+    /* The executable's name only: the raw records travel with the capture
+     * and hold no absolute path of the machine they were taken on. */
     char exe[1024], cexe[1024];
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[k > 0 ? k : 0] = '\0';
-    gsi_clean(cexe, sizeof cexe, exe);
+    const char *base = strrchr(exe, '/');
+    gsi_clean(cexe, sizeof cexe, base ? base + 1 : exe);
     int audit = g_audit;
     g_audit = 0;   /* no re-entry into audit_open from the header line */
     gsi_emit("H gsattach 1 %d %d %llu %s", (int)getpid(), (int)getppid(),

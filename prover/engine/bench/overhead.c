@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "../../../common/clock.h"
 #include "../engine.h"
 
 static int cmp_d(const void *a, const void *b)

@@ -1,4 +1,19 @@
 /*
+ * The clock: the one interface for time in gapscope, real and virtual.
+ *
+ * Every timeline, timeout and modelled delay reads gs_now_ns() and waits
+ * with gs_sleep_ns(); captures record gs_thread_cpu_ns() beside wall time
+ * (timeline/SPANS.md).  These read the operating system's clocks, except
+ * while a virtual clock runs (below): then they are virtual time, a
+ * participant's sleep is modelled time and its CPU time the modelled CPU
+ * it has consumed.  gs_real_* read the operating system whatever runs.
+ *
+ * Files: clock.c the operating system's clocks (it calls nothing else
+ * here); vclock.c the virtual clock, and the three calls above, which read
+ * its state (it sleeps outside the clock through clock.c); pshare.c the
+ * processor-sharing rule of the modelled CPU.  Calls run one way only:
+ * vclock.c -> clock.c, pshare.c.
+ *
  * gs_vt: a virtual clock with a modelled CPU, so the real engine (its
  * threads, queues, locks and policies) can run a whole capture's worth of
  * work in modelled time, far faster than real time and independent of how
@@ -15,14 +30,17 @@
  * engine's own synchronization decides what runs next, exactly as in a
  * real run.
  *
- * CPU.  Modelled CPU work is processor sharing on `cores` modelled cores:
- * with T runnable threads of CPU work, each advances at min(1, cores / T)
- * of a core.  A task with `threads` > 1 counts for that many threads (and
- * advances that many times faster); a task on a pool (pool >= 0) gets its
- * own thread plus helpers from the pool's width - 1 workers, handed out in
- * the order the tasks started (the oldest first, as gs_pool's workers help
- * the oldest call), at most threads - 1 each.  gs_vt_load adds threads that
- * use CPU without progress of their own (a thread spinning on a device).
+ * CPU.  Modelled CPU work is processor sharing on `cores` modelled cores,
+ * the rule of pshare.h: with T runnable threads of CPU work, each advances
+ * at min(1, cores / T) of a core; a task with `threads` > 1 counts for that
+ * many threads (pool tasks: their own thread plus the pool's helpers,
+ * oldest task first).  gs_vt_load adds threads that use CPU without
+ * progress of their own (a thread spinning on a device).  Contention
+ * (cfg.speed, optional; pshare.h's extension): a task of speed class cls
+ * (gs_vt_cpu_class) progresses speed(cls, T) times its share: the measured
+ * slowdown of a stage as concurrency grows (model/model_speed.c).  Its
+ * core_ns is work at speed 1; the CPU it consumes (gs_vt_thread_cpu_ns) is
+ * its share's.
  *
  * Accounting.  `active` counts participants that are running.  A waiter
  * decrements it before it blocks; a waker (signal, broadcast, unlock of a
@@ -46,16 +64,37 @@
  * mutex functions take vt.mu first and only trylock/unlock the wrapped
  * mutex under it, which never blocks.
  */
-#ifndef GS_VCLOCK_H
-#define GS_VCLOCK_H
+#ifndef GS_CLOCK_H
+#define GS_CLOCK_H
 
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
 
+#include "pshare.h"
 #include "status.h"
 
-#define GS_VT_MAX_POOLS 16
+/* ---- time, as every caller reads it ------------------------------------ */
+
+/* CLOCK_MONOTONIC in nanoseconds: the time base of every timeline.  While
+ * a virtual clock runs it is the virtual time instead. */
+int64_t gs_now_ns(void);
+/* Sleeps ns nanoseconds (restarting after signals); a participant of a
+ * running virtual clock sleeps ns of virtual time. */
+void gs_sleep_ns(int64_t ns);
+/* CPU time the calling thread has used (CLOCK_THREAD_CPUTIME_ID), in
+ * nanoseconds.  For a participant of a virtual clock: the modelled CPU it
+ * has consumed. */
+int64_t gs_thread_cpu_ns(void);
+
+/* The operating system's clocks, whether or not a virtual clock runs. */
+int64_t gs_real_now_ns(void);
+void gs_real_sleep_ns(int64_t ns);
+int64_t gs_real_thread_cpu_ns(void);
+
+/* ---- the virtual clock --------------------------------------------------- */
+
+#define GS_VT_MAX_POOLS GS_PSHARE_MAX_POOLS
 
 typedef struct gs_vt_cfg {
     int cores;                      /* modelled CPU cores, >= 1 */
@@ -65,6 +104,9 @@ typedef struct gs_vt_cfg {
      * change (t: virtual ns, busy: cores in use, 0..cores); may be NULL. */
     void (*on_cpu)(void *ctx, int64_t t, double busy);
     void *on_cpu_ctx;
+    /* Speed of class cls (>= 0) with T runnable threads, > 0; NULL: 1. */
+    gs_pshare_speed_fn speed;
+    void *speed_ctx;
 } gs_vt_cfg;
 
 /* Turns the clock on at virtual time t0_ns; the calling thread becomes a
@@ -98,6 +140,8 @@ void gs_vt_sleep_idle(int64_t ns);
 /* core_ns of CPU work with up to `threads` threads, on pool `pool` (-1:
  * no pool: the task's threads are its own). */
 void gs_vt_cpu(int64_t core_ns, int threads, int pool);
+/* The same for a task of speed class cls (-1: none, speed 1). */
+void gs_vt_cpu_class(int64_t core_ns, int threads, int pool, int cls);
 /* Threads using CPU without progress (delta +1 / -1). */
 void gs_vt_load(int delta);
 /* Modelled CPU ns the calling participant has consumed (0 for others). */

@@ -1,11 +1,10 @@
 /*
- * Values with units and delay distributions, as scenario files write them.
+ * Delay distributions, as scenario files write them:
  *
- *   duration  <number><unit>, unit ns | us | ms | s | min   ("50ms", "1.5s")
- *   size      <number>[unit], unit B | KiB | MiB | GiB | TiB (binary; no unit = bytes)
  *   dist      fixed:D | uniform:D1,D2 | lognormal:median=D,sigma=X | empirical:FILE
  *
- * A duration needs its unit: "50" alone is an error, not a guess.
+ * D is a duration with its unit (common/units.h); an empirical file holds
+ * one duration per line.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -14,82 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/paths.h"
+#include "../common/units.h"
 #include "scenario.h"
-
-/* Parses a finite number followed by a suffix; *rest points at the suffix. */
-static int parse_number(double *out, const char *text, const char **rest)
-{
-    while (isspace((unsigned char)*text))
-        text++;
-    if (!*text || (!isdigit((unsigned char)*text) && *text != '.' && *text != '-' && *text != '+'))
-        return 0;
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || errno == ERANGE || !isfinite(v))
-        return 0;
-    /* Reject hex floats, inf, nan which strtod accepts. */
-    for (const char *p = text; p < end; p++)
-        if (!(isdigit((unsigned char)*p) || *p == '.' || *p == '-' || *p == '+' || *p == 'e' || *p == 'E'))
-            return 0;
-    while (isspace((unsigned char)*end))
-        end++;
-    *out = v;
-    *rest = end;
-    return 1;
-}
-
-static int suffix_is(const char *rest, const char *unit)
-{
-    size_t n = strlen(unit);
-    if (strncmp(rest, unit, n))
-        return 0;
-    rest += n;
-    while (isspace((unsigned char)*rest))
-        rest++;
-    return *rest == '\0';
-}
-
-int gs_parse_duration_ns(int64_t *out, const char *text)
-{
-    static const struct { const char *unit; double ns; } units[] = {
-        {"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"min", 60e9},
-    };
-    double v;
-    const char *rest;
-    if (!parse_number(&v, text, &rest) || v < 0)
-        return 0;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (suffix_is(rest, units[i].unit)) {
-            double ns = v * units[i].ns;
-            if (ns > 9.2e18)
-                return 0;
-            *out = (int64_t)llround(ns);
-            return 1;
-        }
-    return 0;
-}
-
-int gs_parse_size_bytes(uint64_t *out, const char *text)
-{
-    static const struct { const char *unit; double mult; } units[] = {
-        {"", 1.0}, {"B", 1.0}, {"KiB", 1024.0}, {"MiB", 1048576.0},
-        {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
-    };
-    double v;
-    const char *rest;
-    if (!parse_number(&v, text, &rest) || v < 0)
-        return 0;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (suffix_is(rest, units[i].unit)) {
-            double b = v * units[i].mult;
-            if (b > 1.8e19 || b != floor(b))
-                return 0;
-            *out = (uint64_t)b;
-            return 1;
-        }
-    return 0;
-}
 
 static int duration_s(double *out, const char *text)
 {
@@ -199,7 +125,7 @@ gs_status gs_parse_dist(gs_dist *out, const char *text, const char *base_dir,
                 have_m = 1;
             else if (!strncmp(tok, "sigma=", 6)) {
                 const char *rest;
-                if (!parse_number(&out->b, tok + 6, &rest) || *rest || out->b < 0 || out->b > 10)
+                if (!gs_parse_number(&out->b, tok + 6, &rest) || *rest || out->b < 0 || out->b > 10)
                     return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
                                       "lognormal: sigma must be a number in [0, 10], got '%s'", tok + 6);
                 have_s = 1;
@@ -217,10 +143,7 @@ gs_status gs_parse_dist(gs_dist *out, const char *text, const char *base_dir,
         char path[GS_SCN_PATH_MAX];
         if (!buf[0])
             return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "empirical: expected a file name");
-        if (buf[0] == '/' || !base_dir || !base_dir[0])
-            snprintf(path, sizeof path, "%s", buf);
-        else
-            snprintf(path, sizeof path, "%s/%s", base_dir, buf);
+        gs_path_resolve(path, sizeof path, base_dir, buf);
         gs_err sub;
         gs_err_clear(&sub);
         if (load_empirical(out, path, &sub) != GS_OK)
@@ -229,40 +152,4 @@ gs_status gs_parse_dist(gs_dist *out, const char *text, const char *base_dir,
     }
     return gs_err_set(err, GS_ERR_FORMAT, "scenario", where, "unknown distribution '%.*s': %s",
                       (int)klen, text, expect);
-}
-
-double gs_dist_sample(const gs_dist *d, gs_rng *r)
-{
-    switch (d->kind) {
-    case GS_DIST_FIXED:
-        return d->a;
-    case GS_DIST_UNIFORM:
-        return d->a + (d->b - d->a) * gs_rng_unit(r);
-    case GS_DIST_LOGNORMAL:
-        return d->a * exp(d->b * gs_rng_normal(r));
-    case GS_DIST_EMPIRICAL:
-        return d->n_samples ? d->samples[gs_rng_below(r, d->n_samples)] : 0.0;
-    default:
-        return 0.0;
-    }
-}
-
-double gs_dist_mean(const gs_dist *d)
-{
-    switch (d->kind) {
-    case GS_DIST_FIXED:
-        return d->a;
-    case GS_DIST_UNIFORM:
-        return 0.5 * (d->a + d->b);
-    case GS_DIST_LOGNORMAL: /* E[X] = median * exp(sigma^2 / 2) */
-        return d->a * exp(0.5 * d->b * d->b);
-    case GS_DIST_EMPIRICAL: {
-        double s = 0;
-        for (size_t i = 0; i < d->n_samples; i++)
-            s += d->samples[i];
-        return d->n_samples ? s / (double)d->n_samples : 0.0;
-    }
-    default:
-        return 0.0;
-    }
 }
