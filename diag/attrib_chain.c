@@ -121,7 +121,8 @@ static int walk(gs_launcher *L, int32_t self, int32_t wait0, int64_t t, int64_t 
     for (;;) {
         const gs_span *w = &L->sp[waits[hops]];
         int64_t next_hold;
-        const hold *h = gs_ln_hold_at(L, w->name, t, &next_hold);
+        const hold *h =
+            gs_ln_hold_at(L, L->info[lanes[hops]]->process, w->name, t, &next_hold);
         int32_t b;
         if (h) {
             b = h->lane;

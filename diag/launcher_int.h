@@ -46,7 +46,7 @@ typedef struct devop {
 typedef struct hold {
     const char *lock;
     int64_t start, end;
-    int32_t lane;
+    int32_t lane, proc;
 } hold;
 
 /* int64 -> int32 open-addressing map (correlation ids). */
@@ -72,10 +72,10 @@ struct gs_launcher {
     devop *ops;           /* device operations sorted by (device, start, span) */
     size_t n_ops;
     int32_t *launcher;    /* per device op: launcher lane, -2 not yet resolved, -1 none */
-    hold *holds;          /* LOCK_HOLD spans sorted by (lock, start) */
+    hold *holds;          /* LOCK_HOLD spans sorted by (process, lock, start) */
     size_t n_holds;
-    imap corr_lane;       /* corr id -> lane of the cuda:* call */
-    imap pageable;        /* corr ids of COPY spans with pageable=1 */
+    imap corr_lane;       /* ckey(process, corr) -> lane of the cuda:* call */
+    imap pageable;        /* ckeys of COPY spans with pageable=1 */
     detail *det;
     size_t n_det, cap_det;
 };
@@ -84,7 +84,10 @@ struct gs_launcher {
 /* attrib_launcher.c */
 int gs_ln_build_lane(gs_launcher *L, int32_t lane);
 const lseg *gs_ln_state_at(const lstate *S, int64_t t, int64_t *next);
-const hold *gs_ln_hold_at(const gs_launcher *L, const char *lock, int64_t t, int64_t *next);
+/* The LOCK_HOLD of `lock` in process proc covering t, or NULL; *next = the
+ * start of that lock's next hold in proc after t (INT64_MAX when none). */
+const hold *gs_ln_hold_at(const gs_launcher *L, int32_t proc, const char *lock, int64_t t,
+                          int64_t *next);
 int32_t gs_ln_intern(gs_launcher *L, gs_cause cause, const char *text);
 int gs_ln_arg_i64(const char *args, const char *key, int64_t *out);
 /* The value of `key` in "k=v;k=v" args into out (n bytes); 0 when absent. */

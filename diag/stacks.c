@@ -3,7 +3,9 @@
  * launcher-rule pieces that carry stack ids (the launcher's stack at its
  * wait, the stack of what its wake-up chain's end was doing) summed by
  * (cause, launcher stack, waker stack); the GS_TOP_STACKS pairs with the
- * most idle time are kept with their frames (timeline meta stack.<id>).
+ * most idle time are kept with their frames (timeline meta stack.<id>;
+ * in a merged timeline, process.<k>.stack.<id> of the launcher's process,
+ * whose ids are its own capture's).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -14,6 +16,7 @@
 
 typedef struct key {
     gs_cause cause;
+    int32_t proc;      /* the launcher lane's process: stack ids are per capture */
     int32_t stack, wstack;
     double idle_s;
 } key;
@@ -23,6 +26,8 @@ static int cmp_key(const void *pa, const void *pb)
     const key *a = pa, *b = pb;
     if (a->cause != b->cause)
         return a->cause < b->cause ? -1 : 1;
+    if (a->proc != b->proc)
+        return a->proc < b->proc ? -1 : 1;
     if (a->stack != b->stack)
         return a->stack < b->stack ? -1 : 1;
     return (a->wstack > b->wstack) - (a->wstack < b->wstack);
@@ -34,10 +39,13 @@ static int cmp_idle(const void *pa, const void *pb)
     return (a->idle_s < b->idle_s) - (a->idle_s > b->idle_s);
 }
 
-static char *frames(const gs_timeline *tl, int32_t id)
+static char *frames(const gs_timeline *tl, int32_t proc, int32_t id)
 {
-    char k[32];
-    snprintf(k, sizeof k, "stack.%d", (int)id);
+    char k[64];
+    if (gs_timeline_meta_get(tl, "merge.processes"))
+        snprintf(k, sizeof k, "process.%d.stack.%d", (int)proc, (int)id);
+    else
+        snprintf(k, sizeof k, "stack.%d", (int)id);
     const char *v = id > 0 ? gs_timeline_meta_get(tl, k) : NULL;
     return strdup(v ? v : "");
 }
@@ -57,8 +65,9 @@ int gs_diag_stacks(gs_analysis *a, const gs_timeline *tl)
     for (size_t d = 0; d < a->n_dev; d++)
         for (size_t p = 0; p < a->dev[d].n_pieces; p++) {
             const gs_gap_piece *pc = &a->dev[d].pieces[p];
+            const gs_lane_info *L = pc->worker >= 0 ? gs_timeline_lane(tl, pc->worker) : NULL;
             if (pc->stack > 0 || pc->wstack > 0)
-                v[k++] = (key){pc->cause, pc->stack, pc->wstack,
+                v[k++] = (key){pc->cause, L ? L->process : 0, pc->stack, pc->wstack,
                                (double)(pc->end_ns - pc->start_ns) * 1e-9};
         }
     qsort(v, n, sizeof *v, cmp_key);
@@ -77,8 +86,8 @@ int gs_diag_stacks(gs_analysis *a, const gs_timeline *tl)
         gs_stack_stat *s = &a->stacks[i];
         s->cause = v[i].cause;
         s->idle_s = v[i].idle_s;
-        s->launcher = frames(tl, v[i].stack);
-        s->waker = frames(tl, v[i].wstack);
+        s->launcher = frames(tl, v[i].proc, v[i].stack);
+        s->waker = frames(tl, v[i].proc, v[i].wstack);
         a->n_stacks++;
         ok = s->launcher && s->waker;
     }

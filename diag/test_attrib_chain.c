@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../test/test.h"
+#include "../timeline/merge.h"
 #include "analysis.h"
 
 #define MS 1000000LL
@@ -193,4 +194,55 @@ GS_TEST(diag_chain_cycles_depth_and_memory_release)
     GS_CHECK(cycle && deep);
     gs_analysis_destroy(a);
     gs_timeline_destroy(f.tl);
+}
+
+GS_TEST(diag_chain_merged_processes_stay_apart)
+{
+    /* Two captures merged (timeline/merge.h): each the three-hop chain of
+     * diag_chain_three_hops_to_a_trim with its own stack ids' frames (the
+     * second's futex at 0x30); the second also has a LOCK_HOLD of 0x20, the
+     * first's futex address, on a computing thread (another program).  Each device's chain stays in
+     * its process (the hold is not the first's holder) and its stacks are
+     * its own capture's (process.<k>.stack.<id>). */
+    fx f[2];
+    static const char *const frames[2][2] = {{"a;wait", "a;trim"}, {"b;wait", "b;trim"}};
+    for (int k = 0; k < 2; k++) {
+        GS_REQUIRE(fx_init(&f[k]));
+        gs_tl_lane *A = f[k].t[0], *B = f[k].t[1];
+        wait(f[k].L, "cond:0x10", A, 10, 110, "wait=event;stack=3");
+        wait(A, k ? "futex:0x30" : "futex:0x20", B, 0, 100, "wait=event");
+        step(B, "malloc_trim", 0, 100, "stack=5");
+        step(A, "state:running", 100, 110, NULL);
+        gs_timeline_meta_set(f[k].tl, "stack.3", frames[k][0]);
+        gs_timeline_meta_set(f[k].tl, "stack.5", frames[k][1]);
+    }
+    gs_tl_span(f[1].t[2], GS_SPAN_LOCK_HOLD, "futex:0x20", -1, -1, 0, 100 * MS, 0, NULL);
+    step(f[1].t[2], "state:running", 0, 100, NULL);
+    gs_tl_merge_in in[2] = {{f[0].tl, "a", 0}, {f[1].tl, "b", 0}};
+    gs_timeline *m = NULL;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_timeline_merge(&m, in, 2, &err) == GS_OK);
+    gs_analysis *a = NULL;
+    GS_REQUIRE(gs_analyze(&a, m, NULL, &err) == GS_OK);
+    GS_REQUIRE(a->n_dev == 2);
+    for (int d = 0; d < 2; d++) {
+        const gs_device_analysis *v = &a->dev[d];
+        GS_CHECK_MSG(fabs(v->cause_s[GS_CAUSE_LOCK_WAIT_TRIM] * 1e3 - 90) < 1e-6,
+                     "device %d: lock_wait/malloc_trim %.3f ms", d,
+                     v->cause_s[GS_CAUSE_LOCK_WAIT_TRIM] * 1e3);
+    }
+    GS_REQUIRE(a->n_stacks >= 2);
+    for (int k = 0; k < 2; k++) {
+        int found = 0;
+        for (size_t i = 0; i < a->n_stacks; i++)
+            found |= !strcmp(a->stacks[i].launcher, frames[k][0]) &&
+                     !strcmp(a->stacks[i].waker, frames[k][1]);
+        GS_CHECK_MSG(found, "capture %d's stacks not found (first: %s / %s)", k,
+                     a->stacks[0].launcher, a->stacks[0].waker);
+    }
+    gs_analysis_destroy(a);
+    gs_timeline_destroy(m);
+    gs_timeline_destroy(f[0].tl);
+    gs_timeline_destroy(f[1].tl);
 }

@@ -101,6 +101,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../../common/clock.h"
 #include "../../timeline/timeline.h"
 
 /* ---- conversion ------------------------------------------------------------ */
@@ -205,6 +206,7 @@ typedef struct gs_attach_result {
     int exit_code;             /* the program's exit code, or 128 + signal */
     int signaled;
     int64_t start_ns, end_ns;  /* fork to reap */
+    gs_clock_anchor anchor;    /* read just before the fork (timeline/merge.h) */
     long sampler_rounds;
     int64_t sampler_cpu_ns;
     char wake[32];             /* the wake-edge mechanism used */
