@@ -47,14 +47,20 @@ static int set_hz(void *field, const char *val, const gs_cli_opt *opt, const cha
     return number(field, val, 0, 20000);
 }
 
-static int set_flush(void *field, const char *val, const gs_cli_opt *opt, const char *cmd)
+/* An unsigned field from a number in [lo, hi]. */
+static int set_unsigned(void *field, const char *val, double lo, double hi)
 {
-    (void)opt, (void)cmd;
     double v;
-    int k = number(&v, val, 10, 60000);
+    int k = number(&v, val, lo, hi);
     if (k > 0)
         *(unsigned *)field = (unsigned)v;
     return k;
+}
+
+static int set_flush(void *field, const char *val, const gs_cli_opt *opt, const char *cmd)
+{
+    (void)opt, (void)cmd;
+    return set_unsigned(field, val, 10, 60000);
 }
 
 static int set_api_min(void *field, const char *val, const gs_cli_opt *opt, const char *cmd)
@@ -79,11 +85,7 @@ static int set_wake(void *field, const char *val, const gs_cli_opt *opt, const c
 static int set_stack_min(void *field, const char *val, const gs_cli_opt *opt, const char *cmd)
 {
     (void)opt, (void)cmd;
-    double v;
-    int k = number(&v, val, 0, 1e9);
-    if (k > 0)
-        *(unsigned *)field = (unsigned)v;
-    return k;
+    return set_unsigned(field, val, 0, 1e9);
 }
 
 static const gs_cli_opt attach_opts[] = {

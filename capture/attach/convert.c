@@ -443,10 +443,11 @@ gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const cha
     for (size_t i = 0; i < nn && st == GS_OK; i++) {
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", raw_dir, names[i]);
-        if (!strcmp(names[i], "sched.rec"))
-            st = gs_attach_read_sched(c, path, err);
-        else
-            st = gs_attach_read_file(c, path, !strcmp(names[i], "sampler.rec"), err);
+        st = gs_attach_read_file(c, path,
+                                 !strcmp(names[i], "sched.rec")     ? GS_ARAW_SCHED
+                                 : !strcmp(names[i], "sampler.rec") ? GS_ARAW_SAMPLER
+                                                                    : GS_ARAW_LIB,
+                                 err);
     }
     if (st != GS_OK)
         goto done;

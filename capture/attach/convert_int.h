@@ -89,8 +89,11 @@ int gs_attach_grow(void **v, size_t *cap, size_t need, size_t elem);
         (vec).v[(vec).n++] = (val);                                                  \
     } while (0)
 
-/* Reads one raw file (sampler: the sampler's file) into c. */
-gs_status gs_attach_read_file(gs_attach_raw *c, const char *path, int sampler, gs_err *err);
+/* The raw files of a folder: a library's p<pid>-<t0>[-audit].rec, the
+ * sampler's sampler.rec, the scheduler's sched.rec (attach.h). */
+enum { GS_ARAW_LIB, GS_ARAW_SAMPLER, GS_ARAW_SCHED };
+/* Reads one raw file of that kind into c. */
+gs_status gs_attach_read_file(gs_attach_raw *c, const char *path, int kind, gs_err *err);
 /* s interned in c's string table (c->oom set, "" returned, when out of memory). */
 const char *gs_attach_intern(gs_attach_raw *c, const char *s);
 /* Frees what c holds (not c). */
@@ -143,8 +146,10 @@ int gs_attach_is_wake_rec(char t);
  * (stack ids are per file); pid: its header's pid. */
 gs_status gs_attach_parse_wake(gs_attach_raw *c, char t, char *line, const char *path,
                                long lineno, int32_t pid, gs_err *err);
-/* Reads sched.rec (the header "Z gsched 1 MECH", i, s, w, l records). */
-gs_status gs_attach_read_sched(gs_attach_raw *c, const char *path, gs_err *err);
+/* One line of sched.rec: the header "Z gsched 1 MECH" (lineno 1), then i,
+ * s, w, l records. */
+gs_status gs_attach_sched_line(gs_attach_raw *c, char *line, const char *path, long lineno,
+                               gs_err *err);
 /* Frees c->w. */
 void gs_attach_wake_free(gs_attach_raw *c);
 

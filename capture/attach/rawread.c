@@ -446,7 +446,7 @@ bad:
                    "malformed record (the raw format is in capture/attach/attach.h)");
 }
 
-gs_status gs_attach_read_file(gs_attach_raw *c, const char *path, int sampler, gs_err *err)
+gs_status gs_attach_read_file(gs_attach_raw *c, const char *path, int kind, gs_err *err)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -466,23 +466,25 @@ gs_status gs_attach_read_file(gs_attach_raw *c, const char *path, int sampler, g
             break;
         }
         line[--k] = '\0';
-        if (lineno == 1 && !sampler && line[0] != 'H') {
+        if (lineno == 1 && kind == GS_ARAW_LIB && line[0] != 'H') {
             st = fmt_err(err, path, 1, "expected the header line \"H gsattach 1 ...\"");
             break;
         }
-        if (lineno == 1 && sampler && line[0] != 'G') {
+        if (lineno == 1 && kind == GS_ARAW_SAMPLER && line[0] != 'G') {
             st = fmt_err(err, path, 1, "expected the sampler header line \"G T0 HZ\"");
             break;
         }
         c->st.lines++;
-        if ((st = parse_line(c, line, path, lineno, &pid, &off, err)) != GS_OK)
+        st = kind == GS_ARAW_SCHED ? gs_attach_sched_line(c, line, path, lineno, err)
+                                   : parse_line(c, line, path, lineno, &pid, &off, err);
+        if (st != GS_OK)
             break;
         if (c->oom) {
             st = GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory reading %s", path);
             break;
         }
     }
-    if (st == GS_OK && lineno == 0)
+    if (st == GS_OK && lineno == 0 && kind != GS_ARAW_SCHED)
         c->st.truncated++;   /* an empty file: the process died before its header */
     free(line);
     fclose(f);

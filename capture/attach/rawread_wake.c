@@ -5,7 +5,6 @@
  * record types over whole.  Malformed lines are errors naming file:line.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -280,50 +279,23 @@ static gs_status sched_line(gs_attach_raw *c, struct gs_attach_wraw *w, char *li
     }
 }
 
-gs_status gs_attach_read_sched(gs_attach_raw *c, const char *path, gs_err *err)
+gs_status gs_attach_sched_line(gs_attach_raw *c, char *line, const char *path, long lineno,
+                               gs_err *err)
 {
     struct gs_attach_wraw *w = gs_attach_wraw_get(c);
     if (!w)
         return GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory");
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return gs_err_set(err, GS_ERR_IO, "attach", path, "%s", strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t k;
-    long lineno = 0;
-    gs_status st = GS_OK;
-    c->st.files++;
-    while ((k = getline(&line, &cap, f)) > 0) {
-        lineno++;
-        if (line[k - 1] != '\n') {
-            c->st.truncated++;
-            break;
-        }
-        line[--k] = '\0';
-        c->st.lines++;
-        if (lineno == 1) {
-            char mech[32];
-            int n = 0;
-            if (sscanf(line, "Z gsched 1 %31s%n", mech, &n) != 1 || line[n] ||
-                (strcmp(mech, "sched_tracepoints") && strcmp(mech, "interposition"))) {
-                char where[2100];
-                snprintf(where, sizeof where, "%s:1", path);
-                st = gs_err_set(err, GS_ERR_FORMAT, "attach", where,
-                                "expected the header line \"Z gsched 1 MECH\"");
-                break;
-            }
-            snprintf(w->mech, sizeof w->mech, "%s", mech);
-            continue;
-        }
-        if ((st = sched_line(c, w, line, path, lineno, err)) != GS_OK)
-            break;
-        if (c->oom) {
-            st = GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory reading %s", path);
-            break;
-        }
+    if (lineno > 1)
+        return sched_line(c, w, line, path, lineno, err);
+    char mech[32];
+    int n = 0;
+    if (sscanf(line, "Z gsched 1 %31s%n", mech, &n) != 1 || line[n] ||
+        (strcmp(mech, "sched_tracepoints") && strcmp(mech, "interposition"))) {
+        char where[2100];
+        snprintf(where, sizeof where, "%s:1", path);
+        return gs_err_set(err, GS_ERR_FORMAT, "attach", where,
+                          "expected the header line \"Z gsched 1 MECH\"");
     }
-    free(line);
-    fclose(f);
-    return st;
+    snprintf(w->mech, sizeof w->mech, "%s", mech);
+    return GS_OK;
 }
