@@ -116,7 +116,7 @@ static const char *cmd_word(char *buf, size_t cap, const char *w)
     return buf;
 }
 
-/* raw -> spans.csv + timeline.json + analysis/report in dir. */
+/* raw -> spans.csv + timeline.json (or .perfetto-trace) + analysis/report in dir. */
 static int convert_and_report(const char *dir, const gs_attach_result *res, char *const *cmd,
                               const gs_attach_opts *ao, const gs_attach_convert_opts *co,
                               int report)
@@ -158,8 +158,7 @@ static int convert_and_report(const char *dir, const gs_attach_result *res, char
         fprintf(stderr, "gapscope attach: %s\n", err.msg);
         rc = 3;
     }
-    snprintf(path, sizeof path, "%s/timeline.json", dir);
-    if (rc == 0 && gs_timeline_write_chrome(tl, path, &err) != GS_OK) {
+    if (rc == 0 && gs_timeline_write_traces(tl, dir, GS_TRACE_AUTO, NULL, &err) != GS_OK) {
         fprintf(stderr, "gapscope attach: %s\n", err.msg);
         rc = 3;
     }

@@ -9,7 +9,8 @@
 #   scripts/deps.sh [all]  everything (`make deps`; `make test`, bench, fuzz,
 #                          check-valgrind run it): the demo's, plus GMP (test
 #                          oracles), hyperfine, valgrind, Google Benchmark,
-#                          SQLite (the nsys importer), clang + libFuzzer,
+#                          SQLite (the nsys importer), protoc (decodes the
+#                          Perfetto trace in tests), clang + libFuzzer,
 #                          node/npm and the npm packages
 #
 # Set GS_NO_DEPS=1 to skip it (e.g. on a GPU box without network).
@@ -28,7 +29,9 @@ for p in build-essential make gnuplot-nox; do
   need_pkg "$p"
 done
 if [ "$mode" = all ]; then
-  for p in libgmp-dev hyperfine valgrind libbenchmark-dev libsqlite3-dev; do
+  # protobuf-compiler: protoc decodes timeline.perfetto-trace against
+  # timeline/perfetto_trace.proto in the timeline tests.
+  for p in libgmp-dev hyperfine valgrind libbenchmark-dev libsqlite3-dev protobuf-compiler; do
     need_pkg "$p"
   done
   # The fuzz targets (fuzz/README.md; `make test` replays their corpora): clang
