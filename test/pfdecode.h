@@ -32,7 +32,7 @@ typedef struct {
     char error[200];
     pf_slice *slices;
     size_t n_slices, cap_slices;
-    size_t n_counter_values, unbalanced, threads, processes, counter_tracks, busy_tracks,
+    size_t n_counter_values, unbalanced, threads, processes, counter_tracks, util_tracks,
         overlap_tracks, flows, flows_bad;
     int has_meta, sorted;
     pf_track *tracks;
@@ -41,7 +41,9 @@ typedef struct {
     size_t n_names;
     uint64_t *src, *dst;           /* flow ids seen leaving / ending */
     size_t n_src, n_dst;
-    int64_t last_ts;
+    int64_t last_ts;               /* the main sequence's (1) clock */
+    int incremental;               /* its clock 64 is incremental (a ClockSnapshot said so) */
+    int64_t last_util;
 } pf_trace;
 
 typedef struct { const uint8_t *p, *e; } pf_rd;
@@ -137,8 +139,8 @@ static void pf_descriptor(pf_trace *t, pf_rd r)
     }
     t->threads += k.kind == PFT_THREAD;
     t->processes += k.kind == PFT_PROCESS;
-    if (k.kind == PFT_COUNTER && strstr(k.name, " busy"))
-        t->busy_tracks++;
+    if (k.kind == PFT_COUNTER && strstr(k.name, " util %"))
+        t->util_tracks++;
     else
         t->counter_tracks += k.kind == PFT_COUNTER;
     t->has_meta |= !strcmp(k.name, "gapscope run");
@@ -206,9 +208,9 @@ static void pf_event(pf_trace *t, pf_rd r, int64_t ts)
             track = v;
         else if (f == 10)
             name = v;
-        else if (f == 47 && !pf_push_id(&t->src, &t->n_src, v))
+        else if ((f == 36 || f == 47) && !pf_push_id(&t->src, &t->n_src, v))
             return pf_fail(t, "out of memory");
-        else if (f == 48 && !pf_push_id(&t->dst, &t->n_dst, v))
+        else if ((f == 42 || f == 48) && !pf_push_id(&t->dst, &t->n_dst, v))
             return pf_fail(t, "out of memory");
     }
     pf_track *k = pf_track_of(t, track);
@@ -217,7 +219,7 @@ static void pf_event(pf_trace *t, pf_rd r, int64_t ts)
     if (type == 4) {
         if (k->kind != PFT_COUNTER)
             return pf_fail(t, "counter value on a track that is no counter");
-        if (!strstr(k->name, " busy"))
+        if (!strstr(k->name, " util %"))
             t->n_counter_values++;
         return;
     }
@@ -288,12 +290,34 @@ static int pf_decode_file(pf_trace *t, const char *path)
             break;
         }
         int64_t ts = 0;
-        int has_ts = 0;
+        int has_ts = 0, clock = 0;
+        uint64_t seq = 0;
         pf_rd ev = {NULL, NULL}, in = {NULL, NULL};
         while (pk.p < pk.e && pf_field(&pk, &g, &w, &sub)) {
             if (g == 8) {
                 ts = (int64_t)w;
                 has_ts = 1;
+            } else if (g == 58) {
+                clock = (int)w;
+            } else if (g == 10) {
+                seq = w;
+            } else if (g == 6) {   /* ClockSnapshot: clock 64 incremental from its timestamp */
+                uint32_t h;
+                uint64_t x;
+                pf_rd c, c2;
+                while (sub.p < sub.e && pf_field(&sub, &h, &x, &c)) {
+                    uint64_t id = 0, at = 0, inc = 0;
+                    uint32_t h2;
+                    while (h == 1 && c.p < c.e && pf_field(&c, &h2, &x, &c2)) {
+                        id = h2 == 1 ? x : id;
+                        at = h2 == 2 ? x : at;
+                        inc = h2 == 3 ? x : inc;
+                    }
+                    if (id == 64 && inc) {
+                        t->incremental = 1;
+                        t->last_ts = (int64_t)at;
+                    }
+                }
             } else if (g == 60) {
                 pf_descriptor(t, sub);
             } else if (g == 12) {
@@ -309,9 +333,17 @@ static int pf_decode_file(pf_trace *t, const char *path)
         if (ev.p) {
             if (!has_ts)
                 pf_fail(t, "track event without a timestamp");
-            if (ts < t->last_ts)
+            if (seq == 1 && clock != 3) {
+                if (!t->incremental)
+                    pf_fail(t, "main sequence without its incremental clock");
+                ts += t->last_ts;   /* a delta from the previous packet */
+            }
+            if (seq == 1 && ts < t->last_ts)
                 t->sorted = 0;
-            t->last_ts = ts;
+            if (seq == 1)
+                t->last_ts = ts;
+            else if (seq < 2 || clock != 3)
+                pf_fail(t, "a utilisation packet not on its own sequence in MONOTONIC");
             pf_event(t, ev, ts);
         }
     }

@@ -67,26 +67,10 @@ static size_t put_varint(uint8_t *p, uint64_t v)
     return n;
 }
 
-void gs_pb_varint(gs_pb *pb, uint64_t v)
+void gs_pb_varint_slow(gs_pb *pb, uint64_t v)
 {
     if (room(pb, 10))
         pb->len += put_varint(pb->buf + pb->len, v);
-}
-
-void gs_pb_tag(gs_pb *pb, uint32_t field, int wire)
-{
-    gs_pb_varint(pb, ((uint64_t)field << 3) | (uint64_t)wire);
-}
-
-void gs_pb_u64(gs_pb *pb, uint32_t field, uint64_t v)
-{
-    gs_pb_tag(pb, field, GS_PB_VARINT);
-    gs_pb_varint(pb, v);
-}
-
-void gs_pb_i64(gs_pb *pb, uint32_t field, int64_t v)
-{
-    gs_pb_u64(pb, field, (uint64_t)v);
 }
 
 void gs_pb_fixed64(gs_pb *pb, uint32_t field, uint64_t v)

@@ -39,14 +39,43 @@ void gs_pb_deinit(gs_pb *pb);
 /* Empties the buffer (keeps its memory); the depth must be 0. */
 void gs_pb_reset(gs_pb *pb);
 
-void gs_pb_varint(gs_pb *pb, uint64_t v);
+/* The slow path of the inline writers below (grows the buffer). */
+void gs_pb_varint_slow(gs_pb *pb, uint64_t v);
+
+static inline void gs_pb_varint(gs_pb *pb, uint64_t v)
+{
+    if (pb->cap - pb->len < 10) {
+        gs_pb_varint_slow(pb, v);
+        return;
+    }
+    uint8_t *p = pb->buf + pb->len;
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    pb->len = (size_t)(p - pb->buf);
+}
+
 /* Field key: (field << 3) | wire type. */
-void gs_pb_tag(gs_pb *pb, uint32_t field, int wire);
+static inline void gs_pb_tag(gs_pb *pb, uint32_t field, int wire)
+{
+    gs_pb_varint(pb, ((uint64_t)field << 3) | (uint64_t)wire);
+}
+
 /* Fields: uint64/uint32/enum/bool (varint), int64/int32 (varint of the
- * two's complement, as protobuf's int64), sint64 (zigzag), fixed64,
- * double, string/bytes. */
-void gs_pb_u64(gs_pb *pb, uint32_t field, uint64_t v);
-void gs_pb_i64(gs_pb *pb, uint32_t field, int64_t v);
+ * two's complement, as protobuf's int64), fixed64, double, string/bytes. */
+static inline void gs_pb_u64(gs_pb *pb, uint32_t field, uint64_t v)
+{
+    gs_pb_tag(pb, field, GS_PB_VARINT);
+    gs_pb_varint(pb, v);
+}
+
+static inline void gs_pb_i64(gs_pb *pb, uint32_t field, int64_t v)
+{
+    gs_pb_u64(pb, field, (uint64_t)v);
+}
+
 void gs_pb_fixed64(gs_pb *pb, uint32_t field, uint64_t v);
 void gs_pb_double(gs_pb *pb, uint32_t field, double v);
 void gs_pb_bytes(gs_pb *pb, uint32_t field, const void *data, size_t n);

@@ -23,7 +23,6 @@ void pw_init(pw *w, FILE *f)
     gs_tl_strmap_init(&w->cats);
     gs_tl_strmap_init(&w->anames);
     w->anames.own = 1;   /* span args keys live in scratch buffers */
-    w->first = 1;
     w->next_uuid = 1;
 }
 
@@ -44,14 +43,53 @@ void pw_flush(pw *w)
     gs_pb_reset(&w->out);
 }
 
+void pw_start(pw *w, int64_t t0)
+{
+    w->last_ts = t0 + w->ts_shift;
+    gs_pb_begin(&w->out, PF_TRACE_PACKET);
+    gs_pb_u64(&w->out, PF_SEQ_ID, PW_SEQ);
+    gs_pb_u64(&w->out, PF_SEQ_FLAGS, PF_SEQ_CLEARED);
+    gs_pb_begin(&w->out, PF_CLOCK_SNAPSHOT);
+    gs_pb_begin(&w->out, PF_CS_CLOCKS);
+    gs_pb_u64(&w->out, PF_CK_ID, PF_CLOCK_SEQ);
+    gs_pb_u64(&w->out, PF_CK_TS, (uint64_t)w->last_ts);
+    gs_pb_u64(&w->out, PF_CK_INCREMENTAL, 1);
+    gs_pb_end(&w->out);
+    gs_pb_begin(&w->out, PF_CS_CLOCKS);
+    gs_pb_u64(&w->out, PF_CK_ID, PF_CLOCK_MONOTONIC);
+    gs_pb_u64(&w->out, PF_CK_TS, (uint64_t)w->last_ts);
+    gs_pb_end(&w->out);
+    gs_pb_u64(&w->out, PF_CS_PRIMARY, PF_CLOCK_MONOTONIC);
+    gs_pb_end(&w->out);
+    gs_pb_begin(&w->out, PF_DEFAULTS);
+    gs_pb_u64(&w->out, PF_DEF_TS_CLOCK_ID, PF_CLOCK_SEQ);
+    gs_pb_end(&w->out);
+    pw_packet_end(w);
+}
+
 void pw_packet_begin(pw *w, int has_ts, int64_t ts)
 {
     gs_pb_begin(&w->out, PF_TRACE_PACKET);
-    if (has_ts)
-        gs_pb_u64(&w->out, PF_TIMESTAMP, (uint64_t)(ts + w->ts_shift));
+    if (has_ts) {
+        int64_t t = ts + w->ts_shift;
+        if (t >= w->last_ts) {
+            gs_pb_u64(&w->out, PF_TIMESTAMP, (uint64_t)(t - w->last_ts));
+            w->last_ts = t;
+        } else {   /* out of order: absolute, leaving the sequence's clock alone */
+            gs_pb_u64(&w->out, PF_TIMESTAMP, (uint64_t)t);
+            gs_pb_u64(&w->out, PF_TS_CLOCK_ID, PF_CLOCK_MONOTONIC);
+        }
+    }
     gs_pb_u64(&w->out, PF_SEQ_ID, PW_SEQ);
-    gs_pb_u64(&w->out, PF_SEQ_FLAGS, w->first ? PF_SEQ_CLEARED : PF_SEQ_NEEDS);
-    w->first = 0;
+    gs_pb_u64(&w->out, PF_SEQ_FLAGS, PF_SEQ_NEEDS);
+}
+
+void pw_packet_abs(pw *w, uint32_t seq, int64_t ts)
+{
+    gs_pb_begin(&w->out, PF_TRACE_PACKET);
+    gs_pb_u64(&w->out, PF_TIMESTAMP, (uint64_t)(ts + w->ts_shift));
+    gs_pb_u64(&w->out, PF_TS_CLOCK_ID, PF_CLOCK_MONOTONIC);
+    gs_pb_u64(&w->out, PF_SEQ_ID, seq);
 }
 
 void pw_packet_end(pw *w)
@@ -63,11 +101,16 @@ void pw_packet_end(pw *w)
 
 uint64_t pw_intern(pw *w, pw_new *nw, int which, const char *s)
 {
+    return pw_intern_x(w, nw, which, s, 1);
+}
+
+uint64_t pw_intern_x(pw *w, pw_new *nw, int which, const char *s, int stable)
+{
     int added = 0;
     const char *stored = s;
     gs_tl_strmap *m = which == PF_INT_NAMES ? &w->names
                     : which == PF_INT_CATS ? &w->cats : &w->anames;
-    uint64_t iid = gs_tl_strmap_get(m, s, &added, &stored);
+    uint64_t iid = gs_tl_strmap_get(m, s, stable, &added, &stored);
     if (!iid) {
         w->oom = 1;
         return 0;
@@ -182,13 +225,21 @@ void pw_arg_str(pw *w, uint64_t name_iid, const char *v, size_t n)
 
 /* ---- events ------------------------------------------------------------------------ */
 
-void pw_counter_event(pw *w, uint64_t track, int64_t ts, double v)
+void pw_counter_event(pw *w, uint32_t seq, uint64_t track, int64_t ts, double v)
 {
-    pw_packet_begin(w, 1, ts);
+    if (seq)
+        pw_packet_abs(w, seq, ts);
+    else
+        pw_packet_begin(w, 1, ts);
     gs_pb_begin(&w->out, PF_TRACK_EVENT);
     gs_pb_u64(&w->out, PF_TE_TYPE, PF_COUNTER);
     gs_pb_u64(&w->out, PF_TE_TRACK, track);
-    gs_pb_double(&w->out, PF_TE_DOUBLE_COUNTER, isfinite(v) ? v : 0.0);
+    if (!isfinite(v))
+        v = 0.0;
+    if (v > -9e15 && v < 9e15 && v == (double)(int64_t)v)   /* integral: a varint */
+        gs_pb_i64(&w->out, PF_TE_COUNTER, (int64_t)v);
+    else
+        gs_pb_double(&w->out, PF_TE_DOUBLE_COUNTER, v);
     gs_pb_end(&w->out);
     pw_packet_end(w);
 }
@@ -204,15 +255,36 @@ void pw_end_event(pw *w, uint64_t track, int64_t ts)
 }
 
 /* "k=v;k=v" as string annotations (a segment without '=' is argN). */
+/* v[0..n) as an integer when it is one written canonically (so it reads
+ * back as the same text): optional '-', no leading zero, <= 18 digits. */
+static int canonical_int(const char *v, size_t n, int64_t *out)
+{
+    size_t i = n && v[0] == '-';
+    if (i == n || n - i > 18 || (v[i] == '0' && n - i > 1) || (i && v[i] == '0'))
+        return 0;
+    int64_t x = 0;
+    for (size_t k = i; k < n; k++) {
+        if (v[k] < '0' || v[k] > '9')
+            return 0;
+        x = x * 10 + (v[k] - '0');
+    }
+    *out = i ? -x : x;
+    return 1;
+}
+
 void pw_args_annotations(pw *w, const char *args, uint64_t *iids, int n_iids)
 {
     const char *q = args;
-    for (int k = 0; *q && k < n_iids; k++) {
+    for (int k = 0; *q && k < n_iids;) {
         const char *end = strchr(q, ';'), *eq = strchr(q, '=');
         size_t len = end ? (size_t)(end - q) : strlen(q);
         const char *val = eq && eq < q + len ? eq + 1 : q;
-        if (len)
-            pw_arg_str(w, iids[k], val, len - (size_t)(val - q));
+        size_t vn = len - (size_t)(val - q);
+        int64_t x;
+        if (len && canonical_int(val, vn, &x))
+            pw_arg_int(w, iids[k++], x);
+        else if (len)
+            pw_arg_str(w, iids[k++], val, vn);
         q += len + (end ? 1 : 0);
     }
 }
@@ -233,7 +305,7 @@ int pw_args_names(pw *w, pw_new *nw, const char *args, uint64_t *iids, int max)
             } else {
                 snprintf(key, sizeof key, "arg%d", k);
             }
-            iids[k++] = pw_intern(w, nw, PF_INT_ANAMES, key);
+            iids[k++] = pw_intern_x(w, nw, PF_INT_ANAMES, key, 0);
         }
         q += len + (end ? 1 : 0);
     }

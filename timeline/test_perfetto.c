@@ -164,7 +164,7 @@ GS_TEST(timeline_perfetto_matches_timeline_and_chrome)
     /* 3 x 4 launch flows (h2d, ntt, msm_h, msm_l) and 3 lock flows. */
     GS_CHECK_EQ_INT((long)d.flows, 15);
     GS_CHECK_EQ_INT((long)d.overlap_tracks, 1);
-    GS_CHECK_EQ_INT((long)d.busy_tracks, 2);   /* gpu0, gpu1 */
+    GS_CHECK_EQ_INT((long)d.util_tracks, 2);   /* gpu0, gpu1 */
     GS_CHECK(d.has_meta && d.processes == 3);  /* host, GPU 0, GPU 1 */
     pf_trace_free(&d);
     gs_timeline_destroy(tl);

@@ -185,9 +185,10 @@ gs_status gs_timeline_write_chrome(gs_timeline *tl, const char *path, gs_err *er
     int64_t t0 = n ? sp[0].start_ns : 0;
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
     write_names(f, tl);
+    size_t cur = 0;
     for (size_t i = 0; i < n; i++) {
         write_span(f, tl, &sp[i], t0);
-        const gs_tl_flow_in *fw = gs_tl_flow_into(&fl, i);
+        const gs_tl_flow_in *fw = gs_tl_flow_into(&fl, &cur, i, i);
         if (fw)
             write_flow(f, tl, sp, fw, t0);
     }

@@ -16,12 +16,18 @@
  * annotation names.  Tracks: a process per host (pid 1) and per GPU
  * (pid 100 + d), a thread track per lane (tid = lane id + 1, as in
  * timeline.json), a counter track per (process, counter name), a derived
- * "gpu<d> busy" counter per device (1 while any of its streams runs an
- * operation, else 0: utilisation at full resolution) and a "gapscope run"
+ * "gpu<d> util %" counter per device (pf_util.c) and a "gapscope run"
  * track whose one instant carries the run's meta.  Spans are SLICE_BEGIN /
  * SLICE_END pairs (TrackEvent has no complete events), marks are instants,
- * counters COUNTER events; flows (tl_flows.c) are flow_ids on the source's
- * BEGIN and terminating_flow_ids on the destination's BEGIN.
+ * counters COUNTER events; flows (tl_flows.c) are flow ids on the source's
+ * BEGIN and terminating flow ids on the destination's BEGIN, as varints
+ * (TrackEvent fields 36 and 42; the fixed64 47 and 48 cost 10 bytes an
+ * id, which alone would take the file past a quarter of timeline.json's
+ * size on an engine-shaped run: bench/RESULTS.md).
+ *
+ * Times: CLOCK_MONOTONIC is the trace clock; the main sequence's packets
+ * carry deltas from the previous packet (a sequence-scoped incremental
+ * clock, pf_write.c), 1-4 bytes instead of 6-8.
  *
  * One pass over the sorted spans: ENDs wait in a min-heap and are written
  * when time passes them, so packets come out in time order, and a lane's
@@ -40,9 +46,8 @@
 
 typedef struct { int64_t *end; size_t n, cap; uint64_t uuid; } level;
 typedef struct { level *lev; int nlev; uint64_t proc; } lane_st;
-typedef struct { int32_t dev; uint64_t uuid; int open; int64_t ce; } dev_st;
 typedef struct { int pid; const char *name; uint64_t uuid; } ctr_st;
-typedef struct { int64_t ts; uint64_t seq; int32_t lane; int16_t lev; int16_t util; uint32_t depth; } item;
+typedef struct { int64_t ts; uint64_t seq; int32_t lane; int32_t lev; uint32_t depth; } item;
 
 typedef struct {
     pw w;
@@ -51,16 +56,16 @@ typedef struct {
     gs_tl_flows fl;
     lane_st *lanes;
     size_t n_lanes;
-    dev_st *devs;
-    size_t n_devs;
+    pw_util util;
     ctr_st *ctrs;
     size_t n_ctrs, cap_ctrs;
     item *heap;
     size_t n_heap, cap_heap;
     uint64_t seq, host_uuid;
+    size_t cur_in, cur_out;    /* flow cursors (gs_tl_flow_into) */
 } pf;
 
-/* ---- the heap of pending ENDs (and device-busy checks) --------------------------- */
+/* ---- the heap of pending ENDs ------------------------------------------------------- */
 
 static int item_lt(const item *a, const item *b)
 {
@@ -113,19 +118,11 @@ static item heap_pop(pf *p)
 
 /* ---- events ------------------------------------------------------------------------ */
 
-/* Writes every pending END (and device-busy drop) at or before t. */
+/* Writes every pending END at or before t. */
 static void drain(pf *p, int64_t t)
 {
     while (p->n_heap && p->heap[0].ts <= t) {
         item it = heap_pop(p);
-        if (it.util) {
-            dev_st *d = &p->devs[it.lane];
-            if (d->open && d->ce == it.ts) {   /* not extended since: the device goes idle */
-                pw_counter_event(&p->w, d->uuid, it.ts, 0);
-                d->open = 0;
-            }
-            continue;
-        }
         level *L = &p->lanes[it.lane].lev[it.lev];
         L->n--;
         pw_end_event(&p->w, L->uuid, it.ts);
@@ -183,51 +180,23 @@ static int nest_level(pf *p, int32_t lane, int64_t e)
     return j;
 }
 
-/* Device-busy counter: a device span [s, e) starting now. */
-static int device_busy(pf *p, const gs_lane_info *L, int64_t s, int64_t e)
-{
-    size_t d = 0;
-    while (d < p->n_devs && p->devs[d].dev != L->device)
-        d++;
-    if (d == p->n_devs) {
-        dev_st *nd = realloc(p->devs, (d + 1) * sizeof *nd);
-        if (!nd)
-            return 0;
-        p->devs = nd;
-        char name[64];
-        snprintf(name, sizeof name, "gpu%d busy", (int)L->device);
-        nd[d] = (dev_st){L->device, pw_named_track(&p->w, p->lanes[L->id].proc, name, 1), 0, 0};
-        p->n_devs++;
-    }
-    dev_st *D = &p->devs[d];
-    if (D->open && s <= D->ce) {
-        if (e <= D->ce)
-            return 1;
-        D->ce = e;   /* the pending drop at the old end is now stale */
-    } else {
-        pw_counter_event(&p->w, D->uuid, s, 1);
-        D->open = 1;
-        D->ce = e;
-    }
-    return heap_push(p, (item){e, 0, (int32_t)d, 0, 1, 0});
-}
-
 static int is_device_op(const gs_span *s)
 {
     return s->kind == GS_SPAN_KERNEL || s->kind == GS_SPAN_COPY;
 }
 
-static int span_event(pf *p, size_t i)
+static int span_event(pf *p, size_t g, size_t i)
 {
     const gs_span *s = &p->sp[i];
     const gs_lane_info *L = gs_timeline_lane(p->tl, s->lane);
     if (s->kind == GS_SPAN_COUNTER) {
         uint64_t track = counter_track(p, s, L);
-        pw_counter_event(&p->w, track, s->start_ns, s->value);
+        pw_counter_event(&p->w, 0, track, s->start_ns, s->value);
         return track != 0;
     }
     int instant = s->kind == GS_SPAN_MARK && s->end_ns == s->start_ns;
-    if (L->role == GS_ROLE_DEVICE && is_device_op(s) && !device_busy(p, L, s->start_ns, s->end_ns))
+    if (L->role == GS_ROLE_DEVICE && is_device_op(s) &&
+        !pw_util_op(&p->w, &p->util, L->device, p->lanes[s->lane].proc, s->start_ns, s->end_ns))
         return 0;
     int lev = 0;
     if (!instant && (lev = nest_level(p, s->lane, s->end_ns)) < 0)
@@ -257,12 +226,12 @@ static int span_event(pf *p, size_t i)
     if (inj)
         gs_pb_u64(&p->w.out, PF_TE_CATEGORY_IIDS, inj);
     uint64_t first;
-    uint32_t nout = gs_tl_flows_from(&p->fl, i, &first);
+    uint32_t nout = gs_tl_flows_from(&p->fl, &p->cur_out, g, i, &first);
     for (uint32_t k = 0; k < nout; k++)
-        gs_pb_fixed64(&p->w.out, PF_TE_FLOW_IDS, first + k);
-    const gs_tl_flow_in *fin = gs_tl_flow_into(&p->fl, i);
+        gs_pb_u64(&p->w.out, PF_TE_FLOW_IDS, first + k);
+    const gs_tl_flow_in *fin = gs_tl_flow_into(&p->fl, &p->cur_in, g, i);
     if (fin)
-        gs_pb_fixed64(&p->w.out, PF_TE_TERM_FLOW_IDS, fin->id);
+        gs_pb_u64(&p->w.out, PF_TE_TERM_FLOW_IDS, fin->id);
     if (a_job)
         pw_arg_int(&p->w, a_job, s->job);
     if (a_part)
@@ -284,7 +253,7 @@ static int span_event(pf *p, size_t i)
     if (instant)
         return 1;
     T->end[T->n] = s->end_ns;
-    return heap_push(p, (item){s->end_ns, 0, s->lane, (int16_t)lev, 0, (uint32_t)T->n++});
+    return heap_push(p, (item){s->end_ns, 0, s->lane, lev, (uint32_t)T->n++});
 }
 
 /* The tracks known up front: processes, one per lane, the run's own. */
@@ -390,6 +359,11 @@ gs_status gs_timeline_write_perfetto(gs_timeline *tl, const char *path, gs_err *
     /* TracePacket.timestamp is unsigned: a timeline reaching below 0 is
      * shifted to start at 0 (t0_ns in the run's meta keeps the origin). */
     p.w.ts_shift = t0 < 0 ? -t0 : 0;
+    int64_t t_last = t0;
+    for (size_t i = 0; i < n; i++)
+        t_last = sp[i].end_ns > t_last ? sp[i].end_ns : t_last;
+    pw_util_init(&p.util, t0, t_last);
+    pw_start(&p.w, t0);
     int ok = declare_tracks(&p);
     if (ok)
         run_meta(&p, t0);
@@ -400,11 +374,13 @@ gs_status gs_timeline_write_perfetto(gs_timeline *tl, const char *path, gs_err *
             h++;
         drain(&p, sp[g].start_ns);
         for (size_t i = h; ok && i > g; i--)
-            ok = span_event(&p, i - 1);
+            ok = span_event(&p, g, i - 1);
         g = h;
     }
-    if (ok)
+    if (ok) {
         drain(&p, INT64_MAX);
+        pw_util_finish(&p.w, &p.util);
+    }
     pw_flush(&p.w);
     ok = ok && !p.w.oom;
     int io = p.w.io_err;
@@ -414,7 +390,7 @@ gs_status gs_timeline_write_perfetto(gs_timeline *tl, const char *path, gs_err *
         free(p.lanes[i].lev);
     }
     free(p.lanes);
-    free(p.devs);
+    pw_util_free(&p.util);
     free(p.ctrs);
     free(p.heap);
     pw_deinit(&p.w);

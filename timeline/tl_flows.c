@@ -30,20 +30,6 @@ typedef struct {
     size_t span;
 } src_rec;
 
-static int cmp_launch(const void *pa, const void *pb)
-{
-    const src_rec *a = pa, *b = pb;
-    if (a->dev != b->dev)
-        return a->dev < b->dev ? -1 : 1;
-    if (a->job != b->job)
-        return a->job < b->job ? -1 : 1;
-    if (a->part != b->part)
-        return a->part < b->part ? -1 : 1;
-    if (a->t != b->t)
-        return a->t < b->t ? -1 : 1;
-    return (a->span > b->span) - (a->span < b->span);
-}
-
 static int cmp_hold(const void *pa, const void *pb)
 {
     const src_rec *a = pa, *b = pb;
@@ -101,7 +87,8 @@ static int add_flow(fl_acc *a, size_t dst, size_t src, uint8_t kind, size_t slot
     }
     f->in[f->n] = (gs_tl_flow_in){dst, src, 0, kind};
     a->slot[f->n++] = slot;
-    count[slot]++;
+    if (count)
+        count[slot]++;
     return 1;
 }
 
@@ -110,109 +97,207 @@ static int is_device_op(const gs_span *s)
     return s->kind == GS_SPAN_KERNEL || s->kind == GS_SPAN_COPY;
 }
 
+/* Launches by (device, job, partition): the latest seen so far, as the
+ * spans are walked in start order (open addressing, grown at half full). */
+typedef struct {
+    src_rec *v;              /* the launch table, in span order */
+    size_t *slot, cap;       /* slot + 1 of the latest launch per key; 0 = empty */
+} launch_map;
+
+static uint64_t key_hash(int32_t dev, int32_t job, int32_t part)
+{
+    uint64_t h = (uint64_t)(uint32_t)dev * 0x9e3779b97f4a7c15ull;
+    h ^= (uint64_t)(uint32_t)job * 0xc2b2ae3d27d4eb4full;
+    h ^= (uint64_t)(uint32_t)part * 0x165667b19e3779f9ull;
+    return h ^ (h >> 29);
+}
+
+static size_t *lm_find(launch_map *m, int32_t dev, int32_t job, int32_t part)
+{
+    size_t j = (size_t)key_hash(dev, job, part) & (m->cap - 1);
+    while (m->slot[j]) {
+        const src_rec *r = &m->v[m->slot[j] - 1];
+        if (r->dev == dev && r->job == job && r->part == part)
+            break;
+        j = (j + 1) & (m->cap - 1);
+    }
+    return &m->slot[j];
+}
+
+static int is_launch(gs_timeline *tl, const gs_span *s)
+{
+    if (s->kind != GS_SPAN_STEP || s->job < 0)
+        return 0;
+    const gs_lane_info *L = gs_timeline_lane(tl, s->lane);
+    return L->role == GS_ROLE_GPU_WORKER && s->job >= 0 && gs_vocab_is(s->name, GS_V_PROVE_START);
+}
+
+static int cmp_in(const void *pa, const void *pb)
+{
+    const gs_tl_flow_in *a = pa, *b = pb;
+    return (a->dst > b->dst) - (a->dst < b->dst);
+}
+
+/* Merges two runs sorted by key into dst (n1 + n2 records of size sz). */
+static void merge_runs(void *dst, const void *r1, size_t n1, const void *r2, size_t n2, size_t sz,
+                       int (*cmp)(const void *, const void *))
+{
+    const char *a = r1, *b = r2;
+    char *o = dst;
+    while (n1 || n2) {
+        const char **take = !n2 || (n1 && cmp(a, b) <= 0) ? &a : &b;
+        memcpy(o, *take, sz);
+        o += sz;
+        *take += sz;
+        if (take == &a)
+            n1--;
+        else
+            n2--;
+    }
+}
+
 gs_status gs_tl_flows_build(gs_tl_flows *f, gs_timeline *tl, const gs_span *sp, size_t n)
 {
     memset(f, 0, sizeof *f);
     size_t nl = 0, nh = 0;
     for (size_t i = 0; i < n; i++) {
-        const gs_lane_info *L = gs_timeline_lane(tl, sp[i].lane);
-        if (L->role == GS_ROLE_GPU_WORKER && sp[i].job >= 0 && gs_vocab_is(sp[i].name, GS_V_PROVE_START))
+        if (is_launch(tl, &sp[i]))
             nl++;
         else if (sp[i].kind == GS_SPAN_LOCK_HOLD)
             nh++;
     }
-    src_rec *ls = malloc((nl + 1) * sizeof *ls);
+    launch_map lm = {malloc((nl + 1) * sizeof(src_rec)), NULL, 64};
+    while (lm.cap < 2 * nl)
+        lm.cap *= 2;
+    lm.slot = calloc(lm.cap, sizeof *lm.slot);
     src_rec *rel = malloc((nh + 1) * sizeof *rel), *acq = malloc((nh + 1) * sizeof *acq);
     size_t *count = calloc(nl + nh + 1, sizeof *count);
-    fl_acc acc = {f, NULL, 0};
+    fl_acc acc = {f, NULL, 0}, lk = {NULL, NULL, 0};
+    gs_tl_flows lockf = {0};
+    lk.f = &lockf;
+    gs_tl_flow_out *hout = NULL;
     gs_status st = GS_ERR_NOMEM;
-    if (!ls || !rel || !acq || !count)
+    if (!lm.v || !lm.slot || !rel || !acq || !count)
         goto done;
-    nl = nh = 0;
-    for (size_t i = 0; i < n; i++) {
-        const gs_lane_info *L = gs_timeline_lane(tl, sp[i].lane);
-        if (L->role == GS_ROLE_GPU_WORKER && sp[i].job >= 0 && gs_vocab_is(sp[i].name, GS_V_PROVE_START))
-            ls[nl++] = (src_rec){L->device, sp[i].job, sp[i].part, L->id, sp[i].start_ns, NULL, i};
-        else if (sp[i].kind == GS_SPAN_LOCK_HOLD) {
+    nh = 0;
+    for (size_t i = 0; i < n; i++)
+        if (sp[i].kind == GS_SPAN_LOCK_HOLD) {
             rel[nh] = (src_rec){-1, -1, -1, sp[i].lane, sp[i].end_ns, sp[i].name, i};
             acq[nh] = rel[nh];
             acq[nh++].t = sp[i].start_ns;
         }
-    }
-    qsort(ls, nl, sizeof *ls, cmp_launch);
     qsort(rel, nh, sizeof *rel, cmp_hold);
     qsort(acq, nh, sizeof *acq, cmp_hold);
-    /* Pass 1: each destination's source (a slot: launch k, or hold nl + k). */
-    for (size_t i = 0; i < n; i++) {
-        const gs_span *s = &sp[i];
-        const gs_lane_info *L = gs_timeline_lane(tl, s->lane);
-        if (L->role == GS_ROLE_DEVICE && s->job >= 0 && is_device_op(s)) {
-            src_rec key = {L->device, s->job, s->part, 0, s->start_ns, NULL, (size_t)-1};
-            size_t k = last_le(ls, nl, &key, cmp_launch);
-            if (k < nl && ls[k].dev == key.dev && ls[k].job == key.job && ls[k].part == key.part &&
-                !add_flow(&acc, i, ls[k].span, GS_TL_FLOW_LAUNCH, k, count))
+    /* Pass 1: each destination's source (a slot: launch k in span order, or
+     * hold nl + k).  A group of one start registers its launches first: a
+     * launch at t serves device spans at t. */
+    nl = 0;
+    for (size_t g = 0, h; g < n; g = h) {
+        for (h = g; h < n && sp[h].start_ns == sp[g].start_ns; h++)
+            if (is_launch(tl, &sp[h])) {
+                const gs_lane_info *L = gs_timeline_lane(tl, sp[h].lane);
+                lm.v[nl] = (src_rec){L->device, sp[h].job, sp[h].part, L->id, sp[h].start_ns, NULL, h};
+                *lm_find(&lm, L->device, sp[h].job, sp[h].part) = ++nl;
+            }
+        for (size_t i = g; i < h; i++) {
+            const gs_span *s = &sp[i];
+            const gs_lane_info *L = gs_timeline_lane(tl, s->lane);
+            if (L->role == GS_ROLE_DEVICE && s->job >= 0 && is_device_op(s)) {
+                size_t k = *lm_find(&lm, L->device, s->job, s->part);
+                if (k && !add_flow(&acc, i, lm.v[k - 1].span, GS_TL_FLOW_LAUNCH, k - 1, count))
+                    goto done;
+            } else if (s->kind == GS_SPAN_LOCK_WAIT && s->holder >= 0) {
+                /* release: the holder's last hold of this lock ending within the wait */
+                src_rec key = {-1, -1, -1, s->holder, s->end_ns, s->name, (size_t)-1};
+                size_t k = last_le(rel, nh, &key, cmp_hold);
+                if (k == nh || rel[k].lane != s->holder || strcmp(rel[k].name, s->name) ||
+                    rel[k].t < s->start_ns)
+                    continue;
+                /* acquire: the waiter's first hold of it starting at or after the wait's end */
+                src_rec akey = {-1, -1, -1, s->lane, s->end_ns, s->name, 0};
+                size_t a = last_le(acq, nh, &akey, cmp_hold);
+                a = a == nh ? 0 : a + 1;
+                while (a < nh && acq[a].lane == s->lane && !strcmp(acq[a].name, s->name) &&
+                       acq[a].t < s->end_ns)
+                    a++;
+                if (a == nh || acq[a].lane != s->lane || strcmp(acq[a].name, s->name) ||
+                    acq[a].t - s->end_ns > GS_TL_ACQUIRE_NS)
+                    continue;
+                if (!add_flow(&lk, acq[a].span, rel[k].span, GS_TL_FLOW_LOCK, (size_t)-1, NULL))
+                    goto done;
+                lk.slot[lockf.n - 1] = k;   /* the hold, numbered after the launches below */
+            }
+        }
+        if ((nl + 1) * 2 > lm.cap) {   /* keep the map at most half full */
+            size_t *ns = calloc(lm.cap * 2, sizeof *ns);
+            if (!ns)
                 goto done;
-        } else if (s->kind == GS_SPAN_LOCK_WAIT && s->holder >= 0) {
-            /* release: the holder's last hold of this lock ending within the wait */
-            src_rec key = {-1, -1, -1, s->holder, s->end_ns, s->name, (size_t)-1};
-            size_t k = last_le(rel, nh, &key, cmp_hold);
-            if (k == nh || rel[k].lane != s->holder || strcmp(rel[k].name, s->name) ||
-                rel[k].t < s->start_ns)
-                continue;
-            /* acquire: the waiter's first hold of it starting at or after the wait's end */
-            src_rec akey = {-1, -1, -1, s->lane, s->end_ns, s->name, 0};
-            size_t a = last_le(acq, nh, &akey, cmp_hold);
-            a = a == nh ? 0 : a + 1;
-            while (a < nh && acq[a].lane == s->lane && !strcmp(acq[a].name, s->name) &&
-                   acq[a].t < s->end_ns)
-                a++;
-            if (a == nh || acq[a].lane != s->lane || strcmp(acq[a].name, s->name) ||
-                acq[a].t - s->end_ns > GS_TL_ACQUIRE_NS)
-                continue;
-            if (!add_flow(&acc, acq[a].span, rel[k].span, GS_TL_FLOW_LOCK, nl + k, count))
-                goto done;
+            free(lm.slot);
+            lm.slot = ns;
+            lm.cap *= 2;
+            for (size_t k = 0; k < nl; k++)
+                *lm_find(&lm, lm.v[k].dev, lm.v[k].job, lm.v[k].part) = k + 1;
         }
     }
-    /* Pass 2: ids, contiguous per source (count[] becomes the next id). */
+    for (size_t j = 0; j < lockf.n; j++)
+        count[nl + lk.slot[j]]++;
+    /* Pass 2: ids, contiguous per source (count[] becomes the next id);
+     * launches are in span order already, holds are sorted, then merged. */
     f->out = malloc((nl + nh + 1) * sizeof *f->out);
-    if (!f->out)
+    hout = malloc((nh + 1) * sizeof *hout);
+    if (!f->out || !hout)
         goto done;
+    size_t n_h = 0;
     uint64_t next = 1;
     for (size_t k = 0; k < nl + nh; k++) {
         if (!count[k])
             continue;
-        size_t span = k < nl ? ls[k].span : rel[k - nl].span;
-        f->out[f->n_out++] = (gs_tl_flow_out){span, next, (uint32_t)count[k]};
-        size_t c = count[k];
+        size_t span = k < nl ? lm.v[k].span : rel[k - nl].span, c = count[k];
+        gs_tl_flow_out o = {span, next, (uint32_t)c};
+        if (k < nl)
+            f->out[f->n_out++] = o;
+        else
+            hout[n_h++] = o;
         count[k] = next;
         next += c;
     }
     for (size_t j = 0; j < f->n; j++)
         f->in[j].id = count[acc.slot[j]]++;
-    qsort(f->out, f->n_out, sizeof *f->out, cmp_out);
-    /* Lock destinations (acquires) come later than their waits: sort by
-     * destination when any is out of order. */
-    for (size_t j = 1; j < f->n; j++)
-        if (f->in[j].dst < f->in[j - 1].dst) {
-            qsort(f->in, f->n, sizeof *f->in, gs_tl_flow_in_cmp);
-            break;
-        }
+    for (size_t j = 0; j < lockf.n; j++)
+        lockf.in[j].id = count[nl + lk.slot[j]]++;
+    qsort(hout, n_h, sizeof *hout, cmp_out);
+    gs_tl_flow_out *launch_out = f->out;
+    f->out = malloc((f->n_out + n_h + 1) * sizeof *f->out);
+    if (!f->out) {
+        f->out = launch_out;
+        goto done;
+    }
+    merge_runs(f->out, launch_out, f->n_out, hout, n_h, sizeof *f->out, cmp_out);
+    f->n_out += n_h;
+    free(launch_out);
+    /* Lock destinations (acquires) come after their waits: sorted, then merged. */
+    qsort(lockf.in, lockf.n, sizeof *lockf.in, cmp_in);
+    gs_tl_flow_in *all = malloc((f->n + lockf.n + 1) * sizeof *all);
+    if (!all)
+        goto done;
+    merge_runs(all, f->in, f->n, lockf.in, lockf.n, sizeof *all, cmp_in);
+    free(f->in);
+    f->in = all;
+    f->n += lockf.n;
     st = GS_OK;
 done:
-    free(ls);
+    free(lm.v);
+    free(lm.slot);
     free(rel);
     free(acq);
     free(count);
+    free(hout);
     free(acc.slot);
+    free(lk.slot);
+    free(lockf.in);
     if (st != GS_OK)
         gs_tl_flows_free(f);
     return st;
-}
-
-int gs_tl_flow_in_cmp(const void *pa, const void *pb)
-{
-    const gs_tl_flow_in *a = pa, *b = pb;
-    return (a->dst > b->dst) - (a->dst < b->dst);
 }
 
 void gs_tl_flows_free(gs_tl_flows *f)
@@ -222,32 +307,24 @@ void gs_tl_flows_free(gs_tl_flows *f)
     memset(f, 0, sizeof *f);
 }
 
-const gs_tl_flow_in *gs_tl_flow_into(const gs_tl_flows *f, size_t span)
+const gs_tl_flow_in *gs_tl_flow_into(const gs_tl_flows *f, size_t *cur, size_t g, size_t span)
 {
-    size_t lo = 0, hi = f->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->in[mid].dst < span)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < f->n && f->in[lo].dst == span ? &f->in[lo] : NULL;
+    while (*cur < f->n && f->in[*cur].dst < g)
+        ++*cur;
+    for (size_t k = *cur; k < f->n && f->in[k].dst <= span; k++)
+        if (f->in[k].dst == span)
+            return &f->in[k];
+    return NULL;
 }
 
-uint32_t gs_tl_flows_from(const gs_tl_flows *f, size_t span, uint64_t *first)
+uint32_t gs_tl_flows_from(const gs_tl_flows *f, size_t *cur, size_t g, size_t span, uint64_t *first)
 {
-    size_t lo = 0, hi = f->n_out;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (f->out[mid].src < span)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < f->n_out && f->out[lo].src == span) {
-        *first = f->out[lo].first;
-        return f->out[lo].count;
-    }
+    while (*cur < f->n_out && f->out[*cur].src < g)
+        ++*cur;
+    for (size_t k = *cur; k < f->n_out && f->out[k].src <= span; k++)
+        if (f->out[k].src == span) {
+            *first = f->out[k].first;
+            return f->out[k].count;
+        }
     return 0;
 }

@@ -59,16 +59,19 @@ typedef struct gs_tl_flows {
 /* GS_ERR_NOMEM (nothing allocated) or GS_OK. */
 gs_status gs_tl_flows_build(gs_tl_flows *f, gs_timeline *tl, const gs_span *sp, size_t n);
 void gs_tl_flows_free(gs_tl_flows *f);
-/* The flow ending at span (NULL when none). */
-const gs_tl_flow_in *gs_tl_flow_into(const gs_tl_flows *f, size_t span);
-/* The number of flows leaving span, and the first id in *first. */
-uint32_t gs_tl_flows_from(const gs_tl_flows *f, size_t span, uint64_t *first);
-int gs_tl_flow_in_cmp(const void *a, const void *b);
+/* Lookups for spans visited in groups [g, h) of nondecreasing g (any
+ * order inside a group): *cur (0 at first) follows g.  The flow ending at
+ * span (NULL when none); the number of flows leaving span, the first id
+ * in *first. */
+const gs_tl_flow_in *gs_tl_flow_into(const gs_tl_flows *f, size_t *cur, size_t g, size_t span);
+uint32_t gs_tl_flows_from(const gs_tl_flows *f, size_t *cur, size_t g, size_t span, uint64_t *first);
 
 /* String -> 1, 2, 3, ... in order of first sight (tl_strmap.c).  Keys are
  * copied when `own` is set (before the first get), else they must outlive
- * the map.  get returns 0 only when out of memory; *added says the string
- * was new (and the stored key, which outlives the call, is *stored). */
+ * the map.  `stable`: s's address holds these contents as long as the map
+ * lives (lookups by address are then cached).  get returns 0 only when out
+ * of memory; *added says the string was new (and the stored key, which
+ * outlives the call, is *stored). */
 #define GS_TL_STRMAP_CACHE 4096
 typedef struct gs_tl_strmap {
     const char **key;
@@ -80,6 +83,7 @@ typedef struct gs_tl_strmap {
 } gs_tl_strmap;
 void gs_tl_strmap_init(gs_tl_strmap *m);
 void gs_tl_strmap_free(gs_tl_strmap *m);
-uint64_t gs_tl_strmap_get(gs_tl_strmap *m, const char *s, int *added, const char **stored);
+uint64_t gs_tl_strmap_get(gs_tl_strmap *m, const char *s, int stable, int *added,
+                          const char **stored);
 
 #endif

@@ -2,8 +2,9 @@
  * String -> small integer map for the Perfetto writer's interning (event
  * names, categories, debug annotation names: tl_internal.h).  Open
  * addressing on an FNV-1a hash of the contents, with a direct-mapped cache
- * in front keyed by the string's address: the timeline keeps one copy of a
- * repeated name per lane, so most lookups are one pointer compare.
+ * in front keyed by the string's address for strings whose address keeps
+ * its contents (the timeline's, static ones): the timeline keeps one copy
+ * of a repeated name per lane, so most lookups are one pointer compare.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -61,32 +62,37 @@ static int grow(gs_tl_strmap *m)
     return 1;
 }
 
-uint64_t gs_tl_strmap_get(gs_tl_strmap *m, const char *s, int *added, const char **stored)
+uint64_t gs_tl_strmap_get(gs_tl_strmap *m, const char *s, int stable, int *added,
+                          const char **stored)
 {
     *added = 0;
     size_t c = ((uintptr_t)s >> 3) & (GS_TL_STRMAP_CACHE - 1);
-    if (!m->own && m->cache_key[c] == s)
+    if (stable && m->cache_key[c] == s)
         return m->cache_val[c];
     if ((m->n + 1) * 2 > m->cap && !grow(m))
         return 0;
     size_t j = (size_t)str_hash(s) & (m->cap - 1);
     while (m->key[j]) {
         if (!strcmp(m->key[j], s)) {
-            m->cache_key[c] = s;
-            m->cache_val[c] = m->val[j];
+            if (stable) {
+                m->cache_key[c] = s;
+                m->cache_val[c] = m->val[j];
+            }
             return m->val[j];
         }
         j = (j + 1) & (m->cap - 1);
     }
     /* Without `own`, keys point into the timeline (or static strings),
-     * which outlive the map; the address cache is only for those. */
+     * which outlive the map; the address cache is only for stable ones. */
     const char *k = m->own ? strdup(s) : s;
     if (!k)
         return 0;
     m->key[j] = k;
     m->val[j] = ++m->n;
-    m->cache_key[c] = s;
-    m->cache_val[c] = m->n;
+    if (stable) {
+        m->cache_key[c] = s;
+        m->cache_val[c] = m->n;
+    }
     *added = 1;
     *stored = k;
     return m->n;
