@@ -32,6 +32,18 @@ typedef struct gs_json {
 /* name: shown in errors (a path).  text need not be NUL-terminated. */
 gs_status gs_json_parse(gs_json **out, const char *text, size_t len,
                         const char *name, gs_err *err);
+/* Parsing many small documents (a trace's events, one at a time): the tree
+ * goes into an arena (blocks of 64 KiB, reused) instead of one malloc per
+ * node.  It is valid until gs_json_arena_reset/free; never gs_json_free
+ * it.  Errors as gs_json_parse. */
+typedef struct gs_json_arena {
+    struct gs_json_block *head;
+} gs_json_arena;
+void gs_json_arena_init(gs_json_arena *a);
+void gs_json_arena_reset(gs_json_arena *a);
+void gs_json_arena_free(gs_json_arena *a);
+gs_status gs_json_parse_in(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+                           const char *name, gs_err *err);
 /* Reads and parses a whole file. */
 gs_status gs_json_parse_file(gs_json **out, const char *path, gs_err *err);
 void gs_json_free(gs_json *j);
