@@ -159,12 +159,16 @@ static void merge_runs(void *dst, const void *r1, size_t n1, const void *r2, siz
 gs_status gs_tl_flows_build(gs_tl_flows *f, gs_timeline *tl, const gs_span *sp, size_t n)
 {
     memset(f, 0, sizeof *f);
-    size_t nl = 0, nh = 0;
+    size_t nl = 0, nh = 0, nd = 0, nw = 0;
     for (size_t i = 0; i < n; i++) {
         if (is_launch(tl, &sp[i]))
             nl++;
         else if (sp[i].kind == GS_SPAN_LOCK_HOLD)
             nh++;
+        else if (sp[i].kind == GS_SPAN_LOCK_WAIT && sp[i].holder >= 0)
+            nw++;
+        else if (is_device_op(&sp[i]) && sp[i].job >= 0)
+            nd++;
     }
     launch_map lm = {malloc((nl + 1) * sizeof(src_rec)), NULL, 64};
     while (lm.cap < 2 * nl)
@@ -172,12 +176,15 @@ gs_status gs_tl_flows_build(gs_tl_flows *f, gs_timeline *tl, const gs_span *sp, 
     lm.slot = calloc(lm.cap, sizeof *lm.slot);
     src_rec *rel = malloc((nh + 1) * sizeof *rel), *acq = malloc((nh + 1) * sizeof *acq);
     size_t *count = calloc(nl + nh + 1, sizeof *count);
-    fl_acc acc = {f, NULL, 0}, lk = {NULL, NULL, 0};
+    /* Sized for every candidate up front: no growth, and the lock flows
+     * are merged into the launch flows' array in place. */
+    fl_acc acc = {f, malloc((nd + 1) * sizeof *acc.slot), nd + 1}, lk = {NULL, NULL, 0};
+    f->in = malloc((nd + nw + 1) * sizeof *f->in);
     gs_tl_flows lockf = {0};
     lk.f = &lockf;
     gs_tl_flow_out *hout = NULL;
     gs_status st = GS_ERR_NOMEM;
-    if (!lm.v || !lm.slot || !rel || !acq || !count)
+    if (!lm.v || !lm.slot || !rel || !acq || !count || !acc.slot || !f->in)
         goto done;
     nh = 0;
     for (size_t i = 0; i < n; i++)
@@ -275,14 +282,15 @@ gs_status gs_tl_flows_build(gs_tl_flows *f, gs_timeline *tl, const gs_span *sp, 
     merge_runs(f->out, launch_out, f->n_out, hout, n_h, sizeof *f->out, cmp_out);
     f->n_out += n_h;
     free(launch_out);
-    /* Lock destinations (acquires) come after their waits: sorted, then merged. */
+    /* Lock destinations (acquires) come after their waits: sorted, then
+     * merged from the back into the room left after the launch flows. */
     qsort(lockf.in, lockf.n, sizeof *lockf.in, cmp_in);
-    gs_tl_flow_in *all = malloc((f->n + lockf.n + 1) * sizeof *all);
-    if (!all)
-        goto done;
-    merge_runs(all, f->in, f->n, lockf.in, lockf.n, sizeof *all, cmp_in);
-    free(f->in);
-    f->in = all;
+    for (size_t i = f->n, j = lockf.n, k = f->n + lockf.n; j > 0; k--) {
+        if (i > 0 && f->in[i - 1].dst > lockf.in[j - 1].dst)
+            f->in[k - 1] = f->in[--i];
+        else
+            f->in[k - 1] = lockf.in[--j];
+    }
     f->n += lockf.n;
     st = GS_OK;
 done:
