@@ -7,6 +7,8 @@
 #                        then the fuzz corpora replayed (make fuzz-regress); compiles the
 #                        CUDA backend whenever nvcc is found, GPU or not
 #   make test-gpu        on a GPU machine: build with nvcc and gcc alone, run the CUDA tests
+#   make test-slurm      deps step with Slurm (slurm-wlm, munge), then the Slurm tests against
+#                        a private single-node cluster the test starts and stops (root only)
 #   make demo            the demo's deps (compiler, make, gnuplot), the binary, then the
 #                        default scenario and its report (CPU backend: no nvcc without a GPU)
 #   make bench           Google Benchmark microbenchmarks, JSON under build/bench/
@@ -178,7 +180,7 @@ ALL_TESTS := $(foreach l,$(LAYERS),$(call tests_of,$(l))) test/test_layers.c
 TEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(ALL_TESTS) test/runner.c)
 ALL_LIBS  := $(call libs_for,cli)
 
-.PHONY: all test test-gpu test-layer demo deps deps-demo bench bench-tools clean check-valgrind massif
+.PHONY: all test test-gpu test-layer test-slurm demo deps deps-demo deps-slurm bench bench-tools clean check-valgrind massif
 all: $(BUILD)/gapscope $(ATTACH_SO)
 
 $(CUDA_STAMP):
@@ -266,6 +268,9 @@ deps:
 deps-demo:
 	@./scripts/deps.sh demo
 
+deps-slurm:
+	@./scripts/deps.sh slurm
+
 test: deps
 	@$(MAKE) $(SUBMAKE_FLAGS) $(BUILD)/test/all $(BUILD)/gapscope $(ATTACH_SO) $(ATTACH_PROBE) $(BENCH_TOOLS)
 	GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all $(TEST_ARGS)
@@ -274,6 +279,13 @@ test: deps
 test-layer:
 	@$(MAKE) $(SUBMAKE_FLAGS) $(BUILD)/test/$(L) $(if $(filter attach,$(L)),$(BUILD)/gapscope $(ATTACH_SO) $(ATTACH_PROBE),)
 	GS_BIN=$(BUILD)/gapscope $(BUILD)/test/$(L) $(TEST_ARGS)
+
+# A real Slurm: scenarios/test_slurm_cluster.c starts slurmctld, slurmd and
+# munged single-node under its scratch directory (test/slurm/cluster.sh) and
+# stops them; skipped with the reason where it cannot run, except under CI.
+test-slurm: deps-slurm
+	@$(MAKE) $(SUBMAKE_FLAGS) $(BUILD)/test/all $(BUILD)/gapscope
+	GS_SLURM_TEST=1 GS_BIN=$(BUILD)/gapscope $(BUILD)/test/all --only slurm $(TEST_ARGS)
 
 # On a GPU machine: nvcc and gcc only, no deps step.
 test-gpu:

@@ -2,7 +2,10 @@
  * The command lines of `gapscope predict` and `gapscope model fit`
  * (cli/cmd_predict.c and cli/cmd_model.c are thin wrappers).
  *
- *   predict CAPTURE [--set S.K=V]... [--out DIR] [--no-report] [--quiet]
+ *   predict CAPTURE [CAPTURE2...] [--set S.K=V]... [--profile P] [--reps N]
+ *           [--borrow C] [--out DIR] [--no-report] [--quiet]
+ *   predict CAPTURE --what-if EDIT... [--out DIR] [--no-report] [--quiet]
+ *           (a foreign timeline: the run in cli_whatif.c)
  *   model fit CAPTURE [-o model.json]
  *
  * Exit codes (cli.h): 0 ok, 1 some job failed, 2 bad usage or input
@@ -18,39 +21,93 @@
 #include "../scenarios/predict.h"
 #include "cli_run.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define REPS_UNSET UINT64_MAX
+
 typedef struct {
     gs_predict_opts po;
-    gs_cli_list sets, capture;
+    gs_cli_list sets, capture, whatif;
+    uint64_t reps;                  /* REPS_UNSET: not given */
 } predict_args;
 
-static const gs_cli_opt predict_opts[] = {
-    GS_CLI_LIST("--set", "SECTION.KEY=VAL",
-                "change the scenario (repeatable), e.g. --set engine.synth_threads=12",
-                predict_args, sets),
-    GS_CLI_STR("--borrow", NULL, "CAPTURE2",
-               "take the stages CAPTURE lacks from CAPTURE2 (e.g. the CPU G2 MSM\n"
-               "of a capture that ran it on the CPU, for --set engine.g2=cpu)",
-               predict_args, po.borrow),
-    GS_CLI_STR("--out", NULL, "DIR", "run directory (default runs/predict-<capture>-<UTC time>)",
-               predict_args, po.run.out_dir),
+/* The options of both forms: where the run goes and what is printed. */
+static const gs_cli_opt output_opts[] = {
+    GS_CLI_STR("--out", NULL, "DIR", "run directory (default runs/predict-<capture>-<UTC time>,\n"
+               "runs/whatif-<UTC time> with --what-if)", predict_args, po.run.out_dir),
     GS_CLI_FLAG("--no-report", NULL, "summary.json only (no charts or report)", predict_args,
                 po.run.no_charts),
     GS_CLI_FLAG("--quiet", "-q", "no progress lines", predict_args, po.run.quiet),
     GS_CLI_END};
 
+static const gs_cli_opt whatif_opt[] = {
+    GS_CLI_LIST("--what-if", "EDIT",
+                "a what-if on a foreign timeline (attach, import; repeatable):\n"
+                "gapscope predict --what-if help lists the edits",
+                predict_args, whatif),
+    GS_CLI_END};
+
+static const gs_cli_opt predict_opts[] = {
+    GS_CLI_LIST("--set", "SECTION.KEY=VAL",
+                "change the scenario (repeatable), e.g. --set engine.synth_threads=12",
+                predict_args, sets),
+    GS_CLI_STR("--profile", NULL, "FILE",
+               "machine profile (gapscope calibrate; default\n"
+               "CAPTURE_DIR/machine-profile.json when there is one)",
+               predict_args, po.profile),
+    GS_CLI_UINT("--reps", "N", GS_PREDICT_MAX_REPS,
+                "replicates of the interval (default " STR(GS_PREDICT_REPS)
+                "; 0: repeats and residual only)",
+                predict_args, reps),
+    GS_CLI_STR("--borrow", NULL, "CAPTURE2",
+               "take the stages CAPTURE lacks from CAPTURE2 (e.g. the CPU G2 MSM\n"
+               "of a capture that ran it on the CPU, for --set engine.g2=cpu)",
+               predict_args, po.borrow),
+    GS_CLI_INCLUDE(whatif_opt),
+    GS_CLI_INCLUDE(output_opts),
+    GS_CLI_END};
+
 static const gs_cli_spec predict_spec = {
     .cmd = "predict",
-    .usage = "usage: gapscope predict CAPTURE [--set SECTION.KEY=VAL]... [options]\n"
+    .usage = "usage: gapscope predict CAPTURE [CAPTURE2...] [--set SECTION.KEY=VAL]... [options]\n"
+             "       gapscope predict CAPTURE --what-if EDIT [--what-if EDIT]... (attach/import captures)\n"
              "Runs the scenario a capture ran (its scenario.ini and arrivals.jsonl), changed by\n"
              "the overrides, on the model fitted from the capture: the real engine (threads,\n"
              "queues, tracker lock, policies) with every unit of work replaced by its modelled\n"
              "time, on a virtual clock and a modelled CPU of the captured core count.  Writes an\n"
              "ordinary run directory; every span is flagged modelled.  CAPTURE: a run directory,\n"
-             "a spans.csv, or X.spans.csv with a directory X/ beside it.  Method: model/MODEL.md.\n\n",
+             "a spans.csv, or X.spans.csv with a directory X/ beside it.  Method: model/MODEL.md.\n"
+             "Several captures of one setting (repeats) give the run-to-run spread; the prediction is\n"
+             "their mean.  Every prediction carries an interval: the repeats, replicates drawn from\n"
+             "the capture (partition costs, the threads' speeds, the host's) and the model's\n"
+             "reproduction error; summary.json and the report carry it (prediction.*).\n\n",
     .opts = predict_opts,
-    GS_CLI_ARGS(predict_args, capture, 1, 1),
+    GS_CLI_ARGS(predict_args, capture, 0, GS_PREDICT_MAX_CAPTURES), /* 1..: checked after --what-if help */
     .bad = "unexpected argument '%s' (--help for usage)",
     .no_usage = GS_CLI_USAGE_OPT | GS_CLI_USAGE_ARG,
+};
+
+static const gs_cli_opt whatif_opts[] = {
+    GS_CLI_INCLUDE(whatif_opt),
+    GS_CLI_INCLUDE(output_opts),
+    GS_CLI_END};
+
+/* The --what-if form's help (gapscope predict --what-if help). */
+static const gs_cli_spec whatif_spec = {
+    .cmd = "predict",
+    .usage = "usage: gapscope predict CAPTURE --what-if EDIT [--what-if EDIT]... [options]\n"
+             "Replays a foreign capture (attach, import) with edits on its dependency graph (launch ->\n"
+             "kernel, sync -> host continuation, lock release or wake-up -> waiter); every gap the\n"
+             "edges do not explain stays as captured.  EDIT:\n"
+             "  remove:NAME          spans named NAME (NAME* a prefix) take no time: \"this stall is gone\";\n"
+             "                       remove:state:sleep takes that sampled state out of the gaps\n"
+             "  scale:NAME=F         spans named NAME last F times as long\n"
+             "  stream:LANE=F        device lane LANE (e.g. gpu0/stream7) runs F times faster (1.5 or 1.5x)\n"
+             "  unlock:LOCK:NAME     lock LOCK (a name prefix, mutex:0x...) is never held across NAME\n"
+             "  threads:PREFIX=+N    N more threads like the lanes PREFIX* (their steps as one pool)\n"
+             "Prints predicted util and wall time, the interval (the unedited replay's error on the\n"
+             "capture) and the critical path.  Method: model/MODEL.md.\n\n",
+    .opts = whatif_opts,
 };
 
 static int exit_code(gs_status st)
@@ -61,15 +118,41 @@ static int exit_code(gs_status st)
                : 3;
 }
 
+/* The --what-if form: one capture, the edits and the output options only. */
+static int whatif(const predict_args *a)
+{
+    const char *extra = a->sets.n ? "--set" : a->po.profile ? "--profile" : a->reps != REPS_UNSET ? "--reps"
+                        : a->po.borrow ? "--borrow" : a->capture.n > 1 ? a->capture.v[1] : NULL;
+    if (extra) {
+        fprintf(stderr, "gapscope predict: '%s' does not go with --what-if (--what-if help)\n", extra);
+        return 2;
+    }
+    gs_cli_whatif_args w = {.capture = a->capture.v[0], .edits = a->whatif.v, .n_edits = a->whatif.n,
+                            .out_dir = a->po.run.out_dir, .no_report = a->po.run.no_charts,
+                            .quiet = a->po.run.quiet};
+    return gs_cli_whatif(&w);
+}
+
 int gs_scn_cmd_predict(int argc, char **argv)
 {
-    predict_args a = {.sets.n = 0};
+    predict_args a = {.reps = REPS_UNSET};
     int rc = gs_cli_parse(&predict_spec, &a, argc, argv, NULL);
     if (rc != GS_CLI_GO)
         return rc;
+    for (int i = 0; i < a.whatif.n; i++)
+        if (!strcmp(a.whatif.v[i], "help")) {
+            gs_cli_help(&whatif_spec, stdout);
+            return 0;
+        }
+    if (!a.capture.n)
+        return gs_cli_usage_error(a.whatif.n ? &whatif_spec : &predict_spec);
+    if (a.whatif.n)
+        return whatif(&a);
     const char *capture = a.capture.v[0];
     int nsets = a.sets.n;
     gs_predict_opts po = a.po;
+    gs_prediction pred;
+    po.reps = a.reps == REPS_UNSET ? GS_PREDICT_REPS : (int)a.reps;
     char out[GS_SCN_PATH_MAX];
     if (!po.run.out_dir) {
         const char *base = strrchr(capture, '/');
@@ -87,8 +170,11 @@ int gs_scn_cmd_predict(int argc, char **argv)
         po.run.out_dir = out;
     }
     po.capture = capture;
+    po.repeats = a.capture.v + 1;
+    po.n_repeats = a.capture.n - 1;
     po.sets = a.sets.v;
     po.n_sets = nsets;
+    po.interval = &pred;
     gs_err err;
     gs_err_clear(&err);
     gs_run_result res;
@@ -104,13 +190,21 @@ int gs_scn_cmd_predict(int argc, char **argv)
     if (res.analyzed) {
         gs_util_summary p, c;
         gs_util_summary_of_run(&p, &res);
-        printf("predicted: GPU util %.1f%%, top cause %s %.0f%% of %.3f s idle; %zu jobs in %.1f s "
-               "modelled (%.2f s real)\n", 100 * p.util, p.cause, 100 * p.share, p.idle_s, res.completed,
-               res.wall_s, real);
+        printf("predicted: GPU util %.1f%% [%.1f, %.1f], top cause %s %.0f%% of %.3f s idle; %zu jobs in %.1f s "
+               "modelled (%.2f s real)\n", 100 * pred.point, 100 * pred.lo, 100 * pred.hi, p.cause, 100 * p.share,
+               p.idle_s, res.completed, res.wall_s, real);
+        printf("interval:  %d capture%s, %d replicates (top cause %s in %.0f%%), host spread %.0f%%, "
+               "reproduction residual %.1f points\n", pred.n_captures, pred.n_captures == 1 ? "" : "s",
+               pred.n_rep, p.cause, 100 * pred.cause_agree, 100 * pred.host_sd, 100 * pred.residual);
         gs_capture cap;
-        if (gs_capture_resolve(&cap, capture, &err) == GS_OK && gs_util_summary_of(&c, cap.spans, &err) == GS_OK)
-            printf("captured:  GPU util %.1f%%, top cause %s %.0f%% of %.3f s idle%s\n", 100 * c.util, c.cause,
-                   100 * c.share, c.idle_s, nsets ? " (before the --set changes)" : "");
+        if (gs_capture_resolve(&cap, capture, &err) == GS_OK && gs_util_summary_of(&c, cap.spans, &err) == GS_OK) {
+            if (pred.n_captures > 1)
+                printf("captured:  GPU util %.1f%% (mean of %d, sd %.1f)%s\n", 100 * pred.captured,
+                       pred.n_captures, 100 * pred.captured_sd, nsets ? " (before the --set changes)" : "");
+            else
+                printf("captured:  GPU util %.1f%%, top cause %s %.0f%% of %.3f s idle%s\n", 100 * c.util,
+                       c.cause, 100 * c.share, c.idle_s, nsets ? " (before the --set changes)" : "");
+        }
     }
     char report[GS_SCN_PATH_MAX + 32];
     snprintf(report, sizeof report, "%s/report.html", res.dir);

@@ -26,5 +26,15 @@ int gs_scn_cmd_sweep(int argc, char **argv);
 /* gapscope predict, gapscope model (cli_predict.c). */
 int gs_scn_cmd_predict(int argc, char **argv);
 int gs_scn_cmd_model(int argc, char **argv);
+/* gapscope predict CAPTURE --what-if ... (cli_whatif.c): the options as
+ * predict's table parsed them (cli_predict.c).  Returns the exit code. */
+typedef struct gs_cli_whatif_args {
+    const char *capture;
+    const char *const *edits;
+    int n_edits;
+    const char *out_dir;        /* NULL: runs/whatif-<UTC time> */
+    int no_report, quiet;
+} gs_cli_whatif_args;
+int gs_cli_whatif(const gs_cli_whatif_args *a);
 
 #endif

@@ -1,6 +1,8 @@
 /*
  * gapscope gate: utilization thresholds on a run (or a scenario it runs
- * first), or a paired base/head comparison.  Exit 0 pass, 1 fail,
+ * first), or a paired base/head comparison: of run directories, or with
+ * --slurm of a base and a head scenario run --reps times each, interleaved
+ * in one Slurm job array (scenarios/slurm_gate.c).  Exit 0 pass, 1 fail,
  * 2 bad usage or input, 3 internal failure.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -13,7 +15,9 @@
 #include "../diag/gate.h"
 #include "../scenarios/run.h"
 #include "../scenarios/scenario.h"
+#include "../scenarios/slurm.h"
 #include "cli.h"
+#include "cli_slurm.h"
 #include "diag_cli.h"
 
 #define MAX_RUNS 256
@@ -26,6 +30,9 @@ typedef struct {
     gs_cli_list sets;
     const char *fk[GS_CLI_LIST_MAX], *fv[GS_CLI_LIST_MAX]; /* limits: thresholds-file key, value */
     int nf;
+    gs_cli_slurm slurm;
+    uint64_t reps;
+    const char *base_bin;
 } gate_args;
 
 static int take_run(void *ctx, const char *arg)
@@ -96,18 +103,30 @@ static const gs_cli_opt gate_opts[] = {
     GS_CLI_LIST("--set", "S.K=V", "SCENARIO mode: a setting of the run (repeatable)", gate_args,
                 sets),
     GS_CLI_STR("--seed", NULL, "N", "SCENARIO mode: the run's seed", gate_args, seed),
-    GS_CLI_STR("--run-out", NULL, "DIR", "SCENARIO mode: the run's directory", gate_args, run_out),
+    GS_CLI_STR("--run-out", NULL, "DIR",
+               "SCENARIO mode: the run's directory; --slurm: the folder of\n"
+               "the runs (default runs/gate-slurm)",
+               gate_args, run_out),
     GS_CLI_GROUP(gs_diag_cli_opts, gate_args, d),
+    GS_CLI_GROUP(gs_cli_slurm_opts, gate_args, slurm),
+    GS_CLI_UINT("--reps", "N", 1000, "--slurm: runs of each side (default 5)", gate_args, reps),
+    GS_CLI_STR("--base-bin", NULL, "PATH",
+               "--slurm: the gapscope build the base runs use (default: the\n"
+               "head's, --gapscope)",
+               gate_args, base_bin),
     GS_CLI_END};
 
 static const gs_cli_spec gate_spec = {
     .cmd = "gate",
     .usage = "usage: gapscope gate RUN_DIR|spans.csv|SCENARIO.ini [limits] [options]\n"
              "       gapscope gate --base DIR... --head DIR... [limits] [options]\n"
+             "       gapscope gate --slurm --base BASE.ini --head HEAD.ini [--reps N] [limits] [options]\n"
              "  Checks a run against utilization limits (a SCENARIO.ini is run first) and\n"
              "  exits 0 when every check holds, 1 when any fails (2: bad input).  Writes\n"
              "  gate.junit.xml and gate.json.  Paired mode compares N base and M head runs\n"
-             "  (one-sided Mann-Whitney U test plus a practical-significance floor).\n",
+             "  (one-sided Mann-Whitney U test plus a practical-significance floor).  With\n"
+             "  --slurm the two scenarios are run N times each as one Slurm job array, base and\n"
+             "  head tasks interleaved on the same partition, then compared the same way.\n",
     .opts = gate_opts,
     .positional = take_run,
     .bad = "unknown option '%s' (--help for usage)",
@@ -165,6 +184,81 @@ static int is_scenario(const char *p)
     return stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && n > 4 && !strcmp(p + n - 4, ".ini");
 }
 
+/* --slurm: runs the base and head scenarios as one interleaved array and
+ * puts the run directories of the done tasks in place of the scenarios.
+ * Returns -1 to go on to the gate, else the exit code. */
+static int slurm_runs(gate_args *a, char (**dirs)[GS_SCN_PATH_MAX], int quiet)
+{
+    gs_slurm_opts so;
+    if (!gs_cli_slurm_apply(&so, &a->slurm, "gate"))
+        return 2;
+    if (a->nb != 1 || a->nh != 1 || !is_scenario(a->base[0]) || !is_scenario(a->head[0])) {
+        fprintf(stderr, "gapscope gate: --slurm takes one scenario file (.ini) after --base and one after --head\n");
+        return 2;
+    }
+    int reps = a->reps ? (int)a->reps : 5;
+    gs_slurm_gate_spec g = {.base = a->base[0], .head = a->head[0], .base_bin = a->base_bin, .sets = a->sets.v,
+                            .n_sets = a->sets.n, .reps = reps, .out = a->run_out ? a->run_out : "runs/gate-slurm"};
+    unsigned char *done = calloc((size_t)(2 * reps), 1);
+    *dirs = calloc((size_t)(2 * reps), sizeof **dirs);
+    if (!done || !*dirs) {
+        free(done);
+        return 3;
+    }
+    so.quiet = quiet;
+    so.stop = &gs_scn_interrupt_sig;
+    gs_err err;
+    gs_err_clear(&err);
+    gs_scn_interrupt_install();
+    gs_status st = gs_slurm_gate_runs(&g, &so, *dirs, done, &err);
+    gs_scn_interrupt_restore();
+    int rc = -1;
+    if (st != GS_OK) {
+        fprintf(stderr, "gapscope gate: %s\n", err.msg);
+        rc = 2;
+    } else if (so.dry_run)
+        rc = 0;
+    else if (gs_scn_interrupt_sig)
+        rc = 128 + gs_scn_interrupt_sig;
+    a->nb = a->nh = 0;
+    for (int i = 0; rc < 0 && i < 2 * reps; i++)
+        if (done[i]) {
+            if (i % 2)
+                a->head[a->nh++] = (*dirs)[i];
+            else
+                a->base[a->nb++] = (*dirs)[i];
+        }
+    free(done);
+    if (rc < 0 && (a->nb < 2 || a->nh < 2)) {
+        fprintf(stderr, "gapscope gate: too few runs ended done (base %d, head %d of %d each) to compare\n", a->nb,
+                a->nh, reps);
+        rc = 2;
+    } else if (rc < 0 && (a->nb < reps || a->nh < reps))
+        printf("slurm: compared %d base and %d head runs of %d each (the others failed: listed above)\n", a->nb, a->nh,
+               reps);
+    return rc;
+}
+
+/* Whether base and head runs ran on the same hardware classes (slurm). */
+static void hw_note(const gs_run *runs, int nb, int nh)
+{
+    char b[512] = "", h[512] = "", c[512];
+    int mixed = 0;
+    for (int i = 0; i < nb + nh; i++) {
+        gs_scn_hw_class(c, sizeof c, runs[i].tl);
+        char *side = i < nb ? b : h;
+        if (!side[0])
+            snprintf(side, sizeof b, "%s", c);
+        else
+            mixed |= strcmp(side, c) != 0;
+    }
+    if (mixed || strcmp(b, h))
+        printf("slurm: WARNING: base and head ran on unlike hardware (base: %s%s; head: %s%s): the comparison "
+               "mixes hardware with the change\n", b, mixed ? " and others" : "", h, mixed ? " and others" : "");
+    else
+        printf("slurm: base and head ran on the same hardware: %s\n", b);
+}
+
 static int gate_main(int argc, char **argv)
 {
     gate_args a;
@@ -208,6 +302,20 @@ static int gate_main(int argc, char **argv)
             return 2;
         }
     }
+    char(*sdirs)[GS_SCN_PATH_MAX] = NULL;
+    if (a.slurm.on) {
+        if ((rc = slurm_runs(&a, &sdirs, o.quiet)) >= 0) {
+            free(sdirs);
+            return rc;
+        }
+        nb = a.nb;
+        nh = a.nh;
+    } else if (!gs_cli_slurm_apply(&(gs_slurm_opts){0}, &a.slurm, "gate"))
+        return 2;
+    else if (a.reps || a.base_bin) {
+        fprintf(stderr, "gapscope gate: --reps and --base-bin need --slurm\n");
+        return 2;
+    }
     char rundir[4200];
     if (target && is_scenario(target)) {
         rc = run_scenario(target, a.sets.v, a.sets.n, a.seed, a.run_out, o.quiet, rundir,
@@ -237,6 +345,8 @@ static int gate_main(int argc, char **argv)
         }
         pr[loaded] = &runs[loaded];
     }
+    if (a.slurm.on)
+        hw_note(runs, nb, nh);
     gs_status st = paired ? gs_gate_paired(&res, pr, (size_t)nb, pr + nb, (size_t)nh, &lim)
                           : gs_gate_evaluate(&res, &runs[0], &lim);
     if (st != GS_OK) {
@@ -266,6 +376,7 @@ done:
         gs_run_free(&runs[i]);
     free(runs);
     free(pr);
+    free(sdirs);
     gs_gate_result_free(&res);
     return rc;
 }

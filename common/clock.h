@@ -35,7 +35,12 @@
  * at min(1, cores / T) of a core; a task with `threads` > 1 counts for that
  * many threads (pool tasks: their own thread plus the pool's helpers,
  * oldest task first).  gs_vt_load adds threads that use CPU without
- * progress of their own (a thread spinning on a device).
+ * progress of their own (a thread spinning on a device).  Contention
+ * (cfg.speed, optional; pshare.h's extension): a task of speed class cls
+ * (gs_vt_cpu_class) progresses speed(cls, T) times its share: the measured
+ * slowdown of a stage as concurrency grows (model/model_speed.c).  Its
+ * core_ns is work at speed 1; the CPU it consumes (gs_vt_thread_cpu_ns) is
+ * its share's.
  *
  * Accounting.  `active` counts participants that are running.  A waiter
  * decrements it before it blocks; a waker (signal, broadcast, unlock of a
@@ -99,6 +104,9 @@ typedef struct gs_vt_cfg {
      * change (t: virtual ns, busy: cores in use, 0..cores); may be NULL. */
     void (*on_cpu)(void *ctx, int64_t t, double busy);
     void *on_cpu_ctx;
+    /* Speed of class cls (>= 0) with T runnable threads, > 0; NULL: 1. */
+    gs_pshare_speed_fn speed;
+    void *speed_ctx;
 } gs_vt_cfg;
 
 /* Turns the clock on at virtual time t0_ns; the calling thread becomes a
@@ -132,6 +140,8 @@ void gs_vt_sleep_idle(int64_t ns);
 /* core_ns of CPU work with up to `threads` threads, on pool `pool` (-1:
  * no pool: the task's threads are its own). */
 void gs_vt_cpu(int64_t core_ns, int threads, int pool);
+/* The same for a task of speed class cls (-1: none, speed 1). */
+void gs_vt_cpu_class(int64_t core_ns, int threads, int pool, int cls);
 /* Threads using CPU without progress (delta +1 / -1). */
 void gs_vt_load(int delta);
 /* Modelled CPU ns the calling participant has consumed (0 for others). */

@@ -1,8 +1,9 @@
 /* Atomic output files and whole-file reads (see outfile.h). */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include "outfile.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -86,4 +87,18 @@ nomem:
     free(buf);
     fclose(f);
     return gs_err_set(err, GS_ERR_NOMEM, "input", path, "out of memory reading file");
+}
+
+static int remove_one(const char *p, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)type;
+    (void)ftw;
+    remove(p);
+    return 0;
+}
+
+void gs_remove_tree(const char *dir)
+{
+    nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -29,4 +29,8 @@ gs_status gs_out_close(gs_outfile *o, int ok, gs_err *err);
  * before the NUL).  GS_ERR_IO naming the path on failure. */
 gs_status gs_read_file(char **out, size_t *len, const char *path, gs_err *err);
 
+/* Removes dir and everything under it (a scratch directory; symlinks are
+ * removed, not followed).  Best effort: what cannot be removed stays. */
+void gs_remove_tree(const char *dir);
+
 #endif

@@ -30,3 +30,11 @@ double gs_pshare_busy(const gs_pshare *s)
 {
     return s->threads < s->cores ? s->threads : s->cores;
 }
+
+double gs_pshare_runnable(const gs_pshare *s) { return s->threads; }
+
+double gs_pshare_progress(const gs_pshare *s, double granted, gs_pshare_speed_fn speed, void *ctx, int cls)
+{
+    double share = granted * gs_pshare_rate(s);
+    return speed && cls >= 0 ? share * speed(ctx, cls, s->threads) : share;
+}

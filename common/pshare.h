@@ -13,10 +13,19 @@
  * every thread runs at min(1, C / T) of a core, so a task with k granted
  * threads advances at k * min(1, C / T) core-seconds per second.
  *
+ * Contention, the rule's one extension.  On a real host a core-second buys
+ * less work when many threads run (memory bandwidth, SMT siblings, clocks
+ * under all-core load).  A task of speed class cls >= 0 progresses
+ * speed(cls, T) times its share, T the runnable threads (load included);
+ * the CPU it consumes is still its share, k * min(1, C / T).  Without a
+ * speed function, or for cls < 0, speed is 1 and progress is the share.
+ * The model fits speed per class (model/model_speed.c).
+ *
  * Use: gs_pshare_init, gs_pshare_add for every task in start order (it
  * returns the task's granted threads), then gs_pshare_rate for the
- * per-thread rate and gs_pshare_busy for the cores in use.  Pure: a
- * gs_pshare lives on the caller's stack; no locks, no allocation.
+ * per-thread rate, gs_pshare_progress for a task's work per second,
+ * gs_pshare_runnable for T and gs_pshare_busy for the cores in use.
+ * Pure: a gs_pshare lives on the caller's stack; no locks, no allocation.
  */
 #ifndef GS_PSHARE_H
 #define GS_PSHARE_H
@@ -39,5 +48,15 @@ double gs_pshare_add(gs_pshare *s, double threads, int pool);
 double gs_pshare_rate(const gs_pshare *s);
 /* Cores in use: min(T, cores). */
 double gs_pshare_busy(const gs_pshare *s);
+/* T: the threads granted so far, load included. */
+double gs_pshare_runnable(const gs_pshare *s);
+
+/* Speed of class cls (>= 0) with `runnable` threads: work per core-second
+ * relative to one thread alone, > 0. */
+typedef double (*gs_pshare_speed_fn)(void *ctx, int cls, double runnable);
+/* Work per second of a task granted `granted` threads, of speed class cls:
+ * granted * gs_pshare_rate * speed(ctx, cls, T); speed NULL or cls < 0:
+ * speed 1.  Call after every task is added. */
+double gs_pshare_progress(const gs_pshare *s, double granted, gs_pshare_speed_fn speed, void *ctx, int cls);
 
 #endif

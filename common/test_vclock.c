@@ -5,6 +5,7 @@
  * Every expected time follows from the model's rule (clock.h), worked
  * out in the comment of each case.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -228,6 +229,63 @@ GS_TEST(vclock_detects_a_stall_and_passes_through_when_off)
     pthread_mutex_destroy(&l.mu);
 }
 
+/* Contention (gs_vt_cfg.speed): class 0 runs at half speed once two
+ * threads want the cores.  Two 1 s tasks of class 0 on two cores: each
+ * has a core but progresses at 0.5, so both end at 2 s and each consumed
+ * 2 s of CPU; a class -1 task beside one of them is not slowed (1 s). */
+static double half_when_two(void *ctx, int cls, double runnable)
+{
+    (void)ctx;
+    return cls == 0 && runnable >= 2 ? 0.5 : 1.0;
+}
+
+typedef struct ctask {
+    int64_t demand;
+    int cls;
+    int64_t done_at, cpu;
+} ctask;
+
+static void *cls_main(void *arg)
+{
+    ctask *t = arg;
+    gs_vt_enter();
+    gs_vt_cpu_class(t->demand, 1, -1, t->cls);
+    t->done_at = gs_now_ns();
+    t->cpu = gs_vt_thread_cpu_ns();
+    gs_vt_exit();
+    return NULL;
+}
+
+GS_TEST(vclock_speed_classes_slow_with_contention)
+{
+    gs_vt_cfg two = {.cores = 2, .speed = half_when_two};
+    for (int round = 0; round < 2; round++) {
+        ctask t[2] = {{.demand = S, .cls = 0}, {.demand = S, .cls = round == 0 ? 0 : -1}};
+        pthread_t th[2];
+        gs_err err;
+        gs_err_clear(&err);
+        GS_REQUIRE(gs_vt_start(&two, 0, &err) == GS_OK);
+        for (int i = 0; i < 2; i++) {
+            gs_vt_spawn();
+            GS_REQUIRE(pthread_create(&th[i], NULL, cls_main, &t[i]) == 0);
+        }
+        gs_vt_sleep(10 * S);
+        for (int i = 0; i < 2; i++)
+            pthread_join(th[i], NULL);
+        gs_vt_end();
+        if (round == 0) {
+            GS_CHECK_EQ_INT(t[0].done_at, 2 * S);
+            GS_CHECK_EQ_INT(t[1].done_at, 2 * S);
+            GS_CHECK_MSG(llabs(t[0].cpu - 2 * S) <= 2, "class 0 consumed %lld ns of CPU", (long long)t[0].cpu);
+        } else {
+            /* Class 0 at half speed until the other ends at 1 s (0.5 s of
+             * work done), then alone at full speed: 1.5 s. */
+            GS_CHECK_EQ_INT(t[1].done_at, S);
+            GS_CHECK_EQ_INT(t[0].done_at, 3 * S / 2);
+        }
+    }
+}
+
 /* The rule itself (pshare.h), by hand: 4 cores, pool 0 of width 4 (3
  * helpers), one thread of load.  Offers in start order: a pool task asking
  * 3 threads gets 1 + 2 helpers, the next pool task asking 4 gets 1 + the
@@ -249,4 +307,27 @@ GS_TEST(pshare_rule)
     gs_pshare_init(&ps, 8, width, 1, 0);
     gs_pshare_add(&ps, 2, -1);
     GS_CHECK(gs_pshare_rate(&ps) == 1.0 && gs_pshare_busy(&ps) == 2.0);
+}
+
+/* The contention extension, by hand: 2 cores, three plain one-thread
+ * tasks (T = 3, each holds 2/3 of a core).  Class 0 at speed 1/(T - 1)
+ * progresses 1/3 core-second per second; class -1 and a NULL speed keep
+ * the share. */
+static double inv_t_minus_1(void *ctx, int cls, double runnable)
+{
+    (void)ctx;
+    return cls == 0 ? 1.0 / (runnable - 1) : 2.0;
+}
+
+GS_TEST(pshare_contention_progress)
+{
+    gs_pshare ps;
+    gs_pshare_init(&ps, 2, NULL, 0, 0);
+    for (int i = 0; i < 3; i++)
+        GS_CHECK(gs_pshare_add(&ps, 1, -1) == 1);
+    GS_CHECK(gs_pshare_runnable(&ps) == 3.0);
+    GS_CHECK(fabs(gs_pshare_progress(&ps, 1, inv_t_minus_1, NULL, 0) - 1.0 / 3.0) < 1e-15);
+    GS_CHECK(fabs(gs_pshare_progress(&ps, 1, inv_t_minus_1, NULL, -1) - 2.0 / 3.0) < 1e-15);
+    GS_CHECK(fabs(gs_pshare_progress(&ps, 1, NULL, NULL, 0) - 2.0 / 3.0) < 1e-15);
+    GS_CHECK(fabs(gs_pshare_progress(&ps, 1, inv_t_minus_1, NULL, 1) - 4.0 / 3.0) < 1e-15);
 }

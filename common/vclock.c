@@ -39,7 +39,9 @@ typedef struct waiter {
     int64_t wake;          /* timer */
     double rem;            /* CPU: core-ns left */
     int threads, pool;     /* CPU: most threads, pool (-1 none) */
-    double th, rate;       /* CPU: threads and rate this step */
+    int cls;               /* CPU: speed class (-1 none) */
+    double th, rate, occ;  /* CPU: threads, rate and cores occupied this step */
+    double used;           /* CPU: core-ns consumed (its share, whatever its speed) */
     int done;
 } waiter;
 
@@ -119,8 +121,8 @@ static rec *rec_of(const void *key, int create)
 
 /* ---- advancing ---------------------------------------------------------- */
 
-/* Caller holds vt.mu.  Sets th and rate of every CPU waiter; returns the
- * busy cores. */
+/* Caller holds vt.mu.  Sets th, occ and rate of every CPU waiter (the
+ * rule and its contention extension: pshare.h); returns the busy cores. */
 static double rates(void)
 {
     gs_pshare ps;
@@ -130,8 +132,10 @@ static double rates(void)
             vt.w[i]->th = gs_pshare_add(&ps, vt.w[i]->threads, vt.w[i]->pool);
     double share = gs_pshare_rate(&ps);
     for (size_t i = 0; i < vt.n; i++)
-        if (vt.w[i]->kind == W_CPU)
-            vt.w[i]->rate = vt.w[i]->th * share;
+        if (vt.w[i]->kind == W_CPU) {
+            vt.w[i]->occ = vt.w[i]->th * share;
+            vt.w[i]->rate = gs_pshare_progress(&ps, vt.w[i]->th, vt.cfg.speed, vt.cfg.speed_ctx, vt.w[i]->cls);
+        }
     return gs_pshare_busy(&ps);
 }
 
@@ -168,8 +172,10 @@ static void advance(void)
             next = now;
         double dt = (double)(next - now);
         for (size_t i = 0; i < vt.n; i++)
-            if (vt.w[i]->kind == W_CPU)
+            if (vt.w[i]->kind == W_CPU) {
+                vt.w[i]->used += vt.w[i]->occ * dt;
                 vt.w[i]->rem -= vt.w[i]->rate * dt;
+            }
         atomic_store_explicit(&g_now, next, memory_order_release);
         size_t k = 0;
         int woke = 0;
@@ -348,17 +354,21 @@ void gs_sleep_ns(int64_t ns)
 
 void gs_vt_sleep_idle(int64_t ns) { sleep_common(ns, 1); }
 
-void gs_vt_cpu(int64_t core_ns, int threads, int pool)
+void gs_vt_cpu(int64_t core_ns, int threads, int pool) { gs_vt_cpu_class(core_ns, threads, pool, -1); }
+
+void gs_vt_cpu_class(int64_t core_ns, int threads, int pool, int cls)
 {
     if (!gs_vt_participant() || core_ns <= 0)
         return;
     pthread_mutex_lock(&vt.mu);
+    int64_t used = core_ns;
     if (atomic_load(&g_state) == VT_ON) {
         waiter w = {.kind = W_CPU, .rem = (double)core_ns, .threads = threads < 1 ? 1 : threads,
-                    .pool = pool < vt.cfg.n_pools ? pool : -1};
+                    .pool = pool < vt.cfg.n_pools ? pool : -1, .cls = cls};
         wait_on(&w);
+        used = (int64_t)llround(w.used);
     }
-    tls_cpu += core_ns;
+    tls_cpu += used;
     pthread_mutex_unlock(&vt.mu);
 }
 

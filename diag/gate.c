@@ -64,8 +64,21 @@ gs_status gs_gate_evaluate(gs_gate_result *res, const gs_run *r, const gs_gate_l
         devs_with_ops++;
         if (!isnan(l->min_util) && st == GS_OK) {
             snprintf(name, sizeof name, "util gpu%d", (int)d->device);
-            st = add(res, name, ">=", d->util, l->min_util, "",
-                     "kernels or copies busy / span (first to last device operation)");
+            /* A prediction (gapscope predict) passes only when its
+             * interval does: the value checked is the interval's low end
+             * (the point less the distance to it). */
+            const char *pu = gs_timeline_meta_get(r->tl, "prediction.util"),
+                       *plo = gs_timeline_meta_get(r->tl, "prediction.util_lo");
+            if (pu && plo && atof(pu) >= atof(plo)) {
+                char det[200];
+                snprintf(det, sizeof det, "predicted %.2f%%, interval low end (prediction.util_lo, "
+                                          "%.2f points below the point)", 100 * d->util,
+                         100 * (atof(pu) - atof(plo)));
+                st = add(res, name, ">=", d->util - (atof(pu) - atof(plo)), l->min_util, "", det);
+            } else {
+                st = add(res, name, ">=", d->util, l->min_util, "",
+                         "kernels or copies busy / span (first to last device operation)");
+            }
         }
         if (!isnan(l->min_util_kernels_only) && st == GS_OK) {
             snprintf(name, sizeof name, "util_kernels_only gpu%d", (int)d->device);

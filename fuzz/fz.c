@@ -4,13 +4,14 @@
 
 #include <ctype.h>
 #include <dirent.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "../common/outfile.h"
 
 static char dir[512];
 static char pathbuf[768];
@@ -26,19 +27,7 @@ void fz_fail(const char *fmt, ...)
     abort();
 }
 
-static int remove_one(const char *p, const struct stat *sb, int type, struct FTW *ftw)
-{
-    (void)sb;
-    (void)type;
-    (void)ftw;
-    remove(p);
-    return 0;
-}
-
-static void remove_dir(void)
-{
-    nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-}
+static void remove_dir(void) { gs_remove_tree(dir); }
 
 const char *fz_dir(void)
 {

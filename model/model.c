@@ -26,8 +26,7 @@
  * CPU demand without cpu_ns: processor sharing (common/pshare.h) run
  * backwards.  Between two consecutive span boundaries the set of running
  * CPU instances is fixed; pool instances get their helpers oldest first;
- * with T threads on C
- * cores each thread ran at min(1, C/T), so an instance with k threads
+ * with T threads on C cores each thread ran at min(1, C/T), so an instance with k threads
  * received k * min(1, C/T) core-seconds per second.  Its demand is that,
  * summed over its span.  The predictor applies the same rule forwards, so
  * an inferred capture reproduces its own contention by construction; with
@@ -44,11 +43,7 @@
 #include "../common/pshare.h"
 #include "../timeline/timeline.h"
 #include "../prover/engine/engine.h"
-#include "model.h"
-
-#define MAX_STAGES 48
-#define MAX_POINTS 32
-#define MAX_META 256
+#include "model_int.h"
 
 static const char *const where_names[] = {"device", "cpu", "fixed"};
 _Static_assert(sizeof where_names / sizeof where_names[0] == GS_WHERE_COUNT, "where names");
@@ -75,84 +70,16 @@ static const struct {
     {GS_V_BUFFER_RELEASE, GS_WHERE_CPU, 0}, {GS_V_PROCESS_RESULT, GS_WHERE_CPU, 0},
     {GS_V_MALLOC_TRIM, GS_WHERE_CPU, 0},    {GS_V_ASSEMBLE, GS_WHERE_CPU, 1},
     {GS_V_VERIFY, GS_WHERE_CPU, 1},         {GS_V_LOAD_B2, GS_WHERE_FIXED, 0},
+    {GS_V_PIN, GS_WHERE_FIXED, 0},
 };
 
-typedef struct inst {
-    int64_t job;
-    int32_t part;
-    double v;       /* device/fixed seconds, cpu core-seconds (after inference) */
-    double wall;    /* the span's own seconds (cpu and fixed stages) */
-    int act;        /* activity index (cpu), -1 */
-} inst;
-
-typedef struct point {
-    int kind;       /* gs_job_kind, -1 unknown */
-    uint32_t log;   /* 0: size unknown */
-    inst *in;
-    size_t n, cap;
-    double *sorted;
-    double median, p10, p90, wall_median;
-} point;
-
-typedef struct stage {
-    char name[40];
-    gs_model_where where;
-    int pageable;
-    int threads, pool, per_job, emergent;
-    int n_measured, n_inferred;
-    point pt[MAX_POINTS];
-    int n_pt;
-    int has_fit;
-    double a, b, fit_err;
-    double ps_err;   /* cpu: median |inferred / measured - 1|, -1 unknown */
-    int rank;
-} stage;
-
-struct gs_model {
-    stage st[MAX_STAGES];
-    int n;
-    int cores, devices;
-    double spin;
-    int cpu_measured;
-    char source[400];
-    char notes[2048];
-    char *meta_k[MAX_META], *meta_v[MAX_META];
-    int n_meta;
-};
-
-/* A CPU instance's span for the inference. */
-typedef struct act {
-    int64_t t0, t1;
-    double threads;
-    int pool;
-    double th;              /* threads granted in the step infer_cpu is at */
-    double inferred;
-    int measured;
-    double cpu;
-} act;
-
-typedef struct job_rec {
-    int64_t id;
-    int kind;
-    uint32_t log, parts;
-} job_rec;
-
-typedef struct fitctx {
-    gs_model *m;
-    job_rec *jobs;
-    size_t n_jobs, cap_jobs;
-    act *acts;
-    size_t n_acts, cap_acts;
-    uint32_t default_log;
-} fitctx;
-
-static int cmp_d(const void *x, const void *y)
+int gs_mi_cmp_d(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
     return a < b ? -1 : a > b;
 }
 
-static const char *arg_str(const char *args, const char *key, char *buf, size_t cap)
+const char *gs_mi_arg_str(const char *args, const char *key, char *buf, size_t cap)
 {
     const char *p = args;
     size_t kl = strlen(key);
@@ -173,10 +100,10 @@ static const char *arg_str(const char *args, const char *key, char *buf, size_t 
     return NULL;
 }
 
-static uint32_t arg_uint(const char *args, const char *key)
+uint32_t gs_mi_arg_uint(const char *args, const char *key)
 {
     char b[32];
-    return arg_str(args, key, b, sizeof b) ? (uint32_t)strtoul(b, NULL, 10) : 0;
+    return gs_mi_arg_str(args, key, b, sizeof b) ? (uint32_t)strtoul(b, NULL, 10) : 0;
 }
 
 static job_rec *job_find(fitctx *c, int64_t id)
@@ -203,9 +130,9 @@ static int job_note(fitctx *c, const gs_span *s)
     gs_job_kind k;
     job_rec *j = &c->jobs[c->n_jobs++];
     j->id = s->job;
-    j->kind = arg_str(s->args, "kind", kb, sizeof kb) && gs_job_kind_from_name(&k, kb) ? (int)k : -1;
-    j->log = arg_uint(s->args, "log_constraints");
-    j->parts = arg_uint(s->args, "partitions");
+    j->kind = gs_mi_arg_str(s->args, "kind", kb, sizeof kb) && gs_job_kind_from_name(&k, kb) ? (int)k : -1;
+    j->log = gs_mi_arg_uint(s->args, "log_constraints");
+    j->parts = gs_mi_arg_uint(s->args, "partitions");
     return 1;
 }
 
@@ -217,7 +144,7 @@ static int rank_of(const char *name)
     return 100;
 }
 
-static stage *stage_get(gs_model *m, const char *name, gs_model_where where, int pageable)
+stage *gs_mi_stage_get(gs_model *m, const char *name, gs_model_where where, int pageable)
 {
     for (int i = 0; i < m->n; i++)
         if (!strcmp(m->st[i].name, name) && m->st[i].where == where && m->st[i].pageable == pageable)
@@ -233,10 +160,11 @@ static stage *stage_get(gs_model *m, const char *name, gs_model_where where, int
     s->pool = 0;
     s->ps_err = -1;
     s->rank = rank_of(name);
+    s->speed_class = gs_mi_speed_class(name);
     return s;
 }
 
-static inst *inst_add(stage *s, int kind, uint32_t log, int64_t job, int32_t part)
+inst *gs_mi_inst_add(stage *s, int kind, uint32_t log, int64_t job, int32_t part)
 {
     int i = 0;
     while (i < s->n_pt && !(s->pt[i].kind == kind && s->pt[i].log == log))
@@ -278,7 +206,8 @@ static int act_add(fitctx *c, const gs_span *s, double threads, int pool)
     }
     act *a = &c->acts[c->n_acts];
     *a = (act){.t0 = s->start_ns, .t1 = s->end_ns, .threads = threads, .pool = pool,
-               .measured = (s->flags & GS_SPAN_F_CPU) != 0, .cpu = (double)s->cpu_ns * 1e-9};
+               .measured = (s->flags & GS_SPAN_F_CPU) != 0, .cpu = (double)s->cpu_ns * 1e-9,
+               .cls = gs_mi_speed_class(s->name), .lane = s->lane};
     return (int)c->n_acts++;
 }
 
@@ -287,7 +216,7 @@ static void size_of(fitctx *c, const gs_span *s, int *kind, uint32_t *log, uint3
 {
     job_rec *j = s->job >= 0 ? job_find(c, s->job) : NULL;
     *kind = j ? j->kind : -1;
-    *log = arg_uint(s->args, "log_n");
+    *log = gs_mi_arg_uint(s->args, "log_n");
     if (!*log && j)
         *log = j->log;
     if (!*log)
@@ -306,11 +235,11 @@ static double injected_inside(const gs_span *sp, size_t n, size_t at, int32_t la
     return s;
 }
 
-static const gs_span *find_span(const gs_span *sp, size_t n, const char *name, int32_t job,
+static const gs_span *find_span(const gs_span *sp, size_t n, gs_vocab name, int32_t job,
                                 int32_t part, int kind)
 {
     for (size_t i = 0; i < n; i++)
-        if (sp[i].kind == kind && sp[i].job == job && sp[i].part == part && !strcmp(sp[i].name, name))
+        if (sp[i].kind == kind && sp[i].job == job && sp[i].part == part && gs_vocab_is(sp[i].name, name))
             return &sp[i];
     return NULL;
 }
@@ -360,13 +289,15 @@ static int infer_cpu(fitctx *c, int cores)
             if (x->t1 >= b)
                 x->th = gs_pshare_add(&ps, x->threads, x->pool ? 0 : -1);
         }
-        double share = gs_pshare_rate(&ps), dt = (double)(b - a) * 1e-9;
+        double share = gs_pshare_rate(&ps), T = gs_pshare_runnable(&ps), dt = (double)(b - a) * 1e-9;
         for (size_t q = 0; q < n; q++) {
             act *x = &c->acts[order[q]];
             if (x->t0 > a)
                 break;
-            if (x->t1 >= b)
+            if (x->t1 >= b) {
                 x->inferred += x->th * share * dt;
+                x->tload += T * dt;
+            }
         }
     }
     free(t);
@@ -374,7 +305,7 @@ static int infer_cpu(fitctx *c, int cores)
     return 1;
 }
 
-static void note(gs_model *m, const char *fmt, const char *a, const char *b)
+void gs_mi_note(gs_model *m, const char *fmt, const char *a, const char *b)
 {
     size_t n = strlen(m->notes);
     snprintf(m->notes + n, sizeof m->notes - n, fmt, a, b);
@@ -404,7 +335,7 @@ const char *gs_model_meta(const gs_model *m, const char *key)
     return NULL;
 }
 
-static double pct(const double *v, size_t n, double q)
+double gs_mi_pct(const double *v, size_t n, double q)
 {
     if (!n)
         return 0;
@@ -435,6 +366,10 @@ static int summarize(gs_model *m, fitctx *c)
                         x->v = a->inferred * x->v; /* x->v held the per-job divisor */
                         s->n_inferred++;
                     }
+                    /* Solo-speed work: the demand at the span's runnable
+                     * threads over the class's slowdown there. */
+                    double secs = (double)(a->t1 - a->t0) * 1e-9;
+                    x->v /= gs_mi_slowdown(m, a->cls, secs > 0 ? a->tload / secs : 1);
                 }
             }
             p->sorted = malloc((p->n ? p->n : 1) * sizeof *p->sorted);
@@ -447,17 +382,17 @@ static int summarize(gs_model *m, fitctx *c)
                 p->sorted[k] = p->in[k].v;
                 w[k] = p->in[k].wall;
             }
-            qsort(p->sorted, p->n, sizeof *p->sorted, cmp_d);
-            qsort(w, p->n, sizeof *w, cmp_d);
-            p->median = pct(p->sorted, p->n, 0.5);
-            p->p10 = pct(p->sorted, p->n, 0.1);
-            p->p90 = pct(p->sorted, p->n, 0.9);
-            p->wall_median = pct(w, p->n, 0.5);
+            qsort(p->sorted, p->n, sizeof *p->sorted, gs_mi_cmp_d);
+            qsort(w, p->n, sizeof *w, gs_mi_cmp_d);
+            p->median = gs_mi_pct(p->sorted, p->n, 0.5);
+            p->p10 = gs_mi_pct(p->sorted, p->n, 0.1);
+            p->p90 = gs_mi_pct(p->sorted, p->n, 0.9);
+            p->wall_median = gs_mi_pct(w, p->n, 0.5);
             free(w);
         }
         if (n_rel) {
-            qsort(rel, n_rel, sizeof *rel, cmp_d);
-            s->ps_err = pct(rel, n_rel, 0.5);
+            qsort(rel, n_rel, sizeof *rel, gs_mi_cmp_d);
+            s->ps_err = gs_mi_pct(rel, n_rel, 0.5);
         }
         /* Size fit over the distinct sizes (medians, all kinds). */
         double x[MAX_POINTS], y[MAX_POINTS];
@@ -520,7 +455,38 @@ static void sort_stages(gs_model *m)
         }
 }
 
+void gs_mi_size_note(gs_model *m, int kind, uint32_t log, uint64_t n_vars, uint64_t domain)
+{
+    size_rec *z = (size_rec *)gs_mi_size_find(m, kind, log);
+    if (!z) {
+        if (m->n_sizes == MAX_SIZES)
+            return;
+        z = &m->sizes[m->n_sizes++];
+        *z = (size_rec){.kind = kind, .log = log};
+    }
+    if (n_vars)
+        z->n_vars = n_vars;
+    if (domain)
+        z->domain = domain;
+}
+
+const size_rec *gs_mi_size_find(const gs_model *m, int kind, uint32_t log)
+{
+    for (int i = 0; i < m->n_sizes; i++)
+        if (m->sizes[i].kind == kind && m->sizes[i].log == log)
+            return &m->sizes[i];
+    for (int i = 0; i < m->n_sizes; i++)
+        if (m->sizes[i].log == log)
+            return &m->sizes[i];
+    return NULL;
+}
+
 gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
+{
+    return gs_model_load_profiled(out, spans_csv, NULL, err);
+}
+
+gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const char *profile, gs_err *err)
 {
     *out = NULL;
     gs_timeline *tl = NULL;
@@ -533,6 +499,10 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
     if ((st = gs_timeline_read_csv(&tl, spans_csv, err)) != GS_OK)
         goto fail;
     meta_copy(m, tl);
+    const char *stg = gs_timeline_meta_get(tl, "scenario.engine.staging");
+    for (int k = 0; stg && k < GS_MODEL_STAGING_COUNT; k++)
+        if (!strcmp(stg, gs_model_staging_name(k)))
+            m->staging = k;
     const char *ml = gs_timeline_meta_get(tl, "model.log_n");
     c.default_log = ml ? (uint32_t)strtoul(ml, NULL, 10) : 0;
     const char *dev = gs_timeline_meta_get(tl, "device.0.name");
@@ -541,18 +511,21 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
     if (!cores) {
         cores = gs_timeline_meta_get(tl, "host.threads");
         if (cores)
-            note(m, "%s%s", "Cores: the capture has no host.cores; host.threads (online CPUs) taken instead.\n", "");
+            gs_mi_note(m, "%s%s", "Cores: the capture has no host.cores; host.threads (online CPUs) taken instead.\n", "");
     }
     m->cores = cores ? atoi(cores) : 0;
     if (m->cores < 1) {
         m->cores = 1;
-        note(m, "%s%s", "Cores: the capture names no core count; 1 assumed.\n", "");
+        gs_mi_note(m, "%s%s", "Cores: the capture names no core count; 1 assumed.\n", "");
     }
+    for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++)
+        m->scale[k] = 1.0;
+    if (profile && *profile && (st = gs_mi_profile_apply(m, profile, err)) != GS_OK)
+        goto fail;
     size_t n;
     const gs_span *sp = gs_timeline_spans(tl, &n);
     for (size_t i = 0; i < n; i++)
-        if (sp[i].kind == GS_SPAN_MARK &&
-            (gs_vocab_is(sp[i].name, GS_V_SUBMIT) || gs_vocab_is(sp[i].name, GS_V_JOB_QUEUED)))
+        if (sp[i].kind == GS_SPAN_MARK && (gs_vocab_is(sp[i].name, GS_V_SUBMIT) || gs_vocab_is(sp[i].name, GS_V_JOB_QUEUED)))
             if (!job_note(&c, &sp[i])) {
                 st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
                 goto fail;
@@ -570,9 +543,9 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
         if ((s->kind == GS_SPAN_KERNEL || s->kind == GS_SPAN_COPY) && li->role == GS_ROLE_DEVICE) {
             if (!log)
                 continue;
-            int pg = gs_vocab_is(s->name, GS_V_H2D) && s->args && strstr(s->args, "pageable=1");
-            stage *sg = stage_get(m, s->name, GS_WHERE_DEVICE, pg);
-            inst *x = sg ? inst_add(sg, kind, log, s->job, s->part) : NULL;
+            int pg = (gs_vocab_is(s->name, GS_V_H2D) || gs_vocab_is(s->name, GS_V_H2D_W)) && s->args && strstr(s->args, "pageable=1");
+            stage *sg = gs_mi_stage_get(m, s->name, GS_WHERE_DEVICE, pg);
+            inst *x = sg ? gs_mi_inst_add(sg, kind, log, s->job, s->part) : NULL;
             if (!x) {
                 st = GS_ERR(err, GS_ERR_NOMEM, "model", "too many stages or sizes in %s", spans_csv);
                 goto fail;
@@ -584,8 +557,7 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
             n_dev_inst++;
             continue;
         }
-        if (s->kind == GS_SPAN_LOCK_WAIT && gs_vocab_is(s->name, GS_V_DEVICE_MUTEX) &&
-            s->end_ns > s->start_ns) {
+        if (s->kind == GS_SPAN_LOCK_WAIT && gs_vocab_is(s->name, GS_V_DEVICE_MUTEX) && s->end_ns > s->start_ns) {
             int64_t rel = -1;
             for (size_t k = 0; k < n && sp[k].start_ns < s->end_ns; k++) {
                 const gs_lane_info *lk = gs_timeline_lane(tl, sp[k].lane);
@@ -594,19 +566,19 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
                     sp[k].end_ns >= s->start_ns && sp[k].end_ns <= s->end_ns && sp[k].end_ns > rel)
                     rel = sp[k].end_ns;
             }
-            stage *sg = rel >= 0 ? stage_get(m, "device_mutex_handoff", GS_WHERE_FIXED, 0) : NULL;
-            inst *x = sg ? inst_add(sg, kind, log, s->job, s->part) : NULL;
+            stage *sg = rel >= 0 ? gs_mi_stage_get(m, "device_mutex_handoff", GS_WHERE_FIXED, 0) : NULL;
+            inst *x = sg ? gs_mi_inst_add(sg, kind, log, s->job, s->part) : NULL;
             if (x)
                 x->v = x->wall = (double)(s->end_ns - rel) * 1e-9;
             continue;
         }
         if (s->kind == GS_SPAN_LOCK_HOLD && gs_vocab_is(s->name, GS_V_TRACKER)) {
             char what[40], name[48];
-            snprintf(name, sizeof name, "hold:%s", arg_str(s->args, "what", what, sizeof what) ? what : "?");
+            snprintf(name, sizeof name, "hold:%s", gs_mi_arg_str(s->args, "what", what, sizeof what) ? what : "?");
             /* Every hold is its own instance (one partition may hold the
              * lock several times for the same reason). */
-            stage *sg = stage_get(m, name, GS_WHERE_FIXED, 0);
-            inst *x = sg ? inst_add(sg, kind, log, -1 - (int64_t)i, s->part) : NULL;
+            stage *sg = gs_mi_stage_get(m, name, GS_WHERE_FIXED, 0);
+            inst *x = sg ? gs_mi_inst_add(sg, kind, log, -1 - (int64_t)i, s->part) : NULL;
             if (sg)
                 sg->emergent = 1;
             if (x)
@@ -616,26 +588,20 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
         if (s->kind != GS_SPAN_STEP || (s->flags & GS_SPAN_F_FAILED))
             continue;
         if (gs_vocab_is(s->name, GS_V_PROVE_START)) {
-            /* The fixed host part of a prove, and the worker's spin. */
-            double wall = (double)(s->end_ns - s->start_ns) * 1e-9, dev_s = 0;
-            for (size_t k = i + 1; k < n && sp[k].start_ns <= s->end_ns; k++) {
-                const gs_lane_info *lk = gs_timeline_lane(tl, sp[k].lane);
-                if (sp[k].job != s->job || sp[k].part != s->part || sp[k].end_ns > s->end_ns)
-                    continue;
-                if ((lk && lk->role == GS_ROLE_DEVICE) || (sp[k].lane == s->lane &&
-                    (gs_vocab_is(sp[k].name, GS_V_LOAD_B2) || sp[k].kind == GS_SPAN_LOCK_WAIT)))
-                    dev_s += (double)(sp[k].end_ns - sp[k].start_ns) * 1e-9;
+            /* The device schedule and host tail of a prove, and the
+             * worker's spin. */
+            if (!gs_mi_sched_fit(&c, tl, sp, n, i, kind, log)) {
+                st = GS_ERR(err, GS_ERR_NOMEM, "model", "too many stages or sizes in %s", spans_csv);
+                goto fail;
             }
-            stage *sg = stage_get(m, "prove_host", GS_WHERE_FIXED, 0);
-            inst *x = sg ? inst_add(sg, kind, log, s->job, s->part) : NULL;
-            if (x)
-                x->v = x->wall = wall - dev_s > 0 ? wall - dev_s : 0;
             if (s->flags & GS_SPAN_F_CPU) {
                 spin_num += (double)s->cpu_ns * 1e-9;
-                spin_den += wall;
+                spin_den += (double)(s->end_ns - s->start_ns) * 1e-9;
             }
             continue;
         }
+        if (s->job >= 0 && log && (gs_vocab_is(s->name, GS_V_HOST_PREP) || gs_vocab_is(s->name, GS_V_SYNTH)))
+            gs_mi_size_note(m, kind, log, gs_mi_arg_uint(s->args, "n"), gs_mi_arg_uint(s->args, "domain"));
         int t = -1;
         for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++)
             if (gs_vocab_is(s->name, steps[k].name))
@@ -643,7 +609,7 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
         if (t < 0)
             continue;
         int g2cpu = gs_vocab_is(s->name, GS_V_MSM_B2);
-        stage *sg = stage_get(m, s->name, steps[t].where, 0);
+        stage *sg = gs_mi_stage_get(m, s->name, steps[t].where, 0);
         if (!sg) {
             st = GS_ERR(err, GS_ERR_NOMEM, "model", "too many stages in %s", spans_csv);
             goto fail;
@@ -654,7 +620,7 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
             sg->pool = 1;
         }
         /* A setup is per size; background trims (no job) are size-free. */
-        inst *x = inst_add(sg, kind, s->job >= 0 ? log : 0, s->job, s->part);
+        inst *x = gs_mi_inst_add(sg, kind, s->job >= 0 ? log : 0, s->job, s->part);
         if (!x) {
             st = GS_ERR(err, GS_ERR_NOMEM, "model", "too many sizes in %s", spans_csv);
             goto fail;
@@ -667,7 +633,9 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
         x->wall = wall;
         double div = sg->per_job ? (double)parts : 1.0;
         if (steps[t].where == GS_WHERE_FIXED) {
-            x->v = wall;
+            /* A pool fill (pin) is per buffer. */
+            uint32_t nb = gs_vocab_is(s->name, GS_V_PIN) ? gs_mi_arg_uint(s->args, "buffers") : 1;
+            x->v = wall / (nb ? nb : 1);
             continue;
         }
         gs_span a = *s;
@@ -676,10 +644,9 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
          * the epilogue its wall time, or prove_finish's CPU without a CPU
          * G2 MSM. */
         if (g2cpu || gs_vocab_is(s->name, GS_V_EPILOGUE)) {
-            const gs_span *pf = find_span(sp, n, gs_vocab_name(GS_V_PROVE_FINISH), s->job, s->part,
-                                          GS_SPAN_STEP);
-            const gs_span *ep = find_span(sp, n, gs_vocab_name(GS_V_EPILOGUE), s->job, s->part, GS_SPAN_STEP);
-            const gs_span *b2 = find_span(sp, n, gs_vocab_name(GS_V_MSM_B2), s->job, s->part, GS_SPAN_STEP);
+            const gs_span *pf = find_span(sp, n, GS_V_PROVE_FINISH, s->job, s->part, GS_SPAN_STEP);
+            const gs_span *ep = find_span(sp, n, GS_V_EPILOGUE, s->job, s->part, GS_SPAN_STEP);
+            const gs_span *b2 = find_span(sp, n, GS_V_MSM_B2, s->job, s->part, GS_SPAN_STEP);
             a.flags &= (uint16_t)~GS_SPAN_F_CPU;
             if (pf && (pf->flags & GS_SPAN_F_CPU)) {
                 double epw = ep ? (double)(ep->end_ns - ep->start_ns) * 1e-9 : 0;
@@ -694,6 +661,7 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
             st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
             goto fail;
         }
+        c.acts[ai].stage = (int)(sg - m->st);
         x->act = ai;
         if (a.flags & GS_SPAN_F_CPU)
             x->v = c.acts[ai].cpu / div;
@@ -710,7 +678,12 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
     m->spin = spin_den > 0 ? spin_num / spin_den : 0;
     if (m->spin > 1)
         m->spin = 1;
-    if (!infer_cpu(&c, m->cores) || !summarize(m, &c)) {
+    if (!infer_cpu(&c, m->cores)) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
+        goto fail;
+    }
+    gs_mi_speed_fit(&c);
+    if (!summarize(m, &c)) {
         st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
         goto fail;
     }
@@ -718,16 +691,20 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
     for (int i = 0; i < m->n; i++)
         inferred += m->st[i].n_inferred;
     m->cpu_measured = inferred == 0;
+    if (!gs_mi_profile_lend(m)) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
+        goto fail;
+    }
     if (inferred) {
         char k[32];
         snprintf(k, sizeof k, "%d", inferred);
-        note(m, "CPU demand: %s CPU step(s) carry no measured CPU time (a capture from before cpu_ns); "
+        gs_mi_note(m, "CPU demand: %s CPU step(s) carry no measured CPU time (a capture from before cpu_ns); "
                 "their demand is inferred by processor sharing on %s cores from the captured spans "
                 "(MODEL.md): the model reproduces the captured contention by construction.\n", k,
              gs_model_meta(m, "host.cores") ? gs_model_meta(m, "host.cores") : gs_model_meta(m, "host.threads"));
     }
     if (m->spin == 0 && !m->cpu_measured)
-        note(m, "%s%s", "GPU workers: no CPU time of prove_start captured; a worker waiting on its device "
+        gs_mi_note(m, "%s%s", "GPU workers: no CPU time of prove_start captured; a worker waiting on its device "
                         "is assumed to use no CPU.\n", "");
     sort_stages(m);
     free(c.jobs);
@@ -766,306 +743,10 @@ gs_status gs_model_borrow(gs_model *m, const char *other_csv, gs_err *err)
         s->n_pt = 0;
         char what[80];
         snprintf(what, sizeof what, "%s (%s)", s->name, where_names[s->where]);
-        note(m, "Stage %s borrowed from the capture %s.\n", what, other_csv);
+        gs_mi_note(m, "Stage %s borrowed from the capture %s.\n", what, other_csv);
     }
     gs_model_destroy(o);
     sort_stages(m);
     return st;
 }
 
-void gs_model_destroy(gs_model *m)
-{
-    if (!m)
-        return;
-    for (int i = 0; i < m->n; i++)
-        for (int j = 0; j < m->st[i].n_pt; j++) {
-            free(m->st[i].pt[j].in);
-            free(m->st[i].pt[j].sorted);
-        }
-    for (int i = 0; i < m->n_meta; i++) {
-        free(m->meta_k[i]);
-        free(m->meta_v[i]);
-    }
-    free(m);
-}
-
-int gs_model_cores(const gs_model *m) { return m->cores; }
-int gs_model_devices(const gs_model *m) { return m->devices; }
-const char *gs_model_source(const gs_model *m) { return m->source; }
-int gs_model_cpu_measured(const gs_model *m) { return m->cpu_measured; }
-const char *gs_model_notes(const gs_model *m) { return m->notes; }
-double gs_model_device_spin(const gs_model *m) { return m->spin; }
-int gs_model_n_stages(const gs_model *m) { return m->n; }
-
-const char *gs_model_stage_at(const gs_model *m, int i, gs_model_where *where)
-{
-    if (i < 0 || i >= m->n)
-        return NULL;
-    if (where)
-        *where = m->st[i].where;
-    return m->st[i].name;
-}
-
-int gs_model_find(const gs_model *m, const char *name, gs_model_where where)
-{
-    for (int i = 0; i < m->n; i++)
-        if (m->st[i].where == where && !m->st[i].pageable && !m->st[i].emergent &&
-            !strcmp(m->st[i].name, name) && m->st[i].n_pt > 0)
-            return i;
-    return -1;
-}
-
-int gs_model_stage_threads(const gs_model *m, int stage, int *pool)
-{
-    if (stage < 0 || stage >= m->n) {
-        if (pool)
-            *pool = 0;
-        return 1;
-    }
-    if (pool)
-        *pool = m->st[stage].pool;
-    return m->st[stage].threads;
-}
-
-static uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-gs_status gs_model_cost(const gs_model *m, int si, int kind, uint32_t log, int64_t job,
-                        int32_t part, uint64_t seed, double *out, gs_err *err)
-{
-    *out = 0;
-    if (si < 0 || si >= m->n)
-        return GS_ERR(err, GS_ERR_ARG, "model", "stage %d out of range", si);
-    const stage *s = &m->st[si];
-    const point *best = NULL;
-    /* Exact (kind, size); then the size with any kind; then size-free. */
-    for (int j = 0; j < s->n_pt && !best; j++)
-        if (s->pt[j].kind == kind && s->pt[j].log == log && s->pt[j].n)
-            best = &s->pt[j];
-    for (int j = 0; j < s->n_pt && !best; j++)
-        if (s->pt[j].log == log && s->pt[j].n)
-            best = &s->pt[j];
-    for (int j = 0; j < s->n_pt && !best; j++)
-        if (s->pt[j].log == 0 && s->pt[j].n)
-            best = &s->pt[j];
-    /* A size-free query (a background trim): any captured size. */
-    for (int j = 0; j < s->n_pt && !best && log == 0; j++)
-        if (s->pt[j].n)
-            best = &s->pt[j];
-    double scale = 1.0;
-    if (!best) {
-        int dist = 1 << 30;
-        for (int j = 0; j < s->n_pt; j++) {
-            int d = abs((int)s->pt[j].log - (int)log);
-            if (s->pt[j].n && d < dist) {
-                dist = d;
-                best = &s->pt[j];
-            }
-        }
-        if (!best)
-            return GS_ERR(err, GS_ERR_UNSUPPORTED, "model", "stage %s has no captured instance", s->name);
-        if (dist > GS_MODEL_MAX_EXTRAP)
-            return GS_ERR(err, GS_ERR_UNSUPPORTED, "model",
-                          "stage %s at 2^%u: the capture has it only at 2^%u, more than %d sizes away "
-                          "(the fit supports 2^%u..2^%u)", s->name, log, best->log, GS_MODEL_MAX_EXTRAP,
-                          best->log > GS_MODEL_MAX_EXTRAP ? best->log - GS_MODEL_MAX_EXTRAP : 0,
-                          best->log + GS_MODEL_MAX_EXTRAP);
-        scale = exp2(s->b * ((double)log - (double)best->log));
-    }
-    if (job >= 0)
-        for (size_t k = 0; k < best->n; k++)
-            if (best->in[k].job == job && best->in[k].part == part) {
-                *out = best->in[k].v * scale;
-                return GS_OK;
-            }
-    uint64_t h = mix64(mix64(mix64(seed ^ (uint64_t)si * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)job) ^
-                       (uint64_t)(int64_t)part);
-    *out = best->sorted[h % best->n] * scale;
-    return GS_OK;
-}
-
-int gs_model_device_order(const gs_model *m, int g2_on_device, int *idx, int cap)
-{
-    int k = 0;
-    for (int i = 0; i < m->n && k < cap; i++) {
-        const stage *s = &m->st[i];
-        if (s->where != GS_WHERE_DEVICE || s->pageable || !s->n_pt)
-            continue;
-        if (gs_vocab_is(s->name, GS_V_MSM_B2) && !g2_on_device)
-            continue;
-        idx[k++] = i;
-    }
-    return k;
-}
-
-/* ---- printing ------------------------------------------------------------ */
-
-static const char *kind_name(int k)
-{
-    const char *n = k >= 0 ? gs_job_kind_name((gs_job_kind)k) : NULL;
-    return n ? n : "any";
-}
-
-void gs_model_print(const gs_model *m, FILE *f)
-{
-    fprintf(f, "model of %s\n", m->source);
-    const char *rev = gs_model_meta(m, "build.git_rev"), *sha = gs_model_meta(m, "build.binary_sha256");
-    fprintf(f, "build %s (binary sha256 %.16s), host %s, %d cores, %d device%s; CPU demand %s\n",
-            rev ? rev : "unknown", sha ? sha : "unknown",
-            gs_model_meta(m, "host.cpu") ? gs_model_meta(m, "host.cpu") : "unknown", m->cores,
-            m->devices, m->devices == 1 ? "" : "s", m->cpu_measured ? "measured (cpu_ns)" : "inferred");
-    fprintf(f, "%-18s %-6s %-12s %4s %5s %11s %11s %11s %7s %8s %8s\n", "stage", "where", "kind", "log",
-            "n", "median", "p10", "p90", "spread", "fit_err", "ps_err");
-    for (int i = 0; i < m->n; i++) {
-        const stage *s = &m->st[i];
-        char name[48];
-        snprintf(name, sizeof name, "%s%s%s", s->name, s->pageable ? "/pageable" : "",
-                 s->emergent ? "*" : "");
-        for (int j = 0; j < s->n_pt; j++) {
-            const point *p = &s->pt[j];
-            const char *unit = s->where == GS_WHERE_CPU ? "cs" : "s";
-            double spread = p->median > 0 ? (p->p90 - p->p10) / (2 * p->median) : 0;
-            char fe[16] = "-", pe[16] = "-";
-            if (s->has_fit)
-                snprintf(fe, sizeof fe, "%.1f%%", 100 * s->fit_err);
-            if (s->ps_err >= 0)
-                snprintf(pe, sizeof pe, "%.1f%%", 100 * s->ps_err);
-            fprintf(f, "%-18s %-6s %-12s %4u %5zu %9.4f %-2s %9.4f %-2s %9.4f %-2s %6.1f%% %8s %8s\n",
-                    name, where_names[s->where], kind_name(p->kind), p->log, p->n, p->median, unit,
-                    p->p10, unit, p->p90, unit, 100 * spread, fe, pe);
-        }
-    }
-    fprintf(f, "units: s = seconds, cs = core-seconds (CPU demand); per-job stages are per partition;\n"
-               "spread = (p90 - p10) / 2 median; fit_err = size fit's RMS error (2+ sizes);\n"
-               "ps_err = median |inferred / measured CPU - 1| (processor sharing against cpu_ns);\n"
-               "* = emergent (observed, not an input of predictions)\n");
-    if (m->spin > 0)
-        fprintf(f, "GPU workers spin %.0f%% of a core while their device works\n", 100 * m->spin);
-    if (m->notes[0])
-        fprintf(f, "assumed:\n%s", m->notes);
-}
-
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-gs_status gs_model_write_json(const gs_model *m, const char *path, gs_err *err)
-{
-    gs_outfile o;
-    gs_status st = gs_out_open(&o, path, err);
-    if (st != GS_OK)
-        return st;
-    FILE *f = o.f;
-    fprintf(f, "{\"format\":\"gapscope-model\",\"version\":1,\n\"source\":");
-    json_str(f, m->source);
-    static const char *const keys[] = {"gapscope.version", "build.git_rev", "build.binary_sha256",
-                                       "host.cpu", "host.cores", "host.threads", "host.mem_bytes",
-                                       "host.cpu_mhz", "backend", "device.0.name",
-                                       "scenario.path", "scenario.engine.g2"};
-    fprintf(f, ",\n\"capture\":{");
-    int first = 1;
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const char *v = gs_model_meta(m, keys[i]);
-        if (!v)
-            continue;
-        fprintf(f, "%s", first ? "" : ",");
-        json_str(f, keys[i]);
-        fputc(':', f);
-        json_str(f, v);
-        first = 0;
-    }
-    fprintf(f, "},\n\"machine\":{\"cores\":%d,\"devices\":%d,\"gpu_worker_spin\":%.6g},\n", m->cores,
-            m->devices, m->spin);
-    fprintf(f, "\"cpu_demand\":\"%s\",\n\"assumed\":", m->cpu_measured ? "measured" : "inferred");
-    json_str(f, m->notes);
-    fprintf(f, ",\n\"stages\":[");
-    for (int i = 0; i < m->n; i++) {
-        const stage *s = &m->st[i];
-        fprintf(f, "%s\n {\"name\":", i ? "," : "");
-        json_str(f, s->name);
-        fprintf(f, ",\"where\":\"%s\",\"unit\":\"%s\",\"pageable\":%s,\"threads\":%d,\"pool\":%s,"
-                   "\"per_partition_of_job\":%s,\"emergent\":%s,\"cpu_measured\":%d,\"cpu_inferred\":%d",
-                where_names[s->where], s->where == GS_WHERE_CPU ? "core_seconds" : "seconds",
-                s->pageable ? "true" : "false", s->threads, s->pool ? "true" : "false",
-                s->per_job ? "true" : "false", s->emergent ? "true" : "false", s->n_measured,
-                s->n_inferred);
-        if (s->has_fit)
-            fprintf(f, ",\"fit\":{\"a\":%.9g,\"b\":%.9g,\"rms_rel_err\":%.6g}", s->a, s->b, s->fit_err);
-        if (s->ps_err >= 0)
-            fprintf(f, ",\"ps_err\":%.6g", s->ps_err);
-        fprintf(f, ",\"points\":[");
-        for (int j = 0; j < s->n_pt; j++) {
-            const point *p = &s->pt[j];
-            fprintf(f, "%s{\"kind\":\"%s\",\"log\":%u,\"n\":%zu,\"median\":%.9g,\"p10\":%.9g,\"p90\":%.9g,"
-                       "\"wall_median\":%.9g,\"instances\":[",
-                    j ? "," : "", kind_name(p->kind), p->log, p->n, p->median, p->p10, p->p90, p->wall_median);
-            for (size_t k = 0; k < p->n; k++)
-                fprintf(f, "%s[%lld,%d,%.9g]", k ? "," : "", (long long)p->in[k].job, (int)p->in[k].part,
-                        p->in[k].v);
-            fprintf(f, "]}");
-        }
-        fprintf(f, "]}");
-    }
-    fprintf(f, "\n]}\n");
-    return gs_out_close(&o, !ferror(f), err);
-}
-
-/* ---- the device-only interface ------------------------------------------- */
-
-static const stage *dev_stage(const gs_model *m, const char *name, int pageable)
-{
-    for (int i = 0; i < m->n; i++)
-        if (m->st[i].where == GS_WHERE_DEVICE && m->st[i].pageable == pageable &&
-            !strcmp(m->st[i].name, name))
-            return &m->st[i];
-    return NULL;
-}
-
-static double fit_at(const stage *s, uint32_t log_n)
-{
-    for (int j = 0; j < s->n_pt; j++)
-        if (s->pt[j].log == log_n)
-            return s->pt[j].median;
-    return exp2(s->a + s->b * (double)log_n);
-}
-
-double gs_model_stage_s(const gs_model *m, const char *stage_name, uint32_t log_n, int pageable)
-{
-    const stage *pinned = dev_stage(m, stage_name, 0), *pg = dev_stage(m, stage_name, 1);
-    if (pageable && pg)
-        return fit_at(pg, log_n);
-    if (!pinned)
-        return pg ? fit_at(pg, log_n) / (pageable ? 1.0 : GS_MODEL_PAGEABLE_FACTOR) : -1.0;
-    double t = fit_at(pinned, log_n);
-    return pageable && gs_vocab_is(stage_name, GS_V_H2D) ? t * GS_MODEL_PAGEABLE_FACTOR : t;
-}
-
-int gs_model_stage_count(const gs_model *m)
-{
-    int n = 0;
-    for (int i = 0; i < m->n; i++)
-        n += m->st[i].where == GS_WHERE_DEVICE && !m->st[i].pageable;
-    return n;
-}
-
-const char *gs_model_stage_name(const gs_model *m, int i)
-{
-    for (int k = 0; k < m->n; k++)
-        if (m->st[k].where == GS_WHERE_DEVICE && !m->st[k].pageable && i-- == 0)
-            return m->st[k].name;
-    return NULL;
-}

@@ -14,7 +14,13 @@
  *           core-seconds, and how many threads it can use (1, or the
  *           backend pool's width for the CPU G2 MSM)
  *   fixed   work whose length does not depend on the CPU's load (key
- *           setup, B2 upload, the host part of prove_start): seconds
+ *           setup, B2 upload, a prove's host gaps gap:<stage> and tail
+ *           prove_host, a staging pool buffer pin): seconds
+ * A prove's device stages keep their streams and the stage of another
+ * stream each waited for (the schedule, gs_model_prove_plan).  CPU
+ * demand is stored at one thread's speed: each speed class's slowdown
+ * with the runnable threads (host contention, from the capture or a
+ * machine profile: gs_model_speed) divides it out.
  * A stage's cost is kept per (job kind, log2 size) point: every captured
  * instance (job, partition, value), their median, 10th and 90th
  * percentiles; across two or more sizes a least-squares fit
@@ -57,12 +63,21 @@
 #define GS_MODEL_MAX_EXTRAP 2
 
 typedef enum { GS_WHERE_DEVICE, GS_WHERE_CPU, GS_WHERE_FIXED, GS_WHERE_COUNT } gs_model_where;
+/* Speed classes of CPU stages (host contention, model_speed.c): synthesis,
+ * host prep, the CPU G2 MSM (a pool task), everything else. */
+enum { GS_SPEED_SYNTH, GS_SPEED_HOST_PREP, GS_SPEED_MSM_B2, GS_SPEED_OTHER, GS_MODEL_SPEED_CLASSES };
+const char *gs_model_speed_class_name(int cls);
 const char *gs_model_where_name(gs_model_where w);
 
 typedef struct gs_model gs_model;
 
 /* Fits a model from a spans.csv (a run directory's or a committed capture). */
 gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err);
+/* The same with a machine profile (gapscope calibrate; NULL: none): its
+ * contention curves serve every class the capture cannot tell, its copy
+ * and page-locking rates the staging changes (model_profile.c). */
+gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const char *profile,
+                                 gs_err *err);
 /* Adds to m every stage of the capture other_csv that m lacks (the CPU G2
  * MSM of a capture that ran it on the CPU, say), noting each in
  * gs_model_notes: a prediction then mixes two captures' costs. */
@@ -86,6 +101,8 @@ int gs_model_n_stages(const gs_model *m);
 const char *gs_model_stage_at(const gs_model *m, int i, gs_model_where *where);
 /* Index of stage (name, where), -1 when the capture lacks it. */
 int gs_model_find(const gs_model *m, const char *name, gs_model_where where);
+/* Speed class of a CPU stage (GS_SPEED_*), -1 for other stages. */
+int gs_model_stage_class(const gs_model *m, int stage);
 /* Threads a CPU stage can use (1 or the pool's width) and whether those
  * come from the backend's pool. */
 int gs_model_stage_threads(const gs_model *m, int stage, int *pool);
@@ -102,6 +119,117 @@ int gs_model_device_order(const gs_model *m, int g2_on_device, int *idx, int cap
 /* CPU threads a GPU worker keeps busy while its device stages run
  * (prove_start's CPU time over its wall time, 0..1; 0 without CPU times). */
 double gs_model_device_spin(const gs_model *m);
+
+/* Bytes of one staging buffer of a (kind, log) partition (witness and
+ * a, b, c) and the rate a pool buffer is page-locked at, GB/s (the
+ * machine profile's, else GS_MODEL_PIN_GBPS). */
+double gs_model_pin_bytes(const gs_model *m, int kind, uint32_t log);
+double gs_model_pin_gbps(const gs_model *m);
+
+/* ---- a prove's device schedule (model_sched.c) ---- */
+typedef enum { GS_MODEL_STAGING_PINNED, GS_MODEL_STAGING_PAGEABLE, GS_MODEL_STAGING_DIRECT,
+               GS_MODEL_STAGING_COUNT } gs_model_staging_kind;
+/* "pinned", "pageable", "direct". */
+const char *gs_model_staging_name(int staging);
+/* The staging the capture ran (its scenario.engine.staging; pinned when absent). */
+int gs_model_staging(const gs_model *m);
+#define GS_MODEL_PLAN_MAX 24
+#define GS_MODEL_MAX_STREAMS 4
+/* A staging gap dropped to a launch: the H200 capture with staging =
+ * direct (traces/h200-backlog-s12-direct) starts h2d_w 40 us after the
+ * base. */
+#define GS_MODEL_LAUNCH_S 40e-6
+/* Page-locking a staging pool's buffer when neither the capture (stage
+ * pin) nor a machine profile times it: 16 buffers of 2^20 (2 GiB) in
+ * 0.95 s on the H200 host (traces/h200-backlog-s12-direct). */
+#define GS_MODEL_PIN_GBPS 2.26
+typedef struct gs_model_prove_q {
+    int kind;                 /* gs_job_kind, -1 unknown */
+    uint32_t log;
+    int64_t job;
+    int32_t part;
+    uint64_t seed;
+    int g2_on_device;
+    int staging;              /* the predicted run's gs_model_staging_kind */
+    double stream_speed[GS_MODEL_MAX_STREAMS]; /* what-if: stream s runs this many times
+                                                  faster (0: as captured) */
+} gs_model_prove_q;
+typedef struct gs_model_plan {
+    int n;
+    int stage[GS_MODEL_PLAN_MAX];     /* device stage index */
+    int stream[GS_MODEL_PLAN_MAX];
+    int pageable[GS_MODEL_PLAN_MAX];
+    double t0[GS_MODEL_PLAN_MAX], t1[GS_MODEL_PLAN_MAX]; /* seconds from the base */
+    double device_end;                /* last stage's end */
+    double total;                     /* + the prove's host tail */
+} gs_model_plan;
+/* The device stages of one prove, timed from its base (after the device
+ * mutex and the B2 upload): model_sched.c says how.  GS_ERR_UNSUPPORTED
+ * when a stage cannot be answered (size out of range, a staging the
+ * model cannot time), with detail. */
+gs_status gs_model_prove_plan(gs_model_plan *out, const gs_model *m, const gs_model_prove_q *q,
+                              gs_err *err);
+
+/* ---- host contention and replicates (model_speed.c) ---- */
+/* Work one core-second of class cls does with `runnable` threads wanting
+ * the cores, relative to one thread alone (1: ideal sharing). */
+double gs_model_speed(const gs_model *m, int cls, double runnable);
+/* Sets replicate r (1..n_reps) of a prediction's interval (0: the point
+ * prediction, the captured values): every CPU demand of class k is
+ * scaled by the inverse of a host speed (the normal quantile
+ * 0.05 + 0.9 (r - 1) / (n_reps - 1) of sd host_sd) times the mean
+ * per-thread speed of threads[k] threads drawn from the captured threads
+ * (NULL: none); and every cost is drawn from its point's instances rather
+ * than taken from the captured partition.  Not thread safe: set between
+ * runs. */
+void gs_model_replicate(gs_model *m, uint64_t r, uint64_t n_reps, const int *threads, double host_sd);
+/* The spread (coefficient of variation) of the captured synthesis
+ * threads' speeds, 0 when unknown. */
+double gs_model_host_spread(const gs_model *m);
+void gs_model_print_speed(const gs_model *m, FILE *f);
+
+/* ---- machine profile (model_profile.c, gapscope calibrate) ---- */
+typedef struct gs_profile_class {
+    int n;
+    double threads[24], speed[24];   /* speed: one thread's work per core-second at T, 1 at T = 1 */
+    double cpu_s[24];                /* mean CPU seconds per unit of work at T */
+    double lane_cv;                  /* spread of the threads' speeds at the largest T */
+} gs_profile_class;
+typedef struct gs_profile {
+    char host_cpu[160];
+    int cores;
+    uint32_t log;                    /* size of the calibration's work (log2 constraints) */
+    uint32_t msm_log;                /* the CPU G2 MSM's points (log2) */
+    gs_profile_class cls[GS_MODEL_SPEED_CLASSES];
+    double copy_gbps, pin_gbps;      /* 0: not measured */
+    char build[64];
+} gs_profile;
+gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err);
+gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err);
+/* The CPU G2 MSM's demand (core-seconds at one thread's speed) for n
+ * points from a profile's msm_b2 class: its one-thread time at 2^msm_log
+ * points scaled as Pippenger's n / log2 n; 0 without that class. */
+double gs_profile_msm_cs(const gs_profile *p, double n);
+/* The profile a prediction uses: given, else "machine-profile.json" in
+ * the capture's directory when present (out: "" none). */
+void gs_profile_find(char *out, size_t cap, const char *given, const char *capture_dir);
+
+/* Measures this host's profile (model/calibrate.c): synthesis of the
+ * engine's circuit at 2^log, the worker's host prep, the CPU G2 MSM of
+ * 2^msm_log points, with 1..max_threads threads (0: twice the online
+ * CPUs), a host copy and, with CUDA, page-locking.  Progress on stderr
+ * unless quiet.  host_cpu and build are left to the caller. */
+typedef struct gs_calibrate_opts {
+    uint32_t log, msm_log;
+    int max_threads;
+    int quiet;
+    double unit_s;      /* each thread's work per level, at least (0: 0.2 s) */
+    /* Page-locked staging buffers (the CUDA backend's allocator, with
+     * gs_backend_caps.assignment_alloc's contract); NULL: not measured. */
+    gs_status (*pin_alloc)(gs_assignment *as, uint32_t n_vars, uint32_t domain_size, gs_err *err);
+    void (*pin_free)(gs_assignment *as);
+} gs_calibrate_opts;
+gs_status gs_calibrate(gs_profile *out, const gs_calibrate_opts *o, gs_err *err);
 
 /* The fit as a table on f (one line per stage and size: n, median, p10,
  * p90, fit error) and as documented JSON (model/MODEL.md). */

@@ -47,12 +47,12 @@ struct gs_prove_state {
     int g2_dev;
 };
 
-static void push(gs_stage_list *l, const char *name, gs_stage_kind kind, int dev, int64_t t0, int64_t t1,
-                 uint16_t flags)
+static void push(gs_stage_list *l, const char *name, gs_stage_kind kind, int dev, int stream, int64_t t0,
+                 int64_t t1, uint16_t flags)
 {
     if (!l || l->n >= GS_STAGE_MAX)
         return;
-    l->s[l->n++] = (gs_stage){.name = name, .kind = kind, .device = dev, .stream = 0,
+    l->s[l->n++] = (gs_stage){.name = name, .kind = kind, .device = dev, .stream = stream,
                               .start_ns = t0, .end_ns = t1, .flags = flags};
 }
 
@@ -109,45 +109,42 @@ static gs_status model_prove_start(gs_backend *be, const gs_pk *pk, const gs_ass
     }
     int64_t t = gs_now_ns();
     if (t > w0)
-        push(stages, gs_vocab_name(GS_V_DEVICE_MUTEX_WAIT), GS_STAGE_HOST, -1, w0, t, 0);
+        push(stages, gs_vocab_name(GS_V_DEVICE_MUTEX_WAIT), GS_STAGE_HOST, -1, 0, w0, t, 0);
     if (st->g2_dev && !im->b2_loaded) {
         im->b2_loaded = 1;
         int si = gs_model_find(im->m, gs_vocab_name(GS_V_LOAD_B2), GS_WHERE_FIXED);
         if (si >= 0 && (rc = timed(im, si, st, 1.0, err)) == GS_OK) {
-            push(stages, gs_vocab_name(GS_V_LOAD_B2), GS_STAGE_HOST, -1, t, gs_now_ns(), GS_STAGE_F_MODELLED);
+            push(stages, gs_vocab_name(GS_V_LOAD_B2), GS_STAGE_HOST, -1, 0, t, gs_now_ns(), GS_STAGE_F_MODELLED);
             t = gs_now_ns();
         }
     }
-    int idx[32];
-    int k = gs_model_device_order(im->m, st->g2_dev, idx, 32);
-    int spin = gs_model_device_spin(im->m) >= 0.5;
-    if (spin)
-        gs_vt_load(1);
-    for (int i = 0; i < k && rc == GS_OK; i++) {
-        gs_model_where w;
-        const char *name = gs_model_stage_at(im->m, idx[i], &w);
-        int h2d = gs_vocab_is(name, GS_V_H2D);
-        double factor = 1.0;
-        int si = idx[i];
-        if (h2d && pageable) {
-            /* A captured pageable copy, else the pinned one times the
-             * pinned/pageable ratio (DOMAIN.md). */
-            double pg = gs_model_stage_s(im->m, gs_vocab_name(GS_V_H2D), st->log, 1);
-            double pn = gs_model_stage_s(im->m, gs_vocab_name(GS_V_H2D), st->log, 0);
-            factor = pg > 0 && pn > 0 ? pg / pn : GS_MODEL_PAGEABLE_FACTOR;
+    gs_model_plan plan;
+    gs_model_prove_q q = {.kind = st->kind, .log = st->log, .job = st->job, .part = st->part,
+                          .seed = im->seed, .g2_on_device = st->g2_dev,
+                          .staging = pageable ? GS_MODEL_STAGING_PAGEABLE
+                                     : opts && opts->direct ? GS_MODEL_STAGING_DIRECT
+                                                            : GS_MODEL_STAGING_PINNED};
+    if (rc == GS_OK)
+        rc = gs_model_prove_plan(&plan, im->m, &q, err);
+    if (rc == GS_OK) {
+        /* The device stages, with the worker spinning while they run; then
+         * the prove's host tail. */
+        int spin = gs_model_device_spin(im->m) >= 0.5;
+        if (spin)
+            gs_vt_load(1);
+        gs_vt_sleep(ns_of(plan.device_end));
+        if (spin)
+            gs_vt_load(-1);
+        gs_vt_sleep(ns_of(plan.total) - ns_of(plan.device_end));
+        for (int i = 0; i < plan.n; i++) {
+            gs_model_where w;
+            const char *name = gs_model_stage_at(im->m, plan.stage[i], &w);
+            int copy = gs_vocab_is(name, GS_V_H2D) || gs_vocab_is(name, GS_V_H2D_W) || gs_vocab_is(name, GS_V_D2H);
+            push(stages, name, copy ? GS_STAGE_COPY : GS_STAGE_KERNEL, dev, plan.stream[i],
+                 t + ns_of(plan.t0[i]), t + ns_of(plan.t1[i]),
+                 (uint16_t)(GS_STAGE_F_MODELLED | (plan.pageable[i] ? GS_STAGE_F_PAGEABLE : 0)));
         }
-        if ((rc = timed(im, si, st, factor, err)) != GS_OK)
-            break;
-        int64_t t1 = gs_now_ns();
-        push(stages, name, h2d || gs_vocab_is(name, GS_V_D2H) ? GS_STAGE_COPY : GS_STAGE_KERNEL, dev, t, t1,
-             (uint16_t)(GS_STAGE_F_MODELLED | (h2d && pageable ? GS_STAGE_F_PAGEABLE : 0)));
-        t = t1;
     }
-    if (spin)
-        gs_vt_load(-1);
-    int ph = gs_model_find(im->m, "prove_host", GS_WHERE_FIXED);
-    if (rc == GS_OK && ph >= 0)
-        rc = timed(im, ph, st, 1.0, err);
     gs_vt_mutex_unlock(&im->mu);
     if (rc != GS_OK) {
         free(st);
@@ -166,7 +163,7 @@ static gs_status cpu(model_impl *im, int si, const gs_prove_state *st, gs_err *e
         return rc;
     int pool;
     int threads = gs_model_stage_threads(im->m, si, &pool);
-    gs_vt_cpu(ns_of(s), threads, pool ? im->pool : -1);
+    gs_vt_cpu_class(ns_of(s), threads, pool ? im->pool : -1, gs_model_stage_class(im->m, si));
     return GS_OK;
 }
 
@@ -186,13 +183,13 @@ static gs_status model_prove_finish(gs_backend *be, gs_prove_state *st, gs_proof
                         "the G2 MSM on the CPU is not in the model (%s ran it on the device)",
                         gs_model_source(im->m));
         else if ((rc = cpu(im, si, st, err)) == GS_OK)
-            push(stages, gs_vocab_name(GS_V_MSM_B2), GS_STAGE_HOST, -1, t0, gs_now_ns(), GS_STAGE_F_MODELLED);
+            push(stages, gs_vocab_name(GS_V_MSM_B2), GS_STAGE_HOST, -1, 0, t0, gs_now_ns(), GS_STAGE_F_MODELLED);
     }
     int ep = gs_model_find(im->m, gs_vocab_name(GS_V_EPILOGUE), GS_WHERE_CPU);
     if (rc == GS_OK && ep >= 0) {
         int64_t t1 = gs_now_ns();
         if ((rc = cpu(im, ep, st, err)) == GS_OK)
-            push(stages, gs_vocab_name(GS_V_EPILOGUE), GS_STAGE_HOST, -1, t1, gs_now_ns(),
+            push(stages, gs_vocab_name(GS_V_EPILOGUE), GS_STAGE_HOST, -1, 0, t1, gs_now_ns(),
                  GS_STAGE_F_MODELLED);
     }
     free(st);

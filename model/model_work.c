@@ -34,7 +34,7 @@ typedef struct work_impl {
 
 static gs_model_where unit_where(gs_work_unit u)
 {
-    return u == GS_WORK_SETUP ? GS_WHERE_FIXED : GS_WHERE_CPU;
+    return u == GS_WORK_SETUP || u == GS_WORK_PIN ? GS_WHERE_FIXED : GS_WHERE_CPU;
 }
 
 static gs_status work_run(gs_work_model *wm, gs_work_unit u, const gs_job_spec *job, int32_t part,
@@ -42,9 +42,16 @@ static gs_status work_run(gs_work_model *wm, gs_work_unit u, const gs_job_spec *
 {
     work_impl *w = wm->ctx;
     int si = (unsigned)u < GS_WORK_COUNT ? w->stage[u] : -1;
+    uint32_t log = job ? job->log_constraints + (uint32_t)w->shift : 0;
+    if (si < 0 && u == GS_WORK_PIN) {
+        /* Not captured: the buffer's bytes at the profile's (or the
+         * documented) page-locking rate. */
+        gs_vt_sleep((int64_t)(gs_model_pin_bytes(w->m, job ? (int)job->kind : -1, log) /
+                              gs_model_pin_gbps(w->m)));
+        return GS_OK;
+    }
     if (si < 0)
         return GS_OK; /* optional and absent: checked before the run */
-    uint32_t log = job ? job->log_constraints + (uint32_t)w->shift : 0;
     int kind = job ? (int)job->kind : -1;
     double s;
     gs_status rc = gs_model_cost(w->m, si, kind, log, job ? (int64_t)job->id : -1, part, w->seed, &s,
@@ -59,7 +66,7 @@ static gs_status work_run(gs_work_model *wm, gs_work_unit u, const gs_job_spec *
     } else {
         int pool;
         int threads = gs_model_stage_threads(w->m, si, &pool);
-        gs_vt_cpu(ns, threads, -1);
+        gs_vt_cpu_class(ns, threads, -1, gs_model_stage_class(w->m, si));
     }
     return GS_OK;
 }
@@ -134,6 +141,16 @@ gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_e
             if ((st = need(m, capture, name, GS_WHERE_DEVICE, "the prove", k, l, err)) != GS_OK)
                 return st;
         }
+        /* The prove's device schedule at this size and staging. */
+        gs_model_plan plan;
+        gs_model_prove_q q = {.kind = k, .log = l, .job = -1, .part = -1, .g2_on_device = cfg->g2_on_device,
+                              .staging = cfg->pageable ? GS_MODEL_STAGING_PAGEABLE
+                                         : cfg->direct ? GS_MODEL_STAGING_DIRECT
+                                                       : GS_MODEL_STAGING_PINNED};
+        gs_err e2;
+        gs_err_clear(&e2);
+        if (gs_model_prove_plan(&plan, m, &q, &e2) != GS_OK)
+            return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict", "%s (capture %s)", e2.msg, capture);
         if (cfg->g2_on_device && gs_model_find(m, gs_vocab_name(GS_V_MSM_B2), GS_WHERE_DEVICE) < 0)
             return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict",
                           "engine.g2 = device needs the device stage msm_b2, which capture %s lacks "
@@ -148,6 +165,15 @@ gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_e
             (st = need_v(m, capture, GS_V_VERIFY, GS_WHERE_CPU, "engine.verify", k, l, err)) != GS_OK)
             return st;
     }
+    /* A real malloc_trim on a fragmented heap costs what that heap makes it
+     * cost: only a capture that ran it can say. */
+    const gs_injection *rt = &cfg->inj[GS_INJ_MALLOC_TRIM];
+    const char *cap_mode = gs_model_meta(m, "scenario.inject.malloc_trim.mode");
+    if (rt->enabled && rt->real && !(cap_mode && !strcmp(cap_mode, "real")))
+        return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict",
+                      "[inject.malloc_trim] mode = real: a trim on a fragmented heap costs what the heap makes it "
+                      "cost, and capture %s ran none; capture the scenario with mode = real (the same frag), or "
+                      "predict mode = synthetic with the delay measured there", capture);
     const struct {
         const char *name;
         gs_model_where where;
@@ -158,6 +184,13 @@ gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_e
                     {gs_vocab_name(GS_V_ASSEMBLE), GS_WHERE_CPU},
                     {gs_vocab_name(GS_V_EPILOGUE), GS_WHERE_CPU},
                     {"prove_host", GS_WHERE_FIXED}}; /* the model's own (model.c) */
+    if (cfg->direct && gs_model_find(m, gs_vocab_name(GS_V_PIN), GS_WHERE_FIXED) < 0 && notes) {
+        size_t n = strlen(notes);
+        snprintf(notes + n, cap - n, "Stage pin (staging = direct: a pool buffer made page-locked) is not in the "
+                 "capture: %.2f GB/s assumed (%s).\n", gs_model_pin_gbps(m),
+                 gs_model_pin_gbps(m) == GS_MODEL_PIN_GBPS ? "the H200 capture h200-backlog-s12-direct"
+                                                           : "the machine profile");
+    }
     for (size_t i = 0; notes && i < sizeof optional / sizeof optional[0]; i++)
         if (gs_model_find(m, optional[i].name, optional[i].where) < 0) {
             size_t n = strlen(notes);

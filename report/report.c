@@ -27,6 +27,17 @@ static void summary_section(gs_doc *d, const gs_run *r)
                                     "p50_ms", "p90_ms", "p99_ms", "max_ms", "micro / macro"};
     gs_doc_h(d, 2, "Summary");
     const char *clock = gs_timeline_meta_get(r->tl, "run.clock");
+    if (clock && !strcmp(clock, "replayed")) {
+        /* A what-if (gapscope predict --what-if): the capture's graph replayed. */
+        const char *cap = gs_timeline_meta_get(r->tl, "whatif.capture");
+        const char *ed = gs_timeline_meta_get(r->tl, "whatif.edits");
+        const char *lo = gs_timeline_meta_get(r->tl, "prediction.util_lo"),
+                   *hi = gs_timeline_meta_get(r->tl, "prediction.util_hi");
+        gs_doc_pf(d, "Predicted, not measured: the dependency graph of the capture %s replayed with the "
+                     "edits %s (model/MODEL.md, \"What-ifs on foreign timelines\"); interval [%.1f%%, %.1f%%] "
+                     "from the unedited replay's error.",
+                  cap ? cap : "?", ed ? ed : "?", lo ? 100 * atof(lo) : 0, hi ? 100 * atof(hi) : 0);
+    }
     if (clock && !strcmp(clock, "virtual")) {
         /* A prediction (gapscope predict, backend = model): say what from. */
         const char *cap = gs_timeline_meta_get(r->tl, "model.capture");
@@ -39,6 +50,15 @@ static void summary_section(gs_doc *d, const gs_run *r)
                      "modelled. What the model assumed is under model.assumed in the settings below.",
                   cap ? cap : "?", rev ? rev : "unknown", cpu ? cpu : "unknown", cores ? cores : "?",
                   dem ? dem : "?");
+        const char *u = gs_timeline_meta_get(r->tl, "prediction.util"),
+                   *lo = gs_timeline_meta_get(r->tl, "prediction.util_lo"),
+                   *hi = gs_timeline_meta_get(r->tl, "prediction.util_hi"),
+                   *nc = gs_timeline_meta_get(r->tl, "prediction.captures");
+        if (u && lo && hi)
+            gs_doc_pf(d, "Predicted GPU util %.1f%%, interval [%.1f%%, %.1f%%] (about 90%%: %s capture(s) of the "
+                         "setting, replicates drawn from the capture, the reproduction residual; "
+                         "model/MODEL.md, \"Uncertainty\"). A gate on this run checks the interval's low end.",
+                      100 * atof(u), 100 * atof(lo), 100 * atof(hi), nc ? nc : "1");
     }
     gs_doc_table(d, 15, h);
     for (size_t i = 0; i < a->n_dev; i++) {

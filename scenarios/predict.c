@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,7 +180,10 @@ static gs_status arrivals_from_marks(const char *spans, char *tmp, size_t cap, g
                         "no arrivals.jsonl beside the capture and no submit marks in it: nothing to replay");
     if (st == GS_OK) {
         const char *td = getenv("TMPDIR");
-        snprintf(tmp, cap, "%s/gapscope-arrivals-%d.jsonl", td && *td ? td : "/tmp", (int)getpid());
+        /* One file per call: a prediction's interval rebuilds the arrivals
+         * for its other runs while the first's are still in use. */
+        static _Atomic int serial;
+        snprintf(tmp, cap, "%s/gapscope-arrivals-%d-%d.jsonl", td && *td ? td : "/tmp", (int)getpid(), serial++);
         st = gs_trace_write(&tr, tmp, "us", err);
     }
     gs_trace_free(&tr);
@@ -289,16 +293,41 @@ void gs_util_summary_of_run(gs_util_summary *out, const gs_run_result *r)
     snprintf(out->cause, sizeof out->cause, "%s", gs_cause_name((gs_cause)top));
 }
 
+void gs_predict_profile_path(char *out, size_t cap, const gs_predict_opts *o, const gs_capture *c)
+{
+    char dir[GS_SCN_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", c->spans);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    /* X.spans.csv with X/ beside it: the profile may sit in X/. */
+    size_t n = strlen(c->spans), sl = strlen(".spans.csv");
+    if (!o->profile && n > sl && !strcmp(c->spans + n - sl, ".spans.csv")) {
+        char alt[GS_SCN_PATH_MAX];
+        snprintf(alt, sizeof alt, "%.*s", (int)(n - sl), c->spans);
+        gs_profile_find(out, cap, NULL, alt);
+        if (out[0])
+            return;
+    }
+    gs_profile_find(out, cap, o->profile, dir);
+}
+
 gs_status gs_scn_predict(const gs_predict_opts *o, gs_run_result *res, gs_err *err)
 {
     gs_capture c;
     gs_model *m = NULL;
     gs_scenario *s = NULL;
-    char tmp[GS_SCN_PATH_MAX] = "";
+    char tmp[GS_SCN_PATH_MAX] = "", prof[GS_SCN_PATH_MAX] = "";
     memset(res, 0, sizeof *res);
+    if (o->n_repeats + 1 > GS_PREDICT_MAX_CAPTURES)
+        return GS_ERR(err, GS_ERR_ARG, "predict", "at most %d captures of one setting", GS_PREDICT_MAX_CAPTURES);
     gs_status st = gs_capture_resolve(&c, o->capture, err);
-    if (st == GS_OK)
-        st = gs_model_load(&m, c.spans, err);
+    if (st == GS_OK) {
+        gs_predict_profile_path(prof, sizeof prof, o, &c);
+        st = gs_model_load_profiled(&m, c.spans, prof[0] ? prof : NULL, err);
+    }
     if (st == GS_OK && o->borrow) {
         gs_capture b;
         if ((st = gs_capture_resolve(&b, o->borrow, err)) == GS_OK)
@@ -309,7 +338,20 @@ gs_status gs_scn_predict(const gs_predict_opts *o, gs_run_result *res, gs_err *e
     if (st == GS_OK) {
         gs_run_opts ro = o->run;
         ro.model = m;
+        /* With an interval the report is rendered once the interval is
+         * known (its metadata is in it). */
+        if (o->interval)
+            ro.no_charts = 1;
         st = gs_scn_run(s, &ro, res, err);
+    }
+    if (st == GS_OK && o->interval) {
+        gs_util_summary pt;
+        gs_util_summary_of_run(&pt, res);
+        char spans[GS_SCN_PATH_MAX + 16];
+        snprintf(spans, sizeof spans, "%s/spans.csv", res->dir);
+        if ((st = gs_predict_interval(o->interval, o, m, s, &pt, err)) == GS_OK &&
+            (st = gs_prediction_write_meta(o->interval, spans, err)) == GS_OK)
+            st = gs_scn_report(res, o->run.quiet, !o->run.no_report && !o->run.no_charts, err);
     }
     if (tmp[0])
         unlink(tmp);

@@ -28,23 +28,67 @@ gs_status gs_predict_scenario(gs_scenario **out, const gs_capture *c, const gs_m
                               const char *const *sets, int nsets, char *tmp_trace, size_t cap,
                               int quiet, gs_err *err);
 
+typedef struct gs_util_summary gs_util_summary;
+
+#define GS_PREDICT_MAX_CAPTURES 16
+#define GS_PREDICT_MAX_REPS 64
+/* Run-to-run spread of the host's speed when no repeats tell it: the
+ * synthesis demand of the same 30 partitions across the five H200
+ * captures of build eaf73a43535e with 4..12 synthesis threads
+ * (traces/h200-g2dev*) has sd 11.5% of its mean; the threads' placement
+ * on unequal vCPUs (drawn separately, about 4.5% with 6 threads) leaves
+ * 10.6%. */
+#define GS_PREDICT_HOST_SD 0.106
+/* Replicates by default (gapscope predict --reps). */
+#define GS_PREDICT_REPS 5
+
+/* A prediction's interval (predict_interval.c says how). */
+typedef struct gs_prediction {
+    double point, lo, hi;           /* GPU util, 0..1 */
+    double residual;                /* reproduction error of the first capture */
+    double host_sd;                 /* host-speed spread the replicates drew */
+    double captured, captured_sd;   /* the captures' util (mean, sd) before the changes */
+    int n_captures;
+    double rep[GS_PREDICT_MAX_REPS];
+    int n_rep;
+    double cause_agree;             /* share of replicates with the point's top cause */
+    char cause[48];
+    double share;
+} gs_prediction;
+
 typedef struct gs_predict_opts {
     const char *capture;
+    const char *const *repeats; /* more captures of the same setting (may be NULL) */
+    int n_repeats;
     const char *borrow;         /* another capture lending the stages CAPTURE lacks, or NULL */
+    const char *profile;        /* machine profile (NULL: CAPTURE_DIR/machine-profile.json if present) */
     const char *const *sets;    /* section.key=value overrides */
     int n_sets;
+    int reps;                   /* replicates of the interval */
+    gs_prediction *interval;    /* NULL: the point prediction only; else filled, and the
+                                   run directory's timeline carries prediction.* */
     gs_run_opts run;            /* out_dir, quiet, no_report, no_charts */
 } gs_predict_opts;
 
-/* Fits the capture's model and runs its (changed) scenario on it. */
+/* Fits the capture's model and runs its (changed) scenario on it; with
+ * o->interval also the interval's runs. */
 gs_status gs_scn_predict(const gs_predict_opts *o, gs_run_result *res, gs_err *err);
+/* The profile a prediction of capture c uses (out "" for none). */
+void gs_predict_profile_path(char *out, size_t cap, const gs_predict_opts *o, const gs_capture *c);
+/* The interval around point (the first capture's prediction of s on m):
+ * runs repeats, the reproduction and the replicates in a scratch
+ * directory.  m's replicate state is restored. */
+gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_model *m, const gs_scenario *s,
+                              const gs_util_summary *point, gs_err *err);
+/* Adds p as prediction.* metadata to a run directory's spans.csv. */
+gs_status gs_prediction_write_meta(const gs_prediction *p, const char *spans_csv, gs_err *err);
 
 /* GPU utilization and top idle cause of a timeline (diag's analysis):
  * util 0..1, cause name, its share of the idle time 0..1. */
-typedef struct gs_util_summary {
+struct gs_util_summary {
     double util, idle_s, span_s, share;
     char cause[48];
-} gs_util_summary;
+};
 gs_status gs_util_summary_of(gs_util_summary *out, const char *spans_csv, gs_err *err);
 /* The same from a finished run's analysis fields. */
 void gs_util_summary_of_run(gs_util_summary *out, const gs_run_result *r);

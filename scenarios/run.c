@@ -452,6 +452,12 @@ static void on_cpu(void *ctx, int64_t t, double busy)
     gs_tl_counter(ctx, "process_cpu", t, busy);
 }
 
+/* The model's host contention for the virtual clock (gs_vt_cfg.speed). */
+static double model_speed(void *ctx, int cls, double runnable)
+{
+    return gs_model_speed(ctx, cls, runnable);
+}
+
 /* Can the model answer this scenario (every (kind, size) it replays)? */
 static gs_status check_model(const gs_model *model, const gs_scenario *s, const gs_trace *arr,
                              gs_timeline *tl, gs_err *err)
@@ -565,7 +571,8 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
         /* The virtual clock: the modelled CPU has the captured cores, one
          * pool per device as wide as the captured pool. */
         gs_vt_cfg vc = {.cores = gs_model_cores(model), .n_pools = nbe, .on_cpu = on_cpu,
-                        .on_cpu_ctx = gs_tl_lane_open(tl, "driver/cpu", GS_ROLE_DRIVER, -1, -1)};
+                        .on_cpu_ctx = gs_tl_lane_open(tl, "driver/cpu", GS_ROLE_DRIVER, -1, -1),
+                        .speed = model_speed, .speed_ctx = model};
         for (int d = 0; d < nbe && d < GS_VT_MAX_POOLS; d++)
             vc.pool_width[d] = gs_model_cores(model);
         if (vc.n_pools > GS_VT_MAX_POOLS)

@@ -100,6 +100,18 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
  * files, the charts and report.md/report.html (report.c). */
 gs_status gs_scn_report(gs_run_result *res, int quiet, int charts, gs_err *err);
 
+/* Fills res from a finished run directory dir (one another process ran: a
+ * Slurm task) as gs_scn_run would have: job counts from jobs.csv, wall
+ * time, drain and interruption from the timeline's metadata, the analysis
+ * recomputed (summary.json rewritten, nothing rendered).  hw (may be NULL)
+ * gets gs_scn_hw_class of the run. */
+gs_status gs_scn_result_load(gs_run_result *res, const char *dir, char *hw, size_t hw_cap, gs_err *err);
+/* The hardware a run ran on, from its timeline metadata: the device names
+ * joined by " + ", then " / " and host.cpu ("NVIDIA H100 80GB HBM3 / Intel
+ * Xeon ...").  Runs are compared like with like when these are equal. */
+struct gs_timeline;
+void gs_scn_hw_class(char *out, size_t cap, const struct gs_timeline *tl);
+
 /* Writes the arrivals a run processed (jobs.csv of RUN_DIR: actual
  * submission times, first = 0) as a trace. */
 gs_status gs_scn_record_from_run(const char *run_dir, const char *trace_path, gs_err *err);
@@ -134,8 +146,36 @@ typedef struct gs_sweep_opts {
     /* A capture instead of a scenario: every run is a prediction of the
      * capture's scenario on its model (predict.h), fitted once. */
     const char *predict;
+    /* one_task: run only run `task` of the order (0-based: what a Slurm
+     * array task does, OUT/run-NNN), and write no tables. */
+    int one_task, task;
 } gs_sweep_opts;
 gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err);
+
+/* The plan of a sweep: its varied keys and the shuffled order of its runs
+ * (every point x rep plus the baseline reps), as gs_scn_sweep runs them.
+ * Drivers that run the runs elsewhere (slurm_sweep.c) build the same plan,
+ * run each run as `gapscope sweep ... --task I`, and write the same tables
+ * from the results.  The plan borrows o's strings; it owns the model of a
+ * --predict sweep (fitted once). */
+typedef struct gs_sweep_plan gs_sweep_plan;
+gs_status gs_sweep_plan_create(gs_sweep_plan **out, const gs_sweep_opts *o, gs_err *err);
+void gs_sweep_plan_destroy(gs_sweep_plan *p);
+int gs_sweep_plan_total(const gs_sweep_plan *p);
+/* Run i's point (index into the product of the --vary values, -1 for a
+ * baseline run) and repetition. */
+void gs_sweep_plan_slot(const gs_sweep_plan *p, int i, int *point, int *rep);
+/* The validated scenario of run i (destroy it; with a capture, a temporary
+ * scenario file is named in tmp: unlink it after the run). */
+gs_status gs_sweep_plan_scenario(const gs_sweep_plan *p, int i, gs_scenario **out, char *tmp, size_t tmp_cap,
+                                 gs_err *err);
+/* Writes OUT's tables and chart (sweep.csv, sensitivity.csv, sweep.dat,
+ * sweep_causes.dat, charts/sweep.*) from the results of runs 0..total-1.
+ * ran (NULL: every run ran) marks the runs with results: the others are
+ * listed in sweep.csv with empty figures and their verdict (what happened
+ * instead) and kept out of the other tables, as are rows not analyzed. */
+gs_status gs_sweep_plan_tables(const gs_sweep_plan *p, const gs_run_result *rows, const unsigned char *ran,
+                               int total, gs_err *err);
 
 /* Ordinary least squares y = a + b x with the 95% interval of b
  * (Student t with n-2 degrees of freedom).  Returns 0 when n < 3 or x is constant. */

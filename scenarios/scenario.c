@@ -125,10 +125,6 @@ gs_status gs_scenario_validate(gs_scenario *s, gs_err *err)
         return gs_err_set(err, GS_ERR_ARG, "scenario", where_of(s, "engine.g2", "engine.backend"),
                           "[engine] g2 = device needs backend = cuda (or auto on a GPU machine), "
                           "or model with a capture that ran it on the device");
-    if (s->engine.prep_ahead && s->backend == GS_BACKEND_MODEL)
-        return gs_err_set(err, GS_ERR_ARG, "scenario", where_of(s, "engine.prep", "engine.backend"),
-                          "[engine] prep = ahead is not modelled (the model's virtual clock has no "
-                          "prep thread): use prep = inline with backend = model or predict");
     if (s->backend == GS_BACKEND_CPU && s->devices != 1)
         return gs_err_set(err, GS_ERR_ARG, "scenario", where_of(s, "engine.devices", "engine.backend"),
                           "backend = cpu drives one device (devices = 1)");

@@ -20,6 +20,12 @@
  * seconds per unit of each varied key, 95% interval) in sensitivity.csv
  * and on stderr.  A stop (SIGINT/SIGTERM, o->stop) ends the sweep after the
  * interrupted run, with the tables of the runs that ran to their end.
+ *
+ * The plan (the varied keys and the run order) and the tables are apart
+ * from the loop (gs_sweep_plan_*, run.h) so that a driver running the runs
+ * elsewhere (slurm_sweep.c: one Slurm array task per run, each
+ * `gapscope sweep ... --task I`) builds the same runs and writes the same
+ * tables; o->one_task runs one run of the order and writes no tables.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -140,36 +146,57 @@ static void free_vary(vary *v)
         free(v->values[i]);
 }
 
-gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
-{
+struct gs_sweep_plan {
+    gs_sweep_opts o;         /* as given (pointers borrowed) */
     vary vs[MAX_VARY];
-    int nv = 0;
-    slot *order = NULL;
-    gs_run_result *rows = NULL;
-    gs_status st = GS_OK;
+    int nv, points, total;
+    slot *order;
     gs_capture cap;
-    gs_model *model = NULL;
+    gs_model *model;         /* --predict: fitted once */
+};
+
+void gs_sweep_plan_destroy(gs_sweep_plan *p)
+{
+    if (!p)
+        return;
+    gs_model_destroy(p->model);
+    for (int i = 0; i < p->nv; i++)
+        free_vary(&p->vs[i]);
+    free(p->order);
+    free(p);
+}
+
+gs_status gs_sweep_plan_create(gs_sweep_plan **out, const gs_sweep_opts *o, gs_err *err)
+{
+    *out = NULL;
     if (o->n_vary < 1 || o->n_vary > MAX_VARY)
         return GS_ERR(err, GS_ERR_ARG, "sweep", "give 1 to %d --vary options", MAX_VARY);
-    for (; nv < o->n_vary; nv++)
-        if ((st = parse_vary(&vs[nv], o->vary[nv], err)) != GS_OK) {
-            nv++;
-            goto done;
+    gs_sweep_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return GS_ERR(err, GS_ERR_NOMEM, "sweep", "out of memory");
+    p->o = *o;
+    gs_status st = GS_OK;
+    vary *vs = p->vs;
+    for (; p->nv < o->n_vary; p->nv++)
+        if ((st = parse_vary(&vs[p->nv], o->vary[p->nv], err)) != GS_OK) {
+            p->nv++;
+            goto fail;
         }
     int points = 1;
-    for (int i = 0; i < nv; i++)
+    for (int i = 0; i < p->nv; i++)
         points *= vs[i].n;
     int reps = o->reps > 0 ? o->reps : 1;
     int total = (points + 1) * reps;
-    order = calloc((size_t)total, sizeof *order);
-    rows = calloc((size_t)total, sizeof *rows);
-    if (!order || !rows) {
+    slot *order = p->order = calloc((size_t)total, sizeof *order);
+    if (!order) {
         st = GS_ERR(err, GS_ERR_NOMEM, "sweep", "out of memory");
-        goto done;
+        goto fail;
     }
-    for (int p = -1, k = 0; p < points; p++)
+    p->points = points;
+    p->total = total;
+    for (int q = -1, k = 0; q < points; q++)
         for (int r = 0; r < reps; r++)
-            order[k++] = (slot){p, r};
+            order[k++] = (slot){q, r};
     gs_rng rng; /* Fisher-Yates shuffle: randomized interleaved order */
     gs_rng_seed(&rng, o->seed ^ 0x7377656570ULL);
     for (int i = total - 1; i > 0; i--) {
@@ -178,42 +205,99 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
         order[i] = order[j];
         order[j] = t;
     }
-    if (o->predict && ((st = gs_capture_resolve(&cap, o->predict, err)) != GS_OK ||
-                       (st = gs_model_load(&model, cap.spans, err)) != GS_OK))
+    if (o->predict && ((st = gs_capture_resolve(&p->cap, o->predict, err)) != GS_OK ||
+                       (st = gs_model_load(&p->model, p->cap.spans, err)) != GS_OK))
+        goto fail;
+    *out = p;
+    return GS_OK;
+fail:
+    gs_sweep_plan_destroy(p);
+    return st;
+}
+
+int gs_sweep_plan_total(const gs_sweep_plan *p)
+{
+    return p->total;
+}
+
+void gs_sweep_plan_slot(const gs_sweep_plan *p, int i, int *point, int *rep)
+{
+    *point = p->order[i].point;
+    *rep = p->order[i].rep;
+}
+
+gs_status gs_sweep_plan_scenario(const gs_sweep_plan *p, int i, gs_scenario **out, char *tmp, size_t tmp_cap,
+                                 gs_err *err)
+{
+    const gs_sweep_opts *o = &p->o;
+    const vary *vs = p->vs;
+    int nv = p->nv;
+    gs_scenario *s = NULL;
+    gs_status st;
+    *out = NULL;
+    tmp[0] = '\0';
+    if (p->model)
+        st = gs_predict_scenario(&s, &p->cap, p->model, o->sets, o->n_sets, tmp, tmp_cap, 1, err);
+    else if ((st = gs_scenario_load(&s, o->scenario, err)) == GS_OK)
+        for (int k = 0; k < o->n_sets && st == GS_OK; k++)
+            st = gs_scenario_set(s, o->sets[k], "--set", err);
+    int pt = p->order[i].point;
+    for (int k = 0, rest = pt; k < nv && st == GS_OK; k++) {
+        if (pt < 0) { /* baseline: varied injections off */
+            if (vs[k].inject_delay)
+                st = apply_value(s, &vs[k], "0ms", err);
+            continue;
+        }
+        st = apply_value(s, &vs[k], vs[k].values[rest % vs[k].n], err);
+        rest /= vs[k].n;
+    }
+    if (st == GS_OK)
+        st = gs_scenario_validate(s, err);
+    if (st != GS_OK) {
+        gs_scenario_destroy(s);
+        if (tmp[0])
+            unlink(tmp);
+        return st;
+    }
+    *out = s;
+    return GS_OK;
+}
+
+gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
+{
+    gs_sweep_plan *plan = NULL;
+    gs_run_result *rows = NULL;
+    gs_status st = gs_sweep_plan_create(&plan, o, err);
+    if (st != GS_OK)
+        return st;
+    int total = plan->total;
+    const slot *order = plan->order;
+    if (o->one_task && (o->task < 0 || o->task >= total)) {
+        st = GS_ERR(err, GS_ERR_RANGE, "sweep", "--task %d: the sweep has runs 0 to %d", o->task, total - 1);
         goto done;
+    }
+    rows = calloc((size_t)total, sizeof *rows);
+    if (!rows) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "sweep", "out of memory");
+        goto done;
+    }
     if ((st = gs_mkdir_p(o->out_dir, err)) != GS_OK)
         goto done;
     for (int i = 0; i < total; i++) {
+        if (o->one_task && i != o->task)
+            continue;
         gs_scenario *s = NULL;
         char tmp[GS_SCN_PATH_MAX] = "";
-        if (model)
-            st = gs_predict_scenario(&s, &cap, model, o->sets, o->n_sets, tmp, sizeof tmp, 1, err);
-        else if ((st = gs_scenario_load(&s, o->scenario, err)) == GS_OK)
-            for (int k = 0; k < o->n_sets && st == GS_OK; k++)
-                st = gs_scenario_set(s, o->sets[k], "--set", err);
-        if (st != GS_OK)
-            goto done;
         int p = order[i].point;
-        for (int k = 0, rest = p; k < nv && st == GS_OK; k++) {
-            if (p < 0) { /* baseline: varied injections off */
-                if (vs[k].inject_delay)
-                    st = apply_value(s, &vs[k], "0ms", err);
-                continue;
-            }
-            st = apply_value(s, &vs[k], vs[k].values[rest % vs[k].n], err);
-            rest /= vs[k].n;
-        }
-        if (st == GS_OK)
-            st = gs_scenario_validate(s, err);
+        if ((st = gs_sweep_plan_scenario(plan, i, &s, tmp, sizeof tmp, err)) != GS_OK)
+            goto done;
         char dir[GS_SCN_PATH_MAX];
         snprintf(dir, sizeof dir, "%.480s/run-%03d", o->out_dir, i);
-        gs_run_opts ro = {.out_dir = dir, .quiet = 1, .no_charts = 1, .stop = o->stop, .model = model};
-        if (st == GS_OK) {
-            if (!o->quiet)
-                fprintf(stderr, "gapscope sweep: run %d/%d (%s rep %d)\n", i + 1, total,
-                        p < 0 ? "baseline" : "point", order[i].rep);
-            st = gs_scn_run(s, &ro, &rows[i], err);
-        }
+        gs_run_opts ro = {.out_dir = dir, .quiet = 1, .no_charts = 1, .stop = o->stop, .model = plan->model};
+        if (!o->quiet)
+            fprintf(stderr, "gapscope sweep: run %d/%d (%s rep %d)\n", i + 1, total,
+                    p < 0 ? "baseline" : "point", order[i].rep);
+        st = gs_scn_run(s, &ro, &rows[i], err);
         if (tmp[0])
             unlink(tmp);
         gs_scenario_destroy(s);
@@ -227,13 +311,29 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
              * interrupted one keeps its run directory (marked so) but its
              * truncated figures stay out. */
             int full = rows[i].interrupted ? i : i + 1;
-            if (!o->quiet)
+            if (!o->quiet && !o->one_task)
                 fprintf(stderr, "gapscope sweep: stopped during run %d of %d; tables of the %d complete run%s\n",
                         i + 1, total, full, full == 1 ? "" : "s");
             total = full;
             break;
         }
     }
+    if (!o->one_task) /* one_task: one run of the sweep (a Slurm array task): no tables */
+        st = gs_sweep_plan_tables(plan, rows, NULL, total, err);
+done:
+    gs_sweep_plan_destroy(plan);
+    free(rows);
+    return st;
+}
+
+gs_status gs_sweep_plan_tables(const gs_sweep_plan *plan, const gs_run_result *rows, const unsigned char *ran,
+                               int total, gs_err *err)
+{
+    const gs_sweep_opts *o = &plan->o;
+    const vary *vs = plan->vs;
+    const slot *order = plan->order;
+    int nv = plan->nv, points = plan->points;
+    gs_status st = GS_OK;
     {
         /* sweep.csv */
         char path[GS_SCN_PATH_MAX + 32];
@@ -259,6 +359,10 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
             for (char *c = verdict; *c; c++)
                 if (*c == '"')
                     *c = '\'';
+            if (ran && !ran[i]) { /* listed, with what happened instead of figures */
+                fprintf(of.f, ",,,,,,,,\"%s\",%s\n", verdict, rows[i].dir);
+                continue;
+            }
             fprintf(of.f, ",%.3f,%zu,%zu,%zu,%.6f,%.6f,%.6f,\"%s\",%s\n", rows[i].wall_s, rows[i].arrivals,
                     rows[i].completed, rows[i].failed, rows[i].gpu_span_s, rows[i].gpu_idle_s, rows[i].gpu_util,
                     verdict, rows[i].dir);
@@ -382,10 +486,5 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
             fprintf(stderr, "gapscope sweep: chart not drawn: %s\n", cerr.msg);
     }
 done:
-    gs_model_destroy(model);
-    for (int i = 0; i < nv; i++)
-        free_vary(&vs[i]);
-    free(order);
-    free(rows);
     return st;
 }

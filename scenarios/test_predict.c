@@ -92,6 +92,15 @@ static const char *const captures[] = {
     "traces/h200-g2dev-synth12",
     "traces/h200-g2dev-gpuw2",
     "traces/h200-g2dev-trimoff",
+    /* Two device streams, prep = ahead (issue 31): the device schedule and
+     * the prep thread modelled. */
+    "traces/h200-backlog-prep-inline.spans.csv",
+    "traces/h200-backlog-prep-ahead.spans.csv",
+    "traces/h200-backlog-prep-ahead-s12",
+    "traces/h200-backlog-s12-pinned",
+    "traces/h200-backlog-s12-direct",
+    "traces/h200-backlog-s12-direct-ps",
+    "traces/h200-backlog-s16-direct-ps",
 };
 
 GS_TEST(predict_reproduces_captures)
@@ -123,6 +132,39 @@ static const struct {
     {"engine.gpu_workers=2", "traces/h200-g2dev-gpuw2"},
     {"engine.trim=off", "traces/h200-g2dev-trimoff"},
 };
+
+/* Issue 31's settings, each pair captured with one build on the H200:
+ * the prep thread, synthesis threads under prep = ahead, the staging
+ * pool (top cause not compared: 0.1% of the span is idle there), and
+ * synthesis threads with the direct pool. */
+static const struct {
+    const char *from, *set, *measured;
+    int cause;
+} pairs[] = {
+    {"traces/h200-backlog-prep-inline.spans.csv", "engine.prep=ahead", "traces/h200-backlog-prep-ahead.spans.csv", 1},
+    {"traces/h200-backlog-prep-ahead.spans.csv", "engine.prep=inline", "traces/h200-backlog-prep-inline.spans.csv", 1},
+    {"traces/h200-backlog-prep-ahead.spans.csv", "engine.synth_threads=12", "traces/h200-backlog-prep-ahead-s12", 1},
+    {"traces/h200-backlog-s12-pinned", "engine.staging=direct", "traces/h200-backlog-s12-direct", 0},
+    {"traces/h200-backlog-s12-direct-ps", "engine.synth_threads=16", "traces/h200-backlog-s16-direct-ps", 1},
+};
+
+GS_TEST(predict_issue31_settings)
+{
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        gs_util_summary m, p;
+        char sub[32];
+        snprintf(sub, sizeof sub, "pair-%zu", i);
+        if (!captured(pairs[i].measured, &m) || !predict(pairs[i].from, pairs[i].set, sub, &p, NULL))
+            continue;
+        if (gs_test_verbose())
+            printf("  %-44s %-24s measured %5.1f%% %s  predicted %5.1f%% %s\n", pairs[i].from, pairs[i].set,
+                   100 * m.util, m.cause, 100 * p.util, p.cause);
+        GS_CHECK_MSG(fabs(p.util - m.util) <= 0.05, "%s from %s: predicted %.1f%%, measured %.1f%%", pairs[i].set,
+                     pairs[i].from, 100 * p.util, 100 * m.util);
+        GS_CHECK_MSG(!pairs[i].cause || !strcmp(p.cause, m.cause), "%s: top cause predicted %s, measured %s",
+                     pairs[i].set, p.cause, m.cause);
+    }
+}
 
 GS_TEST(predict_changes_the_capture_never_saw)
 {
@@ -237,8 +279,14 @@ static void refused(const char *capture, const char *set, const char *want, cons
     char cap[600], dir[600];
     snprintf(cap, sizeof cap, "%s/%s", root(), capture);
     snprintf(dir, sizeof dir, "%s/%s", gs_test_tmpdir(), sub);
-    const char *sets[1] = {set};
-    gs_predict_opts o = {.capture = cap, .sets = sets, .n_sets = set ? 1 : 0,
+    /* set: one or more overrides separated by '|'. */
+    char buf[600];
+    const char *sets[4];
+    int ns = 0;
+    snprintf(buf, sizeof buf, "%s", set ? set : "");
+    for (char *t = strtok(buf, "|"); t && ns < 4; t = strtok(NULL, "|"))
+        sets[ns++] = t;
+    gs_predict_opts o = {.capture = cap, .sets = sets, .n_sets = ns,
                          .run = {.out_dir = dir, .quiet = 1, .no_charts = 1}};
     gs_run_result r;
     gs_err err;
@@ -260,6 +308,11 @@ GS_TEST(predict_refuses_what_the_capture_cannot_answer)
     refused("traces/h200-g2dev", "jobs.size_map=porep_c2:24", "2^24", "bad-size");
     /* A device-only sample has no synthesis to model. */
     refused("traces/model-sample.spans.csv", NULL, "synth", "bad-sample");
+    /* A real trim on a fragmented heap the capture never ran. */
+    refused("traces/h200-g2dev", "inject.malloc_trim.mode=real|inject.malloc_trim.frag=64MiB", "fragmented heap",
+            "bad-realtrim");
+    /* Pinned staging from a direct capture needs the host's copy rate. */
+    refused("traces/h200-backlog-s12-direct", "engine.staging=pinned", "machine profile", "bad-staging");
 }
 
 /* gapscope sweep --predict: every run a prediction of the capture's

@@ -12,6 +12,9 @@
 #                          SQLite (the nsys importer), protoc (decodes the
 #                          Perfetto trace in tests), clang + libFuzzer,
 #                          node/npm and the npm packages
+#   scripts/deps.sh slurm  everything, plus Slurm for `make test-slurm` (make
+#                          deps-slurm): slurm-wlm (slurmctld, slurmd, the
+#                          client commands) and munge
 #
 # Set GS_NO_DEPS=1 to skip it (e.g. on a GPU box without network).
 set -u
@@ -19,8 +22,8 @@ cd "$(dirname "$0")/.."
 [ "${GS_NO_DEPS:-0}" = 1 ] && exit 0
 mode=${1:-all}
 case "$mode" in
-  demo|all) ;;
-  *) echo "deps: unknown mode '$mode' (demo | all)" >&2; exit 2 ;;
+  demo|all|slurm) ;;
+  *) echo "deps: unknown mode '$mode' (demo | all | slurm)" >&2; exit 2 ;;
 esac
 
 missing=()
@@ -28,7 +31,12 @@ need_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 for p in build-essential make gnuplot-nox; do
   need_pkg "$p"
 done
-if [ "$mode" = all ]; then
+if [ "$mode" = slurm ]; then
+  for p in slurm-wlm munge; do
+    need_pkg "$p"
+  done
+fi
+if [ "$mode" != demo ]; then
   # protobuf-compiler: protoc decodes timeline.perfetto-trace against
   # timeline/perfetto_trace.proto in the timeline tests.
   for p in libgmp-dev hyperfine valgrind libbenchmark-dev libsqlite3-dev protobuf-compiler; do

@@ -388,7 +388,7 @@ void gs_engine_destroy(gs_engine *e)
         return;
     atomic_store(&e->stopping, 1);
     pthread_mutex_lock(&e->pin_mu);       /* synthesis waiting for a buffer */
-    pthread_cond_broadcast(&e->pin_cv);
+    gs_vt_cond_broadcast(&e->pin_cv);
     pthread_mutex_unlock(&e->pin_mu);
     if (e->synth_q.heap && e->gpu_q.heap)
         gs_engine_cancel(e);

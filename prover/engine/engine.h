@@ -156,6 +156,9 @@ int gs_injection_draw(const gs_injection *inj, gs_inj_point p, uint64_t job,
  *   buffer_release  freeing a partition's buffers
  *   process_result  storing a partition's result (under the tracker lock)
  *   malloc_trim     one malloc_trim(0) (job NULL: the background thread)
+ *   pin             one buffer of the staging pool (staging = direct) made
+ *                   ready when the pool is filled; no memory is allocated
+ *                   (the pool holds empty assignments of the key's sizes)
  *   assemble        a job's proof bytes (part -1)
  *   verify          a job's verification (part -1)
  * The engine also makes its threads participants of the virtual clock
@@ -172,7 +175,8 @@ int gs_injection_draw(const gs_injection *inj, gs_inj_point p, uint64_t job,
     X(GS_WORK_PROCESS_RESULT, GS_V_PROCESS_RESULT)    \
     X(GS_WORK_MALLOC_TRIM, GS_V_MALLOC_TRIM)          \
     X(GS_WORK_ASSEMBLE, GS_V_ASSEMBLE)                \
-    X(GS_WORK_VERIFY, GS_V_VERIFY)
+    X(GS_WORK_VERIFY, GS_V_VERIFY)                    \
+    X(GS_WORK_PIN, GS_V_PIN)
 typedef enum {
 #define GS_X(e, v) e,
     GS_WORK_TABLE(GS_X)
@@ -276,6 +280,11 @@ typedef struct gs_job_result {
 } gs_job_result;
 
 typedef struct gs_engine gs_engine;
+
+/* The host prep a GPU worker does before device work (step host_prep):
+ * classify the witness scalars (0 and 1 go to batch additions, the rest
+ * to the MSMs).  Also timed by gapscope calibrate. */
+void gs_witness_classify(const gs_assignment *as, uint64_t *zeros, uint64_t *ones);
 
 gs_status gs_engine_create(gs_engine **out, const gs_engine_config *cfg,
                            gs_backend **backends, int n_devices,

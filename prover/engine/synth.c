@@ -68,7 +68,7 @@ void gs_part_release_as(struct gs_engine *e, gs_part *p)
     p->pooled = 0;
     pthread_mutex_lock(&e->pin_mu);
     e->pin_free[e->n_pin_free++] = p->as;   /* n_pin_free < n_pinned <= pin_cap */
-    pthread_cond_broadcast(&e->pin_cv);
+    gs_vt_cond_broadcast(&e->pin_cv);
     pthread_mutex_unlock(&e->pin_mu);
     memset(&p->as, 0, sizeof p->as);
 }
@@ -116,7 +116,15 @@ static gs_status pin_fill_locked(struct gs_engine *e, gs_tl_lane *lane, gs_part 
     gs_err e2;
     for (; got && k < n; k++) {
         gs_err_clear(&e2);
-        s = e->pool_alloc(&got[k], pk->n_vars, pk->domain_size, k == 0 ? err : &e2);
+        if (e->cfg.work) {
+            /* Modelled: the buffer's time, no memory (an empty assignment). */
+            s = e->cfg.work->run(e->cfg.work, GS_WORK_PIN, &p->job->spec, (int32_t)p->index,
+                                 k == 0 ? err : &e2);
+            got[k].n_vars = pk->n_vars;
+            got[k].domain_size = pk->domain_size;
+        } else {
+            s = e->pool_alloc(&got[k], pk->n_vars, pk->domain_size, k == 0 ? err : &e2);
+        }
         if (s != GS_OK)
             break;   /* a smaller pool than asked for, or (k == 0) none */
     }
@@ -134,7 +142,7 @@ static gs_status pin_fill_locked(struct gs_engine *e, gs_tl_lane *lane, gs_part 
     for (int i = 1; i < k; i++)
         e->pin_free[e->n_pin_free++] = got[i];
     e->pin_filling = 0;
-    pthread_cond_broadcast(&e->pin_cv);
+    gs_vt_cond_broadcast(&e->pin_cv);
     if (k == 0) {
         free(got);
         return s;
@@ -182,7 +190,7 @@ static gs_status pin_take(struct gs_engine *e, gs_tl_lane *lane, gs_part *p, gs_
         }
         if (!w0)
             w0 = gs_now_ns();
-        pthread_cond_wait(&e->pin_cv, &e->pin_mu);
+        gs_vt_cond_wait(&e->pin_cv, &e->pin_mu);
     }
     pthread_mutex_unlock(&e->pin_mu);
     if (w0 && lane)
@@ -237,7 +245,7 @@ static gs_status synth_one(struct gs_engine *e, gs_worker *w, gs_part *p, gs_err
         return s;
 
     uint64_t seed = gs_eng_mix(gs_eng_mix(e->cfg.seed, j->spec.id), p->index);
-    if (e->cfg.direct && !e->cfg.work && (s = pin_take(e, w->lane, p, err)) != GS_OK)
+    if (e->cfg.direct && (s = pin_take(e, w->lane, p, err)) != GS_OK)
         return s;
     synth_busy(e, 1);
     int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();

@@ -104,9 +104,7 @@ static void step_cpu(gs_tl_lane *lane, const char *name, const gs_part *p, int64
                    gs_now_ns(), failed ? GS_SPAN_F_FAILED : 0, args, gs_task_cpu_ns() - c0);
 }
 
-/* The CPU prep production does before device work: classify the scalars
- * of the witness (0 and 1 go to batch additions, the rest to the MSMs). */
-static void classify(const gs_assignment *as, uint64_t *zeros, uint64_t *ones)
+void gs_witness_classify(const gs_assignment *as, uint64_t *zeros, uint64_t *ones)
 {
     uint64_t z = 0, o = 0;
     for (uint32_t i = 0; i < as->n_vars; i++) {
@@ -192,7 +190,7 @@ static int prep_partition(gs_worker *w, gs_tl_lane *lane, gs_part *p)
     if (e->cfg.work)
         s = e->cfg.work->run(e->cfg.work, GS_WORK_HOST_PREP, &j->spec, part, &err);
     else
-        classify(&p->as, &zeros, &ones);
+        gs_witness_classify(&p->as, &zeros, &ones);
     if (s == GS_OK)
         s = gs_inject(e, GS_INJ_HOST_PREP, lane, j, part, NULL, &err);
     snprintf(args, sizeof args, "zeros=%llu;ones=%llu;n=%u", (unsigned long long)zeros,
@@ -240,7 +238,7 @@ static void device_partition(gs_worker *w, gs_part *p)
     gs_status s = gs_groth16_random_rs(&r, &sb, &err);
     if (s != GS_OK)
         goto fail;
-    gs_prove_opts opts = {.pageable = e->cfg.pageable, .threads = e->cfg.prove_threads,
+    gs_prove_opts opts = {.pageable = e->cfg.pageable, .direct = e->cfg.direct, .threads = e->cfg.prove_threads,
                           .g2_on_device = e->cfg.g2_on_device && be->ops->caps.g2_on_device, .kind = (int)j->spec.kind,
                           .job_id = (int64_t)j->spec.id, .part = part};
     gs_stage_list sl;
@@ -293,13 +291,14 @@ static void *prep_main(void *arg)
 {
     prep_ahead *pa = arg;
     struct gs_engine *e = pa->w->e;
+    gs_vt_enter();
     for (;;) {
         /* One prepared partition at a time: wait until the worker took the
          * last one, so the queue's order still decides what runs next. */
         int64_t t0 = gs_now_ns(), t1;
         pthread_mutex_lock(&pa->mu);
         while (pa->ready)
-            pthread_cond_wait(&pa->cv, &pa->mu);
+            gs_vt_cond_wait(&pa->cv, &pa->mu);
         pthread_mutex_unlock(&pa->mu);
         t1 = gs_now_ns();
         if (t1 - t0 > 1000)
@@ -313,13 +312,14 @@ static void *prep_main(void *arg)
             continue;
         pthread_mutex_lock(&pa->mu);
         pa->ready = p;
-        pthread_cond_broadcast(&pa->cv);
+        gs_vt_cond_broadcast(&pa->cv);
         pthread_mutex_unlock(&pa->mu);
     }
     pthread_mutex_lock(&pa->mu);
     pa->done = 1;
-    pthread_cond_broadcast(&pa->cv);
+    gs_vt_cond_broadcast(&pa->cv);
     pthread_mutex_unlock(&pa->mu);
+    gs_vt_exit();
     return NULL;
 }
 
@@ -335,7 +335,9 @@ static int run_prep_ahead(gs_worker *w)
     pthread_mutex_init(&pa.mu, NULL);
     pthread_cond_init(&pa.cv, NULL);
     pthread_t th;
+    gs_vt_spawn();
     if (pthread_create(&th, NULL, prep_main, &pa) != 0) {
+        gs_vt_spawn_failed();
         pthread_cond_destroy(&pa.cv);
         pthread_mutex_destroy(&pa.mu);
         return 0;
@@ -344,10 +346,10 @@ static int run_prep_ahead(gs_worker *w)
         int64_t t0 = gs_now_ns();
         pthread_mutex_lock(&pa.mu);
         while (!pa.ready && !pa.done)
-            pthread_cond_wait(&pa.cv, &pa.mu);
+            gs_vt_cond_wait(&pa.cv, &pa.mu);
         gs_part *p = pa.ready;
         pa.ready = NULL;
-        pthread_cond_broadcast(&pa.cv);
+        gs_vt_cond_broadcast(&pa.cv);
         pthread_mutex_unlock(&pa.mu);
         int64_t t1 = gs_now_ns();
         if (t1 - t0 > 1000)
@@ -367,9 +369,9 @@ void *gs_worker_main(void *arg)
     gs_worker *w = arg;
     struct gs_engine *e = w->e;
     gs_vt_enter();
-    /* Prep ahead runs a second thread per worker; the virtual clock does
-     * not model it (validation refuses prep = ahead with backend = model). */
-    if (e->cfg.prep_ahead && !e->cfg.work && run_prep_ahead(w)) {
+    /* Prep ahead runs a second thread per worker (a participant of the
+     * virtual clock like every engine thread, its hand-over waits wrapped). */
+    if (e->cfg.prep_ahead && run_prep_ahead(w)) {
         gs_vt_exit();
         return NULL;
     }

@@ -64,6 +64,9 @@ typedef struct gs_prove_state gs_prove_state;  /* between start and finish */
 
 typedef struct gs_prove_opts {
     int pageable;           /* stage a/b/c through pageable memory (labelled) */
+    int direct;             /* the engine's staging = direct: a, b, c come from its pool of
+                               (page-locked) buffers.  The CUDA backend checks the buffers
+                               itself; models time the prove's staging from it */
     int threads;            /* CPU threads for CPU-side work (0 = all cores) */
     int g2_on_device;       /* CUDA: run the B2 MSM on the GPU */
     /* CPU: the caller's assignment is the prover's scratch: as->a, as->b

@@ -1,0 +1,103 @@
+/*
+ * gapscope calibrate [--capture DIR | -o PROFILE] [--log N] [--msm-log N]
+ *                    [--threads N] [--quiet]
+ *
+ * Measures this machine's profile (model/calibrate.c): how synthesis,
+ * the GPU worker's host prep and the CPU G2 MSM slow as threads are
+ * added, a host copy's bandwidth and (with CUDA) page-locking, and writes
+ * it as JSON (model/MODEL.md, "Host contention").  Run it once per
+ * machine, on the machine the captures come from: `gapscope predict`
+ * reads DIR/machine-profile.json beside a capture, or --profile.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/model.h"
+#include "../prover/cuda/cuda.h"
+#include "../scenarios/run.h"
+#include "cli.h"
+#include "cli_opts.h"
+
+typedef struct {
+    const char *out, *capture;
+    uint64_t log, msm_log, threads;
+    int quiet;
+} calibrate_args;
+
+static const gs_cli_opt calibrate_opts[] = {
+    GS_CLI_STR("--capture", NULL, "DIR", "write DIR/machine-profile.json (predict finds it beside the capture)",
+               calibrate_args, capture),
+    GS_CLI_STR("--out", "-o", "PROFILE", "write PROFILE (default machine-profile.json)", calibrate_args, out),
+    GS_CLI_UINT("--log", "N", 64, "synthesis size 2^N constraints (default 18; the captures' size is best)",
+                calibrate_args, log),
+    GS_CLI_UINT("--msm-log", "N", 64, "CPU G2 MSM of 2^N points (default log - 2)", calibrate_args, msm_log),
+    GS_CLI_UINT("--threads", "N", 4096, "most threads (default twice the online CPUs)", calibrate_args,
+                threads),
+    GS_CLI_FLAG("--quiet", "-q", "no progress lines", calibrate_args, quiet),
+    GS_CLI_END};
+
+static const gs_cli_spec calibrate_spec = {
+    .cmd = "calibrate",
+    .usage = "usage: gapscope calibrate [--capture DIR | -o PROFILE] [options]\n"
+             "Measures this machine's host contention once: synthesis of the engine's circuit, the\n"
+             "GPU worker's host prep and the CPU G2 MSM with 1, 2, 4, ... threads (up to twice the\n"
+             "CPUs), each thread's CPU time per unit of work, so the slowdown beyond fair sharing\n"
+             "(memory bandwidth, SMT siblings, clocks under load) is what is measured; then a host\n"
+             "copy and (CUDA) page-locking.  gapscope predict uses it for every stage the capture\n"
+             "cannot tell (model/MODEL.md).\n\n",
+    .opts = calibrate_opts,
+    .bad = "unexpected argument '%s' (--help for usage)",
+    .no_usage = GS_CLI_USAGE_OPT | GS_CLI_USAGE_ARG,
+};
+
+static int calibrate_main(int argc, char **argv)
+{
+    calibrate_args a = {.log = 18};
+    int rc = gs_cli_parse(&calibrate_spec, &a, argc, argv, NULL);
+    if (rc != GS_CLI_GO)
+        return rc;
+    const char *out = a.out, *capture = a.capture;
+    gs_calibrate_opts o = {.log = (uint32_t)a.log, .msm_log = (uint32_t)a.msm_log, .max_threads = (int)a.threads,
+                           .quiet = a.quiet, .pin_alloc = gs_cuda_assignment_alloc,
+                           .pin_free = gs_cuda_assignment_free};
+    if (!o.msm_log)
+        o.msm_log = o.log > 10 ? o.log - 2 : 8;
+    char path[4096];
+    if (capture)
+        snprintf(path, sizeof path, "%s/machine-profile.json", capture);
+    else
+        snprintf(path, sizeof path, "%s", out ? out : "machine-profile.json");
+    gs_profile p;
+    gs_err err;
+    gs_err_clear(&err);
+    gs_status st = gs_calibrate(&p, &o, &err);
+    if (st == GS_OK) {
+        gs_fingerprint fp;
+        gs_fingerprint_get(&fp);
+        snprintf(p.host_cpu, sizeof p.host_cpu, "%s", fp.cpu);
+        snprintf(p.build, sizeof p.build, "%s", fp.git_rev);
+        st = gs_profile_write(&p, path, &err);
+    }
+    if (st != GS_OK) {
+        fprintf(stderr, "gapscope calibrate: %s\n", err.msg);
+        return st == GS_ERR_ARG || st == GS_ERR_IO ? 2 : 3;
+    }
+    printf("%-10s %s\n", "class", "threads:speed (work per CPU second relative to one thread)");
+    for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++) {
+        if (!p.cls[k].n)
+            continue;
+        printf("%-10s", gs_model_speed_class_name(k));
+        for (int i = 0; i < p.cls[k].n; i++)
+            printf(" %g:%.3f", p.cls[k].threads[i], p.cls[k].speed[i]);
+        if (p.cls[k].lane_cv > 0)
+            printf("  (threads' spread %.0f%%)", 100 * p.cls[k].lane_cv);
+        printf("\n");
+    }
+    printf("host copy %.2f GB/s, page-locking %.2f GB/s\nwrote %s\n", p.copy_gbps, p.pin_gbps, path);
+    return 0;
+}
+
+GS_CLI_COMMAND(calibrate, "calibrate", "measure this machine's host contention once (a profile predict reuses)",
+               calibrate_main)

@@ -1,0 +1,356 @@
+/*
+ * gapscope calibrate: the machine profile (model_profile.c) measured on
+ * this host with the engine's own host work, once per machine (contract
+ * in model.h).
+ *
+ * For each thread count T of a ladder (1, 2, 4, ... up to twice the
+ * online CPUs, the CPU count itself included), T threads start together
+ * at a barrier and each runs the same units of work; every thread's CPU
+ * time (CLOCK_THREAD_CPUTIME_ID) per unit is read, so the slowdown beyond
+ * fair sharing (memory bandwidth, SMT siblings, the clock under load) is
+ * what is measured, not the time slicing:
+ *   synth      one partition's synthesis of the engine's circuit
+ *              (merkle_poseidon) at 2^log constraints, seeds per thread
+ *   host_prep  the GPU worker's scan of one synthesized witness
+ *              (gs_witness_classify), repeated
+ *   msm_b2     one CPU G2 MSM of 2^msm_log points on a pool of T threads:
+ *              its whole CPU time (the pool's helpers included)
+ * speed[T] = cpu[1] / cpu[T]; lane_cv is the spread of the threads'
+ * speeds at T = the CPU count (unequal cores).  Then a host copy with the
+ * CUDA backend's 8 threads (copy_gbps) and, with the CUDA backend, one
+ * page-locked staging buffer of 2^log through the caller's allocator
+ * (pin_gbps; 0 without one: the CLI passes the CUDA backend's).
+ *
+ * Threads: the caller's thread runs everything; workers are joined
+ * before each level returns.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/pool.h"
+#include "../common/rng.h"
+#include "../prover/circuits/circuits.h"
+#include "../prover/engine/engine.h"
+#include "../prover/msm/msm.h"
+#include "model.h"
+
+#define MAX_T 256
+
+static double now_s(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct level {
+    int kind;                 /* 0 synth, 1 host prep */
+    int reps;
+    const gs_circuit *c;
+    const gs_pk *pk;
+    const gs_assignment *wit;
+    pthread_mutex_t mu;       /* guards go */
+    pthread_cond_t cv;
+    int go;                   /* 1: start (every thread created), -1: give up */
+    double cpu[MAX_T];        /* per thread: CPU seconds per unit */
+    gs_status st[MAX_T];
+} level;
+
+typedef struct arg {
+    level *lv;
+    int i;
+} arg;
+
+static void *unit_main(void *p)
+{
+    arg *a = p;
+    level *lv = a->lv;
+    gs_err err;
+    gs_err_clear(&err);
+    pthread_mutex_lock(&lv->mu);
+    while (!lv->go)
+        pthread_cond_wait(&lv->cv, &lv->mu);
+    int go = lv->go;
+    pthread_mutex_unlock(&lv->mu);
+    double c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
+    gs_status st = go > 0 ? GS_OK : GS_ERR_INTERNAL;
+    for (int r = 0; r < lv->reps && st == GS_OK; r++) {
+        if (lv->kind == 0) {
+            gs_assignment as;
+            st = gs_circuit_synthesize(lv->c, lv->pk, 1000u * (uint64_t)a->i + (uint64_t)r + 1, &as, &err);
+            if (st == GS_OK)
+                gs_assignment_free(&as);
+        } else {
+            uint64_t z, o;
+            gs_witness_classify(lv->wit, &z, &o);
+        }
+    }
+    lv->cpu[a->i] = (now_s(CLOCK_THREAD_CPUTIME_ID) - c0) / lv->reps;
+    lv->st[a->i] = st;
+    return NULL;
+}
+
+/* T threads of lv's work at once: fills mean CPU per unit and the spread. */
+static gs_status run_level(level *lv, int t, double *mean, double *cv, gs_err *err)
+{
+    pthread_t th[MAX_T];
+    arg a[MAX_T];
+    int started = 0;
+    pthread_mutex_init(&lv->mu, NULL);
+    pthread_cond_init(&lv->cv, NULL);
+    lv->go = 0;
+    for (int i = 0; i < t; i++) {
+        a[i] = (arg){.lv = lv, .i = i};
+        lv->st[i] = GS_OK;
+        if (pthread_create(&th[i], NULL, unit_main, &a[i]) != 0)
+            break;
+        started++;
+    }
+    /* All at once (or, when a thread could not start, none: they return). */
+    pthread_mutex_lock(&lv->mu);
+    lv->go = started == t ? 1 : -1;
+    pthread_cond_broadcast(&lv->cv);
+    pthread_mutex_unlock(&lv->mu);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    pthread_cond_destroy(&lv->cv);
+    pthread_mutex_destroy(&lv->mu);
+    if (started < t)
+        return GS_ERR(err, GS_ERR_INTERNAL, "calibrate", "could start only %d of %d threads", started, t);
+    double s = 0, s2 = 0;
+    for (int i = 0; i < t; i++) {
+        if (lv->st[i] != GS_OK)
+            return GS_ERR(err, lv->st[i], "calibrate", "thread %d of %d failed", i, t);
+        s += lv->cpu[i];
+    }
+    *mean = s / t;
+    for (int i = 0; i < t; i++)
+        s2 += (*mean / lv->cpu[i] - 1) * (*mean / lv->cpu[i] - 1);
+    *cv = t > 1 ? sqrt(s2 / (t - 1)) : 0;
+    return GS_OK;
+}
+
+static int ladder(int cpus, int max_t, int *out)
+{
+    static const int base[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256};
+    int n = 0, top = max_t > 0 ? max_t : 2 * cpus;
+    if (top > MAX_T)
+        top = MAX_T;
+    for (size_t i = 0; i < sizeof base / sizeof base[0] && base[i] <= top; i++) {
+        if (base[i] == 3 && cpus > 4)
+            continue;
+        out[n++] = base[i];
+    }
+    /* The CPU count itself. */
+    int have = 0;
+    for (int i = 0; i < n; i++)
+        have |= out[i] == cpus;
+    if (!have && cpus <= top) {
+        int k = n++;
+        while (k > 0 && out[k - 1] > cpus) {
+            out[k] = out[k - 1];
+            k--;
+        }
+        out[k] = cpus;
+    }
+    return n;
+}
+
+static void progress(const gs_calibrate_opts *o, const char *what, int t, double cpu, double speed)
+{
+    if (!o->quiet)
+        fprintf(stderr, "calibrate: %-9s T=%-3d %.4f s CPU per unit, speed %.3f\n", what, t, cpu, speed);
+}
+
+/* synth and host prep over the ladder. */
+static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, const int *lad, int nl, int cpus,
+                                 gs_err *err)
+{
+    gs_circuit *c = NULL;
+    gs_assignment wit = {0};
+    gs_status st = gs_circuit_create(&c, "merkle_poseidon", p->log, err);
+    if (st != GS_OK)
+        return st;
+    const gs_r1cs *r = gs_circuit_r1cs(c);
+    gs_pk pk;
+    memset(&pk, 0, sizeof pk);
+    pk.n_vars = r->n_wires;
+    pk.n_public = gs_circuit_n_public(c);
+    pk.log_domain = gs_groth16_log_domain(r->n_constraints, pk.n_public);
+    pk.domain_size = 1u << pk.log_domain;
+    level *lv = calloc(1, sizeof *lv);
+    if (!lv) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "calibrate", "out of memory");
+        goto out;
+    }
+    if ((st = gs_circuit_synthesize(c, &pk, 7, &wit, err)) != GS_OK)
+        goto out;
+    for (int k = 0; k < 2 && st == GS_OK; k++) {
+        gs_profile_class *pc = &p->cls[k == 0 ? GS_SPEED_SYNTH : GS_SPEED_HOST_PREP];
+        *lv = (level){.kind = k, .c = c, .pk = &pk, .wit = &wit, .reps = 1};
+        /* Units of about 0.2 s per thread or more. */
+        double mean, cv;
+        if ((st = run_level(lv, 1, &mean, &cv, err)) != GS_OK)
+            break;
+        lv->reps = mean > 0 ? (int)ceil((o->unit_s > 0 ? o->unit_s : 0.2) / mean) : 1;
+        if (lv->reps < 1)
+            lv->reps = 1;
+        for (int i = 0; i < nl && st == GS_OK; i++) {
+            if ((st = run_level(lv, lad[i], &mean, &cv, err)) != GS_OK)
+                break;
+            pc->threads[pc->n] = lad[i];
+            pc->cpu_s[pc->n] = mean;
+            pc->speed[pc->n] = pc->cpu_s[0] / mean;
+            if (lad[i] <= cpus)
+                pc->lane_cv = cv;
+            progress(o, gs_model_speed_class_name(k == 0 ? GS_SPEED_SYNTH : GS_SPEED_HOST_PREP), lad[i], mean, pc->speed[pc->n]);
+            pc->n++;
+        }
+    }
+out:
+    gs_assignment_free(&wit);
+    free(lv);
+    gs_circuit_destroy(c);
+    return st;
+}
+
+/* The CPU G2 MSM on pools of T threads. */
+static gs_status msm_class(gs_profile *p, const gs_calibrate_opts *o, const int *lad, int nl, int cpus, gs_err *err)
+{
+    size_t n = (size_t)1 << o->msm_log;
+    gs_g2 *acc = malloc(n * sizeof *acc);
+    gs_g2_affine *pts = malloc(n * sizeof *pts);
+    gs_scalar *sc = malloc(n * sizeof *sc);
+    gs_status st = GS_OK;
+    if (!acc || !pts || !sc) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "calibrate", "G2 MSM of 2^%u points", o->msm_log);
+        goto out;
+    }
+    /* Points i*G (additions), random scalars. */
+    gs_g2 g;
+    gs_g2_generator(&g);
+    acc[0] = g;
+    for (size_t i = 1; i < n; i++)
+        gs_g2_add(&acc[i], &acc[i - 1], &g);
+    gs_g2_batch_to_affine(pts, acc, n);
+    gs_rng rng;
+    gs_rng_seed(&rng, 31);
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 4; k++)
+            sc[i].l[k] = gs_rng_u64(&rng) & (k == 3 ? 0x0fffffffffffffffULL : ~0ULL);
+    gs_profile_class *pc = &p->cls[GS_SPEED_MSM_B2];
+    for (int i = 0; i < nl && st == GS_OK; i++) {
+        if (lad[i] > cpus)
+            break; /* the pool is the backend's: one thread per CPU at most */
+        gs_pool *pool = NULL;
+        if ((st = gs_pool_create(&pool, (unsigned)lad[i], err)) != GS_OK)
+            break;
+        gs_g2 out;
+        int64_t c0 = gs_task_cpu_ns();
+        st = gs_msm_g2(&out, pts, sc, n, pool);
+        double cpu = (double)(gs_task_cpu_ns() - c0) * 1e-9;
+        gs_pool_destroy(pool);
+        if (st != GS_OK) {
+            GS_ERR(err, st, "calibrate", "G2 MSM on %d threads", lad[i]);
+            break;
+        }
+        pc->threads[pc->n] = lad[i];
+        pc->cpu_s[pc->n] = cpu;
+        pc->speed[pc->n] = pc->cpu_s[0] / cpu;
+        progress(o, gs_model_speed_class_name(GS_SPEED_MSM_B2), lad[i], cpu, pc->speed[pc->n]);
+        pc->n++;
+    }
+out:
+    free(acc);
+    free(pts);
+    free(sc);
+    return st;
+}
+
+static void *copy_main(void *p)
+{
+    void **a = p;
+    memcpy(a[0], a[1], (size_t)(uintptr_t)a[2]);
+    return NULL;
+}
+
+/* A host copy on 8 threads (the CUDA backend's staging), GB/s. */
+static double copy_rate(void)
+{
+    size_t len = (size_t)64 << 20, per = len / 8;
+    char *src = malloc(len), *dst = malloc(len);
+    double best = 0;
+    if (!src || !dst)
+        goto out;
+    memset(src, 1, len);
+    memset(dst, 2, len);
+    for (int r = 0; r < 3; r++) {
+        pthread_t th[8];
+        void *a[8][3];
+        double t0 = now_s(CLOCK_MONOTONIC);
+        int ok = 1;
+        for (int i = 0; i < 8; i++) {
+            a[i][0] = dst + per * (size_t)i;
+            a[i][1] = src + per * (size_t)i;
+            a[i][2] = (void *)(uintptr_t)per;
+            ok &= pthread_create(&th[i], NULL, copy_main, a[i]) == 0;
+        }
+        for (int i = 0; i < 8 && ok; i++)
+            pthread_join(th[i], NULL);
+        double dt = now_s(CLOCK_MONOTONIC) - t0;
+        if (ok && dt > 0 && len / dt / 1e9 > best)
+            best = (double)len / dt / 1e9;
+    }
+out:
+    free(src);
+    free(dst);
+    return best;
+}
+
+/* One page-locked staging buffer of 2^log through the caller's allocator
+ * (the CUDA backend's), GB/s; 0 without one or when it fails. */
+static double pin_rate(const gs_calibrate_opts *o, uint32_t log)
+{
+    gs_assignment as;
+    gs_err err;
+    gs_err_clear(&err);
+    uint32_t dom = 1u << log;
+    double t0 = now_s(CLOCK_MONOTONIC);
+    if (!o->pin_alloc || !o->pin_free || o->pin_alloc(&as, dom, dom, &err) != GS_OK)
+        return 0;
+    double dt = now_s(CLOCK_MONOTONIC) - t0;
+    o->pin_free(&as);
+    return dt > 0 ? 4.0 * 32.0 * dom / dt / 1e9 : 0;
+}
+
+gs_status gs_calibrate(gs_profile *p, const gs_calibrate_opts *o, gs_err *err)
+{
+    memset(p, 0, sizeof *p);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    int cpus = n > 0 ? (int)n : 1;
+    if (o->log < 10 || o->log > 24 || o->msm_log < 8 || o->msm_log > 22)
+        return GS_ERR(err, GS_ERR_ARG, "calibrate", "sizes 2^%u (synthesis, 10..24) and 2^%u (MSM, 8..22)", o->log,
+                      o->msm_log);
+    p->cores = cpus;
+    p->log = o->log;
+    p->msm_log = o->msm_log;
+    int lad[32];
+    int nl = ladder(cpus, o->max_threads, lad);
+    gs_status st = threads_classes(p, o, lad, nl, cpus, err);
+    if (st == GS_OK)
+        st = msm_class(p, o, lad, nl, cpus, err);
+    if (st != GS_OK)
+        return st;
+    p->copy_gbps = copy_rate();
+    p->pin_gbps = pin_rate(o, o->log);
+    if (!o->quiet)
+        fprintf(stderr, "calibrate: host copy %.2f GB/s (8 threads), page-locking %.2f GB/s%s\n", p->copy_gbps,
+                p->pin_gbps, p->pin_gbps > 0 ? "" : " (not measured: no CUDA device)");
+    return GS_OK;
+}

@@ -1,0 +1,174 @@
+/*
+ * The machine model's internals, shared by its files (model.c: the fit;
+ * model_query.c: queries; model_print.c: the table and model.json;
+ * model_sched.c: a prove's device schedule; model_speed.c: host
+ * contention).  Nothing outside model/ includes it.
+ */
+#ifndef GS_MODEL_INT_H
+#define GS_MODEL_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../timeline/timeline.h"
+#include "model.h"
+
+#define MAX_STAGES 64
+#define MAX_POINTS 32
+#define MAX_META 256
+
+typedef struct inst {
+    int64_t job;
+    int32_t part;
+    double v;       /* device/fixed seconds, cpu core-seconds (after inference) */
+    double wall;    /* the span's own seconds (cpu and fixed stages) */
+    int act;        /* activity index (cpu), -1 */
+} inst;
+
+typedef struct point {
+    int kind;       /* gs_job_kind, -1 unknown */
+    uint32_t log;   /* 0: size unknown */
+    inst *in;
+    size_t n, cap;
+    double *sorted;
+    double median, p10, p90, wall_median;
+} point;
+
+typedef struct stage {
+    char name[40];
+    gs_model_where where;
+    int pageable;
+    int threads, pool, per_job, emergent;
+    int n_measured, n_inferred;
+    point pt[MAX_POINTS];
+    int n_pt;
+    int has_fit;
+    double a, b, fit_err;
+    double ps_err;   /* cpu: median |inferred / measured - 1|, -1 unknown */
+    int rank;
+    /* Device stages: where they ran in a prove (model_sched.c): the
+     * stream, the stage of another stream they waited for (the name
+     * most partitions showed, "" none) and their mean offset from the
+     * prove's start (the replay order). */
+    int stream;
+    char dep[40];
+    int dep_n;
+    double off_sum;
+    int off_n;
+    /* CPU stages: the speed class of the contention model (model_speed.c). */
+    int speed_class;
+} stage;
+
+/* Sizes of one (kind, log) partition: witness wires and domain (from the
+ * host_prep and synth spans' args), for the staging copies' bytes. */
+typedef struct size_rec {
+    int kind;
+    uint32_t log;
+    uint64_t n_vars, domain;
+} size_rec;
+#define MAX_SIZES 16
+
+/* How a CPU stage's speed falls as runnable threads grow (model_speed.c):
+ * speed(T) = 1 / (1 + beta * (T - 1) / cores) from the capture, or a
+ * table of (T, speed) from a machine profile; speed(1) = 1. */
+#define GS_SPEED_PTS 24
+#define GS_SPEED_LANES 64
+typedef struct speed_curve {
+    int source;                  /* GS_SPEED_SRC_* */
+    double beta, beta_se;        /* capture fit */
+    double t_lo, t_hi;           /* the capture's range of T (fit or not) */
+    int n_pts;                   /* profile table */
+    double pt_t[GS_SPEED_PTS], pt_s[GS_SPEED_PTS];
+    double lane_f[GS_SPEED_LANES]; /* per-thread speed factors (mean 1) */
+    int n_lane;
+    double lane_cv;              /* their spread (profile: at T = cores) */
+} speed_curve;
+enum { GS_SPEED_SRC_NONE, GS_SPEED_SRC_CAPTURE, GS_SPEED_SRC_PROFILE };
+
+struct gs_model {
+    stage st[MAX_STAGES];
+    int n;
+    int cores, devices;
+    double spin;
+    int cpu_measured;
+    char source[400];
+    char notes[2048];
+    char *meta_k[MAX_META], *meta_v[MAX_META];
+    int n_meta;
+    size_rec sizes[MAX_SIZES];
+    int n_sizes;
+    int staging;             /* the capture's staging, GS_MODEL_STAGING_* */
+    double copy_gbps;        /* host copy into pinned memory, GB/s (profile), 0 unknown */
+    double pin_gbps;         /* page-locking a pool buffer, GB/s, 0 unknown */
+    speed_curve speed[GS_MODEL_SPEED_CLASSES];
+    speed_curve prof[GS_MODEL_SPEED_CLASSES]; /* the machine profile's, source NONE without */
+    char profile[400];       /* its path, "" none */
+    gs_profile prof_data;    /* the profile as read (valid when profile[0]) */
+    /* Replicate draws (gs_model_replicate): per class a factor on every
+     * CPU demand, and draws instead of the captured partitions' values. */
+    double scale[GS_MODEL_SPEED_CLASSES];
+    int draw;
+};
+
+/* A CPU instance's span for the inference. */
+typedef struct act {
+    int64_t t0, t1;
+    double threads;
+    int pool;
+    double th;       /* threads granted in the step infer_cpu is at */
+    double inferred;
+    int measured;
+    double cpu;
+    double tload;    /* runnable threads x seconds over the span (the inference's T) */
+    int cls, lane;   /* speed class (model_speed.c), the span's lane */
+    int stage;       /* its stage's index */
+} act;
+
+typedef struct job_rec {
+    int64_t id;
+    int kind;
+    uint32_t log, parts;
+} job_rec;
+
+typedef struct fitctx {
+    gs_model *m;
+    job_rec *jobs;
+    size_t n_jobs, cap_jobs;
+    act *acts;
+    size_t n_acts, cap_acts;
+    uint32_t default_log;
+} fitctx;
+
+/* Fit helpers (model.c). */
+int gs_mi_cmp_d(const void *x, const void *y);
+double gs_mi_pct(const double *v, size_t n, double q);
+const char *gs_mi_arg_str(const char *args, const char *key, char *buf, size_t cap);
+uint32_t gs_mi_arg_uint(const char *args, const char *key);
+stage *gs_mi_stage_get(gs_model *m, const char *name, gs_model_where where, int pageable);
+inst *gs_mi_inst_add(stage *s, int kind, uint32_t log, int64_t job, int32_t part);
+void gs_mi_note(gs_model *m, const char *fmt, const char *a, const char *b);
+const char *gs_mi_kind_name(int k);
+void gs_mi_size_note(gs_model *m, int kind, uint32_t log, uint64_t n_vars, uint64_t domain);
+const size_rec *gs_mi_size_find(const gs_model *m, int kind, uint32_t log);
+
+/* Contention (model_speed.c): the class of a CPU stage; the fit of every
+ * class's curve from the measured acts (then the profile's, else none),
+ * with notes; the factor g(T) = 1 / speed(T) that normalizes an
+ * instance's demand to one thread's speed. */
+int gs_mi_speed_class(const char *stage_name);
+void gs_mi_speed_fit(fitctx *c);
+double gs_mi_slowdown(const gs_model *m, int cls, double runnable);
+/* Reads the profile at path into m's profile curves and rates (model_profile.c).
+ * After the fit, gs_mi_profile_lend adds the CPU G2 MSM (msm_b2, cpu) when
+ * the capture ran it on the device only and the profile timed it (0 out
+ * of memory). */
+int gs_mi_profile_lend(gs_model *m);
+gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err);
+
+/* The schedule of one prove_start (span index i; model_sched.c): gap
+ * stages, the tail (prove_host), streams and dependencies.  0 when out of
+ * memory. */
+int gs_mi_sched_fit(fitctx *c, gs_timeline *tl, const gs_span *sp, size_t n, size_t i, int kind,
+                    uint32_t log);
+
+#endif

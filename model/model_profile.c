@@ -1,0 +1,260 @@
+/*
+ * The machine profile (gapscope calibrate): how this host's stages slow
+ * as threads are added, measured once per machine and reused by every
+ * prediction of a capture taken on it (contract in model.h).
+ *
+ * File (JSON, version 1):
+ *   {"format":"gapscope-profile","version":1,
+ *    "host":{"cpu":"...","cores":16},"build":"<git rev>","log":18,
+ *    "copy_gbps":6.1,"pin_gbps":0,
+ *    "classes":{"synth":{"threads":[1,2,4,...],"speed":[1,0.98,...],
+ *                         "cpu_s":[...],"lane_cv":0.12}, ...}}
+ * speed[i]: the work one thread does per CPU second with threads[i]
+ * threads running, relative to one thread (a pool task, msm_b2: its
+ * whole CPU time with that many pool threads); cpu_s: the measured CPU
+ * seconds per unit (one partition's synthesis at 2^log, one host prep,
+ * one G2 MSM); lane_cv: the spread of the threads' speeds at the largest
+ * count (unequal cores).  copy_gbps: a host copy into a buffer (the
+ * staging of pinned copies); pin_gbps: page-locking (0: not measured).
+ *
+ * Reading checks every field (GS_ERR_FORMAT naming the file and what was
+ * expected); the model takes the classes into its curves
+ * (gs_mi_profile_apply).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../common/json.h"
+#include "../common/outfile.h"
+#include "model_int.h"
+
+gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
+{
+    gs_outfile o;
+    gs_status st = gs_out_open(&o, path, err);
+    if (st != GS_OK)
+        return st;
+    FILE *f = o.f;
+    fprintf(f, "{\"format\":\"gapscope-profile\",\"version\":1,\n\"host\":{\"cpu\":");
+    gs_json_str(f, p->host_cpu);
+    fprintf(f, ",\"cores\":%d},\"build\":", p->cores);
+    gs_json_str(f, p->build);
+    fprintf(f, ",\"log\":%u,\"msm_log\":%u,\"copy_gbps\":", p->log, p->msm_log);
+    gs_json_num(f, p->copy_gbps);
+    fprintf(f, ",\"pin_gbps\":");
+    gs_json_num(f, p->pin_gbps);
+    fprintf(f, ",\n\"classes\":{");
+    int first = 1;
+    for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++) {
+        const gs_profile_class *c = &p->cls[k];
+        if (!c->n)
+            continue;
+        fprintf(f, "%s\n \"%s\":{", first ? "" : ",", gs_model_speed_class_name(k));
+        first = 0;
+        const char *arr[] = {"threads", "speed", "cpu_s"};
+        const double *v[] = {c->threads, c->speed, c->cpu_s};
+        for (int a = 0; a < 3; a++) {
+            fprintf(f, "%s\"%s\":[", a ? "," : "", arr[a]);
+            for (int i = 0; i < c->n; i++) {
+                fputs(i ? "," : "", f);
+                gs_json_num(f, v[a][i]);
+            }
+            fputc(']', f);
+        }
+        fprintf(f, ",\"lane_cv\":");
+        gs_json_num(f, c->lane_cv);
+        fputc('}', f);
+    }
+    fprintf(f, "\n}}\n");
+    return gs_out_close(&o, !ferror(f), err);
+}
+
+static gs_status bad(gs_err *err, const char *path, const gs_json *at, const char *what)
+{
+    return gs_err_set(err, GS_ERR_FORMAT, "profile", path, "line %d: expected %s", at ? at->line : 1, what);
+}
+
+static gs_status num(const gs_json *o, const char *key, double lo, double hi, double *out, const char *path,
+                     gs_err *err)
+{
+    const gs_json *v = gs_json_get(o, key);
+    if (!v || v->type != GS_JSON_NUMBER || !(v->number >= lo && v->number <= hi)) {
+        char what[96];
+        snprintf(what, sizeof what, "\"%s\": a number in %g..%g", key, lo, hi);
+        return bad(err, path, v ? v : o, what);
+    }
+    *out = v->number;
+    return GS_OK;
+}
+
+gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err)
+{
+    memset(p, 0, sizeof *p);
+    gs_json *j = NULL;
+    gs_status st = gs_json_parse_file(&j, path, err);
+    if (st != GS_OK)
+        return st;
+    const gs_json *fmt = gs_json_get(j, "format"), *ver = gs_json_get(j, "version");
+    const gs_json *host = gs_json_get(j, "host"), *cls = gs_json_get(j, "classes");
+    double d;
+    if (!fmt || fmt->type != GS_JSON_STRING || strcmp(fmt->text, "gapscope-profile")) {
+        st = bad(err, path, fmt ? fmt : j, "\"format\":\"gapscope-profile\"");
+        goto out;
+    }
+    if (!ver || ver->type != GS_JSON_NUMBER || ver->number != 1) {
+        st = bad(err, path, ver ? ver : j, "\"version\":1 (a version this build reads)");
+        goto out;
+    }
+    if (!host || host->type != GS_JSON_OBJECT || !cls || cls->type != GS_JSON_OBJECT) {
+        st = bad(err, path, j, "objects \"host\" and \"classes\"");
+        goto out;
+    }
+    const gs_json *hc = gs_json_get(host, "cpu"), *b = gs_json_get(j, "build");
+    snprintf(p->host_cpu, sizeof p->host_cpu, "%s", hc && hc->type == GS_JSON_STRING ? hc->text : "");
+    snprintf(p->build, sizeof p->build, "%s", b && b->type == GS_JSON_STRING ? b->text : "");
+    if ((st = num(host, "cores", 1, 4096, &d, path, err)) != GS_OK)
+        goto out;
+    p->cores = (int)d;
+    if ((st = num(j, "log", 1, 40, &d, path, err)) != GS_OK)
+        goto out;
+    p->log = (uint32_t)d;
+    p->msm_log = p->log > 10 ? p->log - 2 : 8;
+    if (gs_json_get(j, "msm_log")) {
+        if ((st = num(j, "msm_log", 1, 40, &d, path, err)) != GS_OK)
+            goto out;
+        p->msm_log = (uint32_t)d;
+    }
+    if ((st = num(j, "copy_gbps", 0, 1e4, &p->copy_gbps, path, err)) != GS_OK ||
+        (st = num(j, "pin_gbps", 0, 1e4, &p->pin_gbps, path, err)) != GS_OK)
+        goto out;
+    for (size_t i = 0; i < cls->n; i++) {
+        int k = 0;
+        while (k < GS_MODEL_SPEED_CLASSES && strcmp(cls->keys[i], gs_model_speed_class_name(k)))
+            k++;
+        const gs_json *c = &cls->items[i];
+        if (k == GS_MODEL_SPEED_CLASSES || c->type != GS_JSON_OBJECT) {
+            st = bad(err, path, c, "a class synth, host_prep, msm_b2 or other (an object)");
+            goto out;
+        }
+        gs_profile_class *pc = &p->cls[k];
+        const char *arr[] = {"threads", "speed", "cpu_s"};
+        double *v[] = {pc->threads, pc->speed, pc->cpu_s};
+        for (int a = 0; a < 3; a++) {
+            const gs_json *x = gs_json_get(c, arr[a]);
+            if (!x || x->type != GS_JSON_ARRAY || x->n < 1 || x->n > 24 || (a && (int)x->n != pc->n)) {
+                st = bad(err, path, x ? x : c, "arrays threads, speed, cpu_s of one length (1..24)");
+                goto out;
+            }
+            pc->n = (int)x->n;
+            for (size_t q = 0; q < x->n; q++) {
+                const gs_json *e = &x->items[q];
+                if (e->type != GS_JSON_NUMBER || !(e->number > 0) ||
+                    (a == 0 && q > 0 && !(e->number > v[0][q - 1]))) {
+                    st = bad(err, path, e, a == 0 ? "increasing thread counts > 0" : "numbers > 0");
+                    goto out;
+                }
+                v[a][q] = e->number;
+            }
+        }
+        if ((st = num(c, "lane_cv", 0, 10, &pc->lane_cv, path, err)) != GS_OK)
+            goto out;
+    }
+out:
+    gs_json_free(j);
+    return st;
+}
+
+void gs_profile_find(char *out, size_t cap, const char *given, const char *capture_dir)
+{
+    struct stat sb;
+    out[0] = '\0';
+    if (given && *given) {
+        snprintf(out, cap, "%s", given);
+        return;
+    }
+    if (capture_dir && *capture_dir) {
+        snprintf(out, cap, "%s/machine-profile.json", capture_dir);
+        if (stat(out, &sb) != 0 || !S_ISREG(sb.st_mode))
+            out[0] = '\0';
+    }
+}
+
+double gs_profile_msm_cs(const gs_profile *p, double n)
+{
+    const gs_profile_class *c = &p->cls[GS_SPEED_MSM_B2];
+    if (!c->n || c->threads[0] != 1 || n < 2)
+        return 0;
+    double n0 = exp2((double)p->msm_log);
+    return c->cpu_s[0] * (n / n0) * ((double)p->msm_log / log2(n));
+}
+
+gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err)
+{
+    gs_profile p;
+    gs_status st = gs_profile_read(&p, path, err);
+    if (st != GS_OK)
+        return st;
+    m->prof_data = p;
+    snprintf(m->profile, sizeof m->profile, "%s", path);
+    m->copy_gbps = p.copy_gbps;
+    m->pin_gbps = p.pin_gbps;
+    for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++) {
+        const gs_profile_class *c = &p.cls[k];
+        speed_curve *s = &m->prof[k];
+        memset(s, 0, sizeof *s);
+        if (!c->n)
+            continue;
+        s->source = GS_SPEED_SRC_PROFILE;
+        s->n_pts = c->n;
+        memcpy(s->pt_t, c->threads, sizeof(double) * (size_t)c->n);
+        /* More threads never make a thread faster: a measured speed above
+         * one thread's (noise, turbo settling) is taken as 1. */
+        for (int i = 0; i < c->n; i++)
+            s->pt_s[i] = c->speed[i] / c->speed[0] > 1 ? 1 : c->speed[i] / c->speed[0];
+        s->lane_cv = c->lane_cv;
+        s->beta_se = INFINITY;
+    }
+    if (p.cores != m->cores) {
+        char a[64], b[64];
+        snprintf(a, sizeof a, "%d cores", p.cores);
+        snprintf(b, sizeof b, "%d", m->cores);
+        gs_mi_note(m, "Profile: measured on a host with %s, the capture's has %s: its curves are used as they are.\n",
+                   a, b);
+    }
+    const char *hc = gs_model_meta(m, "host.cpu");
+    if (hc && p.host_cpu[0] && strcmp(hc, p.host_cpu))
+        gs_mi_note(m, "Profile: measured on \"%s\", the capture ran on \"%s\".\n", p.host_cpu, hc);
+    return GS_OK;
+}
+
+int gs_mi_profile_lend(gs_model *m)
+{
+    if (!m->profile[0] || gs_model_find(m, gs_vocab_name(GS_V_MSM_B2), GS_WHERE_CPU) >= 0 || !m->n_sizes ||
+        gs_profile_msm_cs(&m->prof_data, 1024) <= 0)
+        return 1;
+    stage *sg = gs_mi_stage_get(m, gs_vocab_name(GS_V_MSM_B2), GS_WHERE_CPU, 0);
+    if (!sg)
+        return 0;
+    sg->threads = m->cores;
+    sg->pool = 1;
+    for (int i = 0; i < m->n_sizes; i++) {
+        const size_rec *z = &m->sizes[i];
+        double n = z->n_vars ? (double)z->n_vars : exp2((double)z->log);
+        inst *x = gs_mi_inst_add(sg, z->kind, z->log, -1, -1);
+        if (!x)
+            return 0;
+        x->v = x->wall = gs_profile_msm_cs(&m->prof_data, n);
+        point *p = &sg->pt[sg->n_pt - 1];
+        if (!(p->sorted = malloc(sizeof *p->sorted)))
+            return 0;
+        p->sorted[0] = p->median = p->p10 = p->p90 = p->wall_median = x->v;
+        char what[96];
+        snprintf(what, sizeof what, "%.3f cs per partition at 2^%u (%.0f points)", x->v, z->log, n);
+        gs_mi_note(m, "Stage msm_b2 (cpu) lent by the machine profile: %s, its one-thread G2 MSM scaled "
+                      "as n / log2 n%s.\n", what, "");
+    }
+    return 1;
+}

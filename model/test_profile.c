@@ -1,0 +1,123 @@
+/*
+ * The machine profile (model_profile.c) and its measurement
+ * (calibrate.c): a small calibration on this machine writes a profile
+ * that reads back the same; malformed profiles are refused naming the
+ * file and what was expected; a profile changes a prediction where the
+ * capture cannot tell (synthesis contention of traces/h200-g2dev).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../test/test.h"
+#include "model.h"
+
+static const char *root(void) { return getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : "."; }
+
+GS_TEST(profile_calibrate_round_trip)
+{
+    gs_calibrate_opts o = {.log = 10, .msm_log = 8, .max_threads = 2, .quiet = 1, .unit_s = 0.01};
+    gs_profile p, q;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_calibrate(&p, &o, &err) == GS_OK);
+    for (int k = 0; k < GS_SPEED_OTHER; k++) {
+        GS_CHECK_MSG(p.cls[k].n >= 1 && p.cls[k].threads[0] == 1 && p.cls[k].speed[0] == 1, "class %s: %d points",
+                     gs_model_speed_class_name(k), p.cls[k].n);
+        for (int i = 0; i < p.cls[k].n; i++)
+            GS_CHECK(p.cls[k].cpu_s[i] > 0 && p.cls[k].speed[i] > 0);
+    }
+    GS_CHECK(p.copy_gbps > 0);
+    snprintf(p.host_cpu, sizeof p.host_cpu, "test cpu");
+    char path[600];
+    snprintf(path, sizeof path, "%s/profile.json", gs_test_tmpdir());
+    GS_REQUIRE(gs_profile_write(&p, path, &err) == GS_OK);
+    GS_REQUIRE(gs_profile_read(&q, path, &err) == GS_OK);
+    GS_CHECK(q.cores == p.cores && q.log == 10 && !strcmp(q.host_cpu, "test cpu"));
+    for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++) {
+        GS_CHECK_EQ_INT(q.cls[k].n, p.cls[k].n);
+        for (int i = 0; i < p.cls[k].n; i++)
+            GS_CHECK(fabs(q.cls[k].speed[i] - p.cls[k].speed[i]) <= 1e-9 * p.cls[k].speed[i]);
+    }
+    /* Too small a size is refused. */
+    o.log = 5;
+    gs_err_clear(&err);
+    GS_CHECK(gs_calibrate(&p, &o, &err) == GS_ERR_ARG);
+}
+
+static gs_status read_text(const char *text, gs_err *err)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/bad-profile.json", gs_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return GS_ERR_IO;
+    fputs(text, f);
+    fclose(f);
+    gs_profile p;
+    gs_err_clear(err);
+    return gs_profile_read(&p, path, err);
+}
+
+GS_TEST(profile_rejects_malformed_files)
+{
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"{\"format\":\"x\",\"version\":1}", "gapscope-profile"},
+        {"{\"format\":\"gapscope-profile\",\"version\":2}", "version"},
+        {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":0},\"classes\":{}}", "cores"},
+        {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":4},\"log\":18,\"copy_gbps\":1,"
+         "\"pin_gbps\":0,\"classes\":{\"synth\":{\"threads\":[1,1],\"speed\":[1,1],\"cpu_s\":[1,1],\"lane_cv\":0}}}",
+         "increasing"},
+        {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":4},\"log\":18,\"copy_gbps\":1,"
+         "\"pin_gbps\":0,\"classes\":{\"gpu\":{}}}", "class"},
+        {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":4},\"log\":18,\"copy_gbps\":1,"
+         "\"pin_gbps\":0,\"classes\":{\"synth\":{\"threads\":[1,2],\"speed\":[1],\"cpu_s\":[1,1],\"lane_cv\":0}}}",
+         "one length"},
+        {"{\"format\":", "profile"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gs_err err;
+        gs_status st = read_text(bad[i].text, &err);
+        GS_CHECK_MSG(st == GS_ERR_FORMAT && strstr(err.msg, bad[i].want) && strstr(err.msg, "bad-profile.json"),
+                     "case %zu: %s (%s)", i, gs_status_name(st), err.msg);
+    }
+}
+
+/* The g2dev capture's synthesis ran at 6 runnable threads only: it cannot
+ * tell its contention, so a profile's curve is taken, and normalizes the
+ * demand (work at one thread's speed = captured / slowdown at T = 6). */
+GS_TEST(profile_serves_what_the_capture_cannot_tell)
+{
+    char prof[600], spans[600];
+    snprintf(prof, sizeof prof, "%s/slow.json", gs_test_tmpdir());
+    snprintf(spans, sizeof spans, "%s/traces/h200-g2dev/spans.csv", root());
+    FILE *f = fopen(prof, "w");
+    GS_REQUIRE(f);
+    fputs("{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cpu\":\"x\",\"cores\":16},\"log\":20,"
+          "\"copy_gbps\":6,\"pin_gbps\":0,\"classes\":{\"synth\":{\"threads\":[1,16],\"speed\":[1,0.5],"
+          "\"cpu_s\":[1,2],\"lane_cv\":0.1}}}",
+          f);
+    fclose(f);
+    gs_model *plain = NULL, *prof_m = NULL;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_model_load(&plain, spans, &err) == GS_OK);
+    GS_REQUIRE(gs_model_load_profiled(&prof_m, spans, prof, &err) == GS_OK);
+    GS_CHECK(fabs(gs_model_speed(plain, GS_SPEED_SYNTH, 12) - 1) < 1e-12);
+    /* Linear between (1, 1) and (16, 0.5): 1 - 11/30 at 12 threads. */
+    GS_CHECK_MSG(fabs(gs_model_speed(prof_m, GS_SPEED_SYNTH, 12) - (1 - 11.0 / 30)) < 1e-9, "speed %.4f",
+                 gs_model_speed(prof_m, GS_SPEED_SYNTH, 12));
+    int a = gs_model_find(plain, "synth", GS_WHERE_CPU), b = gs_model_find(prof_m, "synth", GS_WHERE_CPU);
+    double x, y;
+    GS_REQUIRE(gs_model_cost(plain, a, 3, 20, 1, 0, 0, &x, &err) == GS_OK);
+    GS_REQUIRE(gs_model_cost(prof_m, b, 3, 20, 1, 0, 0, &y, &err) == GS_OK);
+    /* About 6 runnable threads: slowdown 1 / (1 - 5/30) = 1.2. */
+    GS_CHECK_MSG(y < x / 1.15 && y > x / 1.25, "solo-speed demand %.4f against captured %.4f", y, x);
+    GS_CHECK(strstr(gs_model_notes(prof_m), "Contention of synth") == NULL);
+    GS_CHECK(strstr(gs_model_notes(plain), "Contention of synth") != NULL);
+    gs_model_destroy(plain);
+    gs_model_destroy(prof_m);
+}

@@ -1,0 +1,230 @@
+/*
+ * What-ifs on foreign timelines (graph.c, whatif.c): a hand-made timeline
+ * whose every replayed time is worked out below, the edits' errors, and
+ * the H200 PyTorch captures with a known host stall
+ * (traces/attach-h200): an unedited replay is the capture, and "the stall
+ * is gone" predicts the same stall-free utilization whatever the stall
+ * was (malloc_trim on a 400 MiB heap, on 1600 MiB, a sleep).
+ *
+ * The hand-made program (ms from 0), three iterations of:
+ *   launcher (lane 0): cuda:cudaLaunchKernel [t, t+0.1] (corr k), then
+ *     cuda_sync:cudaDeviceSynchronize [t+0.2, kernel end + 0.1] = [.., tr],
+ *     then malloc_trim [tr, tr+1], then a LOCK_WAIT on mutex:0xa until
+ *     lane 1 releases it: [tr+1, tr+5.05];
+ *   device (lane 2): the kernel [t+0.5, t+10.5];
+ *   holder (lane 1): woken by the launcher's sync (a wake-up recorded as
+ *     a LOCK_WAIT cond:go, holder = lane 0, ending at tr), then under
+ *     LOCK_HOLD mutex:0xa: work [tr, tr+2] and malloc_trim [tr+2, tr+5];
+ *     the launcher's wait ends 0.05 after it.
+ * The period is 10.6 + 5.05 = 15.65 ms; the device span runs from the
+ * first kernel's start (0.5) to the last's end (2 x 15.65 + 10.5).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../test/test.h"
+#include "../timeline/timeline.h"
+#include "graph.h"
+
+#define MS 1000000LL
+
+static const char *root(void) { return getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : "."; }
+
+/* Iteration starts and the device work, built as described above. */
+static gs_timeline *program(void)
+{
+    gs_timeline *tl = NULL;
+    if (gs_timeline_create(&tl) != GS_OK)
+        return NULL;
+    gs_tl_lane *l0 = gs_tl_lane_open(tl, "thread/1 prog", GS_ROLE_THREAD, -1, -1);
+    gs_tl_lane *l1 = gs_tl_lane_open(tl, "thread/2 prog", GS_ROLE_THREAD, -1, -1);
+    gs_tl_lane *d = gs_tl_lane_open(tl, "gpu0/stream7", GS_ROLE_DEVICE, 0, 7);
+    int64_t t = 0, held = 0;
+    char args[64];
+    for (int k = 0; k < 3; k++) {
+        snprintf(args, sizeof args, "corr=%d", 10 + k);
+        gs_tl_span(l0, GS_SPAN_STEP, "cuda:cudaLaunchKernel", -1, -1, t, t + MS / 10, 0, args);
+        snprintf(args, sizeof args, "corr=%d;launch_lane=0", 10 + k);
+        int64_t ks = t + MS / 2, ke = ks + 10 * MS, tr = ke + MS / 10;
+        gs_tl_span(d, GS_SPAN_KERNEL, "matmul", -1, -1, ks, ke, 0, args);
+        gs_tl_span(l0, GS_SPAN_STEP, "cuda_sync:cudaDeviceSynchronize", -1, -1, t + MS / 5, tr, 0, NULL);
+        gs_tl_span(l0, GS_SPAN_STEP, "malloc_trim", -1, -1, tr, tr + MS, 0, NULL);
+        gs_tl_lock_wait(l1, "cond:go", 0, -1, -1, held, tr);
+        gs_tl_span(l1, GS_SPAN_LOCK_HOLD, "mutex:0xa", -1, -1, tr, tr + 5 * MS, 0, NULL);
+        gs_tl_span(l1, GS_SPAN_STEP, "work", -1, -1, tr, tr + 2 * MS, 0, NULL);
+        gs_tl_span(l1, GS_SPAN_STEP, "malloc_trim", -1, -1, tr + 2 * MS, tr + 5 * MS, 0, NULL);
+        held = tr + 5 * MS;
+        gs_tl_lock_wait(l0, "mutex:0xa", 1, -1, -1, tr + MS, tr + 5 * MS + MS / 20);
+        t = tr + 5 * MS + MS / 20;
+    }
+    return tl;
+}
+
+static int run(const char *const *edits, int n, gs_whatif_result *r)
+{
+    gs_timeline *tl = program();
+    gs_graph *g = NULL;
+    gs_whatif w[4];
+    gs_err err;
+    gs_err_clear(&err);
+    int ok = tl && gs_graph_build(&g, tl, &err) == GS_OK;
+    for (int i = 0; ok && i < n; i++)
+        ok = gs_whatif_parse(&w[i], edits[i], &err) == GS_OK;
+    ok = ok && gs_whatif_run(r, NULL, g, w, n, &err) == GS_OK;
+    GS_CHECK_MSG(ok, "%s", err.msg);
+    if (ok && !n)
+        GS_CHECK_EQ_INT((int)g->n_launch, 3);
+    gs_graph_destroy(g);
+    gs_timeline_destroy(tl);
+    return ok;
+}
+
+static int near(double a, double b) { return fabs(a - b) < 1e-6; }
+
+GS_TEST(whatif_replays_the_dependency_graph)
+{
+    gs_whatif_result r;
+    /* Unedited: the capture: span 2 x 15.65 + 10.5 - 0.5 = 41.3 ms, 30 busy. */
+    if (!run(NULL, 0, &r))
+        return;
+    GS_CHECK_MSG(near(r.span_s, 0.0413) && near(r.util, r.captured_util), "span %.6f util %.4f captured %.4f",
+                 r.span_s, r.util, r.captured_util);
+    /* The lock no longer held across the holder's trim: released when its
+     * work ends (tr + 2), the wait ends 0.05 later: period 10.6 + 2.05,
+     * span 2 x 12.65 + 10 = 35.3. */
+    const char *un[] = {"unlock:mutex:0xa:malloc_trim"};
+    if (!run(un, 1, &r))
+        return;
+    GS_CHECK_MSG(near(r.span_s, 0.0353), "unlock: span %.6f", r.span_s);
+    /* Every trim gone: the same release at tr + 2 sets the period. */
+    const char *rm[] = {"remove:malloc_trim"};
+    if (!run(rm, 1, &r))
+        return;
+    GS_CHECK_MSG(near(r.span_s, 0.0353), "trims removed: span %.6f", r.span_s);
+    /* The lock wait gone: period 10.6 + 1 (the launcher's trim), span
+     * 2 x 11.6 + 10 = 33.2. */
+    const char *nw[] = {"remove:mutex:0xa"};
+    if (!run(nw, 1, &r))
+        return;
+    GS_CHECK_MSG(near(r.span_s, 0.0332), "wait removed: span %.6f", r.span_s);
+    /* The stream twice as fast: kernels 5 ms; the holder, woken by the
+     * sync, releases 5 ms after it: period 5.6 + 5.05 = 10.65, span
+     * 2 x 10.65 + 5 = 26.3, busy 15. */
+    const char *fast[] = {"stream:gpu0/stream7=2x"};
+    if (!run(fast, 1, &r))
+        return;
+    GS_CHECK_MSG(near(r.span_s, 0.0263) && near(r.busy_s, 0.015), "2x stream: span %.6f busy %.6f", r.span_s,
+                 r.busy_s);
+    GS_CHECK(r.n_path > 0 && r.path_s > 0);
+}
+
+GS_TEST(whatif_edits_are_checked)
+{
+    gs_whatif w;
+    gs_err err;
+    static const char *const bad[] = {"remove:", "speed:x=2", "scale:trim", "scale:trim=0", "stream:gpu0=fast",
+                                      "unlock:mutex", "threads:synth=2", "threads:synth=+1.5", "nothing"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gs_err_clear(&err);
+        GS_CHECK_MSG(gs_whatif_parse(&w, bad[i], &err) == GS_ERR_ARG, "'%s' accepted", bad[i]);
+    }
+    GS_REQUIRE(gs_whatif_parse(&w, "threads:thread/2=+2", &err) == GS_OK);
+    GS_CHECK(w.kind == GS_WI_THREADS && w.factor == 2 && !strcmp(w.what, "thread/2"));
+    /* An edit that matches nothing is refused, naming it. */
+    gs_timeline *tl = program();
+    gs_graph *g = NULL;
+    gs_whatif_result r;
+    GS_REQUIRE(tl && gs_graph_build(&g, tl, &err) == GS_OK);
+    GS_REQUIRE(gs_whatif_parse(&w, "remove:no_such_step", &err) == GS_OK);
+    gs_err_clear(&err);
+    GS_CHECK(gs_whatif_run(&r, NULL, g, &w, 1, &err) == GS_ERR_ARG && strstr(err.msg, "no_such_step"));
+    gs_graph_destroy(g);
+    gs_timeline_destroy(tl);
+}
+
+/* The H200 PyTorch program stalled on the host three ways (the same
+ * script; attach captures): gone, each stall leaves the same program. */
+GS_TEST(whatif_stall_gone_on_h200_torch_captures)
+{
+    static const struct {
+        const char *dir, *edit;
+    } c[] = {{"traces/attach-h200/2026-12-04/torch-trim-400", "remove:malloc_trim"},
+             {"traces/attach-h200/2026-12-04/torch-trim-1600", "remove:malloc_trim"},
+             {"traces/attach-h200/final/torch-sleep", "remove:state:sleep"},
+             {"traces/attach-h200/final/torch-pmutex", "remove:mutex:*"}};
+    double u[4];
+    for (size_t i = 0; i < 4; i++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s/spans.csv", root(), c[i].dir);
+        gs_timeline *tl = NULL;
+        gs_graph *g = NULL;
+        gs_whatif w;
+        gs_whatif_result r0, r;
+        gs_err err;
+        gs_err_clear(&err);
+        GS_REQUIRE(gs_timeline_read_csv(&tl, path, &err) == GS_OK);
+        GS_REQUIRE(gs_graph_build(&g, tl, &err) == GS_OK);
+        GS_REQUIRE(gs_whatif_run(&r0, NULL, g, NULL, 0, &err) == GS_OK);
+        GS_CHECK_MSG(fabs(r0.util - r0.captured_util) < 1e-4, "%s: unedited %.4f, captured %.4f", c[i].dir, r0.util,
+                     r0.captured_util);
+        GS_REQUIRE(gs_whatif_parse(&w, c[i].edit, &err) == GS_OK);
+        GS_REQUIRE(gs_whatif_run(&r, NULL, g, &w, 1, &err) == GS_OK);
+        u[i] = r.util;
+        GS_CHECK_MSG(r.util > r0.util + 0.25, "%s: %s predicts %.1f%% from %.1f%%", c[i].dir, c[i].edit, 100 * r.util,
+                     100 * r0.util);
+        if (gs_test_verbose())
+            printf("  %-46s %-20s captured %5.1f%% -> %5.1f%%\n", c[i].dir, c[i].edit, 100 * r0.util, 100 * r.util);
+        gs_graph_destroy(g);
+        gs_timeline_destroy(tl);
+    }
+    for (size_t i = 1; i < 4; i++)
+        GS_CHECK_MSG(fabs(u[i] - u[0]) <= 0.05, "stall-free util %.1f%% vs %.1f%%", 100 * u[i], 100 * u[0]);
+}
+
+/* threads: two worker lanes each run four 10 ms items back to back; the
+ * launcher waits for each of worker 0's items (a wake-up recorded as a
+ * LOCK_WAIT, holder = worker 0) and then runs a 1 ms kernel.  Captured:
+ * kernels after 10, 20, 30, 40 ms.  With two more workers: an item queued
+ * behind its lane's previous one counts as released when that one
+ * started (0, 0, 10, 20 ms for each lane's four), so worker 0's items end
+ * at 10, 10, 20, 30 ms and the last kernel starts 10 ms sooner. */
+GS_TEST(whatif_more_threads_drain_a_pool)
+{
+    gs_timeline *tl = NULL;
+    GS_REQUIRE(gs_timeline_create(&tl) == GS_OK);
+    gs_tl_lane *w0 = gs_tl_lane_open(tl, "worker/0", GS_ROLE_THREAD, -1, -1);
+    gs_tl_lane *w1 = gs_tl_lane_open(tl, "worker/1", GS_ROLE_THREAD, -1, -1);
+    gs_tl_lane *l = gs_tl_lane_open(tl, "thread/9 main", GS_ROLE_THREAD, -1, -1);
+    gs_tl_lane *d = gs_tl_lane_open(tl, "gpu0/stream0", GS_ROLE_DEVICE, 0, 0);
+    int64_t t = 0;
+    for (int k = 0; k < 4; k++) {
+        gs_tl_span(w0, GS_SPAN_STEP, "item", -1, -1, 10 * k * MS, 10 * (k + 1) * MS, 0, NULL);
+        gs_tl_span(w1, GS_SPAN_STEP, "item", -1, -1, 10 * k * MS, 10 * (k + 1) * MS, 0, NULL);
+        int64_t done = 10 * (k + 1) * MS;
+        gs_tl_lock_wait(l, "cond:item", 0, -1, -1, t, done);
+        char a[48];
+        snprintf(a, sizeof a, "corr=%d", k + 1);
+        gs_tl_span(l, GS_SPAN_STEP, "cuda:cudaLaunchKernel", -1, -1, done, done + MS / 10, 0, a);
+        snprintf(a, sizeof a, "corr=%d;launch_lane=2", k + 1);
+        gs_tl_span(d, GS_SPAN_KERNEL, "k", -1, -1, done + MS / 10, done + MS + MS / 10, 0, a);
+        gs_tl_span(l, GS_SPAN_STEP, "cuda_sync:cudaStreamSynchronize", -1, -1, done + MS / 10, done + MS + MS / 5,
+                   0, NULL);
+        t = done + MS + MS / 5;
+    }
+    gs_graph *g = NULL;
+    gs_whatif w;
+    gs_whatif_result r0, r;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_graph_build(&g, tl, &err) == GS_OK);
+    GS_REQUIRE(gs_whatif_parse(&w, "threads:worker/=+2", &err) == GS_OK);
+    GS_REQUIRE(gs_whatif_run(&r0, NULL, g, NULL, 0, &err) == GS_OK);
+    GS_REQUIRE(gs_whatif_run(&r, NULL, g, &w, 1, &err) == GS_OK);
+    /* Captured span: 10.1 .. 41.1; with four workers 10.1 .. 31.1. */
+    GS_CHECK_MSG(near(r0.span_s, 0.031), "captured span %.6f", r0.span_s);
+    GS_CHECK_MSG(near(r.span_s, 0.021), "four workers: span %.6f", r.span_s);
+    gs_graph_destroy(g);
+    gs_timeline_destroy(tl);
+}

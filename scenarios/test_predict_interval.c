@@ -1,0 +1,186 @@
+/*
+ * A prediction's interval (predict_interval.c) and what reads it: the
+ * interval holds the point and the capture it reproduces; repeats of one
+ * setting give its run-to-run spread and the mean as the point; the
+ * interval lands in the run's metadata (summary.json, the report) and a
+ * gate on the prediction checks its low end; the CLI prints it, and the
+ * what-if command line runs on an attach capture.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../diag/gate.h"
+#include "../diag/run.h"
+#include "../test/test.h"
+#include "predict.h"
+
+static const char *root(void) { return getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : "."; }
+
+static int predict_iv(const char *const *caps, int n, const char *set, const char *sub, gs_prediction *pr,
+                      gs_run_result *r)
+{
+    char cap[GS_PREDICT_MAX_CAPTURES][600], dir[600];
+    const char *rep[GS_PREDICT_MAX_CAPTURES];
+    for (int i = 0; i < n; i++) {
+        snprintf(cap[i], sizeof cap[i], "%s/%s", root(), caps[i]);
+        rep[i] = cap[i];
+    }
+    snprintf(dir, sizeof dir, "%s/%s", gs_test_tmpdir(), sub);
+    const char *sets[1] = {set};
+    gs_predict_opts o = {.capture = cap[0], .repeats = rep + 1, .n_repeats = n - 1, .sets = sets,
+                         .n_sets = set ? 1 : 0, .reps = 4, .interval = pr,
+                         .run = {.out_dir = dir, .quiet = 1, .no_charts = 1}};
+    gs_err err;
+    gs_err_clear(&err);
+    gs_status st = gs_scn_predict(&o, r, &err);
+    GS_CHECK_MSG(st == GS_OK, "%s: %s", caps[0], err.msg);
+    return st == GS_OK;
+}
+
+GS_TEST(predict_interval_holds_the_point_and_the_reproduction)
+{
+    static const char *const base[] = {"traces/h200-g2dev"};
+    gs_prediction p;
+    gs_run_result r;
+    if (!predict_iv(base, 1, NULL, "iv-repro", &p, &r))
+        return;
+    GS_CHECK_MSG(p.lo <= p.point && p.point <= p.hi && p.lo < p.hi, "[%.3f, %.3f] around %.3f", p.lo, p.hi,
+                 p.point);
+    GS_CHECK_MSG(p.captured >= p.lo && p.captured <= p.hi, "captured %.3f outside [%.3f, %.3f]", p.captured, p.lo,
+                 p.hi);
+    GS_CHECK_EQ_INT(p.n_rep, 4);
+    GS_CHECK(p.residual < 0.01 && p.n_captures == 1 && fabs(p.host_sd - GS_PREDICT_HOST_SD * sqrt(2.0)) < 1e-9);
+    GS_CHECK(p.rep[0] < p.rep[3]); /* the host's 5th percentile first, its 95th last */
+    /* Synthesis threads 6 -> 12: the change captured on the same H200. */
+    gs_util_summary m;
+    char path[600];
+    snprintf(path, sizeof path, "%s/traces/h200-g2dev-synth12/spans.csv", root());
+    gs_err err;
+    GS_REQUIRE(gs_util_summary_of(&m, path, &err) == GS_OK);
+    if (!predict_iv(base, 1, "engine.synth_threads=12", "iv-s12", &p, &r))
+        return;
+    GS_CHECK_MSG(m.util >= p.lo && m.util <= p.hi, "measured %.3f outside [%.3f, %.3f]", m.util, p.lo, p.hi);
+    /* The interval is in the run's metadata, for summary.json and the report. */
+    char sp[700];
+    snprintf(sp, sizeof sp, "%s/spans.csv", r.dir);
+    gs_timeline *tl = NULL;
+    GS_REQUIRE(gs_timeline_read_csv(&tl, sp, &err) == GS_OK);
+    const char *lo = gs_timeline_meta_get(tl, "prediction.util_lo"), *reps = gs_timeline_meta_get(tl, "prediction.replicates");
+    GS_CHECK(lo && fabs(atof(lo) - p.lo) < 1e-5 && reps && strchr(reps, ','));
+    gs_timeline_destroy(tl);
+}
+
+/* Three captures of one setting (6 synthesis threads, G2 on the device;
+ * the trim and GPU-worker captures differ elsewhere, but not in what
+ * limits them): the point is their predictions' mean, the captured util
+ * their mean with its spread, the host spread from their synthesis. */
+GS_TEST(predict_interval_from_repeats)
+{
+    static const char *const caps[] = {"traces/h200-g2dev", "traces/h200-g2dev-trimoff", "traces/h200-g2dev-synth12"};
+    gs_prediction p;
+    gs_run_result r;
+    if (!predict_iv(caps, 3, NULL, "iv-rep", &p, &r))
+        return;
+    GS_CHECK_EQ_INT(p.n_captures, 3);
+    GS_CHECK_MSG(p.captured_sd > 0 && p.captured > 0.96 && p.captured < 0.975, "captured %.4f sd %.4f", p.captured,
+                 p.captured_sd);
+    GS_CHECK_MSG(p.host_sd > 0 && p.host_sd != GS_PREDICT_HOST_SD * sqrt(4.0 / 3), "host spread %.4f", p.host_sd);
+    GS_CHECK(p.lo <= p.point && p.point <= p.hi);
+}
+
+/* A capture without arrivals.jsonl: every run of the interval rebuilds
+ * the arrivals from the submit marks into its own file (one shared file
+ * was removed by the reproduction run under the replicates' feet). */
+GS_TEST(predict_interval_rebuilt_arrivals)
+{
+    static const char *const base[] = {"traces/h200-backlog-prep-inline.spans.csv"};
+    gs_prediction p;
+    gs_run_result r;
+    if (!predict_iv(base, 1, "engine.prep=ahead", "iv-marks", &p, &r))
+        return;
+    GS_CHECK(p.n_rep == 4 && p.lo <= p.point && p.point <= p.hi && p.residual < 0.01);
+}
+
+/* A gate's min_util on a prediction checks the interval's low end. */
+GS_TEST(predict_interval_gate_checks_the_low_end)
+{
+    static const char *const base[] = {"traces/h200-g2dev"};
+    gs_prediction p;
+    gs_run_result r;
+    if (!predict_iv(base, 1, "engine.synth_threads=4", "iv-gate", &p, &r))
+        return;
+    GS_REQUIRE(p.lo < p.point - 0.01);
+    gs_analysis_config cfg;
+    gs_analysis_config_defaults(&cfg);
+    gs_run run;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_run_load(&run, r.dir, &cfg, &err) == GS_OK);
+    for (int k = 0; k < 2; k++) {
+        gs_gate_limits l;
+        gs_gate_limits_init(&l);
+        /* Between the low end and the point: fails; below the low end: passes. */
+        l.min_util = k == 0 ? (p.lo + p.point) / 2 : p.lo - 0.01;
+        gs_gate_result g;
+        gs_gate_result_init(&g, "single");
+        GS_REQUIRE(gs_gate_evaluate(&g, &run, &l) == GS_OK);
+        GS_CHECK_MSG(g.pass == k, "min_util %.3f with [%.3f, %.3f]: pass %d", l.min_util, p.lo, p.hi, g.pass);
+        gs_gate_result_free(&g);
+    }
+    gs_run_free(&run);
+}
+
+static int run_cli(const char *args, const char *out)
+{
+    const char *bin = getenv("GS_BIN");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s %s > '%s' 2>&1", bin, args, out);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int file_has(const char *path, const char *what)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = strstr(line, what) != NULL;
+    if (f)
+        fclose(f);
+    return found;
+}
+
+GS_TEST(predict_cli_interval_and_whatif)
+{
+    const char *bin = getenv("GS_BIN");
+    if (!bin || access(bin, X_OK) != 0) {
+        gs_test_skip("GS_BIN (the gapscope binary) not built: the command line is not checked");
+        return;
+    }
+    char args[2400], out[600];
+    snprintf(out, sizeof out, "%s/cli.txt", gs_test_tmpdir());
+    snprintf(args, sizeof args, "predict '%s/traces/h200-g2dev' --reps 2 --no-report --quiet --out '%s/cli-p'",
+             root(), gs_test_tmpdir());
+    GS_CHECK_EQ_INT(run_cli(args, out), 0);
+    GS_CHECK(file_has(out, "predicted: GPU util 96.8% [") && file_has(out, "interval:"));
+    snprintf(args, sizeof args,
+             "predict '%s/traces/attach-h200/2026-12-04/torch-trim-400' --what-if remove:malloc_trim --no-report "
+             "--quiet --out '%s/cli-w'", root(), gs_test_tmpdir());
+    GS_CHECK_EQ_INT(run_cli(args, out), 0);
+    GS_CHECK(file_has(out, "critical path") && file_has(out, "predicted: GPU util 67."));
+    snprintf(args, sizeof args, "predict '%s/traces/attach-h200/2026-12-04/torch-trim-400' --what-if bogus:x",
+             root());
+    GS_CHECK_EQ_INT(run_cli(args, out), 2);
+    /* An engine capture has no launch edges: refused with the reason. */
+    snprintf(args, sizeof args, "predict '%s/traces/h200-g2dev' --what-if remove:malloc_trim --out '%s/cli-x'",
+             root(), gs_test_tmpdir());
+    GS_CHECK_EQ_INT(run_cli(args, out), 2);
+    GS_CHECK(file_has(out, "launching call"));
+    snprintf(args, sizeof args, "predict '%s/traces/h200-g2dev' --reps 99", root());
+    GS_CHECK_EQ_INT(run_cli(args, out), 2);
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Issue 31's evaluation, on the workstation, of the captures
+# scripts/gpu-issue31.sh took on the H200:
+#
+#   scripts/eval-issue31.sh CAPTURE_DIR [--reps N]
+#
+# CAPTURE_DIR holds the unpacked groups (base/, changes/, torch/) or every
+# run folder directly.  Each changed setting is predicted from the base
+# capture alone (base-1, its machine profile beside it) and, for the
+# interval, with the other two base seeds as repeats; the table prints
+# predicted [interval] and top cause against what was captured, the error,
+# whether the captured value is inside the interval and whether the
+# prediction is within 5 points with the same top cause (3 points for the
+# reproductions; the cause is not compared when under 1% of the captured
+# span was idle).  Then the what-if "stall gone" on the torch capture with
+# its malloc_trim stall against the capture without it.  GS=path picks the
+# gapscope binary (default build-cpu/gapscope); nothing is written into
+# CAPTURE_DIR (predictions go to a scratch folder).
+set -u
+D=${1:?usage: eval-issue31.sh CAPTURE_DIR [--reps N]}
+shift
+G=${GS:-build-cpu/gapscope}
+REPS=6
+[ "${1:-}" = "--reps" ] && REPS=${2:?--reps N}
+T=$(mktemp -d "${TMPDIR:-/tmp}/eval31-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+find_run() {   # name -> its folder
+    for p in "$D/$1" "$D/base/$1" "$D/changes/$1" "$D/torch/$1"; do
+        [ -f "$p/spans.csv" ] && { echo "$p"; return; }
+    done
+}
+B1=$(find_run base-1); B2=$(find_run base-2); B3=$(find_run base-3)
+[ -n "$B1" ] || { echo "eval-issue31: no base-1 run under $D" >&2; exit 2; }
+REP=""
+[ -n "$B2" ] && REP="$REP $B2"
+[ -n "$B3" ] && REP="$REP $B3"
+row() {   # label captured-dir predicted-dir limit
+    python3 - "$@" <<'PY'
+import json, sys
+label, cap, pred, limit = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+def top(d):
+    c = d.get("causes") or [{}]
+    return c[0].get("cause", "-")
+def load(p):
+    try:
+        return json.load(open(p + "/summary.json"))
+    except OSError:
+        return None
+caps = [load(c) for c in cap.split(",")]
+p = load(pred)
+if p is None or None in caps:
+    print("| %s | (no prediction or capture) | | | | | |" % label)
+    sys.exit(0)
+cu = sum(c["util"] for c in caps) / len(caps)
+m = p["meta"]
+pu = float(m.get("prediction.util", p["util"]))
+lo, hi = float(m.get("prediction.util_lo", pu)), float(m.get("prediction.util_hi", pu))
+# Under 1% of the span idle the top cause names noise: not compared.
+same = top(p) == top(caps[0]) or cu >= 0.99
+err = 100 * (pu - cu)
+inside = lo <= cu <= hi
+ok = abs(err) <= limit and same
+print("| %s | %.1f%% [%.1f, %.1f] %s | %.1f%%%s %s | %+.1f | %s | %s |" % (
+    label, 100 * pu, 100 * lo, 100 * hi, top(p), 100 * cu,
+    " (mean of %d)" % len(caps) if len(caps) > 1 else "", top(caps[0]), err,
+    "yes" if inside else "**no**", "yes" if ok else "**no**"))
+PY
+}
+predict() {   # out-name captures... -- sets...
+    local out=$1; shift
+    "$G" predict "$@" --reps "$REPS" --no-report --quiet --out "$T/$out" > "$T/$out.log" 2>&1 ||
+        { echo "predict $out failed:" >&2; tail -3 "$T/$out.log" >&2; }
+}
+echo "| case | predicted [interval] cause | captured cause | error (points) | inside | within limit, same cause |"
+echo "| --- | --- | --- | --- | --- | --- |"
+predict repro "$B1"
+row "reproduce base-1 (limit 3)" "$B1" "$T/repro" 3
+if [ -n "$REP" ]; then
+    predict repro-rep "$B1" $REP
+    caps="$B1"; for r in $REP; do caps="$caps,$r"; done
+    row "reproduce the mean of the base seeds (limit 3)" "$caps" "$T/repro-rep" 3
+fi
+while read -r name sets; do
+    run=$(find_run "$name")
+    [ -n "$run" ] || { echo "| $name | (not captured) | | | | |"; continue; }
+    args=()
+    for s in $sets; do args+=(--set "$s"); done
+    predict "$name" "$B1" "${args[@]}"
+    row "$name: $sets" "$run" "$T/$name" 5
+    if [ -n "$REP" ]; then
+        predict "$name-rep" "$B1" $REP "${args[@]}"
+        row "$name with repeats" "$run" "$T/$name-rep" 5
+    fi
+done <<'CASES'
+synth12 engine.synth_threads=12
+synth4 engine.synth_threads=4
+gpuw2 engine.gpu_workers=2
+g2cpu engine.g2=cpu
+prep-inline engine.prep=inline
+direct engine.staging=direct
+qd4 engine.queue_depth=4
+trim-after engine.trim=after_unlock
+g2cpu-s12 engine.g2=cpu engine.synth_threads=12
+CASES
+TT=$(find_run torch-trim); TN=$(find_run torch-none)
+if [ -n "$TT" ] && [ -n "$TN" ]; then
+    "$G" predict "$TT" --what-if remove:malloc_trim --no-report --quiet --out "$T/whatif" > "$T/whatif.log" 2>&1
+    row "torch: stall gone (remove:malloc_trim) vs no stall" "$TN" "$T/whatif" 5
+    sed -n '/critical path/,/^The GPU/p' "$T/whatif.log" | head -6
+fi

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Issue 31's fresh captures in ONE device call (H200, about 6 of its 9
+# minutes), for predictions the model never saw:
+#
+#   OUT=dir scripts/gpu-issue31.sh BIN_DIR
+#
+# BIN_DIR: a build folder with gapscope (and lib/libgsattach.so for the
+# attach step), built on the workstation with
+#   make BUILD=build-h200 ARCH="-march=x86-64-v3 -madx" CUDA=1 HAVE_GMP=0 \
+#        HAVE_SQLITE=0 build-h200/gapscope build-h200/lib/libgsattach.so
+# and carried; run from the repository root (scenarios/, traces/, scripts/).
+#
+#  1. gapscope calibrate: this host's profile (synthesis at 2^20, host prep,
+#     the CPU G2 MSM of 2^18 points, 1..32 threads; ~25 s), written into the
+#     base capture's folder where predict finds it;
+#  2. scenarios/backlog-incident-gpu.ini (30 PoRep partitions at 2^20, prep
+#     ahead, pinned staging) with engine.g2 = device, 6 synthesis threads:
+#     the base, three times (seeds 27, 28, 29; ~13 s each);
+#  3. one setting changed each (seed 27): synthesis threads 12 and 4, two GPU
+#     workers, G2 on the CPU (and with 12 threads), prep inline, staging
+#     direct, queue depth 4, trim after unlock (~13-25 s each);
+#  4. the PyTorch program with and without its host stall (malloc_trim on a
+#     400 MiB heap; `none`) under attach, for the what-if "stall gone"
+#     (skipped without torch).
+# Every run directory is kept without charts (spans.csv, scenario.ini,
+# arrivals.jsonl, jobs.csv, summary.json); each step re-packs its group into
+# $OUT/<group>.tar.gz (base, changes, torch: 3 files < 16 MiB, plus
+# log.txt), so a call cut short returns what was done.  Then, on the
+# workstation:  scripts/eval-issue31.sh <the unpacked folder>
+set -u
+B=${1:?usage: gpu-issue31.sh BIN_DIR}
+OUT=${OUT:-/tmp/issue31-out}
+W=/tmp/gs31
+mkdir -p "$OUT" "$W/base" "$W/changes" "$W/torch"
+exec > >(tee "$OUT/log.txt") 2>&1
+step() { echo "=== $(date +%T) $*"; }
+pack() {   # group
+    tar czf "$OUT/$1.tar.gz" -C "$W/$1" --exclude=data --exclude=charts --exclude=timeline.json \
+        --exclude='*.html' --exclude='*.md' --exclude='*.svg' --exclude='*.png' --exclude=attach-raw . 2>/dev/null
+    ls -l "$OUT/$1.tar.gz"
+}
+G=$B/gapscope
+export GS_ATTACH_LIB=$PWD/$B/lib/libgsattach.so
+step env; nvidia-smi -L; nproc; "$G" version || exit 1
+{ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version,memory.total,power.limit \
+      --format=csv; lscpu; free -b; uname -a; } > "$W/base/machine.txt" 2>&1
+cp "$W/base/machine.txt" "$W/changes/machine.txt"
+
+run() {   # group name [--set ...]
+    local grp=$1 name=$2
+    shift 2
+    step "run $grp/$name $*"
+    timeout 75 "$G" run scenarios/backlog-incident-gpu.ini --set engine.g2=device "$@" \
+        --no-report --quiet --out "$W/$grp/$name" 2>&1 | tail -2
+    "$G" analyze "$W/$grp/$name" 2>&1 | sed -n 2p
+}
+
+step "2 the base, three seeds"
+run base base-1 --set engine.seed=27
+step "1 calibrate (profile beside the base)"
+timeout 90 "$G" calibrate --log 20 --msm-log 18 --threads 32 --capture "$W/base/base-1" 2>&1 | tail -8
+pack base
+run base base-2 --set engine.seed=28
+run base base-3 --set engine.seed=29
+pack base
+
+step "3 one setting changed"
+run changes synth12 --set engine.synth_threads=12; pack changes
+run changes synth4 --set engine.synth_threads=4; pack changes
+run changes gpuw2 --set engine.gpu_workers=2; pack changes
+run changes g2cpu --set engine.g2=cpu; pack changes
+run changes prep-inline --set engine.prep=inline; pack changes
+run changes direct --set engine.staging=direct; pack changes
+run changes qd4 --set engine.queue_depth=4; pack changes
+run changes trim-after --set engine.trim=after_unlock; pack changes
+run changes g2cpu-s12 --set engine.g2=cpu --set engine.synth_threads=12; pack changes
+
+step "4 torch with and without its stall, under attach"
+if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+    for m in trim none; do
+        timeout 60 "$G" attach --out "$W/torch/torch-$m" --no-report -- \
+            python3 scripts/torch_stall.py "$m" 2>&1 | tail -2
+        "$G" analyze "$W/torch/torch-$m" 2>&1 | sed -n 2p
+        pack torch
+    done
+else
+    echo "no torch with CUDA here: step 4 skipped"
+fi
+step done
