@@ -147,17 +147,23 @@ static void check_against(gs_timeline *tl, const char *path, const char *json)
     pf_trace_free(&d);
 }
 
+/* Both trace files of tl in the test directory; their paths in p and j. */
+static int write_both(gs_timeline *tl, char p[600], char j[600])
+{
+    gs_err err;
+    gs_err_clear(&err);
+    const char *dir = gs_test_tmpdir();
+    snprintf(p, 600, "%s/%s", dir, GS_TRACE_PERFETTO_FILE);
+    snprintf(j, 600, "%s/%s", dir, GS_TRACE_CHROME_FILE);
+    return gs_timeline_write_traces(tl, dir, GS_TRACE_BOTH, NULL, &err) == GS_OK;
+}
+
 GS_TEST(timeline_perfetto_matches_timeline_and_chrome)
 {
     gs_timeline *tl = make_run();
     GS_REQUIRE(tl);
-    gs_err err;
-    gs_err_clear(&err);
-    const char *dir = gs_test_tmpdir();
-    GS_CHECK_OK(gs_timeline_write_traces(tl, dir, GS_TRACE_BOTH, NULL, &err));
     char pfile[600], jfile[600];
-    snprintf(pfile, sizeof pfile, "%s/%s", dir, GS_TRACE_PERFETTO_FILE);
-    snprintf(jfile, sizeof jfile, "%s/%s", dir, GS_TRACE_CHROME_FILE);
+    GS_REQUIRE(write_both(tl, pfile, jfile));
     check_against(tl, pfile, jfile);
     pf_trace d;
     GS_REQUIRE(pf_decode_file(&d, pfile));
@@ -177,11 +183,8 @@ GS_TEST(timeline_perfetto_engine_capture)
     gs_err err;
     gs_err_clear(&err);
     GS_REQUIRE(gs_timeline_read_csv(&tl, "traces/h200-g2dev/spans.csv", &err) == GS_OK);
-    const char *dir = gs_test_tmpdir();
-    GS_CHECK_OK(gs_timeline_write_traces(tl, dir, GS_TRACE_BOTH, NULL, &err));
     char pfile[600], jfile[600];
-    snprintf(pfile, sizeof pfile, "%s/%s", dir, GS_TRACE_PERFETTO_FILE);
-    snprintf(jfile, sizeof jfile, "%s/%s", dir, GS_TRACE_CHROME_FILE);
+    GS_REQUIRE(write_both(tl, pfile, jfile));
     check_against(tl, pfile, jfile);
     gs_timeline_destroy(tl);
 }

@@ -175,7 +175,8 @@ gs_status gs_timeline_write_csv(gs_timeline *tl, const char *path, gs_err *err);
 gs_status gs_timeline_read_csv(gs_timeline **out, const char *path, gs_err *err);
 /* Chrome Trace Event JSON (object form: traceEvents + metadata), one track
  * per lane (device lanes grouped as a process per GPU), counters as "C"
- * events, flows from a GPU worker's launch span to its device spans. */
+ * events, flows from a GPU worker's launch span to its device spans and from a
+ * lock's release to its acquire (timeline/README.md). */
 gs_status gs_timeline_write_chrome(gs_timeline *tl, const char *path, gs_err *err);
 /* Perfetto's protobuf trace format, TrackEvent flavour (timeline/README.md,
  * "timeline.perfetto-trace"): the same tracks, spans, counters and flows

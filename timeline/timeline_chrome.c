@@ -12,9 +12,11 @@
  *   decimals (exact nanoseconds) relative to t0 = the first span's start
  *   (metadata t0_ns gives the absolute CLOCK_MONOTONIC value);
  *   counters are "C" events, marks are "i" instant events;
- *   a flow ("s" on the GPU worker, "f" with bp "e" on the device) joins each
- *   device span with a job to the prove_start span of the same device, job
- *   and partition that started last before it.
+ *   flows (tl_flows.c): "s" at the source span's start, "f" with bp "e" at
+ *   the destination's; "launch" joins each device span with a job to the
+ *   prove_start span of the same device, job and partition that started
+ *   last before it, "lock" a lock's release (the holder's hold) to its
+ *   acquire (the waiter's hold after the wait).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>

@@ -284,7 +284,8 @@ gs_status gs_tl_flows_build(gs_tl_flows *f, gs_timeline *tl, const gs_span *sp, 
     free(launch_out);
     /* Lock destinations (acquires) come after their waits: sorted, then
      * merged from the back into the room left after the launch flows. */
-    qsort(lockf.in, lockf.n, sizeof *lockf.in, cmp_in);
+    if (lockf.n)
+        qsort(lockf.in, lockf.n, sizeof *lockf.in, cmp_in);
     for (size_t i = f->n, j = lockf.n, k = f->n + lockf.n; j > 0; k--) {
         if (i > 0 && f->in[i - 1].dst > lockf.in[j - 1].dst)
             f->in[k - 1] = f->in[--i];
