@@ -343,12 +343,12 @@ massif:
 FUZZ_CC      ?= clang
 FUZZ_BUILD   := build-fuzz
 FUZZ_S       ?= 60
-FUZZ_TARGETS ?= zkey wtns r1cs json scenario trace spans jobs import
+FUZZ_TARGETS ?= zkey wtns r1cs json scenario trace spans jobs import attach gate
 FUZZ_BINS     = $(patsubst %,$(FUZZ_BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 .PHONY: fuzz fuzz-build fuzz-regress fuzz-cli
 
 # Every layer but cli (its main), so a target for a new layer needs no rule.
-$(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/fuzz/fuzz_%.o $(BUILD)/obj/fuzz/fz.o \
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/fuzz/fuzz_%.o $(BUILD)/obj/fuzz/fz.o $(BUILD)/obj/fuzz/fz_oracle.o \
         $(filter-out $(call lib_of,cli),$(ALL_LIBS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)

@@ -9,7 +9,8 @@
  * utilization and wall time against the capture's, the interval (the
  * unedited replay's error on the capture), and the critical path; writes
  * the replayed timeline as a run directory (spans.csv, summary.json,
- * report) that diag reads like any capture.
+ * report) that diag reads like any capture; a failure leaves none of it
+ * (or --out as it was).
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/outdir.h"
 #include "../model/graph.h"
 #include "../scenarios/predict.h"
 #include "cli_run.h"
@@ -77,8 +79,17 @@ int gs_cli_whatif(const gs_cli_whatif_args *a)
         snprintf(res.dir, sizeof res.dir, "%s", out_dir);
         char path[GS_SCN_PATH_MAX + 16];
         snprintf(path, sizeof path, "%s/spans.csv", out_dir);
-        if ((st = gs_mkdir_p(out_dir, &err)) == GS_OK && (st = gs_timeline_write_csv(rt, path, &err)) == GS_OK)
-            st = gs_scn_report(&res, quiet, !no_report, &err);
+        /* A failed what-if leaves no run directory, or --out as it was
+         * (common/outdir.h). */
+        static const char *const outputs[] = {"spans.csv", "timeline.json",
+                                              "timeline.perfetto-trace", "summary.json", "data",
+                                              "charts", "report.md", "report.html", NULL};
+        gs_outdir od;
+        if ((st = gs_outdir_begin(&od, out_dir, outputs, &err)) == GS_OK) {
+            if ((st = gs_timeline_write_csv(rt, path, &err)) == GS_OK)
+                st = gs_scn_report(&res, quiet, !no_report, &err);
+            gs_outdir_end(&od, st != GS_OK);
+        }
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (st != GS_OK) {

@@ -18,6 +18,7 @@
 #include "../common/paths.h"
 #include "../diag/run.h"
 #include "../scenarios/run.h"
+#include "../common/outdir.h"
 #include "cli.h"
 #include "cli_opts.h"
 
@@ -116,10 +117,33 @@ static const char *cmd_word(char *buf, size_t cap, const char *w)
     return buf;
 }
 
-/* raw -> spans.csv + timeline.json (or .perfetto-trace) + analysis/report in dir. */
+/* raw -> spans.csv + timeline.json (or .perfetto-trace) + analysis/report in
+ * dir.  A failure leaves dir as it was (attach-raw/, the capture itself, is
+ * never touched; common/outdir.h). */
+static int convert_and_report_in(const char *dir, const gs_attach_result *res, char *const *cmd,
+                                 const gs_attach_opts *ao, const gs_attach_convert_opts *co,
+                                 int report);
+
 static int convert_and_report(const char *dir, const gs_attach_result *res, char *const *cmd,
                               const gs_attach_opts *ao, const gs_attach_convert_opts *co,
                               int report)
+{
+    static const char *const outputs[] = {"spans.csv", "timeline.json",
+                                          "timeline.perfetto-trace", "summary.json", "data",
+                                          "charts", "report.md", "report.html", NULL};
+    gs_outdir od;
+    gs_err err;
+    gs_err_clear(&err);
+    if (gs_outdir_begin(&od, dir, outputs, &err) != GS_OK) {
+        fprintf(stderr, "gapscope attach: %s\n", err.msg);
+        return 2;
+    }
+    return gs_outdir_end(&od, convert_and_report_in(dir, res, cmd, ao, co, report));
+}
+
+static int convert_and_report_in(const char *dir, const gs_attach_result *res, char *const *cmd,
+                                 const gs_attach_opts *ao, const gs_attach_convert_opts *co,
+                                 int report)
 {
     char raw[2100], path[2100];
     snprintf(raw, sizeof raw, "%s/attach-raw", dir);

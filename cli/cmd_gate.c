@@ -16,6 +16,7 @@
 #include "../scenarios/run.h"
 #include "../scenarios/scenario.h"
 #include "../scenarios/slurm.h"
+#include "../common/outdir.h"
 #include "cli.h"
 #include "cli_slurm.h"
 #include "diag_cli.h"
@@ -93,8 +94,8 @@ static const gs_cli_opt gate_opts[] = {
                "tracker_lock 0.05)",
                gate_args, thresholds),
     GS_CLI_STR("--out", NULL, "DIR",
-               "where gate.junit.xml/gate.json go (default: the run\n"
-               "directory; paired: the current directory)",
+               "where gate.junit.xml/gate.json go, created when missing\n"
+               "(default: the run directory; paired: the current one)",
                gate_args, out),
     GS_CLI_FN("--base", NULL, NULL, "the runs that follow are the base runs (paired mode)",
               set_mode, gate_args, mode),
@@ -363,11 +364,20 @@ static int gate_main(int argc, char **argv)
     const char *dir = a.out ? a.out : paired ? "." : runs[0].dir;
     gs_path_join(p1, sizeof p1, dir, "gate.junit.xml");
     gs_path_join(p2, sizeof p2, dir, "gate.json");
-    if (gs_gate_write_junit(&res, p1, &err) != GS_OK || gs_gate_write_json(&res, p2, &err) != GS_OK) {
+    /* --out is created when missing; a failed write leaves it as it was. */
+    static const char *const outputs[] = {"gate.junit.xml", "gate.json", NULL};
+    gs_outdir od;
+    if (gs_outdir_begin(&od, dir, outputs, &err) != GS_OK) {
         fprintf(stderr, "gapscope gate: %s\n", err.msg);
-        rc = 3;
+        rc = 2;
         goto done;
     }
+    if (gs_gate_write_junit(&res, p1, &err) != GS_OK || gs_gate_write_json(&res, p2, &err) != GS_OK) {
+        fprintf(stderr, "gapscope gate: %s\n", err.msg);
+        rc = gs_outdir_end(&od, 3);
+        goto done;
+    }
+    gs_outdir_commit(&od);
     if (!o.quiet)
         printf("wrote %s and %s\n", p1, p2);
     rc = res.pass ? 0 : 1;

@@ -8,7 +8,8 @@
  *
  * Nothing is written until every file has been read: a file no importer
  * can use ends the command with exit 2 and a message naming the file and
- * the line or byte offset.  Records an importer had to skip are counted
+ * the line or byte offset.  A failure after that (the report step) leaves
+ * no run directory, or the one --out named as it was (common/outdir.h).  Records an importer had to skip are counted
  * per reason, printed, and kept in the timeline's meta
  * (import.skipped.<reason> = "<count> (first at <where>)").
  */
@@ -21,6 +22,7 @@
 #include "../capture/import/import.h"
 #include "../report/report.h"
 #include "../scenarios/run.h"
+#include "../common/outdir.h"
 #include "cli.h"
 #include "diag_cli.h"
 
@@ -195,11 +197,22 @@ static int import_main(int argc, char **argv)
         snprintf(dir, sizeof dir, "%s", a.out);
     else
         default_out(dir, sizeof dir, files[0]);
-    if (gs_mkdir_p(dir, &err) != GS_OK || !gs_path_join(path, sizeof path, dir, "spans.csv") ||
+    /* A failed import leaves no run directory (or the one --out named as it
+     * was): common/outdir.h; the report step brackets its own outputs. */
+    static const char *const outputs[] = {"spans.csv", "timeline.json", "timeline.perfetto-trace",
+                                          NULL};
+    gs_outdir od;
+    if (gs_outdir_begin(&od, dir, outputs, &err) != GS_OK) {
+        fprintf(stderr, "gapscope import: %s\n", err.msg);
+        rc = err.status == GS_ERR_IO ? 2 : 3;
+        goto done;
+    }
+    if (!gs_path_join(path, sizeof path, dir, "spans.csv") ||
         gs_timeline_write_csv(tl, path, &err) != GS_OK ||
         gs_timeline_write_traces(tl, dir, a.trace, &trace_file, &err) != GS_OK) {
         fprintf(stderr, "gapscope import: %s\n", err.msg[0] ? err.msg : "output path too long");
-        rc = 3;
+        rc = err.status == GS_ERR_RANGE ? 2 : 3;
+        gs_outdir_abort(&od);
         goto done;
     }
     if (!a.d.quiet)
@@ -210,6 +223,7 @@ static int import_main(int argc, char **argv)
         rc = gs_diag_report(dir, &a.d, &a.ro, !a.no_charts);
     else
         printf("%s/spans.csv\n", dir);
+    gs_outdir_end(&od, rc);
 done:
     gs_timeline_destroy(tl);
     free(files);

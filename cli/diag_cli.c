@@ -1,7 +1,8 @@
 /*
  * What the diagnosis commands share (diag_cli.h): the analysis options
  * every one of them takes, and rendering a run with its failures turned
- * into messages and exit codes.  `report` and `import` end the same way:
+ * into messages and exit codes (a failure leaving the run's previous
+ * outputs as they were).  `report` and `import` end the same way:
  * gs_diag_report.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/outdir.h"
 #include "cli_util.h"
 
 void gs_diag_opts_init(gs_diag_opts *o)
@@ -80,10 +82,24 @@ int gs_diag_render(gs_render_result *res, const char *target, const gs_render_op
 {
     gs_err err;
     gs_err_clear(&err);
-    if (gs_render(res, target, ro, &err) == GS_OK)
-        return GS_EXIT_OK;
-    fprintf(stderr, "gapscope %s: %s\n", cmd, err.msg);
-    return res->loaded || err.status == GS_ERR_NOMEM ? GS_EXIT_INTERNAL : GS_EXIT_USAGE;
+    /* A failed command leaves the run's previous outputs as they were
+     * (common/outdir.h).  A target that is no run is left to gs_render,
+     * which refuses it before writing anything. */
+    gs_run where;
+    gs_outdir od;
+    int bracket = gs_run_locate(&where, target, &err) == GS_OK;
+    if (bracket && gs_outdir_begin(&od, where.dir, gs_run_outputs, &err) != GS_OK) {
+        memset(res, 0, sizeof *res);
+        fprintf(stderr, "gapscope %s: %s\n", cmd, err.msg);
+        return GS_EXIT_INTERNAL;
+    }
+    gs_err_clear(&err);
+    int rc = GS_EXIT_OK;
+    if (gs_render(res, target, ro, &err) != GS_OK) {
+        fprintf(stderr, "gapscope %s: %s\n", cmd, err.msg);
+        rc = res->loaded || err.status == GS_ERR_NOMEM ? GS_EXIT_INTERNAL : GS_EXIT_USAGE;
+    }
+    return bracket ? gs_outdir_end(&od, rc) : rc;
 }
 
 int gs_diag_report(const char *target, const gs_diag_opts *o, const gs_report_opts *rep,

@@ -21,6 +21,8 @@ extern const gs_cli_opt gs_diag_cli_opts[];
 void gs_diag_render_opts(gs_render_opts *ro, const gs_diag_opts *o, const char *tag);
 /* gs_render, with a failure printed as "gapscope CMD: ..."; returns 0, or
  * the exit code (2 unreadable input, 3 a failed output or out of memory).
+ * The outputs are bracketed (common/outdir.h, diag/run.h gs_run_outputs):
+ * after a failure the run directory holds what it held before.
  * res must be freed with gs_render_result_free either way. */
 int gs_diag_render(gs_render_result *res, const char *target, const gs_render_opts *ro,
                    const char *cmd);

@@ -30,7 +30,9 @@ gs_status gs_out_close(gs_outfile *o, int ok, gs_err *err);
 gs_status gs_read_file(char **out, size_t *len, const char *path, gs_err *err);
 
 /* Removes dir and everything under it (a scratch directory; symlinks are
- * removed, not followed).  Best effort: what cannot be removed stays. */
+ * removed, not followed; dir may also be a single file, and may be
+ * missing).  Best effort: what cannot be removed stays.  Also what
+ * common/outdir.h removes on abort. */
 void gs_remove_tree(const char *dir);
 
 #endif

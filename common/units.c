@@ -53,7 +53,7 @@ int gs_parse_duration_ns(int64_t *out, const char *text)
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (suffix_is(rest, units[i].unit)) {
             double ns = v * units[i].ns;
-            if (ns > 9.2e18)
+            if (ns >= 0x1p62)   /* GS_DURATION_MAX_NS + 1 */
                 return 0;
             *out = (int64_t)llround(ns);
             return 1;

@@ -18,7 +18,13 @@
 /* A finite decimal number after optional blanks; *rest points past it and
  * the blanks that follow (at the unit, or at the end). */
 int gs_parse_number(double *out, const char *text, const char **rest);
-/* A duration >= 0 in nanoseconds (rounded to the nearest). */
+/* The longest duration accepted: 2^62 - 1 ns (about 146 years), the
+ * longest time a timeline holds (GS_TL_TIME_LIMIT_NS of timeline/limits.h,
+ * which checks the two agree), so a duration read here can be added to a
+ * time and written into a capture that reads back. */
+#define GS_DURATION_MAX_NS INT64_C(0x3fffffffffffffff)
+
+/* A duration 0..GS_DURATION_MAX_NS in nanoseconds (rounded to the nearest). */
 int gs_parse_duration_ns(int64_t *out, const char *text);
 /* A size >= 0 in whole bytes. */
 int gs_parse_size_bytes(uint64_t *out, const char *text);

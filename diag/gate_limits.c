@@ -111,8 +111,11 @@ gs_status gs_gate_limits_set(gs_gate_limits *l, const char *section, const char 
         return GS_OK;
     }
     if (!strcmp(key, "max_failed_jobs")) {
-        if (!parse_num(value, &v) || v < 0 || v != floor(v))
-            return gs_err_set(err, GS_ERR_ARG, "gate", where, "max_failed_jobs wants a count");
+        /* at most the number of jobs a timeline can name (timeline/limits.h);
+         * a larger double would not convert to a long */
+        if (!parse_num(value, &v) || v < 0 || v != floor(v) || v > (double)INT32_MAX)
+            return gs_err_set(err, GS_ERR_ARG, "gate", where,
+                              "max_failed_jobs wants a count 0..2147483647");
         l->max_failed_jobs = (long)v;
         return GS_OK;
     }

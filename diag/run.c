@@ -10,10 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-gs_status gs_run_load(gs_run *r, const char *arg, const gs_analysis_config *cfg, gs_err *err)
+gs_status gs_run_locate(gs_run *r, const char *arg, gs_err *err)
 {
     struct stat sb;
-    gs_status st;
     memset(r, 0, sizeof *r);
     if (stat(arg, &sb) != 0)
         return gs_err_set(err, GS_ERR_IO, "run", arg, "no such run directory or spans.csv");
@@ -34,6 +33,15 @@ gs_status gs_run_load(gs_run *r, const char *arg, const gs_analysis_config *cfg,
         if (!r->dir[0])
             snprintf(r->dir, sizeof r->dir, "/");
     }
+    return GS_OK;
+}
+
+gs_status gs_run_load(gs_run *r, const char *arg, const gs_analysis_config *cfg, gs_err *err)
+{
+    struct stat sb;
+    gs_status st = gs_run_locate(r, arg, err);
+    if (st != GS_OK)
+        return st;
     if (cfg && cfg->progress)
         fprintf(stderr, "analyze: reading %s\n", r->spans);
     int64_t t0 = gs_now_ns();
@@ -73,3 +81,7 @@ void gs_run_free(gs_run *r)
     r->tl = NULL;
     r->job_records = NULL;
 }
+
+const char *const gs_run_outputs[] = {"summary.json", "data", "charts", "report.md",
+                                      "report.html", "timeline.json",
+                                      "timeline.perfetto-trace", NULL};

@@ -29,6 +29,11 @@ typedef struct gs_run {
 gs_status gs_run_load(gs_run *r, const char *dir_or_csv, const gs_analysis_config *cfg,
                       gs_err *err);
 void gs_run_free(gs_run *r);
+/* gs_run_load's first step: r's dir and spans from dir_or_csv (r zeroed
+ * first, nothing read), with gs_run_load's errors for a target that is
+ * neither; a command learns here where its outputs will go before
+ * gs_run_load or gs_render writes any. */
+gs_status gs_run_locate(gs_run *r, const char *dir_or_csv, gs_err *err);
 
 /* Writes DIR/summary.json (schema: diag/README.md, "summary.json"). */
 gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err);
@@ -38,5 +43,10 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err);
  * device: a longer span widens the bin (and says so in the file). */
 #define GS_UTIL_BINS_MAX 100000
 gs_status gs_plot_data_write(const gs_run *r, gs_err *err);
+
+/* The entries of a run directory that `analyze` and `report` write
+ * (summary.json, data, charts, report.md, report.html, timeline.json),
+ * NULL-terminated: what a failed command removes (common/outdir.h). */
+extern const char *const gs_run_outputs[];
 
 #endif

@@ -3,16 +3,19 @@
 # of the fuzz corpora, fed to the gapscope command that reads it, built with
 # ASan+UBSan (build-fuzz/gapscope, `make fuzz-build`), must
 #   - exit 0, 1 or 2 (never 3, a signal, a sanitizer report or a hang),
-#   - on exit 2, name the input file with a position (path:line or path@offset)
+#   - on exit 2, name the input file with a position (path:line, path@offset,
+#     or "path table T row N" for an SQLite export)
 #     unless it failed to open/read it or it disagrees with another input as
 #     a whole (GS_ERR_MISMATCH: "1 public signals, the key expects 2"),
 #   - leave no partial output: no "*.tmp*" file, and no output file at all
-#     when the command failed.
+#     when the command failed (import and attach --convert: no run
+#     directory or spans.csv/timeline.json; gate: no --out directory).
 #
 #   fuzz/cli_check.sh [DIR...]   default: fuzz/corpus/* and fuzz/regress/*
 #
 # The target of each input comes from its folder name (spans, jobs, json,
-# zkey, wtns, scenario, trace; r1cs has no command that reads it).
+# zkey, wtns, scenario, trace, import, attach, gate; r1cs has no command
+# that reads it).
 # CLI_CHECK_MAX caps the inputs per folder (default: all).
 set -u
 cd "$(dirname "$0")/.."
@@ -48,7 +51,7 @@ run() {
   elif [ $rc -gt 2 ]; then
     bad "$input" "$name: exit $rc"
   elif [ $rc -eq 2 ] && ! grep -q 'cannot open\|cannot be read\|read error\|out of memory\|GS_ERR_MISMATCH' "$W/err" &&
-       ! grep -qE "$(printf '%s' "$path" | sed 's/[.[\*^$/]/\\&/g')[^ :@']*(:[0-9]|@[0-9])" "$W/err"; then
+       ! grep -qE "$(printf '%s' "$path" | sed 's/[.[\*^$/]/\\&/g')[^ :@']*(:[0-9]|@[0-9]| table [A-Za-z_0-9]+ row [0-9])" "$W/err"; then
     bad "$input" "$name: exit 2 without $path:LINE or $path@OFFSET"
   fi
   if find "$dir" -name '*.tmp*' | grep -q .; then
@@ -97,6 +100,28 @@ check_one() {
     trace)
       cp "$f" "$d/in.jsonl"
       run replay-dry-run "$f" "$d" "$d/in.jsonl" "$G" replay "$d/in.jsonl" --dry-run --quiet --out "$d/out" ;;
+    import)
+      # The first byte picks the format, as in fuzz_import.
+      local fmts=(auto chrome nsys daemon-log) b
+      b=$(head -c 1 "$f" | od -An -tu1 | tr -d ' ')
+      tail -c +2 "$f" >"$d/in"
+      run import "$f" "$d" "$d/in" "$G" import "$d/in" --format "${fmts[$(( ${b:-0} & 3 ))]}" --out "$d/out" --no-charts --quiet
+      if [ "$(cat "$W/rc")" != 0 ] && [ -e "$d/out" ]; then bad "$f" "import failed but left a run directory"; fi ;;
+    attach)
+      # A process image's records, "#sampler", the sampler's (fuzz_attach).
+      mkdir -p "$d/run/attach-raw"
+      awk -v a="$d/run/attach-raw/p5-0.rec" -v b="$d/run/attach-raw/sampler.rec" \
+        'BEGIN { o = a; printf "" > a } $0 == "#sampler" && o == a { o = b; printf "" > b; next } { print > o }' "$f"
+      run attach-convert "$f" "$d" "$d/run/attach-raw" "$G" attach --convert "$d/run" --quiet --no-report
+      if [ "$(cat "$W/rc")" != 0 ] && { [ -e "$d/run/spans.csv" ] || [ -e "$d/run/timeline.json" ]; }; then
+        bad "$f" "attach --convert failed but wrote an output"
+      fi ;;
+    gate)
+      mkdir -p "$d/run"
+      cp "$GOOD_SPANS" "$d/run/spans.csv"
+      cp "$f" "$d/t.ini"
+      run gate "$f" "$d" "$d/t.ini" "$G" gate "$d/run" --thresholds "$d/t.ini" --out "$d/g" --quiet
+      if [ "$(cat "$W/rc")" = 2 ] && [ -e "$d/g" ]; then bad "$f" "gate refused its input but created --out"; fi ;;
     *) return ;;
   esac
   n_in=$((n_in + 1))

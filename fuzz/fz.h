@@ -47,6 +47,26 @@ void fz_expect_no_tmp(const char *dir);
  * the input names, wherever that file is). */
 void fz_check_error(gs_status st, const gs_err *err, const char *path, int need_pos);
 
+/* The round-trip oracle (fz_oracle.c, issue 35), for a timeline a reader
+ * accepted: spans.csv written and read back, and timeline.json written and
+ * imported back, give the same lanes and spans field for field (and meta).
+ * Aborts on a difference. */
+struct gs_timeline;
+struct gs_run;
+void fz_round_trip(struct gs_timeline *tl);
+/* summary.json at path, parsed, against the analysis and meta of r. */
+void fz_summary_check(const struct gs_run *r, const char *path);
+/* Analyses tl (a refusal needs a message and may not be GS_ERR_RANGE: an
+ * accepted timeline is in range) and checks its summary.json. */
+void fz_analysis_outputs(struct gs_timeline *tl);
+
+/* 1 when the string s, written by gs_json_str, reads back as back. */
+int fz_json_same(const char *s, const char *back);
+/* Aborts unless member key of o is x as gs_json_num wrote it (10 digits;
+ * null for NaN and infinities); where names o in the message. */
+struct gs_json;
+void fz_json_num(const struct gs_json *o, const char *key, double x, const char *where);
+
 /* Prints why and aborts (a finding). */
 void fz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 

@@ -32,7 +32,7 @@ mkdir -p "$B/logs"
 regress_runs() {
   case "$1" in
     zkey) echo 200 ;;
-    spans|import) echo 1000 ;;
+    spans|import|attach) echo 1000 ;;
     scenario|r1cs|wtns) echo 2000 ;;
     *) echo 4000 ;;
   esac

@@ -13,13 +13,17 @@
 #   jobs      traces/h200-backlog/jobs.csv, fuzz/seeds/*.jobs.csv
 #   import    test/fixtures/import/* (the Kineto JSON, the nsys SQLite, a
 #             daemon log cut to its first 80 lines), each behind a format
-#             byte: 0 auto, 1 chrome, 2 nsys, 3 daemon-log
+#             byte: 0 auto, 1 chrome, 2 nsys, 3 daemon-log; gapscope's own
+#             timeline.json of the 2-job CPU run (fuzz/seeds)
+#   attach    test/fixtures/attach/basic and traces/attach-h200/tiny: a
+#             process image's records, "#sampler", the sampler's records
+#   gate      ci/thresholds.ini
 # Hand-written inputs live beside them as fuzz/corpus/<target>/hand-*, and
 # regression inputs (each one a bug that was fixed) in fuzz/regress/<target>/.
 set -eu
 cd "$(dirname "$0")/.."
 C=fuzz/corpus
-for t in zkey wtns r1cs json scenario trace spans jobs import; do
+for t in zkey wtns r1cs json scenario trace spans jobs import attach gate; do
   mkdir -p "$C/$t"
   rm -f "$C/$t"/seed-*
 done
@@ -47,3 +51,9 @@ F=test/fixtures/import
 { printf '\002'; cat $F/nsys-small.sqlite; } >"$C/import/seed-nsys"
 { printf '\003'; head -n 80 $F/demo-trim.daemon.log; } >"$C/import/seed-daemon-demo"
 { printf '\000'; head -n 80 $F/h200-backlog-g2dev.daemon.log; } >"$C/import/seed-daemon-ansi-auto"
+{ printf '\001'; cat fuzz/seeds/cpu-run.timeline.json; } >"$C/import/seed-own-timeline"
+A=test/fixtures/attach/basic
+{ cat $A/p100-1.rec; echo '#sampler'; cat $A/sampler.rec; } >"$C/attach/seed-basic"
+T=traces/attach-h200/tiny/attach-raw
+{ cat $T/p*.rec; echo '#sampler'; cat $T/sampler.rec; } >"$C/attach/seed-h200-tiny"
+cp ci/thresholds.ini "$C/gate/seed-thresholds.ini"

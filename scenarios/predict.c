@@ -135,6 +135,20 @@ static char *scenario_from_meta(const gs_model *m, gs_err *err)
     return t;
 }
 
+/* The integer after key in a submit mark's args ("partitions=10"); def
+ * when absent; -1 when not a number or beyond long. */
+static long mark_arg(const char *args, const char *key, long def)
+{
+    const char *p = args ? strstr(args, key) : NULL;
+    if (!p)
+        return def;
+    p += strlen(key);
+    char *e;
+    errno = 0;
+    long v = strtol(p, &e, 10);
+    return e == p || (*e && *e != ';') || errno ? -1 : v;
+}
+
 /* The arrivals of the capture from its submit marks, into a temporary trace. */
 static gs_status arrivals_from_marks(const char *spans, char *tmp, size_t cap, gs_err *err)
 {
@@ -155,7 +169,17 @@ static gs_status arrivals_from_marks(const char *spans, char *tmp, size_t cap, g
         const gs_lane_info *li = gs_timeline_lane(tl, sp[i].lane);
         if (!li || strcmp(li->name, "driver"))
             continue;
-        gs_arrival a = {.t_ns = t0 && sp[i].start_ns > t0 ? sp[i].start_ns - t0 : 0, .id = (uint64_t)sp[i].job};
+        gs_arrival a = {.id = (uint64_t)sp[i].job};
+        /* The trace reader's ranges (trace.c): what is written here must
+         * read back (issue 35); t0 is the meta's, so the difference is
+         * checked. */
+        if (t0 && sp[i].start_ns > t0 &&
+            (!gs_tl_sub(&a.t_ns, sp[i].start_ns, t0) || a.t_ns > GS_TL_TIME_LIMIT_NS)) {
+            st = gs_err_set(err, GS_ERR_FORMAT, "predict", spans,
+                            "submit mark of job %d lies beyond 2^62 - 1 ns after run.start_ns",
+                            sp[i].job);
+            break;
+        }
         char kb[32] = "";
         const char *p = sp[i].args ? strstr(sp[i].args, "kind=") : NULL;
         if (p)
@@ -164,12 +188,19 @@ static gs_status arrivals_from_marks(const char *spans, char *tmp, size_t cap, g
             st = gs_err_set(err, GS_ERR_FORMAT, "predict", spans, "submit mark of job %d has no kind", sp[i].job);
             break;
         }
-        p = strstr(sp[i].args, "partitions=");
-        a.partitions = p ? (uint32_t)strtoul(p + 11, NULL, 10) : gs_job_kind_partitions(a.kind);
-        p = strstr(sp[i].args, "priority=");
-        a.priority = p ? atoi(p + 9) : gs_job_kind_priority(a.kind);
-        p = strstr(sp[i].args, "log_constraints=");
-        a.size_class = p ? (uint32_t)strtoul(p + 16, NULL, 10) : 0;
+        long parts = mark_arg(sp[i].args, "partitions=", gs_job_kind_partitions(a.kind));
+        long prio = mark_arg(sp[i].args, "priority=", gs_job_kind_priority(a.kind));
+        long size = mark_arg(sp[i].args, "log_constraints=", 0);
+        if (parts < 1 || parts > 1024 || prio < 0 || prio > 100 || size < 0 || size > 40) {
+            st = gs_err_set(err, GS_ERR_FORMAT, "predict", spans,
+                            "submit mark of job %d: partitions %ld (1..1024), priority %ld "
+                            "(0..100) or log_constraints %ld (0..40) out of range",
+                            sp[i].job, parts, prio, size);
+            break;
+        }
+        a.partitions = (uint32_t)parts;
+        a.priority = (int)prio;
+        a.size_class = (uint32_t)size;
         if (tr.n && a.t_ns < tr.a[tr.n - 1].t_ns)
             a.t_ns = tr.a[tr.n - 1].t_ns;
         if (gs_trace_push(&tr, &a) != GS_OK)

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "../diag/jobs.h"
+#include "../common/outdir.h"
 #include "../common/outfile.h"
 #include "../common/clock.h"
 #include "../common/paths.h"
@@ -353,7 +354,15 @@ static size_t replay(driver *d, const gs_trace *arr, gs_tl_lane *lane, int64_t *
     d->next_report = d->t0 + 2000000000LL;
     for (size_t i = 0; i < arr->n; i++) {
         const gs_arrival *a = &arr->a[i];
-        int64_t intended = d->t0 + (int64_t)((double)a->t_ns * scale);
+        double at = (double)a->t_ns * scale;
+        if (at >= (double)(GS_TL_TIME_LIMIT_NS - d->t0)) {
+            /* scaled past the times a timeline holds (timeline/limits.h) */
+            d->st = gs_err_set(d->err, GS_ERR_RANGE, "run", d->s->path,
+                               "arrival %zu (t %lld ns x time_scale %g) lies beyond +-(2^62 - 1) ns",
+                               i, (long long)a->t_ns, scale);
+            break;
+        }
+        int64_t intended = d->t0 + (int64_t)at;
         if (!wait_until(d, intended, done, arr->n))
             break;
         gs_job_spec spec = {
@@ -518,6 +527,15 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     char path[GS_SCN_PATH_MAX];
     int64_t *sub_ns = NULL, *int_ns = NULL;
     gs_cpu_sampler *sampler = NULL;
+    /* What a run writes into its directory: a failed run leaves none of it
+     * (common/outdir.h); a stopped run (SIGINT/SIGTERM) is not a failed
+     * one: it writes everything, marked interrupted. */
+    static const char *const outputs[] = {"scenario.ini", "arrivals.jsonl", "jobs.csv", "spans.csv",
+                                          "timeline.json", "timeline.perfetto-trace",
+                                          "summary.json", "data", "charts", "report.md",
+                                          "report.html", NULL};
+    gs_outdir od;
+    int od_open = 0;
 
     gs_status st = gs_scenario_arrivals(&arr, s, err);
     if (st != GS_OK)
@@ -539,8 +557,9 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
         snprintf(res->dir, sizeof res->dir, "%s", o->out_dir);
     else
         default_dir(res->dir, sizeof res->dir, s);
-    if ((st = gs_mkdir_p(res->dir, err)) != GS_OK)
+    if ((st = gs_outdir_begin(&od, res->dir, outputs, err)) != GS_OK)
         goto fail;
+    od_open = 1;
     if ((st = write_scenario(s, res->dir, err)) != GS_OK)
         goto fail;
     path_in(path, sizeof path, res->dir, "arrivals.jsonl");
@@ -684,5 +703,7 @@ fail:
     free(drv.heap);
     free(sub_ns);
     free(int_ns);
+    if (od_open)
+        gs_outdir_end(&od, st != GS_OK);
     return st;
 }

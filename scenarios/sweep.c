@@ -38,6 +38,7 @@
 
 #include "../diag/analysis.h"
 #include "../report/charts.h"
+#include "../common/outdir.h"
 #include "../common/outfile.h"
 #include "predict.h"
 #include "run.h"
@@ -267,6 +268,11 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
 {
     gs_sweep_plan *plan = NULL;
     gs_run_result *rows = NULL;
+    /* What a sweep writes into OUT (a failed sweep leaves none of it). */
+    static const char *const outputs[] = {"run-*", "sweep.csv", "sensitivity.csv", "sweep.dat",
+                                          "sweep_causes.dat", "charts", NULL};
+    gs_outdir od;
+    int od_open = 0;
     gs_status st = gs_sweep_plan_create(&plan, o, err);
     if (st != GS_OK)
         return st;
@@ -281,7 +287,15 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
         st = GS_ERR(err, GS_ERR_NOMEM, "sweep", "out of memory");
         goto done;
     }
-    if ((st = gs_mkdir_p(o->out_dir, err)) != GS_OK)
+    /* A failed sweep leaves OUT as it was (common/outdir.h); a stopped one
+     * keeps the runs it finished.  One task of a Slurm array (one_task)
+     * shares OUT with the array's other tasks, running at the same time:
+     * only its own run directory is bracketed (gs_scn_run does that). */
+    if (o->one_task)
+        st = gs_mkdir_p(o->out_dir, err);
+    else if ((st = gs_outdir_begin(&od, o->out_dir, outputs, err)) == GS_OK)
+        od_open = 1;
+    if (st != GS_OK)
         goto done;
     for (int i = 0; i < total; i++) {
         if (o->one_task && i != o->task)
@@ -321,6 +335,8 @@ gs_status gs_scn_sweep(const gs_sweep_opts *o, gs_err *err)
     if (!o->one_task) /* one_task: one run of the sweep (a Slurm array task): no tables */
         st = gs_sweep_plan_tables(plan, rows, NULL, total, err);
 done:
+    if (od_open)
+        gs_outdir_end(&od, st != GS_OK);
     gs_sweep_plan_destroy(plan);
     free(rows);
     return st;

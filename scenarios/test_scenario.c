@@ -31,6 +31,10 @@ GS_TEST(scenario_units)
     GS_CHECK(!gs_parse_duration_ns(&ns, "-1ms"));
     GS_CHECK(!gs_parse_duration_ns(&ns, "ms"));
     GS_CHECK(!gs_parse_duration_ns(&ns, "0x10ms"));
+    /* issue 35: at most 2^62 - 1 ns, a time the timeline holds */
+    GS_CHECK(gs_parse_duration_ns(&ns, "4611686018s") && ns == 4611686018000000000LL);
+    GS_CHECK(!gs_parse_duration_ns(&ns, "4611686019s"));
+    GS_CHECK(!gs_parse_duration_ns(&ns, "9.2e18ns"));
     GS_CHECK(gs_parse_size_bytes(&b, "4GiB") && b == 4ULL << 30);
     GS_CHECK(gs_parse_size_bytes(&b, "512 MiB") && b == 512ULL << 20);
     GS_CHECK(gs_parse_size_bytes(&b, "100") && b == 100);

@@ -75,6 +75,9 @@ GS_TEST(trace_errors_by_line)
         {"\n\n[1,2]\n", 5, "JSON object"},
         {"{\"t\":1,\"id\":2,\"kind\":\"circuit\"} x\n", 3, "after the object"},
         {"{\"t\":\"1\",\"id\":2,\"kind\":\"circuit\"}\n", 3, "non-negative"},
+        /* issue 35: the timeline's job number is 32 bits, its times 2^62 - 1 ns */
+        {"{\"t\":1,\"id\":2147483648,\"kind\":\"circuit\"}\n", 3, "integer in range"},
+        {"{\"t\":4611686018428,\"id\":2,\"kind\":\"circuit\"}\n", 3, "2^62 - 1 ns"},
     };
     gs_trace t;
     gs_err err;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../timeline/limits.h"
 #include "scn_internal.h"
 #include "trace.h"
 #include "trace_json.h"
@@ -119,12 +120,13 @@ gs_status gs_trace_parse(gs_trace *out, const char *text, size_t len, const char
             const gs_json_field *x = &f[i];
             why = NULL;
             if (!strcmp(x->key, "t")) {
-                if (x->is_str || x->num < 0 || x->num * unit > 9.2e18)
-                    why = "must be a non-negative number";
+                if (x->is_str || !(x->num >= 0) || x->num * unit > (double)GS_TL_TIME_LIMIT_NS)
+                    why = "must be a non-negative number of at most 2^62 - 1 ns (timeline/limits.h)";
                 else
                     a.t_ns = (int64_t)llround(x->num * unit);
             } else if (!strcmp(x->key, "id")) {
-                if (int_field(&v, x, 0, 9.0e15, &why))
+                /* the timeline's job number (timeline/limits.h) */
+                if (int_field(&v, x, 0, (double)INT32_MAX, &why))
                     a.id = (uint64_t)v;
             } else if (!strcmp(x->key, "kind")) {
                 if (!x->is_str || !gs_scn_kind_from_name(&a.kind, x->str))

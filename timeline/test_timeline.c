@@ -254,7 +254,7 @@ GS_TEST(diag_timeline_csv_malformed)
     expect_bad_csv(LANES HDR "10,20,1,kernel,ntt,1,0,0,-1,0,,extra\n", 4, "more than 11");
     /* Timestamps beyond +-(2^62 - 1) ns would overflow the analysis's differences. */
     expect_bad_csv(LANES HDR "-9223372036854775808,9223372036854775807,1,kernel,k,1,0,0,-1,0,\n",
-                   4, "within +-(2^62 - 1)");
+                   4, "outside +-(2^62 - 1)");
     expect_bad_csv(LANES HDR ROW "0,4611686018427387904,1,kernel,k,1,0,0,-1,0,\n", 5, "2^62");
     /* A valid file with CRLF line ends and comments reads fine. */
     char path[600];

@@ -344,6 +344,11 @@ void gs_tl_append_raw(gs_tl_lane *l, const gs_span *s)
     l->n++;
 }
 
+void gs_tl_span_full(gs_tl_lane *lane, const gs_span *s)
+{
+    gs_tl_append_raw(lane, s);
+}
+
 void gs_tl_span(gs_tl_lane *lane, gs_span_kind kind, const char *name,
                 int32_t job, int32_t part, int64_t start_ns, int64_t end_ns,
                 uint16_t flags, const char *args)

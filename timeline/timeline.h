@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "../common/status.h"
+#include "limits.h"
 #include "vocab.h"
 
 /* Lane roles.  X(enum, name) */
@@ -109,11 +110,11 @@ typedef struct gs_span {
     int64_t cpu_ns;
 } gs_span;
 
-/* Timestamps analysis accepts: |t| <= 2^62 - 1 ns (about 146 years), so the
- * difference of any two and the length of any union of spans fit in an
- * int64.  read_csv refuses a span outside this range (GS_ERR_FORMAT naming
- * path:line); gs_analyze refuses one built in memory (GS_ERR_RANGE). */
-#define GS_TL_TIME_LIMIT_NS INT64_C(0x3fffffffffffffff)
+/* The ranges of every field (times within +-(2^62 - 1) ns, device, stream,
+ * job, partition, flags, counts) are in limits.h.  read_csv and every
+ * importer refuse a value outside them (GS_ERR_FORMAT naming the file and
+ * position); gs_analyze refuses a time outside them in a timeline built in
+ * memory (GS_ERR_RANGE). */
 
 typedef struct gs_lane_info {
     int32_t id;
@@ -154,6 +155,23 @@ void gs_tl_span_cpu(gs_tl_lane *lane, gs_span_kind kind, const char *name,
 void gs_tl_lock_wait(gs_tl_lane *lane, const char *lock, int32_t holder,
                      int32_t job, int32_t part, int64_t start_ns, int64_t end_ns);
 void gs_tl_counter(gs_tl_lane *lane, const char *name, int64_t t_ns, double value);
+/* Appends a fully specified span (holder, value and cpu_ns included; the
+ * lane field is ignored: the span goes to `lane`), as a reader of a saved
+ * timeline does; flags are kept as given.  The caller checks it first with
+ * gs_span_invalid. */
+void gs_tl_span_full(gs_tl_lane *lane, const gs_span *s);
+/* Why s cannot be a span of tl (NULL when it can): a time outside limits.h,
+ * end before start, an unknown kind, a holder that is neither -1 nor a lane
+ * of tl, job/part below -1, a value that is not finite, cpu_ns negative or
+ * given without GS_SPAN_F_CPU, a counter that is not a plain sample (a
+ * counter is a value at one time: end = start, job = part = holder = -1,
+ * flags 0, no args, as gs_tl_counter makes it).  The text is static. */
+const char *gs_span_invalid(const gs_timeline *tl, const gs_span *s);
+/* GS_OK when every lane and span of tl is within limits.h (the writers
+ * check this first, so they never write a file their readers refuse);
+ * else GS_ERR_RANGE "what @ path: ..." naming the first offender.
+ * Capture stopped. */
+gs_status gs_timeline_check(gs_timeline *tl, const char *what, const char *path, gs_err *err);
 
 /* Reading (capture stopped). */
 size_t gs_timeline_lane_count(const gs_timeline *tl);

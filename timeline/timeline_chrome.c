@@ -17,8 +17,20 @@
  *   prove_start span of the same device, job and partition that started
  *   last before it, "lock" a lock's release (the holder's hold) to its
  *   acquire (the waiter's hold after the wait).
+ *
+ * Reading it back (capture/import, "gapscope" generator): thread_name args
+ * carry each lane's role, device and stream; span args carry job, part,
+ * flags, holder (name, and holder_lane = its lane id), value (when not 0),
+ * cpu_ns (with flag 8) and the span's args as members ("k=v" segments), or
+ * verbatim as gs_args when the members cannot carry them exactly.  So every
+ * field of a span comes back (a counter is a "C" event: its time and value
+ * are all it has, gs_span_invalid), except bytes that are not UTF-8
+ * (U+FFFD, as in every JSON gapscope writes); of the timeline, the dropped
+ * count and meta keys that collide with the writer's own (generator,
+ * t0_ns, dropped_spans) do not come back.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +79,30 @@ static void put_args(FILE *f, const char *args)
     }
 }
 
+/* 1 when put_args's members read back as exactly args: empty, or
+ * "k=v;k=v" with no empty segment, each with '=' and a key that is none
+ * of the writer's own (else the args are also written verbatim as
+ * "gs_args"). */
+static int args_canonical(const char *args)
+{
+    static const char *const own[] = {"job", "part", "flags", "holder", "holder_lane",
+                                      "value", "cpu_ns", "gs_args"};
+    if (!*args)
+        return 1;
+    for (const char *p = args;;) {
+        const char *end = strchr(p, ';'), *eq = strchr(p, '=');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (!len || !eq || (size_t)(eq - p) >= len)
+            return 0;
+        for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+            if ((size_t)(eq - p) == strlen(own[i]) && !strncmp(p, own[i], strlen(own[i])))
+                return 0;
+        if (!end)
+            return 1;
+        p = end + 1;
+    }
+}
+
 static void meta_event(FILE *f, const char *what, int pid, int tid, const char *key,
                        const char *sval, long ival)
 {
@@ -106,7 +142,13 @@ static void write_names(FILE *f, gs_timeline *tl)
                 meta_event(f, "process_sort_index", pid, -1, "sort_index", NULL, pid);
             }
         }
-        meta_event(f, "thread_name", pid, L->id + 1, "name", L->name, 0);
+        /* The lane's role, device and stream ride along for the importer
+         * (capture/import reads timeline.json back to the same lanes). */
+        fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
+                   "\"args\":{\"name\":", pid, (int)L->id + 1);
+        gs_json_str(f, L->name);
+        fprintf(f, ",\"role\":\"%s\",\"device\":%d,\"stream\":%d}}", gs_role_name(L->role),
+                (int)L->device, (int)L->stream);
         long order = L->role == GS_ROLE_DEVICE ? L->stream : (long)L->role * 1000 + L->id;
         meta_event(f, "thread_sort_index", pid, L->id + 1, "sort_index", NULL, order);
     }
@@ -121,7 +163,7 @@ static void write_span(FILE *f, gs_timeline *tl, const gs_span *s, int64_t t0)
         gs_json_str(f, s->name);
         fprintf(f, ",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
         put_us(f, s->start_ns - t0);
-        fprintf(f, ",\"args\":{\"value\":%.17g}}", s->value == s->value ? s->value : 0.0);
+        fprintf(f, ",\"args\":{\"value\":%.17g}}", isfinite(s->value) ? s->value : 0.0);
         return;
     }
     int instant = s->kind == GS_SPAN_MARK && s->end_ns == s->start_ns;
@@ -141,9 +183,16 @@ static void write_span(FILE *f, gs_timeline *tl, const gs_span *s, int64_t t0)
         const gs_lane_info *H = gs_timeline_lane(tl, s->holder);
         fputs(",\"holder\":", f);
         gs_json_str(f, H ? H->name : "?");
+        fprintf(f, ",\"holder_lane\":%d", (int)s->holder);
     }
-    if (s->value != 0 && s->value == s->value)
+    if (s->value != 0 && isfinite(s->value))
         fprintf(f, ",\"value\":%.17g", s->value);
+    if (s->flags & GS_SPAN_F_CPU)
+        fprintf(f, ",\"cpu_ns\":%lld", (long long)s->cpu_ns);
+    if (!args_canonical(s->args)) {
+        fputs(",\"gs_args\":", f);
+        gs_json_str(f, s->args);
+    }
     put_args(f, s->args);
     fputs("}}", f);
 }
@@ -174,6 +223,9 @@ gs_status gs_timeline_write_chrome(gs_timeline *tl, const char *path, gs_err *er
     const gs_span *sp = gs_timeline_spans(tl, &n);
     if (!sp && gs_tl_span_total(tl) > 0)
         return gs_err_set(err, GS_ERR_NOMEM, "timeline json", path, "out of memory sorting spans");
+    gs_status cst = gs_timeline_check(tl, "timeline json", path, err);
+    if (cst != GS_OK)
+        return cst;
     gs_tl_flows fl;
     if (gs_tl_flows_build(&fl, tl, sp, n) != GS_OK)
         return gs_err_set(err, GS_ERR_NOMEM, "timeline json", path, "out of memory");

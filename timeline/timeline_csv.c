@@ -69,7 +69,10 @@ gs_status gs_timeline_write_csv(gs_timeline *tl, const char *path, gs_err *err)
     const gs_span *sp = gs_timeline_spans(tl, &n);
     if (!sp && gs_tl_span_total(tl) > 0)
         return gs_err_set(err, GS_ERR_NOMEM, "timeline csv", path, "out of memory sorting spans");
-    gs_status st = gs_out_open(&o, path, err);
+    gs_status st = gs_timeline_check(tl, "timeline csv", path, err);
+    if (st != GS_OK)
+        return st;
+    st = gs_out_open(&o, path, err);
     if (st != GS_OK)
         return st;
     FILE *f = o.f;
@@ -217,6 +220,14 @@ nomem:
     return -1;
 }
 
+/* A value outside timeline/limits.h: GS_ERR_FORMAT at path:line. */
+static gs_status range(reader *r, size_t line, gs_tl_value v, int64_t x)
+{
+    char where[4200];
+    snprintf(where, sizeof where, "%s:%zu", r->path, line);
+    return gs_tl_check(r->err, "timeline csv", where, v, x);
+}
+
 static int parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
     if (!*s)
@@ -285,8 +296,15 @@ static gs_status comment_line(reader *r, gs_timeline *tl, char *line)
             return bad(r, r->line, "lane id '%s' out of order", f[0]);
         if (!gs_role_from_name(&role, f[1]))
             return bad(r, r->line, "unknown lane role '%s'", f[1]);
-        if (!parse_i64(f[2], -1, INT32_MAX, &dev) || !parse_i64(f[3], -1, INT32_MAX, &str))
-            return bad(r, r->line, "%s", "lane device/stream must be integers >= -1");
+        if (!parse_i64(f[2], INT64_MIN, INT64_MAX, &dev) || !parse_i64(f[3], INT64_MIN, INT64_MAX, &str))
+            return bad(r, r->line, "%s", "lane device/stream must be integers");
+        gs_status st = range(r, r->line, GS_TLV_DEVICE, dev);
+        if (st == GS_OK)
+            st = range(r, r->line, GS_TLV_STREAM, str);
+        if (st != GS_OK)
+            return st;
+        if (role == GS_ROLE_DEVICE && dev < 0)
+            return bad(r, r->line, "%s", "a device lane needs a device >= 0");
         if (!unescape(f[4], 0, NULL))
             return bad(r, r->line, "%s", "bad escape in lane name");
         if (!gs_tl_lane_open(tl, f[4], role, (int32_t)dev, (int32_t)str))
@@ -305,19 +323,25 @@ static gs_status data_row(reader *r, gs_timeline *tl, size_t line)
     char **f = r->fld;
     int64_t a, b, lane, job, part, flags, holder, cpu = 0;
     gs_span_kind kind;
-    if (!parse_i64(f[0], -GS_TL_TIME_LIMIT_NS, GS_TL_TIME_LIMIT_NS, &a) ||
-        !parse_i64(f[1], -GS_TL_TIME_LIMIT_NS, GS_TL_TIME_LIMIT_NS, &b))
-        return bad(r, line, "%s", "start_ns/end_ns must be integers within +-(2^62 - 1)");
+    gs_status st;
+    if (!parse_i64(f[0], INT64_MIN, INT64_MAX, &a) || !parse_i64(f[1], INT64_MIN, INT64_MAX, &b))
+        return bad(r, line, "%s", "start_ns/end_ns must be integers");
+    if ((st = range(r, line, GS_TLV_TIME, a)) != GS_OK || (st = range(r, line, GS_TLV_TIME, b)) != GS_OK)
+        return st;
     if (b < a)
         return bad(r, line, "%s", "end_ns before start_ns");
     if (!parse_i64(f[2], 0, (int64_t)gs_timeline_lane_count(tl) - 1, &lane))
         return bad(r, line, "lane '%s' is not a declared lane id", f[2]);
     if (!gs_span_kind_from_name(&kind, f[3]))
         return bad(r, line, "unknown span kind '%s'", f[3]);
-    if (!parse_i64(f[5], -1, INT32_MAX, &job) || !parse_i64(f[6], -1, INT32_MAX, &part))
-        return bad(r, line, "%s", "job/part must be integers >= -1");
-    if (!parse_i64(f[7], 0, 0xffff, &flags))
-        return bad(r, line, "flags '%s' must be an integer 0..65535", f[7]);
+    if (!parse_i64(f[5], INT64_MIN, INT64_MAX, &job) || !parse_i64(f[6], INT64_MIN, INT64_MAX, &part))
+        return bad(r, line, "%s", "job/part must be integers");
+    if ((st = range(r, line, GS_TLV_JOB, job)) != GS_OK || (st = range(r, line, GS_TLV_PART, part)) != GS_OK)
+        return st;
+    if (!parse_i64(f[7], INT64_MIN, INT64_MAX, &flags))
+        return bad(r, line, "flags '%s' must be an integer", f[7]);
+    if ((st = range(r, line, GS_TLV_FLAGS, flags)) != GS_OK)
+        return st;
     if (!parse_i64(f[8], -1, (int64_t)gs_timeline_lane_count(tl) - 1, &holder))
         return bad(r, line, "holder '%s' is not -1 or a declared lane id", f[8]);
     char *e;
@@ -325,6 +349,8 @@ static gs_status data_row(reader *r, gs_timeline *tl, size_t line)
     double v = strtod(f[9], &e);
     if (!*f[9] || *e)
         return bad(r, line, "value '%s' is not a number", f[9]);
+    if (!gs_tl_value_ok(v))
+        return bad(r, line, "value '%s' is not a finite number (timeline/limits.h)", f[9]);
     int has_cpu = r->n_fields == CSV_FIELDS_CPU && *f[11];
     if (has_cpu != ((flags & GS_SPAN_F_CPU) != 0))
         return bad(r, line, "%s", has_cpu ? "cpu_ns given but flags lack the CPU bit (8)"
@@ -335,6 +361,9 @@ static gs_status data_row(reader *r, gs_timeline *tl, size_t line)
                  .job = (int32_t)job, .part = (int32_t)part, .kind = (uint16_t)kind,
                  .flags = (uint16_t)flags, .value = v, .name = f[4], .args = f[10],
                  .cpu_ns = cpu};
+    const char *why = gs_span_invalid(tl, &s);
+    if (why)
+        return bad(r, line, "span with %s", why);
     size_t before = gs_timeline_dropped(tl);
     gs_tl_append_raw(gs_tl_lane_by_id(tl, (int32_t)lane), &s);
     if (gs_timeline_dropped(tl) != before)

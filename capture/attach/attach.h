@@ -45,10 +45,13 @@
  *                                    name, wchan symbol, or "-")
  *   C PID TID COMM                   a thread's name
  * A file whose last line lacks its newline was cut by a crash: that line is
- * skipped and the timeline says so (meta attach.truncated).  Device records
- * with zero, all-ones or reversed timestamps (work still in flight at a
- * forced CUPTI flush) are dropped and counted (meta attach.untimed).  Any other
- * malformed line is an error naming file:line.
+ * skipped and the timeline says so (meta attach.truncated).  Device and API
+ * records (K M S R D) with zero, all-ones or reversed timestamps, or
+ * lasting 2^50 ns or more (work still in flight at a forced CUPTI flush),
+ * are dropped and counted (meta attach.untimed).  A number beyond the field
+ * it goes to (timeline/limits.h for times after the offset, devices and
+ * streams; 32 bits for ids) is an error naming file:line, as is any other
+ * malformed line.
  */
 #ifndef GS_ATTACH_H
 #define GS_ATTACH_H

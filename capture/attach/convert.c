@@ -184,7 +184,8 @@ static int api_emitted(const gs_attach_call *a, int64_t min_ns)
 {
     if (!a->rt && a->parent >= 0)
         return 0;
-    return a->linked || a->sync || a->e - a->s >= min_ns;
+    int64_t len;   /* times are within timeline/limits.h (rawread.c): no overflow */
+    return a->linked || a->sync || (gs_tl_sub(&len, a->e, a->s) && len >= min_ns);
 }
 
 static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_convert_opts *o, gs_err *err)
@@ -194,7 +195,8 @@ static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_conver
     lane_map lm = {0};
     uint32_t *tids = NULL;
 
-    qsort(c->api.v, c->api.n, sizeof *c->api.v, cmp_api);
+    if (c->api.n > 1)   /* a raw folder without API records has no array at all */
+        qsort(c->api.v, c->api.n, sizeof *c->api.v, cmp_api);
     /* Driver calls nested in a runtime call of the same thread. */
     for (size_t i = 0, cur = (size_t)-1; i < c->api.n; i++) {
         gs_attach_call *a = &c->api.v[i];
@@ -249,7 +251,8 @@ static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_conver
         if (c->host.v[i].kind == 'W' && c->host.v[i].owner)
             tids[nt++] = c->host.v[i].owner;
     }
-    qsort(tids, nt, sizeof *tids, cmp_u32);
+    if (nt > 1)
+        qsort(tids, nt, sizeof *tids, cmp_u32);
     size_t nu = 0;
     for (size_t i = 0; i < nt; i++)
         if (!nu || tids[nu - 1] != tids[i])

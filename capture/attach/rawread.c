@@ -3,12 +3,15 @@
  * of convert_int.h: one pass per file, one record per line, with the
  * kernel-name shortening and string interning on the way.  Malformed lines
  * are errors naming file:line; a last line without its newline (a crash)
- * is skipped and counted; device records without timestamps are dropped
- * and counted.
+ * is skipped and counted; device and API records without timestamps are
+ * dropped and counted.  Every number is checked against the field it goes
+ * to (timeline/limits.h for times, devices and streams; 32 bits for ids):
+ * one beyond is an error naming file:line, never narrowed.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,11 +218,55 @@ static int untimed(gs_attach_raw *c, const uint64_t *u)
     return 1;
 }
 
+/* A raw time (CLOCK_MONOTONIC ns, or CUPTI's clock plus off) as a
+ * timeline time: 0 when it does not fit timeline/limits.h (the caller
+ * reports file:line; the add cannot overflow). */
+static int at(uint64_t raw, int64_t off, int64_t *out)
+{
+    return raw <= (uint64_t)INT64_MAX && gs_tl_time_add(out, (int64_t)raw, off);
+}
+
+/* A value outside the range of the field it goes to: GS_ERR_FORMAT naming
+ * file:line (nothing is narrowed to a smaller type on the way). */
+static gs_status too_big(gs_err *err, const char *path, long lineno, const char *field,
+                         uint64_t v, uint64_t max)
+{
+    char where[2100];
+    snprintf(where, sizeof where, "%s:%ld", path, lineno);
+    return gs_err_set(err, GS_ERR_FORMAT, "attach", where, "%s %llu is outside 0..%llu", field,
+                      (unsigned long long)v, (unsigned long long)max);
+}
+
+static gs_status bad_time(gs_err *err, const char *path, long lineno, uint64_t raw, int64_t off)
+{
+    char where[2100];
+    snprintf(where, sizeof where, "%s:%ld", path, lineno);
+    return gs_err_set(err, GS_ERR_FORMAT, "attach", where,
+                      "time %llu + offset %lld ns is outside +-(2^62 - 1) ns (timeline/limits.h)",
+                      (unsigned long long)raw, (long long)off);
+}
+
+/* Checks fields f[0..k-1] of a record against their maxima (a 0 max: no
+ * check); the first one beyond names itself. */
+#define FIT(i, max, name)                                                              \
+    do {                                                                               \
+        if (u[i] > (uint64_t)(max))                                                    \
+            return too_big(err, path, lineno, name, u[i], (uint64_t)(max));            \
+    } while (0)
+#define TIMES(s, e, off)                                                               \
+    do {                                                                               \
+        if (!at(u[0], off, &(s)))                                                      \
+            return bad_time(err, path, lineno, u[0], off);                             \
+        if (!at(u[1], off, &(e)))                                                      \
+            return bad_time(err, path, lineno, u[1], off);                             \
+    } while (0)
+
 static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long lineno, int32_t *pid,
                             int64_t *off, gs_err *err)
 {
     char *f[12], *rest;
     uint64_t u[12];
+    int64_t ts, te;
     char t = line[0];
     if (!t || line[1] != ' ')
         goto bad;
@@ -229,6 +276,7 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         if (!split(line, f, 5, &rest) || strcmp(f[0], "gsattach") || strcmp(f[1], "1") ||
             !nums(f + 2, 3, u))
             goto bad;
+        FIT(0, INT32_MAX, "pid");
         *pid = (int32_t)u[0];
         *off = 0;
         return GS_OK;
@@ -253,7 +301,11 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
             goto bad;
         if (untimed(c, u))
             return GS_OK;
-        gs_attach_op o = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
+        TIMES(ts, te, *off);
+        FIT(2, GS_TL_DEVICE_MAX, "device");
+        FIT(4, INT32_MAX, "stream");
+        FIT(5, UINT32_MAX, "correlation id");
+        gs_attach_op o = {ts, te, *pid, (uint32_t)u[2],
                     (uint32_t)u[4], (uint32_t)u[5], 0, GS_AOP_KERNEL, 0, 0, 0, 0, NULL, -1};
         char nm[GS_ATTACH_KNAME_MAX + 8];
         gs_attach_kernel_name(nm, sizeof nm, rest);
@@ -267,7 +319,16 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
             goto bad;
         if (untimed(c, u))
             return GS_OK;
-        gs_attach_op o = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
+        TIMES(ts, te, *off);
+        FIT(2, GS_TL_DEVICE_MAX, "device");
+        FIT(4, INT32_MAX, "stream");
+        FIT(5, UINT32_MAX, "correlation id");
+        FIT(6, UINT32_MAX, "runtime correlation id");
+        FIT(7, UINT8_MAX, "copy kind");
+        FIT(8, UINT8_MAX, "source memory kind");
+        FIT(9, UINT8_MAX, "destination memory kind");
+        FIT(10, INT64_MAX, "bytes");
+        gs_attach_op o = {ts, te, *pid, (uint32_t)u[2],
                     (uint32_t)u[4], (uint32_t)u[5], (uint32_t)u[6], GS_AOP_COPY, (uint8_t)u[7],
                     (uint8_t)u[8], (uint8_t)u[9], u[10], NULL, -1};
         GS_ATTACH_PUSH(c, c->ops, o);
@@ -279,7 +340,12 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
             goto bad;
         if (untimed(c, u))
             return GS_OK;
-        gs_attach_op o = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
+        TIMES(ts, te, *off);
+        FIT(2, GS_TL_DEVICE_MAX, "device");
+        FIT(4, INT32_MAX, "stream");
+        FIT(5, UINT32_MAX, "correlation id");
+        FIT(6, INT64_MAX, "bytes");
+        gs_attach_op o = {ts, te, *pid, (uint32_t)u[2],
                     (uint32_t)u[4], (uint32_t)u[5], 0, GS_AOP_MEMSET, 0, 0, 0, u[6], NULL, -1};
         GS_ATTACH_PUSH(c, c->ops, o);
         c->st.memsets++;
@@ -288,6 +354,7 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
     case 'Y': {
         if (!split(line, f, 6, NULL) || !nums(f, 6, u))
             goto bad;
+        FIT(4, UINT32_MAX, "correlation id");
         gs_attach_sync y = {*pid, (uint32_t)u[4]};
         GS_ATTACH_PUSH(c, c->syncs, y);
         return GS_OK;
@@ -296,6 +363,12 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
     case 'D': {
         if (!split(line, f, 5, &rest) || !nums(f, 5, u) || !*rest)
             goto bad;
+        if (untimed(c, u))   /* CUPTI's in-flight records: as device records */
+            return GS_OK;
+        TIMES(ts, te, *off);
+        FIT(2, UINT32_MAX, "thread id");
+        FIT(3, UINT32_MAX, "correlation id");
+        FIT(4, UINT32_MAX, "callback id");
         char nm[128];
         size_t k = 0;
         for (; rest[k] && k + 1 < sizeof nm; k++)
@@ -305,7 +378,7 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         char *v = strstr(nm, "_v");
         if (v && v[2] >= '0' && v[2] <= '9' && strspn(v + 2, "0123456789") == strlen(v + 2))
             *v = '\0';
-        gs_attach_call a = {(int64_t)u[0] + *off, (int64_t)u[1] + *off, *pid, (uint32_t)u[2],
+        gs_attach_call a = {ts, te, *pid, (uint32_t)u[2],
                      (uint32_t)u[3], (uint32_t)u[4], t == 'R', 0, 0, -1, intern(c, nm)};
         GS_ATTACH_PUSH(c, c->api, a);
         c->st.api_calls++;
@@ -327,13 +400,16 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         if (!split(line, f, k, &rest) || !u64(f[0], &u[0]) || !u64(f[1], &u[1]) ||
             !u64(f[2], &u[2]) || u[1] < u[0])
             goto bad;
-        gs_attach_hrec h = {(int64_t)u[0], (int64_t)u[1], (uint32_t)u[2], 0, *pid, t, 0, NULL, NULL};
+        TIMES(ts, te, 0);
+        FIT(2, UINT32_MAX, "thread id");
+        gs_attach_hrec h = {ts, te, (uint32_t)u[2], 0, *pid, t, 0, NULL, NULL};
         if (t == 'W' || t == 'L') {
             if (!u64(f[3], &h.addr))
                 goto bad;
             if (t == 'W') {
                 if (!u64(f[4], &u[4]))
                     goto bad;
+                FIT(4, UINT32_MAX, "owner thread id");
                 h.owner = (uint32_t)u[4];
                 c->st.lock_waits++;
             }
@@ -351,7 +427,9 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
     case 'X':
         if (!split(line, f, 2, NULL) || !nums(f, 2, u))
             goto bad;
-        c->st.dropped += (long)u[1];
+        FIT(1, INT64_MAX, "dropped count");
+        if (__builtin_add_overflow(c->st.dropped, (long)u[1], &c->st.dropped))
+            return too_big(err, path, lineno, "dropped count (summed)", u[1], (uint64_t)LONG_MAX);
         return GS_OK;
     case 'F':
     case 'E':
@@ -365,7 +443,10 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
             known |= !strcmp(f[4], gs_tstate_name((gs_tstate)s));
         if (!known)
             goto bad;
-        gs_attach_hrec h = {(int64_t)u[0], (int64_t)u[1], (uint32_t)u[3], 0, (int32_t)u[2], 'P', 0,
+        TIMES(ts, te, 0);
+        FIT(2, INT32_MAX, "pid");
+        FIT(3, UINT32_MAX, "thread id");
+        gs_attach_hrec h = {ts, te, (uint32_t)u[3], 0, (int32_t)u[2], 'P', 0,
                       intern(c, f[4]), intern(c, f[5])};
         GS_ATTACH_PUSH(c, c->host, h);
         c->st.state_runs++;
@@ -374,6 +455,7 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
     case 'C': {
         if (!split(line, f, 2, &rest) || !nums(f, 2, u))
             goto bad;
+        FIT(1, UINT32_MAX, "thread id");
         gs_attach_comm cr = {(uint32_t)u[1], intern(c, rest)};
         GS_ATTACH_PUSH(c, c->comms, cr);
         return GS_OK;

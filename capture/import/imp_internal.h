@@ -39,10 +39,9 @@ void imp_imap_free(imp_imap *m);
 int imp_imap_put(imp_imap *m, int64_t k, int64_t v);   /* overwrites; 0 on OOM */
 int imp_imap_get(const imp_imap *m, int64_t k, int64_t *v);
 
-/* Times an importer accepts (ns): within +-IMP_T_MAX, so differences and
- * sums downstream stay inside int64. */
-#define IMP_T_MAX 4000000000000000000LL
-#define IMP_BASE_MAX 3000000000000000000LL
+/* Times an importer accepts: timeline/limits.h (GS_TLV_TIME); offsets and
+ * sums of times go through gs_tl_time_add, differences through gs_tl_sub. */
+#include "../../timeline/limits.h"
 
 /*
  * imp_win (imp_win.c): a window onto a JSON input, the whole of it when it
@@ -84,8 +83,8 @@ void imp_where_off(char *buf, size_t n, const char *name, uint64_t off);
 
 /* A decimal number of microseconds ("12.345", "-3", "1.5e3") as integer
  * nanoseconds, exactly when it has at most 3 fractional digits and no
- * exponent; 0 when not a number or beyond +-3e15 us (so a time plus a
- * duration plus a base of at most IMP_BASE_MAX never overflows int64). */
+ * exponent.  Returns 1, 0 when not a number, -1 when the nanoseconds do
+ * not fit an int64 (the caller names the input as out of range). */
 int imp_us_to_ns(const char *text, int64_t *out);
 
 /* A kernel name shortened for a span name: leading return type, template

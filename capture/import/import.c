@@ -357,17 +357,16 @@ void imp_where_off(char *buf, size_t n, const char *name, uint64_t off)
 int imp_us_to_ns(const char *text, int64_t *out)
 {
     const char *p = text;
-    int neg = 0;
+    int neg = 0, big = 0;
     if (*p == '-' || *p == '+')
         neg = *p++ == '-';
     if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1])))
         return 0;
     int64_t whole = 0;
-    for (; isdigit((unsigned char)*p); p++) {
-        if (whole > 300000000000000LL)   /* |value| <= 3e15 us: sums stay in int64 ns */
-            return 0;
-        whole = whole * 10 + (*p - '0');
-    }
+    for (; isdigit((unsigned char)*p); p++)
+        if (!big && (__builtin_mul_overflow(whole, 10, &whole) ||
+                     __builtin_add_overflow(whole, *p - '0', &whole)))
+            big = 1;
     int64_t frac = 0;
     int digits = 0;
     if (*p == '.') {
@@ -382,14 +381,18 @@ int imp_us_to_ns(const char *text, int64_t *out)
     if (*p == 'e' || *p == 'E') {
         char *e;
         double v = strtod(text, &e);
-        if (*e || !(v == v) || v > 3e15 || v < -3e15)
+        if (*e || !(v == v))
             return 0;
+        if (v >= 9.2e15 || v <= -9.2e15)
+            return -1;
         *out = (int64_t)(v * 1000.0 + (v < 0 ? -0.5 : 0.5));
         return 1;
     }
     if (*p)
         return 0;
-    int64_t ns = whole * 1000 + frac;
+    int64_t ns;
+    if (big || __builtin_mul_overflow(whole, 1000, &ns) || __builtin_add_overflow(ns, frac, &ns))
+        return -1;
     *out = neg ? -ns : ns;
     return 1;
 }

@@ -25,7 +25,11 @@
  * offset>" for binary input).  A partially readable file imports what it
  * can: records that could not be used are counted per reason in the
  * gs_import_report (with the first place each reason happened), and the
- * caller says so.  Never a crash on any input.
+ * caller says so.  A value the timeline model cannot hold (a time, device,
+ * stream, job, partition or flags outside timeline/limits.h) is not a
+ * record to skip: it is GS_ERR_FORMAT at its place ("<name>:<line>", or
+ * "<name> table <T> row <N>" for nsys), never narrowed.  Never a crash on
+ * any input.
  *
  * Ownership: the timeline is the caller's (spans are copied into it);
  * gs_import_report is caller storage with no heap parts.  Not thread safe

@@ -43,6 +43,7 @@
  */
 #define _GNU_SOURCE   /* memmem */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,9 +140,11 @@ typedef struct chrome {
     gs_tl_lane **own_lanes;  /* by lane id (of this import) */
     int32_t *own_ids;
     size_t n_own, cap_own;
+    imp_imap own_tid;        /* tid -> index into own_lanes (holder_lane) */
     open_ev *open;           /* B events waiting for their E */
     size_t n_open, cap_open;
     int oom;
+    int failed;              /* a value outside timeline/limits.h: err is set */
 } chrome;
 
 static int64_t key2(int64_t pid, int64_t tid)
@@ -169,16 +172,75 @@ static const char *jstr(const gs_json *o, const char *k)
     return v && v->type == GS_JSON_STRING ? v->text : NULL;
 }
 
-/* An integer field (number, or a string holding one). */
-static int jint(const gs_json *o, const char *k, int64_t *out)
+/* An integer field (number, or a string holding one): 1 read, 0 absent or
+ * not an integer, -1 an integer beyond int64 (strtoll would saturate). */
+static int jint_r(const gs_json *o, const char *k, int64_t *out)
 {
     const gs_json *v = gs_json_get(o, k);
     if (!v || (v->type != GS_JSON_NUMBER && v->type != GS_JSON_STRING) || !v->text)
         return 0;
     char *e;
+    errno = 0;
     long long x = strtoll(v->text, &e, 10);
     if (e == v->text || *e)
         return 0;
+    if (errno == ERANGE)
+        return -1;
+    *out = x;
+    return 1;
+}
+
+static int jint(const gs_json *o, const char *k, int64_t *out)
+{
+    return jint_r(o, k, out) == 1;
+}
+
+/* A value outside timeline/limits.h at line: the import fails (exit 2). */
+static int in_limits(chrome *c, long line, gs_tl_value v, int64_t x)
+{
+    if (gs_tl_in_range(v, x))
+        return 1;
+    if (!c->failed) {
+        char where[600];
+        imp_where_line(where, sizeof where, c->name, line);
+        gs_tl_check(c->err, "import chrome", where, v, x);
+        c->failed = 1;
+    }
+    return 0;
+}
+
+static void fail_line(chrome *c, long line, const char *what, const char *key)
+{
+    if (c->failed)
+        return;
+    char where[600];
+    imp_where_line(where, sizeof where, c->name, line);
+    gs_err_set(c->err, GS_ERR_FORMAT, "import chrome", where, "%s \"%s\"", what, key);
+    c->failed = 1;
+}
+
+/* A number member that gapscope's writer put in args (a string member of
+ * the same name is one of the span's own args, not the writer's). */
+static int jown(const gs_json *args, const char *k, int64_t *out)
+{
+    const gs_json *v = gs_json_get(args, k);
+    return v && v->type == GS_JSON_NUMBER && jint(args, k, out);
+}
+
+/* An integer field that feeds the timeline: 1 read (and in v's range when
+ * v >= 0), 0 absent or not an integer, -1 out of range (the import fails). */
+static int jval(chrome *c, const gs_json *o, const char *k, int v, int64_t *out, long line)
+{
+    int64_t x;
+    int r = jint_r(o, k, &x);
+    if (r < 0) {
+        fail_line(c, line, "integer beyond 64 bits in", k);
+        return -1;
+    }
+    if (!r)
+        return 0;
+    if (v >= 0 && !in_limits(c, line, (gs_tl_value)v, x))
+        return -1;
     *out = x;
     return 1;
 }
@@ -202,10 +264,34 @@ static int jid(const gs_json *o, const char *k, int64_t *out)
     return 1;
 }
 
-static int jus(const gs_json *o, const char *k, int64_t *out)
+/* A time in microseconds as ns: 1 read, 0 absent or not a number, -1
+ * beyond the range a time or a difference of two times can take (the
+ * import fails when line >= 0). */
+static int jus(chrome *c, const gs_json *o, const char *k, int64_t *out, long line)
 {
     const gs_json *v = gs_json_get(o, k);
-    return v && v->type == GS_JSON_NUMBER && v->text && imp_us_to_ns(v->text, out);
+    if (!v || v->type != GS_JSON_NUMBER || !v->text)
+        return 0;
+    int r = imp_us_to_ns(v->text, out);
+    if (r < 0 && line >= 0)
+        fail_line(c, line, "time beyond +-2^63 ns in", k);
+    return r;
+}
+
+/* base + t (+ d) as a time in range; 0 (the import fails) otherwise. */
+static int time_at(chrome *c, long line, int64_t base, int64_t t, int64_t *out)
+{
+    if (gs_tl_time_add(out, base, t))
+        return 1;
+    if (!c->failed) {
+        char where[600];
+        imp_where_line(where, sizeof where, c->name, line);
+        gs_err_set(c->err, GS_ERR_FORMAT, "import chrome", where,
+                   "time %lld + %lld ns is outside +-(2^62 - 1) ns (timeline/limits.h)",
+                   (long long)base, (long long)t);
+        c->failed = 1;
+    }
+    return 0;
 }
 
 static int ieq(const char *a, const char *b)
@@ -215,15 +301,15 @@ static int ieq(const char *a, const char *b)
 
 /* ---- gapscope's own timeline.json --------------------------------------------------- */
 
-static gs_role role_of_name(const char *n, int32_t *device)
+static gs_role role_of_name(const char *n, const char **device)
 {
-    *device = -1;
+    *device = NULL;
     if (!strncmp(n, "driver", 6))
         return GS_ROLE_DRIVER;
     if (!strncmp(n, "synth/", 6))
         return GS_ROLE_SYNTH;
     if (!strncmp(n, "gpu_worker/", 11)) {
-        *device = (int32_t)strtol(n + 11, NULL, 10);
+        *device = n + 11;
         return GS_ROLE_GPU_WORKER;
     }
     if (!strncmp(n, "finalizer/", 10))
@@ -235,27 +321,53 @@ static gs_role role_of_name(const char *n, int32_t *device)
     return GS_ROLE_OTHER;
 }
 
-static void own_lane_open(chrome *c, const gs_json *ev)
+/* The leading integer of text (as older timeline.json lane names carry a
+ * device or stream number); def when there is none. */
+static int64_t lead_int(const char *text, int64_t def)
+{
+    if (!text || !isdigit((unsigned char)*text))
+        return def;
+    errno = 0;
+    long long v = strtoll(text, NULL, 10);
+    return errno == ERANGE ? INT64_MAX : v;
+}
+
+/* A thread_name M event: one lane.  Files written since timeline/limits.h
+ * carry the lane's role, device and stream in args; older ones are read
+ * from the lane name and the track (pid >= 100: GPU pid - 100). */
+static void own_lane_open(chrome *c, const gs_json *ev, long line)
 {
     int64_t pid, tid;
     const gs_json *args = gs_json_get(ev, "args");
-    const char *nm = jstr(args, "name");
+    const char *nm = jstr(args, "name"), *rn = jstr(args, "role");
     if (!jint(ev, "pid", &pid) || !jint(ev, "tid", &tid) || !nm)
         return;
     int64_t have;
     if (imp_imap_get(&c->own_lane, key2(pid, tid), &have))
         return;
     gs_role role;
-    int32_t dev = -1, stream = -1;
-    if (pid >= 100) {
+    int64_t dev = -1, stream = -1;
+    if (rn && gs_role_from_name(&role, rn)) {
+        if (jval(c, args, "device", GS_TLV_DEVICE, &dev, line) < 0 ||
+            jval(c, args, "stream", GS_TLV_STREAM, &stream, line) < 0)
+            return;
+    } else if (pid >= 100) {
         role = GS_ROLE_DEVICE;
-        dev = (int32_t)(pid - 100);
+        dev = pid - 100;
         const char *st = strstr(nm, "/stream");
-        stream = st ? (int32_t)strtol(st + 7, NULL, 10) : (int32_t)tid;
+        stream = st ? lead_int(st + 7, tid) : tid;
     } else {
-        role = role_of_name(nm, &dev);
+        const char *d;
+        role = role_of_name(nm, &d);
+        dev = lead_int(d, -1);
     }
-    gs_tl_lane *l = gs_tl_lane_open(c->tl, nm, role, dev, stream);
+    if (!in_limits(c, line, GS_TLV_DEVICE, dev) || !in_limits(c, line, GS_TLV_STREAM, stream))
+        return;
+    if (role == GS_ROLE_DEVICE && dev < 0) {
+        fail_line(c, line, "a device lane without a device >= 0:", nm);
+        return;
+    }
+    gs_tl_lane *l = gs_tl_lane_open(c->tl, nm, role, (int32_t)dev, (int32_t)stream);
     if (c->n_own == c->cap_own) {
         size_t cap = c->cap_own ? c->cap_own * 2 : 32;
         gs_tl_lane **nl = realloc(c->own_lanes, cap * sizeof *nl);
@@ -272,7 +384,8 @@ static void own_lane_open(chrome *c, const gs_json *ev)
         c->own_ids = ni;
         c->cap_own = cap;
     }
-    if (!l || !imp_imap_put(&c->own_lane, key2(pid, tid), (int64_t)c->n_own)) {
+    if (!l || !imp_imap_put(&c->own_lane, key2(pid, tid), (int64_t)c->n_own) ||
+        !imp_imap_put(&c->own_tid, tid, (int64_t)c->n_own)) {
         c->oom = 1;
         return;
     }
@@ -280,24 +393,55 @@ static void own_lane_open(chrome *c, const gs_json *ev)
     c->own_lanes[c->n_own++] = l;
 }
 
-/* args other than the writer's own keys, as "k=v;k=v". */
-static void own_args(char *out, size_t n, const gs_json *args)
+static int own_key(const char *k)
 {
+    static const char *const keys[] = {"job", "part", "flags", "holder", "holder_lane",
+                                       "value", "cpu_ns", "gs_args"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(k, keys[i]))
+            return 1;
+    return 0;
+}
+
+/* The span's args: the writer's verbatim "gs_args" when it wrote one (args
+ * its members cannot carry exactly), else the members other than its own
+ * keys as "k=v;k=v".  malloc'd; NULL when out of memory. */
+static char *own_args(const gs_json *args)
+{
+    const char *raw = jstr(args, "gs_args");
+    if (raw)
+        return strdup(raw);
+    size_t n = 1;
+    for (size_t i = 0; args && args->type == GS_JSON_OBJECT && i < args->n; i++)
+        if (!own_key(args->keys[i]) && args->items[i].text)
+            n += strlen(args->keys[i]) + strlen(args->items[i].text) + 2;
+    char *out = malloc(n);
+    if (!out)
+        return NULL;
     size_t k = 0;
     out[0] = '\0';
     for (size_t i = 0; args && args->type == GS_JSON_OBJECT && i < args->n; i++) {
-        const char *key = args->keys[i];
-        const gs_json *v = &args->items[i];
-        if (!strcmp(key, "job") || !strcmp(key, "part") || !strcmp(key, "flags") ||
-            !strcmp(key, "holder") || !strcmp(key, "value") || !v->text)
+        const char *key = args->keys[i], *v = args->items[i].text;
+        if (own_key(key) || !v)
             continue;
-        int w = snprintf(out + k, n - k, "%s%s=%s", k ? ";" : "", key, v->text);
-        if (w < 0 || (size_t)w >= n - k) {
-            out[k] = '\0';
-            return;
-        }
-        k += (size_t)w;
+        k += (size_t)snprintf(out + k, n - k, "%s%s=%s", k ? ";" : "", key, v);
     }
+    return out;
+}
+
+/* A finite number in args (or 0 when absent); 0 returned: the import fails. */
+static int own_value(chrome *c, const gs_json *args, double *out, long line)
+{
+    const gs_json *v = gs_json_get(args, "value");
+    *out = 0;
+    if (!v || v->type != GS_JSON_NUMBER)
+        return 1;
+    if (!gs_tl_value_ok(v->number)) {
+        fail_line(c, line, "a value that is not a finite number in", "value");
+        return 0;
+    }
+    *out = v->number;
+    return 1;
 }
 
 static void own_event(chrome *c, const gs_json *ev, long line)
@@ -307,74 +451,89 @@ static void own_event(chrome *c, const gs_json *ev, long line)
         c->rep->ignored++;
         return;
     }
-    int64_t pid, tid, ts, dur = 0, li;
+    int64_t pid, tid, ts, dur = 0, li, x;
     if (!jint(ev, "pid", &pid) || !jint(ev, "tid", &tid) ||
         !imp_imap_get(&c->own_lane, key2(pid, tid), &li)) {
         skip(c, "event on a track with no thread_name", line);
         return;
     }
-    if (!name || !jus(ev, "ts", &ts)) {
+    int r = jus(c, ev, "ts", &ts, line);
+    if (r < 0)
+        return;
+    if (!name || !r) {
         skip(c, "event without name or numeric ts", line);
         return;
     }
-    ts += c->base_ns;
-    if (ts > IMP_T_MAX || ts < -IMP_T_MAX) {
-        skip(c, "time beyond +-4e18 ns", line);
+    if (!time_at(c, line, c->base_ns, ts, &ts))
         return;
-    }
     gs_tl_lane *lane = c->own_lanes[li];
     const gs_json *args = gs_json_get(ev, "args");
-    if (!strcmp(ph, "C")) {
-        const gs_json *v = gs_json_get(args, "value");
-        gs_tl_counter(lane, name, ts, v && v->type == GS_JSON_NUMBER ? v->number : 0);
-        c->rep->used++;
+    gs_span s = {.start_ns = ts, .end_ns = ts, .holder = -1, .job = -1, .part = -1,
+                 .kind = GS_SPAN_COUNTER, .name = name, .args = ""};
+    if (!own_value(c, args, &s.value, line))
         return;
-    }
-    int64_t job = -1, part = -1, flags = 0;
-    jint(args, "job", &job);
-    jint(args, "part", &part);
-    jint(args, "flags", &flags);
-    char a[1024];
-    own_args(a, sizeof a, args);
-    if (!strcmp(ph, "i") || !strcmp(ph, "I")) {
-        gs_tl_span(lane, GS_SPAN_MARK, name, (int32_t)job, (int32_t)part, ts, ts,
-                   (uint16_t)flags, a);
-        c->rep->used++;
-        return;
-    }
-    if (strcmp(ph, "X") || !jus(ev, "dur", &dur) || dur < 0) {
-        skip(c, "complete event without a non-negative dur", line);
-        return;
-    }
-    if (ts + dur > IMP_T_MAX) {
-        skip(c, "time beyond +-4e18 ns", line);
-        return;
-    }
-    char cat[64];
-    const char *ct = jstr(ev, "cat");
-    snprintf(cat, sizeof cat, "%s", ct ? ct : "step");
-    char *comma = strchr(cat, ',');
-    if (comma)
-        *comma = '\0';
-    gs_span_kind kind;
-    if (!gs_span_kind_from_name(&kind, cat)) {
-        skip(c, "unknown span kind in cat", line);
-        return;
-    }
-    if (kind == GS_SPAN_LOCK_WAIT) {
-        /* The writer names the holder lane; lane names of one run are unique. */
-        int32_t holder = -1;
+    if (strcmp(ph, "C")) {
+        int64_t job = -1, part = -1, flags = 0, cpu = 0;
+        if (jval(c, args, "job", GS_TLV_JOB, &job, line) < 0 ||
+            jval(c, args, "part", GS_TLV_PART, &part, line) < 0 ||
+            jval(c, args, "flags", GS_TLV_FLAGS, &flags, line) < 0 ||
+            (jown(args, "cpu_ns", &x) && jval(c, args, "cpu_ns", GS_TLV_COUNT, &cpu, line) < 0))
+            return;
+        s.job = (int32_t)job;
+        s.part = (int32_t)part;
+        s.flags = (uint16_t)flags;
+        s.cpu_ns = cpu;
+        /* The holder: by track (holder_lane, the writer's lane id), else by
+         * name (files from before holder_lane; names of one run are unique). */
         const char *hn = jstr(args, "holder");
-        for (size_t i = 0; hn && i < c->n_own && holder < 0; i++) {
-            const gs_lane_info *hi = gs_timeline_lane(c->tl, c->own_ids[i]);
-            if (hi && !strcmp(hi->name, hn))
-                holder = c->own_ids[i];
+        if (jown(args, "holder_lane", &x) && x < INT64_MAX &&
+            imp_imap_get(&c->own_tid, x + 1, &li)) {
+            s.holder = c->own_ids[li];
+        } else {
+            for (size_t i = 0; hn && i < c->n_own && s.holder < 0; i++) {
+                const gs_lane_info *hi = gs_timeline_lane(c->tl, c->own_ids[i]);
+                if (hi && !strcmp(hi->name, hn))
+                    s.holder = c->own_ids[i];
+            }
         }
-        gs_tl_lock_wait(lane, name, holder, (int32_t)job, (int32_t)part, ts, ts + dur);
-    } else {
-        gs_tl_span(lane, kind, name, (int32_t)job, (int32_t)part, ts, ts + dur, (uint16_t)flags, a);
+        if (!strcmp(ph, "i") || !strcmp(ph, "I")) {
+            s.kind = GS_SPAN_MARK;
+        } else {
+            if (strcmp(ph, "X") || (r = jus(c, ev, "dur", &dur, line)) <= 0 || dur < 0) {
+                if (r >= 0)
+                    skip(c, "complete event without a non-negative dur", line);
+                return;
+            }
+            if (!time_at(c, line, ts, dur, &s.end_ns))
+                return;
+            char cat[64];
+            const char *ct = jstr(ev, "cat");
+            snprintf(cat, sizeof cat, "%s", ct ? ct : "step");
+            char *comma = strchr(cat, ',');
+            if (comma)
+                *comma = '\0';
+            gs_span_kind kind;
+            if (!gs_span_kind_from_name(&kind, cat)) {
+                skip(c, "unknown span kind in cat", line);
+                return;
+            }
+            s.kind = (uint16_t)kind;
+        }
     }
-    c->rep->used++;
+    char *a = s.kind == GS_SPAN_COUNTER ? strdup("") : own_args(args);
+    if (!a) {
+        c->oom = 1;
+        return;
+    }
+    s.args = a;
+    const char *why = gs_span_invalid(c->tl, &s);
+    if (why)
+        fail_line(c, line, why, name);
+    else {
+        gs_tl_span_full(lane, &s);
+        c->rep->used++;
+    }
+    free(a);
 }
 
 /* ---- Kineto / generic ---------------------------------------------------------------- */
@@ -528,7 +687,7 @@ static void kineto_index(chrome *c, const gs_json *ev)
     }
     if ((!strcmp(ph, "s") || !strcmp(ph, "f")) && ieq(cat, "ac2g")) {
         int64_t id, ts;
-        if (!jint(ev, "id", &id) || !jus(ev, "ts", &ts))
+        if (!jint(ev, "id", &id) || jus(c, ev, "ts", &ts, -1) != 1)
             return;
         if (!strcmp(ph, "s")) {
             int64_t t = p1_ref(c, pid, tid);
@@ -585,21 +744,24 @@ static void kineto_complete(chrome *c, const gs_json *ev, int64_t ts, int64_t du
         skip(c, "complete event with a non-numeric pid or tid", line);
         return;
     }
-    int64_t start = ts + c->base_ns, end = start + dur;
-    if (start < -IMP_T_MAX || end > IMP_T_MAX) {
-        skip(c, "time beyond +-4e18 ns", line);
+    int64_t start, end;
+    if (!time_at(c, line, c->base_ns, ts, &start) || !time_at(c, line, start, dur, &end))
         return;
-    }
     const gs_json *args = gs_json_get(ev, "args");
     int64_t corr = -1;
-    int has_corr = jint(args, "correlation", &corr);
+    int has_corr = jval(c, args, "correlation", -1, &corr, line);
+    if (has_corr < 0)
+        return;
     char sname[256], a[256];
     if (cls == EV_KERNEL || cls == EV_MEMCPY || cls == EV_MEMSET) {
         int64_t dev = pid, stream = tid, launch = -1, bytes = -1, id;
-        jint(args, "device", &dev);
-        jint(args, "stream", &stream);
-        if (dev < 0 || dev > 4095) {
-            skip(c, "device event with a device id outside 0..4095", line);
+        /* Kineto: pid = device, tid = stream, unless args say otherwise. */
+        if (jval(c, args, "device", -1, &dev, line) < 0 ||
+            jval(c, args, "stream", -1, &stream, line) < 0 ||
+            !in_limits(c, line, GS_TLV_DEVICE, dev) || !in_limits(c, line, GS_TLV_STREAM, stream))
+            return;
+        if (dev < 0) {
+            fail_line(c, line, "a device event needs a device >= 0:", name);
             return;
         }
         if (!(has_corr && imp_imap_get(&c->corr_lane, corr, &launch)) &&
@@ -641,7 +803,8 @@ static void kineto_complete(chrome *c, const gs_json *ev, int64_t ts, int64_t du
             if (cls == EV_MEMCPY)
                 copy_kind(name, &ck, &pageable);
             snprintf(sname, sizeof sname, "%s", ck);
-            jint(args, "bytes", &bytes);
+            if (jval(c, args, "bytes", -1, &bytes, line) < 0)
+                return;
             k += (size_t)snprintf(a, sizeof a, "bytes=%lld;pageable=%d", (long long)bytes,
                                   pageable);
         }
@@ -688,7 +851,10 @@ static int kineto_event(chrome *c, gs_json *ev, long line)
         return 0;
     }
     if (!strcmp(ph, "X")) {
-        if (!jus(ev, "ts", &ts) || !jus(ev, "dur", &dur) || dur < 0) {
+        int r1 = jus(c, ev, "ts", &ts, line), r2 = jus(c, ev, "dur", &dur, line);
+        if (r1 < 0 || r2 < 0)
+            return 0;
+        if (!r1 || !r2 || dur < 0) {
             skip(c, "complete event without numeric ts and non-negative dur", line);
             return 0;
         }
@@ -699,7 +865,10 @@ static int kineto_event(chrome *c, gs_json *ev, long line)
         c->rep->ignored++;   /* M, i, C, s, f, ...: nothing for the timeline */
         return 0;
     }
-    if (!jus(ev, "ts", &ts) || !jid(ev, "pid", &pid) || !jid(ev, "tid", &tid)) {
+    int r = jus(c, ev, "ts", &ts, line);
+    if (r < 0)
+        return 0;
+    if (!r || !jid(ev, "pid", &pid) || !jid(ev, "tid", &tid)) {
         skip(c, "B/E event without numeric ts, pid and tid", line);
         return 0;
     }
@@ -723,8 +892,11 @@ static int kineto_event(chrome *c, gs_json *ev, long line)
             open_ev b = c->open[i - 1];
             memmove(&c->open[i - 1], &c->open[i], (c->n_open - i) * sizeof *c->open);
             c->n_open--;
-            if (ts >= b.ts)
-                kineto_complete(c, b.ev, b.ts, ts - b.ts, b.line);
+            int64_t d;
+            if (ts >= b.ts && !gs_tl_sub(&d, ts, b.ts))
+                fail_line(c, line, "time beyond +-2^63 ns from its B event in", "ts");
+            else if (ts >= b.ts)
+                kineto_complete(c, b.ev, b.ts, d, b.line);
             else
                 skip(c, "E event before its B event", line);
             gs_json_free(b.ev);
@@ -851,7 +1023,7 @@ static void walk_events(chrome *c, imp_win *w, int pass, int report_cut)
                     c->n_open--;
             }
         }
-        if (c->oom)
+        if (c->oom || c->failed)
             return;
         ch = imp_win_ws(w);
         if (ch == ',') {
@@ -873,6 +1045,24 @@ static gs_status fail_at(chrome *c, long line, const char *what)
     return gs_err_set(c->err, GS_ERR_FORMAT, "import chrome", where, "%s", what);
 }
 
+/* baseTimeNanoseconds (Kineto) or metadata.t0_ns (gapscope): an integer
+ * time in timeline/limits.h's range, added to every ts.  0: the import
+ * fails (c->failed). */
+static int base_time(chrome *c, const char *text, long line)
+{
+    char *e;
+    errno = 0;
+    long long v = text ? strtoll(text, &e, 10) : 0;
+    if (!text || e == text || *e || errno == ERANGE) {
+        fail_line(c, line, "expected an integer number of ns in", "baseTimeNanoseconds/t0_ns");
+        return 0;
+    }
+    if (!in_limits(c, line, GS_TLV_TIME, v))
+        return 0;
+    c->base_ns = v;
+    return 1;
+}
+
 /* Parses one top-level value with the JSON reader. */
 static gs_json *parse_slice(chrome *c, const char *st, size_t n)
 {
@@ -892,25 +1082,19 @@ static void top_member(chrome *c, const char *key, const char *vs, size_t vn, lo
 {
     if (!strcmp(key, "baseTimeNanoseconds")) {
         gs_json *v = parse_slice(c, vs, vn);
-        if (v && v->type == GS_JSON_NUMBER && v->text)
-            c->base_ns = strtoll(v->text, NULL, 10);
-        if (c->base_ns > IMP_BASE_MAX || c->base_ns < -IMP_BASE_MAX) {
-            c->base_ns = 0;
-            skip(c, "baseTimeNanoseconds out of range (ignored)", kline);
-        }
+        if (v && v->type == GS_JSON_NUMBER)
+            base_time(c, v->text, kline);
         gs_json_free(v);
     } else if (!strcmp(key, "metadata")) {
         gs_json *v = parse_slice(c, vs, vn);
         const char *gen = jstr(v, "generator");
         if (gen && !strcmp(gen, "gapscope")) {
             c->own = 1;
-            for (size_t i = 0; i < v->n; i++) {
+            int t0 = 0;   /* the writer's own keys come first: later ones are meta */
+            for (size_t i = 0; i < v->n && !c->failed; i++) {
                 const char *k = v->keys[i], *val = v->items[i].text;
-                if (!strcmp(k, "t0_ns") && val) {
-                    c->base_ns = strtoll(val, NULL, 10);
-                    if (c->base_ns > IMP_BASE_MAX || c->base_ns < -IMP_BASE_MAX)
-                        c->base_ns = 0;
-                }
+                if (!strcmp(k, "t0_ns") && !t0++)
+                    base_time(c, val, v->items[i].line + kline - 1);
                 else if (val && strcmp(k, "generator") && strcmp(k, "dropped_spans"))
                     gs_timeline_meta_set(c->tl, strcmp(k, "source") ? k : "source.original", val);
             }
@@ -939,7 +1123,7 @@ static gs_status top_level(chrome *c, imp_win *w, uint64_t *off, long *line)
     w->s++;
     for (;;) {
         ch = imp_win_ws(w);
-        if (ch < 0 || ch == '}' || c->oom)
+        if (ch < 0 || ch == '}' || c->oom || c->failed)
             break;
         const char *ks, *vs;
         size_t kn, vn;
@@ -987,7 +1171,7 @@ static void open_lanes(chrome *c)
             gs_json *ev = NULL;
             gs_err_clear(&perr);
             if (gs_json_parse(&ev, c->mtext[i], strlen(c->mtext[i]), c->name, &perr) == GS_OK)
-                own_lane_open(c, ev);
+                own_lane_open(c, ev, c->mline[i]);
             else if (perr.status == GS_ERR_NOMEM)
                 c->oom = 1;
             gs_json_free(ev);
@@ -1019,7 +1203,7 @@ static gs_status chrome_run(gs_timeline *tl, gs_import_report *rep, imp_win *w, 
     if (!imp_imap_init(&c.thread_names.idx) || !imp_imap_init(&c.corr_lane) ||
         !imp_imap_init(&c.flow_src) || !imp_imap_init(&c.flow_dst) || !imp_imap_init(&c.own_lane) ||
         !imp_imap_init(&c.p1_idx) || !imp_imap_init(&c.lane_idx) ||
-        !imp_imap_init(&c.kernel_names.idx)) {
+        !imp_imap_init(&c.kernel_names.idx) || !imp_imap_init(&c.own_tid)) {
         st = gs_err_set(err, GS_ERR_NOMEM, "import chrome", name, "out of memory");
         goto done;
     }
@@ -1027,14 +1211,18 @@ static gs_status chrome_run(gs_timeline *tl, gs_import_report *rep, imp_win *w, 
     long line = 1;
     if ((st = top_level(&c, w, &off, &line)) != GS_OK)
         goto done;
-    if (!c.oom)
+    if (!c.oom && !c.failed)
         open_lanes(&c);
-    if (!c.oom && !imp_win_seek(w, off, line) && w->io) {
+    if (!c.oom && !c.failed && !imp_win_seek(w, off, line) && w->io) {
         st = gs_err_set(err, GS_ERR_IO, "import chrome", name, "cannot read the file again");
         goto done;
     }
-    if (!c.oom)
+    if (!c.oom && !c.failed)
         walk_events(&c, w, 2, 1);
+    if (c.failed) {
+        st = err && err->status ? err->status : GS_ERR_FORMAT;
+        goto done;
+    }
     for (size_t i = 0; i < c.n_open; i++)
         skip(&c, "B event without a matching E event", c.open[i].line);
     if (w->io) {
@@ -1058,6 +1246,7 @@ done:
     imp_imap_free(&c.lane_idx);
     free(c.lane_of);
     strtab_free(&c.kernel_names);
+    imp_imap_free(&c.own_tid);
     free(c.own_lanes);
     free(c.own_ids);
     free(c.p1_pid);

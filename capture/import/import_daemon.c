@@ -64,6 +64,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,22 @@ static void parse_kv(fields *fs, const char *s, char sep)
         }
         s = p;
     }
+}
+
+/* A job id of the log that is a job number the timeline holds (decimal,
+ * 0..2^31-1: timeline/limits.h); 0 for any other id (jobs are then
+ * numbered 1, 2, ... instead). */
+static int job_id(const char *s, int64_t *out)
+{
+    if (!isdigit((unsigned char)s[0]))
+        return 0;
+    char *e;
+    errno = 0;
+    long long v = strtoll(s, &e, 10);
+    if (*e || errno == ERANGE || !gs_tl_in_range(GS_TLV_JOB, v))
+        return 0;
+    *out = v;
+    return 1;
 }
 
 /* ---- partitions ----------------------------------------------------------------- */
@@ -813,18 +830,16 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
     char nm[128], args[256];
     if (!v || !lane_of || !holds || maps != 2)
         goto nomem;
-    /* Job numbers: the log's ids when all are small non-negative integers,
-     * else 1, 2, ... in order of first appearance. */
+    /* Job numbers: the log's ids when all are job numbers the timeline
+     * holds, else 1, 2, ... in order of first appearance. */
     int numeric = 1;
-    for (size_t i = 0; i < d->n; i++) {
-        char *e;
-        long long x = strtoll(d->p[i].job, &e, 10);
-        numeric &= d->p[i].job[0] && !*e && x >= 0 && x < 2000000000LL;
-    }
+    int64_t x;
+    for (size_t i = 0; i < d->n; i++)
+        numeric &= job_id(d->p[i].job, &x);
     for (size_t i = 0, next = 1; i < d->n; i++) {
         d->p[i].job_num = -1;
-        if (numeric) {
-            d->p[i].job_num = (int32_t)strtoll(d->p[i].job, NULL, 10);
+        if (numeric && job_id(d->p[i].job, &x)) {
+            d->p[i].job_num = (int32_t)x;
             continue;
         }
         for (size_t k = 0; k < i && d->p[i].job_num < 0; k++)
@@ -837,7 +852,7 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
         gs_import_skip(d->rep, "FIN_TIMING lines not placed: no GPU_TIMING hot_path line pairs "
                                "the tracing clock with TIMELINE offsets", d->name);
     /* Tracing times far from the TIMELINE base (a corrupt timestamp) are
-     * dropped so every span stays inside +-IMP_T_MAX. */
+     * dropped so every span stays well inside timeline/limits.h's time range. */
     if (aligned) {
         size_t k = 0;
         for (size_t i = 0; i < d->nf; i++)
@@ -1212,14 +1227,12 @@ gs_status gs_import_daemon_jobs(gs_log_job **jobs, size_t *n, gs_import_report *
             synth[k - 1] = y;
         }
     int numeric = 1;
-    for (size_t i = 0; i < no; i++) {
-        char *e;
-        strtoull(out[i].log_id, &e, 10);
-        numeric &= out[i].log_id[0] && !*e && out[i].log_id[0] != '-';
-    }
+    int64_t x;
+    for (size_t i = 0; i < no; i++)
+        numeric &= job_id(out[i].log_id, &x);
     for (size_t i = 0; i < no; i++) {
         out[i].t_ns -= t0;
-        out[i].id = numeric ? strtoull(out[i].log_id, NULL, 10) : (uint64_t)(i + 1);
+        out[i].id = numeric && job_id(out[i].log_id, &x) ? (uint64_t)x : (uint64_t)(i + 1);
         if (!out[i].kind[0]) {
             out[i].kind_inferred = 1;
             const char *k = out[i].partitions == 10   ? "porep_c2"

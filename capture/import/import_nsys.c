@@ -64,7 +64,25 @@ typedef struct nsys {
     imp_imap thread_name;    /* globalTid -> StringIds id */
     imp_imap corr_lane;      /* key(pid, correlationId) -> lane id */
     int oom;
+    gs_err *err;
+    int failed;              /* a value outside timeline/limits.h: err is set */
+    long row;                /* 1-based row of the table each_row reads */
 } nsys;
+
+/* A value outside timeline/limits.h in row n->row of table t: the import
+ * fails (exit 2) naming "file table T row N". */
+static int in_limits(nsys *n, const char *t, gs_tl_value v, int64_t x)
+{
+    if (gs_tl_in_range(v, x))
+        return 1;
+    if (!n->failed) {
+        char where[700];
+        snprintf(where, sizeof where, "%s table %s row %ld", n->name, t, n->row);
+        gs_tl_check(n->err, "import nsys", where, v, x);
+        n->failed = 1;
+    }
+    return 0;
+}
 
 static void skip(nsys *n, const char *reason, const char *table)
 {
@@ -209,16 +227,16 @@ static void each_row(nsys *n, const char *t, const char *sql, row_fn fn)
         return;
     }
     int rc;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW && !n->oom) {
+    n->row = 0;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW && !n->oom && !n->failed) {
+        n->row++;
         if (sqlite3_column_type(q, 0) == SQLITE_NULL || sqlite3_column_type(q, 1) == SQLITE_NULL) {
             skip(n, "row without start or end", t);
             continue;
         }
         int64_t s = sqlite3_column_int64(q, 0), e = sqlite3_column_int64(q, 1);
-        if (s < -IMP_T_MAX || s > IMP_T_MAX || e < -IMP_T_MAX || e > IMP_T_MAX) {
-            skip(n, "row with a time beyond +-4e18 ns", t);
-            continue;
-        }
+        if (!in_limits(n, t, GS_TLV_TIME, s) || !in_limits(n, t, GS_TLV_TIME, e))
+            break;
         if (e < s) {
             skip(n, "row whose end precedes its start", t);
             continue;
@@ -258,8 +276,13 @@ static gs_tl_lane *device_lane(nsys *n, sqlite3_stmt *q, const char *t, char *la
 {
     int64_t dev = sqlite3_column_int64(q, 2), stream = sqlite3_column_int64(q, 3);
     int64_t corr = sqlite3_column_int64(q, 4), pid = pid_of(sqlite3_column_int64(q, 5)), lane;
-    if (dev < 0 || dev > 4095) {
-        skip(n, "device id outside 0..4095", t);
+    if (!in_limits(n, t, GS_TLV_DEVICE, dev) || !in_limits(n, t, GS_TLV_STREAM, stream))
+        return NULL;
+    if (dev < 0) {   /* -1 (no device) is for host lanes only */
+        char where[700];
+        snprintf(where, sizeof where, "%s table %s row %ld", n->name, t, n->row);
+        gs_err_set(n->err, GS_ERR_FORMAT, "import nsys", where, "device -1 on a device row");
+        n->failed = 1;
         return NULL;
     }
     char nm[64];
@@ -431,6 +454,7 @@ static gs_status nsys_import(gs_timeline *tl, gs_import_report *rep, const uint8
     n.tl = tl;
     n.rep = rep;
     n.name = name;
+    n.err = err;
     imp_lanes_init(&n.lanes, tl);
     gs_status st = GS_OK;
     unsigned char *copy = path ? NULL : sqlite3_malloc64(len);
@@ -526,6 +550,10 @@ static gs_status nsys_import(gs_timeline *tl, gs_import_report *rep, const uint8
                  "SELECT start, \"end\", globalTid, nameId FROM OSRT_API", osrt_row);
     if (n.oom || n.lanes.oom) {
         st = gs_err_set(err, GS_ERR_NOMEM, "import nsys", name, "out of memory");
+        goto done;
+    }
+    if (n.failed) {
+        st = err && err->status ? err->status : GS_ERR_FORMAT;
         goto done;
     }
     imp_set_source(tl, "import:nsys", name);
