@@ -179,9 +179,15 @@ static void pf_interned(pf_trace *t, pf_rd r)
         if (iid != t->n_names + 1)
             return pf_fail(t, "event name iids not 1, 2, 3, ...");
         char **nn = realloc(t->names, (t->n_names + 1) * sizeof *nn);
-        if (!nn || !(nn[t->n_names] = strdup(name)))
+        char *copy = malloc(strlen(name) + 1);
+        if (nn)
+            t->names = nn;
+        if (!nn || !copy) {
+            free(copy);
             return pf_fail(t, "out of memory");
-        t->names = nn;
+        }
+        memcpy(copy, name, strlen(name) + 1);
+        nn[t->n_names] = copy;
         t->n_names++;
     }
 }
@@ -349,8 +355,10 @@ static int pf_decode_file(pf_trace *t, const char *path)
     }
     for (size_t i = 0; i < t->n_tracks; i++)
         t->unbalanced += t->tracks[i].n_open;
-    qsort(t->src, t->n_src, sizeof *t->src, pf_cmp_u64);
-    qsort(t->dst, t->n_dst, sizeof *t->dst, pf_cmp_u64);
+    if (t->n_src)
+        qsort(t->src, t->n_src, sizeof *t->src, pf_cmp_u64);
+    if (t->n_dst)
+        qsort(t->dst, t->n_dst, sizeof *t->dst, pf_cmp_u64);
     t->flows = t->n_src;
     for (size_t i = 0; i < t->n_src || i < t->n_dst; i++)
         t->flows_bad += i >= t->n_src || i >= t->n_dst || t->src[i] != t->dst[i] ||
