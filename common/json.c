@@ -15,6 +15,7 @@ typedef struct {
     const char *line_start;
     gs_err *err;
     gs_json_arena *a;        /* NULL: malloc'd tree (gs_json_free) */
+    int hit_end;             /* a string ran to the end of the text */
 } parser;
 
 /* ---- allocation: the heap, or the parser's arena -------------------------- */
@@ -168,8 +169,10 @@ static gs_status parse_string(parser *p, char **out)
             q++;
         q++;
     }
-    if (q >= p->end)
+    if (q >= p->end) {
+        p->hit_end = 1;
         return fail(p, "%s", "unterminated string"); /* at the opening quote */
+    }
     p->s++;
     char *buf = jalloc(p, (size_t)(q - p->s) + 1), *o = buf;
     if (!buf)
@@ -422,20 +425,28 @@ void gs_json_free(gs_json *j)
     free(j);
 }
 
-static gs_status parse_root(gs_json_arena *a, gs_json **out, const char *text, size_t len,
-                            const char *name, gs_err *err)
+/* prefix: stop after the value (*used bytes, *lines newlines), else the
+ * text must hold nothing more; *short_input: it failed at the end of text. */
+static gs_status parse_root_x(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+                              const char *name, gs_err *err, int prefix, size_t *used,
+                              int *lines, int *short_input)
 {
     *out = NULL;
     gs_json *root = a ? arena_alloc(a, sizeof *root) : calloc(1, sizeof *root);
     if (!root)
         return gs_err_set(err, GS_ERR_NOMEM, "json", name, "root");
     memset(root, 0, sizeof *root);
-    parser p = {text, text + len, name ? name : "<json>", 1, text, err, a};
+    parser p = {text, text + len, name ? name : "<json>", 1, text, err, a, 0};
     gs_status st = parse_value(&p, root, 0);
-    if (st == GS_OK) {
+    if (st == GS_OK && !prefix) {
         skip_ws(&p);
         if (p.s != p.end)
             st = fail(&p, "%s", "trailing characters after the value");
+    }
+    if (prefix) {
+        *used = (size_t)(p.s - text);
+        *lines = p.line - 1;
+        *short_input = st != GS_OK && (p.s >= p.end || p.hit_end);
     }
     if (st != GS_OK) {
         if (!a)
@@ -444,6 +455,21 @@ static gs_status parse_root(gs_json_arena *a, gs_json **out, const char *text, s
     }
     *out = root;
     return GS_OK;
+}
+
+static gs_status parse_root(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+                            const char *name, gs_err *err)
+{
+    size_t used;
+    int lines, short_input;
+    return parse_root_x(a, out, text, len, name, err, 0, &used, &lines, &short_input);
+}
+
+gs_status gs_json_parse_prefix_in(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+                                  const char *name, gs_err *err, size_t *used, int *lines,
+                                  int *short_input)
+{
+    return parse_root_x(a, out, text, len, name, err, 1, used, lines, short_input);
 }
 
 gs_status gs_json_parse(gs_json **out, const char *text, size_t len,

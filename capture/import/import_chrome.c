@@ -973,6 +973,52 @@ static void index_event(chrome *c, const gs_json *ev, const char *st, size_t n, 
 
 static gs_json *parse_slice(chrome *c, const char *st, size_t n);
 
+/* One parsed event (ev NULL: not JSON) in the pass's handler. */
+static void apply_event(chrome *c, gs_json *ev, const char *st, size_t n, long line, int pass)
+{
+    if (!ev || ev->type != GS_JSON_OBJECT) {
+        if (pass == 2)
+            skip(c, "malformed event (not a JSON object)", line);
+    } else if (pass == 1) {
+        index_event(c, ev, st, n, line);
+    } else if (c->own) {
+        own_event(c, ev, line);
+    } else if (kineto_event(c, ev, line)) {
+        /* a B event, kept until its E event: its own copy, off the arena */
+        gs_json *keep = parse_slice(c, st, n);
+        c->open[c->n_open - 1].ev = keep;
+        if (!keep)
+            c->n_open--;
+    }
+}
+
+/* Pass 2's fast path: the object at the window's position parsed where it
+ * lies (no separate scan to cut it), the window refilled while the object
+ * runs past its end.  0 (nothing consumed) when it does not parse: the
+ * caller cuts the value and reports it as usual. */
+static int parse_in_place(chrome *c, imp_win *w, gs_json **ev, const char **st, size_t *n,
+                          long *line)
+{
+    gs_err perr;
+    for (;;) {
+        size_t used;
+        int lines, short_input;
+        gs_err_clear(&perr);
+        gs_json_arena_reset(&c->arena);
+        if (gs_json_parse_prefix_in(&c->arena, ev, w->s, (size_t)(w->end - w->s), c->name, &perr,
+                                    &used, &lines, &short_input) == GS_OK) {
+            *st = w->s;
+            *n = used;
+            *line = w->line;
+            w->line += lines;
+            w->s += used;
+            return 1;
+        }
+        if (perr.status == GS_ERR_NOMEM || !short_input || !imp_win_fill(w, w->s))
+            return 0;
+    }
+}
+
 /* Walks the events of the array whose '[' was consumed, calling the pass's
  * handler for each parsed event; stops at ']' (not consumed) or at the end
  * of the input (a truncated file; reported once, in the last pass). */
@@ -992,6 +1038,11 @@ static void walk_events(chrome *c, imp_win *w, int pass, int report_cut)
         const char *st;
         size_t n;
         long line;
+        gs_json *ev = NULL;
+        if (pass == 2 && ch == '{' && parse_in_place(c, w, &ev, &st, &n, &line)) {
+            apply_event(c, ev, st, n, line, pass);
+            goto next;
+        }
         if (!imp_win_value(w, &st, &n, &line)) {
             if (report_cut)
                 skip(c, w->too_big ? "event larger than 1 GiB (rest of the file skipped)"
@@ -999,30 +1050,17 @@ static void walk_events(chrome *c, imp_win *w, int pass, int report_cut)
             c->oom |= w->oom;
             return;
         }
-        if (pass == 1 && !maybe_indexed(st, n)) {
-            /* nothing for pass 1 */
-        } else {
-            gs_json *ev = NULL;
+        if (pass == 2 || maybe_indexed(st, n)) {   /* else nothing for pass 1 */
             gs_err_clear(&perr);
             gs_json_arena_reset(&c->arena);
-            if (gs_json_parse_in(&c->arena, &ev, st, n, c->name, &perr) != GS_OK ||
-                ev->type != GS_JSON_OBJECT) {
-                if (perr.status == GS_ERR_NOMEM)
-                    c->oom = 1;
-                else if (pass == 2)
-                    skip(c, "malformed event (not a JSON object)", line);
-            } else if (pass == 1) {
-                index_event(c, ev, st, n, line);
-            } else if (c->own) {
-                own_event(c, ev, line);
-            } else if (kineto_event(c, ev, line)) {
-                /* a B event, kept until its E event: its own copy, off the arena */
-                gs_json *keep = parse_slice(c, st, n);
-                c->open[c->n_open - 1].ev = keep;
-                if (!keep)
-                    c->n_open--;
-            }
+            if (gs_json_parse_in(&c->arena, &ev, st, n, c->name, &perr) != GS_OK)
+                ev = NULL;
+            if (perr.status == GS_ERR_NOMEM)
+                c->oom = 1;
+            else
+                apply_event(c, ev, st, n, line, pass);
         }
+    next:
         if (c->oom || c->failed)
             return;
         ch = imp_win_ws(w);
