@@ -32,8 +32,8 @@ NVCC    ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvc
 NVCC_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 
 HAVE_GMP := $(if $(wildcard /usr/include/gmp.h /usr/include/*/gmp.h),1,0)
-# libsqlite3 (Debian libsqlite3-dev) for the Nsight Systems importer; without
-# it `gapscope import` says the nsys format needs it and the rest works.
+# libsqlite3 (Debian libsqlite3-dev) for the Nsight Systems importer and
+# `gapscope export --sqlite`; without it both say they need it and the rest works.
 HAVE_SQLITE ?= $(if $(wildcard /usr/include/sqlite3.h),1,0)
 
 CFLAGS_BASE := -std=c17 $(OPT) -g $(ARCH) -Wall -Wextra -Werror -pthread -fno-strict-aliasing
@@ -192,8 +192,10 @@ $(BUILD)/obj/%.o: %.c $(CUDA_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
 
-# capture/import: the nsys reader is compiled against libsqlite3 when present.
+# capture/import: the nsys reader is compiled against libsqlite3 when present;
+# report/: so is `gapscope export --sqlite` (and its test).
 $(BUILD)/obj/capture/import/%.o: CFLAGS += -DGS_HAVE_SQLITE=$(HAVE_SQLITE)
+$(BUILD)/obj/report/%.o: CFLAGS += -DGS_HAVE_SQLITE=$(HAVE_SQLITE)
 
 $(BUILD)/obj/%.o: %.cu $(CUDA_STAMP)
 	@mkdir -p $(dir $@)

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Synthetic large inputs for timing `gapscope import` (bench/RESULTS.md):
 
-  python3 bench/gen_import_inputs.py DIR
+  python3 bench/gen_import_inputs.py DIR [ITERATIONS]
     DIR/kineto-300k.json   a Kineto-shaped trace: 100000 iterations of cpu_op +
-                           cudaLaunchKernel + kernel (300001 events, ~64 MB)
+                           cudaLaunchKernel + kernel (300001 events, ~64 MB);
+                           ITERATIONS changes the count and the name
+                           (500000: kineto-1500k.json, 1.5M events, ~323 MB)
     DIR/daemon-12k.log     a daemon log of 1200 jobs x 10 partitions on 2 workers
                            (TIMELINE, GPU_TIMING, FIN_TIMING, CUZK_TIMING lines, ~10.6 MB)
   python3 bench/gen_import_inputs.py --kineto-mb N DIR
@@ -19,11 +21,11 @@ import os
 import sys
 
 
-def kineto(path):
+def kineto(path, iterations=100000):
     ev = [{"name": "thread_name", "ph": "M", "pid": 1, "tid": 11,
            "args": {"name": "thread 11 (python)"}}]
     t = 0.0
-    for i in range(100000):
+    for i in range(iterations):
         ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 11,
                    "ts": round(t, 3), "dur": 8.0, "args": {"External id": i}})
         ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1,
@@ -110,6 +112,7 @@ if __name__ == "__main__":
         kineto_big(os.path.join(sys.argv[3], "kineto-%dmb.json" % mb), mb)
         sys.exit(0)
     d = sys.argv[1] if len(sys.argv) > 1 else "."
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 100000
     os.makedirs(d, exist_ok=True)
-    kineto(os.path.join(d, "kineto-300k.json"))
+    kineto(os.path.join(d, f"kineto-{3 * n // 1000}k.json"), n)
     daemon(os.path.join(d, "daemon-12k.log"))

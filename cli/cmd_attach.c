@@ -17,6 +17,7 @@
 #include "../capture/attach/attach.h"
 #include "../common/paths.h"
 #include "../diag/run.h"
+#include "../timeline/merge.h"
 #include "../scenarios/run.h"
 #include "../common/outdir.h"
 #include "cli.h"
@@ -169,6 +170,7 @@ static int convert_and_report_in(const char *dir, const gs_attach_result *res, c
         gs_timeline_meta_set(tl, "run.start_ns", b);
         snprintf(b, sizeof b, "%lld", (long long)res->end_ns);
         gs_timeline_meta_set(tl, "run.end_ns", b);
+        gs_timeline_set_anchor(tl, &res->anchor);
         snprintf(b, sizeof b, "%g", ao->sample_hz);
         gs_timeline_meta_set(tl, "attach.sample_hz", b);
         snprintf(b, sizeof b, "%ld", res->sampler_rounds);

@@ -92,6 +92,25 @@ int64_t gs_real_now_ns(void);
 void gs_real_sleep_ns(int64_t ns);
 int64_t gs_real_thread_cpu_ns(void);
 
+/* ---- an anchor: this host's clocks read together ------------------------ */
+
+/* Captures record one at their start (timeline/README.md, "Clock
+ * anchors") so captures of several processes or hosts can be put on one
+ * clock (gapscope merge).  Read from the operating system's clocks always,
+ * virtual clock or not. */
+typedef struct gs_clock_anchor {
+    int64_t monotonic_ns;      /* CLOCK_MONOTONIC: the midpoint of the two reads around realtime */
+    int64_t realtime_ns;       /* CLOCK_REALTIME (ns since the Unix epoch), read between them */
+    int64_t uncertainty_ns;    /* half the time between the two monotonic reads */
+    int64_t maxerror_us;       /* adjtimex(2) maxerror: realtime's error bound against UTC; -1 unknown */
+    int synced;                /* 1 the kernel's clock is synchronized, 0 it is not (TIME_ERROR), -1 unknown */
+    char boot_id[40];          /* /proc/sys/kernel/random/boot_id ("" unknown): one CLOCK_MONOTONIC per boot */
+} gs_clock_anchor;
+
+/* Reads the anchor: the tightest of a few monotonic/realtime/monotonic
+ * triples, the kernel's synchronization state and the boot id. */
+void gs_clock_anchor_read(gs_clock_anchor *a);
+
 /* ---- the virtual clock --------------------------------------------------- */
 
 #define GS_VT_MAX_POOLS GS_PSHARE_MAX_POOLS

@@ -61,6 +61,7 @@ static int device_unions(gs_device_analysis *d, gs_timeline *tl, const gs_span *
         const gs_lane_info *L = gs_timeline_lane(tl, sp[i].lane);
         if (L->role != GS_ROLE_DEVICE || L->device != d->device)
             continue;
+        d->process = L->process;
         if (sp[i].kind == GS_SPAN_KERNEL)
             nk++;
         else if (sp[i].kind == GS_SPAN_COPY)
@@ -242,6 +243,33 @@ static gs_cause top_cause(const double *cause_s, double total, double *share)
     return v;
 }
 
+/* The malloc_trim spans (real or injected) of each process, as one union
+ * per process; *first as gs_interval_union_groups gives it. */
+static gs_interval *trim_unions(gs_timeline *tl, const gs_span *sp, size_t n, size_t **first)
+{
+    int32_t n_proc = 1;
+    for (size_t l = 0; l < gs_timeline_lane_count(tl); l++)
+        if (gs_timeline_lane(tl, (int32_t)l)->process >= n_proc)
+            n_proc = gs_timeline_lane(tl, (int32_t)l)->process + 1;
+    gs_interval *iv = malloc((n + 1) * sizeof *iv);
+    int32_t *proc = malloc((n + 1) * sizeof *proc);
+    size_t m = 0;
+    if (iv && proc)
+        for (size_t i = 0; i < n; i++)
+            if ((sp[i].kind == GS_SPAN_STEP || sp[i].kind == GS_SPAN_INJECTED) &&
+                (gs_vocab_is(sp[i].name, GS_V_MALLOC_TRIM) || !strcmp(sp[i].name, "inj:malloc_trim"))) {
+                proc[m] = gs_timeline_lane(tl, sp[i].lane)->process;
+                iv[m++] = (gs_interval){sp[i].start_ns, sp[i].end_ns};
+            }
+    *first = iv && proc ? gs_interval_union_groups(iv, proc, m, n_proc) : NULL;
+    free(proc);
+    if (!*first) {
+        free(iv);
+        return NULL;
+    }
+    return iv;
+}
+
 gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_config *cfg,
                      gs_err *err)
 {
@@ -250,6 +278,7 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
     int32_t *devs = NULL;
     double *lens = NULL;
     gs_interval *trims = NULL;
+    size_t *trim_first = NULL;
     gs_status st = GS_OK;
     *out = NULL;
     if (!cfg) {
@@ -288,16 +317,10 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
             a->injected_s += (double)(sp[i].end_ns - sp[i].start_ns) * 1e-9;
         }
     }
-    /* Every malloc_trim (real or injected) on any lane, as one union. */
-    size_t n_trim = 0;
-    trims = malloc((n + 1) * sizeof *trims);
-    if (!trims)
+    /* Every malloc_trim (real or injected) on any lane of a process, as one
+     * union per process (another process's trim holds other arenas). */
+    if (!(trims = trim_unions(tl, sp, n, &trim_first)))
         goto nomem;
-    for (size_t i = 0; i < n; i++)
-        if ((sp[i].kind == GS_SPAN_STEP || sp[i].kind == GS_SPAN_INJECTED) &&
-            (gs_vocab_is(sp[i].name, GS_V_MALLOC_TRIM) || !strcmp(sp[i].name, "inj:malloc_trim")))
-            trims[n_trim++] = (gs_interval){sp[i].start_ns, sp[i].end_ns};
-    n_trim = gs_interval_union(trims, n_trim);
     /* Devices: distinct device ids of device lanes that carry operations. */
     size_t nl = gs_timeline_lane_count(tl), nd = 0;
     devs = malloc((nl + 1) * sizeof *devs);
@@ -347,8 +370,10 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
         gs_gap_stats_compute(&d->gap_stats, lens + m0, d->n_gaps, cfg->micro_threshold_s);
         d->idle_s = d->gap_stats.total_s;
         for (size_t g = 0; g < d->n_gaps; g++)
-            d->idle_during_trim_s += (double)gs_interval_overlap(trims, n_trim, d->gaps[g].start_ns,
-                                                                 d->gaps[g].end_ns) * 1e-9;
+            d->idle_during_trim_s +=
+                (double)gs_interval_overlap(trims + trim_first[2 * d->process],
+                                            trim_first[2 * d->process + 1], d->gaps[g].start_ns,
+                                            d->gaps[g].end_ns) * 1e-9;
         a->idle_during_trim_s += d->idle_during_trim_s;
         a->idle_s += d->idle_s;
         a->span_s += d->span_s;
@@ -390,6 +415,7 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
     a->verdict_share = a->idle_s > 0 ? best / a->idle_s : 0;
     a->kverdict = top_cause(a->kcause_s, a->kidle_s, &a->kverdict_share);
     free(trims);
+    free(trim_first);
     free(lens);
     free(devs);
     gs_attrib_destroy(at);
@@ -399,6 +425,7 @@ nomem:
     st = gs_err_set(err, GS_ERR_NOMEM, "analysis", "gs_analyze", "out of memory");
 fail:
     free(trims);
+    free(trim_first);
     free(lens);
     free(devs);
     gs_attrib_destroy(at);

@@ -125,6 +125,7 @@ typedef struct gs_gap_stats {
 
 typedef struct gs_device_analysis {
     int32_t device;
+    int32_t process;           /* gs_lane_info.process of its lanes (0 unless merged) */
     char name[128];            /* meta device.<i>.name, or "" */
     size_t n_ops;              /* device operations (KERNEL + COPY spans) */
     int64_t span_start_ns, span_end_ns;
@@ -191,6 +192,11 @@ void gs_analysis_verdict(char *buf, size_t n, const gs_analysis *a);
 /* Sorts iv and merges overlapping or touching intervals in place; returns
  * the new count.  Empty intervals (end <= start) are dropped. */
 size_t gs_interval_union(gs_interval *iv, size_t n);
+/* The union of each group's intervals (group[i] in 0 .. n_groups - 1):
+ * iv is reordered so that group g's union is iv[first[2g] ..
+ * first[2g] + first[2g + 1]).  Returns first (2 * n_groups entries,
+ * malloc'd, the caller frees it), NULL when out of memory. */
+size_t *gs_interval_union_groups(gs_interval *iv, const int32_t *group, size_t n, int32_t n_groups);
 /* Total length in ns of disjoint intervals. */
 int64_t gs_interval_total(const gs_interval *iv, size_t n);
 /* Length of the overlap of disjoint sorted intervals with [a, b). */

@@ -30,6 +30,11 @@
  *
  * A device no GPU worker serves (a foreign timeline: attach, import) goes
  * to the launcher rule instead (attrib_launcher.c), built on first use.
+ *
+ * Processes (a merged timeline, gs_lane_info.process): a device's workers,
+ * its device -1 workers and the tracker holds that explain a wait are
+ * those of the device's own process; another process's tracker is another
+ * lock.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "attrib.h"
@@ -53,9 +58,12 @@ struct gs_attrib {
     size_t n_lanes;
     const gs_lane_info **info;
     lane_segs *segs;         /* per lane (empty for device lanes) */
-    gs_interval *holds;      /* tracker LOCK_HOLD spans, sorted */
+    gs_interval *holds;      /* tracker LOCK_HOLD spans, sorted by (process, start) */
     int32_t *hold_lane;
     size_t n_holds;
+    size_t *proc_holds;      /* process p's holds: [proc_holds[p], proc_holds[p + 1]) */
+    int32_t n_proc;
+    int32_t cache_dev, cache_proc;   /* the last device asked for, and its process */
     int64_t *bp;             /* scratch breakpoints */
     size_t n_bp, cap_bp;
     gs_launcher *launcher;   /* the launcher rule, built on first use */
@@ -221,6 +229,47 @@ static const seg *state_at(const lane_segs *L, int64_t t)
     return &L->v[lo - 1];
 }
 
+/* Orders the tracker holds (collected in start order) by process, keeping
+ * start order within each, and indexes each process's range. */
+static int sort_holds(gs_attrib *at)
+{
+    at->cache_dev = INT32_MIN;
+    at->n_proc = 1;
+    for (size_t l = 0; l < at->n_lanes; l++)
+        if (at->info[l]->process >= at->n_proc)
+            at->n_proc = at->info[l]->process + 1;
+    at->proc_holds = calloc((size_t)at->n_proc + 1, sizeof *at->proc_holds);
+    if (!at->proc_holds)
+        return 0;
+    for (size_t h = 0; h < at->n_holds; h++)
+        at->proc_holds[at->info[at->hold_lane[h]]->process + 1]++;
+    for (int32_t p = 0; p < at->n_proc; p++)
+        at->proc_holds[p + 1] += at->proc_holds[p];
+    if (at->n_proc == 1)
+        return 1;
+    gs_interval *iv = malloc((at->n_holds + 1) * sizeof *iv);
+    int32_t *ln = malloc((at->n_holds + 1) * sizeof *ln);
+    size_t *fill = malloc((size_t)at->n_proc * sizeof *fill);
+    if (!iv || !ln || !fill) {
+        free(iv);
+        free(ln);
+        free(fill);
+        return 0;
+    }
+    memcpy(fill, at->proc_holds, (size_t)at->n_proc * sizeof *fill);
+    for (size_t h = 0; h < at->n_holds; h++) {
+        size_t k = fill[at->info[at->hold_lane[h]]->process]++;
+        iv[k] = at->holds[h];
+        ln[k] = at->hold_lane[h];
+    }
+    free(at->holds);
+    free(at->hold_lane);
+    free(fill);
+    at->holds = iv;
+    at->hold_lane = ln;
+    return 1;
+}
+
 gs_status gs_attrib_create(gs_attrib **out, gs_timeline *tl, gs_err *err)
 {
     gs_attrib *at = calloc(1, sizeof *at);
@@ -254,6 +303,8 @@ gs_status gs_attrib_create(gs_attrib **out, gs_timeline *tl, gs_err *err)
             continue;
         cnt[s->lane]++;
     }
+    if (!sort_holds(at))
+        goto nomem;
     for (size_t l = 1; l <= at->n_lanes; l++)
         off[l] = off[l - 1] + cnt[l - 1];
     memset(cnt, 0, (at->n_lanes + 1) * sizeof *cnt);
@@ -291,6 +342,7 @@ void gs_attrib_destroy(gs_attrib *at)
     free((void *)at->info);
     free(at->holds);
     free(at->hold_lane);
+    free(at->proc_holds);
     free(at->bp);
     gs_launcher_destroy(at->launcher);
     free(at);
@@ -339,15 +391,45 @@ int gs_attrib_push_piece(gs_gap_piece **v, size_t *n, size_t *cap, gs_gap_piece 
     return 1;
 }
 
-static int is_worker_of(const gs_lane_info *L, int32_t device)
+/* The process of a device: that of its lanes (0 when it has none). */
+static int32_t device_process(gs_attrib *at, int32_t device)
 {
-    return L->role == GS_ROLE_GPU_WORKER && (L->device == device || L->device < 0);
+    if (at->cache_dev == device)
+        return at->cache_proc;
+    int32_t p = 0;
+    for (size_t l = 0; l < at->n_lanes; l++)
+        if (at->info[l]->role == GS_ROLE_DEVICE && at->info[l]->device == device) {
+            p = at->info[l]->process;
+            break;
+        }
+    at->cache_dev = device;
+    at->cache_proc = p;
+    return p;
 }
 
-/* The tracker hold covering t, or -1. */
-static long hold_at(const gs_attrib *at, int64_t t)
+static int is_worker_of(const gs_lane_info *L, int32_t device, int32_t proc)
 {
-    size_t lo = 0, hi = at->n_holds;
+    return L->role == GS_ROLE_GPU_WORKER &&
+           (L->device == device || (L->device < 0 && L->process == proc));
+}
+
+/* First and end index of process proc's tracker holds. */
+static void proc_range(const gs_attrib *at, int32_t proc, size_t *lo, size_t *hi)
+{
+    if (proc < 0 || proc >= at->n_proc) {
+        *lo = *hi = 0;
+        return;
+    }
+    *lo = at->proc_holds[proc];
+    *hi = at->proc_holds[proc + 1];
+}
+
+/* Process proc's tracker hold covering t, or -1. */
+static long hold_at(const gs_attrib *at, int32_t proc, int64_t t)
+{
+    size_t first, lo, hi;
+    proc_range(at, proc, &first, &hi);
+    lo = first;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (at->holds[mid].start_ns <= t)
@@ -356,16 +438,17 @@ static long hold_at(const gs_attrib *at, int64_t t)
             hi = mid;
     }
     /* Holds of one mutex do not overlap; scan back a little for safety. */
-    for (size_t k = lo; k > 0 && lo - k < 8; k--)
+    for (size_t k = lo; k > first && lo - k < 8; k--)
         if (at->holds[k - 1].end_ns > t)
             return (long)(k - 1);
     return -1;
 }
 
-gs_attrib_rule gs_attrib_rule_of(const gs_attrib *at, int32_t device)
+gs_attrib_rule gs_attrib_rule_of(gs_attrib *at, int32_t device)
 {
+    int32_t proc = device_process(at, device);
     for (size_t l = 0; l < at->n_lanes; l++)
-        if (is_worker_of(at->info[l], device))
+        if (is_worker_of(at->info[l], device, proc))
             return GS_RULE_ENGINE;
     return GS_RULE_LAUNCHER;
 }
@@ -389,11 +472,12 @@ int gs_attrib_gap(gs_attrib *at, int32_t device, int64_t a, int64_t b,
             return 0;
         return gs_launcher_gap(at->launcher, device, a, b, pieces, n, cap);
     }
+    int32_t proc = device_process(at, device);
     at->n_bp = 0;
     if (!bp_add(at, a) || !bp_add(at, b))
         return 0;
     for (size_t l = 0; l < at->n_lanes; l++) {
-        if (!is_worker_of(at->info[l], device))
+        if (!is_worker_of(at->info[l], device, proc))
             continue;
         const lane_segs *L = &at->segs[l];
         size_t i = 0, up = L->n;   /* first segment ending after a */
@@ -411,10 +495,13 @@ int gs_attrib_gap(gs_attrib *at, int32_t device, int64_t a, int64_t b,
                 return 0;
         }
     }
-    long h0 = hold_at(at, a);
-    size_t h = h0 >= 0 ? (size_t)h0 : 0;
-    if (h0 < 0) {   /* first hold starting after a */
-        size_t up = at->n_holds;
+    long h0 = hold_at(at, proc, a);
+    size_t h, h_end;
+    proc_range(at, proc, &h, &h_end);
+    if (h0 >= 0) {
+        h = (size_t)h0;
+    } else {   /* first hold starting after a */
+        size_t up = h_end;
         while (h < up) {
             size_t mid = (h + up) / 2;
             if (at->holds[mid].start_ns <= a)
@@ -423,7 +510,7 @@ int gs_attrib_gap(gs_attrib *at, int32_t device, int64_t a, int64_t b,
                 up = mid;
         }
     }
-    for (; h < at->n_holds; h++) {
+    for (; h < h_end; h++) {
         if (at->holds[h].start_ns >= b)
             break;
         if (at->holds[h].start_ns > a && !bp_add(at, at->holds[h].start_ns))
@@ -442,7 +529,7 @@ int gs_attrib_gap(gs_attrib *at, int32_t device, int64_t a, int64_t b,
         int32_t best = -1;
         const seg *bs = NULL;
         for (size_t l = 0; l < at->n_lanes; l++) {
-            if (!is_worker_of(at->info[l], device))
+            if (!is_worker_of(at->info[l], device, proc))
                 continue;
             const seg *s = state_at(&at->segs[l], p);
             int rank = -1;
@@ -480,7 +567,7 @@ int gs_attrib_gap(gs_attrib *at, int32_t device, int64_t a, int64_t b,
             continue;
         }
         /* 3. tracker wait: the holder's activity, cut at its boundaries */
-        long hi = hold_at(at, p);
+        long hi = hold_at(at, proc, p);
         int32_t holder = hi >= 0 ? at->hold_lane[hi] : wait->holder;
         if (holder < 0 || (size_t)holder >= at->n_lanes) {
             if (!gs_attrib_push_piece(pieces, n, cap, (gs_gap_piece){p, q, GS_CAUSE_TRACKER_OTHER, best, -1, -1}))

@@ -26,7 +26,7 @@ void gs_attrib_destroy(gs_attrib *at);
  * the engine's rule; any other by the launcher rule (attrib_launcher.c). */
 int gs_attrib_gap(gs_attrib *at, int32_t device, int64_t a, int64_t b,
                   gs_gap_piece **pieces, size_t *n, size_t *cap);
-gs_attrib_rule gs_attrib_rule_of(const gs_attrib *at, int32_t device);
+gs_attrib_rule gs_attrib_rule_of(gs_attrib *at, int32_t device);
 
 /* Details interned by the launcher rule (piece.detail indexes them). */
 size_t gs_attrib_detail_count(const gs_attrib *at);

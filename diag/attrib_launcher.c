@@ -20,6 +20,10 @@
  * same lock covering t, else the wait's recorded holder, and that holder's
  * own state at t names the lock_wait/<activity> cause.
  *
+ * Processes (a merged timeline): correlation ids, launch_lane and lock
+ * holds relate lanes of one process only (ckey, hold_at), so two captured
+ * programs with the same correlation ids or mutex addresses stay apart.
+ *
  * Borrows the timeline's sorted spans and lane table.  Not thread safe.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -62,7 +66,7 @@ typedef struct devop {
 typedef struct hold {
     const char *lock;
     int64_t start, end;
-    int32_t lane;
+    int32_t lane, proc;
 } hold;
 
 /* int64 -> int32 open-addressing map (correlation ids). */
@@ -88,10 +92,10 @@ struct gs_launcher {
     devop *ops;           /* device operations sorted by (device, start, span) */
     size_t n_ops;
     int32_t *launcher;    /* per device op: launcher lane, -2 not yet resolved, -1 none */
-    hold *holds;          /* LOCK_HOLD spans sorted by (lock, start) */
+    hold *holds;          /* LOCK_HOLD spans sorted by (process, lock, start) */
     size_t n_holds;
-    imap corr_lane;       /* corr id -> lane of the cuda:* call */
-    imap pageable;        /* corr ids of COPY spans with pageable=1 */
+    imap corr_lane;       /* ckey(process, corr) -> lane of the cuda:* call */
+    imap pageable;        /* ckeys of COPY spans with pageable=1 */
     detail *det;
     size_t n_det, cap_det;
 };
@@ -193,9 +197,17 @@ static int cmp_devop(const void *pa, const void *pb)
     return (a->span > b->span) - (a->span < b->span);
 }
 
+/* A correlation id within its process (process 0: the id itself). */
+static int64_t ckey(int32_t proc, int64_t corr)
+{
+    return proc ? (int64_t)((uint64_t)corr ^ ((uint64_t)(uint32_t)proc << 44)) : corr;
+}
+
 static int cmp_hold(const void *pa, const void *pb)
 {
     const hold *a = pa, *b = pb;
+    if (a->proc != b->proc)
+        return a->proc < b->proc ? -1 : 1;
     int c = strcmp(a->lock, b->lock);
     if (c)
         return c;
@@ -231,11 +243,11 @@ gs_launcher *gs_launcher_create(const gs_span *sp, size_t n_sp, const gs_lane_in
             L->ops[L->n_ops++] = (devop){li->device, s->start_ns, (uint32_t)i};
             if (s->kind == GS_SPAN_COPY && strstr(s->args, "pageable=1") &&
                 arg_i64(s->args, "corr", &corr))
-                imap_put_first(&L->pageable, corr, 1);
+                imap_put_first(&L->pageable, ckey(li->process, corr), 1);
         } else if (is_cuda_call(s) && arg_i64(s->args, "corr", &corr)) {
-            imap_put_first(&L->corr_lane, corr, s->lane);
+            imap_put_first(&L->corr_lane, ckey(li->process, corr), s->lane);
         } else if (s->kind == GS_SPAN_LOCK_HOLD && s->end_ns > s->start_ns) {
-            L->holds[L->n_holds++] = (hold){s->name, s->start_ns, s->end_ns, s->lane};
+            L->holds[L->n_holds++] = (hold){s->name, s->start_ns, s->end_ns, s->lane, li->process};
         }
     }
     L->by_lane = malloc((n_sp + 1) * sizeof *L->by_lane);
@@ -371,7 +383,8 @@ static int classify(const gs_launcher *L, const uint32_t *act, size_t n, int32_t
         if (is_cuda_call(s)) {
             int64_t corr;
             int32_t v;
-            if (arg_i64(s->args, "corr", &corr) && imap_get(&L->pageable, corr, &v))
+            if (arg_i64(s->args, "corr", &corr) &&
+                imap_get(&L->pageable, ckey(L->info[s->lane]->process, corr), &v))
                 pageable = 1;
             sync |= !strncmp(nm, "cuda_sync:", 10);
         }
@@ -486,35 +499,40 @@ static int32_t launcher_of(gs_launcher *L, size_t op)
     if (L->launcher[op] != -2)
         return L->launcher[op];
     const gs_span *s = &L->sp[L->ops[op].span];
+    int32_t proc = L->info[s->lane]->process;
     int64_t v;
     int32_t lane = -1;
     if (arg_i64(s->args, "launch_lane", &v) && v >= 0 && (size_t)v < L->n_lanes &&
-        L->info[v]->role != GS_ROLE_DEVICE)
+        L->info[v]->role != GS_ROLE_DEVICE && L->info[v]->process == proc)
         lane = (int32_t)v;
-    else if (arg_i64(s->args, "corr", &v) && !imap_get(&L->corr_lane, v, &lane))
+    else if (arg_i64(s->args, "corr", &v) && !imap_get(&L->corr_lane, ckey(proc, v), &lane))
         lane = -1;
     L->launcher[op] = lane;
     return lane;
 }
 
-/* The LOCK_HOLD of `lock` covering t, or NULL; *next = start of the next
- * hold of that lock after t (INT64_MAX when none). */
-static const hold *hold_at(const gs_launcher *L, const char *lock, int64_t t, int64_t *next)
+/* The LOCK_HOLD of `lock` in process proc covering t, or NULL; *next =
+ * start of the next hold of that lock after t (INT64_MAX when none). */
+static const hold *hold_at(const gs_launcher *L, int32_t proc, const char *lock, int64_t t,
+                           int64_t *next)
 {
-    size_t lo = 0, hi = L->n_holds;   /* first hold > (lock, t) */
+    size_t lo = 0, hi = L->n_holds;   /* first hold > (proc, lock, t) */
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = strcmp(L->holds[mid].lock, lock);
-        if (c < 0 || (c == 0 && L->holds[mid].start <= t))
+        const hold *h = &L->holds[mid];
+        int c = h->proc != proc ? (h->proc < proc ? -1 : 1) : strcmp(h->lock, lock);
+        if (c < 0 || (c == 0 && h->start <= t))
             lo = mid + 1;
         else
             hi = mid;
     }
-    *next = lo < L->n_holds && !strcmp(L->holds[lo].lock, lock) ? L->holds[lo].start : INT64_MAX;
+    *next = lo < L->n_holds && L->holds[lo].proc == proc && !strcmp(L->holds[lo].lock, lock)
+                ? L->holds[lo].start
+                : INT64_MAX;
     /* Holds of one lock do not overlap; look back a few for safety. */
     for (size_t k = lo; k > 0 && lo - k < 8; k--) {
         const hold *h = &L->holds[k - 1];
-        if (strcmp(h->lock, lock))
+        if (h->proc != proc || strcmp(h->lock, lock))
             break;
         if (h->end > t)
             return h;
@@ -562,7 +580,7 @@ static int lock_pieces(gs_launcher *L, int32_t self, const gs_span *wait, int64_
     int64_t t = p;
     while (t < q) {
         int64_t next_hold, e = q;
-        const hold *h = hold_at(L, wait->name, t, &next_hold);
+        const hold *h = hold_at(L, L->info[self]->process, wait->name, t, &next_hold);
         int32_t holder;
         if (h) {
             holder = h->lane;

@@ -107,6 +107,32 @@ size_t gs_interval_union(gs_interval *iv, size_t n)
     return k;
 }
 
+size_t *gs_interval_union_groups(gs_interval *iv, const int32_t *group, size_t n, int32_t n_groups)
+{
+    size_t *first = calloc(2 * (size_t)n_groups + 1, sizeof *first);
+    gs_interval *tmp = malloc((n + 1) * sizeof *tmp);
+    if (!first || !tmp) {
+        free(first);
+        free(tmp);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        first[2 * group[i] + 1]++;
+    size_t off = 0;
+    for (int32_t g = 0; g < n_groups; g++) {
+        first[2 * g] = off;
+        off += first[2 * g + 1];
+        first[2 * g + 1] = 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        tmp[first[2 * group[i]] + first[2 * group[i] + 1]++] = iv[i];
+    memcpy(iv, tmp, n * sizeof *iv);
+    free(tmp);
+    for (int32_t g = 0; g < n_groups; g++)
+        first[2 * g + 1] = gs_interval_union(iv + first[2 * g], first[2 * g + 1]);
+    return first;
+}
+
 int64_t gs_interval_total(const gs_interval *iv, size_t n)
 {
     int64_t t = 0;

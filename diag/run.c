@@ -55,6 +55,8 @@ gs_status gs_run_load(gs_run *r, const char *arg, const gs_analysis_config *cfg,
                 gs_timeline_lane_count(r->tl), (double)(t1 - t0) * 1e-9);
     if ((st = gs_analyze(&r->an, r->tl, cfg, err)) != GS_OK)
         goto fail;
+    if ((st = gs_fleet_analyze(&r->fleet, r->an, err)) != GS_OK)
+        goto fail;
     if (cfg && cfg->progress)
         fprintf(stderr, "analyze: %zu gaps on %zu devices analysed in %.2f s\n",
                 r->an->gap_stats.count, r->an->n_dev, (double)(gs_now_ns() - t1) * 1e-9);
@@ -74,10 +76,12 @@ fail:
 
 void gs_run_free(gs_run *r)
 {
+    gs_fleet_destroy(r->fleet);
     gs_analysis_destroy(r->an);
     gs_timeline_destroy(r->tl);
     free(r->job_records);
     r->an = NULL;
+    r->fleet = NULL;
     r->tl = NULL;
     r->job_records = NULL;
 }

@@ -14,6 +14,7 @@
 
 #include "../common/paths.h" /* gs_path_join, for the files of a run directory */
 #include "analysis.h"
+#include "fleet.h"
 #include "jobs.h"
 
 typedef struct gs_run {
@@ -21,6 +22,7 @@ typedef struct gs_run {
     char spans[2048];          /* the spans.csv that was read */
     gs_timeline *tl;
     gs_analysis *an;
+    gs_fleet *fleet;           /* two devices or more: the fleet view (fleet.h); else NULL */
     gs_job_stats jobs;
     gs_job_record *job_records;
     size_t n_jobs;

@@ -221,11 +221,14 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
     fputs(",\"bin_s\":", f);
     gs_json_num(f, a->cfg.bin_s);
     fputs("},\n\"devices\":[", f);
+    int merged = gs_timeline_meta_get(r->tl, "merge.processes") != NULL;
     for (size_t i = 0; i < a->n_dev; i++) {
         const gs_device_analysis *d = &a->dev[i];
         int df = 1;
         fputs(i ? ",\n{" : "\n{", f);
         count(f, &df, "device", d->device);
+        if (merged)
+            count(f, &df, "process", d->process);
         key(f, &df, "name");
         gs_json_str(f, d->name);
         count(f, &df, "ops", (long)d->n_ops);
@@ -305,9 +308,14 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
         fputc(':', f);
         gs_json_str(f, v);
     }
+    fputc('}', f);
+    if (r->fleet) {
+        fputs(",\n\"fleet\":", f);
+        gs_fleet_write_json(f, r->fleet, r->tl, a->t0_ns);
+    }
     char sentence[1024];
     gs_analysis_verdict(sentence, sizeof sentence, a);
-    fputs("},\n\"verdict\":{\"cause\":", f);
+    fputs(",\n\"verdict\":{\"cause\":", f);
     if (a->idle_s > 0)
         gs_json_str(f, gs_cause_name(a->verdict));
     else

@@ -37,6 +37,9 @@ array cat_label[8] = ["kernel", "copy", "queue_wait", "lock wait", "lock hold", 
                       "prove/synth", "other step"]
 cat_color(i) = cat_rgb[int(i) + 1]
 
+# An RGB colour drawn with opacity a (0..1): gnuplot's ARGB, alpha 0 = opaque.
+with_alpha(rgb, a) = (int((1 - a) * 255 + 0.5) << 24) | int(rgb)
+
 set grid xtics ytics lc rgb '#dddddd'
 set border lc rgb '#555555'
 set key noenhanced

@@ -11,18 +11,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../common/outfile.h"
-#include "../diag/run.h"
+#include "data_internal.h"
 
 /* plots/common.gp and the templates hold one colour and label per cause. */
 _Static_assert(GS_CAUSE_COUNT == 25, "update plots/common.gp cause arrays and meta.gp");
 
-typedef struct {
-    gs_outfile o;
-    char path[2300];
-} dfile;
+/* gaps.dat and gap_pieces.dat keep the longest gaps, exact (every gap of
+ * the run is in summary.json's statistics and in `gapscope export`). */
+#define GS_PLOT_TOP_GAPS 10000
+/* gap_cdf.dat: a device with more gaps gets its curve decimated. */
+#define GS_PLOT_CDF_POINTS 4096
 
-static gs_status dopen(dfile *d, const gs_run *r, const char *name, gs_err *err)
+gs_status gs_dfile_open(gs_dfile *d, const gs_run *r, const char *name, gs_err *err)
 {
     char dir[2100];
     gs_path_join(dir, sizeof dir, r->dir, "data");
@@ -33,177 +33,11 @@ static gs_status dopen(dfile *d, const gs_run *r, const char *name, gs_err *err)
     return gs_out_open(&d->o, d->path, err);
 }
 
-static double sec(const gs_analysis *a, int64_t t)
+gs_status gs_dfile_close(gs_dfile *d, int commit, gs_err *err)
 {
-    return (double)(t - a->t0_ns) * 1e-9;
-}
-
-/* Lane order of the timeline chart: device streams, the tracker lock,
- * GPU workers, finalizers, synthesis threads, background threads, host
- * threads of foreign timelines. */
-static int lane_rank(const gs_lane_info *L)
-{
-    switch (L->role) {
-    case GS_ROLE_DEVICE: return 0;
-    case GS_ROLE_GPU_WORKER: return 2;
-    case GS_ROLE_FINALIZER: return 3;
-    case GS_ROLE_SYNTH: return 4;
-    case GS_ROLE_BACKGROUND: return 5;
-    case GS_ROLE_THREAD: return 6;
-    default: return -1;
-    }
-}
-
-static gs_timeline *g_tl;
-static int cmp_lane(const void *pa, const void *pb)
-{
-    const gs_lane_info *a = gs_timeline_lane(g_tl, *(const int32_t *)pa);
-    const gs_lane_info *b = gs_timeline_lane(g_tl, *(const int32_t *)pb);
-    int ra = lane_rank(a), rb = lane_rank(b);
-    if (ra != rb)
-        return ra - rb;
-    if (a->device != b->device)
-        return a->device - b->device;
-    if (a->stream != b->stream)
-        return a->stream - b->stream;
-    return a->id - b->id;
-}
-
-/* Span categories of timeline_spans.dat (colours in plots/common.gp). */
-static int category(const gs_span *s)
-{
-    switch (s->kind) {
-    case GS_SPAN_KERNEL: return 0;
-    case GS_SPAN_COPY: return 1;
-    case GS_SPAN_LOCK_WAIT: return 3;
-    case GS_SPAN_LOCK_HOLD: return 4;
-    case GS_SPAN_INJECTED: return 5;
-    default:
-        if (gs_vocab_is(s->name, GS_V_QUEUE_WAIT))
-            return 2;
-        if (gs_vocab_is(s->name, GS_V_PROVE_START) || gs_vocab_is(s->name, GS_V_PROVE_FINISH) ||
-            gs_vocab_is(s->name, GS_V_SYNTH))
-            return 6;
-        return 7;
-    }
-}
-
-static gs_status write_timeline(const gs_run *r, gs_err *err)
-{
-    const gs_analysis *a = r->an;
-    size_t nl = gs_timeline_lane_count(r->tl), n;
-    int32_t *order = malloc((nl + 1) * sizeof *order), *y = malloc((nl + 1) * sizeof *y);
-    dfile lanes = {0}, spans = {0}, meta = {0};
-    gs_status st = GS_OK;
-    if (!order || !y) {
-        st = gs_err_set(err, GS_ERR_NOMEM, "data files", r->dir, "out of memory");
-        goto done;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < nl; i++) {
-        y[i] = -1;
-        if (lane_rank(gs_timeline_lane(r->tl, (int32_t)i)) >= 0)
-            order[k++] = (int32_t)i;
-    }
-    g_tl = r->tl;
-    qsort(order, k, sizeof *order, cmp_lane);
-    if ((st = dopen(&lanes, r, "lanes.dat", err)) != GS_OK)
-        goto done;
-    fputs("# y lane_id role name   (timeline chart rows, top row has the largest y)\n", lanes.o.f);
-    /* Rows top to bottom; y counts down so the first lane is on top. */
-    int rows = (int)k + 1, row = 0, tracker_y = -1;
-    for (size_t i = 0; i < k; i++) {
-        const gs_lane_info *L = gs_timeline_lane(r->tl, order[i]);
-        if (L->role != GS_ROLE_DEVICE && tracker_y < 0) {
-            tracker_y = rows - 1 - row++;
-            fprintf(lanes.o.f, "%d -1 lock tracker_lock\n", tracker_y);
-        }
-        y[order[i]] = rows - 1 - row++;
-        fprintf(lanes.o.f, "%d %d %s %s\n", y[order[i]], (int)L->id, gs_role_name(L->role), L->name);
-    }
-    if (tracker_y < 0) {
-        tracker_y = rows - 1 - row++;
-        fprintf(lanes.o.f, "%d -1 lock tracker_lock\n", tracker_y);
-    }
-    if ((st = gs_out_close(&lanes.o, 1, err)) != GS_OK)
-        goto done;
-    if ((st = dopen(&spans, r, "timeline_spans.dat", err)) != GS_OK)
-        goto done;
-    fputs("# y start_s end_s category half_height   categories: 0 kernel 1 copy 2 queue_wait "
-          "3 lock_wait 4 lock_hold 5 injected 6 prove/synth 7 other step\n", spans.o.f);
-    const gs_span *sp = gs_timeline_spans(r->tl, &n);
-    for (size_t i = 0; i < n; i++) {
-        const gs_span *s = &sp[i];
-        if (s->kind == GS_SPAN_COUNTER || s->kind == GS_SPAN_MARK || s->end_ns <= s->start_ns)
-            continue;
-        int cat = category(s);
-        if (y[s->lane] >= 0)
-            fprintf(spans.o.f, "%d %.9f %.9f %d %.2f\n", y[s->lane], sec(a, s->start_ns),
-                    sec(a, s->end_ns), cat, cat == 3 || cat == 5 || cat == 4 ? 0.22 : 0.4);
-        if (s->kind == GS_SPAN_LOCK_HOLD && gs_vocab_is(s->name, GS_V_TRACKER))
-            fprintf(spans.o.f, "%d %.9f %.9f 4 0.4\n", tracker_y, sec(a, s->start_ns),
-                    sec(a, s->end_ns));
-    }
-    if ((st = gs_out_close(&spans.o, 1, err)) != GS_OK)
-        goto done;
-    /* meta.gp: variables and ytic labels for the templates. */
-    if ((st = dopen(&meta, r, "meta.gp", err)) != GS_OK)
-        goto done;
-    FILE *f = meta.o.f;
-    double t_end = sec(a, a->t1_ns);
-    fprintf(f, "# generated by gapscope analyze\nn_rows = %d\nt_end = %.9f\nmicro_ms = %g\n",
-            rows, t_end, a->cfg.micro_threshold_s * 1e3);
-    /* Zoom window: the longest gap with twice its length of context each side. */
-    double zlo = 0, zhi = t_end, best = -1;
-    for (size_t d = 0; d < a->n_dev; d++)
-        for (size_t g = 0; g < a->dev[d].n_gaps; g++) {
-            const gs_gap *gp = &a->dev[d].gaps[g];
-            double len = (double)(gp->end_ns - gp->start_ns) * 1e-9;
-            if (len > best) {
-                best = len;
-                zlo = fmax(0, sec(a, gp->start_ns) - 2 * len);
-                zhi = fmin(t_end, sec(a, gp->end_ns) + 2 * len);
-            }
-        }
-    fprintf(f, "zoom_lo = %.9f\nzoom_hi = %.9f\ndevice_ids = \"", zlo, zhi);
-    for (size_t d = 0; d < a->n_dev; d++)
-        fprintf(f, "%s%d", d ? " " : "", (int)a->dev[d].device);
-    fputs("\"\narray cause_present[25] = [", f);
-    for (int c = 0; c < GS_CAUSE_COUNT; c++)
-        fprintf(f, "%s%d", c ? "," : "", a->cause_s[c] > 0);
-    fputs("]\n", f);
-    fprintf(f, "n_devices = %zu\nrun_label = \"", a->n_dev);
-    const char *base = strrchr(r->dir, '/');
-    for (const char *p = base && base[1] ? base + 1 : r->dir; *p; p++)
-        if (*p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
-            fputc(*p, f);
-    fputs("\"\n", f);
-    if ((st = gs_out_close(&meta.o, 1, err)) != GS_OK)
-        goto done;
-    if ((st = dopen(&meta, r, "lanes.gp", err)) != GS_OK)
-        goto done;
-    f = meta.o.f;
-    fprintf(f, "# timeline row labels (generated by gapscope analyze)\nset ytics (\"tracker lock\" %d", tracker_y);
-    for (size_t i = 0; i < k; i++) {
-        const gs_lane_info *L = gs_timeline_lane(r->tl, order[i]);
-        fputs(", \"", f);
-        for (const char *p = L->name; *p; p++)
-            if (*p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
-                fputc(*p, f);
-        fprintf(f, "\" %d", y[order[i]]);
-    }
-    fputs(")\n", f);
-    st = gs_out_close(&meta.o, 1, err);
-done:
-    if (lanes.o.f)
-        gs_out_close(&lanes.o, 0, NULL);
-    if (spans.o.f)
-        gs_out_close(&spans.o, 0, NULL);
-    if (meta.o.f)
-        gs_out_close(&meta.o, 0, NULL);
-    free(order);
-    free(y);
-    return st;
+    if (!d->o.f)
+        return GS_OK;
+    return gs_out_close(&d->o, commit, err);
 }
 
 static int cmp_d(const void *pa, const void *pb)
@@ -212,43 +46,138 @@ static int cmp_d(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
+typedef struct {
+    int64_t len;
+    size_t dev, gap;
+} gap_ref;
+
+/* Longest first; ties in device, then time order. */
+static int cmp_ref(const void *pa, const void *pb)
+{
+    const gap_ref *a = pa, *b = pb;
+    if (a->len != b->len)
+        return (a->len < b->len) - (a->len > b->len);
+    if (a->dev != b->dev)
+        return (a->dev > b->dev) - (a->dev < b->dev);
+    return (a->gap > b->gap) - (a->gap < b->gap);
+}
+
+/* keep[device][gap] = 1 for the GS_PLOT_TOP_GAPS longest gaps (all of
+ * them when there are no more); keep is one flag per gap, devices in
+ * order.  Returns 0 when out of memory. */
+static int top_gaps(unsigned char *keep, const gs_analysis *a, size_t total)
+{
+    if (total <= GS_PLOT_TOP_GAPS) {
+        memset(keep, 1, total);
+        return 1;
+    }
+    gap_ref *v = malloc(total * sizeof *v);
+    if (!v)
+        return 0;
+    size_t k = 0;
+    for (size_t d = 0; d < a->n_dev; d++)
+        for (size_t g = 0; g < a->dev[d].n_gaps; g++, k++)
+            v[k] = (gap_ref){a->dev[d].gaps[g].end_ns - a->dev[d].gaps[g].start_ns, d, k};
+    qsort(v, total, sizeof *v, cmp_ref);
+    memset(keep, 0, total);
+    for (size_t i = 0; i < GS_PLOT_TOP_GAPS; i++)
+        keep[v[i].gap] = 1;
+    free(v);
+    return 1;
+}
+
+/* One device's CDF block from its sorted gap lengths (ms): every gap when
+ * there are at most GS_PLOT_CDF_POINTS, else the steps that move the curve
+ * by at least 1/GS_PLOT_CDF_POINTS in y or 1/1000 of a decade in x, and
+ * the last one (so the drawn curve is within those bounds of the exact). */
+static void cdf_block(FILE *f, const double *len, size_t n)
+{
+    if (!n) {
+        fputs("0 0\n", f);
+        return;
+    }
+    double last_y = 0, last_x = 0;
+    for (size_t g = 0; g < n; g++) {
+        double y = (double)(g + 1) / (double)n;
+        int step = g + 1 == n || len[g + 1] != len[g];
+        if (n > GS_PLOT_CDF_POINTS &&
+            (!step || (g + 1 < n && y - last_y < 1.0 / GS_PLOT_CDF_POINTS &&
+                       last_x > 0 && len[g] < last_x * 1.0023)))
+            continue;
+        fprintf(f, "%.6f %.6f\n", len[g], y);
+        last_y = y;
+        last_x = len[g];
+    }
+}
+
+/* gap_hist.dat: log bins, 4 per decade from 1 us to 100 s, over all
+ * devices; the first bin also counts shorter gaps, the last longer ones. */
+static void hist_write(FILE *f, const double *len, size_t m)
+{
+    size_t count[32] = {0};
+    double total[32] = {0};
+    for (size_t i = 0; i < m; i++) {
+        int b = len[i] > 0 ? (int)floor(4 * (log10(len[i]) + 3)) : 0;
+        b = b < 0 ? 0 : b > 31 ? 31 : b;
+        /* The bin's edges as the header prints them decide a length on an edge. */
+        while (b > 0 && len[i] < pow(10, -3 + b / 4.0))
+            b--;
+        while (b < 31 && len[i] >= pow(10, -3 + (b + 1) / 4.0))
+            b++;
+        count[b]++;
+        total[b] += len[i] * 1e-3;
+    }
+    fputs("# bin_lo_ms bin_hi_ms count total_s   (all devices; 4 log bins per decade)\n", f);
+    for (int b = 0; b < 32; b++)
+        fprintf(f, "%.6g %.6g %zu %.9f\n", pow(10, -3 + b / 4.0), pow(10, -3 + (b + 1) / 4.0),
+                count[b], total[b]);
+}
+
 static gs_status write_gaps(const gs_run *r, gs_err *err)
 {
     const gs_analysis *a = r->an;
-    dfile gaps = {0}, pieces = {0}, cdf = {0}, hist = {0};
+    gs_dfile gaps = {0}, pieces = {0}, cdf = {0}, hist = {0};
     gs_status st;
-    if ((st = dopen(&gaps, r, "gaps.dat", err)) != GS_OK ||
-        (st = dopen(&pieces, r, "gap_pieces.dat", err)) != GS_OK ||
-        (st = dopen(&cdf, r, "gap_cdf.dat", err)) != GS_OK ||
-        (st = dopen(&hist, r, "gap_hist.dat", err)) != GS_OK)
-        goto done;
-    fputs("# device gap start_s end_s len_ms cause_index cause   (cause = most time in the gap)\n",
-          gaps.o.f);
-    fputs("# device gap start_s end_s len_ms cause_index cause worker_lane holder_lane\n",
-          pieces.o.f);
-    fputs("# len_ms cdf   (one index block per device, in device order)\n", cdf.o.f);
-    size_t total = 0;
+    size_t total = 0, kept = 0;
     for (size_t d = 0; d < a->n_dev; d++)
         total += a->dev[d].n_gaps;
     double *len = malloc((total + 1) * sizeof *len);
-    if (!len) {
+    unsigned char *keep = malloc(total + 1);
+    if (!len || !keep || !top_gaps(keep, a, total)) {
         st = gs_err_set(err, GS_ERR_NOMEM, "data files", r->dir, "out of memory");
         goto done;
     }
+    for (size_t i = 0; i < total; i++)
+        kept += keep[i];
+    if ((st = gs_dfile_open(&gaps, r, "gaps.dat", err)) != GS_OK ||
+        (st = gs_dfile_open(&pieces, r, "gap_pieces.dat", err)) != GS_OK ||
+        (st = gs_dfile_open(&cdf, r, "gap_cdf.dat", err)) != GS_OK ||
+        (st = gs_dfile_open(&hist, r, "gap_hist.dat", err)) != GS_OK)
+        goto done;
+    fprintf(gaps.o.f, "# device gap start_s end_s len_ms cause_index cause   (cause = most time "
+                      "in the gap; %zu of %zu gaps%s)\n",
+            kept, total, kept < total ? ": the longest, in device and time order" : "");
+    fprintf(pieces.o.f, "# device gap start_s end_s len_ms cause_index cause worker_lane "
+                        "holder_lane   (the pieces of the gaps in gaps.dat)\n");
+    fputs("# len_ms cdf   (one index block per device, in device order", cdf.o.f);
+    fprintf(cdf.o.f, "; devices with more than %d gaps: the points moving the curve by >= 1/%d "
+                     "or 1/1000 decade)\n", GS_PLOT_CDF_POINTS, GS_PLOT_CDF_POINTS);
     size_t m = 0;
     for (size_t d = 0; d < a->n_dev; d++) {
         const gs_device_analysis *D = &a->dev[d];
         fprintf(cdf.o.f, "%s# device %d\n", d ? "\n\n" : "", (int)D->device);
         for (size_t g = 0; g < D->n_gaps; g++) {
             const gs_gap *gp = &D->gaps[g];
+            if (!keep[m + g])
+                continue;
             fprintf(gaps.o.f, "%d %zu %.9f %.9f %.6f %d %s\n", (int)D->device, g,
-                    sec(a, gp->start_ns), sec(a, gp->end_ns),
+                    gs_data_sec(a, gp->start_ns), gs_data_sec(a, gp->end_ns),
                     (double)(gp->end_ns - gp->start_ns) * 1e-6, (int)gp->cause,
                     gs_cause_name(gp->cause));
             for (size_t k = gp->first_piece; k < gp->first_piece + gp->n_pieces; k++) {
                 const gs_gap_piece *p = &D->pieces[k];
                 fprintf(pieces.o.f, "%d %zu %.9f %.9f %.6f %d %s %d %d\n", (int)D->device, g,
-                        sec(a, p->start_ns), sec(a, p->end_ns),
+                        gs_data_sec(a, p->start_ns), gs_data_sec(a, p->end_ns),
                         (double)(p->end_ns - p->start_ns) * 1e-6, (int)p->cause,
                         gs_cause_name(p->cause), (int)p->worker, (int)p->holder);
             }
@@ -257,44 +186,29 @@ static gs_status write_gaps(const gs_run *r, gs_err *err)
         for (size_t g = 0; g < D->n_gaps; g++)
             len[m++] = (double)(D->gaps[g].end_ns - D->gaps[g].start_ns) * 1e-6;
         qsort(len + m0, D->n_gaps, sizeof *len, cmp_d);
-        for (size_t g = 0; g < D->n_gaps; g++)
-            fprintf(cdf.o.f, "%.6f %.6f\n", len[m0 + g], (double)(g + 1) / (double)D->n_gaps);
-        if (!D->n_gaps)
-            fputs("0 0\n", cdf.o.f);
+        cdf_block(cdf.o.f, len + m0, D->n_gaps);
     }
-    /* Histogram over all devices: log bins, 4 per decade, 1 us .. 100 s. */
-    fputs("# bin_lo_ms bin_hi_ms count total_s   (all devices; 4 log bins per decade)\n", hist.o.f);
-    for (int b = 0; b < 32; b++) {
-        double lo = pow(10, -3 + b / 4.0), hi = pow(10, -3 + (b + 1) / 4.0);
-        size_t c = 0;
-        double t = 0;
-        for (size_t i = 0; i < m; i++)
-            if ((len[i] >= lo || (b == 0 && len[i] < lo)) && (len[i] < hi || b == 31)) {
-                c++;
-                t += len[i] * 1e-3;
-            }
-        fprintf(hist.o.f, "%.6g %.6g %zu %.9f\n", lo, hi, c, t);
-    }
-    free(len);
-    if ((st = gs_out_close(&gaps.o, 1, err)) != GS_OK ||
-        (st = gs_out_close(&pieces.o, 1, err)) != GS_OK ||
-        (st = gs_out_close(&cdf.o, 1, err)) != GS_OK)
+    hist_write(hist.o.f, len, m);
+    if ((st = gs_dfile_close(&gaps, 1, err)) != GS_OK ||
+        (st = gs_dfile_close(&pieces, 1, err)) != GS_OK ||
+        (st = gs_dfile_close(&cdf, 1, err)) != GS_OK)
         goto done;
-    st = gs_out_close(&hist.o, 1, err);
+    st = gs_dfile_close(&hist, 1, err);
 done:;
-    dfile *all[] = {&gaps, &pieces, &cdf, &hist};
+    gs_dfile *all[] = {&gaps, &pieces, &cdf, &hist};
     for (int i = 0; i < 4; i++)
-        if (all[i]->o.f)
-            gs_out_close(&all[i]->o, 0, NULL);
+        gs_dfile_close(all[i], 0, NULL);
+    free(len);
+    free(keep);
     return st;
 }
 
 static gs_status write_causes_util(const gs_run *r, gs_err *err)
 {
     const gs_analysis *a = r->an;
-    dfile c = {0}, u = {0};
+    gs_dfile c = {0}, u = {0};
     gs_status st;
-    if ((st = dopen(&c, r, "causes.dat", err)) != GS_OK)
+    if ((st = gs_dfile_open(&c, r, "causes.dat", err)) != GS_OK)
         return st;
     fputs("label", c.o.f);
     for (int k = 0; k < GS_CAUSE_COUNT; k++)
@@ -309,7 +223,7 @@ static gs_status write_causes_util(const gs_run *r, gs_err *err)
     fputc('\n', c.o.f);
     if ((st = gs_out_close(&c.o, 1, err)) != GS_OK)
         return st;
-    if ((st = dopen(&u, r, "util_bins.dat", err)) != GS_OK)
+    if ((st = gs_dfile_open(&u, r, "util_bins.dat", err)) != GS_OK)
         return st;
     int64_t bin = a->cfg.bin_s > 0 && a->cfg.bin_s < 1e9 ? (int64_t)llround(a->cfg.bin_s * 1e9) : 0;
     if (bin <= 0)
@@ -338,7 +252,7 @@ static gs_status write_causes_util(const gs_run *r, gs_err *err)
         for (int64_t t = D->span_start_ns; t < D->span_end_ns;) {
             int64_t e = D->span_end_ns - t > bin ? t + bin : D->span_end_ns;
             double w = (double)(e - t);
-            fprintf(u.o.f, "%.6f %.6f %.6f\n", (sec(a, t) + sec(a, e)) / 2,
+            fprintf(u.o.f, "%.6f %.6f %.6f\n", (gs_data_sec(a, t) + gs_data_sec(a, e)) / 2,
                     (double)gs_interval_overlap(D->busy, D->n_busy, t, e) / w,
                     (double)gs_interval_overlap(D->kernel, D->n_kernel, t, e) / w);
             t = e;
@@ -349,7 +263,7 @@ static gs_status write_causes_util(const gs_run *r, gs_err *err)
 
 gs_status gs_plot_data_write(const gs_run *r, gs_err *err)
 {
-    gs_status st = write_timeline(r, err);
+    gs_status st = gs_data_timeline_write(r, err);
     if (st == GS_OK)
         st = write_gaps(r, err);
     if (st == GS_OK)

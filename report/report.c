@@ -9,6 +9,7 @@
 
 #include "../common/paths.h"
 #include "doc.h"
+#include "report_fleet.h"
 
 void gs_report_opts_defaults(gs_report_opts *o)
 {
@@ -401,6 +402,7 @@ gs_status gs_report_write(const gs_run *r, const gs_report_opts *o, gs_err *err)
     }
     summary_section(&d, r);
     causes_section(&d, r);
+    gs_report_fleet(&d, r);
     jobs_section(&d, r);
     charts_section(&d, r, o);
     gaps_section(&d, r, o);

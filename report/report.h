@@ -5,7 +5,7 @@
  * re-run: everything comes from spans.csv, jobs.csv and the charts.
  *
  * Sections: verdict, summary table with the metric definitions, idle by
- * cause, jobs and latency, charts, the top gaps with their causes and the
+ * cause, the fleet view (two devices or more), jobs and latency, charts, the top gaps with their causes and the
  * spans around them, injected delays, scenario and environment (timeline
  * metadata), how to open timeline.json in Perfetto.
  */

@@ -156,6 +156,31 @@ GS_TEST(diag_report_summary_and_data)
         rows++;
     GS_CHECK_EQ_INT(rows - 1, r.an->dev[0].n_gaps);
     free(g);
+    /* A small run is drawn exactly (report/README.md): one row of
+     * timeline_spans.dat per drawn span (a tracker hold twice: its lane and
+     * the tracker row), each of coverage 1. */
+    size_t n, want = 0;
+    const gs_span *sp = gs_timeline_spans(r.tl, &n);
+    for (size_t i = 0; i < n; i++) {
+        gs_role role = gs_timeline_lane(r.tl, sp[i].lane)->role;
+        if (sp[i].kind == GS_SPAN_MARK || sp[i].kind == GS_SPAN_COUNTER || role == GS_ROLE_DRIVER)
+            continue;
+        want += 1 + (sp[i].kind == GS_SPAN_LOCK_HOLD && !strcmp(sp[i].name, "tracker"));
+    }
+    char *t = slurp(dir, "data/timeline_spans.dat");
+    GS_REQUIRE(t);
+    size_t got = 0, exact = 0;
+    for (char *p = t, *nl; *p; p = nl ? nl + 1 : p + strlen(p)) {
+        nl = strchr(p, '\n');
+        if (*p == '#' || *p == '\n')
+            continue;
+        double f[6];
+        got++;
+        exact += sscanf(p, "%lf %lf %lf %lf %lf %lf", &f[0], &f[1], &f[2], &f[3], &f[4], &f[5]) == 6 &&
+                 f[5] == 1.0;
+    }
+    GS_CHECK_MSG(got == want && exact == want, "%zu rows, %zu exact, %zu spans", got, exact, want);
+    free(t);
     gs_run_free(&r);
 }
 

@@ -23,6 +23,7 @@
 #include "../common/outfile.h"
 #include "../common/clock.h"
 #include "../common/paths.h"
+#include "../timeline/merge.h"
 #include "machine.h"
 #include "../model/model.h"
 #include "../prover/cuda/cuda.h"
@@ -613,6 +614,11 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", (long long)t0);
     gs_timeline_meta_set(tl, "run.start_ns", buf);
+    if (!virt) {   /* a modelled run's clock is virtual: nothing to anchor */
+        gs_clock_anchor anchor;
+        gs_clock_anchor_read(&anchor);
+        gs_timeline_set_anchor(tl, &anchor);
+    }
     sub_ns = malloc((arr.n ? arr.n : 1) * sizeof *sub_ns);
     int_ns = malloc((arr.n ? arr.n : 1) * sizeof *int_ns);
     if (!sub_ns || !int_ns) {

@@ -258,6 +258,12 @@ int32_t gs_tl_lane_id(const gs_tl_lane *lane)
     return lane ? lane->info.id : -1;
 }
 
+void gs_tl_lane_set_process(gs_tl_lane *lane, int32_t process)
+{
+    if (lane && process >= 0)
+        lane->info.process = process;
+}
+
 gs_tl_lane *gs_tl_lane_by_id(gs_timeline *tl, int32_t id)
 {
     return id >= 0 && (size_t)id < tl->n_lanes ? tl->lanes[id] : NULL;

@@ -122,6 +122,11 @@ typedef struct gs_lane_info {
     int32_t device;      /* GPU index for device lanes and GPU workers, else -1 */
     int32_t stream;      /* device lanes: stream number, else -1 */
     const char *name;    /* "gpu_worker/0.1", "gpu0/stream0", "synth/3" */
+    /* The capture (process, or host) the lane belongs to: 0 in a capture
+     * of one program; a merged timeline (gs_timeline_merge) numbers its
+     * captures 0, 1, ...  Analysis relates lanes of one process only
+     * (locks, correlation ids, GPU workers serving device -1). */
+    int32_t process;
 } gs_lane_info;
 
 gs_status gs_timeline_create(gs_timeline **out);
@@ -140,6 +145,8 @@ void gs_timeline_meta_at(const gs_timeline *tl, size_t i, const char **key, cons
 gs_tl_lane *gs_tl_lane_open(gs_timeline *tl, const char *name, gs_role role,
                             int32_t device, int32_t stream);
 int32_t gs_tl_lane_id(const gs_tl_lane *lane);
+/* Sets the lane's process (gs_lane_info.process; >= 0). */
+void gs_tl_lane_set_process(gs_tl_lane *lane, int32_t process);
 
 /* Appends; a NULL lane is a no-op, so instrumentation can be switched off.
  * args may be NULL.  Returns nothing: capture never fails a run (if memory
@@ -187,6 +194,7 @@ uint64_t gs_timeline_dropped(const gs_timeline *tl);
  *   (plus a 12th column ",cpu_ns" when any span has GS_SPAN_F_CPU: the
  *   span's cpu_ns where it has the flag, empty where not; files without
  *   the column read as spans without CPU times)
+ *   lines "# process <lane id>,<process>" for lanes whose process is not 0
  *   one row per span; name/args quoted CSV fields when they hold , or ".
  * read_csv reports malformed input as GS_ERR_FORMAT naming path:line. */
 gs_status gs_timeline_write_csv(gs_timeline *tl, const char *path, gs_err *err);

@@ -5,6 +5,7 @@
  *   # gapscope timeline v1
  *   # meta <key>=<value>          key escapes \\ \n \r \= ; value \\ \n \r
  *   # lane <id>,<role>,<device>,<stream>,<name>   name escaped like a value
+ *   # process <lane id>,<process> only for lanes of process != 0 (merged runs)
  *   # dropped <n>                 only when spans were dropped in capture
  *   start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args[,cpu_ns]
  *   <one row per span, sorted by (start, end, lane)>
@@ -92,6 +93,11 @@ gs_status gs_timeline_write_csv(gs_timeline *tl, const char *path, gs_err *err)
                 (int)L->device, (int)L->stream);
         put_escaped(f, L->name, 0);
         fputc('\n', f);
+    }
+    for (size_t i = 0; i < gs_timeline_lane_count(tl); i++) {
+        const gs_lane_info *L = gs_timeline_lane(tl, (int32_t)i);
+        if (L->process)
+            fprintf(f, "# process %d,%d\n", (int)L->id, (int)L->process);
     }
     if (gs_timeline_dropped(tl))
         fprintf(f, "# dropped %llu\n", (unsigned long long)gs_timeline_dropped(tl));
@@ -309,6 +315,17 @@ static gs_status comment_line(reader *r, gs_timeline *tl, char *line)
             return bad(r, r->line, "%s", "bad escape in lane name");
         if (!gs_tl_lane_open(tl, f[4], role, (int32_t)dev, (int32_t)str))
             return gs_err_set(r->err, GS_ERR_NOMEM, "timeline csv", r->path, "out of memory");
+    } else if (!strncmp(line, "# process ", 10)) {
+        char *comma = strchr(line + 10, ',');
+        int64_t id, proc;
+        if (!comma)
+            return bad(r, r->line, "%s", "process line needs <lane id>,<process>");
+        *comma = '\0';
+        if (!parse_i64(line + 10, 0, INT32_MAX, &id) || (size_t)id >= gs_timeline_lane_count(tl))
+            return bad(r, r->line, "process line names lane '%s', not declared before it", line + 10);
+        if (!parse_i64(comma + 1, 0, INT32_MAX, &proc))
+            return bad(r, r->line, "%s", "process must be an integer >= 0");
+        gs_tl_lane_set_process(gs_tl_lane_by_id(tl, (int32_t)id), (int32_t)proc);
     } else if (!strncmp(line, "# dropped ", 10)) {
         int64_t d;
         if (!parse_i64(line + 10, 0, INT64_MAX, &d))

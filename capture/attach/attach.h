@@ -59,6 +59,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../../common/clock.h"
 #include "../../timeline/timeline.h"
 
 /* ---- conversion ------------------------------------------------------------ */
@@ -141,6 +142,7 @@ typedef struct gs_attach_result {
     int exit_code;             /* the program's exit code, or 128 + signal */
     int signaled;
     int64_t start_ns, end_ns;  /* fork to reap */
+    gs_clock_anchor anchor;    /* read just before the fork (timeline/merge.h) */
     long sampler_rounds;
     int64_t sampler_cpu_ns;
 } gs_attach_result;

@@ -143,6 +143,7 @@ gs_status gs_attach_exec(gs_attach_result *res, char *const argv[], const gs_att
     static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
     g_sig = 0;
     g_nsig = 0;
+    gs_clock_anchor_read(&res->anchor);
     res->start_ns = gs_now_ns();
     pid_t pid = fork();
     if (pid < 0) {
