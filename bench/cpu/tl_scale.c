@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -39,6 +40,15 @@ static double cpu_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* user and system CPU seconds so far */
+static void usage_s(double *user, double *sys)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    *user = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
+    *sys = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 }
 
 static long long file_size(const char *dir, const char *name)
@@ -137,10 +147,12 @@ int main(int argc, char **argv)
         int want = k == 0 ? fmt != GS_TRACE_CHROME : fmt != GS_TRACE_PERFETTO;
         if (!want)
             continue;
-        double a = now_s(), ca = cpu_s();
+        double a = now_s(), ca = cpu_s(), ua, sa, ub, sb;
+        usage_s(&ua, &sa);
         gs_status st = gs_timeline_write_traces(tl, dir, k == 0 ? GS_TRACE_PERFETTO : GS_TRACE_CHROME,
                                                 NULL, &err);
         double b = now_s(), cb = cpu_s();
+        usage_s(&ub, &sb);
         if (st != GS_OK) {
             fprintf(stderr, "tl_scale: %s\n", err.msg);
             rc = 3;
@@ -148,8 +160,9 @@ int main(int argc, char **argv)
         }
         const char *file = k == 0 ? GS_TRACE_PERFETTO_FILE : GS_TRACE_CHROME_FILE;
         long long bytes = file_size(dir, file);
-        printf("%s: %zu spans written in %.2f s (%.2f s CPU), %lld bytes (%.1f bytes/span)\n",
-               fmts[k], n, b - a, cb - ca, bytes, (double)bytes / (double)n);
+        printf("%s: %zu spans written in %.2f s (%.2f s CPU: %.2f user, %.2f sys), %lld bytes "
+               "(%.1f bytes/span)\n", fmts[k], n, b - a, cb - ca, ub - ua, sb - sa, bytes,
+               (double)bytes / (double)n);
     }
     printf("build %.2f s, sort %.2f s\n", t1 - t0, t2 - t1);
     gs_timeline_destroy(tl);
