@@ -16,7 +16,9 @@
  *   msm_b2     one CPU G2 MSM of 2^msm_log points on a pool of T threads:
  *              its whole CPU time (the pool's helpers included)
  * speed[T] = cpu[1] / cpu[T]; lane_cv is the spread of the threads'
- * speeds at T = the CPU count (unequal cores).  Then a host copy with the
+ * speeds at T = the CPU count (unequal cores).  The staging class: the
+ * pinned staging copy's wall time beside 0..2C busy synthesis threads
+ * (calibrate_staging.c).  Then a host copy with the
  * CUDA backend's 8 threads (copy_gbps) and, with the CUDA backend, one
  * page-locked staging buffer of 2^log through the caller's allocator
  * (pin_gbps; 0 without one: the CLI passes the CUDA backend's).
@@ -38,7 +40,7 @@
 #include "../prover/circuits/circuits.h"
 #include "../prover/engine/engine.h"
 #include "../prover/msm/msm.h"
-#include "model.h"
+#include "model_int.h"
 
 #define MAX_T 256
 
@@ -213,6 +215,9 @@ static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, cons
             pc->n++;
         }
     }
+    /* The staging copy beside busy synthesis threads (calibrate_staging.c). */
+    if (st == GS_OK)
+        st = gs_mi_calibrate_staging(p, c, &pk, lad, nl, cpus, o->quiet, err);
 out:
     gs_assignment_free(&wit);
     free(lv);
