@@ -74,13 +74,12 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* One staging copy of len bytes on k threads (the caller one of them),
- * wall seconds. */
-static double one_copy(char *dst, const char *src, size_t len, int k)
+double gs_mi_staging_copy(char *dst, const char *src, size_t len, int k)
 {
     pthread_t th[64];
     part pt[64];
     int ok[64] = {0};
+    k = k < 1 ? 1 : k > 64 ? 64 : k;
     size_t per = (len / (size_t)k + 4095) & ~(size_t)4095;
     double t0 = now_s();
     for (int i = 0; i < k; i++) {
@@ -140,9 +139,9 @@ gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_p
         struct timespec settle = {0, 20 * 1000000L};
         nanosleep(&settle, NULL);
         double t[COPIES];
-        one_copy(dst, src, len, k);
+        gs_mi_staging_copy(dst, src, len, k);
         for (int r = 0; r < COPIES; r++) {
-            t[r] = one_copy(dst, src, len, k);
+            t[r] = gs_mi_staging_copy(dst, src, len, k);
             struct timespec gap = {0, 2 * 1000000L};
             nanosleep(&gap, NULL);
         }

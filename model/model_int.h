@@ -185,6 +185,10 @@ int gs_mi_staging_fit(fitctx *c, const gs_span *sp, size_t n);
  * lad[0..nl) busy synthesis threads of circuit c (keys pk) into
  * p->cls[GS_SPEED_STAGING]. */
 typedef struct gs_circuit gs_circuit;
+/* One staging copy of len bytes split over k threads (1..64), the
+ * caller one of them, the others forked and joined as the CUDA backend
+ * does: its wall seconds. */
+double gs_mi_staging_copy(char *dst, const char *src, size_t len, int k);
 gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_pk *pk, const int *lad, int nl,
                                   int cpus, int quiet, gs_err *err);
 
