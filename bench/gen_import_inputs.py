@@ -8,6 +8,11 @@
                            (500000: kineto-1500k.json, 1.5M events, ~323 MB)
     DIR/daemon-12k.log     a daemon log of 1200 jobs x 10 partitions on 2 workers
                            (TIMELINE, GPU_TIMING, FIN_TIMING, CUZK_TIMING lines, ~10.6 MB)
+  python3 bench/gen_import_inputs.py --kineto-mb N DIR
+    DIR/kineto-<N>mb.json  the same three-event iterations as kineto-300k.json,
+                           written as it goes (one-space indent, as json.dump
+                           with indent=1 writes it) until the file holds N MB
+                           (issue 32: 1000 for the streaming import benchmark)
 Deterministic: same output every time.
 """
 import datetime as dt
@@ -69,7 +74,43 @@ def daemon(path):
         f.write("".join(l + "\n" for _, l in lines))
 
 
+def kineto_big(path, mb):
+    """Streams iterations in json.dump(indent=1)'s layout until mb * 10^6 bytes."""
+    limit = mb * 1000 * 1000
+    head = ('{\n "schemaVersion": 1,\n "baseTimeNanoseconds": 1700000000000000000,\n'
+            ' "traceEvents": [\n  {\n   "name": "thread_name",\n   "ph": "M",\n   "pid": 1,\n'
+            '   "tid": 11,\n   "args": {\n    "name": "thread 11 (python)"\n   }\n  }')
+    it = (',\n  {{\n   "ph": "X",\n   "cat": "cpu_op",\n   "name": "aten::add",\n   "pid": 1,\n'
+          '   "tid": 11,\n   "ts": {t0},\n   "dur": 8.0,\n   "args": {{\n    "External id": {i}\n'
+          '   }}\n  }},\n  {{\n   "ph": "X",\n   "cat": "cuda_runtime",\n   "name": "cudaLaunchKernel",\n'
+          '   "pid": 1,\n   "tid": 11,\n   "ts": {t1},\n   "dur": 3.0,\n   "args": {{\n    "cbid": 211,\n'
+          '    "correlation": {c}\n   }}\n  }},\n  {{\n   "ph": "X",\n   "cat": "kernel",\n'
+          '   "name": "void add_kernel<float>(float*)",\n   "pid": 0,\n   "tid": 7,\n   "ts": {t2},\n'
+          '   "dur": 5.5,\n   "args": {{\n    "device": 0,\n    "stream": 7,\n    "correlation": {c},\n'
+          '    "grid": [\n     1,\n     1,\n     1\n    ]\n   }}\n  }}')
+    with open(path, "w") as f:
+        f.write(head)
+        n, i, buf = len(head), 0, []
+        while n < limit:
+            t = i * 12.5
+            chunk = it.format(t0=repr(round(t, 3)), t1=repr(round(t + 2, 3)),
+                              t2=repr(round(t + 6, 3)), i=i, c=i + 1)
+            buf.append(chunk)
+            n += len(chunk)
+            i += 1
+            if len(buf) == 10000:
+                f.write("".join(buf))
+                buf = []
+        f.write("".join(buf))
+        f.write("\n ]\n}")
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--kineto-mb":
+        os.makedirs(sys.argv[3], exist_ok=True)
+        mb = int(sys.argv[2])
+        kineto_big(os.path.join(sys.argv[3], "kineto-%dmb.json" % mb), mb)
+        sys.exit(0)
     d = sys.argv[1] if len(sys.argv) > 1 else "."
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 100000
     os.makedirs(d, exist_ok=True)

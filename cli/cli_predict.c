@@ -100,13 +100,17 @@ static const gs_cli_spec whatif_spec = {
              "kernel, sync -> host continuation, lock release or wake-up -> waiter); every gap the\n"
              "edges do not explain stays as captured.  EDIT:\n"
              "  remove:NAME          spans named NAME (NAME* a prefix) take no time: \"this stall is gone\";\n"
-             "                       remove:state:sleep takes that sampled state out of the gaps\n"
+             "                       the host steps after each, up to the next sync or wait, take the\n"
+             "                       times of the same steps where it did not precede them (when the\n"
+             "                       capture has such a run); remove:state:sleep takes that sampled\n"
+             "                       state out of the gaps\n"
              "  scale:NAME=F         spans named NAME last F times as long\n"
              "  stream:LANE=F        device lane LANE (e.g. gpu0/stream7) runs F times faster (1.5 or 1.5x)\n"
              "  unlock:LOCK:NAME     lock LOCK (a name prefix, mutex:0x...) is never held across NAME\n"
              "  threads:PREFIX=+N    N more threads like the lanes PREFIX* (their steps as one pool)\n"
-             "Prints predicted util and wall time, the interval (the unedited replay's error on the\n"
-             "capture) and the critical path.  Method: model/MODEL.md.\n\n",
+             "Prints predicted util and wall time, the interval (the same edits on a host at its 5th and\n"
+             "95th percentile run-to-run speed, widened by the unedited replay's error on the capture)\n"
+             "and the critical path.  Method: model/MODEL.md.\n\n",
     .opts = whatif_opts,
 };
 

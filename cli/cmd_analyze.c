@@ -19,7 +19,8 @@ static const gs_cli_spec analyze_spec = {
     .cmd = "analyze",
     .usage = "usage: gapscope analyze RUN_DIR|spans.csv [options]\n"
              "  Reads the run's spans.csv (and jobs.csv when present), writes\n"
-             "  summary.json, data/*.dat (plot data) and timeline.json (if missing)\n"
+             "  summary.json, data/*.dat (plot data) and timeline.json, or above 1M spans\n"
+             "  timeline.perfetto-trace (when the directory has neither)\n"
              "  into the run directory and prints the verdict (--quiet: the verdict only).\n",
     .opts = analyze_opts,
     GS_CLI_ARGS(analyze_args, target, 1, 1),

@@ -151,9 +151,9 @@ static const char *cmd_word(char *buf, size_t cap, const char *w)
     return buf;
 }
 
-/* raw -> spans.csv + timeline.json + analysis/report in dir.  A failure
- * leaves dir as it was (attach-raw/, the capture itself, is never touched;
- * common/outdir.h). */
+/* raw -> spans.csv + timeline.json (or .perfetto-trace) + analysis/report in
+ * dir.  A failure leaves dir as it was (attach-raw/, the capture itself, is
+ * never touched; common/outdir.h). */
 static int convert_and_report_in(const char *dir, const gs_attach_result *res, char *const *cmd,
                                  const gs_attach_opts *ao, const gs_attach_convert_opts *co,
                                  int report);
@@ -162,7 +162,8 @@ static int convert_and_report(const char *dir, const gs_attach_result *res, char
                               const gs_attach_opts *ao, const gs_attach_convert_opts *co,
                               int report)
 {
-    static const char *const outputs[] = {"spans.csv", "timeline.json", "summary.json", "data",
+    static const char *const outputs[] = {"spans.csv", "timeline.json",
+                                          "timeline.perfetto-trace", "summary.json", "data",
                                           "charts", "report.md", "report.html", NULL};
     gs_outdir od;
     gs_err err;
@@ -216,8 +217,7 @@ static int convert_and_report_in(const char *dir, const gs_attach_result *res, c
         fprintf(stderr, "gapscope attach: %s\n", err.msg);
         rc = 3;
     }
-    snprintf(path, sizeof path, "%s/timeline.json", dir);
-    if (rc == 0 && gs_timeline_write_chrome(tl, path, &err) != GS_OK) {
+    if (rc == 0 && gs_timeline_write_traces(tl, dir, GS_TRACE_AUTO, NULL, &err) != GS_OK) {
         fprintf(stderr, "gapscope attach: %s\n", err.msg);
         rc = 3;
     }

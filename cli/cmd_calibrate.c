@@ -4,7 +4,8 @@
  *
  * Measures this machine's profile (model/calibrate.c): how synthesis,
  * the GPU worker's host prep and the CPU G2 MSM slow as threads are
- * added, a host copy's bandwidth and (with CUDA) page-locking, and writes
+ * added, the pinned staging copy beside busy synthesis threads, a host
+ * copy's bandwidth and (with CUDA) page-locking, and writes
  * it as JSON (model/MODEL.md, "Host contention").  Run it once per
  * machine, on the machine the captures come from: `gapscope predict`
  * reads DIR/machine-profile.json beside a capture, or --profile.
@@ -44,7 +45,8 @@ static const gs_cli_spec calibrate_spec = {
              "Measures this machine's host contention once: synthesis of the engine's circuit, the\n"
              "GPU worker's host prep and the CPU G2 MSM with 1, 2, 4, ... threads (up to twice the\n"
              "CPUs), each thread's CPU time per unit of work, so the slowdown beyond fair sharing\n"
-             "(memory bandwidth, SMT siblings, clocks under load) is what is measured; then a host\n"
+             "(memory bandwidth, SMT siblings, clocks under load) is what is measured; the pinned\n"
+             "staging copy's wall time beside 0, 2, 4, ... busy synthesis threads; then a host\n"
              "copy and (CUDA) page-locking.  gapscope predict uses it for every stage the capture\n"
              "cannot tell (model/MODEL.md).\n\n",
     .opts = calibrate_opts,

@@ -31,6 +31,7 @@ typedef struct {
     gs_report_opts ro;
     gs_import_options io;
     gs_import_format fmt;
+    gs_trace_format trace;
     const char *out;
     int no_report, no_charts, nfiles;
     const char **files;
@@ -49,6 +50,15 @@ static int set_format(void *field, const char *val, const gs_cli_opt *opt, const
     if (gs_import_format_from_name(field, val))
         return 1;
     fprintf(stderr, "gapscope import: --format wants chrome, nsys or daemon-log\n");
+    return 0;
+}
+
+static int set_trace(void *field, const char *val, const gs_cli_opt *opt, const char *cmd)
+{
+    (void)opt, (void)cmd;
+    if (gs_trace_format_from_name(field, val))
+        return 1;
+    fprintf(stderr, "gapscope import: --trace-format wants auto, chrome, perfetto or both\n");
     return 0;
 }
 
@@ -72,7 +82,10 @@ static const gs_cli_opt import_opts[] = {
                import_args, out),
     GS_CLI_FN("--device", NULL, "N", "device id of a daemon log's GPU lanes (default 0)",
               set_device, import_args, io.device),
-    GS_CLI_FLAG("--no-report", NULL, "stop after spans.csv and timeline.json", import_args,
+    GS_CLI_FN("--trace-format", NULL, "F",
+              "auto | chrome | perfetto | both: timeline.json and/or timeline.perfetto-trace "
+              "(auto: JSON up to 1M spans)", set_trace, import_args, trace),
+    GS_CLI_FLAG("--no-report", NULL, "stop after spans.csv and the trace file", import_args,
                 no_report),
     GS_CLI_FLAG("--no-charts", NULL, "do not run gnuplot", import_args, no_charts),
     GS_CLI_GROUP(gs_diag_cli_opts, import_args, d),
@@ -179,13 +192,15 @@ static int import_main(int argc, char **argv)
         }
     }
     char dir[2048], path[2300];
+    const char *trace_file = GS_TRACE_CHROME_FILE;
     if (a.out)
         snprintf(dir, sizeof dir, "%s", a.out);
     else
         default_out(dir, sizeof dir, files[0]);
     /* A failed import leaves no run directory (or the one --out named as it
      * was): common/outdir.h; the report step brackets its own outputs. */
-    static const char *const outputs[] = {"spans.csv", "timeline.json", NULL};
+    static const char *const outputs[] = {"spans.csv", "timeline.json", "timeline.perfetto-trace",
+                                          NULL};
     gs_outdir od;
     if (gs_outdir_begin(&od, dir, outputs, &err) != GS_OK) {
         fprintf(stderr, "gapscope import: %s\n", err.msg);
@@ -194,15 +209,14 @@ static int import_main(int argc, char **argv)
     }
     if (!gs_path_join(path, sizeof path, dir, "spans.csv") ||
         gs_timeline_write_csv(tl, path, &err) != GS_OK ||
-        !gs_path_join(path, sizeof path, dir, "timeline.json") ||
-        gs_timeline_write_chrome(tl, path, &err) != GS_OK) {
+        gs_timeline_write_traces(tl, dir, a.trace, &trace_file, &err) != GS_OK) {
         fprintf(stderr, "gapscope import: %s\n", err.msg[0] ? err.msg : "output path too long");
         rc = err.status == GS_ERR_RANGE ? 2 : 3;
         gs_outdir_abort(&od);
         goto done;
     }
     if (!a.d.quiet)
-        fprintf(stderr, "import: wrote %s/spans.csv and %s/timeline.json\n", dir, dir);
+        fprintf(stderr, "import: wrote %s/spans.csv and %s/%s\n", dir, dir, trace_file);
     gs_timeline_destroy(tl);
     tl = NULL;
     if (!a.no_report)

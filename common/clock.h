@@ -161,6 +161,10 @@ void gs_vt_sleep_idle(int64_t ns);
 void gs_vt_cpu(int64_t core_ns, int threads, int pool);
 /* The same for a task of speed class cls (-1: none, speed 1). */
 void gs_vt_cpu_class(int64_t core_ns, int threads, int pool, int cls);
+/* The same, and the runnable threads (load and the task's own included)
+ * averaged over its run in *runnable when not NULL (0 when it took no
+ * virtual time or the clock is off). */
+void gs_vt_cpu_runnable(int64_t core_ns, int threads, int pool, int cls, double *runnable);
 /* Threads using CPU without progress (delta +1 / -1). */
 void gs_vt_load(int delta);
 /* Modelled CPU ns the calling participant has consumed (0 for others). */

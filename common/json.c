@@ -2,6 +2,7 @@
 #include "json.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,85 @@ typedef struct {
     int line;
     const char *line_start;
     gs_err *err;
+    gs_json_arena *a;        /* NULL: malloc'd tree (gs_json_free) */
+    int hit_end;             /* a string ran to the end of the text */
 } parser;
+
+/* ---- allocation: the heap, or the parser's arena -------------------------- */
+
+typedef struct gs_json_block {
+    struct gs_json_block *next;
+    size_t used, cap;
+    max_align_t data[];
+} gs_json_block;
+
+static void *arena_alloc(gs_json_arena *a, size_t n)
+{
+    n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    gs_json_block *b = a->head;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > 65536 ? n : 65536;
+        gs_json_block *nb = malloc(sizeof *nb + cap);
+        if (!nb)
+            return NULL;
+        nb->next = b;
+        nb->used = 0;
+        nb->cap = cap;
+        a->head = b = nb;
+    }
+    void *r = (char *)b->data + b->used;
+    b->used += n;
+    return r;
+}
+
+void gs_json_arena_init(gs_json_arena *a)
+{
+    a->head = NULL;
+}
+
+void gs_json_arena_reset(gs_json_arena *a)
+{
+    /* Keep the newest block (the largest needed lately), free the rest. */
+    gs_json_block *b = a->head;
+    if (!b)
+        return;
+    for (gs_json_block *o = b->next, *nx; o; o = nx) {
+        nx = o->next;
+        free(o);
+    }
+    b->next = NULL;
+    b->used = 0;
+}
+
+void gs_json_arena_free(gs_json_arena *a)
+{
+    for (gs_json_block *b = a->head, *nx; b; b = nx) {
+        nx = b->next;
+        free(b);
+    }
+    a->head = NULL;
+}
+
+static void *jalloc(parser *p, size_t n)
+{
+    return p->a ? arena_alloc(p->a, n) : malloc(n);
+}
+
+static void *jrealloc(parser *p, void *old, size_t old_n, size_t n)
+{
+    if (!p->a)
+        return realloc(old, n);
+    void *r = arena_alloc(p->a, n);
+    if (r && old)
+        memcpy(r, old, old_n);
+    return r;
+}
+
+static void jfree(parser *p, void *x)
+{
+    if (!p->a)
+        free(x);
+}
 
 static gs_status fail(parser *p, const char *fmt, const char *detail)
 {
@@ -90,16 +169,18 @@ static gs_status parse_string(parser *p, char **out)
             q++;
         q++;
     }
-    if (q >= p->end)
+    if (q >= p->end) {
+        p->hit_end = 1;
         return fail(p, "%s", "unterminated string"); /* at the opening quote */
+    }
     p->s++;
-    char *buf = malloc((size_t)(q - p->s) + 1), *o = buf;
+    char *buf = jalloc(p, (size_t)(q - p->s) + 1), *o = buf;
     if (!buf)
         return gs_err_set(p->err, GS_ERR_NOMEM, "json", p->name, "string");
     while (*p->s != '"') {
         unsigned char c = (unsigned char)*p->s;
         if (c < 0x20) {
-            free(buf);
+            jfree(p, buf);
             return fail(p, "%s", "control character in string");
         }
         if (c != '\\') {
@@ -121,7 +202,7 @@ static gs_status parse_string(parser *p, char **out)
         case 'u': {
             uint32_t cp;
             if (parse_u4(p, &cp) != GS_OK) {
-                free(buf);
+                jfree(p, buf);
                 return p->err ? p->err->status : GS_ERR_FORMAT;
             }
             if (cp >= 0xd800 && cp < 0xdc00 && p->end - p->s >= 6 && p->s[0] == '\\' &&
@@ -129,7 +210,7 @@ static gs_status parse_string(parser *p, char **out)
                 uint32_t lo;
                 p->s += 2;
                 if (parse_u4(p, &lo) != GS_OK) {
-                    free(buf);
+                    jfree(p, buf);
                     return p->err ? p->err->status : GS_ERR_FORMAT;
                 }
                 if (lo >= 0xdc00 && lo < 0xe000)
@@ -139,7 +220,7 @@ static gs_status parse_string(parser *p, char **out)
             break;
         }
         default:
-            free(buf);
+            jfree(p, buf);
             p->s -= 2; /* at the backslash */
             return fail(p, "%s", "bad escape in string");
         }
@@ -157,12 +238,12 @@ static gs_status grow(parser *p, gs_json *v, size_t *cap, int with_keys)
     if (v->n < *cap)
         return GS_OK;
     size_t nc = *cap ? *cap * 2 : 4;
-    gs_json *items = realloc(v->items, nc * sizeof *items);
+    gs_json *items = jrealloc(p, v->items, *cap * sizeof *items, nc * sizeof *items);
     if (!items)
         return gs_err_set(p->err, GS_ERR_NOMEM, "json", p->name, "array");
     v->items = items;
     if (with_keys) {
-        char **keys = realloc(v->keys, nc * sizeof *keys);
+        char **keys = jrealloc(p, v->keys, *cap * sizeof *keys, nc * sizeof *keys);
         if (!keys)
             return gs_err_set(p->err, GS_ERR_NOMEM, "json", p->name, "object");
         v->keys = keys;
@@ -194,7 +275,7 @@ static gs_status parse_container(parser *p, gs_json *v, int depth, int is_obj)
                 return st;
             skip_ws(p);
             if (p->s >= p->end || *p->s != ':') {
-                free(v->keys[v->n]);
+                jfree(p, v->keys[v->n]);
                 return fail(p, "%s", "expected ':'");
             }
             p->s++;
@@ -215,6 +296,33 @@ static gs_status parse_container(parser *p, gs_json *v, int depth, int is_obj)
         }
         return fail(p, "expected ',' or '%s'", is_obj ? "}" : "]");
     }
+}
+
+/* strtod's value of a number the grammar accepted.  Fast path (Clinger):
+ * at most 15 digits and no exponent, so the digits are an exact double m
+ * and 10^k (k <= 15) too, and m / 10^k is the correctly rounded value. */
+static double fast_number(const char *t)
+{
+    static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+                                 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    const char *q = t;
+    int neg = *q == '-';
+    q += neg;
+    uint64_t m = 0;
+    int digits = 0, frac = -1;
+    for (; *q; q++) {
+        if (*q == '.') {
+            frac = 0;
+            continue;
+        }
+        if (*q < '0' || *q > '9' || ++digits > 15)
+            return strtod(t, NULL);
+        m = m * 10 + (uint64_t)(*q - '0');
+        if (frac >= 0)
+            frac++;
+    }
+    double v = (double)m / p10[frac > 0 ? frac : 0];
+    return neg ? -v : v;
 }
 
 static gs_status parse_number(parser *p, gs_json *v)
@@ -246,12 +354,12 @@ static gs_status parse_number(parser *p, gs_json *v)
             q++;
     }
     size_t n = (size_t)(q - p->s);
-    v->text = malloc(n + 1);
+    v->text = jalloc(p, n + 1);
     if (!v->text)
         return gs_err_set(p->err, GS_ERR_NOMEM, "json", p->name, "number");
     memcpy(v->text, p->s, n);
     v->text[n] = '\0';
-    v->number = strtod(v->text, NULL);
+    v->number = fast_number(v->text);
     v->type = GS_JSON_NUMBER;
     p->s = q;
     return GS_OK;
@@ -317,26 +425,63 @@ void gs_json_free(gs_json *j)
     free(j);
 }
 
-gs_status gs_json_parse(gs_json **out, const char *text, size_t len,
-                        const char *name, gs_err *err)
+/* prefix: stop after the value (*used bytes, *lines newlines), else the
+ * text must hold nothing more; *short_input: it failed at the end of text. */
+static gs_status parse_root_x(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+                              const char *name, gs_err *err, int prefix, size_t *used,
+                              int *lines, int *short_input)
 {
     *out = NULL;
-    gs_json *root = calloc(1, sizeof *root);
+    gs_json *root = a ? arena_alloc(a, sizeof *root) : calloc(1, sizeof *root);
     if (!root)
         return gs_err_set(err, GS_ERR_NOMEM, "json", name, "root");
-    parser p = {text, text + len, name ? name : "<json>", 1, text, err};
+    memset(root, 0, sizeof *root);
+    parser p = {text, text + len, name ? name : "<json>", 1, text, err, a, 0};
     gs_status st = parse_value(&p, root, 0);
-    if (st == GS_OK) {
+    if (st == GS_OK && !prefix) {
         skip_ws(&p);
         if (p.s != p.end)
             st = fail(&p, "%s", "trailing characters after the value");
     }
+    if (prefix) {
+        *used = (size_t)(p.s - text);
+        *lines = p.line - 1;
+        *short_input = st != GS_OK && (p.s >= p.end || p.hit_end);
+    }
     if (st != GS_OK) {
-        gs_json_free(root);
+        if (!a)
+            gs_json_free(root);
         return st;
     }
     *out = root;
     return GS_OK;
+}
+
+static gs_status parse_root(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+                            const char *name, gs_err *err)
+{
+    size_t used;
+    int lines, short_input;
+    return parse_root_x(a, out, text, len, name, err, 0, &used, &lines, &short_input);
+}
+
+gs_status gs_json_parse_prefix_in(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+                                  const char *name, gs_err *err, size_t *used, int *lines,
+                                  int *short_input)
+{
+    return parse_root_x(a, out, text, len, name, err, 1, used, lines, short_input);
+}
+
+gs_status gs_json_parse(gs_json **out, const char *text, size_t len,
+                        const char *name, gs_err *err)
+{
+    return parse_root(NULL, out, text, len, name, err);
+}
+
+gs_status gs_json_parse_in(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+                           const char *name, gs_err *err)
+{
+    return parse_root(a, out, text, len, name, err);
 }
 
 gs_status gs_json_parse_file(gs_json **out, const char *path, gs_err *err)

@@ -32,6 +32,27 @@ typedef struct gs_json {
 /* name: shown in errors (a path).  text need not be NUL-terminated. */
 gs_status gs_json_parse(gs_json **out, const char *text, size_t len,
                         const char *name, gs_err *err);
+/* Parsing many small documents (a trace's events, one at a time): the tree
+ * goes into an arena (blocks of 64 KiB, reused) instead of one malloc per
+ * node.  It is valid until gs_json_arena_reset/free; never gs_json_free
+ * it.  Errors as gs_json_parse. */
+typedef struct gs_json_arena {
+    struct gs_json_block *head;
+} gs_json_arena;
+void gs_json_arena_init(gs_json_arena *a);
+void gs_json_arena_reset(gs_json_arena *a);
+void gs_json_arena_free(gs_json_arena *a);
+gs_status gs_json_parse_in(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+                           const char *name, gs_err *err);
+/* The first value of text (after blanks) into the arena, whatever follows
+ * it: *used bytes up to its end, *lines newlines in them; on failure
+ * *short_input says whether the text ended first (more text may complete
+ * it).  A value the text ends inside of never succeeds, except a bare
+ * number or literal: callers wanting a complete value check it is an
+ * object or array. */
+gs_status gs_json_parse_prefix_in(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+                                  const char *name, gs_err *err, size_t *used, int *lines,
+                                  int *short_input);
 /* Reads and parses a whole file. */
 gs_status gs_json_parse_file(gs_json **out, const char *path, gs_err *err);
 void gs_json_free(gs_json *j);

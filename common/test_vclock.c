@@ -20,6 +20,8 @@ typedef struct task {
     int64_t demand, delay;
     int threads, pool;
     int64_t done_at;
+    int measure;        /* gs_vt_cpu_runnable: the runnable threads over its run */
+    double runnable;
 } task;
 
 static void *cpu_main(void *arg)
@@ -28,7 +30,10 @@ static void *cpu_main(void *arg)
     gs_vt_enter();
     if (t->delay)
         gs_vt_sleep(t->delay);
-    gs_vt_cpu(t->demand, t->threads, t->pool);
+    if (t->measure)
+        gs_vt_cpu_runnable(t->demand, t->threads, t->pool, -1, &t->runnable);
+    else
+        gs_vt_cpu(t->demand, t->threads, t->pool);
     t->done_at = gs_now_ns();
     gs_vt_exit();
     return NULL;
@@ -330,4 +335,26 @@ GS_TEST(pshare_contention_progress)
     GS_CHECK(fabs(gs_pshare_progress(&ps, 1, inv_t_minus_1, NULL, -1) - 2.0 / 3.0) < 1e-15);
     GS_CHECK(fabs(gs_pshare_progress(&ps, 1, NULL, NULL, 0) - 2.0 / 3.0) < 1e-15);
     GS_CHECK(fabs(gs_pshare_progress(&ps, 1, inv_t_minus_1, NULL, 1) - 4.0 / 3.0) < 1e-15);
+}
+
+GS_TEST(vclock_reports_the_runnable_threads_a_task_ran_with)
+{
+    /* On one core, a 2 s task and a 1 s task: both at 1/2 until the short
+     * one ends at 2 s, then the long one alone until 3 s: 2 runnable
+     * threads for 2 s, 1 for 1 s, a mean of 5/3.  With a 2-thread task
+     * of 2 core-seconds beside a 1 s task instead: 3 threads, each at
+     * 1/3, both end at 3 s: 3 runnable threads over its whole run. */
+    gs_vt_cfg one = {.cores = 1};
+    task a[2] = {{.demand = 2 * S, .threads = 1, .pool = -1, .measure = 1}, {.demand = S, .threads = 1, .pool = -1}};
+    run_tasks(a, 2, &one, 0, 10 * S);
+    GS_CHECK_MSG(a[0].done_at == 3 * S && fabs(a[0].runnable - 5.0 / 3.0) < 1e-6, "ended %lld, runnable %.6f",
+                 (long long)a[0].done_at, a[0].runnable);
+    task b[2] = {{.demand = S, .threads = 1, .pool = -1, .measure = 1}, {.demand = 2 * S, .threads = 2, .pool = -1}};
+    run_tasks(b, 2, &one, 0, 10 * S);
+    GS_CHECK_MSG(b[0].done_at == 3 * S && fabs(b[0].runnable - 3.0) < 1e-6, "ended %lld, runnable %.6f",
+                 (long long)b[0].done_at, b[0].runnable);
+    /* Off the clock: nothing measured. */
+    double r = -1;
+    gs_vt_cpu_runnable(S, 1, -1, -1, &r);
+    GS_CHECK(r == 0);
 }

@@ -42,6 +42,7 @@ typedef struct waiter {
     int cls;               /* CPU: speed class (-1 none) */
     double th, rate, occ;  /* CPU: threads, rate and cores occupied this step */
     double used;           /* CPU: core-ns consumed (its share, whatever its speed) */
+    double tsum, tdur;     /* CPU: runnable threads x ns over its run, and the ns */
     int done;
 } waiter;
 
@@ -63,6 +64,7 @@ static struct {
     rec recs[REC_MAX];
     int stalled;
     double last_busy;
+    double runnable;       /* T of the last rates() */
 } vt = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
 static atomic_int g_state;
@@ -131,6 +133,7 @@ static double rates(void)
         if (vt.w[i]->kind == W_CPU)
             vt.w[i]->th = gs_pshare_add(&ps, vt.w[i]->threads, vt.w[i]->pool);
     double share = gs_pshare_rate(&ps);
+    vt.runnable = gs_pshare_runnable(&ps);
     for (size_t i = 0; i < vt.n; i++)
         if (vt.w[i]->kind == W_CPU) {
             vt.w[i]->occ = vt.w[i]->th * share;
@@ -175,6 +178,8 @@ static void advance(void)
             if (vt.w[i]->kind == W_CPU) {
                 vt.w[i]->used += vt.w[i]->occ * dt;
                 vt.w[i]->rem -= vt.w[i]->rate * dt;
+                vt.w[i]->tsum += vt.runnable * dt;
+                vt.w[i]->tdur += dt;
             }
         atomic_store_explicit(&g_now, next, memory_order_release);
         size_t k = 0;
@@ -358,6 +363,13 @@ void gs_vt_cpu(int64_t core_ns, int threads, int pool) { gs_vt_cpu_class(core_ns
 
 void gs_vt_cpu_class(int64_t core_ns, int threads, int pool, int cls)
 {
+    gs_vt_cpu_runnable(core_ns, threads, pool, cls, NULL);
+}
+
+void gs_vt_cpu_runnable(int64_t core_ns, int threads, int pool, int cls, double *runnable)
+{
+    if (runnable)
+        *runnable = 0;
     if (!gs_vt_participant() || core_ns <= 0)
         return;
     pthread_mutex_lock(&vt.mu);
@@ -367,6 +379,8 @@ void gs_vt_cpu_class(int64_t core_ns, int threads, int pool, int cls)
                     .pool = pool < vt.cfg.n_pools ? pool : -1, .cls = cls};
         wait_on(&w);
         used = (int64_t)llround(w.used);
+        if (runnable && w.tdur > 0)
+            *runnable = w.tsum / w.tdur;
     }
     tls_cpu += used;
     pthread_mutex_unlock(&vt.mu);

@@ -87,4 +87,5 @@ void gs_run_free(gs_run *r)
 }
 
 const char *const gs_run_outputs[] = {"summary.json", "data", "charts", "report.md",
-                                      "report.html", "timeline.json", NULL};
+                                      "report.html", "timeline.json",
+                                      "timeline.perfetto-trace", NULL};

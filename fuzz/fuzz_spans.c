@@ -9,8 +9,10 @@
  *      the verdict;
  *   4. the outputs of `analyze` into the scratch run directory:
  *      summary.json (read back: the analysis's figures), timeline.json
- *      (must parse as JSON) and the plot data files; no "*.tmp.*" may be
- *      left behind;
+ *      (must parse as JSON), timeline.perfetto-trace (decoded by
+ *      test/pfdecode.h: balanced slices, each flow with one source and one
+ *      end, packets in time order) and the plot data files; no "*.tmp.*"
+ *      may be left behind;
  *   5. gs_model_load (model/model.c reads a captured spans.csv as the
  *      model device) and a few stage queries.
  *
@@ -23,6 +25,7 @@
 #include "../diag/run.h"
 #include "../common/json.h"
 #include "../model/model.h"
+#include "../test/pfdecode.h"
 #include "fz.h"
 
 static void json_ok(const char *path)
@@ -78,6 +81,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (gs_timeline_write_chrome(r.tl, out, &err) != GS_OK)
             fz_fail("timeline.json: %s", err.msg);
         json_ok(out);
+        /* The Perfetto file of the same timeline decodes, its slices
+         * balanced on every track and every flow leaving once and ending
+         * once (test/pfdecode.h: a reader independent of the writer). */
+        snprintf(out, sizeof out, "%s", fz_path("timeline.perfetto-trace"));
+        if (gs_timeline_write_perfetto(r.tl, out, &err) != GS_OK)
+            fz_fail("timeline.perfetto-trace: %s", err.msg);
+        pf_trace d;
+        if (!pf_decode_file(&d, out))
+            fz_fail("timeline.perfetto-trace: cannot read it back");
+        if (d.error[0] || d.unbalanced || d.flows_bad || !d.sorted)
+            fz_fail("timeline.perfetto-trace: %s, %zu unbalanced, %zu bad flows, sorted %d",
+                    d.error, d.unbalanced, d.flows_bad, d.sorted);
+        pf_trace_free(&d);
     }
     gs_run_free(&r);
 
@@ -93,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fz_fail("gs_model_load failed without a message");
     }
     static const char *const left[] = {"spans.csv", "rt.csv", "summary.json", "timeline.json",
-                                       "data", NULL};
+                                       "timeline.perfetto-trace", "data", NULL};
     fz_expect_files(left);
     fz_expect_no_tmp(fz_path("data"));
     return 0;

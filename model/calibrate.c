@@ -14,9 +14,13 @@
  *   host_prep  the GPU worker's scan of one synthesized witness
  *              (gs_witness_classify), repeated
  *   msm_b2     one CPU G2 MSM of 2^msm_log points on a pool of T threads:
- *              its whole CPU time (the pool's helpers included)
+ *              its whole CPU time (the pool's helpers included); the
+ *              scalars a witness of the engine's circuit (what the
+ *              engine's B G2 MSM multiplies), not uniform random ones
  * speed[T] = cpu[1] / cpu[T]; lane_cv is the spread of the threads'
- * speeds at T = the CPU count (unequal cores).  Then a host copy with the
+ * speeds at T = the CPU count (unequal cores).  The staging class: the
+ * pinned staging copy's wall time beside 0..2C busy synthesis threads
+ * (calibrate_staging.c).  Then a host copy with the
  * CUDA backend's 8 threads (copy_gbps) and, with the CUDA backend, one
  * page-locked staging buffer of 2^log through the caller's allocator
  * (pin_gbps; 0 without one: the CLI passes the CUDA backend's).
@@ -34,11 +38,10 @@
 #include <unistd.h>
 
 #include "../common/pool.h"
-#include "../common/rng.h"
 #include "../prover/circuits/circuits.h"
 #include "../prover/engine/engine.h"
 #include "../prover/msm/msm.h"
-#include "model.h"
+#include "model_int.h"
 
 #define MAX_T 256
 
@@ -168,29 +171,37 @@ static void progress(const gs_calibrate_opts *o, const char *what, int t, double
         fprintf(stderr, "calibrate: %-9s T=%-3d %.4f s CPU per unit, speed %.3f\n", what, t, cpu, speed);
 }
 
+/* The engine's circuit at 2^log, the sizes of its keys (no keys are
+ * made) and one synthesized witness; *c to destroy even on failure. */
+static gs_status circuit_of(gs_circuit **c, gs_pk *pk, gs_assignment *wit, uint32_t log, gs_err *err)
+{
+    gs_status st = gs_circuit_create(c, "merkle_poseidon", log, err);
+    if (st != GS_OK)
+        return st;
+    const gs_r1cs *r = gs_circuit_r1cs(*c);
+    memset(pk, 0, sizeof *pk);
+    pk->n_vars = r->n_wires;
+    pk->n_public = gs_circuit_n_public(*c);
+    pk->log_domain = gs_groth16_log_domain(r->n_constraints, pk->n_public);
+    pk->domain_size = 1u << pk->log_domain;
+    return gs_circuit_synthesize(*c, pk, 7, wit, err);
+}
+
 /* synth and host prep over the ladder. */
 static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, const int *lad, int nl, int cpus,
                                  gs_err *err)
 {
     gs_circuit *c = NULL;
     gs_assignment wit = {0};
-    gs_status st = gs_circuit_create(&c, "merkle_poseidon", p->log, err);
-    if (st != GS_OK)
-        return st;
-    const gs_r1cs *r = gs_circuit_r1cs(c);
     gs_pk pk;
-    memset(&pk, 0, sizeof pk);
-    pk.n_vars = r->n_wires;
-    pk.n_public = gs_circuit_n_public(c);
-    pk.log_domain = gs_groth16_log_domain(r->n_constraints, pk.n_public);
-    pk.domain_size = 1u << pk.log_domain;
-    level *lv = calloc(1, sizeof *lv);
-    if (!lv) {
+    level *lv = NULL;
+    gs_status st = circuit_of(&c, &pk, &wit, p->log, err);
+    if (st != GS_OK)
+        goto out;
+    if (!(lv = calloc(1, sizeof *lv))) {
         st = GS_ERR(err, GS_ERR_NOMEM, "calibrate", "out of memory");
         goto out;
     }
-    if ((st = gs_circuit_synthesize(c, &pk, 7, &wit, err)) != GS_OK)
-        goto out;
     for (int k = 0; k < 2 && st == GS_OK; k++) {
         gs_profile_class *pc = &p->cls[k == 0 ? GS_SPEED_SYNTH : GS_SPEED_HOST_PREP];
         *lv = (level){.kind = k, .c = c, .pk = &pk, .wit = &wit, .reps = 1};
@@ -213,6 +224,9 @@ static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, cons
             pc->n++;
         }
     }
+    /* The staging copy beside busy synthesis threads (calibrate_staging.c). */
+    if (st == GS_OK)
+        st = gs_mi_calibrate_staging(p, c, &pk, lad, nl, cpus, o->quiet, err);
 out:
     gs_assignment_free(&wit);
     free(lv);
@@ -227,23 +241,29 @@ static gs_status msm_class(gs_profile *p, const gs_calibrate_opts *o, const int 
     gs_g2 *acc = malloc(n * sizeof *acc);
     gs_g2_affine *pts = malloc(n * sizeof *pts);
     gs_scalar *sc = malloc(n * sizeof *sc);
+    gs_circuit *c = NULL;
+    gs_assignment wit = {0};
+    gs_pk pk;
     gs_status st = GS_OK;
     if (!acc || !pts || !sc) {
         st = GS_ERR(err, GS_ERR_NOMEM, "calibrate", "G2 MSM of 2^%u points", o->msm_log);
         goto out;
     }
-    /* Points i*G (additions), random scalars. */
+    /* Points i*G (additions); the scalars a witness of the engine's
+     * circuit at that size, as the engine's B G2 MSM multiplies (its
+     * values repeat: on this circuit the MSM costs about half what
+     * uniform random scalars do), repeated to 2^msm_log (the circuit is
+     * made at 2^10 at least). */
     gs_g2 g;
     gs_g2_generator(&g);
     acc[0] = g;
     for (size_t i = 1; i < n; i++)
         gs_g2_add(&acc[i], &acc[i - 1], &g);
     gs_g2_batch_to_affine(pts, acc, n);
-    gs_rng rng;
-    gs_rng_seed(&rng, 31);
+    if ((st = circuit_of(&c, &pk, &wit, o->msm_log < 10 ? 10 : o->msm_log, err)) != GS_OK)
+        goto out;
     for (size_t i = 0; i < n; i++)
-        for (int k = 0; k < 4; k++)
-            sc[i].l[k] = gs_rng_u64(&rng) & (k == 3 ? 0x0fffffffffffffffULL : ~0ULL);
+        sc[i] = wit.w[i % wit.n_vars];
     gs_profile_class *pc = &p->cls[GS_SPEED_MSM_B2];
     for (int i = 0; i < nl && st == GS_OK; i++) {
         if (lad[i] > cpus)
@@ -267,23 +287,18 @@ static gs_status msm_class(gs_profile *p, const gs_calibrate_opts *o, const int 
         pc->n++;
     }
 out:
+    gs_assignment_free(&wit);
+    gs_circuit_destroy(c);
     free(acc);
     free(pts);
     free(sc);
     return st;
 }
 
-static void *copy_main(void *p)
-{
-    void **a = p;
-    memcpy(a[0], a[1], (size_t)(uintptr_t)a[2]);
-    return NULL;
-}
-
-/* A host copy on 8 threads (the CUDA backend's staging), GB/s. */
+/* A host copy on the CUDA backend's staging threads (alone), GB/s. */
 static double copy_rate(void)
 {
-    size_t len = (size_t)64 << 20, per = len / 8;
+    size_t len = (size_t)64 << 20;
     char *src = malloc(len), *dst = malloc(len);
     double best = 0;
     if (!src || !dst)
@@ -291,20 +306,8 @@ static double copy_rate(void)
     memset(src, 1, len);
     memset(dst, 2, len);
     for (int r = 0; r < 3; r++) {
-        pthread_t th[8];
-        void *a[8][3];
-        double t0 = now_s(CLOCK_MONOTONIC);
-        int ok = 1;
-        for (int i = 0; i < 8; i++) {
-            a[i][0] = dst + per * (size_t)i;
-            a[i][1] = src + per * (size_t)i;
-            a[i][2] = (void *)(uintptr_t)per;
-            ok &= pthread_create(&th[i], NULL, copy_main, a[i]) == 0;
-        }
-        for (int i = 0; i < 8 && ok; i++)
-            pthread_join(th[i], NULL);
-        double dt = now_s(CLOCK_MONOTONIC) - t0;
-        if (ok && dt > 0 && len / dt / 1e9 > best)
+        double dt = gs_mi_staging_copy(dst, src, len, GS_MODEL_COPY_THREADS);
+        if (dt > 0 && (double)len / dt / 1e9 > best)
             best = (double)len / dt / 1e9;
     }
 out:

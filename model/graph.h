@@ -104,13 +104,24 @@ typedef struct gs_whatif_result {
     int n_path;
     double path_s;
     size_t n_edited;                /* nodes an edit changed */
+    size_t n_after, n_after_ref;    /* windows after removed steps; those timed from
+                                       the same steps where no removed one preceded them */
 } gs_whatif_result;
 
 /* Replays g with the edits; fills res and, when out is not NULL, writes
  * the replayed timeline into it (a new timeline with g's lanes and meta,
  * every span flagged MODELLED, meta whatif.*).  GS_ERR_ARG when an edit
- * matches nothing (naming it). */
+ * matches nothing (naming it).  A removed step's knock-on: the host steps
+ * after it up to the lane's next sync or wait take the timing of the same
+ * steps where it did not precede them, when the capture has such a run
+ * (model/whatif_after.c). */
 gs_status gs_whatif_run(gs_whatif_result *res, gs_timeline **out, const gs_graph *g, const gs_whatif *w,
                         int nw, gs_err *err);
+/* The same on a host host times as fast (> 0): every host step's time and
+ * every gap of a host lane divided by it (device operations as captured;
+ * a sync or wait still ends when what it waited for does).  The
+ * interval's replays: the host's run-to-run speed. */
+gs_status gs_whatif_run_host(gs_whatif_result *res, gs_timeline **out, const gs_graph *g, const gs_whatif *w,
+                             int nw, double host, gs_err *err);
 
 #endif

@@ -503,6 +503,8 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
     for (int k = 0; stg && k < GS_MODEL_STAGING_COUNT; k++)
         if (!strcmp(stg, gs_model_staging_name(k)))
             m->staging = k;
+    const char *ct = gs_timeline_meta_get(tl, "scenario.gpu.copy_threads");
+    m->copy_threads = ct ? atoi(ct) : 0;
     const char *ml = gs_timeline_meta_get(tl, "model.log_n");
     c.default_log = ml ? (uint32_t)strtoul(ml, NULL, 10) : 0;
     const char *dev = gs_timeline_meta_get(tl, "device.0.name");
@@ -683,7 +685,7 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
         goto fail;
     }
     gs_mi_speed_fit(&c);
-    if (!summarize(m, &c)) {
+    if (!gs_mi_staging_fit(&c, sp, n) || !summarize(m, &c)) {
         st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
         goto fail;
     }

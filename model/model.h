@@ -64,8 +64,10 @@
 
 typedef enum { GS_WHERE_DEVICE, GS_WHERE_CPU, GS_WHERE_FIXED, GS_WHERE_COUNT } gs_model_where;
 /* Speed classes of CPU stages (host contention, model_speed.c): synthesis,
- * host prep, the CPU G2 MSM (a pool task), everything else. */
-enum { GS_SPEED_SYNTH, GS_SPEED_HOST_PREP, GS_SPEED_MSM_B2, GS_SPEED_OTHER, GS_MODEL_SPEED_CLASSES };
+ * host prep, the CPU G2 MSM (a pool task), everything else; and the host
+ * staging before a prove's first copy (model_staging.c), no CPU step's. */
+enum { GS_SPEED_SYNTH, GS_SPEED_HOST_PREP, GS_SPEED_MSM_B2, GS_SPEED_OTHER, GS_SPEED_STAGING,
+       GS_MODEL_SPEED_CLASSES };
 const char *gs_model_speed_class_name(int cls);
 const char *gs_model_where_name(gs_model_where w);
 
@@ -143,6 +145,9 @@ int gs_model_staging(const gs_model *m);
  * pin) nor a machine profile times it: 16 buffers of 2^20 (2 GiB) in
  * 0.95 s on the H200 host (traces/h200-backlog-s12-direct). */
 #define GS_MODEL_PIN_GBPS 2.26
+/* Threads of a staging copy when the capture does not say
+ * (scenario.gpu.copy_threads): the CUDA backend's default. */
+#define GS_MODEL_COPY_THREADS 8
 typedef struct gs_model_prove_q {
     int kind;                 /* gs_job_kind, -1 unknown */
     uint32_t log;
@@ -162,6 +167,12 @@ typedef struct gs_model_plan {
     double t0[GS_MODEL_PLAN_MAX], t1[GS_MODEL_PLAN_MAX]; /* seconds from the base */
     double device_end;                /* last stage's end */
     double total;                     /* + the prove's host tail */
+    /* The host staging before the first stage (a pinned copy's): not in
+     * t0/t1, the caller runs it first as CPU work of staging_threads
+     * threads, class GS_SPEED_STAGING, lasting staging_s uncontended
+     * (model_staging.c); 0 when none. */
+    double staging_s;
+    int staging_threads;
 } gs_model_plan;
 /* The device stages of one prove, timed from its base (after the device
  * mutex and the B2 upload): model_sched.c says how.  GS_ERR_UNSUPPORTED

@@ -7,9 +7,13 @@
  * prove_start: take the device mutex (a wrapped mutex: its wait is the
  * stage device_mutex_wait, plus the captured hand-off latency when it was
  * contended: stage device_mutex_handoff), upload B2 on the device's first prove with the
- * G2 MSM on the device (fixed stage load_b2, when captured), then each
- * device stage in device order for its modelled time (a virtual sleep:
- * the device is not the CPU), then the fixed host part of a prove; while
+ * G2 MSM on the device (fixed stage load_b2, when captured), the host
+ * staging of the first copy as CPU work of the copy's threads at their
+ * fair share of the modelled CPU, then the wait for cores beyond it (the
+ * staging class's slowdown at the threads that ran beside it: a delay,
+ * model_staging.c), then each device stage in device order for its
+ * modelled time (a virtual sleep: the device is not the CPU), then the
+ * fixed host part of a prove; while
  * the stages run the worker counts as gs_model_device_spin() of a busy
  * thread on the modelled CPU (rounded: a worker that spun at least half
  * its time counts as one thread).  Stages are reported with
@@ -126,6 +130,17 @@ static gs_status model_prove_start(gs_backend *be, const gs_pk *pk, const gs_ass
                                                             : GS_MODEL_STAGING_PINNED};
     if (rc == GS_OK)
         rc = gs_model_prove_plan(&plan, im->m, &q, err);
+    if (rc == GS_OK && plan.staging_s > 0) {
+        /* Its fair share of the modelled CPU, then the wait for cores
+         * beyond it (the staging class's slowdown at the runnable threads
+         * it ran with: a delay, not CPU). */
+        double T;
+        gs_vt_cpu_runnable(ns_of(plan.staging_s * plan.staging_threads), plan.staging_threads, -1, -1, &T);
+        double g = T > 0 ? 1.0 / gs_model_speed(im->m, GS_SPEED_STAGING, T) : 1.0;
+        if (g > 1)
+            gs_vt_sleep((int64_t)((double)(gs_now_ns() - t) * (g - 1)));
+        t = gs_now_ns();
+    }
     if (rc == GS_OK) {
         /* The device stages, with the worker spinning while they run; then
          * the prove's host tail. */

@@ -23,6 +23,11 @@ typedef struct inst {
     double v;       /* device/fixed seconds, cpu core-seconds (after inference) */
     double wall;    /* the span's own seconds (cpu and fixed stages) */
     int act;        /* activity index (cpu), -1 */
+    /* A staging gap (model_staging.c): its worker's lane, its captured
+     * interval and the runnable threads over it. */
+    int32_t lane;
+    int64_t t0, t1;
+    double tload;
 } inst;
 
 typedef struct point {
@@ -57,6 +62,9 @@ typedef struct stage {
     int off_n;
     /* CPU stages: the speed class of the contention model (model_speed.c). */
     int speed_class;
+    /* Fixed stages: the host staging before a prove's first copy (its
+     * values uncontended wall time, model_staging.c). */
+    int staging;
 } stage;
 
 /* Sizes of one (kind, log) partition: witness wires and domain (from the
@@ -98,6 +106,7 @@ struct gs_model {
     size_rec sizes[MAX_SIZES];
     int n_sizes;
     int staging;             /* the capture's staging, GS_MODEL_STAGING_* */
+    int copy_threads;        /* scenario.gpu.copy_threads, 0 unknown */
     double copy_gbps;        /* host copy into pinned memory, GB/s (profile), 0 unknown */
     double pin_gbps;         /* page-locking a pool buffer, GB/s, 0 unknown */
     speed_curve speed[GS_MODEL_SPEED_CLASSES];
@@ -164,6 +173,24 @@ double gs_mi_slowdown(const gs_model *m, int cls, double runnable);
  * of memory). */
 int gs_mi_profile_lend(gs_model *m);
 gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err);
+
+/* The host staging before a prove's first copy (model_staging.c): the
+ * copy's threads for a copy of bytes; after the speed fit, each staging
+ * gap's runnable threads, the staging class's curve from the capture when
+ * it tells, and the gaps made uncontended wall time (0 out of memory). */
+int gs_mi_staging_threads(const gs_model *m, double bytes);
+int gs_mi_staging_fit(fitctx *c, const gs_span *sp, size_t n);
+/* gapscope calibrate's staging class (calibrate_staging.c): a staging
+ * copy of 32 x 2^p->log bytes timed beside 0 and each of the ladder's
+ * lad[0..nl) busy synthesis threads of circuit c (keys pk) into
+ * p->cls[GS_SPEED_STAGING]. */
+typedef struct gs_circuit gs_circuit;
+/* One staging copy of len bytes split over k threads (1..64), the
+ * caller one of them, the others forked and joined as the CUDA backend
+ * does: its wall seconds. */
+double gs_mi_staging_copy(char *dst, const char *src, size_t len, int k);
+gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_pk *pk, const int *lad, int nl,
+                                  int cpus, int quiet, gs_err *err);
 
 /* The schedule of one prove_start (span index i; model_sched.c): gap
  * stages, the tail (prove_host), streams and dependencies.  0 when out of

@@ -136,7 +136,7 @@ gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err)
             k++;
         const gs_json *c = &cls->items[i];
         if (k == GS_MODEL_SPEED_CLASSES || c->type != GS_JSON_OBJECT) {
-            st = bad(err, path, c, "a class synth, host_prep, msm_b2 or other (an object)");
+            st = bad(err, path, c, "a class synth, host_prep, msm_b2, other or staging (an object)");
             goto out;
         }
         gs_profile_class *pc = &p->cls[k];
@@ -191,6 +191,28 @@ double gs_profile_msm_cs(const gs_profile *p, double n)
     return c->cpu_s[0] * (n / n0) * ((double)p->msm_log / log2(n));
 }
 
+/* The least-squares non-increasing sequence (pool adjacent violators):
+ * the staging copy's ladder is timed once per level, on a host whose
+ * other load comes and goes, and more threads beside it never make it
+ * faster. */
+static void nonincreasing(double *v, int n)
+{
+    double val[GS_SPEED_PTS];
+    int len[GS_SPEED_PTS], nb = 0;
+    for (int i = 0; i < n && i < GS_SPEED_PTS; i++) {
+        val[nb] = v[i];
+        len[nb++] = 1;
+        while (nb > 1 && val[nb - 2] < val[nb - 1]) {
+            val[nb - 2] = (val[nb - 2] * len[nb - 2] + val[nb - 1] * len[nb - 1]) / (len[nb - 2] + len[nb - 1]);
+            len[nb - 2] += len[nb - 1];
+            nb--;
+        }
+    }
+    for (int b = 0, i = 0; b < nb; b++)
+        for (int q = 0; q < len[b]; q++)
+            v[i++] = val[b];
+}
+
 gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err)
 {
     gs_profile p;
@@ -214,6 +236,8 @@ gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err)
          * one thread's (noise, turbo settling) is taken as 1. */
         for (int i = 0; i < c->n; i++)
             s->pt_s[i] = c->speed[i] / c->speed[0] > 1 ? 1 : c->speed[i] / c->speed[0];
+        if (k == GS_SPEED_STAGING)
+            nonincreasing(s->pt_s, c->n);
         s->lane_cv = c->lane_cv;
         s->beta_se = INFINITY;
     }

@@ -24,7 +24,11 @@
  * what waits for it.
  *
  * Staging.  A gap before a host-to-device copy (h2d*) is the host's
- * staging of that copy when the capture ran staging = pinned.  Predicting
+ * staging of that copy when the capture ran staging = pinned.  The one
+ * before the prove's first stage (the witness, h2d_w) is not in the
+ * plan's times: the model backend runs it first as CPU work of the
+ * copy's threads (plan.staging_s, model_staging.c), so it slows with the
+ * host's load; later ones are fixed times.  Predicting
  * direct or pageable from such a capture drops it to a launch
  * (GS_MODEL_LAUNCH_S); predicting pinned from a direct or pageable
  * capture adds the copy's bytes (witness: n_vars x 32, a/b/c: 3 x domain
@@ -133,6 +137,14 @@ int gs_mi_sched_fit(fitctx *c, gs_timeline *tl, const gs_span *sp, size_t n, siz
         if (!x)
             return 0;
         x->v = x->wall = gap;
+        /* The pinned staging before the prove's first copy: CPU work of
+         * the copy's threads (model_staging.c). */
+        if (j == 0 && is_copy_in(d[j].name) && !d[j].pageable && m->staging == GS_MODEL_STAGING_PINNED) {
+            gs->staging = 1;
+            x->lane = ps->lane;
+            x->t0 = ref;
+            x->t1 = d[j].t0;
+        }
         if (eff_end(&d[j]) > last)
             last = eff_end(&d[j]);
     }
@@ -236,9 +248,24 @@ gs_status gs_model_prove_plan(gs_model_plan *out, const gs_model *m, const gs_mo
                 dur /= pageable_ratio(m, s->name, q->log);
             else if (!p[j].pg_cap && want_pg)
                 dur *= pageable_ratio(m, s->name, q->log);
+            gs_vocab cv = gs_vocab_is(s->name, GS_V_H2D_W) ? GS_V_H2D_W : GS_V_H2D;
+            double bytes = copy_bytes(m, cv, q->kind, q->log);
             if (from == GS_MODEL_STAGING_PINNED && to != GS_MODEL_STAGING_PINNED) {
                 if (gap > GS_MODEL_LAUNCH_S)
                     gap = GS_MODEL_LAUNCH_S;
+            } else if (j == 0 && to == GS_MODEL_STAGING_PINNED && (from != GS_MODEL_STAGING_PINNED || (gi >= 0 && m->st[gi].staging))) {
+                /* The staging before the first copy: the caller's CPU work. */
+                if (from != GS_MODEL_STAGING_PINNED && m->copy_gbps <= 0)
+                    return GS_ERR(err, GS_ERR_UNSUPPORTED, "model",
+                                  "staging = pinned from a capture that ran staging = %s needs the host's copy "
+                                  "bandwidth into pinned buffers (stage %s): give a machine profile "
+                                  "(gapscope calibrate, --profile) or predict from a capture with staging = pinned",
+                                  gs_model_staging_name(from), s->name);
+                out->staging_s = (from == GS_MODEL_STAGING_PINNED ? gap : bytes / (m->copy_gbps * 1e9)) *
+                                 m->scale[GS_SPEED_STAGING];
+                out->staging_threads = gs_mi_staging_threads(m, bytes);
+                if (from == GS_MODEL_STAGING_PINNED)
+                    gap = 0;
             } else if (from != GS_MODEL_STAGING_PINNED && to == GS_MODEL_STAGING_PINNED) {
                 if (m->copy_gbps <= 0)
                     return GS_ERR(err, GS_ERR_UNSUPPORTED, "model",
@@ -246,8 +273,7 @@ gs_status gs_model_prove_plan(gs_model_plan *out, const gs_model *m, const gs_mo
                                   "bandwidth into pinned buffers (stage %s): give a machine profile "
                                   "(gapscope calibrate, --profile) or predict from a capture with staging = pinned",
                                   gs_model_staging_name(from), s->name);
-                gs_vocab cv = gs_vocab_is(s->name, GS_V_H2D_W) ? GS_V_H2D_W : GS_V_H2D;
-                gap += copy_bytes(m, cv, q->kind, q->log) / (m->copy_gbps * 1e9);
+                gap += bytes / (m->copy_gbps * 1e9);
             }
         }
         int sp = s->stream < 0 || s->stream >= GS_MODEL_MAX_STREAMS ? 0 : s->stream;

@@ -49,6 +49,8 @@ const char *gs_model_speed_class_name(int cls)
 {
     if (cls == GS_SPEED_OTHER)
         return "other";
+    if (cls == GS_SPEED_STAGING)
+        return "staging";
     return (unsigned)cls < GS_SPEED_OTHER ? gs_vocab_name(class_steps[cls]) : "?";
 }
 
@@ -81,8 +83,12 @@ double gs_mi_slowdown(const gs_model *m, int cls, double t)
     const speed_curve *c = &m->speed[cls];
     if (t < 1)
         t = 1;
+    double cores = m->cores > 0 ? m->cores : 1;
+    /* Staging (model_staging.c): nothing below the cores. */
+    if (c->source == GS_SPEED_SRC_CAPTURE && cls == GS_SPEED_STAGING)
+        return 1.0 + c->beta * (t > cores ? t - cores : 0) / cores;
     if (c->source == GS_SPEED_SRC_CAPTURE)
-        return 1.0 + c->beta * (t - 1.0) / (m->cores > 0 ? m->cores : 1);
+        return 1.0 + c->beta * (t - 1.0) / cores;
     if (c->source == GS_SPEED_SRC_PROFILE) {
         double s = table_at(c, t) / table_at(c, 1.0);
         return s > 0 ? 1.0 / s : 1.0;

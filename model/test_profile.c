@@ -29,6 +29,11 @@ GS_TEST(profile_calibrate_round_trip)
             GS_CHECK(p.cls[k].cpu_s[i] > 0 && p.cls[k].speed[i] > 0);
     }
     GS_CHECK(p.copy_gbps > 0);
+    /* The staging copy (32 KiB at 2^10: one thread) alone, then beside 2
+     * busy synthesis threads. */
+    const gs_profile_class *sc = &p.cls[GS_SPEED_STAGING];
+    GS_CHECK_MSG(sc->n == 2 && sc->threads[0] == 1 && sc->threads[1] == 3 && sc->speed[0] == 1 && sc->cpu_s[1] > 0,
+                 "staging: %d rows", sc->n);
     snprintf(p.host_cpu, sizeof p.host_cpu, "test cpu");
     char path[600];
     snprintf(path, sizeof path, "%s/profile.json", gs_test_tmpdir());
@@ -120,4 +125,34 @@ GS_TEST(profile_serves_what_the_capture_cannot_tell)
     GS_CHECK(strstr(gs_model_notes(plain), "Contention of synth") != NULL);
     gs_model_destroy(plain);
     gs_model_destroy(prof_m);
+}
+
+/* The staging copy's curve from a profile: base-1 of traces/h200-r3 never
+ * ran its staging beyond the cores, so the profile's table is taken, made
+ * non-increasing (a level timed faster than one with fewer threads beside
+ * it is noise: 0.5 and 0.8 pool to 0.65). */
+GS_TEST(profile_staging_curve_never_rises)
+{
+    char prof[600], spans[600];
+    snprintf(prof, sizeof prof, "%s/staging.json", gs_test_tmpdir());
+    snprintf(spans, sizeof spans, "%s/traces/h200-r3/base/base-1/spans.csv", root());
+    FILE *f = fopen(prof, "w");
+    GS_REQUIRE(f);
+    fputs("{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cpu\":\"x\",\"cores\":16},\"log\":20,"
+          "\"copy_gbps\":6,\"pin_gbps\":0,\"classes\":{\"staging\":{\"threads\":[8,16,20,24],"
+          "\"speed\":[1,0.5,0.8,0.3],\"cpu_s\":[0.001,0.003,0.004,0.008],\"lane_cv\":0}}}",
+          f);
+    fclose(f);
+    gs_model *m = NULL;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_model_load_profiled(&m, spans, prof, &err) == GS_OK);
+    GS_CHECK(fabs(gs_model_speed(m, GS_SPEED_STAGING, 8) - 1) < 1e-12);
+    GS_CHECK_MSG(fabs(gs_model_speed(m, GS_SPEED_STAGING, 16) - 0.65) < 1e-9 &&
+                     fabs(gs_model_speed(m, GS_SPEED_STAGING, 20) - 0.65) < 1e-9 &&
+                     fabs(gs_model_speed(m, GS_SPEED_STAGING, 24) - 0.3) < 1e-9,
+                 "speeds %.3f %.3f %.3f", gs_model_speed(m, GS_SPEED_STAGING, 16),
+                 gs_model_speed(m, GS_SPEED_STAGING, 20), gs_model_speed(m, GS_SPEED_STAGING, 24));
+    GS_CHECK(strstr(gs_model_notes(m), "Contention of staging") == NULL);
+    gs_model_destroy(m);
 }

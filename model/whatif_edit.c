@@ -3,7 +3,9 @@
  * graph.h: gs_whatif_run; method in MODEL.md): remove/scale/stream set a
  * node's duration factor, remove:state:* shortens the gaps that sampled
  * state covered, unlock re-points a wait's release to where the holder
- * begins the named step, threads list-schedules a pool's steps.
+ * begins the named step, threads list-schedules a pool's steps; then the
+ * removed steps' knock-on (whatif_after.c) and the host's speed (the
+ * interval's replays) act on host steps and gaps.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -145,6 +147,12 @@ static size_t pool(rctx *c, const gs_whatif *w)
 gs_status gs_whatif_run(gs_whatif_result *res, gs_timeline **out, const gs_graph *g, const gs_whatif *w, int nw,
                         gs_err *err)
 {
+    return gs_whatif_run_host(res, out, g, w, nw, 1.0, err);
+}
+
+gs_status gs_whatif_run_host(gs_whatif_result *res, gs_timeline **out, const gs_graph *g, const gs_whatif *w,
+                             int nw, double host, gs_err *err)
+{
     memset(res, 0, sizeof *res);
     if (out)
         *out = NULL;
@@ -202,6 +210,19 @@ gs_status gs_whatif_run(gs_whatif_result *res, gs_timeline **out, const gs_graph
         }
         res->n_edited += hit;
     }
+    /* The removed steps' knock-on, then the host's speed. */
+    int removes = 0;
+    for (int e = 0; e < nw; e++)
+        removes |= w[e].kind == GS_WI_REMOVE;
+    if (removes)
+        res->n_after_ref = gs_wi_after(&c, ix, &res->n_after);
+    if (!(host > 0))
+        host = 1;
+    for (size_t i = 0; i < nn && host != 1; i++)
+        if (g->n[i].kind != GS_GN_DEVICE) {
+            c.f[i] /= host;
+            c.gap[i] = (int64_t)llround((double)c.gap[i] / host);
+        }
     if (!gs_wi_replay(&c)) {
         st = GS_ERR(err, GS_ERR_NOMEM, "what-if", "out of memory replaying %zu nodes", nn);
         goto out;

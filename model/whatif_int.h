@@ -28,6 +28,12 @@ typedef struct rctx {
 
 /* NAME, or a prefix when the pattern ends in '*'. */
 int gs_wi_match(const char *pat, const char *name);
+/* remove:NAME's knock-on (whatif_after.c): the host steps after each
+ * removed step take the timing of the same steps where no removed step
+ * preceded them; ix: nodes in (lane, start) order.  Returns the windows
+ * so given, *n_windows the windows after removed steps (0 when out of
+ * memory: nothing changed). */
+size_t gs_wi_after(rctx *c, const int64_t *ix, size_t *n_windows);
 /* Resolves every node's new start and end (0: out of memory). */
 int gs_wi_replay(rctx *c);
 /* Device util, span and busy of device dev from the new (replayed = 1)

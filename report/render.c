@@ -37,16 +37,19 @@ static void say(const gs_render_opts *o, int warning, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-/* Step 3: summary.json's companions, data/ and timeline.json when missing. */
+/* Step 3: summary.json's companions, data/ and the trace file (timeline.json
+ * or timeline.perfetto-trace, timeline.h) when the directory has neither. */
 static gs_status write_data(const gs_run *r, gs_err *err)
 {
-    char path[2300];
+    char path[2300], pf[2300];
     gs_status st = gs_plot_data_write(r, err);
     if (st != GS_OK)
         return st;
-    if (!gs_path_join(path, sizeof path, r->dir, "timeline.json") || access(path, F_OK) == 0)
+    if (!gs_path_join(path, sizeof path, r->dir, GS_TRACE_CHROME_FILE) ||
+        !gs_path_join(pf, sizeof pf, r->dir, GS_TRACE_PERFETTO_FILE) || access(path, F_OK) == 0 ||
+        access(pf, F_OK) == 0)
         return GS_OK;
-    return gs_timeline_write_chrome(r->tl, path, err);
+    return gs_timeline_write_traces(r->tl, r->dir, GS_TRACE_AUTO, NULL, err);
 }
 
 /* Step 4: the charts; returns the note the report carries (NULL: none). */

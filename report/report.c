@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../common/paths.h"
 #include "doc.h"
 #include "report_fleet.h"
 #include "report_int.h"
@@ -418,8 +420,12 @@ gs_status gs_report_write(const gs_run *r, const gs_report_opts *o, gs_err *err)
     env_section(&d, r);
     gs_doc_h(&d, 2, "Open the timeline in Perfetto");
     gs_doc_list_item(&d, "Go to https://ui.perfetto.dev (or chrome://tracing) in Chrome or Firefox.");
-    gs_doc_list_item(&d, "Choose \"Open trace file\" and pick timeline.json from this run "
-                         "directory; the file is processed in the browser and not uploaded.");
+    char tf[2300], item[400];
+    int proto = gs_path_join(tf, sizeof tf, r->dir, GS_TRACE_PERFETTO_FILE) && access(tf, F_OK) == 0;
+    snprintf(item, sizeof item, "Choose \"Open trace file\" and pick %s from this run directory; "
+                                "the file is processed in the browser and not uploaded.",
+             proto ? GS_TRACE_PERFETTO_FILE : GS_TRACE_CHROME_FILE);
+    gs_doc_list_item(&d, item);
     gs_doc_list_item(&d, "Process \"host\" holds one track per thread (GPU workers, finalizers, "
                          "synthesis); \"GPU n\" one track per device stream.  Arrows (flows) join "
                          "each prove_start to its device work.  Press W/S to zoom, A/D to pan.");

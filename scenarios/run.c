@@ -532,8 +532,9 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
      * (common/outdir.h); a stopped run (SIGINT/SIGTERM) is not a failed
      * one: it writes everything, marked interrupted. */
     static const char *const outputs[] = {"scenario.ini", "arrivals.jsonl", "jobs.csv", "spans.csv",
-                                          "timeline.json", "summary.json", "data", "charts",
-                                          "report.md", "report.html", NULL};
+                                          "timeline.json", "timeline.perfetto-trace",
+                                          "summary.json", "data", "charts", "report.md",
+                                          "report.html", NULL};
     gs_outdir od;
     int od_open = 0;
 
@@ -678,8 +679,7 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     path_in(path, sizeof path, res->dir, "spans.csv");
     if ((st = gs_timeline_write_csv(tl, path, err)) != GS_OK)
         goto fail;
-    path_in(path, sizeof path, res->dir, "timeline.json");
-    if ((st = gs_timeline_write_chrome(tl, path, err)) != GS_OK)
+    if ((st = gs_timeline_write_traces(tl, res->dir, GS_TRACE_AUTO, NULL, err)) != GS_OK)
         goto fail;
     if (!o->quiet)
         fprintf(stderr, "gapscope: %zu jobs done in %.1f s: %zu completed, %zu failed, %zu verified%s%s%s\n", nr,

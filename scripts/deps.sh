@@ -9,7 +9,8 @@
 #   scripts/deps.sh [all]  everything (`make deps`; `make test`, bench, fuzz,
 #                          check-valgrind run it): the demo's, plus GMP (test
 #                          oracles), hyperfine, valgrind, Google Benchmark,
-#                          SQLite (the nsys importer), clang + libFuzzer,
+#                          SQLite (the nsys importer), protoc (decodes the
+#                          Perfetto trace in tests), clang + libFuzzer,
 #                          node/npm and the npm packages
 #   scripts/deps.sh slurm  everything, plus Slurm for `make test-slurm` (make
 #                          deps-slurm): slurm-wlm (slurmctld, slurmd, the
@@ -36,7 +37,9 @@ if [ "$mode" = slurm ]; then
   done
 fi
 if [ "$mode" != demo ]; then
-  for p in libgmp-dev hyperfine valgrind libbenchmark-dev libsqlite3-dev; do
+  # protobuf-compiler: protoc decodes timeline.perfetto-trace against
+  # timeline/perfetto_trace.proto in the timeline tests.
+  for p in libgmp-dev hyperfine valgrind libbenchmark-dev libsqlite3-dev protobuf-compiler; do
     need_pkg "$p"
   done
   # The fuzz targets (fuzz/README.md; `make test` replays their corpora): clang

@@ -12,7 +12,9 @@
 # whether the captured value is inside the interval and whether the
 # prediction is within 5 points with the same top cause (3 points for the
 # reproductions; the cause is not compared when under 1% of the captured
-# span was idle).  Then the what-if "stall gone" on the torch capture with
+# span was idle), and the captured runs' mean synthesis CPU per partition
+# (core-seconds: the host's speed in that run; a synthesis-bound change
+# follows it whatever the setting).  Then the what-if "stall gone" on the torch capture with
 # its malloc_trim stall against the capture without it.  GS=path picks the
 # gapscope binary (default build-cpu/gapscope); nothing is written into
 # CAPTURE_DIR (predictions go to a scratch folder).
@@ -36,8 +38,18 @@ REP=""
 [ -n "$B3" ] && REP="$REP $B3"
 row() {   # label captured-dir predicted-dir limit
     python3 - "$@" <<'PY'
-import json, sys
+import csv, json, sys
 label, cap, pred, limit = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+def synth_cs(d):
+    """Mean CPU seconds of the run's synth spans ('-' without cpu_ns)."""
+    try:
+        rows = csv.reader(l for l in open(d + "/spans.csv") if not l.startswith("#"))
+        head = next(rows)
+        ci, ni = head.index("cpu_ns"), head.index("name")
+        v = [int(r[ci]) / 1e9 for r in rows if len(r) > ci and r[ni] == "synth" and r[ci]]
+        return "%.2f" % (sum(v) / len(v)) if v else "-"
+    except (OSError, ValueError, StopIteration):
+        return "-"
 def top(d):
     c = d.get("causes") or [{}]
     return c[0].get("cause", "-")
@@ -49,7 +61,7 @@ def load(p):
 caps = [load(c) for c in cap.split(",")]
 p = load(pred)
 if p is None or None in caps:
-    print("| %s | (no prediction or capture) | | | | | |" % label)
+    print("| %s | (no prediction or capture) | | | | | | |" % label)
     sys.exit(0)
 cu = sum(c["util"] for c in caps) / len(caps)
 m = p["meta"]
@@ -60,10 +72,10 @@ same = top(p) == top(caps[0]) or cu >= 0.99
 err = 100 * (pu - cu)
 inside = lo <= cu <= hi
 ok = abs(err) <= limit and same
-print("| %s | %.1f%% [%.1f, %.1f] %s | %.1f%%%s %s | %+.1f | %s | %s |" % (
+print("| %s | %.1f%% [%.1f, %.1f] %s | %.1f%%%s %s | %+.1f | %s | %s | %s |" % (
     label, 100 * pu, 100 * lo, 100 * hi, top(p), 100 * cu,
     " (mean of %d)" % len(caps) if len(caps) > 1 else "", top(caps[0]), err,
-    "yes" if inside else "**no**", "yes" if ok else "**no**"))
+    "yes" if inside else "**no**", "yes" if ok else "**no**", " / ".join(synth_cs(c) for c in cap.split(","))))
 PY
 }
 predict() {   # out-name captures... -- sets...
@@ -71,8 +83,8 @@ predict() {   # out-name captures... -- sets...
     "$G" predict "$@" --reps "$REPS" --no-report --quiet --out "$T/$out" > "$T/$out.log" 2>&1 ||
         { echo "predict $out failed:" >&2; tail -3 "$T/$out.log" >&2; }
 }
-echo "| case | predicted [interval] cause | captured cause | error (points) | inside | within limit, same cause |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| case | predicted [interval] cause | captured cause | error (points) | inside | within limit, same cause | captured synthesis (cs/partition) |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 predict repro "$B1"
 row "reproduce base-1 (limit 3)" "$B1" "$T/repro" 3
 if [ -n "$REP" ]; then
@@ -82,7 +94,7 @@ if [ -n "$REP" ]; then
 fi
 while read -r name sets; do
     run=$(find_run "$name")
-    [ -n "$run" ] || { echo "| $name | (not captured) | | | | |"; continue; }
+    [ -n "$run" ] || { echo "| $name | (not captured) | | | | | |"; continue; }
     args=()
     for s in $sets; do args+=(--set "$s"); done
     predict "$name" "$B1" "${args[@]}"

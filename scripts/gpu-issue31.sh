@@ -12,16 +12,23 @@
 #
 #  1. gapscope calibrate: this host's profile (synthesis at 2^20, host prep,
 #     the CPU G2 MSM of 2^18 points, 1..32 threads; ~25 s), written into the
-#     base capture's folder where predict finds it;
+#     base capture's folder where predict finds it (first: it also brings
+#     the host to the load it keeps for the rest);
 #  2. scenarios/backlog-incident-gpu.ini (30 PoRep partitions at 2^20, prep
 #     ahead, pinned staging) with engine.g2 = device, 6 synthesis threads:
-#     the base, three times (seeds 27, 28, 29; ~13 s each);
+#     the base, three times (seeds 27, 28, 29; ~13 s each), spread over the
+#     call (before the changes, after the third, after the sixth): in
+#     traces/h200-r3 the three ran first and base-1 synthesized 20% faster
+#     than every later run, so a base taken only at the start is judged
+#     against changes on a slower host;
 #  3. one setting changed each (seed 27): synthesis threads 12 and 4, two GPU
 #     workers, G2 on the CPU (and with 12 threads), prep inline, staging
 #     direct, queue depth 4, trim after unlock (~13-25 s each);
 #  4. the PyTorch program with and without its host stall (malloc_trim on a
 #     400 MiB heap; `none`) under attach, for the what-if "stall gone"
-#     (skipped without torch).
+#     (skipped without torch), after one unrecorded run of it (in
+#     traces/h200-r3 the first attach read cuBLAS from disk: 26 ms of io in
+#     its warm-up that the second did not have).
 # Every run directory is kept without charts (spans.csv, scenario.ini,
 # arrivals.jsonl, jobs.csv, summary.json); each step re-packs its group into
 # $OUT/<group>.tar.gz (base, changes, torch: 3 files < 16 MiB, plus
@@ -55,28 +62,29 @@ run() {   # group name [--set ...]
     "$G" analyze "$W/$grp/$name" 2>&1 | sed -n 2p
 }
 
-step "2 the base, three seeds"
-run base base-1 --set engine.seed=27
 step "1 calibrate (profile beside the base)"
-timeout 90 "$G" calibrate --log 20 --msm-log 18 --threads 32 --capture "$W/base/base-1" 2>&1 | tail -8
-pack base
-run base base-2 --set engine.seed=28
-run base base-3 --set engine.seed=29
+mkdir -p "$W/base/base-1"
+timeout 90 "$G" calibrate --log 20 --msm-log 18 --threads 32 --capture "$W/base/base-1" 2>&1 | tail -10
+step "2 the base (seed 27; 28 and 29 among the changes)"
+run base base-1 --set engine.seed=27
 pack base
 
 step "3 one setting changed"
 run changes synth12 --set engine.synth_threads=12; pack changes
 run changes synth4 --set engine.synth_threads=4; pack changes
 run changes gpuw2 --set engine.gpu_workers=2; pack changes
+run base base-2 --set engine.seed=28; pack base
 run changes g2cpu --set engine.g2=cpu; pack changes
 run changes prep-inline --set engine.prep=inline; pack changes
 run changes direct --set engine.staging=direct; pack changes
+run base base-3 --set engine.seed=29; pack base
 run changes qd4 --set engine.queue_depth=4; pack changes
 run changes trim-after --set engine.trim=after_unlock; pack changes
 run changes g2cpu-s12 --set engine.g2=cpu --set engine.synth_threads=12; pack changes
 
 step "4 torch with and without its stall, under attach"
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+    timeout 60 python3 scripts/torch_stall.py none --iters 3 > /dev/null 2>&1
     for m in trim none; do
         timeout 60 "$G" attach --out "$W/torch/torch-$m" --no-report -- \
             python3 scripts/torch_stall.py "$m" 2>&1 | tail -2

@@ -206,7 +206,40 @@ gs_status gs_timeline_write_csv(gs_timeline *tl, const char *path, gs_err *err);
 gs_status gs_timeline_read_csv(gs_timeline **out, const char *path, gs_err *err);
 /* Chrome Trace Event JSON (object form: traceEvents + metadata), one track
  * per lane (device lanes grouped as a process per GPU), counters as "C"
- * events, flows from a GPU worker's launch span to its device spans. */
+ * events, flows from a GPU worker's launch span to its device spans and from a
+ * lock's release to its acquire (timeline/README.md). */
 gs_status gs_timeline_write_chrome(gs_timeline *tl, const char *path, gs_err *err);
+/* Perfetto's protobuf trace format, TrackEvent flavour (timeline/README.md,
+ * "timeline.perfetto-trace"): the same tracks, spans, counters and flows
+ * as write_chrome (plus lock flows' twin, a per-device busy counter and
+ * overlap tracks for spans that do not nest), written in one pass over the
+ * sorted spans. */
+gs_status gs_timeline_write_perfetto(gs_timeline *tl, const char *path, gs_err *err);
+
+/* Which trace file a run directory gets (trace_files.c).  AUTO:
+ * timeline.json up to GS_TRACE_CHROME_MAX_SPANS spans, else
+ * timeline.perfetto-trace (README.md says why that size). */
+#define GS_TRACE_FORMAT_TABLE(X)            \
+    X(GS_TRACE_AUTO, "auto")                \
+    X(GS_TRACE_CHROME, "chrome")            \
+    X(GS_TRACE_PERFETTO, "perfetto")        \
+    X(GS_TRACE_BOTH, "both")
+typedef enum {
+#define GS_X(e, n) e,
+    GS_TRACE_FORMAT_TABLE(GS_X)
+#undef GS_X
+    GS_TRACE_FORMAT_COUNT
+} gs_trace_format;
+#define GS_TRACE_CHROME_MAX_SPANS 1000000u
+#define GS_TRACE_CHROME_FILE "timeline.json"
+#define GS_TRACE_PERFETTO_FILE "timeline.perfetto-trace"
+const char *gs_trace_format_name(gs_trace_format f);
+int gs_trace_format_from_name(gs_trace_format *out, const char *name);
+/* AUTO resolved for this timeline (CHROME or PERFETTO); others unchanged. */
+gs_trace_format gs_trace_format_pick(gs_timeline *tl, gs_trace_format f);
+/* Writes dir's trace file(s) in format f; *written (may be NULL) gets the
+ * first file name written (GS_TRACE_*_FILE). */
+gs_status gs_timeline_write_traces(gs_timeline *tl, const char *dir, gs_trace_format f,
+                                   const char **written, gs_err *err);
 
 #endif

@@ -12,9 +12,11 @@
  *   decimals (exact nanoseconds) relative to t0 = the first span's start
  *   (metadata t0_ns gives the absolute CLOCK_MONOTONIC value);
  *   counters are "C" events, marks are "i" instant events;
- *   a flow ("s" on the GPU worker, "f" with bp "e" on the device) joins each
- *   device span with a job to the prove_start span of the same device, job
- *   and partition that started last before it.
+ *   flows (tl_flows.c): "s" at the source span's start, "f" with bp "e" at
+ *   the destination's; "launch" joins each device span with a job to the
+ *   prove_start span of the same device, job and partition that started
+ *   last before it, "lock" a lock's release (the holder's hold) to its
+ *   acquire (the waiter's hold after the wait).
  *
  * Reading it back (capture/import, "gapscope" generator): thread_name args
  * carry each lane's role, device and stream; span args carry job, part,
@@ -35,8 +37,6 @@
 #include "../common/json.h"
 #include "tl_internal.h"
 
-#define PID_HOST 1
-#define PID_GPU0 100
 
 static void put_us(FILE *f, int64_t ns)
 {
@@ -45,13 +45,6 @@ static void put_us(FILE *f, int64_t ns)
         ns = -ns;
     }
     fprintf(f, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
-}
-
-static int lane_pid(const gs_lane_info *L)
-{
-    if (L->role == GS_ROLE_DEVICE)
-        return PID_GPU0 + (L->device >= 0 ? L->device : 999);
-    return PID_HOST;
 }
 
 /* "k=v;k=v" as JSON members (values as strings). */
@@ -110,43 +103,6 @@ static int args_canonical(const char *args)
     }
 }
 
-typedef struct {
-    int32_t dev, job, part;
-    int64_t start;
-    int32_t lane;
-} launch;
-
-static int cmp_launch(const void *pa, const void *pb)
-{
-    const launch *a = pa, *b = pb;
-    if (a->dev != b->dev)
-        return a->dev < b->dev ? -1 : 1;
-    if (a->job != b->job)
-        return a->job < b->job ? -1 : 1;
-    if (a->part != b->part)
-        return a->part < b->part ? -1 : 1;
-    return (a->start > b->start) - (a->start < b->start);
-}
-
-/* Latest launch with the key and start <= t, or NULL. */
-static const launch *find_launch(const launch *v, size_t n, int32_t dev, int32_t job,
-                                 int32_t part, int64_t t)
-{
-    launch key = {dev, job, part, t, 0};
-    size_t lo = 0, hi = n;   /* first element > key */
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (cmp_launch(&v[mid], &key) <= 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
-        return NULL;
-    const launch *c = &v[lo - 1];
-    return c->dev == dev && c->job == job && c->part == part ? c : NULL;
-}
-
 static void meta_event(FILE *f, const char *what, int pid, int tid, const char *key,
                        const char *sval, long ival)
 {
@@ -164,13 +120,13 @@ static void meta_event(FILE *f, const char *what, int pid, int tid, const char *
 static void write_names(FILE *f, gs_timeline *tl)
 {
     fputs("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"host\"}}", f);
-    meta_event(f, "process_sort_index", PID_HOST, -1, "sort_index", NULL, 0);
+    meta_event(f, "process_sort_index", GS_TL_PID_HOST, -1, "sort_index", NULL, 0);
     size_t nl = gs_timeline_lane_count(tl);
     int32_t seen_dev[64];
     int n_seen = 0;
     for (size_t i = 0; i < nl; i++) {
         const gs_lane_info *L = gs_timeline_lane(tl, (int32_t)i);
-        int pid = lane_pid(L);
+        int pid = gs_tl_lane_pid(L);
         if (L->role == GS_ROLE_DEVICE) {
             int dup = 0;
             for (int k = 0; k < n_seen; k++)
@@ -201,7 +157,7 @@ static void write_names(FILE *f, gs_timeline *tl)
 static void write_span(FILE *f, gs_timeline *tl, const gs_span *s, int64_t t0)
 {
     const gs_lane_info *L = gs_timeline_lane(tl, s->lane);
-    int pid = lane_pid(L), tid = L->id + 1;
+    int pid = gs_tl_lane_pid(L), tid = L->id + 1;
     if (s->kind == GS_SPAN_COUNTER) {
         fputs(",\n{\"ph\":\"C\",\"name\":", f);
         gs_json_str(f, s->name);
@@ -241,6 +197,26 @@ static void write_span(FILE *f, gs_timeline *tl, const gs_span *s, int64_t t0)
     fputs("}}", f);
 }
 
+/* A flow as an "s" event inside its source span (at the source's start)
+ * and an "f" event binding to the destination span's start. */
+static void write_flow(FILE *f, gs_timeline *tl, const gs_span *sp, const gs_tl_flow_in *fw,
+                       int64_t t0)
+{
+    const char *what = fw->kind == GS_TL_FLOW_LOCK ? "lock" : "launch";
+    const gs_lane_info *S = gs_timeline_lane(tl, sp[fw->src].lane);
+    const gs_lane_info *D = gs_timeline_lane(tl, sp[fw->dst].lane);
+    fprintf(f, ",\n{\"ph\":\"s\",\"name\":\"%s\",\"cat\":\"flow\",\"id\":%llu,"
+               "\"pid\":%d,\"tid\":%d,\"ts\":", what, (unsigned long long)fw->id, gs_tl_lane_pid(S),
+            (int)S->id + 1);
+    put_us(f, sp[fw->src].start_ns - t0);
+    fprintf(f, "}");
+    fprintf(f, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"%s\",\"cat\":\"flow\",\"id\":%llu,"
+               "\"pid\":%d,\"tid\":%d,\"ts\":", what, (unsigned long long)fw->id, gs_tl_lane_pid(D),
+            (int)D->id + 1);
+    put_us(f, sp[fw->dst].start_ns - t0);
+    fprintf(f, "}");
+}
+
 gs_status gs_timeline_write_chrome(gs_timeline *tl, const char *path, gs_err *err)
 {
     size_t n;
@@ -250,46 +226,25 @@ gs_status gs_timeline_write_chrome(gs_timeline *tl, const char *path, gs_err *er
     gs_status cst = gs_timeline_check(tl, "timeline json", path, err);
     if (cst != GS_OK)
         return cst;
-    size_t n_launch = 0;
-    launch *ls = malloc((n ? n : 1) * sizeof *ls);
-    if (!ls)
+    gs_tl_flows fl;
+    if (gs_tl_flows_build(&fl, tl, sp, n) != GS_OK)
         return gs_err_set(err, GS_ERR_NOMEM, "timeline json", path, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        const gs_lane_info *L = gs_timeline_lane(tl, sp[i].lane);
-        if (L->role == GS_ROLE_GPU_WORKER && sp[i].job >= 0 && gs_vocab_is(sp[i].name, GS_V_PROVE_START))
-            ls[n_launch++] = (launch){L->device, sp[i].job, sp[i].part, sp[i].start_ns, L->id};
-    }
-    qsort(ls, n_launch, sizeof *ls, cmp_launch);
     gs_outfile o;
     gs_status st = gs_out_open(&o, path, err);
     if (st != GS_OK) {
-        free(ls);
+        gs_tl_flows_free(&fl);
         return st;
     }
     FILE *f = o.f;
     int64_t t0 = n ? sp[0].start_ns : 0;
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
     write_names(f, tl);
-    long flow_id = 0;
+    size_t cur = 0;
     for (size_t i = 0; i < n; i++) {
-        const gs_span *s = &sp[i];
-        write_span(f, tl, s, t0);
-        const gs_lane_info *L = gs_timeline_lane(tl, s->lane);
-        if (L->role != GS_ROLE_DEVICE || s->job < 0 ||
-            (s->kind != GS_SPAN_KERNEL && s->kind != GS_SPAN_COPY))
-            continue;
-        const launch *la = find_launch(ls, n_launch, L->device, s->job, s->part, s->start_ns);
-        if (!la)
-            continue;
-        flow_id++;
-        fprintf(f, ",\n{\"ph\":\"s\",\"name\":\"launch\",\"cat\":\"flow\",\"id\":%ld,"
-                   "\"pid\":%d,\"tid\":%d,\"ts\":", flow_id, PID_HOST, la->lane + 1);
-        put_us(f, la->start - t0);
-        fprintf(f, "}");
-        fprintf(f, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"launch\",\"cat\":\"flow\",\"id\":%ld,"
-                   "\"pid\":%d,\"tid\":%d,\"ts\":", flow_id, lane_pid(L), L->id + 1);
-        put_us(f, s->start_ns - t0);
-        fprintf(f, "}");
+        write_span(f, tl, &sp[i], t0);
+        const gs_tl_flow_in *fw = gs_tl_flow_into(&fl, &cur, i, i);
+        if (fw)
+            write_flow(f, tl, sp, fw, t0);
     }
     fputs("\n],\n\"metadata\":{\"generator\":\"gapscope\"", f);
     fprintf(f, ",\"t0_ns\":%lld,\"dropped_spans\":%llu", (long long)t0,
@@ -303,6 +258,6 @@ gs_status gs_timeline_write_chrome(gs_timeline *tl, const char *path, gs_err *er
         gs_json_str(f, v);
     }
     fputs("}}\n", f);
-    free(ls);
+    gs_tl_flows_free(&fl);
     return gs_out_close(&o, 1, err);
 }

@@ -19,7 +19,71 @@ gs_tl_lane *gs_tl_lane_by_id(gs_timeline *tl, int32_t id);
 size_t gs_tl_span_total(const gs_timeline *tl);
 /* Sets the dropped-span counter (CSV reader restoring a saved count). */
 void gs_tl_set_dropped(gs_timeline *tl, uint64_t n);
+/* The trace writers' process of a lane: 1 for the host, 100 + d for GPU d
+ * (999 for a device lane without a device). */
+#define GS_TL_PID_HOST 1
+#define GS_TL_PID_GPU0 100
+int gs_tl_lane_pid(const gs_lane_info *L);
+
 /* Meta key under which the dropped-span count is written. */
 #define GS_TL_META_DROPPED "timeline.dropped_spans"
+
+/*
+ * Flows the trace writers draw (tl_flows.c): launch (a GPU worker's
+ * prove_start -> each device span of its device/job/partition) and lock
+ * (the holder's LOCK_HOLD ending within a wait -> the waiter's LOCK_HOLD of
+ * the same lock starting when the wait ended).  Spans are indices into the
+ * sorted view (gs_timeline_spans).  Every destination has at most one flow
+ * in; a source's flow ids are contiguous (first .. first + count - 1).
+ * Ids start at 1.  gs_tl_flows_build allocates; gs_tl_flows_free frees.
+ */
+#define GS_TL_FLOW_LAUNCH 0
+#define GS_TL_FLOW_LOCK   1
+typedef struct gs_tl_flow_in {
+    size_t dst, src;         /* span indices */
+    uint64_t id;
+    uint8_t kind;            /* GS_TL_FLOW_* */
+} gs_tl_flow_in;
+typedef struct gs_tl_flow_out {
+    size_t src;
+    uint64_t first;
+    uint32_t count;
+} gs_tl_flow_out;
+typedef struct gs_tl_flows {
+    gs_tl_flow_in *in;       /* sorted by dst */
+    size_t n;
+    gs_tl_flow_out *out;     /* sorted by src */
+    size_t n_out;
+} gs_tl_flows;
+
+/* GS_ERR_NOMEM (nothing allocated) or GS_OK. */
+gs_status gs_tl_flows_build(gs_tl_flows *f, gs_timeline *tl, const gs_span *sp, size_t n);
+void gs_tl_flows_free(gs_tl_flows *f);
+/* Lookups for spans visited in groups [g, h) of nondecreasing g (any
+ * order inside a group): *cur (0 at first) follows g.  The flow ending at
+ * span (NULL when none); the number of flows leaving span, the first id
+ * in *first. */
+const gs_tl_flow_in *gs_tl_flow_into(const gs_tl_flows *f, size_t *cur, size_t g, size_t span);
+uint32_t gs_tl_flows_from(const gs_tl_flows *f, size_t *cur, size_t g, size_t span, uint64_t *first);
+
+/* String -> 1, 2, 3, ... in order of first sight (tl_strmap.c).  Keys are
+ * copied when `own` is set (before the first get), else they must outlive
+ * the map.  `stable`: s's address holds these contents as long as the map
+ * lives (lookups by address are then cached).  get returns 0 only when out
+ * of memory; *added says the string was new (and the stored key, which
+ * outlives the call, is *stored). */
+#define GS_TL_STRMAP_CACHE 4096
+typedef struct gs_tl_strmap {
+    const char **key;
+    uint64_t *val;
+    size_t n, cap;
+    int own;
+    const char *cache_key[GS_TL_STRMAP_CACHE];
+    uint64_t cache_val[GS_TL_STRMAP_CACHE];
+} gs_tl_strmap;
+void gs_tl_strmap_init(gs_tl_strmap *m);
+void gs_tl_strmap_free(gs_tl_strmap *m);
+uint64_t gs_tl_strmap_get(gs_tl_strmap *m, const char *s, int stable, int *added,
+                          const char **stored);
 
 #endif

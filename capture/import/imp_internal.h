@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "import.h"
 
@@ -41,6 +42,40 @@ int imp_imap_get(const imp_imap *m, int64_t k, int64_t *v);
 /* Times an importer accepts: timeline/limits.h (GS_TLV_TIME); offsets and
  * sums of times go through gs_tl_time_add, differences through gs_tl_sub. */
 #include "../../timeline/limits.h"
+
+/*
+ * imp_win (imp_win.c): a window onto a JSON input, the whole of it when it
+ * is in memory, else IMP_WIN_CHUNK bytes of the file at a time (grown for
+ * one value up to IMP_WIN_MAX), so memory does not grow with the file.
+ * Pointers into the window (s, a value from imp_win_value) are valid
+ * until the next call that may refill it (ws, value, fill, seek).
+ */
+#define IMP_WIN_CHUNK ((size_t)8 << 20)
+#define IMP_WIN_MAX ((size_t)1 << 30)
+typedef struct imp_win {
+    FILE *f;                 /* NULL: the whole input is in [buf_c, end) */
+    char *buf;               /* owned (file input) */
+    const char *buf_c;       /* the window's first byte */
+    size_t cap;
+    const char *s, *end;     /* the unread part of the window */
+    uint64_t base;           /* input offset of buf_c[0] */
+    long line;               /* line of *s (1-based) */
+    int eof, oom, io, too_big;
+} imp_win;
+void imp_win_mem(imp_win *w, const char *data, size_t len);
+int imp_win_file(imp_win *w, FILE *f);     /* 0: empty, or out of memory (oom) */
+void imp_win_free(imp_win *w);
+uint64_t imp_win_off(const imp_win *w);   /* input offset of s */
+/* Reads more input keeping [keep, end); 0 when nothing more came. */
+int imp_win_fill(imp_win *w, const char *keep);
+/* Moves to input offset off (a place seen before) at line `line`. */
+int imp_win_seek(imp_win *w, uint64_t off, long line);
+/* Skips blanks; the next byte (not consumed), or -1 at the end of input. */
+int imp_win_ws(imp_win *w);
+/* The next JSON value after blanks (brackets and strings matched, the
+ * inside not validated): 1 with its bytes and first line, 0 when the
+ * input ends first (or the value exceeds IMP_WIN_MAX: too_big). */
+int imp_win_value(imp_win *w, const char **v, size_t *n, long *line);
 
 /* "where" strings for messages and skip reasons. */
 void imp_where_line(char *buf, size_t n, const char *name, long line);

@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,27 @@ gs_status gs_import_bytes(gs_timeline *tl, gs_import_report *rep, const uint8_t 
 gs_status gs_import_file(gs_timeline *tl, gs_import_report *rep, const char *path,
                          gs_import_format fmt, const gs_import_options *opt, gs_err *err)
 {
+    if (fmt == GS_IMPORT_AUTO || fmt == GS_IMPORT_CHROME || fmt == GS_IMPORT_NSYS) {
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            return gs_err_set(err, GS_ERR_IO, "input", path, "cannot open: %s", strerror(errno));
+        uint8_t head[65536];
+        size_t n = fread(head, 1, sizeof head, f);
+        gs_import_format sniffed = fmt == GS_IMPORT_AUTO ? gs_import_sniff(head, n) : fmt;
+        gs_status st = GS_OK;
+        int done = 1;
+        if (sniffed == GS_IMPORT_CHROME && fseek(f, 0, SEEK_SET) == 0)
+            st = gs_import_chrome_file(tl, rep, f, path, err);
+        else if (sniffed == GS_IMPORT_NSYS && n >= 100 && !memcmp(head, "SQLite format 3", 16))
+            st = gs_import_nsys_path(tl, rep, path, err);
+        else
+            done = 0;
+        fclose(f);
+        if (done)
+            return st;
+        if (fmt == GS_IMPORT_AUTO)
+            fmt = sniffed;
+    }
     char *buf;
     size_t len;
     gs_status st = gs_read_file(&buf, &len, path, err);

@@ -40,6 +40,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../../timeline/timeline.h"
 #include "../../common/status.h"
@@ -100,15 +101,25 @@ void gs_import_options_defaults(gs_import_options *o);
 gs_status gs_import_bytes(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
                           size_t len, const char *name, gs_import_format fmt,
                           const gs_import_options *opt, gs_err *err);
-/* Reads path and calls gs_import_bytes. */
+/* Imports path: a Chrome trace is streamed (gs_import_chrome_file), an
+ * nsys export opened by SQLite in place; a daemon log is read whole and
+ * goes to gs_import_bytes. */
 gs_status gs_import_file(gs_timeline *tl, gs_import_report *rep, const char *path,
                          gs_import_format fmt, const gs_import_options *opt, gs_err *err);
 
 /* The per-format parsers behind gs_import_bytes (same contract). */
 gs_status gs_import_chrome(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
                            size_t len, const char *name, gs_err *err);
+/* The Chrome parser streaming from an open file (gs_import_file uses it):
+ * memory holds an 8 MiB window of the file, not the file; f must be
+ * seekable (the events are read twice).  The caller closes f. */
+gs_status gs_import_chrome_file(gs_timeline *tl, gs_import_report *rep, FILE *f,
+                                const char *name, gs_err *err);
 gs_status gs_import_nsys(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
                          size_t len, const char *name, gs_err *err);
+/* The nsys parser on a file, opened read-only by SQLite in place. */
+gs_status gs_import_nsys_path(gs_timeline *tl, gs_import_report *rep, const char *path,
+                              gs_err *err);
 gs_status gs_import_daemon_log(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
                                size_t len, const char *name, const gs_import_options *opt,
                                gs_err *err);

@@ -3,17 +3,24 @@
  * (`export_chrome_trace`), Perfetto-style JSON, and gapscope's own
  * timeline.json.
  *
- * Reading.  The file is scanned, not parsed whole: the top level (object
- * form with "traceEvents", or the bare array form) is walked with a
- * string-aware bracket scanner, and each event is parsed on its own with the
- * project's JSON reader (common/json.h).  So memory holds one event
- * at a time, a malformed event is skipped (counted, with its line) without
- * losing the rest, and a truncated file (a profiler killed mid-write)
- * imports every complete event before the cut.
+ * Reading.  The input is streamed, not parsed whole: a window onto the
+ * file (imp_win.c: 8 MiB at a time, never the whole file) is walked with a
+ * string-aware bracket scanner, the top level (object form with
+ * "traceEvents", or the bare array form) and then each event, which is
+ * parsed on its own with the project's JSON reader (common/json.h).  So
+ * memory holds the span table and one window, a malformed event is
+ * skipped (counted, with its line) without losing the rest, and a
+ * truncated file (a profiler killed mid-write) imports every complete
+ * event before the cut.
  *
- * Passes over the events: (1) names (M events), and for Kineto the
- * correlation id of every CUDA runtime/driver call with its thread, and the
- * ac2g flow ends; (2) spans.  Kineto writes GPU events with pid = device and
+ * Passes over the events: (1) the top level and, in the same walk, the
+ * thread names (M events; gapscope's own thread_name events are kept as
+ * text, few), the thread of every CUDA runtime/driver call by correlation
+ * id and the ac2g flow ends, without opening lanes: whether the file is
+ * gapscope's own (metadata.generator, written after the events) is known
+ * only at the end; then the lanes of the threads it saw, in the order it
+ * saw them; (2) spans, read again from the start of traceEvents.  Pass 1
+ * parses only events that can matter to it (a quick look at the text).  Kineto writes GPU events with pid = device and
  * tid = stream, args device/stream/correlation; CPU events with pid/tid of
  * the process/thread; ts and dur in microseconds with up to 3 decimals,
  * relative to baseTimeNanoseconds in current versions (absolute in older
@@ -34,7 +41,7 @@
  * its lanes (roles from the lane names), kinds (cat), flags, holders and
  * args, in the writer's time base (metadata.t0_ns).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE   /* memmem */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -44,77 +51,6 @@
 
 #include "../../common/json.h"
 #include "imp_internal.h"
-
-/* ---- scanning ------------------------------------------------------------------- */
-
-typedef struct scan {
-    const char *base, *s, *end;
-    long line;
-} scan;
-
-static void sc_ws(scan *sc)
-{
-    while (sc->s < sc->end && (*sc->s == ' ' || *sc->s == '\t' || *sc->s == '\r' ||
-                               *sc->s == '\n')) {
-        if (*sc->s == '\n')
-            sc->line++;
-        sc->s++;
-    }
-}
-
-static int sc_string(scan *sc)
-{
-    sc->s++;
-    while (sc->s < sc->end && *sc->s != '"') {
-        if (*sc->s == '\\')
-            sc->s++;
-        else if (*sc->s == '\n')
-            sc->line++;
-        sc->s++;
-    }
-    if (sc->s >= sc->end)
-        return 0;
-    sc->s++;
-    return 1;
-}
-
-/* Advances over one JSON value (not validating its inside beyond
- * brackets and strings); 0 when the input ends first. */
-static int sc_skip(scan *sc)
-{
-    if (sc->s >= sc->end)
-        return 0;
-    char c = *sc->s;
-    if (c == '"')
-        return sc_string(sc);
-    if (c == '{' || c == '[') {
-        int depth = 0;
-        while (sc->s < sc->end) {
-            c = *sc->s;
-            if (c == '"') {
-                if (!sc_string(sc))
-                    return 0;
-                continue;
-            }
-            if (c == '{' || c == '[') {
-                depth++;
-            } else if (c == '}' || c == ']') {
-                if (--depth == 0) {
-                    sc->s++;
-                    return 1;
-                }
-            } else if (c == '\n') {
-                sc->line++;
-            }
-            sc->s++;
-        }
-        return 0;
-    }
-    const char *st = sc->s;
-    while (sc->s < sc->end && !strchr(",]} \t\r\n", *sc->s))
-        sc->s++;
-    return sc->s > st;
-}
 
 /* ---- per-import state ----------------------------------------------------------- */
 
@@ -184,8 +120,20 @@ typedef struct chrome {
     int own;                 /* gapscope's timeline.json */
     int64_t base_ns;         /* added to every ts */
     strtab thread_names;     /* key(pid, tid) -> name */
-    imp_imap corr_lane;      /* correlation -> host lane id */
-    imp_imap flow_src;       /* ac2g flow id -> host lane id */
+    imp_imap corr_lane;      /* correlation -> pass-1 thread (index into p1_*) */
+    imp_imap flow_src;       /* ac2g flow id -> pass-1 thread */
+    imp_imap p1_idx;         /* key2(pid, tid) -> pass-1 thread */
+    int64_t *p1_pid, *p1_tid;
+    int64_t *p1_lane;        /* lane id of each pass-1 thread, once opened */
+    size_t n_p1, cap_p1;
+    gs_json_arena arena;     /* the event being read */
+    imp_imap lane_idx;       /* lane key -> index into lane_of */
+    gs_tl_lane **lane_of;
+    size_t n_lane_of, cap_lane_of;
+    strtab kernel_names;     /* hash of a kernel's full name -> its span name */
+    char **mtext;            /* thread_name M events, as text (gapscope's own format) */
+    long *mline;
+    size_t n_m, cap_m;
     imp_imap flow_dst;       /* key(pid, tid, ts) -> flow id */
     /* gapscope's own format */
     imp_imap own_lane;       /* tid -> lane id */
@@ -590,15 +538,44 @@ static void own_event(chrome *c, const gs_json *ev, long line)
 
 /* ---- Kineto / generic ---------------------------------------------------------------- */
 
+/* Lanes met before, by key (a thread's or a device stream's): the name
+ * formatting and lookup once per lane, not once per event.  Pass 1 opens
+ * lanes only after every thread name is known, so a lane's name is final. */
+static gs_tl_lane *lane_cached(chrome *c, int64_t key)
+{
+    int64_t i;
+    return imp_imap_get(&c->lane_idx, key, &i) ? c->lane_of[i] : NULL;
+}
+
+static gs_tl_lane *lane_remember(chrome *c, int64_t key, gs_tl_lane *l)
+{
+    if (!l)
+        return NULL;
+    if (c->n_lane_of == c->cap_lane_of) {
+        size_t cap = c->cap_lane_of ? c->cap_lane_of * 2 : 64;
+        gs_tl_lane **nl = realloc(c->lane_of, cap * sizeof *nl);
+        if (!nl)
+            return l;   /* uncached, still right */
+        c->lane_of = nl;
+        c->cap_lane_of = cap;
+    }
+    if (imp_imap_put(&c->lane_idx, key, (int64_t)c->n_lane_of))
+        c->lane_of[c->n_lane_of++] = l;
+    return l;
+}
+
 static gs_tl_lane *thread_lane(chrome *c, int64_t pid, int64_t tid)
 {
+    gs_tl_lane *hit = lane_cached(c, key2(pid, tid));
+    if (hit)
+        return hit;
     char nm[300];
     const char *tn = strtab_get(&c->thread_names, key2(pid, tid));
     if (tn && *tn)
         snprintf(nm, sizeof nm, "thread/%lld %s", (long long)tid, tn);
     else
         snprintf(nm, sizeof nm, "thread/%lld", (long long)tid);
-    return imp_lane(&c->lanes, nm, GS_ROLE_THREAD, -1, -1);
+    return lane_remember(c, key2(pid, tid), imp_lane(&c->lanes, nm, GS_ROLE_THREAD, -1, -1));
 }
 
 typedef enum { EV_IGNORE, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_API, EV_CPU_OP, EV_PY, EV_NVTX,
@@ -628,6 +605,40 @@ static ev_class classify(const char *cat)
         ieq(cat, "cpu_instant_event"))
         return EV_IGNORE;
     return EV_HOST;
+}
+
+/* The pass-1 index of thread (pid, tid), first seen first; -1 when out of memory. */
+static int64_t p1_ref(chrome *c, int64_t pid, int64_t tid)
+{
+    int64_t i;
+    if (imp_imap_get(&c->p1_idx, key2(pid, tid), &i))
+        return i;
+    if (c->n_p1 == c->cap_p1) {
+        size_t cap = c->cap_p1 ? c->cap_p1 * 2 : 16;
+        int64_t *np = realloc(c->p1_pid, cap * sizeof *np);
+        if (np)
+            c->p1_pid = np;
+        int64_t *nt = np ? realloc(c->p1_tid, cap * sizeof *nt) : NULL;
+        if (nt)
+            c->p1_tid = nt;
+        int64_t *nl = nt ? realloc(c->p1_lane, cap * sizeof *nl) : NULL;
+        if (!nl)
+            return -1;
+        c->p1_lane = nl;
+        c->cap_p1 = cap;
+    }
+    if (!imp_imap_put(&c->p1_idx, key2(pid, tid), (int64_t)c->n_p1))
+        return -1;
+    c->p1_pid[c->n_p1] = pid;
+    c->p1_tid[c->n_p1] = tid;
+    c->p1_lane[c->n_p1] = -1;
+    return (int64_t)c->n_p1++;
+}
+
+/* The launching thread's lane of a pass-1 thread index (-1: none). */
+static int64_t p1_lane_of(const chrome *c, int64_t idx)
+{
+    return idx >= 0 && (size_t)idx < c->n_p1 ? c->p1_lane[idx] : -1;
 }
 
 /* Pass 1: thread names, correlation -> thread, flows. */
@@ -668,8 +679,8 @@ static void kineto_index(chrome *c, const gs_json *ev)
     if (!strcmp(ph, "X") && classify(cat) == EV_API) {
         int64_t corr;
         if (jint(gs_json_get(ev, "args"), "correlation", &corr)) {
-            gs_tl_lane *l = thread_lane(c, pid, tid);
-            if (!l || !imp_imap_put(&c->corr_lane, corr, gs_tl_lane_id(l)))
+            int64_t t = p1_ref(c, pid, tid);
+            if (t < 0 || !imp_imap_put(&c->corr_lane, corr, t))
                 c->oom = 1;
         }
         return;
@@ -679,8 +690,8 @@ static void kineto_index(chrome *c, const gs_json *ev)
         if (!jint(ev, "id", &id) || jus(c, ev, "ts", &ts, -1) != 1)
             return;
         if (!strcmp(ph, "s")) {
-            gs_tl_lane *l = thread_lane(c, pid, tid);
-            if (!l || !imp_imap_put(&c->flow_src, id, gs_tl_lane_id(l)))
+            int64_t t = p1_ref(c, pid, tid);
+            if (t < 0 || !imp_imap_put(&c->flow_src, id, t))
                 c->oom = 1;
         } else if (!imp_imap_put(&c->flow_dst, key3(pid, tid, ts), id)) {
             c->oom = 1;
@@ -756,9 +767,15 @@ static void kineto_complete(chrome *c, const gs_json *ev, int64_t ts, int64_t du
         if (!(has_corr && imp_imap_get(&c->corr_lane, corr, &launch)) &&
             imp_imap_get(&c->flow_dst, key3(pid, tid, ts), &id))
             imp_imap_get(&c->flow_src, id, &launch);
-        char ln[64];
-        snprintf(ln, sizeof ln, "gpu%lld/stream%lld", (long long)dev, (long long)stream);
-        gs_tl_lane *lane = imp_lane(&c->lanes, ln, GS_ROLE_DEVICE, (int32_t)dev, (int32_t)stream);
+        launch = p1_lane_of(c, launch);
+        int64_t dkey = key2(dev ^ 0x5bd1e995, stream) ^ 0x27d4eb2f165667c5ll;
+        gs_tl_lane *lane = lane_cached(c, dkey);
+        if (!lane) {
+            char ln[64];
+            snprintf(ln, sizeof ln, "gpu%lld/stream%lld", (long long)dev, (long long)stream);
+            lane = lane_remember(c, dkey, imp_lane(&c->lanes, ln, GS_ROLE_DEVICE, (int32_t)dev,
+                                                   (int32_t)stream));
+        }
         if (!lane) {
             c->oom = 1;
             return;
@@ -768,7 +785,18 @@ static void kineto_complete(chrome *c, const gs_json *ev, int64_t ts, int64_t du
         gs_span_kind kind = GS_SPAN_COPY;
         if (cls == EV_KERNEL) {
             kind = GS_SPAN_KERNEL;
-            imp_kernel_name(sname, sizeof sname, name);
+            /* Kernel names repeat: shortened once per distinct name (by its hash). */
+            uint64_t h = 1469598103934665603ull;
+            for (const char *q = name; *q; q++)
+                h = (h ^ (unsigned char)*q) * 1099511628211ull;
+            const char *shortn = strtab_get(&c->kernel_names, (int64_t)h);
+            if (shortn) {
+                snprintf(sname, sizeof sname, "%s", shortn);
+            } else {
+                imp_kernel_name(sname, sizeof sname, name);
+                if (!strtab_put(&c->kernel_names, (int64_t)h, sname))
+                    c->oom = 1;
+            }
         } else {
             const char *ck = "memset";
             int pageable = 0;
@@ -880,69 +908,170 @@ static int kineto_event(chrome *c, gs_json *ev, long line)
 
 /* ---- driver -------------------------------------------------------------------------- */
 
-typedef struct range {
-    const char *s, *e;
-    long line;
-} range;
+/* A thread_name M event kept as text for gapscope's own format. */
+static void keep_mtext(chrome *c, const char *st, size_t n, long line)
+{
+    if (c->n_m == c->cap_m) {
+        size_t cap = c->cap_m ? c->cap_m * 2 : 32;
+        char **nt = realloc(c->mtext, cap * sizeof *nt);
+        if (nt)
+            c->mtext = nt;
+        long *nl = nt ? realloc(c->mline, cap * sizeof *nl) : NULL;
+        if (!nl) {
+            c->oom = 1;
+            return;
+        }
+        c->mline = nl;
+        c->cap_m = cap;
+    }
+    char *t = strndup(st, n);
+    if (!t) {
+        c->oom = 1;
+        return;
+    }
+    c->mtext[c->n_m] = t;
+    c->mline[c->n_m++] = line;
+}
 
-/* Walks the events of the array starting at sc->s ('[' consumed by the
- * caller), calling fn for each parsed event; stops at ']' or at the end of
- * the input (a truncated file; reported once, in the last pass). */
-static void walk_events(chrome *c, scan sc, int pass, int report_cut)
+/* Pass 1 parses an event only when its text can hold something it
+ * indexes: an M event ("M"), a runtime/driver call (cat runtime, driver,
+ * any case), an ac2g flow end.  One pass over the bytes. */
+static int maybe_indexed(const char *st, size_t n)
+{
+    for (const char *p = st, *e = st + n; p < e; p++) {
+        switch (*p) {
+        case 'M':
+            if (p > st && p + 1 < e && p[-1] == '"' && p[1] == '"')
+                return 1;
+            break;
+        case 'u': case 'U':
+            if (e - p >= 6 && !strncasecmp(p, "untime", 6))
+                return 1;
+            break;
+        case 'r': case 'R':
+            if (e - p >= 5 && !strncasecmp(p, "river", 5))
+                return 1;
+            break;
+        case '2':
+            if (p > st && e - p >= 2 && (p[-1] | 0x20) == 'c' && (p[1] | 0x20) == 'g')
+                return 1;
+            break;
+        default:
+            break;
+        }
+    }
+    return 0;
+}
+
+static void index_event(chrome *c, const gs_json *ev, const char *st, size_t n, long line)
+{
+    const char *ph = jstr(ev, "ph"), *what = jstr(ev, "name");
+    if (ph && what && !strcmp(ph, "M") && !strcmp(what, "thread_name"))
+        keep_mtext(c, st, n, line);
+    kineto_index(c, ev);
+}
+
+static gs_json *parse_slice(chrome *c, const char *st, size_t n);
+
+/* One parsed event (ev NULL: not JSON) in the pass's handler. */
+static void apply_event(chrome *c, gs_json *ev, const char *st, size_t n, long line, int pass)
+{
+    if (!ev || ev->type != GS_JSON_OBJECT) {
+        if (pass == 2)
+            skip(c, "malformed event (not a JSON object)", line);
+    } else if (pass == 1) {
+        index_event(c, ev, st, n, line);
+    } else if (c->own) {
+        own_event(c, ev, line);
+    } else if (kineto_event(c, ev, line)) {
+        /* a B event, kept until its E event: its own copy, off the arena */
+        gs_json *keep = parse_slice(c, st, n);
+        c->open[c->n_open - 1].ev = keep;
+        if (!keep)
+            c->n_open--;
+    }
+}
+
+/* Pass 2's fast path: the object at the window's position parsed where it
+ * lies (no separate scan to cut it), the window refilled while the object
+ * runs past its end.  0 (nothing consumed) when it does not parse: the
+ * caller cuts the value and reports it as usual. */
+static int parse_in_place(chrome *c, imp_win *w, gs_json **ev, const char **st, size_t *n,
+                          long *line)
 {
     gs_err perr;
     for (;;) {
-        sc_ws(&sc);
-        if (sc.s >= sc.end) {
+        size_t used;
+        int lines, short_input;
+        gs_err_clear(&perr);
+        gs_json_arena_reset(&c->arena);
+        if (gs_json_parse_prefix_in(&c->arena, ev, w->s, (size_t)(w->end - w->s), c->name, &perr,
+                                    &used, &lines, &short_input) == GS_OK) {
+            *st = w->s;
+            *n = used;
+            *line = w->line;
+            w->line += lines;
+            w->s += used;
+            return 1;
+        }
+        if (perr.status == GS_ERR_NOMEM || !short_input || !imp_win_fill(w, w->s))
+            return 0;
+    }
+}
+
+/* Walks the events of the array whose '[' was consumed, calling the pass's
+ * handler for each parsed event; stops at ']' (not consumed) or at the end
+ * of the input (a truncated file; reported once, in the last pass). */
+static void walk_events(chrome *c, imp_win *w, int pass, int report_cut)
+{
+    gs_err perr;
+    for (;;) {
+        int ch = imp_win_ws(w);
+        if (ch < 0) {
             if (report_cut)
                 skip(c, "file ends inside traceEvents (truncated; events before the cut were imported)",
-                     sc.line);
+                     w->line);
             return;
         }
-        if (*sc.s == ']')
+        if (ch == ']')
             return;
-        const char *st = sc.s;
-        long line = sc.line;
-        if (!sc_skip(&sc)) {
-            if (report_cut)
-                skip(c, "truncated event at the end of the file", line);
-            return;
-        }
+        const char *st;
+        size_t n;
+        long line;
         gs_json *ev = NULL;
-        gs_err_clear(&perr);
-        if (gs_json_parse(&ev, st, (size_t)(sc.s - st), c->name, &perr) != GS_OK ||
-            ev->type != GS_JSON_OBJECT) {
+        if (pass == 2 && ch == '{' && parse_in_place(c, w, &ev, &st, &n, &line)) {
+            apply_event(c, ev, st, n, line, pass);
+            goto next;
+        }
+        if (!imp_win_value(w, &st, &n, &line)) {
+            if (report_cut)
+                skip(c, w->too_big ? "event larger than 1 GiB (rest of the file skipped)"
+                                   : "truncated event at the end of the file", w->line);
+            c->oom |= w->oom;
+            return;
+        }
+        if (pass == 2 || maybe_indexed(st, n)) {   /* else nothing for pass 1 */
+            gs_err_clear(&perr);
+            gs_json_arena_reset(&c->arena);
+            if (gs_json_parse_in(&c->arena, &ev, st, n, c->name, &perr) != GS_OK)
+                ev = NULL;
             if (perr.status == GS_ERR_NOMEM)
                 c->oom = 1;
-            else if (pass == 2)
-                skip(c, "malformed event (not a JSON object)", line);
-        } else if (pass == 1) {
-            if (c->own) {
-                const char *ph = jstr(ev, "ph"), *what = jstr(ev, "name");
-                if (ph && what && !strcmp(ph, "M") && !strcmp(what, "thread_name"))
-                    own_lane_open(c, ev, line);
-            } else {
-                kineto_index(c, ev);
-            }
-        } else if (c->own) {
-            own_event(c, ev, line);
-        } else if (kineto_event(c, ev, line)) {
-            ev = NULL;   /* kept until its E event */
+            else
+                apply_event(c, ev, st, n, line, pass);
         }
-        gs_json_free(ev);
+    next:
         if (c->oom || c->failed)
             return;
-        sc_ws(&sc);
-        if (sc.s < sc.end && *sc.s == ',') {
-            sc.s++;
+        ch = imp_win_ws(w);
+        if (ch == ',') {
+            w->s++;
             continue;
         }
-        if (sc.s < sc.end && *sc.s == ']')
-            return;
-        if (sc.s >= sc.end)
-            continue;   /* reported above */
+        if (ch == ']' || ch < 0)
+            continue;   /* the end, or the cut reported above */
         if (report_cut)
-            skip(c, "expected ',' or ']' after an event (rest of traceEvents skipped)", sc.line);
+            skip(c, "expected ',' or ']' after an event (rest of traceEvents skipped)", w->line);
         return;
     }
 }
@@ -972,13 +1101,13 @@ static int base_time(chrome *c, const char *text, long line)
     return 1;
 }
 
-/* Parses one top-level value [st, sc->s) with the JSON reader. */
-static gs_json *parse_slice(chrome *c, const char *st, const char *en)
+/* Parses one top-level value with the JSON reader. */
+static gs_json *parse_slice(chrome *c, const char *st, size_t n)
 {
     gs_json *v = NULL;
     gs_err perr;
     gs_err_clear(&perr);
-    if (gs_json_parse(&v, st, (size_t)(en - st), c->name, &perr) != GS_OK) {
+    if (gs_json_parse(&v, st, n, c->name, &perr) != GS_OK) {
         if (perr.status == GS_ERR_NOMEM)
             c->oom = 1;
         return NULL;
@@ -986,8 +1115,119 @@ static gs_json *parse_slice(chrome *c, const char *st, const char *en)
     return v;
 }
 
-gs_status gs_import_chrome(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
-                           size_t len, const char *name, gs_err *err)
+/* A top-level member other than traceEvents. */
+static void top_member(chrome *c, const char *key, const char *vs, size_t vn, long kline)
+{
+    if (!strcmp(key, "baseTimeNanoseconds")) {
+        gs_json *v = parse_slice(c, vs, vn);
+        if (v && v->type == GS_JSON_NUMBER)
+            base_time(c, v->text, kline);
+        gs_json_free(v);
+    } else if (!strcmp(key, "metadata")) {
+        gs_json *v = parse_slice(c, vs, vn);
+        const char *gen = jstr(v, "generator");
+        if (gen && !strcmp(gen, "gapscope")) {
+            c->own = 1;
+            int t0 = 0;   /* the writer's own keys come first: later ones are meta */
+            for (size_t i = 0; i < v->n && !c->failed; i++) {
+                const char *k = v->keys[i], *val = v->items[i].text;
+                if (!strcmp(k, "t0_ns") && !t0++)
+                    base_time(c, val, v->items[i].line + kline - 1);
+                else if (val && strcmp(k, "generator") && strcmp(k, "dropped_spans"))
+                    gs_timeline_meta_set(c->tl, strcmp(k, "source") ? k : "source.original", val);
+            }
+        }
+        gs_json_free(v);
+    }
+}
+
+/* Pass 1 over the top level (the events walked inside it); the place of
+ * traceEvents' first event in *off / *line. */
+static gs_status top_level(chrome *c, imp_win *w, uint64_t *off, long *line)
+{
+    if (w->end - w->s >= 3 && !memcmp(w->s, "\xef\xbb\xbf", 3))
+        w->s += 3;
+    int ch = imp_win_ws(w), have_events = 0;
+    if (ch == '[') {
+        w->s++;
+        *off = imp_win_off(w);
+        *line = w->line;
+        walk_events(c, w, 1, 0);
+        return GS_OK;
+    }
+    if (ch != '{')
+        return fail_at(c, w->line, "expected a JSON object with \"traceEvents\" or an array of "
+                                   "trace events");
+    w->s++;
+    for (;;) {
+        ch = imp_win_ws(w);
+        if (ch < 0 || ch == '}' || c->oom || c->failed)
+            break;
+        const char *ks, *vs;
+        size_t kn, vn;
+        long kline, vline;
+        if (ch != '"' || !imp_win_value(w, &ks, &kn, &kline))
+            return fail_at(c, w->line, "expected a string key in the top-level object");
+        char key[64] = "";
+        if (kn >= 2 && kn - 2 < sizeof key) {
+            memcpy(key, ks + 1, kn - 2);
+            key[kn - 2] = '\0';
+        }
+        if (imp_win_ws(w) != ':')
+            return fail_at(c, w->line, "expected ':' after a top-level key");
+        w->s++;
+        ch = imp_win_ws(w);
+        if (!strcmp(key, "traceEvents") && ch == '[') {
+            w->s++;
+            *off = imp_win_off(w);
+            *line = w->line;
+            have_events = 1;
+            walk_events(c, w, 1, 0);
+            if (imp_win_ws(w) != ']')
+                break;   /* truncated or malformed: pass 2 reports it */
+            w->s++;
+        } else {
+            if (!imp_win_value(w, &vs, &vn, &vline))
+                break;   /* truncated: the events walk reports it */
+            top_member(c, key, vs, vn, kline);
+        }
+        if (imp_win_ws(w) == ',')
+            w->s++;
+    }
+    if (!have_events && !c->oom)
+        return fail_at(c, 1, "no \"traceEvents\" array in the top-level object");
+    return GS_OK;
+}
+
+/* After pass 1: the lanes of gapscope's own threads, or of the threads
+ * that made CUDA calls and flows, in the order pass 1 met them. */
+static void open_lanes(chrome *c)
+{
+    gs_err perr;
+    if (c->own) {
+        for (size_t i = 0; i < c->n_m && !c->oom; i++) {
+            gs_json *ev = NULL;
+            gs_err_clear(&perr);
+            if (gs_json_parse(&ev, c->mtext[i], strlen(c->mtext[i]), c->name, &perr) == GS_OK)
+                own_lane_open(c, ev, c->mline[i]);
+            else if (perr.status == GS_ERR_NOMEM)
+                c->oom = 1;
+            gs_json_free(ev);
+        }
+        return;
+    }
+    for (size_t i = 0; i < c->n_p1; i++) {
+        gs_tl_lane *l = thread_lane(c, c->p1_pid[i], c->p1_tid[i]);
+        if (!l) {
+            c->oom = 1;
+            return;
+        }
+        c->p1_lane[i] = gs_tl_lane_id(l);
+    }
+}
+
+static gs_status chrome_run(gs_timeline *tl, gs_import_report *rep, imp_win *w, const char *name,
+                            gs_err *err)
 {
     chrome c;
     memset(&c, 0, sizeof c);
@@ -996,103 +1236,38 @@ gs_status gs_import_chrome(gs_timeline *tl, gs_import_report *rep, const uint8_t
     c.name = name;
     c.err = err;
     imp_lanes_init(&c.lanes, tl);
+    gs_json_arena_init(&c.arena);
     gs_status st = GS_OK;
     if (!imp_imap_init(&c.thread_names.idx) || !imp_imap_init(&c.corr_lane) ||
         !imp_imap_init(&c.flow_src) || !imp_imap_init(&c.flow_dst) || !imp_imap_init(&c.own_lane) ||
-        !imp_imap_init(&c.own_tid)) {
+        !imp_imap_init(&c.p1_idx) || !imp_imap_init(&c.lane_idx) ||
+        !imp_imap_init(&c.kernel_names.idx) || !imp_imap_init(&c.own_tid)) {
         st = gs_err_set(err, GS_ERR_NOMEM, "import chrome", name, "out of memory");
         goto done;
     }
-    scan sc = {(const char *)data, (const char *)data, (const char *)data + len, 1};
-    if (len >= 3 && !memcmp(sc.s, "\xef\xbb\xbf", 3))
-        sc.s += 3;
-    sc_ws(&sc);
-    scan events = {0};
-    int have_events = 0;
-    if (sc.s < sc.end && *sc.s == '[') {
-        sc.s++;
-        events = sc;
-        have_events = 1;
-    } else if (sc.s < sc.end && *sc.s == '{') {
-        sc.s++;
-        for (;;) {
-            sc_ws(&sc);
-            if (sc.s >= sc.end || *sc.s == '}')
-                break;
-            long kline = sc.line;
-            const char *ks = sc.s;
-            if (*sc.s != '"' || !sc_skip(&sc)) {
-                st = fail_at(&c, kline, "expected a string key in the top-level object");
-                goto done;
-            }
-            char key[64] = "";
-            size_t kl = (size_t)(sc.s - ks);
-            if (kl >= 2 && kl - 2 < sizeof key) {
-                memcpy(key, ks + 1, kl - 2);
-                key[kl - 2] = '\0';
-            }
-            sc_ws(&sc);
-            if (sc.s >= sc.end || *sc.s != ':') {
-                st = fail_at(&c, sc.line, "expected ':' after a top-level key");
-                goto done;
-            }
-            sc.s++;
-            sc_ws(&sc);
-            if (!strcmp(key, "traceEvents") && sc.s < sc.end && *sc.s == '[') {
-                events = sc;
-                events.s++;
-                have_events = 1;
-            }
-            const char *vs = sc.s;
-            if (!sc_skip(&sc))
-                break;   /* truncated: the events walk reports it */
-            if (!strcmp(key, "baseTimeNanoseconds")) {
-                gs_json *v = parse_slice(&c, vs, sc.s);
-                int ok = !v || v->type != GS_JSON_NUMBER || base_time(&c, v->text, kline);
-                gs_json_free(v);
-                if (!ok)
-                    break;
-            } else if (!strcmp(key, "metadata")) {
-                gs_json *v = parse_slice(&c, vs, sc.s);
-                const char *gen = jstr(v, "generator");
-                if (gen && !strcmp(gen, "gapscope")) {
-                    c.own = 1;
-                    int t0 = 0;   /* the writer's own keys come first: later ones are meta */
-                    for (size_t i = 0; i < v->n && !c.failed; i++) {
-                        const char *k = v->keys[i], *val = v->items[i].text;
-                        if (!strcmp(k, "t0_ns") && !t0++) {
-                            base_time(&c, val, v->items[i].line + kline - 1);
-                        } else if (val && strcmp(k, "generator") && strcmp(k, "dropped_spans"))
-                            gs_timeline_meta_set(tl, strcmp(k, "source") ? k : "source.original",
-                                                 val);
-                    }
-                }
-                gs_json_free(v);
-            }
-            sc_ws(&sc);
-            if (sc.s < sc.end && *sc.s == ',')
-                sc.s++;
-        }
-    } else {
-        st = fail_at(&c, sc.line, "expected a JSON object with \"traceEvents\" or an array of "
-                                  "trace events");
+    uint64_t off = 0;
+    long line = 1;
+    if ((st = top_level(&c, w, &off, &line)) != GS_OK)
         goto done;
-    }
-    if (!have_events) {
-        st = fail_at(&c, 1, "no \"traceEvents\" array in the top-level object");
-        goto done;
-    }
-    if (!c.failed)
-        walk_events(&c, events, 1, 0);
     if (!c.oom && !c.failed)
-        walk_events(&c, events, 2, 1);
+        open_lanes(&c);
+    if (!c.oom && !c.failed && !imp_win_seek(w, off, line) && w->io) {
+        st = gs_err_set(err, GS_ERR_IO, "import chrome", name, "cannot read the file again");
+        goto done;
+    }
+    if (!c.oom && !c.failed)
+        walk_events(&c, w, 2, 1);
     if (c.failed) {
         st = err && err->status ? err->status : GS_ERR_FORMAT;
         goto done;
     }
     for (size_t i = 0; i < c.n_open; i++)
         skip(&c, "B event without a matching E event", c.open[i].line);
-    if (c.oom || c.lanes.oom) {
+    if (w->io) {
+        st = gs_err_set(err, GS_ERR_IO, "import chrome", name, "read error");
+        goto done;
+    }
+    if (c.oom || c.lanes.oom || w->oom) {
         st = gs_err_set(err, GS_ERR_NOMEM, "import chrome", name, "out of memory");
         goto done;
     }
@@ -1104,11 +1279,45 @@ done:
     imp_imap_free(&c.flow_src);
     imp_imap_free(&c.flow_dst);
     imp_imap_free(&c.own_lane);
+    imp_imap_free(&c.p1_idx);
+    gs_json_arena_free(&c.arena);
+    imp_imap_free(&c.lane_idx);
+    free(c.lane_of);
+    strtab_free(&c.kernel_names);
     imp_imap_free(&c.own_tid);
     free(c.own_lanes);
     free(c.own_ids);
+    free(c.p1_pid);
+    free(c.p1_tid);
+    free(c.p1_lane);
+    for (size_t i = 0; i < c.n_m; i++)
+        free(c.mtext[i]);
+    free(c.mtext);
+    free(c.mline);
     for (size_t i = 0; i < c.n_open; i++)
         gs_json_free(c.open[i].ev);
     free(c.open);
+    return st;
+}
+
+gs_status gs_import_chrome(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
+                           size_t len, const char *name, gs_err *err)
+{
+    imp_win w;
+    imp_win_mem(&w, (const char *)data, len);
+    return chrome_run(tl, rep, &w, name, err);
+}
+
+gs_status gs_import_chrome_file(gs_timeline *tl, gs_import_report *rep, FILE *f,
+                                const char *name, gs_err *err)
+{
+    imp_win w;
+    if (!imp_win_file(&w, f) && (w.oom || w.io)) {
+        imp_win_free(&w);
+        return w.oom ? gs_err_set(err, GS_ERR_NOMEM, "import chrome", name, "out of memory")
+                     : gs_err_set(err, GS_ERR_IO, "import chrome", name, "read error");
+    }
+    gs_status st = chrome_run(tl, rep, &w, name, err);
+    imp_win_free(&w);
     return st;
 }

@@ -36,8 +36,9 @@
  * file/socket/poll calls -> state:io, malloc_trim -> malloc_trim, anything
  * else -> osrt:<name>.
  *
- * The database is read from memory (sqlite3_deserialize, read-only), so the
- * parser takes (bytes, length, name) like the others.  A table that cannot
+ * gs_import_file hands SQLite the file itself (read-only: it reads the
+ * pages it needs, so memory is bounded by the span table); bytes in memory
+ * (gs_import_bytes, the fuzz target) are read with sqlite3_deserialize.  A table that cannot
  * be read (corrupt pages) is skipped with its SQLite message; rows with a
  * missing or inverted time range are counted and skipped.
  */
@@ -438,12 +439,13 @@ static void device_table(nsys *n, const char *t, const char *extra, row_fn fn)
     each_row(n, t, sql, fn);
 }
 
-gs_status gs_import_nsys(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
-                         size_t len, const char *name, gs_err *err)
+/* From bytes (data, len), or from the file at path when path is set. */
+static gs_status nsys_import(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
+                             size_t len, const char *path, const char *name, gs_err *err)
 {
     char where[600];
     imp_where_off(where, sizeof where, name, 0);
-    if (len < 100 || memcmp(data, "SQLite format 3", 16))
+    if (!path && (len < 100 || memcmp(data, "SQLite format 3", 16)))
         return gs_err_set(err, GS_ERR_FORMAT, "import nsys", where,
                           "not an SQLite database (expected the header \"SQLite format 3\" of "
                           "`nsys export --type sqlite`)");
@@ -455,17 +457,27 @@ gs_status gs_import_nsys(gs_timeline *tl, gs_import_report *rep, const uint8_t *
     n.err = err;
     imp_lanes_init(&n.lanes, tl);
     gs_status st = GS_OK;
-    unsigned char *copy = sqlite3_malloc64(len);
-    if (!copy || !imp_imap_init(&n.str_idx) || !imp_imap_init(&n.thread_name) ||
-        !imp_imap_init(&n.corr_lane) || sqlite3_open(":memory:", &n.db) != SQLITE_OK) {
+    unsigned char *copy = path ? NULL : sqlite3_malloc64(len);
+    if ((!path && !copy) || !imp_imap_init(&n.str_idx) || !imp_imap_init(&n.thread_name) ||
+        !imp_imap_init(&n.corr_lane)) {
         sqlite3_free(copy);
         st = gs_err_set(err, GS_ERR_NOMEM, "import nsys", name, "out of memory");
         goto done;
     }
-    memcpy(copy, data, len);
-    if (sqlite3_deserialize(n.db, "main", copy, (sqlite3_int64)len, (sqlite3_int64)len,
-                            SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY) !=
-        SQLITE_OK) {
+    if (path) {   /* SQLite reads the pages it needs: memory does not grow with the file */
+        if (sqlite3_open_v2(path, &n.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+            st = gs_err_set(err, GS_ERR_FORMAT, "import nsys", where, "SQLite cannot open it: %s",
+                            n.db ? sqlite3_errmsg(n.db) : "out of memory");
+            goto done;
+        }
+    } else if (sqlite3_open(":memory:", &n.db) != SQLITE_OK) {
+        sqlite3_free(copy);
+        st = gs_err_set(err, GS_ERR_NOMEM, "import nsys", name, "out of memory");
+        goto done;
+    } else if (memcpy(copy, data, len),
+               sqlite3_deserialize(n.db, "main", copy, (sqlite3_int64)len, (sqlite3_int64)len,
+                                   SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY) !=
+                   SQLITE_OK) {
         st = gs_err_set(err, GS_ERR_FORMAT, "import nsys", where, "SQLite cannot open it: %s",
                         sqlite3_errmsg(n.db));
         goto done;
@@ -558,7 +570,25 @@ done:
     return st;
 }
 
+gs_status gs_import_nsys(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
+                         size_t len, const char *name, gs_err *err)
+{
+    return nsys_import(tl, rep, data, len, NULL, name, err);
+}
+
+gs_status gs_import_nsys_path(gs_timeline *tl, gs_import_report *rep, const char *path,
+                              gs_err *err)
+{
+    return nsys_import(tl, rep, NULL, 0, path, path, err);
+}
+
 #else /* !GS_HAVE_SQLITE */
+
+gs_status gs_import_nsys_path(gs_timeline *tl, gs_import_report *rep, const char *path,
+                              gs_err *err)
+{
+    return gs_import_nsys(tl, rep, NULL, 0, path, err);
+}
 
 gs_status gs_import_nsys(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
                          size_t len, const char *name, gs_err *err)

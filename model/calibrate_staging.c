@@ -1,0 +1,167 @@
+/*
+ * gapscope calibrate's staging class (contract in model_int.h): the host
+ * staging of a pinned copy (the witness, 32 bytes a wire) timed beside
+ * B = 0, 2, 4, ... busy synthesis threads, on the copy's threads forked
+ * and joined per copy as the CUDA backend does (prover/cuda/cu_ctx.cu,
+ * par_memcpy: GS_MODEL_COPY_THREADS threads from 4 MiB, else one).
+ *
+ * What is measured is wall time: a fork-join copy on an oversubscribed
+ * host waits for the cores the other threads hold (the scheduler's
+ * slices) beyond its fair share, which per-thread CPU time cannot see.
+ * Row i of the class: T = B + k runnable threads, cpu_s = the copy's
+ * median wall seconds there, speed = t(0) share(k) / (t(B) share(T)),
+ * share(T) = min(1, C / T): its work per second beyond processor
+ * sharing, relative to the copy alone (1 in the first row).
+ *
+ * Threads: background synthesis threads start as the levels grow (each
+ * synthesizes until told to stop, checked between partitions) and are
+ * joined once at the end; the copies run on the caller's thread and
+ * threads it forks and joins per copy.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../prover/circuits/circuits.h"
+#include "model_int.h"
+
+#define COPIES 9
+#define MAX_BG 256
+
+typedef struct bg {
+    const gs_circuit *c;
+    const gs_pk *pk;
+    atomic_int *stop;
+    int i;
+} bg;
+
+static void *bg_main(void *p)
+{
+    bg *b = p;
+    gs_err err;
+    for (uint64_t r = 1; !atomic_load(b->stop); r++) {
+        gs_assignment as;
+        gs_err_clear(&err);
+        if (gs_circuit_synthesize(b->c, b->pk, 7919u * (uint64_t)b->i + r, &as, &err) != GS_OK)
+            break;
+        gs_assignment_free(&as);
+    }
+    return NULL;
+}
+
+typedef struct part {
+    char *dst;
+    const char *src;
+    size_t len;
+} part;
+
+static void *copy_part(void *p)
+{
+    part *c = p;
+    memcpy(c->dst, c->src, c->len);
+    return NULL;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double gs_mi_staging_copy(char *dst, const char *src, size_t len, int k)
+{
+    pthread_t th[64];
+    part pt[64];
+    int ok[64] = {0};
+    k = k < 1 ? 1 : k > 64 ? 64 : k;
+    size_t per = (len / (size_t)k + 4095) & ~(size_t)4095;
+    double t0 = now_s();
+    for (int i = 0; i < k; i++) {
+        size_t off = per * (size_t)i;
+        pt[i] = (part){dst + off, src + off, off >= len ? 0 : (len - off < per ? len - off : per)};
+    }
+    for (int i = 1; i < k; i++)
+        ok[i] = pt[i].len && pthread_create(&th[i], NULL, copy_part, &pt[i]) == 0;
+    copy_part(&pt[0]);
+    for (int i = 1; i < k; i++) {
+        if (ok[i])
+            pthread_join(th[i], NULL);
+        else if (pt[i].len)
+            copy_part(&pt[i]);
+    }
+    return now_s() - t0;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_pk *pk, const int *lad, int nl,
+                                  int cpus, int quiet, gs_err *err)
+{
+    size_t len = (size_t)32 << p->log;
+    int k = len >= ((size_t)4 << 20) ? GS_MODEL_COPY_THREADS : 1;
+    char *src = malloc(len), *dst = malloc(len);
+    pthread_t th[MAX_BG];
+    bg args[MAX_BG];
+    atomic_int stop = 0;
+    int nb = 0;
+    double share0 = 1;
+    gs_status st = GS_OK;
+    if (!src || !dst) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "calibrate", "staging buffers of %zu bytes", len);
+        goto out;
+    }
+    memset(src, 1, len);
+    memset(dst, 2, len);
+    gs_profile_class *pc = &p->cls[GS_SPEED_STAGING];
+    /* Background levels: 0 and the ladder's counts (2C at most). */
+    for (int i = -1; i < nl && pc->n < 24; i++) {
+        int want = i < 0 ? 0 : lad[i];
+        if (want == 1 || want > MAX_BG)
+            continue;
+        while (nb < want) {
+            args[nb] = (bg){.c = c, .pk = pk, .stop = &stop, .i = nb};
+            if (pthread_create(&th[nb], NULL, bg_main, &args[nb]) != 0) {
+                st = GS_ERR(err, GS_ERR_INTERNAL, "calibrate", "could start only %d of %d threads", nb, want);
+                goto out;
+            }
+            nb++;
+        }
+        struct timespec settle = {0, 20 * 1000000L};
+        nanosleep(&settle, NULL);
+        double t[COPIES];
+        gs_mi_staging_copy(dst, src, len, k);
+        for (int r = 0; r < COPIES; r++) {
+            t[r] = gs_mi_staging_copy(dst, src, len, k);
+            struct timespec gap = {0, 2 * 1000000L};
+            nanosleep(&gap, NULL);
+        }
+        qsort(t, COPIES, sizeof *t, cmp_d);
+        double T = want + k, share = T > cpus ? (double)cpus / T : 1.0;
+        pc->threads[pc->n] = T;
+        pc->cpu_s[pc->n] = t[COPIES / 2];
+        if (!pc->n)
+            share0 = share;
+        pc->speed[pc->n] = pc->cpu_s[0] * share0 / (t[COPIES / 2] * share);
+        if (!quiet)
+            fprintf(stderr, "calibrate: staging   B=%-3d %.4f s per copy of %zu MiB on %d threads, speed %.3f\n", want,
+                    t[COPIES / 2], len >> 20, k, pc->speed[pc->n]);
+        pc->n++;
+    }
+out:
+    atomic_store(&stop, 1);
+    for (int i = 0; i < nb; i++)
+        pthread_join(th[i], NULL);
+    free(src);
+    free(dst);
+    return st;
+}

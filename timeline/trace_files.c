@@ -1,0 +1,71 @@
+/*
+ * The trace file a run directory gets (timeline.h): Chrome JSON for runs
+ * Perfetto's UI loads comfortably as JSON, Perfetto's protobuf above
+ * GS_TRACE_CHROME_MAX_SPANS (timeline/README.md, "Which trace file"); and
+ * the process both writers put a lane in.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+
+#include "tl_internal.h"
+
+static const char *const names[] = {
+#define GS_X(e, n) n,
+    GS_TRACE_FORMAT_TABLE(GS_X)
+#undef GS_X
+};
+_Static_assert(sizeof names / sizeof names[0] == GS_TRACE_FORMAT_COUNT, "trace format table");
+
+const char *gs_trace_format_name(gs_trace_format f)
+{
+    return (unsigned)f < GS_TRACE_FORMAT_COUNT ? names[f] : "?";
+}
+
+int gs_trace_format_from_name(gs_trace_format *out, const char *name)
+{
+    for (int i = 0; i < GS_TRACE_FORMAT_COUNT; i++)
+        if (!strcmp(name, names[i])) {
+            *out = (gs_trace_format)i;
+            return 1;
+        }
+    return 0;
+}
+
+gs_trace_format gs_trace_format_pick(gs_timeline *tl, gs_trace_format f)
+{
+    if (f != GS_TRACE_AUTO)
+        return f;
+    return gs_tl_span_total(tl) > GS_TRACE_CHROME_MAX_SPANS ? GS_TRACE_PERFETTO : GS_TRACE_CHROME;
+}
+
+static gs_status write_one(gs_timeline *tl, const char *dir, const char *file,
+                           gs_status (*fn)(gs_timeline *, const char *, gs_err *), gs_err *err)
+{
+    char path[4096];
+    int w = snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (w < 0 || (size_t)w >= sizeof path)
+        return gs_err_set(err, GS_ERR_ARG, "timeline", dir, "path too long");
+    return fn(tl, path, err);
+}
+
+gs_status gs_timeline_write_traces(gs_timeline *tl, const char *dir, gs_trace_format f,
+                                   const char **written, gs_err *err)
+{
+    f = gs_trace_format_pick(tl, f);
+    gs_status st = GS_OK;
+    if (written)
+        *written = f == GS_TRACE_PERFETTO ? GS_TRACE_PERFETTO_FILE : GS_TRACE_CHROME_FILE;
+    if (f == GS_TRACE_CHROME || f == GS_TRACE_BOTH)
+        st = write_one(tl, dir, GS_TRACE_CHROME_FILE, gs_timeline_write_chrome, err);
+    if (st == GS_OK && (f == GS_TRACE_PERFETTO || f == GS_TRACE_BOTH))
+        st = write_one(tl, dir, GS_TRACE_PERFETTO_FILE, gs_timeline_write_perfetto, err);
+    return st;
+}
+
+int gs_tl_lane_pid(const gs_lane_info *L)
+{
+    if (L->role == GS_ROLE_DEVICE)
+        return GS_TL_PID_GPU0 + (L->device >= 0 ? L->device : 999);
+    return GS_TL_PID_HOST;
+}
