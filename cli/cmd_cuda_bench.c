@@ -65,7 +65,8 @@ static const struct {
                                    "run, e.g. 'default;msm_ba=1;msm_glv=1,msm_c=20'; names get @SET" },
     [A_DEVICE] = { "--device", "N", "device index (default 0)" },
     [A_JSON] = { "--json", "FILE", "also write every repetition as Google Benchmark JSON (\"-\": to "
-                                   "stdout, the table to stderr)" },
+                                   "stdout, the table to stderr); written also when a measurement fails "
+                                   "part way, with what was measured before it" },
     [A_HELP] = { "--help", NULL, "this text" },
 };
 

@@ -498,8 +498,16 @@ gs_status gs_cuda_bench_run(gs_cu_bench *b, const gs_cuda_bench_opts *o, FILE *t
     if (o->on[A_MSM]) TRY(run_msm(b, 0, o, err));
     if (o->on[A_MSM2]) TRY(run_msm(b, 1, o, err));
     if (o->on[A_PROVE]) TRY(run_prove(b, o, err));
-    if (o->json) TRY(write_json(o->json, devname, o, err));
 fail:
+    /* The JSON holds every repetition recorded, also when a later
+     * measurement failed (a set that ran out of memory, say): the error stays
+     * the command's, the file is written all the same. */
+    if (o->json && (st == GS_OK || n_recs > 0)) {
+        gs_err e2;
+        gs_err_clear(&e2);
+        gs_status js = write_json(o->json, devname, o, st == GS_OK ? err : &e2);
+        if (st == GS_OK) st = js;
+    }
     free(recs);
     recs = NULL;
     n_recs = cap_recs = 0;

@@ -109,11 +109,11 @@ MSETS="default;msm_c=18;msm_c=20;msm_c=22"
 CSETS="default"
 [ $OK_BA = 1 ] && CSETS="$CSETS;msm_ba=1;msm_ba=1,msm_minb=2"
 PSETS="default;h_first=1"
-[ $OK_BA = 1 ] && PSETS="default;msm_ba=1;msm_ba=1,msm_minb=2;h_first=1"
+[ $OK_BA = 1 ] && PSETS="$PSETS;msm_ba=1;msm_ba=1,msm_minb=2"
+# (GLV is left out at 2^27: its window is planned for all 2^27 scalars, c = 22,
+# while 90% of them are 0/1 and skip the buckets: a plan for 10x fewer.)
 QSETS="default"
-[ $OK_BA = 1 ] && QSETS="$QSETS;msm_ba=1"
-[ $OK_GLV = 1 ] && QSETS="$QSETS;msm_glv=1"
-[ $OK_BA = 1 ] && [ $OK_GLV = 1 ] && QSETS="$QSETS;msm_ba=1,msm_glv=1"
+[ $OK_BA = 1 ] && QSETS="$QSETS;msm_ba=1;msm_ba=1,msm_minb=2"
 
 step "2a G1 MSM 2^20 against the CPU under every set"
 t=$(tmo 60)
