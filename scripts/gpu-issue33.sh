@@ -21,10 +21,11 @@
 #   msm_c=C      the window of plans without copies (the automatic one was
 #                measured before the flat level 1 existed)
 #
-#  1. the CUDA tests, defaults (the lever tests loop over every setting
-#     inside): a failure stops the call; then the MSM and prove tests again
-#     with each lever forced by its environment variable (--quick): a lever
-#     whose tests fail is left out of the measurements;
+#  1. the CUDA tests with the defaults (a failure stops the call), then per
+#     lever, in its own process, its tests (test_cuda_levers.c: every
+#     setting inside) and the MSM and prove tests again with the lever
+#     forced by its environment variable (--quick): a lever whose tests fail
+#     is left out of the measurements;
 #  2. G1 MSM, no precomputed copies: 2^20 checked against the CPU under
 #     every set, 2^24 and 2^26 medians of 5; 2^24 with 16 copies (the
 #     prove's path);
@@ -76,9 +77,9 @@ nproc
 MEM=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -1 | tr -dc 0-9)
 MEM=${MEM:-0}
 
-step "1a cuda tests, defaults (lever tests inside)"
-GS_REQUIRE_GPU=1 GS_BIN=$G timeout "$(tmo 240)" "$T" --only cuda --skip cuda_attach_kernels 2>&1 |
-    grep -E "FAIL|passed|OK .*(cuda_msm|cuda_prove)"
+step "1a cuda tests, defaults"
+GS_REQUIRE_GPU=1 GS_BIN=$G timeout "$(tmo 200)" "$T" --only cuda --skip cuda_attach_kernels --skip _ba_ \
+    --skip _glv_ --skip h_first --skip combo 2>&1 | grep -E "FAIL|passed"
 rc=${PIPESTATUS[0]}
 if [ "$rc" -eq 124 ]; then
     echo "(the tests were cut short at their timeout: measuring anyway, the table is unchecked)"
@@ -86,29 +87,50 @@ elif [ "$rc" -ne 0 ]; then
     step "the default CUDA tests failed: no measurements (fix first)"
     exit 1
 fi
-OK_BA=1 OK_GLV=1
-lever_tests() { # VAR=VALUE...: the MSM and prove tests with the lever forced
-    env "$@" GS_REQUIRE_GPU=1 GS_BIN=$G timeout "$(tmo 60)" "$T" --quick --only cuda_msm_vs_cpu \
-        --only cuda_msm_prepared --only cuda_prove_vs_cpu 2>&1 | grep -E "FAIL|passed"
-    local rc=${PIPESTATUS[0]}
-    [ "$rc" -eq 124 ] && echo "(cut short at the timeout: counted as passed)" && rc=0
-    return "$rc"
+# One lever's tests, each in its own process (a lever that faults the device
+# takes only its own verdict): its tests (every setting inside), then, with
+# its environment variable given, the MSM and prove tests again (--quick).
+lever_tests() { # NAME FILTER [VAR=VALUE]: 0 when they pass (or ran out of time)
+    local name=$1 filter=$2 rc
+    shift 2
+    GS_REQUIRE_GPU=1 GS_BIN=$G timeout "$(tmo 90)" "$T" --only "$filter" 2>&1 | grep -E "FAIL|passed"
+    rc=${PIPESTATUS[0]}
+    if [ "$rc" -ne 124 ] && [ "$rc" -ne 0 ]; then
+        echo "lever $name: its tests FAILED, left out of the measurements"
+        return 1
+    fi
+    if [ $# -gt 0 ]; then
+        env "$@" GS_REQUIRE_GPU=1 GS_BIN=$G timeout "$(tmo 60)" "$T" --quick --only cuda_msm_vs_cpu \
+            --only cuda_msm_prepared --only cuda_prove_vs_cpu 2>&1 | grep -E "FAIL|passed"
+        rc=${PIPESTATUS[0]}
+        if [ "$rc" -ne 124 ] && [ "$rc" -ne 0 ]; then
+            echo "lever $name: the MSM / prove tests with $* FAILED, left out of the measurements"
+            return 1
+        fi
+    fi
+    echo "lever $name: tests passed"
 }
-step "1b the tests with GS_CU_MSM_BA=1"
-lever_tests GS_CU_MSM_BA=1 || OK_BA=0
-step "1c the tests with GS_CU_MSM_GLV=1"
-lever_tests GS_CU_MSM_GLV=1 || OK_GLV=0
-echo "levers: msm_ba tests $([ $OK_BA = 1 ] && echo passed || echo FAILED, left out)," \
-    "msm_glv tests $([ $OK_GLV = 1 ] && echo passed || echo FAILED, left out)"
+OK_HF=0 OK_BA=0 OK_GLV=0 OK_BG=0
+step "1b lever h_first"
+lever_tests h_first h_first_vs && OK_HF=1
+step "1c lever msm_ba"
+lever_tests msm_ba _ba_vs GS_CU_MSM_BA=1 && OK_BA=1
+step "1d lever msm_glv"
+lever_tests msm_glv _glv_vs GS_CU_MSM_GLV=1 && OK_GLV=1
+if [ $OK_BA = 1 ] && [ $OK_GLV = 1 ]; then
+    step "1e msm_ba with msm_glv"
+    lever_tests msm_ba+msm_glv combo_vs && OK_BG=1
+fi
 
 # Knob sets for the MSMs (a failed lever's sets dropped).
 MSETS="default;msm_c=18;msm_c=20;msm_c=22"
 [ $OK_GLV = 1 ] && MSETS="$MSETS;msm_glv=1;msm_glv=1,msm_c=22"
 [ $OK_BA = 1 ] && MSETS="$MSETS;msm_ba=1;msm_ba=1,msm_minb=2;msm_ba=1,msm_s1=2048;msm_ba=1,msm_c=20"
-[ $OK_BA = 1 ] && [ $OK_GLV = 1 ] && MSETS="$MSETS;msm_ba=1,msm_glv=1"
+[ $OK_BG = 1 ] && MSETS="$MSETS;msm_ba=1,msm_glv=1"
 CSETS="default"
 [ $OK_BA = 1 ] && CSETS="$CSETS;msm_ba=1;msm_ba=1,msm_minb=2"
-PSETS="default;h_first=1"
+PSETS="default"
+[ $OK_HF = 1 ] && PSETS="$PSETS;h_first=1"
 [ $OK_BA = 1 ] && PSETS="$PSETS;msm_ba=1;msm_ba=1,msm_minb=2"
 # (GLV is left out at 2^27: its window is planned for all 2^27 scalars, c = 22,
 # while 90% of them are 0/1 and skip the buckets: a plan for 10x fewer.)
