@@ -677,25 +677,12 @@ static gs_status ensure_scratch(gs_cu_dev *d, const msm_plan *p, msm_bufs *b, gs
         for (int i = 0; i < 2; i++) CU_TRY(cudaStreamSynchronize(d->streams[i]));
     }
     if (need > d->msm.bytes) {
-        cudaFree(d->msm.base);
-        d->msm.base = NULL;
-        d->msm.bytes = 0;
-        cudaError_t e = cudaMalloc(&d->msm.base, need);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            d->msm.base = NULL;
+        cudaError_t e = cu_region_renew(&d->msm.base, &d->msm.bytes, need);
+        if (e != cudaSuccess)
             return GS_ERR(err, GS_ERR_NOMEM, "msm", "scratch of %zu MiB for n = %zu: %s",
                           need >> 20, p->n, cudaGetErrorString(e));
-        }
-        d->msm.bytes = need;
     }
-    if (cub_need > d->msm.cub_bytes) {
-        cudaFree(d->msm.cub_temp);
-        d->msm.cub_temp = NULL;
-        d->msm.cub_bytes = 0;
-        CU_TRY(cudaMalloc(&d->msm.cub_temp, cub_need));
-        d->msm.cub_bytes = cub_need;
-    }
+    if (cub_need > d->msm.cub_bytes) CU_TRY(cu_region_renew(&d->msm.cub_temp, &d->msm.cub_bytes, cub_need));
     carve(b, (char *)d->msm.base, p);
     return GS_OK;
 }

@@ -76,6 +76,24 @@ CU_DEV bool entry_get(cu_aff<F> &p, const cu_aff<F> *pts, uint32_t v, size_t str
     return true;
 }
 
+/* Replaces the device region *buf (*bytes long) by one of `need` bytes,
+ * its contents dropped; the caller has synchronised every stream that may
+ * still use it.  On failure the CUDA error (cleared), *buf NULL, *bytes 0. */
+static inline cudaError_t cu_region_renew(void **buf, size_t *bytes, size_t need)
+{
+    cudaFree(*buf);
+    *buf = NULL;
+    *bytes = 0;
+    cudaError_t e = cudaMalloc(buf, need);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        *buf = NULL;
+        return e;
+    }
+    *bytes = need;
+    return cudaSuccess;
+}
+
 /* Level 1 of a G1 MSM by batch-affine pairs (the knob msm_ba, cu_msm_ba.cu):
  * the same partial sums as k_accum_flat (one per bucket segment of each
  * 2^p.s1log-entry chunk, at coff[k] + chunk - bstart[k] / 2^s1log) from the

@@ -336,17 +336,10 @@ gs_status cu_msm_ba_launch(gs_cu_dev *d, const cu_msm_plan &p, void *part, const
     if (need > d->msm.ba_bytes) {
         /* Work queued on either stream may still use the old region. */
         for (int i = 0; i < 2; i++) CU_TRY(cudaStreamSynchronize(d->streams[i]));
-        cudaFree(d->msm.ba);
-        d->msm.ba = NULL;
-        d->msm.ba_bytes = 0;
-        cudaError_t e = cudaMalloc(&d->msm.ba, need);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            d->msm.ba = NULL;
+        cudaError_t e = cu_region_renew(&d->msm.ba, &d->msm.ba_bytes, need);
+        if (e != cudaSuccess)
             return GS_ERR(err, GS_ERR_NOMEM, "msm", "batch-affine scratch of %zu MiB (%zu threads x %u "
                           "pairs): %s", need >> 20, nthr, 1u << (p.s1log - 1), cudaGetErrorString(e));
-        }
-        d->msm.ba_bytes = need;
     }
     ba_in in = { keys, vals, (const AFF *)pts, stride, skip, (1u << p.c) - 1, p.jshift, p.glv != 0 };
     if (minb == 2)

@@ -33,34 +33,31 @@
 #define GS_GLV_FN static inline
 #endif
 
+/* out (na + nb limbs) = a b, schoolbook on 32-bit limbs. */
+GS_GLV_FN void gs_glv_mul(uint32_t *out, const uint32_t *a, int na, const uint32_t *b, int nb)
+{
+    for (int i = 0; i < na + nb; i++) out[i] = 0;
+    for (int i = 0; i < na; i++) {
+        uint64_t carry = 0;
+        for (int j = 0; j < nb; j++) {
+            uint64_t t = (uint64_t)a[i] * b[j] + out[i + j] + carry;
+            out[i + j] = (uint32_t)t;
+            carry = t >> 32;
+        }
+        out[i + nb] = (uint32_t)carry;
+    }
+}
+
 /* k (8 limbs, k < 2^255) -> k1 = k mod X^2, k2 = floor(k / X^2) (4 limbs each). */
 GS_GLV_FN void gs_glv_split(uint32_t k1[4], uint32_t k2[4], const uint32_t k[8])
 {
     const uint32_t m[9] = GS_CC_GLV_M, d[4] = GS_CC_GLV_D;
     uint32_t p[17], qd[8], rem[5];
-    for (int i = 0; i < 17; i++) p[i] = 0;
     /* p = k m; q = p >> 384 (limbs 12..15; limb 16 is 0 for k < 2^255). */
-    for (int i = 0; i < 8; i++) {
-        uint64_t carry = 0;
-        for (int j = 0; j < 9; j++) {
-            uint64_t t = (uint64_t)k[i] * m[j] + p[i + j] + carry;
-            p[i + j] = (uint32_t)t;
-            carry = t >> 32;
-        }
-        p[i + 9] = (uint32_t)carry;
-    }
+    gs_glv_mul(p, k, 8, m, 9);
     for (int i = 0; i < 4; i++) k2[i] = p[12 + i];
     /* rem = k - q d, in [0, 2 d): five limbs hold it. */
-    for (int i = 0; i < 8; i++) qd[i] = 0;
-    for (int i = 0; i < 4; i++) {
-        uint64_t carry = 0;
-        for (int j = 0; j < 4; j++) {
-            uint64_t t = (uint64_t)k2[i] * d[j] + qd[i + j] + carry;
-            qd[i + j] = (uint32_t)t;
-            carry = t >> 32;
-        }
-        qd[i + 4] = (uint32_t)carry;
-    }
+    gs_glv_mul(qd, k2, 4, d, 4);
     uint64_t borrow = 0;
     for (int i = 0; i < 5; i++) {
         uint64_t t = (uint64_t)k[i] - qd[i] - borrow;

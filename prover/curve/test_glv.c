@@ -1,28 +1,14 @@
 /* The GLV split of glv.h (the CUDA MSM's msm_glv runs the same function on
  * the device): its constants against |x| and 2^384 by exact integer
- * arithmetic, k = k1 + k2 X^2 with both halves below 2^128 on edge and
- * random scalars, and [k]P = [k1]P - [k2]phi(P) on random points. */
+ * arithmetic (glv.h's gs_glv_mul), k = k1 + k2 X^2 with both halves below
+ * 2^128 on edge and random scalars, and [k]P = [k1]P - [k2]phi(P) on
+ * random points (the curve layer's arithmetic: independent of glv.h). */
 #include "curve_internal.h"
 
 #include <string.h>
 
 #include "../../test/test.h"
 #include "glv.h"
-
-/* out (na + nb limbs) = a * b, 32-bit limbs. */
-static void mul_limbs(uint32_t *out, const uint32_t *a, int na, const uint32_t *b, int nb)
-{
-    memset(out, 0, (size_t)(na + nb) * sizeof *out);
-    for (int i = 0; i < na; i++) {
-        uint64_t carry = 0;
-        for (int j = 0; j < nb; j++) {
-            uint64_t t = (uint64_t)a[i] * b[j] + out[i + j] + carry;
-            out[i + j] = (uint32_t)t;
-            carry = t >> 32;
-        }
-        out[i + nb] = (uint32_t)carry;
-    }
-}
 
 /* -1, 0, 1 as a <, =, > b (n limbs each). */
 static int cmp_limbs(const uint32_t *a, const uint32_t *b, int n)
@@ -52,14 +38,14 @@ GS_TEST(curve_glv_constants)
     const uint32_t d[4] = GS_CC_GLV_D, m[9] = GS_CC_GLV_M;
     const uint32_t x[2] = { (uint32_t)GS_CC_X_ABS, (uint32_t)(GS_CC_X_ABS >> 32) };
     uint32_t x2[4], md[13], m1[9], m1d[13], two384[13] = { 0 };
-    mul_limbs(x2, x, 2, x, 2);
+    gs_glv_mul(x2, x, 2, x, 2);
     GS_CHECK(cmp_limbs(x2, d, 4) == 0);
     two384[12] = 1;
-    mul_limbs(md, m, 9, d, 4);
+    gs_glv_mul(md, m, 9, d, 4);
     GS_CHECK(cmp_limbs(md, two384, 13) <= 0);
     memcpy(m1, m, sizeof m1);
     for (int i = 0; i < 9 && ++m1[i] == 0; i++) continue;
-    mul_limbs(m1d, m1, 9, d, 4);
+    gs_glv_mul(m1d, m1, 9, d, 4);
     GS_CHECK(cmp_limbs(m1d, two384, 13) > 0);
 }
 
@@ -71,7 +57,7 @@ static void check_split(const uint32_t k[8], int below_r)
     gs_glv_split(k1, k2, k);
     GS_CHECK(cmp_limbs(k1, d, 4) < 0);
     if (below_r) GS_CHECK(cmp_limbs(k2, d, 4) < 0);
-    mul_limbs(back, k2, 4, d, 4);
+    gs_glv_mul(back, k2, 4, d, 4);
     uint64_t carry = 0;
     for (int i = 0; i < 8; i++) {
         uint64_t t = (uint64_t)back[i] + (i < 4 ? k1[i] : 0) + carry;
