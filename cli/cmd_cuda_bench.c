@@ -15,8 +15,9 @@
  * unregister, cuda/prove/K/pinned|pageable|direct (prove_start +
  * prove_finish) and cuda/prove/K/pinned|pageable|direct/STAGE;
  * cuda/prove/K/direct/pin and /unpin (ms to register and unregister the
- * assignment, one value).  The context holds the device and the knobs in
- * effect.
+ * assignment, one value).  With --sets every name of a measurement ends
+ * in @SET (the set's text: cuda/msm_g1/24@msm_ba=1).  The context holds
+ * the device and the knobs in effect (before any set).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -58,9 +59,14 @@ static const struct {
                                       "both = pinned,pageable (default), all" },
     [A_VARIANTS] = { "--variants", "LIST", "G1 MSM: time each FV/MINB item of LIST in turn (knobs msm_fv, "
                                            "msm_minb), e.g. 0/1,7/3; names get _fvFVmMINB" },
+    [A_SETS] = { "--sets", "LIST", "run every --ntt, --msm, --msm-g2 and --prove measurement once per knob "
+                                   "set of LIST, in turn on the same inputs (a key is built once): sets "
+                                   "separated by ';', each 'default' or KEY=VALUE,... of knobs read per "
+                                   "run, e.g. 'default;msm_ba=1;msm_glv=1,msm_c=20'; names get @SET" },
     [A_DEVICE] = { "--device", "N", "device index (default 0)" },
     [A_JSON] = { "--json", "FILE", "also write every repetition as Google Benchmark JSON (\"-\": to "
-                                   "stdout, the table to stderr)" },
+                                   "stdout, the table to stderr); written also when a measurement fails "
+                                   "part way, with what was measured before it" },
     [A_HELP] = { "--help", NULL, "this text" },
 };
 
@@ -181,6 +187,15 @@ static int parse(gs_cuda_bench_opts *o, int argc, char **argv)
         case A_BOOL: o->bool_pct = atoi(v); break;
         case A_JSON: o->json = v; break;
         case A_STAGING: ok = (o->staging = parse_staging(v)) > 0; break;
+        case A_SETS: {
+            char why[160];
+            o->nsets = gs_cuda_bench_parse_sets(o->sets, v, why, sizeof why);
+            if (o->nsets < 0) {
+                fprintf(stderr, "gapscope cuda-bench: --sets '%s': %s\n", v, why);
+                return GS_EXIT_USAGE;
+            }
+            break;
+        }
         case A_VARIANTS: {
             int fv, minb;
             o->variants = v;
@@ -216,6 +231,15 @@ static int parse(gs_cuda_bench_opts *o, int argc, char **argv)
                             "would override it\n", sweeps[s].what, gs_cu_knob_def_of(sweeps[s].k)->key,
                     gs_cu_knob_def_of(sweeps[s].k)->env);
             return GS_EXIT_USAGE;
+        }
+    for (int s = 0; s < o->nsets; s++)
+        for (int i = 0; i < o->sets[s].n; i++) {
+            const gs_cu_knob_def *d = gs_cu_knob_def_of((gs_cu_knob_id)o->sets[s].knob[i]);
+            if (getenv(d->env)) {
+                fprintf(stderr, "gapscope cuda-bench: --sets sets the knob %s; unset %s in the environment, "
+                                "which would override it\n", d->key, d->env);
+                return GS_EXIT_USAGE;
+            }
         }
     return 0;
 }

@@ -68,6 +68,87 @@ static double median(const double *v, int n)
 
 #define TRY(x) do { if ((st = (x)) != GS_OK) goto fail; } while (0)
 
+int gs_cuda_bench_parse_sets(gs_cuda_bench_set *out, const char *text, char *why, size_t len)
+{
+    int n = 0;
+    for (const char *p = text;;) {
+        size_t sl = strcspn(p, ";");
+        if (n == GS_CUDA_BENCH_MAX_SETS) {
+            snprintf(why, len, "more than %d sets", GS_CUDA_BENCH_MAX_SETS);
+            return -1;
+        }
+        gs_cuda_bench_set *st = &out[n++];
+        memset(st, 0, sizeof *st);
+        if (sl == 0 || sl >= sizeof st->tag) {
+            snprintf(why, len, "set %d is %s", n, sl ? "too long" : "empty (write 'default')");
+            return -1;
+        }
+        snprintf(st->tag, sizeof st->tag, "%.*s", (int)sl, p);
+        if (strcmp(st->tag, "default") != 0) {
+            for (const char *q = st->tag; *q;) {
+                size_t il = strcspn(q, ","), kl = strcspn(q, "=");
+                char key[48], val[32];
+                int k, v;
+                if (kl >= il || kl >= sizeof key || il - kl - 1 >= sizeof val || st->n == GS_CUDA_BENCH_SET_KNOBS) {
+                    snprintf(why, len, "'%.*s' in set %d: expected KEY=VALUE (at most %d)", (int)il, q, n,
+                             GS_CUDA_BENCH_SET_KNOBS);
+                    return -1;
+                }
+                snprintf(key, sizeof key, "%.*s", (int)kl, q);
+                snprintf(val, sizeof val, "%.*s", (int)(il - kl - 1), q + kl + 1);
+                if ((k = gs_cu_knob_find(key)) < 0) {
+                    snprintf(why, len, "set %d: no knob '%s'", n, key);
+                    return -1;
+                }
+                if (gs_cu_knob_def_of((gs_cu_knob_id)k)->flags & GS_CU_KF_ONCE) {
+                    snprintf(why, len, "set %d: the knob %s is read once (at load_pk or context creation), not "
+                                       "per run", n, key);
+                    return -1;
+                }
+                if (!gs_cu_knob_parse((gs_cu_knob_id)k, val, &v)) {
+                    char want[96];
+                    gs_cu_knob_expects((gs_cu_knob_id)k, want, sizeof want);
+                    snprintf(why, len, "set %d: %s=%s: expected %s", n, key, val, want);
+                    return -1;
+                }
+                st->knob[st->n] = k;
+                st->value[st->n++] = v;
+                q += il;
+                if (*q == ',') q++;
+            }
+        }
+        p += sl;
+        if (!*p) break;
+        p++;
+    }
+    return n;
+}
+
+/* The passes of one measurement: each --sets set, or one pass as the flags
+ * left the knobs. */
+static int set_count(const gs_cuda_bench_opts *o) { return o->nsets ? o->nsets : 1; }
+
+/* Puts set i's knobs in force (their configured values before it in
+ * saved[]) and its "@tag" (or "") in at. */
+static void set_apply(const gs_cuda_bench_opts *o, int i, int *saved, char *at, size_t len)
+{
+    at[0] = 0;
+    if (!o->nsets) return;
+    const gs_cuda_bench_set *st = &o->sets[i];
+    for (int j = 0; j < st->n; j++) {
+        saved[j] = gs_cu_knob((gs_cu_knob_id)st->knob[j]);
+        gs_cu_knob_set((gs_cu_knob_id)st->knob[j], st->value[j]);
+    }
+    snprintf(at, len, "@%s", st->tag);
+}
+
+static void set_restore(const gs_cuda_bench_opts *o, int i, const int *saved)
+{
+    if (!o->nsets) return;
+    const gs_cuda_bench_set *st = &o->sets[i];
+    for (int j = st->n - 1; j >= 0; j--) gs_cu_knob_set((gs_cu_knob_id)st->knob[j], saved[j]);
+}
+
 static gs_status run_field(gs_cu_bench *b, const gs_cuda_bench_opts *o, gs_err *err)
 {
     gs_status st = GS_OK;
@@ -94,13 +175,19 @@ static gs_status run_ntt(gs_cu_bench *b, const gs_cuda_bench_opts *o, gs_err *er
 {
     gs_status st = GS_OK;
     double t[GS_CU_BENCH_MAX_REPS];
-    for (unsigned k = o->lo[A_NTT]; k <= o->hi[A_NTT]; k++) {
-        TRY(gs_cu_bench_ntt(b, k, o->hi[A_NTT], o->reps, t, err));
-        rec_add(t, o->reps, "cuda/ntt/%u", k);
-        fprintf(out, "ntt    2^%-2u  forward, natural order   median %9.3f ms  (%d reps)\n", k,
-                median(t, o->reps), o->reps);
-        fflush(out);
-    }
+    for (unsigned k = o->lo[A_NTT]; k <= o->hi[A_NTT]; k++)
+        for (int si = 0; si < set_count(o); si++) {
+            int saved[GS_CUDA_BENCH_SET_KNOBS];
+            char at[96];
+            set_apply(o, si, saved, at, sizeof at);
+            st = gs_cu_bench_ntt(b, k, o->hi[A_NTT], o->reps, t, err);
+            set_restore(o, si, saved);
+            if (st != GS_OK) goto fail;
+            rec_add(t, o->reps, "cuda/ntt/%u%s", k, at);
+            fprintf(out, "ntt    2^%-2u  forward, natural order   median %9.3f ms  (%d reps)%s\n", k,
+                    median(t, o->reps), o->reps, at);
+            fflush(out);
+        }
 fail:
     return st;
 }
@@ -142,57 +229,72 @@ fail:
     return st;
 }
 
-static gs_status run_msm(gs_cu_bench *b, int g2, const gs_cuda_bench_opts *o, gs_err *err)
+/* One MSM size under the knobs in force (at: the set's "@tag"): one pass
+ * per --variants item (G1), else one; a check that differs counts in
+ * *differs (the caller fails after the other passes ran). */
+static gs_status msm_pass(gs_cu_bench *b, int g2, unsigned k, const char *tag, const char *at,
+                          const gs_cuda_bench_opts *o, int *differs, gs_err *err)
 {
     gs_status st = GS_OK;
     const char *name = g2 ? "msm_g2" : "msm_g1";
-    int id = g2 ? A_MSM2 : A_MSM, check_max = g2 ? 18 : 20, differs = 0;
-    int keep_fv = gs_cu_knob(GS_CU_K_MSM_FV), keep_minb = gs_cu_knob(GS_CU_K_MSM_MINB);
+    const int check_max = g2 ? 18 : 20;
+    const int keep_fv = gs_cu_knob(GS_CU_K_MSM_FV), keep_minb = gs_cu_knob(GS_CU_K_MSM_MINB);
     double td[GS_CU_BENCH_MAX_REPS], th[GS_CU_BENCH_MAX_REPS], tt[GS_CU_BENCH_MAX_REPS];
+    const char *vp = !g2 ? o->variants : NULL;
+    do {
+        char vtag[32] = "";
+        int fv, minb;
+        if (vp) {
+            gs_cuda_bench_next_variant(&vp, &fv, &minb); /* checked when parsed */
+            gs_cu_knob_set(GS_CU_K_MSM_FV, fv);
+            gs_cu_knob_set(GS_CU_K_MSM_MINB, minb);
+            snprintf(vtag, sizeof vtag, "_fv%dm%d", fv, minb);
+        }
+        st = gs_cu_bench_msm(b, k, o->window, o->reps, td, th, err);
+        gs_cu_knob_set(GS_CU_K_MSM_FV, keep_fv);
+        gs_cu_knob_set(GS_CU_K_MSM_MINB, keep_minb);
+        if (st != GS_OK) goto fail;
+        for (int r = 0; r < o->reps; r++) tt[r] = td[r] + th[r];
+        rec_add(tt, o->reps, "cuda/%s%s%s/%u%s", name, tag, vtag, k, at);
+        rec_add(td, o->reps, "cuda/%s%s%s_device/%u%s", name, tag, vtag, k, at);
+        double md = median(td, o->reps), mh = median(th, o->reps);
+        fprintf(out, "%s%s%s 2^%-2u  device %9.3f ms + host combine %6.3f ms = %9.3f ms  (%d reps)%s", name, tag,
+                vtag, k, md, mh, md + mh, o->reps, at);
+        if (o->on[A_CHECK] && (int)k <= check_max) {
+            int same = 0;
+            TRY(gs_cu_bench_msm_check(b, k, &same, err));
+            fprintf(out, "  check vs CPU: %s", same ? "equal" : "DIFFERENT");
+            if (!same && !(*differs)++)
+                GS_ERR(err, GS_ERR_INTERNAL, "cuda-bench", "%s%s 2^%u%s differs from the CPU", name, vtag, k, at);
+        }
+        fprintf(out, "\n");
+        fflush(out);
+    } while (vp && *vp);
+fail:
+    return st;
+}
+
+static gs_status run_msm(gs_cu_bench *b, int g2, const gs_cuda_bench_opts *o, gs_err *err)
+{
+    gs_status st = GS_OK;
+    int id = g2 ? A_MSM2 : A_MSM, differs = 0;
     gs_cu_bench_msm_plan plan;
     char tag[32] = "";
     TRY(gs_cu_bench_msm_setup(b, g2, o->hi[id], g2 ? 0 : o->copies, o->window, &plan, err));
     if (!g2 && o->copies > 1) {
-        fprintf(out, "%s copies: c = %u, t = %u, precomputed for 2^%u points in %.2f s\n", name, plan.c, plan.t,
+        fprintf(out, "msm_g1 copies: c = %u, t = %u, precomputed for 2^%u points in %.2f s\n", plan.c, plan.t,
                 o->hi[id], plan.precompute_s);
         snprintf(tag, sizeof tag, "_c%ut%u", plan.c, plan.t);
     }
-    /* --variants (G1): one pass per FV/MINB item, else one with the knobs
-     * as they are; a check that differs fails the command after the other
-     * variants ran. */
-    const char *variants = !g2 ? o->variants : NULL;
-    for (unsigned k = o->lo[id]; k <= o->hi[id]; k++) {
-        const char *vp = variants;
-        do {
-            char vtag[32] = "";
-            int fv, minb;
-            if (vp) {
-                gs_cuda_bench_next_variant(&vp, &fv, &minb); /* checked when parsed */
-                gs_cu_knob_set(GS_CU_K_MSM_FV, fv);
-                gs_cu_knob_set(GS_CU_K_MSM_MINB, minb);
-                snprintf(vtag, sizeof vtag, "_fv%dm%d", fv, minb);
-            }
-            st = gs_cu_bench_msm(b, k, o->window, o->reps, td, th, err);
-            gs_cu_knob_set(GS_CU_K_MSM_FV, keep_fv);
-            gs_cu_knob_set(GS_CU_K_MSM_MINB, keep_minb);
+    for (unsigned k = o->lo[id]; k <= o->hi[id]; k++)
+        for (int si = 0; si < set_count(o); si++) {
+            int saved[GS_CUDA_BENCH_SET_KNOBS];
+            char at[96];
+            set_apply(o, si, saved, at, sizeof at);
+            st = msm_pass(b, g2, k, tag, at, o, &differs, err);
+            set_restore(o, si, saved);
             if (st != GS_OK) goto fail;
-            for (int r = 0; r < o->reps; r++) tt[r] = td[r] + th[r];
-            rec_add(tt, o->reps, "cuda/%s%s%s/%u", name, tag, vtag, k);
-            rec_add(td, o->reps, "cuda/%s%s%s_device/%u", name, tag, vtag, k);
-            double md = median(td, o->reps), mh = median(th, o->reps);
-            fprintf(out, "%s%s%s 2^%-2u  device %9.3f ms + host combine %6.3f ms = %9.3f ms  (%d reps)", name, tag,
-                    vtag, k, md, mh, md + mh, o->reps);
-            if (o->on[A_CHECK] && (int)k <= check_max) {
-                int same = 0;
-                TRY(gs_cu_bench_msm_check(b, k, &same, err));
-                fprintf(out, "  check vs CPU: %s", same ? "equal" : "DIFFERENT");
-                if (!same && !differs++)
-                    GS_ERR(err, GS_ERR_INTERNAL, "cuda-bench", "%s%s 2^%u differs from the CPU", name, vtag, k);
-            }
-            fprintf(out, "\n");
-            fflush(out);
-        } while (vp && *vp);
-    }
+        }
     if (differs) st = GS_ERR_INTERNAL;
 fail:
     return st;
@@ -200,7 +302,8 @@ fail:
 
 /* One staging mode of --prove at size 2^k: the repetitions, their records
  * and lines (mode: 0 pinned, 1 pageable, 2 direct). */
-static gs_status prove_mode(gs_cu_bench *b, unsigned k, int mode, const gs_cuda_bench_opts *o, gs_err *err)
+static gs_status prove_mode(gs_cu_bench *b, unsigned k, int mode, const char *at, const gs_cuda_bench_opts *o,
+                            gs_err *err)
 {
     static const char *const stg_name[3] = { "pinned", "pageable", "direct" };
     gs_status st = GS_OK;
@@ -215,7 +318,7 @@ static gs_status prove_mode(gs_cu_bench *b, unsigned k, int mode, const gs_cuda_
         double pin_ms;
         TRY(gs_cu_bench_pin(b, &pin_ms, err));
         pinned = 1;
-        rec_add(&pin_ms, 1, "cuda/prove/%u%s/direct/pin", k, bl);
+        rec_add(&pin_ms, 1, "cuda/prove/%u%s/direct/pin%s", k, bl, at);
         fprintf(out, "prove  2^%-2u  direct: the assignment's %.2f GB page-locked "
                      "(gs_cuda_assignment_pin) in %.1f ms\n", k,
                 (double)((size_t)1 << k) * 4 * 32 * 1e-9, pin_ms);
@@ -245,17 +348,18 @@ static gs_status prove_mode(gs_cu_bench *b, unsigned k, int mode, const gs_cuda_
         double unpin_ms;
         gs_cu_bench_unpin(b, &unpin_ms);
         pinned = 0;
-        rec_add(&unpin_ms, 1, "cuda/prove/%u%s/direct/unpin", k, bl);
+        rec_add(&unpin_ms, 1, "cuda/prove/%u%s/direct/unpin%s", k, bl, at);
         fprintf(out, "prove  2^%-2u  direct: unpinned in %.1f ms\n", k, unpin_ms);
     }
     double ttot[GS_CU_BENCH_MAX_REPS];
     for (int r = 0; r < o->reps; r++) ttot[r] = tst[r] + tfin[r];
-    rec_add(ttot, o->reps, "cuda/prove/%u%s/%s", k, bl, stg);
-    for (int i = 0; i < nst; i++) rec_add(ts[i], o->reps, "cuda/prove/%u%s/%s/%s", k, bl, stg, names[i]);
+    rec_add(ttot, o->reps, "cuda/prove/%u%s/%s%s", k, bl, stg, at);
+    for (int i = 0; i < nst; i++)
+        rec_add(ts[i], o->reps, "cuda/prove/%u%s/%s/%s%s", k, bl, stg, names[i], at);
     fprintf(out, "prove  2^%-2u  %-8s a/b/c, G2 MSM on the %s: prove_start %9.3f ms, "
-                 "prove_finish %9.3f ms, total %9.3f ms  (median of %d)\n", k, stg,
+                 "prove_finish %9.3f ms, total %9.3f ms  (median of %d)%s\n", k, stg,
             o->on[A_G2DEV] ? "device" : "CPU   ", median(tst, o->reps), median(tfin, o->reps),
-            median(tst, o->reps) + median(tfin, o->reps), o->reps);
+            median(tst, o->reps) + median(tfin, o->reps), o->reps, at);
     fprintf(out, "             stages (median ms):");
     for (int i = 0; i < nst; i++) fprintf(out, " %s %.3f", names[i], median(ts[i], o->reps));
     fprintf(out, "\n             last repetition, ms from prove_start (stage@stream start-end):%s\n", last_tl);
@@ -283,7 +387,14 @@ static gs_status run_prove(gs_cu_bench *b, const gs_cuda_bench_opts *o, gs_err *
                                                            : "pipelined",
                 gs_cu_knob(GS_CU_K_STREAM_PRIO) == 0 ? "default (stream_prio = 0)" : "highest");
         for (int mode = 0; mode < 3; mode++)
-            if (o->staging & (1 << mode)) TRY(prove_mode(b, k, mode, o, err));
+            for (int si = 0; si < set_count(o) && (o->staging & (1 << mode)); si++) {
+                int saved[GS_CUDA_BENCH_SET_KNOBS];
+                char at[96];
+                set_apply(o, si, saved, at, sizeof at);
+                st = prove_mode(b, k, mode, at, o, err);
+                set_restore(o, si, saved);
+                if (st != GS_OK) goto fail;
+            }
     }
 fail:
     return st;
@@ -387,8 +498,16 @@ gs_status gs_cuda_bench_run(gs_cu_bench *b, const gs_cuda_bench_opts *o, FILE *t
     if (o->on[A_MSM]) TRY(run_msm(b, 0, o, err));
     if (o->on[A_MSM2]) TRY(run_msm(b, 1, o, err));
     if (o->on[A_PROVE]) TRY(run_prove(b, o, err));
-    if (o->json) TRY(write_json(o->json, devname, o, err));
 fail:
+    /* The JSON holds every repetition recorded, also when a later
+     * measurement failed (a set that ran out of memory, say): the error stays
+     * the command's, the file is written all the same. */
+    if (o->json && (st == GS_OK || n_recs > 0)) {
+        gs_err e2;
+        gs_err_clear(&e2);
+        gs_status js = write_json(o->json, devname, o, st == GS_OK ? err : &e2);
+        if (st == GS_OK) st = js;
+    }
     free(recs);
     recs = NULL;
     n_recs = cap_recs = 0;

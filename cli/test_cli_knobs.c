@@ -3,7 +3,8 @@
  * environment variable are listed by `gapscope run --help` (as [gpu] keys)
  * and `gapscope cuda-bench --help` (as flags); a bad value, on the command
  * line or in the environment, exits 2 naming it; a sweep of cuda-bench
- * refuses an environment override of the knob it sets.
+ * (--variants, --h2d, --sets) refuses an environment override of the knob
+ * it sets, and --sets refuses knobs read once and malformed sets.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -62,6 +63,14 @@ GS_TEST(cli_knobs_bad_values_exit_2)
         {"env GS_CU_COPY_THREADS=4 %s cuda-bench --h2d 20", "unset GS_CU_COPY_THREADS"},
         {"cuda-bench --msm 12 --variants 7/0", "usage: gapscope cuda-bench"},
         {"run scenarios/demo.ini --dry-run --set gpu.msm_fv=256", "msm_fv: expected an integer in [0, 255]"},
+        /* --sets: a bad value, an unknown knob, one read once, an empty set,
+         * and a knob the environment would override */
+        {"cuda-bench --msm 12 --sets 'default;msm_ba=2'", "set 2: msm_ba=2: expected an integer in [0, 1]"},
+        {"cuda-bench --msm 12 --sets 'msm_bb=1'", "set 1: no knob 'msm_bb'"},
+        {"cuda-bench --prove 12 --sets 'default;key_copies=4'", "key_copies is read once"},
+        {"cuda-bench --msm 12 --sets 'default;;msm_ba=1'", "set 2 is empty"},
+        {"cuda-bench --msm 12 --sets 'msm_glv'", "expected KEY=VALUE"},
+        {"env GS_CU_MSM_BA=1 %s cuda-bench --msm 12 --sets 'default;msm_ba=0'", "unset GS_CU_MSM_BA"},
     };
     static char out[16384];
     char cmd[2048];

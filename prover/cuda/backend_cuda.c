@@ -42,7 +42,11 @@
  *                stream_order = old (GS_CU_ORDER=old): the plan before issue 14's pipelining
  *                (a/b/c always after the witness MSMs are queued, msm_b2
  *                after msm_h, every combination in prove_finish), for A/B
- *                measurements.  CUDA events between
+ *                measurements.  h_first (GS_CU_H_FIRST=1), a diagnostic:
+ *                the H chain is queued first and stream 0 waits for it, so
+ *                no witness MSM shares the device with the NTTs (each
+ *                stage's time alone; the sum is what the overlap hides).
+ *                CUDA events between
  *                the stages, converted to the host clock, each stage on
  *                its stream.  The window sums are copied into the proof
  *                state before the mutex is released.
@@ -115,9 +119,10 @@ gs_status gs_backend_cuda_create(gs_backend **out, int device, gs_err *err)
 #include "../msm/msm.h"
 
 /* Stage boundaries: stream 0 (witness, MSMs), stream 1 (a/b/c, NTT);
- * M_MSM_B2 with g2_on_device only. */
+ * M_MSM_B2 with g2_on_device only, M_HWAIT with h_first only. */
 enum { M_H2DW0, M_H2DW1, M_PREP_W, M_MSM_L, M_MSM_A, M_MSM_B1, M_H2D0, M_H2D1, M_NTT, M_H0,
-       M_MSM_H, M_MSM_B2, M_D2H, M_WFETCH, M_COUNT };
+       M_MSM_H, M_MSM_B2, M_D2H, M_WFETCH, M_HWAIT, M_COUNT };
+_Static_assert(M_COUNT <= GS_CU_MARKS, "stage marks");
 /* Result slots: the four G1 MSMs, then B2. */
 enum { SLOT_B2 = 4 };
 
@@ -463,6 +468,9 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
     gs_status st;
     gs_err e2;
     int old = order_old();
+    /* The knob h_first (a diagnostic): stream 0 waits for the H chain before
+     * the witness preparation, so every stage runs alone. */
+    int h_first = !old && gs_cu_knob(GS_CU_K_H_FIRST) == 1;
     /* a, b, c page-locked (the caller synthesized into pinned buffers, or
      * registered them): their H2D needs no host work, so the H chain is
      * enqueued before the host waits on the witness preparation. */
@@ -476,12 +484,17 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
     TRY(gs_cu_use_stream(d, 0, err));
     TRY(gs_cu_upload_marked(d, im->d_w, as->w, nv * sizeof(gs_scalar), pageable, M_H2DW0, err));
     TRY(gs_cu_mark(d, M_H2DW1, err));
-    if (direct && !old) {
+    if ((direct || h_first) && !old) {
         /* Stream 1's DMA after the witness's (the link to itself), then the
-         * NTTs at stream 1's higher priority beside the witness MSMs. */
+         * NTTs at stream 1's higher priority beside the witness MSMs (or,
+         * h_first, before them). */
         TRY(gs_cu_stream_wait(d, 1, 0, err));
         TRY(enqueue_h_chain(im, pk, as, pageable, err));
         TRY(gs_cu_use_stream(d, 0, err));
+        if (h_first) {
+            TRY(gs_cu_stream_wait(d, 0, 1, err));
+            TRY(gs_cu_mark(d, M_HWAIT, err));
+        }
     }
     /* Stream 0: the witness's preparation (the host waits for it) and the
      * three witness MSMs. */
@@ -493,7 +506,7 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
     TRY(gs_cu_mark(d, M_MSM_A, err));
     TRY(gs_cu_msm_g1_prepared(d, 3, im->d_b1, nv, 0, err));
     TRY(gs_cu_mark(d, M_MSM_B1, err));
-    if (!direct || old) {
+    if ((!direct && !h_first) || old) {
         /* Staged (or pageable) a/b/c: the host stages them now, while the
          * witness MSMs run. */
         TRY(enqueue_h_chain(im, pk, as, pageable, err));
@@ -552,7 +565,7 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
     const int last = (ps->g2_dev && old) ? M_MSM_B2 : M_MSM_H;
     const struct { const char *name; int from, to, stream, copy; } sp[] = {
         { gs_vocab_name(GS_V_H2D_W), M_H2DW0, M_H2DW1, 0, 1 },
-        { gs_vocab_name(GS_V_PREP_W), M_H2DW1, M_PREP_W, 0, 0 },
+        { gs_vocab_name(GS_V_PREP_W), h_first ? M_HWAIT : M_H2DW1, M_PREP_W, 0, 0 },
         { gs_vocab_name(GS_V_MSM_L), M_PREP_W, M_MSM_L, 0, 0 },
         { gs_vocab_name(GS_V_MSM_A), M_MSM_L, M_MSM_A, 0, 0 },
         { gs_vocab_name(GS_V_MSM_B1), M_MSM_A, M_MSM_B1, 0, 0 },

@@ -92,6 +92,7 @@ extern "C" void gs_cu_dev_destroy(gs_cu_dev *d)
     cudaFree(d->tw);
     cudaFree(d->msm.base);
     cudaFree(d->msm.cub_temp);
+    cudaFree(d->msm.ba);
     cudaFree(d->res_dev);
     if (d->res_host) cudaFreeHost(d->res_host);
     if (d->cnt_host) cudaFreeHost(d->cnt_host);

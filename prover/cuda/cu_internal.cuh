@@ -44,24 +44,31 @@ extern "C" {
 #define GS_CU_MSM_MAXWIN 64     /* windows of any c >= 4 for 255-bit scalars */
 #define GS_CU_MSM_PARTS 32      /* per-window partial sums handed to the host */
 
-/* MSM scratch, carved from one device region grown on demand. */
+/* MSM scratch, carved from one device region grown on demand; the
+ * batch-affine level 1's per-thread prefix products (msm_ba) apart. */
 struct cu_msm_scratch {
     void *base;
     size_t bytes;
     void *cub_temp;
     size_t cub_bytes;
+    void *ba;
+    size_t ba_bytes;
 };
 
 /* The shape of an MSM (cu_msm.cu): n scalars in nwin signed c-bit windows,
  * taken t windows at a time ("groups": window g t + j of point i uses the
  * precomputed copy j, 2^(j c) P_i, so the t windows of a group share one
- * set of buckets); entry value = sign << 31 | j << jshift | scalar index. */
+ * set of buckets); entry value = sign << 31 | j << jshift | scalar index.
+ * glv (G1, t = 1, the knob msm_glv): every scalar split in two 128-bit
+ * halves (prover/curve/glv.h), nwin windows of each, both halves of a
+ * window in its group; j = 1 marks the half over phi(P) (cu_msm.cuh). */
 #define GS_CU_MSM_MAXLVL 8
 struct cu_msm_plan {
     size_t n;
     unsigned c, nwin, t, ngrp, jshift;
+    unsigned glv;                 /* 1: GLV halves, entries per scalar 2 nwin */
     uint32_t B, K;                /* buckets per group (|d| max), key space ngrp << c */
-    uint64_t ntot_max;            /* n * nwin: entries when no scalar is 0 or 1 */
+    uint64_t ntot_max;            /* n * nwin (* 2 with glv): entries when no scalar is 0 or 1 */
     unsigned s1log;               /* level 1 sums chunks of 2^s1log entries (MSM_S1 or more) */
     uint32_t t1max, t2max;        /* partial-sum bounds of level 1 and later levels */
     uint32_t L, T;                /* reduction segment length, segments per group */
@@ -79,6 +86,7 @@ struct cu_msm_prep {
     int levels;                   /* accumulation levels after the first */
     int sel;                      /* half of keys/vals that holds the sorted entries */
     int flat;                     /* level 1 by flat S1-entry chunks (else per bucket) */
+    int ba;                       /* flat level 1 by batch-affine pairs (G1, msm_ba) */
 };
 
 struct gs_cu_dev {

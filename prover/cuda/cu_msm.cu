@@ -18,7 +18,10 @@
  *     windows of group g share buckets, window j of a group reading the
  *     precomputed copy j of the points (2^(j c) P; t = 1: no copies, one
  *     group per window).  One extra window takes the last carry when the
- *     top window has c bits.
+ *     top window has c bits.  GLV (the knob msm_glv; G1, no copies): each
+ *     big scalar splits into two 128-bit halves (prover/curve/glv.h), both
+ *     cut into the same windows; a window's entries of both halves share
+ *     its buckets, the second half's read phi(P) and are subtracted.
  *  2. sort: CUB radix sort of each group's entries on the c digit bits, so
  *     every bucket's entries are contiguous; a boundary pass writes each
  *     key's [start, end).
@@ -33,7 +36,9 @@
  *     entries, whatever the bucket sizes), then each later level sums S2
  *     partials (add).  Skewed scalar sets (many equal digits) thus stay
  *     balanced.  (GS_CU_MSM_FLAT=0: level 1 cut per bucket instead, one
- *     thread per chunk of at most S1 entries of one bucket.)
+ *     thread per chunk of at most S1 entries of one bucket.  The knob
+ *     msm_ba: G1's level 1 adds each chunk's same-bucket entry pairs in
+ *     affine first, cu_msm_ba.cu, the same partials out.)
  *  5. bucket reduction: group sum = sum_b b * B_b.  Thread (g, j) takes
  *     buckets [jL + 1, (j+1)L], computes the running sums
  *     R = sum B_b, T = sum (b - jL) B_b, and returns T + jL * R; groups of
@@ -58,7 +63,8 @@
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
-#include "cu_internal.cuh"
+#include "../curve/glv.h"
+#include "cu_msm.cuh"
 
 #define MSM_S1 64
 #define MSM_S2 16
@@ -73,12 +79,16 @@ static unsigned ilog2_ceil(size_t n)
     return k;
 }
 
-static unsigned windows_of(unsigned c)
+/* Signed c-bit windows of a `bits`-bit scalar: one more when the top
+ * window is a full c bits (its digit may carry). */
+static unsigned windows_bits(unsigned c, unsigned bits)
 {
-    unsigned nwin = (255 + c - 1) / c;
-    if (255 - (nwin - 1) * c == c) nwin++;
+    unsigned nwin = (bits + c - 1) / c;
+    if (bits - (nwin - 1) * c == c) nwin++;
     return nwin;
 }
+
+static unsigned windows_of(unsigned c) { return windows_bits(c, 255); }
 
 /* The automatic window without copies.  Measured on the H200
  * (bench/RESULTS.md window sweep): c = 16 for 2^21..2^25 (2^22: 63 ms vs
@@ -101,44 +111,82 @@ static unsigned auto_window(size_t n)
 
 /* Level 1's chunk: MSM_S1 entries, 128 from 2^29 entries on (2^26 points x
  * 11-13 windows: half the partial sums for level N, with millions of
- * threads still); the knob msm_s1 (GS_CU_MSM_S1, 32..256, a power of two)
- * for A/B runs. */
-static unsigned level1_chunk_log(uint64_t ntot)
+ * threads still); with batch-affine pairs (ba) MSM_S1_BA, whose one
+ * inversion per chunk must be shared by hundreds of pairs.  The knob
+ * msm_s1 (GS_CU_MSM_S1, 32..4096, a power of two) for A/B runs. */
+#define MSM_S1_BA 1024
+static unsigned level1_chunk_log(uint64_t ntot, int ba)
 {
     unsigned lg = 0;
     int k = gs_cu_knob(GS_CU_K_MSM_S1);
     unsigned v = k != GS_CU_AUTO ? (unsigned)k : 0;
-    if (!(v >= 32 && v <= 256 && (v & (v - 1)) == 0)) v = ntot >= (1ull << 29) ? 128 : MSM_S1;
+    if (!(v >= 32 && v <= 4096 && (v & (v - 1)) == 0))
+        v = ba ? MSM_S1_BA : ntot >= (1ull << 29) ? 128 : MSM_S1;
     while ((1u << lg) < v) lg++;
     return lg;
 }
 
+static double msm_cost(size_t n, unsigned c, unsigned t, int glv);
+
+/* The window of a GLV plan (no copies): the modelled cheapest from 6 to 22
+ * bits for 2n entries of 128-bit halves (msm_cost), e.g. c = 19 (7 windows)
+ * at 2^24 and 22 (6 windows) at 2^26.  The knob msm_c forces one. */
+static unsigned glv_window(size_t n)
+{
+    int forced = gs_cu_knob(GS_CU_K_MSM_C);
+    if (forced != GS_CU_AUTO) return (unsigned)forced;
+    unsigned best_c = 6;
+    double best = -1;
+    for (unsigned c = 6; c <= 22; c++) {
+        if ((uint64_t)n * 2 * windows_bits(c, 128) >= (1ull << 31)) continue;
+        double cost = msm_cost(n, c, 1, 1);
+        if (best < 0 || cost < best) {
+            best = cost;
+            best_c = c;
+        }
+    }
+    return best_c;
+}
+
+/* The knobs msm_glv and msm_ba for a G1 plan (G2 never: its point type has
+ * no phi here, and its level 1 is another kernel). */
+static int glv_on(int g2) { return !g2 && gs_cu_knob(GS_CU_K_MSM_GLV) == 1; }
+static int ba_on(int g2) { return !g2 && gs_cu_knob(GS_CU_K_MSM_BA) == 1; }
+
+/* The plan of an MSM of n scalars (window: 0 automatic, or the knob
+ * msm_c where set; t copies).  With
+ * the knob msm_glv, a G1 plan without copies over at most 2^27 points (the
+ * index below jshift = 27) splits its scalars: 128-bit halves, window
+ * glv_window(n) whatever `window` says. */
 static int plan_msm(msm_plan *p, size_t n, int window, unsigned t, int g2)
 {
     memset(p, 0, sizeof *p);
     p->n = n;
-    int c = window > 0 ? window : (int)auto_window(n);
+    p->glv = t == 1 && glv_on(g2) && n <= ((size_t)1 << 27);
+    int forced = gs_cu_knob(GS_CU_K_MSM_C);
+    int c = window > 0 ? window : forced != GS_CU_AUTO ? forced : (int)auto_window(n);
+    if (p->glv) c = (int)glv_window(n);
     if (c < 4 || c > 24) return 0;
     p->c = (unsigned)c;
-    p->nwin = windows_of(p->c);
+    p->nwin = windows_bits(p->c, p->glv ? 128 : 255);
     if (p->nwin > GS_CU_MSM_MAXWIN) return 0;
     if (t < 1 || t > 16) return 0;
     p->t = t > p->nwin ? p->nwin : t;
     if (p->t > 1 && n > ((size_t)1 << 27)) return 0; /* index bits below jshift */
-    p->jshift = p->t > 1 ? 27 : 31;
+    p->jshift = p->t > 1 || p->glv ? 27 : 31;
     p->ngrp = (p->nwin + p->t - 1) / p->t;
-    p->ntot_max = (uint64_t)n * p->nwin;
+    p->ntot_max = (uint64_t)n * p->nwin << p->glv;
     if (p->ntot_max >= (1ull << 31)) return 0;
     p->B = 1u << (p->c - 1);
     p->K = p->ngrp << p->c;
-    p->s1log = level1_chunk_log(p->ntot_max);
+    p->s1log = level1_chunk_log(p->ntot_max, ba_on(g2));
     p->t1max = (uint32_t)(p->ntot_max >> p->s1log) + p->K + 1;
     p->t2max = p->t1max / MSM_S2 + p->K + 1;
     p->L = p->B < MSM_SEG ? p->B : MSM_SEG;
     p->T = p->B / p->L;
     /* Levels a bucket of t * n entries could need (flat chunks: one more
      * partial when its entries start inside a chunk). */
-    uint64_t bound = (((uint64_t)p->t * n + (1u << p->s1log) - 1) >> p->s1log) + 1;
+    uint64_t bound = ((((uint64_t)p->t * n << p->glv) + (1u << p->s1log) - 1) >> p->s1log) + 1;
     p->maxlvl = 0;
     while (bound > 1) {
         bound = (bound + MSM_S2 - 1) / MSM_S2;
@@ -177,6 +225,31 @@ __global__ void k_compact(uint32_t *big, uint32_t *one, uint32_t *counts, const 
     }
 }
 
+/* A signed c-bit digit of v (`limbs` 32-bit limbs) at window w, with the
+ * carry of the windows below: d in [0, 2^(c-1)], *neg when it stands for
+ * d - 2^c (and carries one into the next window). */
+CU_DEV uint32_t signed_digit(const uint32_t *v, int limbs, unsigned w, unsigned c, uint32_t &carry,
+                             uint32_t &neg)
+{
+    const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
+    unsigned off = w * c, limb = off >> 5, sh = off & 31;
+    uint32_t bits = 0;
+    if ((int)limb < limbs) {
+        bits = v[limb] >> sh;
+        if (sh + c > 32 && (int)limb + 1 < limbs) bits |= v[limb + 1] << (32 - sh);
+        bits &= mask;
+    }
+    uint32_t d = bits + carry;
+    neg = 0;
+    carry = 0;
+    if (d > half) {
+        d = (1u << c) - d;
+        neg = 1;
+        carry = 1;
+    }
+    return d;
+}
+
 __global__ void k_digits(uint32_t *keys, uint32_t *vals, const uint32_t *scalars,
                          const uint32_t *idx, uint32_t m, unsigned c, unsigned nwin, unsigned t,
                          unsigned jshift)
@@ -189,28 +262,41 @@ __global__ void k_digits(uint32_t *keys, uint32_t *vals, const uint32_t *scalars
     uint4 lo = v[0], hi = v[1];
     s[0] = lo.x; s[1] = lo.y; s[2] = lo.z; s[3] = lo.w;
     s[4] = hi.x; s[5] = hi.y; s[6] = hi.z; s[7] = hi.w;
-    const uint32_t mask = (1u << c) - 1, half = 1u << (c - 1);
-    uint32_t carry = 0;
+    uint32_t carry = 0, neg;
     for (unsigned w = 0; w < nwin; w++) {
-        unsigned off = w * c, limb = off >> 5, sh = off & 31;
-        uint32_t bits = 0;
-        if (limb < 8) {
-            bits = s[limb] >> sh;
-            if (sh + c > 32 && limb + 1 < 8) bits |= s[limb + 1] << (32 - sh);
-            bits &= mask;
-        }
-        uint32_t d = bits + carry, neg = 0;
-        if (d > half) {
-            d = (1u << c) - d;
-            neg = 1;
-            carry = 1;
-        } else {
-            carry = 0;
-        }
+        uint32_t d = signed_digit(s, 8, w, c, carry, neg);
         unsigned g = w / t, j = w - g * t;
         size_t e = (size_t)w * m + k;
         keys[e] = (g << c) | d;
         vals[e] = i | (j << jshift) | (neg << 31);
+    }
+}
+
+/* Step 1 with GLV (t = 1, group = window): big scalar k = k1 + k2 X^2
+ * (glv.h); window w of half h is entry (2 w + h) m + k, key w << c | |d|,
+ * value i | h << jshift | (sign ^ h) << 31 ([k]P = [k1]P - [k2]phi(P):
+ * the second half's digits are subtracted). */
+__global__ void k_digits_glv(uint32_t *keys, uint32_t *vals, const uint32_t *scalars,
+                             const uint32_t *idx, uint32_t m, unsigned c, unsigned nwin,
+                             unsigned jshift)
+{
+    uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= m) return;
+    uint32_t i = idx[k];
+    uint32_t s[8], half[2][4];
+    const uint4 *v = reinterpret_cast<const uint4 *>(scalars + 8 * (size_t)i);
+    uint4 lo = v[0], hi = v[1];
+    s[0] = lo.x; s[1] = lo.y; s[2] = lo.z; s[3] = lo.w;
+    s[4] = hi.x; s[5] = hi.y; s[6] = hi.z; s[7] = hi.w;
+    gs_glv_split(half[0], half[1], s);
+    for (uint32_t h = 0; h < 2; h++) {
+        uint32_t carry = 0, neg;
+        for (unsigned w = 0; w < nwin; w++) {
+            uint32_t d = signed_digit(half[h], 4, w, c, carry, neg);
+            size_t e = (size_t)(2 * w + h) * m + k;
+            keys[e] = (w << c) | d;
+            vals[e] = i | (h << jshift) | ((neg ^ h) << 31);
+        }
     }
 }
 
@@ -253,53 +339,14 @@ __global__ void k_chunksN(uint32_t *chunks, const uint32_t *coff, uint32_t K)
     chunks[k] = (cnt + MSM_S2 - 1) / MSM_S2;
 }
 
-/* Largest k with coff[k] <= t (coff nondecreasing, coff[0] = 0 <= t < coff[K]). */
-CU_DEV uint32_t find_key(const uint32_t *coff, uint32_t K, uint32_t t)
-{
-    uint32_t lo = 0, hi = K; /* invariant: coff[lo] <= t < coff[hi] */
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (coff[mid] <= t) lo = mid; else hi = mid;
-    }
-    return lo;
-}
-
-/* Where entry value v's point lives, or NULL for a skipped scalar. */
+/* Level 1 per bucket (msm_flat = 0): thread t sums one chunk of at most
+ * S1 entries of one bucket. */
 template <class F>
-CU_DEV const cu_aff<F> *entry_point(const cu_aff<F> *pts, uint32_t v, size_t stride, uint32_t skip,
-                                    unsigned jshift)
-{
-    uint32_t iv = v & 0x7fffffffu;
-    uint32_t i = iv & ((1u << jshift) - 1), j = iv >> jshift;
-    if (i < skip) return NULL;
-    return pts + (size_t)j * stride + (i - skip);
-}
-
-/* The point of entry value v, or the point at infinity (x = y = 0) for a
- * skipped scalar. */
-template <class F>
-CU_DEV void entry_load(cu_aff<F> &p, const cu_aff<F> *pts, uint32_t v, size_t stride, uint32_t skip,
-                       unsigned jshift)
-{
-    const cu_aff<F> *pp = entry_point(pts, v, stride, skip, jshift);
-    if (pp) {
-        aff_load(p, pp);
-    } else {
-        fe_zero(p.x);
-        fe_zero(p.y);
-    }
-}
-
-/* Level 1.  Variants V (bits, measured against each other on the device;
- * GS_CU_MSM_VARIANT selects, G1 only): 1 = the rare doubling inlined into
- * the madd (no escaping address of acc), 2 = the next entry's point loaded
- * before the current one is added (its memory latency under the madd). */
-template <class F, int V>
 __global__ void __launch_bounds__(128) k_accum1(cu_xyzz<F> *part, const uint32_t *coff, uint32_t K,
                                                 const uint32_t *bstart, const uint32_t *bend,
                                                 const uint32_t *vals, const cu_aff<F> *pts,
                                                 size_t stride, uint32_t skip, unsigned jshift,
-                                                unsigned s1log)
+                                                unsigned s1log, bool glv)
 {
     uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= coff[K]) return;
@@ -308,28 +355,11 @@ __global__ void __launch_bounds__(128) k_accum1(cu_xyzz<F> *part, const uint32_t
     uint32_t end = min(e + (1u << s1log), bend[k]);
     cu_xyzz<F> acc;
     xyzz_set_inf(acc);
-    if constexpr ((V & 2) != 0) {
-        cu_aff<F> cur, nxt;
-        uint32_t vn = vals[e];
-        entry_load(nxt, pts, vn, stride, skip, jshift);
-        for (; e < end; e++) {
-            cur = nxt;
-            uint32_t vc = vn;
-            if (e + 1 < end) {
-                vn = vals[e + 1];
-                entry_load(nxt, pts, vn, stride, skip, jshift);
-            }
-            if (!aff_is_inf(cur)) xyzz_add_aff<F, (V & 1) != 0>(acc, cur, (vc >> 31) != 0);
-        }
-    } else {
-        for (; e < end; e++) {
-            uint32_t v = vals[e];
-            const cu_aff<F> *pp = entry_point(pts, v, stride, skip, jshift);
-            if (!pp) continue;
-            cu_aff<F> p;
-            aff_load(p, pp);
-            if (!aff_is_inf(p)) xyzz_add_aff<F, (V & 1) != 0>(acc, p, (v >> 31) != 0);
-        }
+    for (; e < end; e++) {
+        uint32_t v = vals[e];
+        cu_aff<F> p;
+        if (entry_get(p, pts, v, stride, skip, jshift, glv) && !aff_is_inf(p))
+            xyzz_add_aff<F>(acc, p, (v >> 31) != 0);
     }
     xyzz_store(&part[t], acc);
 }
@@ -360,8 +390,10 @@ template <class F, bool LAZY> CU_DEV void store_v(cu_xyzz<F> *dst, cu_xyzz<F> &a
  * (per-bucket chunks leave a short last chunk per bucket: with small
  * buckets, wide windows, most threads of a warp wait for its longest).
  * Variants (template, chosen at run time by GS_CU_FV, see fv_launch_flat):
- * INL / LAZY as in madd_v, MINB the blocks per SM asked of ptxas. */
-template <class F, bool INL, bool LAZY, int MINB, bool CALL = false>
+ * INL / LAZY as in madd_v, MINB the blocks per SM asked of ptxas; GLV: the
+ * entries of a GLV plan (phi applied to the second half's points; a
+ * separate instantiation, so the other kernels stay as they were). */
+template <class F, bool INL, bool LAZY, int MINB, bool CALL = false, bool GLV = false>
 __global__ void __launch_bounds__(128, MINB)
     k_accum_flat(cu_xyzz<F> *part, const uint32_t *coff, const uint32_t *bstart,
                  const uint32_t *keys, const uint32_t *vals, uint32_t ntot, unsigned c,
@@ -384,11 +416,9 @@ __global__ void __launch_bounds__(128, MINB)
         }
         if ((k & dmask) == 0) continue;
         uint32_t v = vals[e];
-        const cu_aff<F> *pp = entry_point(pts, v, stride, skip, jshift);
-        if (!pp) continue;
         cu_aff<F> p;
-        aff_load(p, pp);
-        if (!aff_is_inf(p)) madd_v<F, INL, LAZY, CALL>(acc, p, (v >> 31) != 0);
+        if (entry_get(p, pts, v, stride, skip, jshift, GLV) && !aff_is_inf(p))
+            madd_v<F, INL, LAZY, CALL>(acc, p, (v >> 31) != 0);
     }
     if (cur & dmask) store_v<F, LAZY>(&part[coff[cur] + t - (bstart[cur] >> s1log)], acc);
 }
@@ -403,12 +433,14 @@ struct fv_flat_args {
     size_t stride;
     uint32_t skip;
     unsigned jshift, s1log;
+    bool glv;
 };
 
-template <int FV, int MINB> static void fv_flat(unsigned blocks, cudaStream_t s, const fv_flat_args &a)
+template <int FV, int MINB, bool GLV = false>
+static void fv_flat(unsigned blocks, cudaStream_t s, const fv_flat_args &a)
 {
     typedef cu_fe<cu_cfgv<cu_fp_cfg, FV & CU_FV_SQR>> FF;
-    k_accum_flat<FF, (FV & CU_FV_INL) != 0, (FV & CU_FV_LAZY) != 0, MINB, (FV & CU_FV_CALL) != 0>
+    k_accum_flat<FF, (FV & CU_FV_INL) != 0, (FV & CU_FV_LAZY) != 0, MINB, (FV & CU_FV_CALL) != 0, GLV>
         <<<blocks, 128, 0, s>>>(
         (cu_xyzz<FF> *)a.part, a.coff, a.bstart, a.keys, a.vals, a.ntot, a.c,
         (const cu_aff<FF> *)a.pts, a.stride, a.skip, a.jshift, a.s1log);
@@ -425,7 +457,12 @@ static int fv_launch_flat(int fv, int minb, unsigned blocks, cudaStream_t s, con
     /* Only the CALL family since 2026-12-04 (sixth session): each variant
      * kernel inlines a whole bucket addition, and with the product-scanning
      * multiplication the older ones (FV 0-7 at MINB 1, 3, 4) tripled the
-     * module's compile time; commit f51b6fd has them. */
+     * module's compile time; commit f51b6fd has them.  A GLV plan's entries
+     * take FV 23 / MINB 3's GLV instantiation whatever FV / MINB say. */
+    if (a.glv) {
+        fv_flat<23, 3, true>(blocks, s, a);
+        return 1;
+    }
     FV_CASE(23, 2) FV_CASE(23, 3) FV_CASE(23, 4)
 #undef FV_CASE
     return 0;
@@ -608,7 +645,7 @@ static size_t cub_bytes_for(const msm_plan *p, cudaStream_t s)
 {
     size_t sort = 0, scan = 0, scan64 = 0, red = 0;
     cub::DoubleBuffer<uint32_t> dk(NULL, NULL), dv(NULL, NULL);
-    size_t seg = (size_t)p->t * p->n;
+    size_t seg = (size_t)p->t * p->n << p->glv;
     (void)cub::DeviceRadixSort::SortPairs(NULL, sort, dk, dv, (int)(seg ? seg : 1), 0, (int)p->c, s);
     (void)cub::DeviceScan::ExclusiveSum(NULL, scan, (uint32_t *)NULL, (uint32_t *)NULL,
                                         (int)(p->K + 1), s);
@@ -640,25 +677,12 @@ static gs_status ensure_scratch(gs_cu_dev *d, const msm_plan *p, msm_bufs *b, gs
         for (int i = 0; i < 2; i++) CU_TRY(cudaStreamSynchronize(d->streams[i]));
     }
     if (need > d->msm.bytes) {
-        cudaFree(d->msm.base);
-        d->msm.base = NULL;
-        d->msm.bytes = 0;
-        cudaError_t e = cudaMalloc(&d->msm.base, need);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            d->msm.base = NULL;
+        cudaError_t e = cu_region_renew(&d->msm.base, &d->msm.bytes, need);
+        if (e != cudaSuccess)
             return GS_ERR(err, GS_ERR_NOMEM, "msm", "scratch of %zu MiB for n = %zu: %s",
                           need >> 20, p->n, cudaGetErrorString(e));
-        }
-        d->msm.bytes = need;
     }
-    if (cub_need > d->msm.cub_bytes) {
-        cudaFree(d->msm.cub_temp);
-        d->msm.cub_temp = NULL;
-        d->msm.cub_bytes = 0;
-        CU_TRY(cudaMalloc(&d->msm.cub_temp, cub_need));
-        d->msm.cub_bytes = cub_need;
-    }
+    if (cub_need > d->msm.cub_bytes) CU_TRY(cu_region_renew(&d->msm.cub_temp, &d->msm.cub_bytes, cub_need));
     carve(b, (char *)d->msm.base, p);
     return GS_OK;
 }
@@ -721,16 +745,21 @@ extern "C" gs_status gs_cu_msm_prepare(gs_cu_dev *d, const gs_scalar *scalars, s
 
     if (nb > 0) {
         /* 1. digits, 2. per-group sort on the c digit bits.  Groups have
-         * t * nb entries (the last may have fewer windows); a group whose
-         * sort ends in the other half of the double buffer is copied back. */
-        uint32_t ntot = nb * p.nwin;
-        k_digits<<<nblk(nb, 256), 256, 0, s>>>(b.keys[0], b.vals[0], (const uint32_t *)scalars,
-                                               b.idx_big, nb, p.c, p.nwin, p.t, p.jshift);
+         * t * nb entries (2 nb with GLV's halves; the last may have fewer
+         * windows); a group whose sort ends in the other half of the double
+         * buffer is copied back. */
+        uint32_t ntot = nb * p.nwin << p.glv;
+        if (p.glv)
+            k_digits_glv<<<nblk(nb, 256), 256, 0, s>>>(b.keys[0], b.vals[0], (const uint32_t *)scalars,
+                                                       b.idx_big, nb, p.c, p.nwin, p.jshift);
+        else
+            k_digits<<<nblk(nb, 256), 256, 0, s>>>(b.keys[0], b.vals[0], (const uint32_t *)scalars,
+                                                   b.idx_big, nb, p.c, p.nwin, p.t, p.jshift);
         CU_LAUNCHED("k_digits");
         int sel = -1;
         for (unsigned g = 0; g < p.ngrp; g++) {
             unsigned w0 = g * p.t, w1 = w0 + p.t < p.nwin ? w0 + p.t : p.nwin;
-            size_t o = (size_t)w0 * nb, len = (size_t)(w1 - w0) * nb;
+            size_t o = (size_t)w0 * nb << p.glv, len = (size_t)(w1 - w0) * nb << p.glv;
             cub::DoubleBuffer<uint32_t> wk(b.keys[0] + o, b.keys[1] + o),
                 wv(b.vals[0] + o, b.vals[1] + o);
             tb = d->msm.cub_bytes;
@@ -753,6 +782,7 @@ extern "C" gs_status gs_cu_msm_prepare(gs_cu_dev *d, const gs_scalar *scalars, s
         /* 3. level offsets: level 1 from the bucket sizes, then as many
          * levels as the largest bucket needs. */
         pr->flat = accum_flat();
+        pr->ba = pr->flat && ba_on(g2);
         if (pr->flat)
             k_chunks_flat<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c, p.s1log);
         else
@@ -833,12 +863,9 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
     } while (0)
     if (pr->n_big > 0) {
         /* 4. accumulation, level 1 from the sorted entries, then the levels. */
-#define ACCUM1(V)                                                                               \
-    k_accum1<F, V><<<nblk(p.t1max, 128), 128, 0, s>>>((X *)b.part[0], b.coff[0], p.K, b.bstart, \
-                                                      b.bend, b.vals[pr->sel], pts, stride,    \
-                                                      (uint32_t)skip, p.jshift, p.s1log)
+        const bool glv = p.glv != 0;
         if (pr->flat) {
-            uint32_t ntot = pr->n_big * p.nwin;
+            uint32_t ntot = pr->n_big * p.nwin << p.glv;
             unsigned nb1 = nblk((ntot + (1u << p.s1log) - 1) >> p.s1log, 128);
             if constexpr (sizeof(F) == sizeof(cu_fp2)) {
                 /* CU_FV_G2CALL: the Fp2 multiplications by value, the doubling inlined. */
@@ -847,17 +874,22 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
                 k<<<nb1, 128, 0, s>>>((X *)b.part[0], b.coff[0], b.bstart, b.keys[pr->sel],
                                       b.vals[pr->sel], ntot, p.c, pts, stride, (uint32_t)skip,
                                       p.jshift, p.s1log);
+            } else if (pr->ba) {
+                gs_status st = cu_msm_ba_launch(d, p, b.part[0], b.coff[0], b.bstart, b.keys[pr->sel],
+                                                b.vals[pr->sel], ntot, pts, stride, (uint32_t)skip, err);
+                if (st != GS_OK) return st;
             } else {
                 fv_flat_args a = { b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel],
-                                   ntot, p.c, pts, stride, (uint32_t)skip, p.jshift, p.s1log };
+                                   ntot, p.c, pts, stride, (uint32_t)skip, p.jshift, p.s1log, glv };
                 if (!fv_launch_flat(cu_fv_bits() & (7 | CU_FV_CALL), cu_msm_minb(), nb1, s, a))
                     return GS_ERR(err, GS_ERR_ARG, "msm", "GS_CU_FV = %d / GS_CU_MSM_MINB = %d: no such "
                                   "variant", cu_fv_bits(), cu_msm_minb());
             }
         } else {
-            ACCUM1(0); /* variants 1-3 (GS_CU_MSM_VARIANT) retired with FV 0-7 */
+            k_accum1<F><<<nblk(p.t1max, 128), 128, 0, s>>>((X *)b.part[0], b.coff[0], p.K, b.bstart,
+                                                           b.bend, b.vals[pr->sel], pts, stride,
+                                                           (uint32_t)skip, p.jshift, p.s1log, glv);
         }
-#undef ACCUM1
         CU_LAUNCHED("k_accum1");
         int cur = 0;
         for (int l = 1; l <= pr->levels; l++) {
@@ -978,15 +1010,16 @@ static unsigned knob_or(gs_cu_knob_id k, unsigned dflt)
  * 419.9 ms, c = 22 / 12 copies 427.4; before it, c = 22 with 8 / 12 / 16
  * copies 450 / 436 / 436 ms against 463 / - / 459 at c = 20, and with 4
  * copies 467 against 464, so not there.  Without copies the measured
- * automatic window wins.
+ * automatic window wins.  glv: 2n entries of 128-bit halves (glv_window).
  */
-static double msm_cost(size_t n, unsigned c, unsigned t)
+static double msm_cost(size_t n, unsigned c, unsigned t, int glv)
 {
-    unsigned nwin = windows_of(c);
+    unsigned nwin = windows_bits(c, glv ? 128 : 255);
     if (t > nwin) t = nwin;
     unsigned ngrp = (nwin + t - 1) / t;
     double passes = (c + 7) / 8;
-    return (double)n * nwin * (1.0 + passes / 16.0) + 4.3 * ngrp * (double)(1u << (c - 1));
+    return (double)(n << (glv ? 1 : 0)) * nwin * (1.0 + passes / 16.0) +
+           4.3 * ngrp * (double)(1u << (c - 1));
 }
 
 extern "C" double gs_cu_msm_pick(size_t n, unsigned max_copies, int wide, unsigned *c, unsigned *t)
@@ -1003,7 +1036,7 @@ extern "C" double gs_cu_msm_pick(size_t n, unsigned max_copies, int wide, unsign
             unsigned tt = max_copies < nwin ? max_copies : nwin;
             if (tt > 16) tt = 16;
             if ((uint64_t)n * nwin >= (1ull << 31)) continue;
-            double cost = msm_cost(n, cc, tt);
+            double cost = msm_cost(n, cc, tt, 0);
             if (best < 0 || cost < best) {
                 best = cost;
                 bc = cc;
@@ -1017,7 +1050,7 @@ extern "C" double gs_cu_msm_pick(size_t n, unsigned max_copies, int wide, unsign
     if (bc < 4 || bc > 24) bc = auto_window(n);
     *c = bc;
     *t = bt;
-    return msm_cost(n, bc, bt);
+    return msm_cost(n, bc, bt, 0);
 }
 
 /* Batch [off, off + cnt) of the points: copies 1 .. t-1 (see the file comment).

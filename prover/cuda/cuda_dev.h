@@ -196,7 +196,11 @@ gs_status gs_cu_msm_g2(gs_cu_dev *d, int slot, const void *pts, const gs_scalar 
  * waits twice for the device (the counts decide the launch sizes); the
  * preparation stays in the context until the next prepare.  g2: the MSMs
  * will be G2 ones (scratch is sized for that curve).  *n_big / *n_one
- * (may be NULL): how many scalars were > 1 / equal to 1.
+ * (may be NULL): how many scalars were > 1 / equal to 1.  Knobs read here
+ * (knobs.h): msm_c (the automatic window), msm_glv (a G1 plan without
+ * copies splits its scalars and takes its own window, whatever `window`
+ * says), msm_ba and msm_s1 (level 1's form and chunk, for every MSM on
+ * this preparation).
  *
  * gs_cu_msm_g1_prepared enqueues, into `slot`, sum over i in [skip, n) of
  * scalars[i] * P_(i - skip), where copy j of point k is

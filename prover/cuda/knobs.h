@@ -37,9 +37,13 @@ extern "C" {
 #include "../../common/status.h"
 
 /* Flags of a knob: GS_CU_KF_AUTO: "auto" is a value (GS_CU_AUTO: the
- * kernels choose); GS_CU_KF_POW2: a number must be a power of two. */
+ * kernels choose); GS_CU_KF_POW2: a number must be a power of two;
+ * GS_CU_KF_ONCE: read once (at load_pk or context creation), not at every
+ * kernel launch or proof, so a driver cannot change it between runs over
+ * the same key (cuda-bench --sets refuses it). */
 #define GS_CU_KF_AUTO 1u
 #define GS_CU_KF_POW2 2u
+#define GS_CU_KF_ONCE 4u
 #define GS_CU_AUTO (-1)
 
 /* X(id, key, env, flags, lo, hi, default, choices, help).  A knob with
@@ -64,8 +68,8 @@ extern "C" {
       "MSM kernel variant bits (CU_FV_* in cu_internal.cuh); per MSM")                              \
     X(MSM_MINB, "msm_minb", "GS_CU_MSM_MINB", 0, 0, 255, "3", NULL,                                 \
       "MSM level-1 kernel: blocks per SM asked of ptxas (built: 2, 3, 4); per MSM")                 \
-    X(MSM_S1, "msm_s1", "GS_CU_MSM_S1", GS_CU_KF_AUTO | GS_CU_KF_POW2, 32, 256, "auto", NULL,       \
-      "MSM level 1: entries per chunk; auto: 128 from 2^29 entries, else 64; per MSM") \
+    X(MSM_S1, "msm_s1", "GS_CU_MSM_S1", GS_CU_KF_AUTO | GS_CU_KF_POW2, 32, 4096, "auto", NULL,      \
+      "MSM level 1: entries per chunk; auto: 128 from 2^29 entries, else 64 (with msm_ba: 1024); per MSM") \
     X(MSM_FLAT, "msm_flat", "GS_CU_MSM_FLAT", 0, 0, 1, "1", NULL,                                   \
       "MSM level 1: flat accumulation (1) or per-bucket chunks (0); per MSM")                       \
     X(MSM_CMAX, "msm_cmax", "GS_CU_MSM_CMAX", GS_CU_KF_AUTO, 0, 24, "auto", NULL,                   \
@@ -74,11 +78,20 @@ extern "C" {
       "MSM window bits of every plan; auto: planned (gs_cu_msm_pick)")                              \
     X(MSM_T, "msm_t", "GS_CU_MSM_T", GS_CU_KF_AUTO, 1, 16, "auto", NULL,                            \
       "MSM precomputed copies used by every plan (at most those present); auto: planned")           \
-    X(KEY_COPIES, "key_copies", "GS_CU_COPIES", 0, 1, 16, "16", NULL,                               \
+    X(MSM_GLV, "msm_glv", "GS_CU_MSM_GLV", 0, 0, 1, "0", NULL,                                      \
+      "G1 MSMs without precomputed copies: scalars split by the endomorphism (k = k1 + k2 X^2, 128-bit " \
+      "halves over P and phi(P) sharing buckets; 1), window planned for it unless msm_c; per MSM")       \
+    X(MSM_BA, "msm_ba", "GS_CU_MSM_BA", 0, 0, 1, "0", NULL,                                         \
+      "G1 MSM level 1: each chunk's same-bucket entry pairs added in affine, one inversion per chunk " \
+      "(Montgomery's trick), before the XYZZ additions (1); chunk size msm_s1; per MSM")              \
+    X(KEY_COPIES, "key_copies", "GS_CU_COPIES", GS_CU_KF_ONCE, 1, 16, "16", NULL,                   \
       "resident key: at most this many precomputed window copies per G1 point set; at load_pk")     \
     X(STREAM_ORDER, "stream_order", "GS_CU_ORDER", 0, 0, 1, "new", "new|old",                       \
       "prove stream plan: pipelined (new) or the one before issue 14 (old); per proof")            \
-    X(STREAM_PRIO, "stream_prio", "GS_CU_PRIO", 0, 0, 1, "1", NULL,                                 \
+    X(H_FIRST, "h_first", "GS_CU_H_FIRST", 0, 0, 1, "0", NULL,                                      \
+      "prove: the witness MSMs wait for the H chain (a/b/c copies, NTTs) instead of running beside " \
+      "it (1: a diagnostic, each stage's time alone); per proof")                                   \
+    X(STREAM_PRIO, "stream_prio", "GS_CU_PRIO", GS_CU_KF_ONCE, 0, 1, "1", NULL,                     \
       "stream 1 (a/b/c, H NTTs) at the highest priority (1) or the default (0); at context creation") \
     X(COPY_THREADS, "copy_threads", "GS_CU_COPY_THREADS", 0, 1, 32, "8", NULL,                      \
       "host threads copying into the pinned staging buffers; per copy")

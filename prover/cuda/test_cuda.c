@@ -9,6 +9,8 @@
  *
  * Without a device (or a CUDA build) every test prints "skipped: no CUDA
  * device"; with GS_REQUIRE_GPU=1 (make test-gpu) that is a failure instead.
+ * The oracles and helpers shared with test_cuda_levers.c (issue 33's
+ * knobs) are declared in test_cuda_util.h.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -22,9 +24,10 @@
 #include "../msm/msm.h"
 #include "cuda.h"
 #include "cuda_dev.h"
+#include "test_cuda_util.h"
 
-/* 1 if a device is there; otherwise skips (or fails under GS_REQUIRE_GPU=1). */
-static int need_device(void)
+/* test_cuda_util.h */
+int tcu_need_device(void)
 {
     if (gs_cuda_device_count() > 0) return 1;
     const char *req = getenv("GS_REQUIRE_GPU");
@@ -60,7 +63,7 @@ GS_TEST(cuda_backend_create_status)
 
 #ifdef GS_HAVE_CUDA
 
-static gs_cu_dev *open_dev(void)
+gs_cu_dev *tcu_open_dev(void)
 {
     gs_cu_dev *d = NULL;
     gs_err e;
@@ -71,15 +74,6 @@ static gs_cu_dev *open_dev(void)
     }
     return d;
 }
-
-#define CU_OK(x)                                                              \
-    do {                                                                      \
-        gs_err_clear(&e);                                                     \
-        if ((x) != GS_OK) {                                                   \
-            gs_test_fail(__FILE__, __LINE__, "%s: %s", #x, e.msg);            \
-            goto done;                                                        \
-        }                                                                     \
-    } while (0)
 
 /*
  * One field's host oracle for the element-wise differential test, built by
@@ -131,8 +125,8 @@ FIELD_ORACLE(fp2, gs_fp2, "Fp2")
 
 static void field_vs_cpu(const field_oracle *f, void (*more_edges)(void *a, void *b))
 {
-    if (!need_device()) return;
-    gs_cu_dev *d = open_dev();
+    if (!tcu_need_device()) return;
+    gs_cu_dev *d = tcu_open_dev();
     if (!d) return;
     gs_err e;
     size_t n = gs_test_quick() ? 4096 : 65536, sz = f->size;
@@ -243,8 +237,8 @@ static void ntt_variant(int var)
  * radix-2 passes).  Edge inputs: all zero, all r - 1, one nonzero element. */
 GS_TEST(cuda_ntt_vs_cpu)
 {
-    if (!need_device()) return;
-    gs_cu_dev *d = open_dev();
+    if (!tcu_need_device()) return;
+    gs_cu_dev *d = tcu_open_dev();
     if (!d) return;
     gs_err e;
     unsigned lmax = gs_test_quick() ? 15 : 22;
@@ -298,8 +292,8 @@ done:
  * a smaller table must be refused, not overrun. */
 static void h_scalars_vs_cpu(int classic)
 {
-    if (!need_device()) return;
-    gs_cu_dev *d = open_dev();
+    if (!tcu_need_device()) return;
+    gs_cu_dev *d = tcu_open_dev();
     if (!d) return;
     gs_err e;
     static const unsigned logs[] = { 1, 2, 4, 11, 12, 13, 14, 17 };
@@ -362,10 +356,8 @@ done:
 GS_TEST(cuda_h_scalars_vs_cpu) { h_scalars_vs_cpu(0); }
 GS_TEST(cuda_h_scalars_classic_vs_cpu) { h_scalars_vs_cpu(1); }
 
-/* kind 0: random; 1: edge scalars mixed in; 2: all equal (one bucket); 3: small values;
- * 4: 0s and 1s only; 5: all 0; 6: all 1; 7: 90% 0s and 1s, the rest random (a
- * PoRep-like witness). */
-static void make_scalars(gs_scalar *sc, size_t n, int kind)
+/* test_cuda_util.h (the kinds) */
+void tcu_make_scalars(gs_scalar *sc, size_t n, int kind)
 {
     gs_fr f;
     for (size_t i = 0; i < n; i++) {
@@ -391,27 +383,6 @@ static void make_scalars(gs_scalar *sc, size_t n, int kind)
         }
     }
 }
-
-/*
- * One curve's side of the MSM differential test, built by MSM_ORACLE from
- * the curve's gs_<g>_* functions: distinct points (P_0 = G,
- * P_(i+1) = 2 (P_i + G), repeated cyclically), the device upload, and the
- * comparison of a result slot with the CPU MSM.  other_take reads a slot as
- * the other curve's result (it must refuse).
- */
-typedef struct {
-    const char *name;
-    size_t aff_size, dev_size;
-    void (*make_points)(void *pts, size_t n, size_t distinct);
-    void (*set_inf)(void *pts, size_t i);
-    gs_status (*upload)(gs_cu_dev *d, void *dst, const void *pts, size_t n, gs_err *err);
-    gs_status (*msm)(gs_cu_dev *d, int slot, const void *pts, const gs_scalar *sc, size_t n,
-                     int window, gs_err *err);
-    /* 1: equal, 0: different, -1: a call failed (message in *err). */
-    int (*same_as_cpu)(gs_cu_dev *d, int slot, const gs_scalar *sc, const void *pts, size_t n,
-                       gs_err *err);
-    gs_status (*other_take)(gs_cu_dev *d, int slot, gs_err *err);
-} msm_oracle;
 
 #define MSM_ORACLE(g, NAME, DEV_SIZE, UPLOAD, OTHER_TAKE)                                  \
     static void g##_o_points(void *out, size_t n, size_t distinct)                        \
@@ -445,7 +416,7 @@ typedef struct {
         }                                                                                 \
         return gs_##g##_eq(&got, &want);                                                  \
     }                                                                                     \
-    static const msm_oracle g##_oracle = { NAME, sizeof(gs_##g##_affine), DEV_SIZE,       \
+    const tcu_msm_oracle tcu_##g##_oracle = { NAME, sizeof(gs_##g##_affine), DEV_SIZE,       \
                                            g##_o_points, g##_o_set_inf, UPLOAD,           \
                                            gs_cu_msm_##g, g##_o_same, OTHER_TAKE };
 
@@ -478,18 +449,13 @@ static gs_status g2_take(gs_cu_dev *d, int slot, gs_err *err)
 MSM_ORACLE(g1, "G1", 96, g1_upload, g2_take)
 MSM_ORACLE(g2, "G2", 192, g2_upload, g1_take)
 
-typedef struct {
-    size_t n;
-    int kind;   /* make_scalars */
-    int window; /* 0: automatic */
-} msm_case;
 
-/* Points: `distinct` different ones repeated, infinity at the indices inf_at. */
-static void msm_vs_cpu(const msm_oracle *o, const msm_case *cases, size_t ncases, size_t distinct,
+/* test_cuda_util.h */
+void tcu_msm_vs_cpu(const tcu_msm_oracle *o, const tcu_msm_case *cases, size_t ncases, size_t distinct,
                        const size_t *inf_at, size_t ninf, size_t quick_max)
 {
-    if (!need_device()) return;
-    gs_cu_dev *d = open_dev();
+    if (!tcu_need_device()) return;
+    gs_cu_dev *d = tcu_open_dev();
     if (!d) return;
     gs_err e;
     size_t nmax = 1;
@@ -511,7 +477,7 @@ static void msm_vs_cpu(const msm_oracle *o, const msm_case *cases, size_t ncases
         size_t n = cases[k].n;
         if (gs_test_quick() && n > quick_max) continue;
         slot = (int)(k % GS_CU_MSM_SLOTS);
-        make_scalars(sc, n, cases[k].kind);
+        tcu_make_scalars(sc, n, cases[k].kind);
         CU_OK(gs_cu_upload(d, ds, sc, n * sizeof *sc, 0, &e));
         CU_OK(o->msm(d, slot, dp, ds, n, cases[k].window, &e));
         CU_OK(gs_cu_msm_fetch(d, slot, &e));
@@ -538,15 +504,15 @@ done:
  * (equal digits of opposite sign) all the time. */
 GS_TEST(cuda_msm_vs_cpu)
 {
-    static const msm_case cases[] = {
+    static const tcu_msm_case cases[] = {
         { 1, 0, 0 }, { 2, 1, 0 }, { 3, 2, 0 }, { 100, 1, 0 }, { 1000, 0, 0 }, { 1000, 1, 4 },
         { 5000, 2, 0 }, { 5000, 3, 8 }, { 20000, 1, 0 }, { 20000, 0, 13 }, { 1 << 17, 0, 0 },
         { 1 << 17, 3, 16 },
     };
-    static const msm_case few[] = { { 1 << 16, 0, 10 }, { 1 << 16, 3, 0 }, { 1 << 16, 2, 0 } };
+    static const tcu_msm_case few[] = { { 1 << 16, 0, 10 }, { 1 << 16, 3, 0 }, { 1 << 16, 2, 0 } };
     static const size_t inf_at[] = { 7, 4000 };
-    msm_vs_cpu(&g1_oracle, cases, sizeof cases / sizeof cases[0], 4093, inf_at, 2, 20000);
-    msm_vs_cpu(&g1_oracle, few, sizeof few / sizeof few[0], 61, inf_at, 2, 1 << 16);
+    tcu_msm_vs_cpu(&tcu_g1_oracle, cases, sizeof cases / sizeof cases[0], 4093, inf_at, 2, 20000);
+    tcu_msm_vs_cpu(&tcu_g1_oracle, few, sizeof few / sizeof few[0], 61, inf_at, 2, 1 << 16);
 }
 
 /* G2: n = 0 (infinity), 1, 2 (one point at infinity), 3, 64, 1000, 2^12,
@@ -556,13 +522,13 @@ GS_TEST(cuda_msm_vs_cpu)
  * addition: the variant bits in force, then with GS_CU_FV_G2CALL flipped. */
 GS_TEST(cuda_msm_g2_vs_cpu)
 {
-    static const msm_case cases[] = {
+    static const tcu_msm_case cases[] = {
         { 0, 0, 0 }, { 1, 0, 0 }, { 1, 1, 0 }, { 2, 0, 0 }, { 2, 1, 5 }, { 3, 2, 0 },
         { 3, 1, 0 }, { 64, 1, 0 }, { 64, 0, 4 }, { 1000, 0, 0 }, { 1000, 1, 0 },
         { 1000, 2, 7 }, { 4096, 0, 0 }, { 4096, 3, 0 }, { 4096, 1, 12 }, { 1 << 15, 0, 0 },
         { 1 << 15, 1, 0 }, { 1 << 15, 2, 16 },
     };
-    static const msm_case few[] = { { 1 << 14, 0, 8 }, { 1 << 14, 3, 0 } };
+    static const tcu_msm_case few[] = { { 1 << 14, 0, 8 }, { 1 << 14, 3, 0 } };
     static const size_t inf_at[] = { 1, 700, 3001, 20000 };
     const char *env = getenv("GS_CU_FV");
     char saved[32] = "";
@@ -573,8 +539,8 @@ GS_TEST(cuda_msm_g2_vs_cpu)
             snprintf(bits, sizeof bits, "%d", gs_cu_fv_bits() ^ GS_CU_FV_G2CALL);
             setenv("GS_CU_FV", bits, 1);
         }
-        msm_vs_cpu(&g2_oracle, cases, sizeof cases / sizeof cases[0], 1021, inf_at, 4, 4096);
-        msm_vs_cpu(&g2_oracle, few, sizeof few / sizeof few[0], 61, inf_at, 4, 1 << 14);
+        tcu_msm_vs_cpu(&tcu_g2_oracle, cases, sizeof cases / sizeof cases[0], 1021, inf_at, 4, 4096);
+        tcu_msm_vs_cpu(&tcu_g2_oracle, few, sizeof few / sizeof few[0], 61, inf_at, 4, 1 << 14);
     }
     if (env) setenv("GS_CU_FV", saved, 1); else unsetenv("GS_CU_FV");
 }
@@ -590,8 +556,8 @@ GS_TEST(cuda_msm_g2_vs_cpu)
  */
 GS_TEST(cuda_msm_prepared_vs_cpu)
 {
-    if (!need_device()) return;
-    gs_cu_dev *d = open_dev();
+    if (!tcu_need_device()) return;
+    gs_cu_dev *d = tcu_open_dev();
     if (!d) return;
     gs_err e;
     size_t nmax = gs_test_quick() ? 3000 : 20000, distinct = 1021;
@@ -631,7 +597,7 @@ GS_TEST(cuda_msm_prepared_vs_cpu)
             for (int kind = 0; kind <= 7; kind++) {
                 size_t n = kind == 2 ? nmax / 2 + skip : nmax;
                 if (gs_test_quick() && kind % 2 == 1 && pl > 1) continue;
-                make_scalars(sc, n, kind);
+                tcu_make_scalars(sc, n, kind);
                 uint32_t nb = 0, no = 0;
                 CU_OK(gs_cu_upload(d, ds, sc, n * sizeof *sc, 0, &e));
                 CU_OK(gs_cu_msm_prepare(d, ds, n, (int)c, t, 0, &nb, &no, &e));
@@ -657,7 +623,7 @@ GS_TEST(cuda_msm_prepared_vs_cpu)
         for (int skip = 0; skip <= 5; skip += 5) {
             size_t n = 4096 + (size_t)skip;
             if (n > nmax) n = nmax;
-            make_scalars(sc, n, kind);
+            tcu_make_scalars(sc, n, kind);
             CU_OK(gs_cu_upload(d, ds, sc, n * sizeof *sc, 0, &e));
             CU_OK(gs_cu_msm_prepare(d, ds, n, 0, 1, 1, NULL, NULL, &e));
             /* G1 on a G2 preparation is refused. */
@@ -687,9 +653,31 @@ done:
     gs_cu_dev_destroy(d);
 }
 
-/* One proof on each backend with the same r, s; 1 if they are equal.  The
- * CPU backend always runs its own G2 MSM. */
-static int prove_pair(gs_backend *gpu, gs_backend *cpu, const gs_pk *pk, const gs_assignment *as,
+/* test_cuda_util.h */
+gs_status tcu_key_make(tcu_key *k, gs_err *e)
+{
+    memset(k, 0, sizeof *k);
+    uint32_t n_cons = gs_test_quick() ? 300 : 3000, n_wires = n_cons / 2 + 10;
+    k->n_pub = 3;
+    if (!tg_random_r1cs(&k->r1cs, &k->w, n_cons, n_wires, k->n_pub, 2, gs_test_rng()))
+        return GS_ERR(e, GS_ERR_NOMEM, "test", "random R1CS of %u constraints", n_cons);
+    gs_status st = gs_groth16_setup_seeded(&k->pk, &k->vk, &k->r1cs, gs_test_seed(), NULL, e);
+    if (st == GS_OK) st = gs_assignment_from_witness(&k->as, &k->pk, k->w, n_wires, e);
+    return st;
+}
+
+void tcu_key_free(tcu_key *k)
+{
+    gs_assignment_free(&k->as);
+    gs_pk_free(&k->pk);
+    gs_vk_free(&k->vk);
+    gs_r1cs_free(&k->r1cs);
+    free(k->w);
+    memset(k, 0, sizeof *k);
+}
+
+/* test_cuda_util.h */
+int tcu_prove_pair(gs_backend *gpu, gs_backend *cpu, const gs_pk *pk, const gs_assignment *as,
                       const gs_scalar *r, const gs_scalar *s, const gs_prove_opts *opts,
                       gs_proof *pg, gs_stage_list *sg, gs_err *e)
 {
@@ -762,7 +750,7 @@ static void pinned_release(gs_assignment *out, int kind)
  * no longer verifies; the key is not a real one). */
 GS_TEST(cuda_prove_vs_cpu)
 {
-    if (!need_device()) return;
+    if (!tcu_need_device()) return;
     gs_err e;
     gs_r1cs r1cs;
     gs_scalar *w = NULL;
@@ -809,7 +797,7 @@ GS_TEST(cuda_prove_vs_cpu)
         gs_assignment pas;
         if (pin) CU_OK(pinned_copy(&pas, &as, pin, &e));
         if (old) setenv("GS_CU_ORDER", "old", 1);
-        int same = prove_pair(gpu, cpu, &pk, pin ? &pas : &as, &r, &s, &opts, &pg, &sg, &e);
+        int same = tcu_prove_pair(gpu, cpu, &pk, pin ? &pas : &as, &r, &s, &opts, &pg, &sg, &e);
         if (old) unsetenv("GS_CU_ORDER");
         if (pin) pinned_release(&pas, pin);
         GS_CHECK_MSG(same == 1, "round %d (G2 on %s%s%s): GPU proof differs from CPU proof%s%s",
@@ -902,7 +890,7 @@ GS_TEST(cuda_prove_vs_cpu)
         gs_stage_list sg = { 0 };
         gs_proof pg;
         gs_err_clear(&e);
-        int same = prove_pair(gpu, cpu, &holed, &as, &r, &s, &opts, &pg, &sg, &e);
+        int same = tcu_prove_pair(gpu, cpu, &holed, &as, &r, &s, &opts, &pg, &sg, &e);
         GS_CHECK_MSG(same == 1, "holed B2 (G2 on %s): GPU proof differs from CPU proof%s%s",
                      g2 ? "device" : "CPU", same < 0 ? ": " : "", e.msg);
     }
@@ -935,7 +923,7 @@ GS_TEST(cuda_prove_vs_cpu)
             gs_stage_list sg = { 0 };
             gs_proof pg;
             gs_err_clear(&e);
-            int same = prove_pair(gpu, cpu, &pk, &as, &r, &s, &opts, &pg, &sg, &e);
+            int same = tcu_prove_pair(gpu, cpu, &pk, &as, &r, &s, &opts, &pg, &sg, &e);
             GS_CHECK_MSG(same == 1, "0/1 witness (copies %s, G2 on %s): GPU proof differs from "
                          "CPU proof%s%s", copies ? "off" : "on", g2 ? "device" : "CPU",
                          same < 0 ? ": " : "", e.msg);
@@ -955,15 +943,15 @@ done:
 #else /* !GS_HAVE_CUDA */
 
 /* The GPU tests exist in every build, so CI shows them skipped. */
-GS_TEST(cuda_field_fp_ops) { need_device(); }
-GS_TEST(cuda_field_fr_ops) { need_device(); }
-GS_TEST(cuda_field_fp2_ops) { need_device(); }
-GS_TEST(cuda_ntt_vs_cpu) { need_device(); }
-GS_TEST(cuda_h_scalars_vs_cpu) { need_device(); }
-GS_TEST(cuda_msm_vs_cpu) { need_device(); }
-GS_TEST(cuda_msm_g2_vs_cpu) { need_device(); }
-GS_TEST(cuda_msm_prepared_vs_cpu) { need_device(); }
-GS_TEST(cuda_prove_vs_cpu) { need_device(); }
+GS_TEST(cuda_field_fp_ops) { tcu_need_device(); }
+GS_TEST(cuda_field_fr_ops) { tcu_need_device(); }
+GS_TEST(cuda_field_fp2_ops) { tcu_need_device(); }
+GS_TEST(cuda_ntt_vs_cpu) { tcu_need_device(); }
+GS_TEST(cuda_h_scalars_vs_cpu) { tcu_need_device(); }
+GS_TEST(cuda_msm_vs_cpu) { tcu_need_device(); }
+GS_TEST(cuda_msm_g2_vs_cpu) { tcu_need_device(); }
+GS_TEST(cuda_msm_prepared_vs_cpu) { tcu_need_device(); }
+GS_TEST(cuda_prove_vs_cpu) { tcu_need_device(); }
 
 #endif
 
@@ -983,7 +971,7 @@ static int classic_proof_bytes(uint8_t out[192], const gs_proof *p)
  * the snarkjs key from the same trapdoors. */
 GS_TEST(cuda_prove_classic_vs_cpu)
 {
-    if (!need_device()) return;
+    if (!tcu_need_device()) return;
     gs_err e;
     gs_r1cs r1cs;
     gs_scalar *w = NULL;
@@ -1056,7 +1044,7 @@ done:
 
 #else /* !GS_HAVE_CUDA */
 
-GS_TEST(cuda_h_scalars_classic_vs_cpu) { need_device(); }
-GS_TEST(cuda_prove_classic_vs_cpu) { need_device(); }
+GS_TEST(cuda_h_scalars_classic_vs_cpu) { tcu_need_device(); }
+GS_TEST(cuda_prove_classic_vs_cpu) { tcu_need_device(); }
 
 #endif

@@ -37,5 +37,9 @@
 #define GS_CC_H1 { 0x8c00aaab0000aaabULL, 0x396c8c005555e156ULL }
 /* G2 cofactor h2 (plain) */
 #define GS_CC_H2 { 0xcf1c38e31c7238e5ULL, 0x1616ec6e786f0c70ULL, 0x21537e293a6691aeULL, 0xa628f1cb4d9e82efULL, 0xa68a205b2e5a7ddfULL, 0xcd91de4547085abaULL, 0x091d50792876a202ULL, 0x05d543a95414e7f1ULL }
+/* GLV: X^2 = x^2, phi(P) = [-X^2]P on G1 (plain, 32-bit limbs) */
+#define GS_CC_GLV_D { 0x00000000u, 0x00000001u, 0x0001a402u, 0xac45a401u }
+/* GLV: floor(2^384 / X^2), the split's Barrett factor (plain, 32-bit limbs) */
+#define GS_CC_GLV_M { 0x818be409u, 0xa1a872d6u, 0x27adc027u, 0x034eb4b9u, 0xf6cfee2eu, 0x63f6e522u, 0xe01faaddu, 0x7c6becf1u, 0x00000001u }
 
 #endif
