@@ -103,7 +103,8 @@ static int lock_rank(lock_ranks *r)
         free(sorted);
         return 0;
     }
-    memcpy(sorted, r->name, n * sizeof *sorted);
+    if (n)
+        memcpy(sorted, r->name, n * sizeof *sorted);
     qsort(sorted, n, sizeof *sorted, cmp_name);
     for (size_t i = 0; i < n; i++) {
         /* equal contents share an id, so each name is found once */
@@ -249,6 +250,8 @@ static void merge_runs(void *dst, const void *r1, size_t n1, const void *r2, siz
  * memory. */
 static int sort_holds(src_rec *out, const src_rec *v, size_t nh, size_t n_lanes, size_t n_names)
 {
+    if (!nh)
+        return 1;
     size_t nb = n_lanes * n_names;
     if (n_names && nb / n_names != n_lanes)
         nb = SIZE_MAX;

@@ -77,6 +77,42 @@ int imp_win_ws(imp_win *w);
  * input ends first (or the value exceeds IMP_WIN_MAX: too_big). */
 int imp_win_value(imp_win *w, const char **v, size_t *n, long *line);
 
+/*
+ * imp_scan (imp_scan.c): the members of one JSON object that a reader
+ * wants, read straight from the bytes (a trace event's dozen fields, the
+ * rest skipped), without a tree.  A level names up to IMP_SCAN_KEYS keys;
+ * one of them (sub) may be an object whose members sub_level names (an
+ * event's "args").  imp_scan_object fills vals[0, L->n) for L's keys and
+ * vals[L->n, L->n + sub_level->n) for the sub-level's: type -1 when absent,
+ * else the GS_JSON_* type and, for strings (without the quotes) and
+ * numbers, the bytes (not NUL-terminated).  Returns IMP_SCAN_OK with the
+ * object's *used bytes and *lines newlines; IMP_SCAN_SHORT when the text
+ * ends inside the object (more input may complete it); IMP_SCAN_SLOW when
+ * the object holds what only the tree reader (common/json.h) reads
+ * exactly (an escape in a string, deep nesting) or is not valid JSON: the
+ * caller parses it with the tree reader instead, which gives the same
+ * values or the error.
+ */
+#define IMP_SCAN_OK 1
+#define IMP_SCAN_SHORT 0
+#define IMP_SCAN_SLOW (-1)
+#define IMP_SCAN_KEYS 16
+typedef struct imp_sval {
+    int type;
+    const char *s;
+    size_t n;
+} imp_sval;
+typedef struct imp_scan_level {
+    const char *const *keys;
+    size_t len[IMP_SCAN_KEYS];
+    int n, sub;
+    const struct imp_scan_level *sub_level;
+} imp_scan_level;
+void imp_scan_level_init(imp_scan_level *L, const char *const *keys, int n, int sub,
+                         const imp_scan_level *sub_level);
+int imp_scan_object(imp_sval *vals, const imp_scan_level *L, const char *text, const char *end,
+                    size_t *used, long *lines);
+
 /* "where" strings for messages and skip reasons. */
 void imp_where_line(char *buf, size_t n, const char *name, long line);
 void imp_where_off(char *buf, size_t n, const char *name, uint64_t off);
