@@ -33,6 +33,9 @@ void gs_tl_set_dropped(gs_timeline *tl, uint64_t n);
 #define GS_TL_PID_GPU0 100
 int gs_tl_lane_pid(const gs_lane_info *L);
 
+/* spans.csv's header line (without cpu_ns), the reader's and the writer's. */
+#define GS_TL_CSV_HEADER "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args"
+
 /* Meta key under which the dropped-span count is written. */
 #define GS_TL_META_DROPPED "timeline.dropped_spans"
 
