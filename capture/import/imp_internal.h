@@ -113,6 +113,13 @@ void imp_scan_level_init(imp_scan_level *L, const char *const *keys, int n, int 
 int imp_scan_object(imp_sval *vals, const imp_scan_level *L, const char *text, const char *end,
                     size_t *used, long *lines);
 
+/* The next line (without its '\n'; the last one may lack it): 1 with *n
+ * its length and *s its bytes, or *s NULL when it is longer than max (its
+ * bytes are let go as they are read, never held); 0 at the end of the
+ * input or on a read error (w->io, w->oom).  w->line counts the lines
+ * returned. */
+int imp_win_line(imp_win *w, size_t max, const char **s, size_t *n);
+
 /* "where" strings for messages and skip reasons. */
 void imp_where_line(char *buf, size_t n, const char *name, long line);
 void imp_where_off(char *buf, size_t n, const char *name, uint64_t off);

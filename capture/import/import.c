@@ -152,7 +152,8 @@ gs_status gs_import_bytes(gs_timeline *tl, gs_import_report *rep, const uint8_t 
 gs_status gs_import_file(gs_timeline *tl, gs_import_report *rep, const char *path,
                          gs_import_format fmt, const gs_import_options *opt, gs_err *err)
 {
-    if (fmt == GS_IMPORT_AUTO || fmt == GS_IMPORT_CHROME || fmt == GS_IMPORT_NSYS) {
+    if (fmt == GS_IMPORT_AUTO || fmt == GS_IMPORT_CHROME || fmt == GS_IMPORT_NSYS ||
+        fmt == GS_IMPORT_DAEMON_LOG) {
         FILE *f = fopen(path, "rb");
         if (!f)
             return gs_err_set(err, GS_ERR_IO, "input", path, "cannot open: %s", strerror(errno));
@@ -165,6 +166,8 @@ gs_status gs_import_file(gs_timeline *tl, gs_import_report *rep, const char *pat
             st = gs_import_chrome_file(tl, rep, f, path, err);
         else if (sniffed == GS_IMPORT_NSYS && n >= 100 && !memcmp(head, "SQLite format 3", 16))
             st = gs_import_nsys_path(tl, rep, path, err);
+        else if (sniffed == GS_IMPORT_DAEMON_LOG && fseek(f, 0, SEEK_SET) == 0)
+            st = gs_import_daemon_log_file(tl, rep, f, path, opt, err);
         else
             done = 0;
         fclose(f);
