@@ -28,10 +28,14 @@ void imp_lanes_free(imp_lanes *m);
 gs_tl_lane *imp_lane(imp_lanes *m, const char *name, gs_role role, int32_t device,
                      int32_t stream);
 
+typedef struct imp_imap_ent {
+    int64_t key, val;
+} imp_imap_ent;
 typedef struct imp_imap {
-    int64_t *key, *val;
-    unsigned char *used;
+    imp_imap_ent *e;
     size_t cap, n;
+    int has_empty;           /* the one key a slot cannot hold (INT64_MIN) */
+    int64_t empty_val;
 } imp_imap;
 
 int imp_imap_init(imp_imap *m);   /* 0 on OOM */

@@ -135,6 +135,7 @@ typedef struct chrome {
     gs_tl_lane **lane_of;
     size_t n_lane_of, cap_lane_of;
     strtab kernel_names;     /* hash of a kernel's full name -> its span name */
+    strtab api_names;        /* hash of a CUDA API call's name -> its span name */
     char **mtext;            /* thread_name M events, as text (gapscope's own format) */
     long *mline;
     size_t n_m, cap_m;
@@ -639,27 +640,29 @@ typedef enum { EV_IGNORE, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_API, EV_CPU_OP, EV
 
 static ev_class classify(const char *cat)
 {
+    static const struct {
+        const char *name;
+        ev_class cls;
+    } cats[] = {
+        {"kernel", EV_KERNEL}, {"cuda_kernel", EV_KERNEL}, {"concurrent_kernel", EV_KERNEL},
+        {"gpu_memcpy", EV_MEMCPY}, {"memcpy", EV_MEMCPY},
+        {"gpu_memset", EV_MEMSET}, {"memset", EV_MEMSET},
+        {"cuda_runtime", EV_API}, {"cuda_driver", EV_API}, {"runtime", EV_API},
+        {"driver", EV_API},
+        {"cpu_op", EV_CPU_OP}, {"operator", EV_CPU_OP},
+        {"python_function", EV_PY}, {"python", EV_PY},
+        {"user_annotation", EV_NVTX},
+        {"gpu_user_annotation", EV_IGNORE}, {"cuda_sync", EV_IGNORE}, {"overhead", EV_IGNORE},
+        {"trace", EV_IGNORE}, {"ac2g", EV_IGNORE}, {"fwdbwd", EV_IGNORE}, {"flow", EV_IGNORE},
+        {"cpu_instant_event", EV_IGNORE},
+    };
     if (!cat || !*cat)
         return EV_HOST;
-    if (ieq(cat, "kernel") || ieq(cat, "cuda_kernel") || ieq(cat, "concurrent_kernel"))
-        return EV_KERNEL;
-    if (ieq(cat, "gpu_memcpy") || ieq(cat, "memcpy"))
-        return EV_MEMCPY;
-    if (ieq(cat, "gpu_memset") || ieq(cat, "memset"))
-        return EV_MEMSET;
-    if (ieq(cat, "cuda_runtime") || ieq(cat, "cuda_driver") || ieq(cat, "runtime") ||
-        ieq(cat, "driver"))
-        return EV_API;
-    if (ieq(cat, "cpu_op") || ieq(cat, "operator"))
-        return EV_CPU_OP;
-    if (ieq(cat, "python_function") || ieq(cat, "python"))
-        return EV_PY;
-    if (ieq(cat, "user_annotation"))
-        return EV_NVTX;
-    if (ieq(cat, "gpu_user_annotation") || ieq(cat, "cuda_sync") || ieq(cat, "overhead") ||
-        ieq(cat, "trace") || ieq(cat, "ac2g") || ieq(cat, "fwdbwd") || ieq(cat, "flow") ||
-        ieq(cat, "cpu_instant_event"))
-        return EV_IGNORE;
+    size_t n = strlen(cat);
+    for (size_t i = 0; i < sizeof cats / sizeof cats[0]; i++)   /* case-insensitive */
+        if (n == strlen(cats[i].name) && (cat[0] | 0x20) == cats[i].name[0] &&
+            !strcasecmp(cat, cats[i].name))
+            return cats[i].cls;
     return EV_HOST;
 }
 
@@ -781,6 +784,50 @@ static void clip_name(char *out, size_t n, const char *prefix, const char *name)
     out[k < n ? k : n - 1] = '\0';
 }
 
+/* Appends "key=v" to a (room n; *k bytes so far), after a ';' unless it
+ * is the first: what snprintf "%s%s=%lld" wrote, without its cost per
+ * event. */
+static void put_arg(char *a, size_t n, size_t *k, const char *key, int64_t v)
+{
+    char d[24];
+    int nd = sizeof d;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do
+        d[--nd] = (char)('0' + u % 10);
+    while ((u /= 10));
+    if (v < 0)
+        d[--nd] = '-';
+    size_t kl = strlen(key), dl = sizeof d - (size_t)nd;
+    if (*k + 1 + kl + 1 + dl + 1 > n)
+        return;   /* not reached: a holds a few numbers */
+    if (*k)
+        a[(*k)++] = ';';
+    memcpy(a + *k, key, kl);
+    *k += kl;
+    a[(*k)++] = '=';
+    memcpy(a + *k, d + nd, dl);
+    *k += dl;
+    a[*k] = '\0';
+}
+
+/* The span name of a CUDA API call ("cuda:" or "cuda_sync:" and the name
+ * without its version suffix), once per distinct name (by its hash). */
+static const char *api_span_name(chrome *c, const char *name, char *buf, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *q = name; *q; q++)
+        h = (h ^ (unsigned char)*q) * 1099511628211ull;
+    const char *known = strtab_get(&c->api_names, (int64_t)h);
+    if (known)
+        return known;
+    char api[128];
+    imp_api_name(api, sizeof api, name);
+    snprintf(buf, n, "%s%s", imp_api_is_sync(api) ? "cuda_sync:" : "cuda:", api);
+    if (!strtab_put(&c->api_names, (int64_t)h, buf))
+        c->oom = 1;
+    return buf;
+}
+
 /* Pass 2: spans. */
 /* A complete event (X, or a B/E pair) with its start ts and dur in ns. */
 static void kineto_complete(chrome *c, const ev_fields *f, int64_t ts, int64_t dur, long line)
@@ -808,6 +855,7 @@ static void kineto_complete(chrome *c, const ev_fields *f, int64_t ts, int64_t d
     if (has_corr < 0)
         return;
     char sname[256], a[256];
+    const char *sn = sname;
     if (cls == EV_KERNEL || cls == EV_MEMCPY || cls == EV_MEMSET) {
         int64_t dev = pid, stream = tid, launch = -1, bytes = -1, id;
         /* Kineto: pid = device, tid = stream, unless args say otherwise. */
@@ -845,7 +893,7 @@ static void kineto_complete(chrome *c, const ev_fields *f, int64_t ts, int64_t d
                 h = (h ^ (unsigned char)*q) * 1099511628211ull;
             const char *shortn = strtab_get(&c->kernel_names, (int64_t)h);
             if (shortn) {
-                snprintf(sname, sizeof sname, "%s", shortn);
+                sn = shortn;
             } else {
                 imp_kernel_name(sname, sizeof sname, name);
                 if (!strtab_put(&c->kernel_names, (int64_t)h, sname))
@@ -856,18 +904,17 @@ static void kineto_complete(chrome *c, const ev_fields *f, int64_t ts, int64_t d
             int pageable = 0;
             if (cls == EV_MEMCPY)
                 copy_kind(name, &ck, &pageable);
-            snprintf(sname, sizeof sname, "%s", ck);
+            sn = ck;
             if (FVAL(c, f, A_BYTES, -1, &bytes, line) < 0)
                 return;
-            k += (size_t)snprintf(a, sizeof a, "bytes=%lld;pageable=%d", (long long)bytes,
-                                  pageable);
+            put_arg(a, sizeof a, &k, "bytes", bytes);
+            put_arg(a, sizeof a, &k, "pageable", pageable);
         }
         if (has_corr)
-            k += (size_t)snprintf(a + k, sizeof a - k, "%scorr=%lld", k ? ";" : "",
-                                  (long long)corr);
+            put_arg(a, sizeof a, &k, "corr", corr);
         if (launch >= 0)
-            snprintf(a + k, sizeof a - k, "%slaunch_lane=%lld", k ? ";" : "", (long long)launch);
-        gs_tl_span(lane, kind, sname, -1, -1, start, end, 0, a);
+            put_arg(a, sizeof a, &k, "launch_lane", launch);
+        gs_tl_span(lane, kind, sn, -1, -1, start, end, 0, a);
         c->rep->used++;
         return;
     }
@@ -879,11 +926,10 @@ static void kineto_complete(chrome *c, const ev_fields *f, int64_t ts, int64_t d
     a[0] = '\0';
     switch (cls) {
     case EV_API: {
-        char api[128];
-        imp_api_name(api, sizeof api, name);
-        snprintf(sname, sizeof sname, "%s%s", imp_api_is_sync(api) ? "cuda_sync:" : "cuda:", api);
+        sn = api_span_name(c, name, sname, sizeof sname);
+        size_t k = 0;
         if (has_corr)
-            snprintf(a, sizeof a, "corr=%lld", (long long)corr);
+            put_arg(a, sizeof a, &k, "corr", corr);
         break;
     }
     case EV_CPU_OP: clip_name(sname, sizeof sname, "cpu_op:", name); break;
@@ -891,7 +937,7 @@ static void kineto_complete(chrome *c, const ev_fields *f, int64_t ts, int64_t d
     case EV_NVTX: clip_name(sname, sizeof sname, "nvtx:", name); break;
     default: clip_name(sname, sizeof sname, "", name); break;
     }
-    gs_tl_span(lane, GS_SPAN_STEP, sname, -1, -1, start, end, 0, a);
+    gs_tl_span(lane, GS_SPAN_STEP, sn, -1, -1, start, end, 0, a);
     c->rep->used++;
 }
 
@@ -1381,7 +1427,8 @@ static gs_status chrome_run(gs_timeline *tl, gs_import_report *rep, imp_win *w, 
     if (!imp_imap_init(&c.thread_names.idx) || !imp_imap_init(&c.corr_lane) ||
         !imp_imap_init(&c.flow_src) || !imp_imap_init(&c.flow_dst) || !imp_imap_init(&c.own_lane) ||
         !imp_imap_init(&c.p1_idx) || !imp_imap_init(&c.lane_idx) ||
-        !imp_imap_init(&c.kernel_names.idx) || !imp_imap_init(&c.own_tid)) {
+        !imp_imap_init(&c.kernel_names.idx) || !imp_imap_init(&c.api_names.idx) ||
+        !imp_imap_init(&c.own_tid)) {
         st = gs_err_set(err, GS_ERR_NOMEM, "import chrome", name, "out of memory");
         goto done;
     }
@@ -1425,6 +1472,7 @@ done:
     imp_imap_free(&c.lane_idx);
     free(c.lane_of);
     strtab_free(&c.kernel_names);
+    strtab_free(&c.api_names);
     imp_imap_free(&c.own_tid);
     free(c.own_lanes);
     free(c.own_ids);
