@@ -258,7 +258,7 @@ bench: deps $(BUILD)/bench/gsbench
 # and bench/RESULTS.md the figures); `make test` compiles them so they keep
 # building.  The IFMA one is x86-64 only (it compiles on any x86-64 CPU and
 # runs where /proc/cpuinfo lists avx512ifma).
-BENCH_TOOLS := $(BUILD)/bench-tools/tl_scale \
+BENCH_TOOLS := $(BUILD)/bench-tools/tl_scale $(BUILD)/bench-tools/imp_scale \
                $(if $(filter x86_64,$(shell uname -m)),$(BUILD)/bench-tools/ifma_mul) \
                $(BUILD)/bench-tools/wait_pingpong \
                $(if $(filter 1,$(CUDA)),$(patsubst bench/cuda/%.cu,$(BUILD)/bench-tools/%,$(wildcard bench/cuda/*.cu)))
@@ -274,6 +274,10 @@ $(BUILD)/bench-tools/wait_pingpong: bench/cpu/wait_pingpong.c
 $(BUILD)/bench-tools/tl_scale: bench/cpu/tl_scale.c $(call lib_of,timeline) $(call lib_of,common)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(call lib_of,timeline) $(call lib_of,common) -lm -pthread
+
+$(BUILD)/bench-tools/imp_scale: bench/cpu/imp_scale.c $(call lib_of,import) $(call lib_of,timeline) $(call lib_of,common)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(call lib_of,import) $(call lib_of,timeline) $(call lib_of,common) -lm -pthread -lsqlite3
 
 $(BUILD)/bench-tools/%: bench/cuda/%.cu prover/cuda/cu_field.cuh
 	@mkdir -p $(dir $@)

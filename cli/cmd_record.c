@@ -23,8 +23,6 @@ static uint32_t size_class(gs_job_kind k)
 
 static int record_from_log(const char *log, const char *out, int quiet)
 {
-    char *buf = NULL;
-    size_t len;
     gs_err err;
     gs_err_clear(&err);
     gs_log_job *jobs = NULL;
@@ -34,8 +32,7 @@ static int record_from_log(const char *log, const char *out, int quiet)
     gs_trace tr;
     memset(&tr, 0, sizeof tr);
     int rc = 0;
-    if (gs_read_file(&buf, &len, log, &err) != GS_OK ||
-        gs_import_daemon_jobs(&jobs, &n, &rep, (const uint8_t *)buf, len, log, &err) != GS_OK) {
+    if (gs_import_daemon_jobs_path(&jobs, &n, &rep, log, &err) != GS_OK) {
         fprintf(stderr, "gapscope record: %s\n", err.msg);
         rc = err.status == GS_ERR_NOMEM ? 3 : 2;
         goto done;
@@ -86,7 +83,6 @@ static int record_from_log(const char *log, const char *out, int quiet)
 done:
     gs_trace_free(&tr);
     free(jobs);
-    free(buf);
     return rc;
 }
 

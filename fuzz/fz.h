@@ -54,6 +54,9 @@ void fz_check_error(gs_status st, const gs_err *err, const char *path, int need_
 struct gs_timeline;
 struct gs_run;
 void fz_round_trip(struct gs_timeline *tl);
+/* Aborts unless a and b hold the same lanes, spans (field for field, in
+ * sorted order), meta (in order) and dropped count; what names the pair. */
+void fz_same_timeline(struct gs_timeline *a, struct gs_timeline *b, const char *what);
 /* summary.json at path, parsed, against the analysis and meta of r. */
 void fz_summary_check(const struct gs_run *r, const char *path);
 /* Analyses tl (a refusal needs a message and may not be GS_ERR_RANGE: an

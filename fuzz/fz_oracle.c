@@ -190,6 +190,23 @@ static void timeline_json(gs_timeline *tl)
     unlink(path);
 }
 
+void fz_same_timeline(gs_timeline *a, gs_timeline *b, const char *what)
+{
+    same_lanes_and_spans(a, b, what, 0);
+    if (gs_timeline_meta_count(a) != gs_timeline_meta_count(b))
+        fz_fail("%s: %zu meta keys against %zu", what, gs_timeline_meta_count(a),
+                gs_timeline_meta_count(b));
+    for (size_t i = 0; i < gs_timeline_meta_count(a); i++) {
+        const char *k, *v, *k2, *v2;
+        gs_timeline_meta_at(a, i, &k, &v);
+        gs_timeline_meta_at(b, i, &k2, &v2);
+        if (strcmp(k, k2) || strcmp(v, v2))
+            fz_fail("%s: meta %zu '%s'='%s' against '%s'='%s'", what, i, k, v, k2, v2);
+    }
+    if (gs_timeline_dropped(a) != gs_timeline_dropped(b))
+        fz_fail("%s: dropped counts differ", what);
+}
+
 void fz_round_trip(gs_timeline *tl)
 {
     spans_csv(tl);

@@ -439,28 +439,24 @@ size_t gs_tl_span_total(const gs_timeline *tl)
     return total;
 }
 
-/* Sort key: 24 bytes instead of a whole span; ord is the span's position
- * in lane-major order, so equal (start, end) fall back to (lane, append order). */
-typedef struct {
-    int64_t start, end;
-    size_t ord;
-} sort_key;
-
-static int cmp_key(const void *pa, const void *pb)
+/* The lane's spans in append order, a chunk at a time (tl_sort.c). */
+const gs_span *gs_tl_lane_segment(const gs_timeline *tl, int32_t lane, void **it, size_t *n)
 {
-    const sort_key *a = pa, *b = pb;
-    if (a->start != b->start)
-        return a->start < b->start ? -1 : 1;
-    if (a->end != b->end)
-        return a->end < b->end ? -1 : 1;
-    return (a->ord > b->ord) - (a->ord < b->ord);
+    const gs_tl_lane *l = gs_timeline_lane(tl, lane) ? tl->lanes[lane] : NULL;
+    const span_chunk *c = !l ? NULL : *it ? ((const span_chunk *)*it)->next : l->head;
+    *it = (void *)c;
+    *n = c ? c->n : 0;
+    return c ? c->s : NULL;
+}
+
+size_t gs_tl_lane_size(const gs_timeline *tl, int32_t lane)
+{
+    return gs_timeline_lane(tl, lane) ? tl->lanes[lane]->n : 0;
 }
 
 const gs_span *gs_timeline_spans(gs_timeline *tl, size_t *n)
 {
-    size_t total = 0;
-    for (size_t i = 0; i < tl->n_lanes; i++)
-        total += tl->lanes[i]->n;
+    size_t total = gs_tl_span_total(tl);
     if (tl->sorted && total == tl->n_sorted) {
         *n = total;
         return tl->sorted;
@@ -469,31 +465,9 @@ const gs_span *gs_timeline_spans(gs_timeline *tl, size_t *n)
     tl->sorted = NULL;
     tl->n_sorted = 0;
     *n = 0;
-    if (total == 0)
+    if (total == 0 || !(tl->sorted = gs_tl_sort_spans(tl, total)))
         return NULL;
-    sort_key *keys = malloc(total * sizeof *keys);
-    const gs_span **ptr = malloc(total * sizeof *ptr);
-    gs_span *out = malloc(total * sizeof *out);
-    if (!keys || !ptr || !out) {
-        free(keys);
-        free(ptr);
-        free(out);
-        return NULL;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < tl->n_lanes; i++)
-        for (span_chunk *c = tl->lanes[i]->head; c; c = c->next)
-            for (size_t j = 0; j < c->n; j++, k++) {
-                keys[k] = (sort_key){c->s[j].start_ns, c->s[j].end_ns, k};
-                ptr[k] = &c->s[j];
-            }
-    qsort(keys, total, sizeof *keys, cmp_key);
-    for (size_t i = 0; i < total; i++)
-        out[i] = *ptr[keys[i].ord];
-    free(keys);
-    free(ptr);
-    tl->sorted = out;
     tl->n_sorted = total;
     *n = total;
-    return out;
+    return tl->sorted;
 }

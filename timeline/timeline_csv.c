@@ -19,7 +19,8 @@
  * a comma, quote, CR or LF; a quoted field may span lines.  value is
  * written with 17 significant digits, so doubles round-trip exactly.
  * Other "#" lines are comments.  The reader checks every field and reports
- * the first problem as GS_ERR_FORMAT at "path:line".
+ * the first problem as GS_ERR_FORMAT at "path:line".  The writer is
+ * tl_csv_write.c.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -28,99 +29,8 @@
 
 #include "tl_internal.h"
 
-#define CSV_HEADER "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args"
 #define CSV_FIELDS 11
 #define CSV_FIELDS_CPU 12
-
-static void put_escaped(FILE *f, const char *s, int is_key)
-{
-    for (; *s; s++) {
-        if (*s == '\\')
-            fputs("\\\\", f);
-        else if (*s == '\n')
-            fputs("\\n", f);
-        else if (*s == '\r')
-            fputs("\\r", f);
-        else if (is_key && *s == '=')
-            fputs("\\=", f);
-        else
-            fputc(*s, f);
-    }
-}
-
-static void put_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-gs_status gs_timeline_write_csv(gs_timeline *tl, const char *path, gs_err *err)
-{
-    gs_outfile o;
-    size_t n;
-    const gs_span *sp = gs_timeline_spans(tl, &n);
-    if (!sp && gs_tl_span_total(tl) > 0)
-        return gs_err_set(err, GS_ERR_NOMEM, "timeline csv", path, "out of memory sorting spans");
-    gs_status st = gs_timeline_check(tl, "timeline csv", path, err);
-    if (st != GS_OK)
-        return st;
-    st = gs_out_open(&o, path, err);
-    if (st != GS_OK)
-        return st;
-    FILE *f = o.f;
-    fputs("# gapscope timeline v1\n", f);
-    for (size_t i = 0; i < gs_timeline_meta_count(tl); i++) {
-        const char *k, *v;
-        gs_timeline_meta_at(tl, i, &k, &v);
-        fputs("# meta ", f);
-        put_escaped(f, k, 1);
-        fputc('=', f);
-        put_escaped(f, v, 0);
-        fputc('\n', f);
-    }
-    for (size_t i = 0; i < gs_timeline_lane_count(tl); i++) {
-        const gs_lane_info *L = gs_timeline_lane(tl, (int32_t)i);
-        fprintf(f, "# lane %d,%s,%d,%d,", (int)L->id, gs_role_name(L->role),
-                (int)L->device, (int)L->stream);
-        put_escaped(f, L->name, 0);
-        fputc('\n', f);
-    }
-    for (size_t i = 0; i < gs_timeline_lane_count(tl); i++) {
-        const gs_lane_info *L = gs_timeline_lane(tl, (int32_t)i);
-        if (L->process)
-            fprintf(f, "# process %d,%d\n", (int)L->id, (int)L->process);
-    }
-    if (gs_timeline_dropped(tl))
-        fprintf(f, "# dropped %llu\n", (unsigned long long)gs_timeline_dropped(tl));
-    int cpu = 0;
-    for (size_t i = 0; i < n && !cpu; i++)
-        cpu = (sp[i].flags & GS_SPAN_F_CPU) != 0;
-    fputs(cpu ? CSV_HEADER ",cpu_ns\n" : CSV_HEADER "\n", f);
-    for (size_t i = 0; i < n; i++) {
-        const gs_span *s = &sp[i];
-        fprintf(f, "%lld,%lld,%d,%s,", (long long)s->start_ns, (long long)s->end_ns,
-                (int)s->lane, gs_span_kind_name((gs_span_kind)s->kind));
-        put_field(f, s->name);
-        fprintf(f, ",%d,%d,%u,%d,%.17g,", (int)s->job, (int)s->part, (unsigned)s->flags,
-                (int)s->holder, s->value);
-        put_field(f, s->args);
-        if (cpu && (s->flags & GS_SPAN_F_CPU))
-            fprintf(f, ",%lld", (long long)s->cpu_ns);
-        else if (cpu)
-            fputc(',', f);
-        fputc('\n', f);
-    }
-    return gs_out_close(&o, 1, err);
-}
 
 /* ---- reader --------------------------------------------------------------- */
 
@@ -445,7 +355,7 @@ gs_status gs_timeline_read_csv(gs_timeline **out, const char *path, gs_err *err)
             for (int i = 0; ok && i < CSV_FIELDS; i++)
                 ok = !strcmp(r.fld[i], names[i]);
             if (!ok) {
-                st = bad(&r, rec_line, "%s", "expected the header line '" CSV_HEADER "' (or it with ',cpu_ns')");
+                st = bad(&r, rec_line, "%s", "expected the header line '" GS_TL_CSV_HEADER "' (or it with ',cpu_ns')");
                 goto fail;
             }
             header = 1;

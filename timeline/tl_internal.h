@@ -17,6 +17,14 @@ void gs_tl_append_raw(gs_tl_lane *lane, const gs_span *s);
 gs_tl_lane *gs_tl_lane_by_id(gs_timeline *tl, int32_t id);
 /* Number of spans appended so far, over all lanes. */
 size_t gs_tl_span_total(const gs_timeline *tl);
+/* The spans of a lane in append order, one chunk at a time: *it NULL at
+ * first; returns the chunk's spans (*n of them), NULL after the last. */
+const gs_span *gs_tl_lane_segment(const gs_timeline *tl, int32_t lane, void **it, size_t *n);
+size_t gs_tl_lane_size(const gs_timeline *tl, int32_t lane);
+/* The sorted view of gs_timeline_spans built anew (tl_sort.c): total spans
+ * (every lane's) in (start, end, lane, append order); malloc'd, NULL when
+ * out of memory. */
+gs_span *gs_tl_sort_spans(const gs_timeline *tl, size_t total);
 /* Sets the dropped-span counter (CSV reader restoring a saved count). */
 void gs_tl_set_dropped(gs_timeline *tl, uint64_t n);
 /* The trace writers' process of a lane: 1 for the host, 100 + d for GPU d
@@ -24,6 +32,9 @@ void gs_tl_set_dropped(gs_timeline *tl, uint64_t n);
 #define GS_TL_PID_HOST 1
 #define GS_TL_PID_GPU0 100
 int gs_tl_lane_pid(const gs_lane_info *L);
+
+/* spans.csv's header line (without cpu_ns), the reader's and the writer's. */
+#define GS_TL_CSV_HEADER "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args"
 
 /* Meta key under which the dropped-span count is written. */
 #define GS_TL_META_DROPPED "timeline.dropped_spans"

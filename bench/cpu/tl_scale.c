@@ -13,6 +13,9 @@
  *
  *   make bench-tools            (or: make -j2 CUDA=0 BUILD=build-cpu build-cpu/bench-tools/tl_scale)
  *   build-cpu/bench-tools/tl_scale 10000000 /tmp/tl perfetto   # or chrome, both
+ *   build-cpu/bench-tools/tl_scale 10000000 /tmp/tl perfetto 5 # the write 5 times
+ *
+ * A trace file already in OUTDIR is deleted before each write, untimed.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -21,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../timeline/timeline.h"
 
@@ -119,8 +123,8 @@ static gs_timeline *build(size_t n_spans)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: tl_scale N_SPANS OUTDIR perfetto|chrome|both\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: tl_scale N_SPANS OUTDIR perfetto|chrome|both [REPEATS]\n");
         return 2;
     }
     size_t n_spans = (size_t)strtoull(argv[1], NULL, 10);
@@ -135,21 +139,25 @@ int main(int argc, char **argv)
     gs_timeline *tl = build(n_spans);
     if (!tl)
         return 3;
-    double t1 = now_s();
+    double t1 = now_s(), c1 = cpu_s();
     size_t n;
     gs_timeline_spans(tl, &n);
-    double t2 = now_s();
+    double t2 = now_s(), c2 = cpu_s();
     gs_err err;
     gs_err_clear(&err);
     int rc = 0;
     const char *fmts[2] = {"perfetto", "chrome"};
-    for (int k = 0; k < 2; k++) {
-        int want = k == 0 ? fmt != GS_TRACE_CHROME : fmt != GS_TRACE_PERFETTO;
+    int reps = argc == 5 ? atoi(argv[4]) : 1;
+    for (int k = 0; k < 2 * (reps > 0 ? reps : 1); k++) {
+        int want = k % 2 == 0 ? fmt != GS_TRACE_CHROME : fmt != GS_TRACE_PERFETTO;
         if (!want)
             continue;
+        char old[4096];   /* a file from before costs its deletion: not the write's */
+        snprintf(old, sizeof old, "%s/%s", dir, k % 2 == 0 ? GS_TRACE_PERFETTO_FILE : GS_TRACE_CHROME_FILE);
+        unlink(old);
         double a = now_s(), ca = cpu_s(), ua, sa, ub, sb;
         usage_s(&ua, &sa);
-        gs_status st = gs_timeline_write_traces(tl, dir, k == 0 ? GS_TRACE_PERFETTO : GS_TRACE_CHROME,
+        gs_status st = gs_timeline_write_traces(tl, dir, k % 2 == 0 ? GS_TRACE_PERFETTO : GS_TRACE_CHROME,
                                                 NULL, &err);
         double b = now_s(), cb = cpu_s();
         usage_s(&ub, &sb);
@@ -158,13 +166,13 @@ int main(int argc, char **argv)
             rc = 3;
             break;
         }
-        const char *file = k == 0 ? GS_TRACE_PERFETTO_FILE : GS_TRACE_CHROME_FILE;
+        const char *file = k % 2 == 0 ? GS_TRACE_PERFETTO_FILE : GS_TRACE_CHROME_FILE;
         long long bytes = file_size(dir, file);
         printf("%s: %zu spans written in %.2f s (%.2f s CPU: %.2f user, %.2f sys), %lld bytes "
-               "(%.1f bytes/span)\n", fmts[k], n, b - a, cb - ca, ub - ua, sb - sa, bytes,
+               "(%.1f bytes/span)\n", fmts[k % 2], n, b - a, cb - ca, ub - ua, sb - sa, bytes,
                (double)bytes / (double)n);
     }
-    printf("build %.2f s, sort %.2f s\n", t1 - t0, t2 - t1);
+    printf("build %.2f s, sort %.2f s (%.2f s CPU)\n", t1 - t0, t2 - t1, c2 - c1);
     gs_timeline_destroy(tl);
     return rc;
 }

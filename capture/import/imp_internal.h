@@ -28,10 +28,14 @@ void imp_lanes_free(imp_lanes *m);
 gs_tl_lane *imp_lane(imp_lanes *m, const char *name, gs_role role, int32_t device,
                      int32_t stream);
 
+typedef struct imp_imap_ent {
+    int64_t key, val;
+} imp_imap_ent;
 typedef struct imp_imap {
-    int64_t *key, *val;
-    unsigned char *used;
+    imp_imap_ent *e;
     size_t cap, n;
+    int has_empty;           /* the one key a slot cannot hold (INT64_MIN) */
+    int64_t empty_val;
 } imp_imap;
 
 int imp_imap_init(imp_imap *m);   /* 0 on OOM */
@@ -76,6 +80,49 @@ int imp_win_ws(imp_win *w);
  * inside not validated): 1 with its bytes and first line, 0 when the
  * input ends first (or the value exceeds IMP_WIN_MAX: too_big). */
 int imp_win_value(imp_win *w, const char **v, size_t *n, long *line);
+
+/*
+ * imp_scan (imp_scan.c): the members of one JSON object that a reader
+ * wants, read straight from the bytes (a trace event's dozen fields, the
+ * rest skipped), without a tree.  A level names up to IMP_SCAN_KEYS keys;
+ * one of them (sub) may be an object whose members sub_level names (an
+ * event's "args").  imp_scan_object fills vals[0, L->n) for L's keys and
+ * vals[L->n, L->n + sub_level->n) for the sub-level's: type -1 when absent,
+ * else the GS_JSON_* type and, for strings (without the quotes) and
+ * numbers, the bytes (not NUL-terminated).  Returns IMP_SCAN_OK with the
+ * object's *used bytes and *lines newlines; IMP_SCAN_SHORT when the text
+ * ends inside the object (more input may complete it); IMP_SCAN_SLOW when
+ * the object holds what only the tree reader (common/json.h) reads
+ * exactly (an escape in a string, deep nesting) or is not valid JSON: the
+ * caller parses it with the tree reader instead, which gives the same
+ * values or the error.
+ */
+#define IMP_SCAN_OK 1
+#define IMP_SCAN_SHORT 0
+#define IMP_SCAN_SLOW (-1)
+#define IMP_SCAN_KEYS 16
+typedef struct imp_sval {
+    int type;
+    const char *s;
+    size_t n;
+} imp_sval;
+typedef struct imp_scan_level {
+    const char *const *keys;
+    size_t len[IMP_SCAN_KEYS];
+    int n, sub;
+    const struct imp_scan_level *sub_level;
+} imp_scan_level;
+void imp_scan_level_init(imp_scan_level *L, const char *const *keys, int n, int sub,
+                         const imp_scan_level *sub_level);
+int imp_scan_object(imp_sval *vals, const imp_scan_level *L, const char *text, const char *end,
+                    size_t *used, long *lines);
+
+/* The next line (without its '\n'; the last one may lack it): 1 with *n
+ * its length and *s its bytes, or *s NULL when it is longer than max (its
+ * bytes are let go as they are read, never held); 0 at the end of the
+ * input or on a read error (w->io, w->oom).  w->line counts the lines
+ * returned. */
+int imp_win_line(imp_win *w, size_t max, const char **s, size_t *n);
 
 /* "where" strings for messages and skip reasons. */
 void imp_where_line(char *buf, size_t n, const char *name, long line);

@@ -208,3 +208,28 @@ int imp_win_value(imp_win *w, const char **v, size_t *n, long *line)
             return 0;
     }
 }
+
+int imp_win_line(imp_win *w, size_t max, const char **s, size_t *n)
+{
+    size_t dropped = 0;   /* bytes of a line longer than max, let go */
+    for (;;) {
+        const char *q = memchr(w->s, '\n', (size_t)(w->end - w->s));
+        if (q || (w->eof && (w->end > w->s || dropped))) {
+            const char *e = q ? q : w->end;
+            size_t len = dropped + (size_t)(e - w->s);
+            *s = len > max ? NULL : w->s;
+            *n = len;
+            w->s = q ? q + 1 : e;
+            w->line++;
+            return 1;
+        }
+        if (w->eof || w->oom || w->io)
+            return 0;
+        if ((size_t)(w->end - w->s) > max) {   /* too long to keep: counted, not held */
+            dropped += (size_t)(w->end - w->s);
+            w->s = w->end;
+        }
+        if (!imp_win_fill(w, w->s) && !w->eof)
+            return 0;
+    }
+}

@@ -152,7 +152,8 @@ gs_status gs_import_bytes(gs_timeline *tl, gs_import_report *rep, const uint8_t 
 gs_status gs_import_file(gs_timeline *tl, gs_import_report *rep, const char *path,
                          gs_import_format fmt, const gs_import_options *opt, gs_err *err)
 {
-    if (fmt == GS_IMPORT_AUTO || fmt == GS_IMPORT_CHROME || fmt == GS_IMPORT_NSYS) {
+    if (fmt == GS_IMPORT_AUTO || fmt == GS_IMPORT_CHROME || fmt == GS_IMPORT_NSYS ||
+        fmt == GS_IMPORT_DAEMON_LOG) {
         FILE *f = fopen(path, "rb");
         if (!f)
             return gs_err_set(err, GS_ERR_IO, "input", path, "cannot open: %s", strerror(errno));
@@ -165,6 +166,8 @@ gs_status gs_import_file(gs_timeline *tl, gs_import_report *rep, const char *pat
             st = gs_import_chrome_file(tl, rep, f, path, err);
         else if (sniffed == GS_IMPORT_NSYS && n >= 100 && !memcmp(head, "SQLite format 3", 16))
             st = gs_import_nsys_path(tl, rep, path, err);
+        else if (sniffed == GS_IMPORT_DAEMON_LOG && fseek(f, 0, SEEK_SET) == 0)
+            st = gs_import_daemon_log_file(tl, rep, f, path, opt, err);
         else
             done = 0;
         fclose(f);
@@ -265,34 +268,42 @@ gs_tl_lane *imp_lane(imp_lanes *m, const char *name, gs_role role, int32_t devic
 
 /* ---- int64 map ----------------------------------------------------------------------- */
 
+/* Open addressing over (key, value) pairs side by side (one cache line a
+ * probe); an empty slot holds IMAP_EMPTY as its key, and that key itself,
+ * should a caller use it, is kept apart. */
+#define IMAP_EMPTY INT64_MIN
+
+static void imap_clear(imp_imap_ent *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        e[i].key = IMAP_EMPTY;
+}
+
 int imp_imap_init(imp_imap *m)
 {
     memset(m, 0, sizeof *m);
     m->cap = 64;
-    m->key = malloc(m->cap * sizeof *m->key);
-    m->val = malloc(m->cap * sizeof *m->val);
-    m->used = calloc(m->cap, 1);
-    if (!m->key || !m->val || !m->used) {
-        imp_imap_free(m);
+    m->e = malloc(m->cap * sizeof *m->e);
+    if (!m->e) {
+        m->cap = 0;
         return 0;
     }
+    imap_clear(m->e, m->cap);
     return 1;
 }
 
 void imp_imap_free(imp_imap *m)
 {
-    free(m->key);
-    free(m->val);
-    free(m->used);
+    free(m->e);
     memset(m, 0, sizeof *m);
 }
 
-static size_t imap_slot(const imp_imap *m, int64_t k)
+static size_t imap_slot(const imp_imap_ent *e, size_t cap, int64_t k)
 {
     uint64_t h = (uint64_t)k * 0x9e3779b97f4a7c15ull;
-    size_t i = (size_t)(h >> 20) & (m->cap - 1);
-    while (m->used[i] && m->key[i] != k)
-        i = (i + 1) & (m->cap - 1);
+    size_t i = (size_t)(h >> 20) & (cap - 1);
+    while (e[i].key != IMAP_EMPTY && e[i].key != k)
+        i = (i + 1) & (cap - 1);
     return i;
 }
 
@@ -300,34 +311,31 @@ int imp_imap_put(imp_imap *m, int64_t k, int64_t v)
 {
     if (!m->cap)
         return 0;
-    if ((m->n + 1) * 2 > m->cap) {
-        imp_imap g = {0};
-        g.cap = m->cap * 2;
-        g.key = malloc(g.cap * sizeof *g.key);
-        g.val = malloc(g.cap * sizeof *g.val);
-        g.used = calloc(g.cap, 1);
-        if (!g.key || !g.val || !g.used) {
-            imp_imap_free(&g);
-            return 0;
-        }
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->used[i]) {
-                size_t j = imap_slot(&g, m->key[i]);
-                g.used[j] = 1;
-                g.key[j] = m->key[i];
-                g.val[j] = m->val[i];
-                g.n++;
-            }
-        imp_imap_free(m);
-        *m = g;
+    if (k == IMAP_EMPTY) {
+        m->n += !m->has_empty;
+        m->has_empty = 1;
+        m->empty_val = v;
+        return 1;
     }
-    size_t i = imap_slot(m, k);
-    if (!m->used[i]) {
-        m->used[i] = 1;
-        m->key[i] = k;
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap * 2;
+        imp_imap_ent *ne = malloc(cap * sizeof *ne);
+        if (!ne)
+            return 0;
+        imap_clear(ne, cap);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->e[i].key != IMAP_EMPTY)
+                ne[imap_slot(ne, cap, m->e[i].key)] = m->e[i];
+        free(m->e);
+        m->e = ne;
+        m->cap = cap;
+    }
+    size_t i = imap_slot(m->e, m->cap, k);
+    if (m->e[i].key == IMAP_EMPTY) {
+        m->e[i].key = k;
         m->n++;
     }
-    m->val[i] = v;
+    m->e[i].val = v;
     return 1;
 }
 
@@ -335,10 +343,15 @@ int imp_imap_get(const imp_imap *m, int64_t k, int64_t *v)
 {
     if (!m->cap)
         return 0;
-    size_t i = imap_slot(m, k);
-    if (!m->used[i])
+    if (k == IMAP_EMPTY) {
+        if (m->has_empty)
+            *v = m->empty_val;
+        return m->has_empty;
+    }
+    size_t i = imap_slot(m->e, m->cap, k);
+    if (m->e[i].key == IMAP_EMPTY)
         return 0;
-    *v = m->val[i];
+    *v = m->e[i].val;
     return 1;
 }
 

@@ -101,9 +101,9 @@ void gs_import_options_defaults(gs_import_options *o);
 gs_status gs_import_bytes(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
                           size_t len, const char *name, gs_import_format fmt,
                           const gs_import_options *opt, gs_err *err);
-/* Imports path: a Chrome trace is streamed (gs_import_chrome_file), an
- * nsys export opened by SQLite in place; a daemon log is read whole and
- * goes to gs_import_bytes. */
+/* Imports path: a Chrome trace and a daemon log are streamed
+ * (gs_import_chrome_file, gs_import_daemon_log_file), an nsys export
+ * opened by SQLite in place. */
 gs_status gs_import_file(gs_timeline *tl, gs_import_report *rep, const char *path,
                          gs_import_format fmt, const gs_import_options *opt, gs_err *err);
 
@@ -123,6 +123,11 @@ gs_status gs_import_nsys_path(gs_timeline *tl, gs_import_report *rep, const char
 gs_status gs_import_daemon_log(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
                                size_t len, const char *name, const gs_import_options *opt,
                                gs_err *err);
+/* The daemon-log parser reading an open file line by line through an
+ * 8 MiB window: memory holds the partitions it rebuilds, not the file.
+ * The caller closes f. */
+gs_status gs_import_daemon_log_file(gs_timeline *tl, gs_import_report *rep, FILE *f,
+                                    const char *name, const gs_import_options *opt, gs_err *err);
 
 /*
  * The job mix of a daemon log, for `gapscope record --from-log`: one entry
@@ -145,5 +150,8 @@ typedef struct gs_log_job {
 gs_status gs_import_daemon_jobs(gs_log_job **jobs, size_t *n, gs_import_report *rep,
                                 const uint8_t *data, size_t len, const char *name,
                                 gs_err *err);
+/* The same from the file at path, read line by line (not held whole). */
+gs_status gs_import_daemon_jobs_path(gs_log_job **jobs, size_t *n, gs_import_report *rep,
+                                     const char *path, gs_err *err);
 
 #endif

@@ -126,11 +126,16 @@ typedef struct chrome {
     int64_t *p1_pid, *p1_tid;
     int64_t *p1_lane;        /* lane id of each pass-1 thread, once opened */
     size_t n_p1, cap_p1;
-    gs_json_arena arena;     /* the event being read */
+    gs_json_arena arena;     /* the event being read (the tree reader) */
+    imp_scan_level scan_top, scan_args;   /* the field scan's keys (ev_fields) */
+    char *scratch;           /* the field scan's values, NUL-terminated */
+    size_t cap_scratch;
+    int tree_only;           /* GS_IMPORT_JSON_TREE set: every event through the tree reader */
     imp_imap lane_idx;       /* lane key -> index into lane_of */
     gs_tl_lane **lane_of;
     size_t n_lane_of, cap_lane_of;
     strtab kernel_names;     /* hash of a kernel's full name -> its span name */
+    strtab api_names;        /* hash of a CUDA API call's name -> its span name */
     char **mtext;            /* thread_name M events, as text (gapscope's own format) */
     long *mline;
     size_t n_m, cap_m;
@@ -166,23 +171,35 @@ static void skip(chrome *c, const char *reason, long line)
 
 /* ---- field access ------------------------------------------------------------------ */
 
-static const char *jstr(const gs_json *o, const char *k)
+/* A member's value as the readers below need it: its GS_JSON_* type (-1
+ * absent) and text (strings decoded, numbers as written; else NULL).  It
+ * comes from a parsed tree (jget) or from the field scan (ev_fields). */
+typedef struct {
+    int type;
+    const char *text;
+} jv;
+
+static jv jget(const gs_json *o, const char *k)
 {
     const gs_json *v = gs_json_get(o, k);
-    return v && v->type == GS_JSON_STRING ? v->text : NULL;
+    return v ? (jv){(int)v->type, v->text} : (jv){-1, NULL};
 }
 
-/* An integer field (number, or a string holding one): 1 read, 0 absent or
- * not an integer, -1 an integer beyond int64 (strtoll would saturate). */
-static int jint_r(const gs_json *o, const char *k, int64_t *out)
+static const char *vstr(jv v)
 {
-    const gs_json *v = gs_json_get(o, k);
-    if (!v || (v->type != GS_JSON_NUMBER && v->type != GS_JSON_STRING) || !v->text)
+    return v.type == GS_JSON_STRING ? v.text : NULL;
+}
+
+/* An integer (number, or a string holding one): 1 read, 0 absent or not
+ * an integer, -1 an integer beyond int64 (strtoll would saturate). */
+static int vint_r(jv v, int64_t *out)
+{
+    if ((v.type != GS_JSON_NUMBER && v.type != GS_JSON_STRING) || !v.text)
         return 0;
     char *e;
     errno = 0;
-    long long x = strtoll(v->text, &e, 10);
-    if (e == v->text || *e)
+    long long x = strtoll(v.text, &e, 10);
+    if (e == v.text || *e)
         return 0;
     if (errno == ERANGE)
         return -1;
@@ -190,9 +207,14 @@ static int jint_r(const gs_json *o, const char *k, int64_t *out)
     return 1;
 }
 
+static const char *jstr(const gs_json *o, const char *k)
+{
+    return vstr(jget(o, k));
+}
+
 static int jint(const gs_json *o, const char *k, int64_t *out)
 {
-    return jint_r(o, k, out) == 1;
+    return vint_r(jget(o, k), out) == 1;
 }
 
 /* A value outside timeline/limits.h at line: the import fails (exit 2). */
@@ -223,60 +245,95 @@ static void fail_line(chrome *c, long line, const char *what, const char *key)
  * the same name is one of the span's own args, not the writer's). */
 static int jown(const gs_json *args, const char *k, int64_t *out)
 {
-    const gs_json *v = gs_json_get(args, k);
-    return v && v->type == GS_JSON_NUMBER && jint(args, k, out);
+    jv v = jget(args, k);
+    return v.type == GS_JSON_NUMBER && vint_r(v, out) == 1;
 }
 
-/* An integer field that feeds the timeline: 1 read (and in v's range when
- * v >= 0), 0 absent or not an integer, -1 out of range (the import fails). */
-static int jval(chrome *c, const gs_json *o, const char *k, int v, int64_t *out, long line)
+/* An integer member k that feeds the timeline: 1 read (and in lim's range
+ * when lim >= 0), 0 absent or not an integer, -1 out of range (the import
+ * fails).  One check per field, as timeline/limits.h asks. */
+static int vval(chrome *c, jv v, const char *k, int lim, int64_t *out, long line)
 {
     int64_t x;
-    int r = jint_r(o, k, &x);
+    int r = vint_r(v, &x);
     if (r < 0) {
         fail_line(c, line, "integer beyond 64 bits in", k);
         return -1;
     }
     if (!r)
         return 0;
-    if (v >= 0 && !in_limits(c, line, (gs_tl_value)v, x))
+    if (lim >= 0 && !in_limits(c, line, (gs_tl_value)lim, x))
         return -1;
     *out = x;
     return 1;
 }
 
+static int jval(chrome *c, const gs_json *o, const char *k, int lim, int64_t *out, long line)
+{
+    return vval(c, jget(o, k), k, lim, out, line);
+}
+
 /* pid/tid: a number, or a string ending in one ("stream 7" as some
  * exporters write device tracks). */
-static int jid(const gs_json *o, const char *k, int64_t *out)
+static int vid(jv v, int64_t *out)
 {
-    if (jint(o, k, out))
+    if (vint_r(v, out) == 1)
         return 1;
-    const gs_json *v = gs_json_get(o, k);
-    if (!v || v->type != GS_JSON_STRING || !v->text)
+    if (v.type != GS_JSON_STRING || !v.text)
         return 0;
-    size_t n = strlen(v->text);
+    size_t n = strlen(v.text);
     size_t i = n;
-    while (i > 0 && isdigit((unsigned char)v->text[i - 1]))
+    while (i > 0 && isdigit((unsigned char)v.text[i - 1]))
         i--;
     if (i == n || n - i > 12)
         return 0;
-    *out = strtoll(v->text + i, NULL, 10);
+    *out = strtoll(v.text + i, NULL, 10);
     return 1;
 }
 
 /* A time in microseconds as ns: 1 read, 0 absent or not a number, -1
  * beyond the range a time or a difference of two times can take (the
  * import fails when line >= 0). */
-static int jus(chrome *c, const gs_json *o, const char *k, int64_t *out, long line)
+static int vus(chrome *c, jv v, const char *k, int64_t *out, long line)
 {
-    const gs_json *v = gs_json_get(o, k);
-    if (!v || v->type != GS_JSON_NUMBER || !v->text)
+    if (v.type != GS_JSON_NUMBER || !v.text)
         return 0;
-    int r = imp_us_to_ns(v->text, out);
+    int r = imp_us_to_ns(v.text, out);
     if (r < 0 && line >= 0)
         fail_line(c, line, "time beyond +-2^63 ns in", k);
     return r;
 }
+
+static int jus(chrome *c, const gs_json *o, const char *k, int64_t *out, long line)
+{
+    return vus(c, jget(o, k), k, out, line);
+}
+
+/* The members a Kineto/Perfetto event is read by: from the field scan
+ * (imp_scan.c) or, for an event the scan leaves to the tree reader, from
+ * its tree (fields_of_tree). */
+enum { F_PH, F_NAME, F_CAT, F_PID, F_TID, F_TS, F_DUR, F_ID, F_ARGS, F_TOP,
+       A_NAME = F_TOP, A_CORR, A_DEVICE, A_STREAM, A_BYTES, F_ALL };
+static const char *const field_key[F_ALL] = {
+    "ph", "name", "cat", "pid", "tid", "ts", "dur", "id", "args",
+    "name", "correlation", "device", "stream", "bytes"};
+typedef struct {
+    jv v[F_ALL];
+} ev_fields;
+
+static void fields_of_tree(ev_fields *f, const gs_json *ev)
+{
+    for (int i = 0; i < F_TOP; i++)
+        f->v[i] = jget(ev, field_key[i]);
+    const gs_json *args = gs_json_get(ev, "args");
+    for (int i = F_TOP; i < F_ALL; i++)
+        f->v[i] = jget(args, field_key[i]);
+}
+
+#define FSTR(f, i) vstr((f)->v[i])
+#define FVAL(c, f, i, lim, out, line) vval(c, (f)->v[i], field_key[i], lim, out, line)
+#define FUS(c, f, i, out, line) vus(c, (f)->v[i], field_key[i], out, line)
+#define FID(f, i, out) vid((f)->v[i], out)
 
 /* base + t (+ d) as a time in range; 0 (the import fails) otherwise. */
 static int time_at(chrome *c, long line, int64_t base, int64_t t, int64_t *out)
@@ -583,27 +640,29 @@ typedef enum { EV_IGNORE, EV_KERNEL, EV_MEMCPY, EV_MEMSET, EV_API, EV_CPU_OP, EV
 
 static ev_class classify(const char *cat)
 {
+    static const struct {
+        const char *name;
+        ev_class cls;
+    } cats[] = {
+        {"kernel", EV_KERNEL}, {"cuda_kernel", EV_KERNEL}, {"concurrent_kernel", EV_KERNEL},
+        {"gpu_memcpy", EV_MEMCPY}, {"memcpy", EV_MEMCPY},
+        {"gpu_memset", EV_MEMSET}, {"memset", EV_MEMSET},
+        {"cuda_runtime", EV_API}, {"cuda_driver", EV_API}, {"runtime", EV_API},
+        {"driver", EV_API},
+        {"cpu_op", EV_CPU_OP}, {"operator", EV_CPU_OP},
+        {"python_function", EV_PY}, {"python", EV_PY},
+        {"user_annotation", EV_NVTX},
+        {"gpu_user_annotation", EV_IGNORE}, {"cuda_sync", EV_IGNORE}, {"overhead", EV_IGNORE},
+        {"trace", EV_IGNORE}, {"ac2g", EV_IGNORE}, {"fwdbwd", EV_IGNORE}, {"flow", EV_IGNORE},
+        {"cpu_instant_event", EV_IGNORE},
+    };
     if (!cat || !*cat)
         return EV_HOST;
-    if (ieq(cat, "kernel") || ieq(cat, "cuda_kernel") || ieq(cat, "concurrent_kernel"))
-        return EV_KERNEL;
-    if (ieq(cat, "gpu_memcpy") || ieq(cat, "memcpy"))
-        return EV_MEMCPY;
-    if (ieq(cat, "gpu_memset") || ieq(cat, "memset"))
-        return EV_MEMSET;
-    if (ieq(cat, "cuda_runtime") || ieq(cat, "cuda_driver") || ieq(cat, "runtime") ||
-        ieq(cat, "driver"))
-        return EV_API;
-    if (ieq(cat, "cpu_op") || ieq(cat, "operator"))
-        return EV_CPU_OP;
-    if (ieq(cat, "python_function") || ieq(cat, "python"))
-        return EV_PY;
-    if (ieq(cat, "user_annotation"))
-        return EV_NVTX;
-    if (ieq(cat, "gpu_user_annotation") || ieq(cat, "cuda_sync") || ieq(cat, "overhead") ||
-        ieq(cat, "trace") || ieq(cat, "ac2g") || ieq(cat, "fwdbwd") || ieq(cat, "flow") ||
-        ieq(cat, "cpu_instant_event"))
-        return EV_IGNORE;
+    size_t n = strlen(cat);
+    for (size_t i = 0; i < sizeof cats / sizeof cats[0]; i++)   /* case-insensitive */
+        if (n == strlen(cats[i].name) && (cat[0] | 0x20) == cats[i].name[0] &&
+            !strcasecmp(cat, cats[i].name))
+            return cats[i].cls;
     return EV_HOST;
 }
 
@@ -642,15 +701,15 @@ static int64_t p1_lane_of(const chrome *c, int64_t idx)
 }
 
 /* Pass 1: thread names, correlation -> thread, flows. */
-static void kineto_index(chrome *c, const gs_json *ev)
+static void kineto_index(chrome *c, const ev_fields *f)
 {
-    const char *ph = jstr(ev, "ph");
+    const char *ph = FSTR(f, F_PH);
     int64_t pid, tid;
-    if (!ph || !jid(ev, "pid", &pid))
+    if (!ph || !FID(f, F_PID, &pid))
         return;
-    int has_tid = jid(ev, "tid", &tid);
+    int has_tid = FID(f, F_TID, &tid);
     if (!strcmp(ph, "M")) {
-        const char *what = jstr(ev, "name"), *nm = jstr(gs_json_get(ev, "args"), "name");
+        const char *what = FSTR(f, F_NAME), *nm = FSTR(f, A_NAME);
         if (what && nm && has_tid && !strcmp(what, "thread_name")) {
             char clean[128];
             size_t k = 0;
@@ -675,10 +734,10 @@ static void kineto_index(chrome *c, const gs_json *ev)
     }
     if (!has_tid)
         return;
-    const char *cat = jstr(ev, "cat");
+    const char *cat = FSTR(f, F_CAT);
     if (!strcmp(ph, "X") && classify(cat) == EV_API) {
         int64_t corr;
-        if (jint(gs_json_get(ev, "args"), "correlation", &corr)) {
+        if (vint_r(f->v[A_CORR], &corr) == 1) {
             int64_t t = p1_ref(c, pid, tid);
             if (t < 0 || !imp_imap_put(&c->corr_lane, corr, t))
                 c->oom = 1;
@@ -687,7 +746,7 @@ static void kineto_index(chrome *c, const gs_json *ev)
     }
     if ((!strcmp(ph, "s") || !strcmp(ph, "f")) && ieq(cat, "ac2g")) {
         int64_t id, ts;
-        if (!jint(ev, "id", &id) || jus(c, ev, "ts", &ts, -1) != 1)
+        if (vint_r(f->v[F_ID], &id) != 1 || FUS(c, f, F_TS, &ts, -1) != 1)
             return;
         if (!strcmp(ph, "s")) {
             int64_t t = p1_ref(c, pid, tid);
@@ -725,11 +784,55 @@ static void clip_name(char *out, size_t n, const char *prefix, const char *name)
     out[k < n ? k : n - 1] = '\0';
 }
 
+/* Appends "key=v" to a (room n; *k bytes so far), after a ';' unless it
+ * is the first: what snprintf "%s%s=%lld" wrote, without its cost per
+ * event. */
+static void put_arg(char *a, size_t n, size_t *k, const char *key, int64_t v)
+{
+    char d[24];
+    int nd = sizeof d;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do
+        d[--nd] = (char)('0' + u % 10);
+    while ((u /= 10));
+    if (v < 0)
+        d[--nd] = '-';
+    size_t kl = strlen(key), dl = sizeof d - (size_t)nd;
+    if (*k + 1 + kl + 1 + dl + 1 > n)
+        return;   /* not reached: a holds a few numbers */
+    if (*k)
+        a[(*k)++] = ';';
+    memcpy(a + *k, key, kl);
+    *k += kl;
+    a[(*k)++] = '=';
+    memcpy(a + *k, d + nd, dl);
+    *k += dl;
+    a[*k] = '\0';
+}
+
+/* The span name of a CUDA API call ("cuda:" or "cuda_sync:" and the name
+ * without its version suffix), once per distinct name (by its hash). */
+static const char *api_span_name(chrome *c, const char *name, char *buf, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *q = name; *q; q++)
+        h = (h ^ (unsigned char)*q) * 1099511628211ull;
+    const char *known = strtab_get(&c->api_names, (int64_t)h);
+    if (known)
+        return known;
+    char api[128];
+    imp_api_name(api, sizeof api, name);
+    snprintf(buf, n, "%s%s", imp_api_is_sync(api) ? "cuda_sync:" : "cuda:", api);
+    if (!strtab_put(&c->api_names, (int64_t)h, buf))
+        c->oom = 1;
+    return buf;
+}
+
 /* Pass 2: spans. */
 /* A complete event (X, or a B/E pair) with its start ts and dur in ns. */
-static void kineto_complete(chrome *c, const gs_json *ev, int64_t ts, int64_t dur, long line)
+static void kineto_complete(chrome *c, const ev_fields *f, int64_t ts, int64_t dur, long line)
 {
-    const char *cat = jstr(ev, "cat"), *name = jstr(ev, "name");
+    const char *cat = FSTR(f, F_CAT), *name = FSTR(f, F_NAME);
     ev_class cls = classify(cat);
     if (cls == EV_IGNORE) {
         c->rep->ignored++;
@@ -740,24 +843,23 @@ static void kineto_complete(chrome *c, const gs_json *ev, int64_t ts, int64_t du
         skip(c, "complete event without a name", line);
         return;
     }
-    if (!jid(ev, "pid", &pid) || !jid(ev, "tid", &tid)) {
+    if (!FID(f, F_PID, &pid) || !FID(f, F_TID, &tid)) {
         skip(c, "complete event with a non-numeric pid or tid", line);
         return;
     }
     int64_t start, end;
     if (!time_at(c, line, c->base_ns, ts, &start) || !time_at(c, line, start, dur, &end))
         return;
-    const gs_json *args = gs_json_get(ev, "args");
     int64_t corr = -1;
-    int has_corr = jval(c, args, "correlation", -1, &corr, line);
+    int has_corr = FVAL(c, f, A_CORR, -1, &corr, line);
     if (has_corr < 0)
         return;
     char sname[256], a[256];
+    const char *sn = sname;
     if (cls == EV_KERNEL || cls == EV_MEMCPY || cls == EV_MEMSET) {
         int64_t dev = pid, stream = tid, launch = -1, bytes = -1, id;
         /* Kineto: pid = device, tid = stream, unless args say otherwise. */
-        if (jval(c, args, "device", -1, &dev, line) < 0 ||
-            jval(c, args, "stream", -1, &stream, line) < 0 ||
+        if (FVAL(c, f, A_DEVICE, -1, &dev, line) < 0 || FVAL(c, f, A_STREAM, -1, &stream, line) < 0 ||
             !in_limits(c, line, GS_TLV_DEVICE, dev) || !in_limits(c, line, GS_TLV_STREAM, stream))
             return;
         if (dev < 0) {
@@ -791,7 +893,7 @@ static void kineto_complete(chrome *c, const gs_json *ev, int64_t ts, int64_t du
                 h = (h ^ (unsigned char)*q) * 1099511628211ull;
             const char *shortn = strtab_get(&c->kernel_names, (int64_t)h);
             if (shortn) {
-                snprintf(sname, sizeof sname, "%s", shortn);
+                sn = shortn;
             } else {
                 imp_kernel_name(sname, sizeof sname, name);
                 if (!strtab_put(&c->kernel_names, (int64_t)h, sname))
@@ -802,18 +904,17 @@ static void kineto_complete(chrome *c, const gs_json *ev, int64_t ts, int64_t du
             int pageable = 0;
             if (cls == EV_MEMCPY)
                 copy_kind(name, &ck, &pageable);
-            snprintf(sname, sizeof sname, "%s", ck);
-            if (jval(c, args, "bytes", -1, &bytes, line) < 0)
+            sn = ck;
+            if (FVAL(c, f, A_BYTES, -1, &bytes, line) < 0)
                 return;
-            k += (size_t)snprintf(a, sizeof a, "bytes=%lld;pageable=%d", (long long)bytes,
-                                  pageable);
+            put_arg(a, sizeof a, &k, "bytes", bytes);
+            put_arg(a, sizeof a, &k, "pageable", pageable);
         }
         if (has_corr)
-            k += (size_t)snprintf(a + k, sizeof a - k, "%scorr=%lld", k ? ";" : "",
-                                  (long long)corr);
+            put_arg(a, sizeof a, &k, "corr", corr);
         if (launch >= 0)
-            snprintf(a + k, sizeof a - k, "%slaunch_lane=%lld", k ? ";" : "", (long long)launch);
-        gs_tl_span(lane, kind, sname, -1, -1, start, end, 0, a);
+            put_arg(a, sizeof a, &k, "launch_lane", launch);
+        gs_tl_span(lane, kind, sn, -1, -1, start, end, 0, a);
         c->rep->used++;
         return;
     }
@@ -825,11 +926,10 @@ static void kineto_complete(chrome *c, const gs_json *ev, int64_t ts, int64_t du
     a[0] = '\0';
     switch (cls) {
     case EV_API: {
-        char api[128];
-        imp_api_name(api, sizeof api, name);
-        snprintf(sname, sizeof sname, "%s%s", imp_api_is_sync(api) ? "cuda_sync:" : "cuda:", api);
+        sn = api_span_name(c, name, sname, sizeof sname);
+        size_t k = 0;
         if (has_corr)
-            snprintf(a, sizeof a, "corr=%lld", (long long)corr);
+            put_arg(a, sizeof a, &k, "corr", corr);
         break;
     }
     case EV_CPU_OP: clip_name(sname, sizeof sname, "cpu_op:", name); break;
@@ -837,38 +937,38 @@ static void kineto_complete(chrome *c, const gs_json *ev, int64_t ts, int64_t du
     case EV_NVTX: clip_name(sname, sizeof sname, "nvtx:", name); break;
     default: clip_name(sname, sizeof sname, "", name); break;
     }
-    gs_tl_span(lane, GS_SPAN_STEP, sname, -1, -1, start, end, 0, a);
+    gs_tl_span(lane, GS_SPAN_STEP, sn, -1, -1, start, end, 0, a);
     c->rep->used++;
 }
 
 /* Pass 2: spans.  Returns 1 when it keeps ev (an open B event). */
-static int kineto_event(chrome *c, gs_json *ev, long line)
+static int kineto_event(chrome *c, const ev_fields *f, long line)
 {
-    const char *ph = jstr(ev, "ph");
+    const char *ph = FSTR(f, F_PH);
     int64_t ts, dur, pid, tid;
     if (!ph) {
         skip(c, "event without ph", line);
         return 0;
     }
     if (!strcmp(ph, "X")) {
-        int r1 = jus(c, ev, "ts", &ts, line), r2 = jus(c, ev, "dur", &dur, line);
+        int r1 = FUS(c, f, F_TS, &ts, line), r2 = FUS(c, f, F_DUR, &dur, line);
         if (r1 < 0 || r2 < 0)
             return 0;
         if (!r1 || !r2 || dur < 0) {
             skip(c, "complete event without numeric ts and non-negative dur", line);
             return 0;
         }
-        kineto_complete(c, ev, ts, dur, line);
+        kineto_complete(c, f, ts, dur, line);
         return 0;
     }
     if (strcmp(ph, "B") && strcmp(ph, "E")) {
         c->rep->ignored++;   /* M, i, C, s, f, ...: nothing for the timeline */
         return 0;
     }
-    int r = jus(c, ev, "ts", &ts, line);
+    int r = FUS(c, f, F_TS, &ts, line);
     if (r < 0)
         return 0;
-    if (!r || !jid(ev, "pid", &pid) || !jid(ev, "tid", &tid)) {
+    if (!r || !FID(f, F_PID, &pid) || !FID(f, F_TID, &tid)) {
         skip(c, "B/E event without numeric ts, pid and tid", line);
         return 0;
     }
@@ -884,7 +984,7 @@ static int kineto_event(chrome *c, gs_json *ev, long line)
             c->open = no;
             c->cap_open = cap;
         }
-        c->open[c->n_open++] = (open_ev){key, ts, line, ev};
+        c->open[c->n_open++] = (open_ev){key, ts, line, NULL};   /* the caller keeps its tree */
         return 1;
     }
     for (size_t i = c->n_open; i > 0; i--)
@@ -895,8 +995,11 @@ static int kineto_event(chrome *c, gs_json *ev, long line)
             int64_t d;
             if (ts >= b.ts && !gs_tl_sub(&d, ts, b.ts))
                 fail_line(c, line, "time beyond +-2^63 ns from its B event in", "ts");
-            else if (ts >= b.ts)
-                kineto_complete(c, b.ev, b.ts, d, b.line);
+            else if (ts >= b.ts) {
+                ev_fields bf;
+                fields_of_tree(&bf, b.ev);
+                kineto_complete(c, &bf, b.ts, d, b.line);
+            }
             else
                 skip(c, "E event before its B event", line);
             gs_json_free(b.ev);
@@ -963,15 +1066,31 @@ static int maybe_indexed(const char *st, size_t n)
     return 0;
 }
 
-static void index_event(chrome *c, const gs_json *ev, const char *st, size_t n, long line)
+static void index_event(chrome *c, const ev_fields *f, const char *st, size_t n, long line)
 {
-    const char *ph = jstr(ev, "ph"), *what = jstr(ev, "name");
+    const char *ph = FSTR(f, F_PH), *what = FSTR(f, F_NAME);
     if (ph && what && !strcmp(ph, "M") && !strcmp(what, "thread_name"))
         keep_mtext(c, st, n, line);
-    kineto_index(c, ev);
+    kineto_index(c, f);
 }
 
 static gs_json *parse_slice(chrome *c, const char *st, size_t n);
+
+/* An event's fields (the text st[0, n) at line) in the pass's handler;
+ * gapscope's own events (pass 2) go through own_event with their tree. */
+static void apply_fields(chrome *c, const ev_fields *f, const char *st, size_t n, long line,
+                         int pass)
+{
+    if (pass == 1) {
+        index_event(c, f, st, n, line);
+    } else if (kineto_event(c, f, line)) {
+        /* a B event, kept until its E event: its own tree, off the arena */
+        gs_json *keep = parse_slice(c, st, n);
+        c->open[c->n_open - 1].ev = keep;
+        if (!keep)
+            c->n_open--;
+    }
+}
 
 /* One parsed event (ev NULL: not JSON) in the pass's handler. */
 static void apply_event(chrome *c, gs_json *ev, const char *st, size_t n, long line, int pass)
@@ -979,16 +1098,69 @@ static void apply_event(chrome *c, gs_json *ev, const char *st, size_t n, long l
     if (!ev || ev->type != GS_JSON_OBJECT) {
         if (pass == 2)
             skip(c, "malformed event (not a JSON object)", line);
-    } else if (pass == 1) {
-        index_event(c, ev, st, n, line);
-    } else if (c->own) {
+    } else if (pass == 2 && c->own) {
         own_event(c, ev, line);
-    } else if (kineto_event(c, ev, line)) {
-        /* a B event, kept until its E event: its own copy, off the arena */
-        gs_json *keep = parse_slice(c, st, n);
-        c->open[c->n_open - 1].ev = keep;
-        if (!keep)
-            c->n_open--;
+    } else {
+        ev_fields f;
+        fields_of_tree(&f, ev);
+        apply_fields(c, &f, st, n, line, pass);
+    }
+}
+
+/* The field scan's values as NUL-terminated text in c->scratch; 0 when out
+ * of memory. */
+static int fields_of_scan(chrome *c, ev_fields *f, const imp_sval *sv)
+{
+    size_t need = 0;
+    for (int i = 0; i < F_ALL; i++)
+        need += sv[i].type == GS_JSON_STRING || sv[i].type == GS_JSON_NUMBER ? sv[i].n + 1 : 0;
+    if (need > c->cap_scratch) {
+        size_t cap = need * 2 > 4096 ? need * 2 : 4096;
+        char *ns = realloc(c->scratch, cap);
+        if (!ns)
+            return 0;
+        c->scratch = ns;
+        c->cap_scratch = cap;
+    }
+    char *o = c->scratch;
+    for (int i = 0; i < F_ALL; i++) {
+        f->v[i] = (jv){sv[i].type, NULL};
+        if (sv[i].type != GS_JSON_STRING && sv[i].type != GS_JSON_NUMBER)
+            continue;
+        memcpy(o, sv[i].s, sv[i].n);
+        o[sv[i].n] = '\0';
+        f->v[i].text = o;
+        o += sv[i].n + 1;
+    }
+    return 1;
+}
+
+/* The event object at the window's position read by the field scan (the
+ * window refilled while it runs past its end): 1 with its fields, its
+ * text and line, consumed; 0 (nothing consumed) when the scan leaves it
+ * to the tree reader. */
+static int scan_in_place(chrome *c, imp_win *w, ev_fields *f, const char **st, size_t *n,
+                         long *line)
+{
+    imp_sval sv[F_ALL];
+    for (;;) {
+        size_t used;
+        long lines;
+        int r = imp_scan_object(sv, &c->scan_top, w->s, w->end, &used, &lines);
+        if (r == IMP_SCAN_OK) {
+            if (!fields_of_scan(c, f, sv)) {
+                c->oom = 1;
+                return 0;
+            }
+            *st = w->s;
+            *n = used;
+            *line = w->line;
+            w->line += lines;
+            w->s += used;
+            return 1;
+        }
+        if (r == IMP_SCAN_SLOW || !imp_win_fill(w, w->s))
+            return 0;
     }
 }
 
@@ -1039,6 +1211,14 @@ static void walk_events(chrome *c, imp_win *w, int pass, int report_cut)
         size_t n;
         long line;
         gs_json *ev = NULL;
+        ev_fields f;
+        if (ch == '{' && !c->tree_only && !(pass == 2 && c->own) &&
+            scan_in_place(c, w, &f, &st, &n, &line)) {
+            apply_fields(c, &f, st, n, line, pass);
+            goto next;
+        }
+        if (c->oom)
+            return;
         if (pass == 2 && ch == '{' && parse_in_place(c, w, &ev, &st, &n, &line)) {
             apply_event(c, ev, st, n, line, pass);
             goto next;
@@ -1237,11 +1417,18 @@ static gs_status chrome_run(gs_timeline *tl, gs_import_report *rep, imp_win *w, 
     c.err = err;
     imp_lanes_init(&c.lanes, tl);
     gs_json_arena_init(&c.arena);
+    imp_scan_level_init(&c.scan_args, field_key + F_TOP, F_ALL - F_TOP, -1, NULL);
+    imp_scan_level_init(&c.scan_top, field_key, F_TOP, F_ARGS, &c.scan_args);
+    /* GS_IMPORT_JSON_TREE: the reader before the field scan, for tests
+     * and the fuzz target that hold the two to the same answers. */
+    const char *tree = getenv("GS_IMPORT_JSON_TREE");
+    c.tree_only = tree && *tree && strcmp(tree, "0");
     gs_status st = GS_OK;
     if (!imp_imap_init(&c.thread_names.idx) || !imp_imap_init(&c.corr_lane) ||
         !imp_imap_init(&c.flow_src) || !imp_imap_init(&c.flow_dst) || !imp_imap_init(&c.own_lane) ||
         !imp_imap_init(&c.p1_idx) || !imp_imap_init(&c.lane_idx) ||
-        !imp_imap_init(&c.kernel_names.idx) || !imp_imap_init(&c.own_tid)) {
+        !imp_imap_init(&c.kernel_names.idx) || !imp_imap_init(&c.api_names.idx) ||
+        !imp_imap_init(&c.own_tid)) {
         st = gs_err_set(err, GS_ERR_NOMEM, "import chrome", name, "out of memory");
         goto done;
     }
@@ -1281,9 +1468,11 @@ done:
     imp_imap_free(&c.own_lane);
     imp_imap_free(&c.p1_idx);
     gs_json_arena_free(&c.arena);
+    free(c.scratch);
     imp_imap_free(&c.lane_idx);
     free(c.lane_of);
     strtab_free(&c.kernel_names);
+    strtab_free(&c.api_names);
     imp_imap_free(&c.own_tid);
     free(c.own_lanes);
     free(c.own_ids);

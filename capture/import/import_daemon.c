@@ -595,25 +595,22 @@ static void strip_ansi(char *s)
     *o = '\0';
 }
 
-static void read_log(dlog *d, const uint8_t *data, size_t len)
+/* The log a line at a time through the window w (the whole input in
+ * memory, or a window onto the file): memory holds what the lines built
+ * (the partitions), never the file. */
+static void read_log(dlog *d, imp_win *w)
 {
     char buf[4096];
-    long ln = 0;
-    size_t i = 0;
-    while (i < len && !d->oom) {
-        size_t j = i;
-        while (j < len && data[j] != '\n')
-            j++;
-        ln++;
-        size_t l = j - i;
-        if (l >= sizeof buf) {
+    const char *line;
+    size_t l;
+    while (!d->oom && imp_win_line(w, sizeof buf - 1, &line, &l)) {
+        long ln = w->line - 1;
+        if (!line) {
             skip(d, "line longer than 4095 bytes", ln);
-            i = j + 1;
             continue;
         }
-        memcpy(buf, data + i, l);
+        memcpy(buf, line, l);
         buf[l] = '\0';
-        i = j + 1;
         if (memchr(buf, '\0', l)) {
             skip(d, "line with a NUL byte", ln);
             continue;
@@ -1124,7 +1121,8 @@ done:
     return st;
 }
 
-static gs_status parse_all(dlog *d, const uint8_t *data, size_t len, const char *name,
+/* Reads the log from w (a file when f, else data[0, len)). */
+static gs_status parse_all(dlog *d, FILE *f, const uint8_t *data, size_t len, const char *name,
                            gs_import_report *rep, gs_err *err)
 {
     memset(d, 0, sizeof *d);
@@ -1132,8 +1130,17 @@ static gs_status parse_all(dlog *d, const uint8_t *data, size_t len, const char 
     d->name = name;
     if (!imp_imap_init(&d->index))
         return gs_err_set(err, GS_ERR_NOMEM, "import daemon log", name, "out of memory");
-    read_log(d, data, len);
-    if (d->oom)
+    imp_win w;
+    if (f)
+        imp_win_file(&w, f);
+    else
+        imp_win_mem(&w, (const char *)data, len);
+    read_log(d, &w);
+    int io = w.io, oom = w.oom;
+    imp_win_free(&w);
+    if (io)
+        return gs_err_set(err, GS_ERR_IO, "import daemon log", name, "read error");
+    if (d->oom || oom)
         return gs_err_set(err, GS_ERR_NOMEM, "import daemon log", name, "out of memory");
     if (!d->recognized) {
         char where[600];
@@ -1145,9 +1152,9 @@ static gs_status parse_all(dlog *d, const uint8_t *data, size_t len, const char 
     return GS_OK;
 }
 
-gs_status gs_import_daemon_log(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
-                               size_t len, const char *name, const gs_import_options *opt,
-                               gs_err *err)
+static gs_status daemon_log(gs_timeline *tl, gs_import_report *rep, FILE *f, const uint8_t *data,
+                            size_t len, const char *name, const gs_import_options *opt,
+                            gs_err *err)
 {
     gs_import_options defs;
     if (!opt) {
@@ -1155,7 +1162,7 @@ gs_status gs_import_daemon_log(gs_timeline *tl, gs_import_report *rep, const uin
         opt = &defs;
     }
     dlog d;
-    gs_status st = parse_all(&d, data, len, name, rep, err);
+    gs_status st = parse_all(&d, f, data, len, name, rep, err);
     if (st == GS_OK)
         st = build(&d, tl, opt, err);
     if (st == GS_OK)
@@ -1164,15 +1171,28 @@ gs_status gs_import_daemon_log(gs_timeline *tl, gs_import_report *rep, const uin
     return st;
 }
 
+gs_status gs_import_daemon_log(gs_timeline *tl, gs_import_report *rep, const uint8_t *data,
+                               size_t len, const char *name, const gs_import_options *opt,
+                               gs_err *err)
+{
+    return daemon_log(tl, rep, NULL, data, len, name, opt, err);
+}
+
+gs_status gs_import_daemon_log_file(gs_timeline *tl, gs_import_report *rep, FILE *f,
+                                    const char *name, const gs_import_options *opt, gs_err *err)
+{
+    return daemon_log(tl, rep, f, NULL, 0, name, opt, err);
+}
+
 /* ---- the job mix -------------------------------------------------------------------- */
 
-gs_status gs_import_daemon_jobs(gs_log_job **jobs, size_t *n, gs_import_report *rep,
-                                const uint8_t *data, size_t len, const char *name, gs_err *err)
+static gs_status daemon_jobs(gs_log_job **jobs, size_t *n, gs_import_report *rep, FILE *f,
+                             const uint8_t *data, size_t len, const char *name, gs_err *err)
 {
     *jobs = NULL;
     *n = 0;
     dlog d;
-    gs_status st = parse_all(&d, data, len, name, rep, err);
+    gs_status st = parse_all(&d, f, data, len, name, rep, err);
     gs_log_job *out = NULL;
     size_t no = 0;
     if (st != GS_OK)
@@ -1249,5 +1269,24 @@ gs_status gs_import_daemon_jobs(gs_log_job **jobs, size_t *n, gs_import_report *
 done:
     free(out);
     dlog_free(&d);
+    return st;
+}
+
+gs_status gs_import_daemon_jobs(gs_log_job **jobs, size_t *n, gs_import_report *rep,
+                                const uint8_t *data, size_t len, const char *name, gs_err *err)
+{
+    return daemon_jobs(jobs, n, rep, NULL, data, len, name, err);
+}
+
+gs_status gs_import_daemon_jobs_path(gs_log_job **jobs, size_t *n, gs_import_report *rep,
+                                     const char *path, gs_err *err)
+{
+    *jobs = NULL;
+    *n = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gs_err_set(err, GS_ERR_IO, "input", path, "cannot open: %s", strerror(errno));
+    gs_status st = daemon_jobs(jobs, n, rep, f, NULL, 0, path, err);
+    fclose(f);
     return st;
 }

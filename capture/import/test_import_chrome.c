@@ -245,39 +245,55 @@ GS_TEST(import_sniff_and_names)
     GS_CHECK(!imp_us_to_ns("abc", &ns) && !imp_us_to_ns("1.2.3", &ns));
 }
 
-/* Streamed from the file (gs_import_file) with windows from 16 bytes up:
- * every event crosses refills, the spans, lanes, meta and skip counts must
- * be those of the import from memory. */
+/* Streamed from the file (gs_import_file) with windows from 16 bytes up
+ * (window NULL: from memory), by the field scan: every event crosses
+ * refills; the status, message, spans, lanes, meta and skips (reasons,
+ * counts, first lines) must be those of the tree reader alone
+ * (GS_IMPORT_JSON_TREE) importing from memory. */
 static int same_import(const char *path, const char *window)
 {
-    gs_err err;
-    gs_err_clear(&err);
+    gs_err ea, eb;
+    gs_err_clear(&ea);
+    gs_err_clear(&eb);
     char *buf;
     size_t len;
-    if (gs_read_file(&buf, &len, path, &err) != GS_OK)
+    if (gs_read_file(&buf, &len, path, &ea) != GS_OK)
         return 0;
     gs_timeline *a = NULL, *b = NULL;
     gs_import_report ra, rb;
     gs_import_report_init(&ra);
     gs_import_report_init(&rb);
     int ok = gs_timeline_create(&a) == GS_OK && gs_timeline_create(&b) == GS_OK;
+    setenv("GS_IMPORT_JSON_TREE", "1", 1);
     gs_status sa = ok ? gs_import_bytes(a, &ra, (const uint8_t *)buf, len, path, GS_IMPORT_CHROME,
-                                        NULL, &err) : GS_ERR_NOMEM;
-    setenv("GS_IMPORT_WINDOW", window, 1);
-    gs_status sb = ok ? gs_import_file(b, &rb, path, GS_IMPORT_CHROME, NULL, &err) : GS_ERR_NOMEM;
+                                        NULL, &ea) : GS_ERR_NOMEM;
+    unsetenv("GS_IMPORT_JSON_TREE");
+    if (window)
+        setenv("GS_IMPORT_WINDOW", window, 1);
+    gs_status sb = !ok ? GS_ERR_NOMEM
+                 : window ? gs_import_file(b, &rb, path, GS_IMPORT_CHROME, NULL, &eb)
+                 : gs_import_bytes(b, &rb, (const uint8_t *)buf, len, path, GS_IMPORT_CHROME, NULL,
+                                   &eb);
     unsetenv("GS_IMPORT_WINDOW");
-    ok = ok && sa == sb && ra.used == rb.used && ra.ignored == rb.ignored &&
-         gs_import_skipped_total(&ra) == gs_import_skipped_total(&rb) &&
-         gs_timeline_lane_count(a) == gs_timeline_lane_count(b);
+    ok = ok && sa == sb && !strcmp(ea.msg, eb.msg) && ra.used == rb.used &&
+         ra.ignored == rb.ignored && ra.n_skipped == rb.n_skipped &&
+         gs_timeline_lane_count(a) == gs_timeline_lane_count(b) &&
+         gs_timeline_meta_count(a) == gs_timeline_meta_count(b);
+    for (size_t i = 0; ok && i < gs_timeline_lane_count(a); i++)
+        ok = !strcmp(gs_timeline_lane(a, (int32_t)i)->name, gs_timeline_lane(b, (int32_t)i)->name);
     size_t na = 0, nb = 0;
     const gs_span *x = ok ? gs_timeline_spans(a, &na) : NULL, *y = ok ? gs_timeline_spans(b, &nb) : NULL;
     ok = ok && na == nb;
     for (size_t i = 0; ok && i < na; i++)
         ok = x[i].start_ns == y[i].start_ns && x[i].end_ns == y[i].end_ns &&
-             x[i].lane == y[i].lane && x[i].kind == y[i].kind && !strcmp(x[i].name, y[i].name) &&
-             !strcmp(x[i].args, y[i].args);
+             x[i].lane == y[i].lane && x[i].kind == y[i].kind && x[i].job == y[i].job &&
+             x[i].part == y[i].part && x[i].flags == y[i].flags && x[i].holder == y[i].holder &&
+             x[i].cpu_ns == y[i].cpu_ns && x[i].value == y[i].value &&
+             !strcmp(x[i].name, y[i].name) && !strcmp(x[i].args, y[i].args);
     for (size_t i = 0; ok && i < ra.n_skipped; i++)
-        ok = !strcmp(ra.skipped[i].first, rb.skipped[i].first);   /* same lines */
+        ok = !strcmp(ra.skipped[i].reason, rb.skipped[i].reason) &&
+             !strcmp(ra.skipped[i].first, rb.skipped[i].first) &&   /* same lines */
+             ra.skipped[i].count == rb.skipped[i].count;
     gs_timeline_destroy(a);
     gs_timeline_destroy(b);
     free(buf);
@@ -301,4 +317,58 @@ GS_TEST(import_chrome_streamed_equals_memory)
         for (size_t k = 0; k < sizeof windows / sizeof windows[0]; k++)
             GS_CHECK_MSG(same_import(files[i], windows[k]), "%s with a %s-byte window", files[i],
                          windows[k]);
+}
+
+/* The field scan (imp_scan.c) reads what the tree reader reads, and leaves
+ * it what it cannot read the same way: escapes, duplicate members, args
+ * that are not an object, numbers and literals of every form, malformed
+ * and truncated events, gapscope's own timeline.json. */
+GS_TEST(import_chrome_scan_equals_tree)
+{
+    static const char *const texts[] = {
+        "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\\u0041\\n\",\"pid\":0,"
+        "\"tid\":7,\"ts\":1.5,\"dur\":2},{\"ph\":\"X\",\"ph\":\"B\",\"cat\":\"cpu_op\","
+        "\"name\":\"dup\",\"pid\":1,\"tid\":2,\"ts\":3,\"dur\":1,\"dur\":\"x\"},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"pid\":0,\"tid\":7,\"ts\":4,"
+        "\"dur\":1,\"args\":[1],\"args\":{\"device\":3}},{\"ph\":\"X\",\"cat\":\"gpu_memcpy\","
+        "\"name\":\"Memcpy HtoD (Pageable -> Device)\",\"pid\":0,\"tid\":\"stream 8\","
+        "\"ts\":-0.0,\"dur\":1e2,\"args\":{\"bytes\":\"64\",\"correlation\":5,\"x\":[[{}],"
+        "true,false,null,-1.5E-3],\"device\":0,\"device\":9}}]}",
+        "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":01,\"ts\":1,\"dur\":1},\n"
+        " {\"ph\":\"X\",\"name\":\"b\",\"pid\":+1,\"tid\":1,\"ts\":1,\"dur\":1},\n"
+        " {\"ph\":\"X\",\"name\":\"c\\tq\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,},\n"
+        " {\"ph\":\"X\",\"name\":\"raw\ttab and a longer name past sixteen\",\"pid\":1,\"tid\":1,"
+        "\"ts\":1,\"dur\":1},\n"
+        " {\"ph\":\"X\",\"name\":\"d\",\"pid\":tru,\"tid\":1,\"ts\":1.,\"dur\":1},\n"
+        " {\"ph\":\"X\",\"name\":\"e\",\"pid\":1,\"tid\":99999999999999999999,\"ts\":2,"
+        "\"dur\":1},\n {\"ph\":\"B\",\"name\":\"f\",\"pid\":1,\"tid\":1,\"ts\":2},\n"
+        " {\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":\"5\"},{\"ph\":\"E\",\"pid\":1,\"tid\":1,"
+        "\"ts\":6}, 7, {\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,"
+        "\"args\":{\"name\":\"thread 1 (main)\"}},\n {\"ph\":\"X\",\"cat\":\"cuda_runtime\","
+        "\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":7,\"dur\":1,\"args\":"
+        "{\"correlation\":\"12\"}},{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"g\",\"pid\":0,"
+        "\"tid\":3,\"ts\":9,\"dur\":1,\"args\":{\"correlation\":12}},{\"ph\":\"X\",\"name\":\"h\","
+        "\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":1,\"args\":{\"a\":{\"b\":{\"c\":[[[[[[[[[[[[[[[["
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+        "]]]]]]]]]]]]]]]]]]]]]]]]]]}}}},\n {\"ph\":\"X\",\"name\":\"cut\",\"pid\":1,\"tid\":1,\"ts",
+    };
+    char path[600], own[600];
+    snprintf(path, sizeof path, "%s/scan.json", gs_test_tmpdir());
+    snprintf(own, sizeof own, "%s/own.json", gs_test_tmpdir());
+    gs_timeline *tl;
+    gs_err err;
+    GS_REQUIRE(gs_timeline_read_csv(&tl, "traces/h200-backlog-g2dev.spans.csv", &err) == GS_OK);
+    GS_REQUIRE(gs_timeline_write_chrome(tl, own, &err) == GS_OK);
+    gs_timeline_destroy(tl);
+    const char *files[] = {path, KINETO, "traces/torch-stall/torch-sleep-profile.json", own};
+    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
+        FILE *f = fopen(path, "w");
+        GS_REQUIRE(f);
+        fputs(texts[t], f);
+        fclose(f);
+        GS_CHECK_MSG(same_import(path, NULL), "text %zu from memory", t);
+        GS_CHECK_MSG(same_import(path, "16"), "text %zu with a 16-byte window", t);
+    }
+    for (size_t i = 1; i < sizeof files / sizeof files[0]; i++)
+        GS_CHECK_MSG(same_import(files[i], NULL), "%s", files[i]);
 }

@@ -355,3 +355,82 @@ GS_TEST(import_daemon_log_prepared_ahead)
     GS_CHECK_EQ_INT(seen, 63);
     gs_timeline_destroy(tl);
 }
+
+/* The log streamed from its file (gs_import_file: a line at a time through
+ * windows from 16 bytes up) gives what the import from memory gives:
+ * spans, lanes, records used and ignored, skips and their first lines. */
+static int same_streamed(const char *path, const char *window)
+{
+    gs_timeline *a = NULL, *b = NULL;
+    gs_import_report ra, rb;
+    gs_err ea, eb;
+    gs_status sa = imp_test_load(&a, &ra, path, GS_IMPORT_DAEMON_LOG, 0, &ea);
+    gs_import_report_init(&rb);
+    gs_err_clear(&eb);
+    if (gs_timeline_create(&b) != GS_OK)
+        return 0;
+    setenv("GS_IMPORT_WINDOW", window, 1);
+    gs_status sb = gs_import_file(b, &rb, path, GS_IMPORT_AUTO, NULL, &eb);
+    unsetenv("GS_IMPORT_WINDOW");
+    int ok = sa == sb && !strcmp(ea.msg, eb.msg) && ra.used == rb.used &&
+             ra.ignored == rb.ignored && ra.n_skipped == rb.n_skipped &&
+             gs_timeline_lane_count(a) == gs_timeline_lane_count(b);
+    for (size_t i = 0; ok && i < ra.n_skipped; i++)
+        ok = !strcmp(ra.skipped[i].reason, rb.skipped[i].reason) &&
+             !strcmp(ra.skipped[i].first, rb.skipped[i].first) &&
+             ra.skipped[i].count == rb.skipped[i].count;
+    size_t na = 0, nb = 0;
+    const gs_span *x = ok ? gs_timeline_spans(a, &na) : NULL, *y = ok ? gs_timeline_spans(b, &nb) : NULL;
+    ok = ok && na == nb;
+    for (size_t i = 0; ok && i < na; i++)
+        ok = x[i].start_ns == y[i].start_ns && x[i].end_ns == y[i].end_ns &&
+             x[i].lane == y[i].lane && x[i].kind == y[i].kind && x[i].job == y[i].job &&
+             x[i].part == y[i].part && x[i].holder == y[i].holder && x[i].flags == y[i].flags &&
+             !strcmp(x[i].name, y[i].name) && !strcmp(x[i].args, y[i].args);
+    gs_timeline_destroy(a);
+    gs_timeline_destroy(b);
+    return ok;
+}
+
+GS_TEST(import_daemon_log_streamed_equals_memory)
+{
+    static const char *const windows[] = {"16", "4096", "8388608"};
+    char odd[600];
+    snprintf(odd, sizeof odd, "%s/odd.daemon.log", gs_test_tmpdir());
+    FILE *f = fopen(odd, "wb");
+    GS_REQUIRE(f);
+    /* CRLF, ANSI colour, a NUL byte, a 5000-byte line, a last line without '\n' */
+    fputs(small_log, f);
+    fputs("\x1b[2m2026-01-05T10:00:00.100000Z\x1b[0m  INFO e: FIN_TIMING finalizer "
+          "partition=Some(0) prove_finish_ms=1\r\n", f);
+    fwrite("TIMELINE,5,GPU_QUEUE,\0,partition=0\n", 1, 35, f);
+    for (int i = 0; i < 5000; i++)
+        fputc(i % 50 ? 'x' : ' ', f);
+    fputs("\nTIMELINE,9000,SYNTH_START,77,partition=1", f);
+    fclose(f);
+    const char *files[] = {odd, "test/fixtures/import/h200-backlog.daemon.log",
+                           "test/fixtures/import/demo-trim.daemon.log"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        for (size_t k = 0; k < sizeof windows / sizeof windows[0]; k++)
+            GS_CHECK_MSG(same_streamed(files[i], windows[k]), "%s with a %s-byte window", files[i],
+                         windows[k]);
+    /* The job mix from the file (record --from-log) as from memory. */
+    gs_log_job *ja, *jb;
+    size_t na, nb;
+    gs_import_report ra, rb;
+    gs_import_report_init(&ra);
+    gs_import_report_init(&rb);
+    gs_err err;
+    char *buf;
+    size_t len;
+    GS_REQUIRE(gs_read_file(&buf, &len, files[1], &err) == GS_OK);
+    GS_REQUIRE(gs_import_daemon_jobs(&ja, &na, &ra, (const uint8_t *)buf, len, files[1], &err) ==
+               GS_OK);
+    setenv("GS_IMPORT_WINDOW", "16", 1);
+    GS_REQUIRE(gs_import_daemon_jobs_path(&jb, &nb, &rb, files[1], &err) == GS_OK);
+    unsetenv("GS_IMPORT_WINDOW");
+    GS_CHECK(na == nb && na > 0 && !memcmp(ja, jb, na * sizeof *ja));
+    free(ja);
+    free(jb);
+    free(buf);
+}
