@@ -11,11 +11,7 @@
 
 #define GS_MAX_LOG_DOMAIN 28u
 
-static const char *const h_conv_names[] = {
-#define GS_X(e, n) n,
-    GS_H_CONV_TABLE(GS_X)
-#undef GS_X
-};
+static const char *const h_conv_names[] = {GS_H_CONV_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof h_conv_names / sizeof h_conv_names[0] == GS_H_CONV_COUNT,
                "H convention table out of step");
 
@@ -26,12 +22,10 @@ const char *gs_h_convention_name(gs_h_convention c)
 
 int gs_h_convention_from_name(gs_h_convention *out, const char *name)
 {
-    for (int i = 0; i < GS_H_CONV_COUNT; i++)
-        if (name && !strcmp(name, h_conv_names[i])) {
-            *out = (gs_h_convention)i;
-            return 1;
-        }
-    return 0;
+    int i = gs_xt_index(h_conv_names, GS_H_CONV_COUNT, name);
+    if (i >= 0)
+        *out = (gs_h_convention)i;
+    return i >= 0;
 }
 
 uint32_t gs_groth16_log_domain(uint32_t n_constraints, uint32_t n_public)
