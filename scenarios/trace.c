@@ -129,7 +129,7 @@ gs_status gs_trace_parse(gs_trace *out, const char *text, size_t len, const char
                 if (int_field(&v, x, 0, (double)INT32_MAX, &why))
                     a.id = (uint64_t)v;
             } else if (!strcmp(x->key, "kind")) {
-                if (!x->is_str || !gs_scn_kind_from_name(&a.kind, x->str))
+                if (!x->is_str || !gs_job_kind_from_name(&a.kind, x->str))
                     why = "must be one of winning_post, window_post, snap_deals, porep_c2, circuit";
             } else if (!strcmp(x->key, "partitions")) {
                 if (int_field(&v, x, 1, 1024, &why))
@@ -154,9 +154,9 @@ gs_status gs_trace_parse(gs_trace *out, const char *text, size_t len, const char
                 goto fail;
             }
         if (!get(f, nf, "partitions"))
-            a.partitions = gs_scn_kind_default_partitions(a.kind);
+            a.partitions = gs_job_kind_partitions(a.kind);
         if (!get(f, nf, "priority"))
-            a.priority = gs_scn_kind_default_priority(a.kind);
+            a.priority = gs_job_kind_priority(a.kind);
         if (out->n && a.t_ns < last_t) {
             st = gs_err_set(err, GS_ERR_FORMAT, "trace", where, "arrival time goes backwards (arrivals must be sorted by t)");
             goto fail;
