@@ -30,4 +30,21 @@ static inline int gs_xt_index(const char *const *names, int n, const char *name)
     return -1;
 }
 
+/* Defines the two lookups of a vocabulary T over its name table names[0 ..
+ * count): const char *fn##_name(T v) (NULL out of range) and
+ * int fn##_from_name(T *out, const char *name) (1 and *out set when name
+ * is in the table, else 0). */
+#define GS_XT_DEFINE_NAMES(T, fn, names, count)                          \
+    const char *fn##_name(T v)                                            \
+    {                                                                     \
+        return (unsigned)v < (unsigned)(count) ? names[v] : NULL;         \
+    }                                                                     \
+    int fn##_from_name(T *out, const char *name)                          \
+    {                                                                     \
+        int i_ = gs_xt_index(names, count, name);                         \
+        if (i_ >= 0)                                                      \
+            *out = (T)i_;                                                 \
+        return i_ >= 0;                                                   \
+    }
+
 #endif

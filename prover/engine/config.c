@@ -70,18 +70,7 @@ int gs_job_kind_priority(gs_job_kind k)
     return (unsigned)k < GS_KIND_COUNT ? kinds[k].priority : 2;
 }
 
-const char *gs_inj_point_name(gs_inj_point p)
-{
-    return (unsigned)p < GS_INJ_COUNT ? inj_names[p] : NULL;
-}
-
-int gs_inj_point_from_name(gs_inj_point *out, const char *name)
-{
-    int i = gs_xt_index(inj_names, GS_INJ_COUNT, name);
-    if (i >= 0)
-        *out = (gs_inj_point)i;
-    return i >= 0;
-}
+GS_XT_DEFINE_NAMES(gs_inj_point, gs_inj_point, inj_names, GS_INJ_COUNT)
 
 const char *gs_trim_policy_name(gs_trim_policy p)
 {

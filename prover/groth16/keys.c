@@ -15,18 +15,7 @@ static const char *const h_conv_names[] = {GS_H_CONV_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof h_conv_names / sizeof h_conv_names[0] == GS_H_CONV_COUNT,
                "H convention table out of step");
 
-const char *gs_h_convention_name(gs_h_convention c)
-{
-    return (unsigned)c < GS_H_CONV_COUNT ? h_conv_names[c] : NULL;
-}
-
-int gs_h_convention_from_name(gs_h_convention *out, const char *name)
-{
-    int i = gs_xt_index(h_conv_names, GS_H_CONV_COUNT, name);
-    if (i >= 0)
-        *out = (gs_h_convention)i;
-    return i >= 0;
-}
+GS_XT_DEFINE_NAMES(gs_h_convention, gs_h_convention, h_conv_names, GS_H_CONV_COUNT)
 
 uint32_t gs_groth16_log_domain(uint32_t n_constraints, uint32_t n_public)
 {
