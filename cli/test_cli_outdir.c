@@ -14,12 +14,6 @@
 
 #include "../test/test.h"
 
-static const char *bin(void)
-{
-    const char *b = getenv("GS_BIN");
-    return b && access(b, X_OK) == 0 ? b : NULL;
-}
-
 static void put(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -54,16 +48,13 @@ static void import_ok(const char *dir, const char *opts)
     char in[1024], cmd[4096], out[4096];
     snprintf(in, sizeof in, "%s/ok.json", gs_test_tmpdir());
     put(in, TRACE("8"));
-    snprintf(cmd, sizeof cmd, "%s import %s --out %s %s --quiet 2>&1", bin(), in, dir, opts);
+    snprintf(cmd, sizeof cmd, "%s import %s --out %s %s --quiet 2>&1", gs_test_bin(), in, dir, opts);
     GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
 }
 
 GS_TEST(cli_outdir_import_out_of_range)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     const char *d = gs_test_tmpdir();
     char in[1024], dir[1024], cmd[4096], out[4096], p[1200];
     snprintf(in, sizeof in, "%s/big.json", d);
@@ -71,7 +62,7 @@ GS_TEST(cli_outdir_import_out_of_range)
     /* A new directory: none is left (the report step used to fail on
      * gapscope's own spans.csv and leave spans.csv and timeline.json). */
     snprintf(dir, sizeof dir, "%s/new", d);
-    snprintf(cmd, sizeof cmd, "%s import %s --out %s --no-charts 2>&1", bin(), in, dir);
+    snprintf(cmd, sizeof cmd, "%s import %s --out %s --no-charts 2>&1", gs_test_bin(), in, dir);
     GS_CHECK_EQ_INT(gs_test_run(cmd, out, sizeof out), 2);
     GS_CHECK_MSG(strstr(out, "big.json:3") && strstr(out, "stream 2147483648"), "%s", out);
     GS_CHECK(access(dir, F_OK) != 0);
@@ -84,7 +75,7 @@ GS_TEST(cli_outdir_import_out_of_range)
     snprintf(p, sizeof p, "%s/report.md", dir);
     GS_REQUIRE(unlink(p) == 0);
     snprintf(in, sizeof in, "%s/big.json", d);
-    snprintf(cmd, sizeof cmd, "%s import %s --out %s --no-charts 2>&1; ls -A %s", bin(), in, dir,
+    snprintf(cmd, sizeof cmd, "%s import %s --out %s --no-charts 2>&1; ls -A %s", gs_test_bin(), in, dir,
              dir);
     gs_test_run(cmd, out, sizeof out);
     GS_CHECK_MSG(!strstr(out, "report.md") && !strstr(out, ".gs-keep"), "%s", out);
@@ -94,10 +85,7 @@ GS_TEST(cli_outdir_import_out_of_range)
 
 GS_TEST(cli_outdir_report_failure_keeps_previous)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     const char *d = gs_test_tmpdir();
     char dir[1024], cmd[4096], out[4096], p[1200];
     snprintf(dir, sizeof dir, "%s/run", d);
@@ -108,7 +96,7 @@ GS_TEST(cli_outdir_report_failure_keeps_previous)
     put(p, "previous\n");
     snprintf(p, sizeof p, "%s/report.html", dir);
     GS_REQUIRE(unlink(p) == 0 && mkdir(p, 0777) == 0);
-    snprintf(cmd, sizeof cmd, "%s report %s --no-charts --quiet 2>&1", bin(), dir);
+    snprintf(cmd, sizeof cmd, "%s report %s --no-charts --quiet 2>&1", gs_test_bin(), dir);
     GS_CHECK_EQ_INT(gs_test_run(cmd, out, sizeof out), 3);
     snprintf(p, sizeof p, "%s/summary.json", dir);
     GS_CHECK(!strcmp(first_line(p), "previous\n"));
@@ -119,16 +107,13 @@ GS_TEST(cli_outdir_report_failure_keeps_previous)
 
 GS_TEST(cli_outdir_gate_out_created)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     const char *d = gs_test_tmpdir();
     char dir[1024], cmd[4096], out[4096], p[1200];
     snprintf(dir, sizeof dir, "%s/run", d);
     import_ok(dir, "--no-report");
     /* Issue 35: "gate PASSED", then exit 3 on a missing --out directory. */
-    snprintf(cmd, sizeof cmd, "%s gate %s --min-util 0.1 --out %s/ci/gate --quiet 2>&1", bin(), dir,
+    snprintf(cmd, sizeof cmd, "%s gate %s --min-util 0.1 --out %s/ci/gate --quiet 2>&1", gs_test_bin(), dir,
              d);
     GS_CHECK_EQ_INT(gs_test_run(cmd, out, sizeof out), 0);
     snprintf(p, sizeof p, "%s/ci/gate/gate.json", d);
@@ -139,10 +124,7 @@ GS_TEST(cli_outdir_gate_out_created)
 
 GS_TEST(cli_outdir_whatif_failure_keeps_previous)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     const char *root = getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : ".";
     const char *d = gs_test_tmpdir();
     char dir[1024], cmd[4096], out[4096], p[1200];
@@ -157,7 +139,7 @@ GS_TEST(cli_outdir_whatif_failure_keeps_previous)
     snprintf(cmd, sizeof cmd,
              "%s predict '%s/traces/attach-h200/2026-12-04/torch-trim-400' --what-if "
              "remove:malloc_trim --no-report --quiet --out %s 2>&1",
-             bin(), root, dir);
+             gs_test_bin(), root, dir);
     GS_CHECK(gs_test_run(cmd, out, sizeof out) != 0);
     GS_CHECK(!strcmp(first_line(p), "previous\n"));
     snprintf(p, sizeof p, "%s/spans.csv", dir);

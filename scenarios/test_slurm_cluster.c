@@ -36,13 +36,6 @@
 #define VARY "--vary inject.h2d=0ms,5ms,10ms,15ms,20ms,25ms,30ms,40ms --reps 2 --seed 5"
 #define POINTS 8
 
-static int sh(char *out, size_t cap, const char *cmd)
-{
-    char full[8192];
-    snprintf(full, sizeof full, "%s 2>&1", cmd);
-    return gs_test_run(full, out, cap);
-}
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -130,7 +123,7 @@ static void run_cluster_test(const char *d, const char *b)
     snprintf(sl, sizeof sl, "%s/slurm", d);
     double t0 = now_s();
     snprintf(cmd, sizeof cmd, "%s sweep %s " VARY " --out %s -q", b, scn, loc);
-    GS_REQUIRE(sh(out, sizeof out, cmd) == 0 || (gs_test_fail(__FILE__, __LINE__, "%s", out), 0));
+    GS_REQUIRE(gs_test_sh(out, sizeof out, cmd) == 0 || (gs_test_fail(__FILE__, __LINE__, "%s", out), 0));
     double t_local = now_s() - t0;
     /* The Slurm sweep in the background; one running task cancelled. */
     snprintf(cmd, sizeof cmd, "%s sweep %s " VARY " --out %s --slurm --partition gstest --array-max 2 --poll 1 "
@@ -145,7 +138,7 @@ static void run_cluster_test(const char *d, const char *b)
     GS_REQUIRE(pid > 0);
     char task[64] = "";
     for (int k = 0; k < 600 && !task[0]; k++) { /* a task running for 0.3 s: mid-run */
-        if (sh(out, sizeof out, "squeue -h -r -t RUNNING -n gapscope-sweep-slurm -o %i") == 0 && out[0]) {
+        if (gs_test_sh(out, sizeof out, "squeue -h -r -t RUNNING -n gapscope-sweep-slurm -o %i") == 0 && out[0]) {
             sscanf(out, "%63s", task);
             usleep(300000);
         } else
@@ -154,7 +147,7 @@ static void run_cluster_test(const char *d, const char *b)
     GS_CHECK_MSG(task[0], "no task of the array ever ran");
     snprintf(cmd, sizeof cmd, "scancel %s", task);
     if (task[0])
-        GS_CHECK_EQ_INT(sh(out, sizeof out, cmd), 0);
+        GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 0);
     int status = -1;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
@@ -181,7 +174,7 @@ static void run_cluster_test(const char *d, const char *b)
     t0 = now_s();
     snprintf(cmd, sizeof cmd, "%s sweep %s " VARY " --out %s --slurm --partition gstest --array-max 2 --poll 1 --resume",
              b, scn, sl);
-    GS_CHECK_MSG(sh(out, sizeof out, cmd) == 0 && strstr(out, "1 task to submit again"), "%s", out);
+    GS_CHECK_MSG(gs_test_sh(out, sizeof out, cmd) == 0 && strstr(out, "1 task to submit again"), "%s", out);
     double t_resume = now_s() - t0;
     char *jobs = slurp(sl, "slurm/jobs");
     char j1[32] = "", s1[64] = "", j2[32] = "", s2[64] = "", extra[8] = "", spec[64];
@@ -252,7 +245,7 @@ static void run_cluster_test(const char *d, const char *b)
     snprintf(g, sizeof g, "%s/gate", d);
     snprintf(cmd, sizeof cmd, "%s gate --slurm --base %s --head %s --reps 4 --array-max 2 --poll 1 --run-out %s --out %s",
              b, scn, head, g, g);
-    int rc = sh(out, sizeof out, cmd);
+    int rc = gs_test_sh(out, sizeof out, cmd);
     GS_CHECK_MSG(rc == 1 && strstr(out, "FAIL paired util drop") && strstr(out, "n = 4 + 4") &&
                      strstr(out, "slurm: base and head ran on the same hardware"),
                  "gate exit %d: %s", rc, out);
@@ -271,7 +264,7 @@ GS_TEST(slurmcluster_sweep_resume_gate)
         return;
     }
     char out[4096], cmd[2048], dir[900];
-    if (sh(out, sizeof out, "test/slurm/cluster.sh check") != 0) {
+    if (gs_test_sh(out, sizeof out, "test/slurm/cluster.sh check") != 0) {
         out[strcspn(out, "\n")] = '\0';
         if (ci)
             gs_test_fail(__FILE__, __LINE__, "Slurm cannot run in CI: %s", out);
@@ -282,17 +275,17 @@ GS_TEST(slurmcluster_sweep_resume_gate)
     const char *d = gs_test_tmpdir();
     snprintf(dir, sizeof dir, "%s/cluster", d);
     snprintf(cmd, sizeof cmd, "test/slurm/cluster.sh start %s", dir);
-    if (sh(out, sizeof out, cmd) != 0) {
+    if (gs_test_sh(out, sizeof out, cmd) != 0) {
         gs_test_fail(__FILE__, __LINE__, "the test cluster did not start: %s", out);
         snprintf(cmd, sizeof cmd, "test/slurm/cluster.sh stop %s", dir);
-        sh(out, sizeof out, cmd);
+        gs_test_sh(out, sizeof out, cmd);
         return;
     }
     snprintf(cmd, sizeof cmd, "%s/slurm.conf", dir);
     setenv("SLURM_CONF", cmd, 1);
     run_cluster_test(d, b);
     snprintf(cmd, sizeof cmd, "test/slurm/cluster.sh stop %s", dir);
-    GS_CHECK_MSG(sh(out, sizeof out, cmd) == 0, "stop: %s", out);
+    GS_CHECK_MSG(gs_test_sh(out, sizeof out, cmd) == 0, "stop: %s", out);
     snprintf(cmd, sizeof cmd, "%s", dir);
     GS_CHECK_MSG(access(cmd, F_OK) != 0, "%s left behind", dir);
     unsetenv("SLURM_CONF");
