@@ -14,14 +14,6 @@
 
 #include "../test/test.h"
 
-static void put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    GS_REQUIRE(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static const char *first_line(const char *path)
 {
     static char buf[256];
@@ -47,7 +39,7 @@ static void import_ok(const char *dir, const char *opts)
 {
     char in[1024], cmd[4096], out[4096];
     snprintf(in, sizeof in, "%s/ok.json", gs_test_tmpdir());
-    put(in, TRACE("8"));
+    GS_REQUIRE(gs_test_write_text(in, TRACE("8")));
     snprintf(cmd, sizeof cmd, "%s import %s --out %s %s --quiet 2>&1", gs_test_bin(), in, dir, opts);
     GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
 }
@@ -58,7 +50,7 @@ GS_TEST(cli_outdir_import_out_of_range)
     const char *d = gs_test_tmpdir();
     char in[1024], dir[1024], cmd[4096], out[4096], p[1200];
     snprintf(in, sizeof in, "%s/big.json", d);
-    put(in, TRACE("2147483648"));
+    GS_REQUIRE(gs_test_write_text(in, TRACE("2147483648")));
     /* A new directory: none is left (the report step used to fail on
      * gapscope's own spans.csv and leave spans.csv and timeline.json). */
     snprintf(dir, sizeof dir, "%s/new", d);
@@ -93,7 +85,7 @@ GS_TEST(cli_outdir_report_failure_keeps_previous)
     /* summary.json from before; report.html cannot be replaced (a
      * directory stands there), so the report fails after writing the rest. */
     snprintf(p, sizeof p, "%s/summary.json", dir);
-    put(p, "previous\n");
+    GS_REQUIRE(gs_test_write_text(p, "previous\n"));
     snprintf(p, sizeof p, "%s/report.html", dir);
     GS_REQUIRE(unlink(p) == 0 && mkdir(p, 0777) == 0);
     snprintf(cmd, sizeof cmd, "%s report %s --no-charts --quiet 2>&1", gs_test_bin(), dir);
@@ -135,7 +127,7 @@ GS_TEST(cli_outdir_whatif_failure_keeps_previous)
     snprintf(p, sizeof p, "%s/summary.json", dir);
     GS_REQUIRE(mkdir(dir, 0777) == 0 && mkdir(p, 0777) == 0);
     snprintf(p, sizeof p, "%s/summary.json/mine", dir);
-    put(p, "previous\n");
+    GS_REQUIRE(gs_test_write_text(p, "previous\n"));
     snprintf(cmd, sizeof cmd,
              "%s predict '%s/traces/attach-h200/2026-12-04/torch-trim-400' --what-if "
              "remove:malloc_trim --no-report --quiet --out %s 2>&1",

@@ -95,10 +95,7 @@ GS_TEST(cli_import_bad_input_exits_2_without_output)
     const char *d = gs_test_tmpdir();
     char bad[1024], dir[1024], cmd[4096], out[8192];
     snprintf(bad, sizeof bad, "%s/bad.json", d);
-    FILE *f = fopen(bad, "w");
-    GS_REQUIRE(f);
-    fputs("{\"traceEvents\": [\n  {\"ph\": \"X\",, }\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(bad, "{\"traceEvents\": [\n  {\"ph\": \"X\",, }\n"));
     /* An unknown format, JSON with no usable event, a missing file. */
     const char *inputs[] = {"test/fixtures/chain.r1cs", bad, "no/such/file.json"};
     const char *want[] = {"unknown format", "no usable record", "no/such/file.json"};

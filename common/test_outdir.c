@@ -13,10 +13,7 @@ static void put(const char *dir, const char *name, const char *text)
 {
     char p[2400];
     snprintf(p, sizeof p, "%s/%s", dir, name);
-    FILE *f = fopen(p, "w");
-    GS_REQUIRE(f);
-    fputs(text, f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(p, text));
 }
 
 /* The first line of dir/name ("" when missing). */

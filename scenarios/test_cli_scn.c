@@ -15,10 +15,7 @@ GS_TEST(cli_scn_errors_and_dry_run)
     const char *d = gs_test_tmpdir();
     char cmd[2048], out[16384], path[700];
     snprintf(path, sizeof path, "%s/bad.ini", d);
-    FILE *f = fopen(path, "w");
-    GS_REQUIRE(f);
-    fputs("[engine]\nsynth_threads = 2\n\n[jobs]\nreplay = sometimes\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(path, "[engine]\nsynth_threads = 2\n\n[jobs]\nreplay = sometimes\n"));
     snprintf(cmd, sizeof cmd, "%s run %s --out %s/never", b, path, d);
     GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 2);
     GS_CHECK_MSG(strstr(out, "bad.ini:5") && strstr(out, "timed|afap|scaled"), "%s", out);
@@ -26,21 +23,16 @@ GS_TEST(cli_scn_errors_and_dry_run)
     GS_CHECK(access(cmd, F_OK) != 0); /* nothing written on bad input */
     /* A malformed trace: the line number. */
     snprintf(path, sizeof path, "%s/bad.jsonl", d);
-    f = fopen(path, "w");
-    GS_REQUIRE(f);
-    fputs("{\"format\":\"gapscope-trace\",\"version\":1,\"time_unit\":\"s\"}\n{\"t\":1,\"id\":1,\"kind\":\"porep_c2\"}\n"
-          "{\"t\":2,\"id\":2,\"kind\":\"porep_c3\"}\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(path, "{\"format\":\"gapscope-trace\",\"version\":1,\"time_unit\":\"s\"}\n"
+                                        "{\"t\":1,\"id\":1,\"kind\":\"porep_c2\"}\n"
+                                        "{\"t\":2,\"id\":2,\"kind\":\"porep_c3\"}\n"));
     snprintf(cmd, sizeof cmd, "%s replay %s --dry-run", b, path);
     GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 2);
     GS_CHECK_MSG(strstr(out, "bad.jsonl:3") != NULL, "%s", out);
     /* --set with an unknown key names --set. */
     snprintf(cmd, sizeof cmd, "%s run %s --set engine.nope=1 --dry-run", b, path);
     snprintf(path, sizeof path, "%s/ok.ini", d);
-    f = fopen(path, "w");
-    GS_REQUIRE(f);
-    fputs("[engine]\nsynth_threads = 2\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(path, "[engine]\nsynth_threads = 2\n"));
     snprintf(cmd, sizeof cmd, "%s run %s --set engine.nope=1 --dry-run", b, path);
     GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 2);
     GS_CHECK_MSG(strstr(out, "--set") && strstr(out, "unknown key 'nope'"), "%s", out);

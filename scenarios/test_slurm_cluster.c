@@ -112,13 +112,10 @@ static void run_cluster_test(const char *d, const char *b)
 {
     char cmd[4096], out[32768], scn[900], head[900], loc[900], sl[900], g[900];
     snprintf(scn, sizeof scn, "%s/h2d.ini", d);
-    FILE *f = fopen(scn, "w");
-    GS_REQUIRE(f);
-    fputs("; h2d.ini - test_slurm_cluster.c: 8 small jobs as fast as possible\n[engine]\nsynth_threads = 2\n"
-          "prove_threads = 1\ntrim = off\nverify = after_unlock\n[jobs]\nkinds = circuit:1\ncount = 8\n"
-          "interarrival = fixed:1ms\nsize_map = circuit:9\nreplay = afap\n",
-          f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(scn, "; h2d.ini - test_slurm_cluster.c: 8 small jobs as fast as possible\n"
+                                       "[engine]\nsynth_threads = 2\nprove_threads = 1\ntrim = off\n"
+                                       "verify = after_unlock\n[jobs]\nkinds = circuit:1\ncount = 8\n"
+                                       "interarrival = fixed:1ms\nsize_map = circuit:9\nreplay = afap\n"));
     snprintf(loc, sizeof loc, "%s/local", d);
     snprintf(sl, sizeof sl, "%s/slurm", d);
     double t0 = now_s();
@@ -238,10 +235,8 @@ static void run_cluster_test(const char *d, const char *b)
            t_local, t_slurm, t_resume, worst, spread, bl, cl, bs, cs);
     /* The gate: a head that waits 30 ms before every H2D copy fails. */
     snprintf(head, sizeof head, "%s/h2d-slow.ini", d);
-    f = fopen(head, "w");
-    GS_REQUIRE(f);
-    fprintf(f, "; the base, 30 ms before every H2D copy\ninclude = h2d.ini\n[inject.h2d]\ndist = fixed:30ms\n");
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(head, "; the base, 30 ms before every H2D copy\ninclude = h2d.ini\n"
+                                        "[inject.h2d]\ndist = fixed:30ms\n"));
     snprintf(g, sizeof g, "%s/gate", d);
     snprintf(cmd, sizeof cmd, "%s gate --slurm --base %s --head %s --reps 4 --array-max 2 --poll 1 --run-out %s --out %s",
              b, scn, head, g, g);
