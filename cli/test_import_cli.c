@@ -16,14 +16,6 @@
 #include "../scenarios/trace.h"
 #include "../test/test.h"
 
-static int exists(const char *dir, const char *file)
-{
-    char p[2048];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/%s", dir, file);
-    return stat(p, &st) == 0;
-}
-
 /* summary.json's top-level util and verdict cause of a run directory. */
 static int summary(const char *dir, double *util, char *cause, size_t n)
 {
@@ -67,9 +59,9 @@ GS_TEST(cli_import_each_format)
             continue;
         }
         GS_CHECK_MSG(rc == 0, "%s: exit %d: %s", cases[i].file, rc, out);
-        GS_CHECK(exists(dir, "spans.csv") && exists(dir, "timeline.json") &&
-                 exists(dir, "summary.json") && exists(dir, "report.md") &&
-                 exists(dir, "report.html") && exists(dir, "data/gap_pieces.dat"));
+        GS_CHECK(gs_test_exists(dir, "spans.csv") && gs_test_exists(dir, "timeline.json") &&
+                 gs_test_exists(dir, "summary.json") && gs_test_exists(dir, "report.md") &&
+                 gs_test_exists(dir, "report.html") && gs_test_exists(dir, "data/gap_pieces.dat"));
         GS_REQUIRE(summary(dir, &util, cause, sizeof cause));
         GS_CHECK_MSG(!strcmp(cause, cases[i].cause), "%s: %s", cases[i].file, cause);
         if (cases[i].util >= 0)
@@ -104,7 +96,7 @@ GS_TEST(cli_import_bad_input_exits_2_without_output)
         snprintf(cmd, sizeof cmd, "%s import %s --out %s --quiet 2>&1", gs_test_bin(), inputs[i], dir);
         GS_CHECK_EQ_INT(gs_test_run(cmd, out, sizeof out), 2);
         GS_CHECK_MSG(strstr(out, want[i]) != NULL, "%s", out);
-        GS_CHECK(!exists(dir, "spans.csv"));
+        GS_CHECK(!gs_test_exists(dir, "spans.csv"));
     }
     /* The malformed event is reported with its line. */
     snprintf(cmd, sizeof cmd, "%s import %s --out %s/x --quiet 2>&1", gs_test_bin(), bad, d);

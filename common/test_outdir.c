@@ -32,13 +32,6 @@ static const char *get(const char *dir, const char *name)
     return buf;
 }
 
-static int exists(const char *dir, const char *name)
-{
-    char p[2400];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return access(p, F_OK) == 0;
-}
-
 /* Number of entries in dir (without . and ..). */
 static int entries(const char *dir)
 {
@@ -109,7 +102,7 @@ GS_TEST(outdir_existing_directory_restored_on_abort)
     gs_outdir_abort(&d);
     GS_CHECK(!strcmp(get(dir, "summary.json"), "old"));
     GS_CHECK(!strcmp(get(sub, "a.dat"), "old a"));
-    GS_CHECK(!exists(sub, "b.dat") && !exists(dir, "run-001"));
+    GS_CHECK(!gs_test_exists(sub, "b.dat") && !gs_test_exists(dir, "run-001"));
     GS_CHECK(!strcmp(get(dir, "spans.csv"), "input"));
     GS_CHECK_EQ_INT(entries(dir), 3);   /* summary.json, spans.csv, data: no .gs-keep left */
     /* Committed: the new outputs stay, the copies go. */

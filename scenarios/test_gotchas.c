@@ -120,14 +120,6 @@ GS_TEST(gotcha_real_trim_mode_rejects_ignored_keys)
     gs_scenario_destroy(s);
 }
 
-static int has_file(const char *dir, const char *name)
-{
-    char p[1200];
-    struct stat sb;
-    snprintf(p, sizeof p, "%.900s/%.200s", dir, name);
-    return stat(p, &sb) == 0;
-}
-
 /* --no-report skips the rendering only: summary.json is written (and the
  * run result carries the analysis), report.md/.html and charts are not. */
 GS_TEST(gotcha_no_report_still_writes_summary)
@@ -140,7 +132,7 @@ GS_TEST(gotcha_no_report_still_writes_summary)
     GS_REQUIRE(ts_run_text(text, "noreport.ini", "nr", 1, &r, dir, sizeof dir));
     GS_CHECK_EQ_INT(r.completed, 2);
     GS_CHECK(r.analyzed && r.gpu_span_s > 0);
-    GS_CHECK(has_file(dir, "summary.json"));
-    GS_CHECK(has_file(dir, "spans.csv") && has_file(dir, "jobs.csv"));
-    GS_CHECK(!has_file(dir, "report.md") && !has_file(dir, "report.html") && !has_file(dir, "charts"));
+    GS_CHECK(gs_test_exists(dir, "summary.json"));
+    GS_CHECK(gs_test_exists(dir, "spans.csv") && gs_test_exists(dir, "jobs.csv"));
+    GS_CHECK(!gs_test_exists(dir, "report.md") && !gs_test_exists(dir, "report.html") && !gs_test_exists(dir, "charts"));
 }
