@@ -23,6 +23,7 @@
  * to the next nanosecond, so the waiter that set the step is always done.
  */
 #define _GNU_SOURCE
+#include "grow.h"
 #include "clock.h"
 
 #include <math.h>
@@ -314,14 +315,8 @@ void gs_vt_exit(void)
  * counted running; w is filled in. */
 static void wait_on(waiter *w)
 {
-    if (vt.n == vt.cap) {
-        size_t cap = vt.cap ? 2 * vt.cap : 64;
-        waiter **nw = realloc(vt.w, cap * sizeof *nw);
-        if (!nw)
-            abort(); /* cannot model without memory for a pointer list */
-        vt.w = nw;
-        vt.cap = cap;
-    }
+    if (!gs_grow(&vt.w, &vt.cap, vt.n, sizeof *vt.w, 64))
+        abort(); /* cannot model without memory for a pointer list */
     vt.w[vt.n++] = w;
     stop_running();
     while (!w->done && atomic_load(&g_state) == VT_ON)

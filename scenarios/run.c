@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../common/grow.h"
 #include "../diag/jobs.h"
 #include "../common/outdir.h"
 #include "../common/outfile.h"
@@ -243,14 +244,8 @@ static int64_t next_cancel(const driver *d) { return d->n ? d->heap[0].t : INT64
 
 static int cancel_push(driver *d, int64_t t, uint64_t id)
 {
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? 2 * d->cap : 64;
-        cancel_ev *h = realloc(d->heap, cap * sizeof *h);
-        if (!h)
-            return 0;
-        d->heap = h;
-        d->cap = cap;
-    }
+    if (!gs_grow(&d->heap, &d->cap, d->n, sizeof *d->heap, 64))
+        return 0;
     size_t i = d->n++;
     while (i && d->heap[(i - 1) / 2].t > t) {
         d->heap[i] = d->heap[(i - 1) / 2];

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../timeline/limits.h"
 #include "scn_internal.h"
 #include "trace.h"
@@ -26,14 +27,8 @@ static const gs_json_field *get(const gs_json_field *f, int n, const char *key)
 
 gs_status gs_trace_push(gs_trace *t, const gs_arrival *a)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        gs_arrival *na = realloc(t->a, cap * sizeof *na);
-        if (!na)
-            return GS_ERR_NOMEM;
-        t->a = na;
-        t->cap = cap;
-    }
+    if (!gs_grow(&t->a, &t->cap, t->n, sizeof *t->a, 64))
+        return GS_ERR_NOMEM;
     t->a[t->n++] = *a;
     return GS_OK;
 }
