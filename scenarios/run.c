@@ -34,20 +34,21 @@
 
 #define MAX_DEVICES 16
 
-static void default_dir(char *out, size_t cap, const gs_scenario *s)
+void gs_scn_default_run_dir(char *out, size_t cap, const char *name)
 {
-    const char *base = strrchr(s->path, '/');
-    base = base ? base + 1 : s->path[0] ? s->path : "scenario";
-    char name[128];
-    snprintf(name, sizeof name, "%.100s", base);
-    char *dot = strrchr(name, '.');
-    if (dot && dot != name)
-        *dot = '\0';
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
     snprintf(out, cap, "runs/%s-%04d%02d%02d-%02d%02d%02d", name, tm.tm_year + 1900, tm.tm_mon + 1,
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+/* runs/<scenario file name without its extension>-<UTC time>. */
+static void default_dir(char *out, size_t cap, const gs_scenario *s)
+{
+    char name[101];
+    gs_path_stem(name, sizeof name, s->path[0] ? s->path : "scenario", 0);
+    gs_scn_default_run_dir(out, cap, name);
 }
 
 static void path_in(char *out, size_t cap, const char *dir, const char *file)
