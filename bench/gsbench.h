@@ -59,6 +59,16 @@ void gs_bench_min_time(gs_bench_reg *r, double seconds);
 
 void gs_bench_register(const char *name, gs_bench_fn fn, gs_bench_setup_fn setup);
 
+/* Milliseconds of wall-clock time (the benchmarks that run threads or wait),
+ * and at least min_s seconds of runs when min_s > 0. */
+static inline void gs_bench_ms_wall(gs_bench_reg *r, double min_s)
+{
+    gs_bench_unit(r, GS_BENCH_MS);
+    gs_bench_use_real_time(r);
+    if (min_s > 0)
+        gs_bench_min_time(r, min_s);
+}
+
 #define GS_BENCHMARK(fn, name, setup)                                     \
     __attribute__((constructor)) static void gs_bench_reg_##fn(void)     \
     {                                                                    \
