@@ -16,14 +16,6 @@
 #include "../prover/io/io.h"
 #include "../test/test.h"
 
-static const char *snarkjs(void)
-{
-    static char path[1024];
-    const char *root = getenv("GS_ROOT");
-    snprintf(path, sizeof path, "%s/node_modules/.bin/snarkjs", root && *root ? root : ".");
-    return access(path, X_OK) == 0 ? path : NULL;
-}
-
 
 static int exists(const char *p)
 {
@@ -48,12 +40,12 @@ GS_TEST(cli_prove_then_snarkjs_verifies)
     /* public.json is identical to snarkjs's. */
     snprintf(cmd, sizeof cmd, "cmp -s test/fixtures/chain_public.json %s/public.json", d);
     GS_CHECK(gs_test_run(cmd, out, sizeof out) == 0);
-    if (!snarkjs()) {
+    if (!gs_test_snarkjs()) {
         gs_test_skip("snarkjs not installed in node_modules (make deps installs it)");
         return;
     }
     snprintf(cmd, sizeof cmd, "%s groth16 verify test/fixtures/chain_vk.json %s/public.json %s/proof.json 2>&1",
-             snarkjs(), d, d);
+             gs_test_snarkjs(), d, d);
     int rc = gs_test_run(cmd, out, sizeof out);
     GS_CHECK_MSG(rc == 0 && strstr(out, "OK!"), "snarkjs said (%d): %s", rc, out);
 }

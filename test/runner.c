@@ -105,6 +105,14 @@ int gs_test_write_text(const char *path, const char *text)
     return fclose(f) == 0 && ok;
 }
 
+const char *gs_test_snarkjs(void)
+{
+    static char path[1024];
+    const char *root = getenv("GS_ROOT");
+    snprintf(path, sizeof path, "%s/node_modules/.bin/snarkjs", root && *root ? root : ".");
+    return access(path, X_OK) == 0 ? path : NULL;
+}
+
 int gs_test_exists(const char *dir, const char *name)
 {
     char p[4096];

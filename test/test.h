@@ -48,6 +48,9 @@ const char *gs_test_bin(void);
 int gs_test_sh(char *out, size_t len, const char *cmd);
 /* Writes text to path (created or truncated); 1 on success, else 0. */
 int gs_test_write_text(const char *path, const char *text);
+/* snarkjs's command line ($GS_ROOT, else the current directory, then
+ * node_modules/.bin/snarkjs), or NULL when it is not installed there. */
+const char *gs_test_snarkjs(void);
 /* 1 when dir/name exists. */
 int gs_test_exists(const char *dir, const char *name);
 
