@@ -34,10 +34,12 @@ static const char *first_line(const char *path)
     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":5,"  \
     "\"args\":{\"device\":0,\"stream\":" stream "}}]}\n"
 
-/* Imports a good two-kernel trace into dir (GS_BIN import ... opts). */
-static void import_ok(const char *dir, const char *opts)
+/* Imports a good two-kernel trace into dir = <tmpdir>/sub (GS_BIN import
+ * ... opts). */
+static void import_ok(char *dir, size_t dir_cap, const char *sub, const char *opts)
 {
     char in[1024], cmd[4096], out[4096];
+    snprintf(dir, dir_cap, "%s/%s", gs_test_tmpdir(), sub);
     snprintf(in, sizeof in, "%s/ok.json", gs_test_tmpdir());
     GS_REQUIRE(gs_test_write_text(in, TRACE("8")));
     snprintf(cmd, sizeof cmd, "%s import %s --out %s %s --quiet 2>&1", gs_test_bin(), in, dir, opts);
@@ -59,8 +61,7 @@ GS_TEST(cli_outdir_import_out_of_range)
     GS_CHECK_MSG(strstr(out, "big.json:3") && strstr(out, "stream 2147483648"), "%s", out);
     GS_CHECK(access(dir, F_OK) != 0);
     /* An existing run directory: its previous outputs stay as they were. */
-    snprintf(dir, sizeof dir, "%s/old", d);
-    import_ok(dir, "--no-charts");
+    import_ok(dir, sizeof dir, "old", "--no-charts");
     snprintf(p, sizeof p, "%s/spans.csv", dir);
     char before[256];
     snprintf(before, sizeof before, "%s", first_line(p));
@@ -78,10 +79,8 @@ GS_TEST(cli_outdir_import_out_of_range)
 GS_TEST(cli_outdir_report_failure_keeps_previous)
 {
     GS_TEST_NEED_BIN();
-    const char *d = gs_test_tmpdir();
     char dir[1024], cmd[4096], out[4096], p[1200];
-    snprintf(dir, sizeof dir, "%s/run", d);
-    import_ok(dir, "--no-charts");
+    import_ok(dir, sizeof dir, "run", "--no-charts");
     /* summary.json from before; report.html cannot be replaced (a
      * directory stands there), so the report fails after writing the rest. */
     snprintf(p, sizeof p, "%s/summary.json", dir);
@@ -102,8 +101,7 @@ GS_TEST(cli_outdir_gate_out_created)
     GS_TEST_NEED_BIN();
     const char *d = gs_test_tmpdir();
     char dir[1024], cmd[4096], out[4096], p[1200];
-    snprintf(dir, sizeof dir, "%s/run", d);
-    import_ok(dir, "--no-report");
+    import_ok(dir, sizeof dir, "run", "--no-report");
     /* Issue 35: "gate PASSED", then exit 3 on a missing --out directory. */
     snprintf(cmd, sizeof cmd, "%s gate %s --min-util 0.1 --out %s/ci/gate --quiet 2>&1", gs_test_bin(), dir,
              d);
