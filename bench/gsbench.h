@@ -81,6 +81,26 @@ static inline void gs_bench_do_not_optimize(const void *p)
     __asm__ volatile("" : : "g"(p) : "memory");
 }
 
+/* A benchmark of one operation in a dependent chain: x and y of type T
+ * drawn, in that order, by rand_fn(T *, gs_rng *) from a generator seeded
+ * with seed (not timed), then op (an expression on x and y, writing x) for
+ * as many iterations as Google Benchmark asks; items = iterations.  reg is
+ * the registration's setup function (or NULL). */
+#define GS_BENCH_CHAIN(fn_name, label, reg, seed, T, rand_fn, op)           \
+    static void fn_name(gs_bench_state *st)                                \
+    {                                                                      \
+        gs_rng rng;                                                        \
+        gs_rng_seed(&rng, seed);                                           \
+        T x, y;                                                            \
+        rand_fn(&x, &rng);                                                 \
+        rand_fn(&y, &rng);                                                 \
+        while (gs_bench_keep_running(st))                                  \
+            op;                                                            \
+        gs_bench_do_not_optimize(&x);                                      \
+        gs_bench_set_items_processed(st, gs_bench_iterations(st));         \
+    }                                                                      \
+    GS_BENCHMARK(fn_name, label, reg)
+
 #ifdef __cplusplus
 }
 #endif
