@@ -4,66 +4,37 @@
 
 static void random_scalar(gs_scalar *out, gs_rng *rng);
 
-static void random_g1(gs_g1 *out, gs_rng *rng)
+/* random_g1, random_g2: a random point [k]G of the group. */
+#define RANDOM_POINT(group)                                                \
+    static void random_##group(gs_##group *out, gs_rng *rng)               \
+    {                                                                      \
+        gs_scalar s;                                                       \
+        random_scalar(&s, rng);                                            \
+        gs_##group g;                                                      \
+        gs_##group##_generator(&g);                                        \
+        gs_##group##_mul_var(out, &g, &s);                                 \
+    }
+RANDOM_POINT(g1)
+RANDOM_POINT(g2)
+
+/* A random G1 point in Jacobian (p) and affine (a) form, for the
+ * group-law benchmarks: x.p = x.p + y.p, x.p + y.a, 2 x.p in a chain. */
+typedef struct {
+    gs_g1 p;
+    gs_g1_affine a;
+} g1_both;
+
+static void random_g1_both(g1_both *out, gs_rng *rng)
 {
-    gs_scalar s;
-    random_scalar(&s, rng);
-    gs_g1 g;
-    gs_g1_generator(&g);
-    gs_g1_mul_var(out, &g, &s);
+    random_g1(&out->p, rng);
+    gs_g1_to_affine(&out->a, &out->p);
 }
 
-static void random_g2(gs_g2 *out, gs_rng *rng)
-{
-    gs_scalar s;
-    random_scalar(&s, rng);
-    gs_g2 g;
-    gs_g2_generator(&g);
-    gs_g2_mul_var(out, &g, &s);
-}
-
-static void bm_g1_add(gs_bench_state *st)
-{
-    gs_rng rng;
-    gs_rng_seed(&rng, 1);
-    gs_g1 a, b;
-    random_g1(&a, &rng);
-    random_g1(&b, &rng);
-    while (gs_bench_keep_running(st))
-        gs_g1_add(&a, &a, &b);
-    gs_bench_do_not_optimize(&a);
-    gs_bench_set_items_processed(st, gs_bench_iterations(st));
-}
-GS_BENCHMARK(bm_g1_add, "curve/g1_add_jacobian", NULL)
-
-static void bm_g1_add_affine(gs_bench_state *st)
-{
-    gs_rng rng;
-    gs_rng_seed(&rng, 2);
-    gs_g1 a, b;
-    gs_g1_affine bb;
-    random_g1(&a, &rng);
-    random_g1(&b, &rng);
-    gs_g1_to_affine(&bb, &b);
-    while (gs_bench_keep_running(st))
-        gs_g1_add_affine(&a, &a, &bb);
-    gs_bench_do_not_optimize(&a);
-    gs_bench_set_items_processed(st, gs_bench_iterations(st));
-}
-GS_BENCHMARK(bm_g1_add_affine, "curve/g1_add_mixed", NULL)
-
-static void bm_g1_dbl(gs_bench_state *st)
-{
-    gs_rng rng;
-    gs_rng_seed(&rng, 3);
-    gs_g1 a;
-    random_g1(&a, &rng);
-    while (gs_bench_keep_running(st))
-        gs_g1_dbl(&a, &a);
-    gs_bench_do_not_optimize(&a);
-    gs_bench_set_items_processed(st, gs_bench_iterations(st));
-}
-GS_BENCHMARK(bm_g1_dbl, "curve/g1_dbl", NULL)
+GS_BENCH_CHAIN(bm_g1_add, "curve/g1_add_jacobian", NULL, 1, g1_both, random_g1_both,
+               gs_g1_add(&x.p, &x.p, &y.p))
+GS_BENCH_CHAIN(bm_g1_add_affine, "curve/g1_add_mixed", NULL, 2, g1_both, random_g1_both,
+               gs_g1_add_affine(&x.p, &x.p, &y.a))
+GS_BENCH_CHAIN(bm_g1_dbl, "curve/g1_dbl", NULL, 3, g1_both, random_g1_both, gs_g1_dbl(&x.p, &x.p))
 
 static void random_scalar(gs_scalar *out, gs_rng *rng)
 {

@@ -3,20 +3,9 @@
 #include "../prover/field/field.h"
 #include "gsbench.h"
 
-#define FIELD_BENCH(fn_name, label, type, rand_fn, op)                       \
-    static void fn_name(gs_bench_state *st)                                \
-    {                                                                      \
-        gs_rng rng;                                                        \
-        gs_rng_seed(&rng, 42);                                             \
-        type x, y;                                                         \
-        rand_fn(&x, &rng);                                                 \
-        rand_fn(&y, &rng);                                                 \
-        while (gs_bench_keep_running(st))                                  \
-            op;                                                            \
-        gs_bench_do_not_optimize(&x);                                      \
-        gs_bench_set_items_processed(st, gs_bench_iterations(st));         \
-    }                                                                      \
-    GS_BENCHMARK(fn_name, label, NULL)
+/* One field operation in a dependent chain on random x, y (seed 42). */
+#define FIELD_BENCH(fn_name, label, type, rand_fn, op) \
+    GS_BENCH_CHAIN(fn_name, label, NULL, 42, type, rand_fn, op)
 
 FIELD_BENCH(bm_fr_mul, "field/fr_mul", gs_fr, gs_fr_random, gs_fr_mul(&x, &x, &y))
 FIELD_BENCH(bm_fr_sqr, "field/fr_sqr", gs_fr, gs_fr_random, gs_fr_sqr(&x, &x))

@@ -53,8 +53,7 @@ static void prove_args(gs_bench_reg *r)
     gs_bench_arg_add(r, 12);
     gs_bench_arg_add(r, 14);
     gs_bench_arg_add(r, 16);
-    gs_bench_unit(r, GS_BENCH_MS);
-    gs_bench_use_real_time(r);
+    gs_bench_ms_wall(r, 0);
 }
 GS_BENCHMARK(bm_prove, "groth16/prove_cpu_log2", prove_args)
 
@@ -101,9 +100,7 @@ static void bm_engine_on(gs_bench_state *st) { engine_run(st, 1); }
 static void bm_engine_off(gs_bench_state *st) { engine_run(st, 0); }
 static void engine_args(gs_bench_reg *r)
 {
-    gs_bench_unit(r, GS_BENCH_MS);
-    gs_bench_use_real_time(r);
-    gs_bench_min_time(r, 2.0);
+    gs_bench_ms_wall(r, 2.0);
 }
 GS_BENCHMARK(bm_engine_on, "engine/run_6x2_log9/capture_on", engine_args)
 GS_BENCHMARK(bm_engine_off, "engine/run_6x2_log9/capture_off", engine_args)

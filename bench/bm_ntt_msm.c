@@ -40,8 +40,7 @@ static void ntt_args(gs_bench_reg *r)
 {
     gs_bench_arg_add(r, 16);
     gs_bench_arg_add(r, 20);
-    gs_bench_unit(r, GS_BENCH_MS);
-    gs_bench_use_real_time(r);
+    gs_bench_ms_wall(r, 0);
 }
 GS_BENCHMARK(bm_ntt, "poly/ntt_log2", ntt_args)
 
@@ -106,9 +105,7 @@ static void msm_args(gs_bench_reg *r)
     gs_bench_arg_add(r, 12);
     gs_bench_arg_add(r, 16);
     gs_bench_arg_add(r, 20);
-    gs_bench_unit(r, GS_BENCH_MS);
-    gs_bench_use_real_time(r);
-    gs_bench_min_time(r, 0.5);
+    gs_bench_ms_wall(r, 0.5);
 }
 GS_BENCHMARK(bm_msm_g1, "msm/g1_log2", msm_args)
 
@@ -123,9 +120,7 @@ static void msm_1t_args(gs_bench_reg *r)
 static void msm_g2_args(gs_bench_reg *r)
 {
     gs_bench_arg_add(r, 16);
-    gs_bench_unit(r, GS_BENCH_MS);
-    gs_bench_use_real_time(r);
-    gs_bench_min_time(r, 0.5);
+    gs_bench_ms_wall(r, 0.5);
 }
 GS_BENCHMARK(bm_msm_g1_1t, "msm/g1_1t_log2", msm_1t_args)
 GS_BENCHMARK(bm_msm_g2, "msm/g2_log2", msm_g2_args)

@@ -121,8 +121,7 @@ static void analyze_args(gs_bench_reg *r)
 {
     gs_bench_arg_add(r, 1000000);
     gs_bench_arg_add(r, 10000000);
-    gs_bench_unit(r, GS_BENCH_MS);
     gs_bench_iterations_fixed(r, 2);
-    gs_bench_use_real_time(r);
+    gs_bench_ms_wall(r, 0);
 }
 GS_BENCHMARK(bm_analyze, "diag/analyze_spans", analyze_args)

@@ -67,9 +67,7 @@ static void bm_zkey_load_checked(gs_bench_state *st) { bm_zkey_load(st, GS_ZKEY_
 
 static void zkey_args(gs_bench_reg *r)
 {
-    gs_bench_unit(r, GS_BENCH_MS);
-    gs_bench_use_real_time(r);
-    gs_bench_min_time(r, 2);
+    gs_bench_ms_wall(r, 2);
 }
 GS_BENCHMARK(bm_zkey_load_trusted, "zkey/load_trusted", zkey_args)
 GS_BENCHMARK(bm_zkey_load_checked, "zkey/load_checked", zkey_args)

@@ -59,6 +59,16 @@ void gs_bench_min_time(gs_bench_reg *r, double seconds);
 
 void gs_bench_register(const char *name, gs_bench_fn fn, gs_bench_setup_fn setup);
 
+/* Milliseconds of wall-clock time (the benchmarks that run threads or wait),
+ * and at least min_s seconds of runs when min_s > 0. */
+static inline void gs_bench_ms_wall(gs_bench_reg *r, double min_s)
+{
+    gs_bench_unit(r, GS_BENCH_MS);
+    gs_bench_use_real_time(r);
+    if (min_s > 0)
+        gs_bench_min_time(r, min_s);
+}
+
 #define GS_BENCHMARK(fn, name, setup)                                     \
     __attribute__((constructor)) static void gs_bench_reg_##fn(void)     \
     {                                                                    \
@@ -70,6 +80,26 @@ static inline void gs_bench_do_not_optimize(const void *p)
 {
     __asm__ volatile("" : : "g"(p) : "memory");
 }
+
+/* A benchmark of one operation in a dependent chain: x and y of type T
+ * drawn, in that order, by rand_fn(T *, gs_rng *) from a generator seeded
+ * with seed (not timed), then op (an expression on x and y, writing x) for
+ * as many iterations as Google Benchmark asks; items = iterations.  reg is
+ * the registration's setup function (or NULL). */
+#define GS_BENCH_CHAIN(fn_name, label, reg, seed, T, rand_fn, op)           \
+    static void fn_name(gs_bench_state *st)                                \
+    {                                                                      \
+        gs_rng rng;                                                        \
+        gs_rng_seed(&rng, seed);                                           \
+        T x, y;                                                            \
+        rand_fn(&x, &rng);                                                 \
+        rand_fn(&y, &rng);                                                 \
+        while (gs_bench_keep_running(st))                                  \
+            op;                                                            \
+        gs_bench_do_not_optimize(&x);                                      \
+        gs_bench_set_items_processed(st, gs_bench_iterations(st));         \
+    }                                                                      \
+    GS_BENCHMARK(fn_name, label, reg)
 
 #ifdef __cplusplus
 }

@@ -166,11 +166,9 @@ int gs_scn_cmd_predict(int argc, char **argv)
         char *dot = strstr(name, ".spans.csv");
         if (dot)
             *dot = '\0';
-        time_t now = time(NULL);
-        struct tm tm;
-        gmtime_r(&now, &tm);
-        snprintf(out, sizeof out, "runs/predict-%s-%04d%02d%02d-%02d%02d%02d", name, tm.tm_year + 1900,
-                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        char pname[140];
+        snprintf(pname, sizeof pname, "predict-%s", name);
+        gs_scn_default_run_dir(out, sizeof out, pname);
         po.run.out_dir = out;
     }
     po.capture = capture;

@@ -42,11 +42,7 @@ int gs_cli_whatif(const gs_cli_whatif_args *a)
         }
     char dir[GS_SCN_PATH_MAX];
     if (!out_dir) {
-        time_t now = time(NULL);
-        struct tm tm;
-        gmtime_r(&now, &tm);
-        snprintf(dir, sizeof dir, "runs/whatif-%04d%02d%02d-%02d%02d%02d", tm.tm_year + 1900, tm.tm_mon + 1,
-                 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        gs_scn_default_run_dir(dir, sizeof dir, "whatif");
         out_dir = dir;
     }
     gs_capture c;

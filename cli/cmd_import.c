@@ -23,6 +23,7 @@
 #include "../report/report.h"
 #include "../scenarios/run.h"
 #include "../common/outdir.h"
+#include "../common/paths.h"
 #include "cli.h"
 #include "diag_cli.h"
 
@@ -105,20 +106,13 @@ static const gs_cli_spec import_spec = {
     .positional = take_file,
 };
 
+/* runs/import-<file name up to its first dot>-<UTC time>. */
 static void default_out(char *out, size_t cap, const char *file)
 {
-    const char *base = strrchr(file, '/');
-    base = base ? base + 1 : file;
-    char name[100];
-    snprintf(name, sizeof name, "%.80s", base);
-    char *dot = strchr(name, '.');
-    if (dot && dot != name)
-        *dot = '\0';
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    snprintf(out, cap, "runs/import-%s-%04d%02d%02d-%02d%02d%02d", name, tm.tm_year + 1900,
-             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    char stem[81], name[100];
+    gs_path_stem(stem, sizeof stem, file, 1);
+    snprintf(name, sizeof name, "import-%s", stem);
+    gs_scn_default_run_dir(out, cap, name);
 }
 
 /* Prints what was skipped and records it in the timeline's meta. */

@@ -54,6 +54,18 @@ static const gs_cli_spec setup_spec = {
     .bad = "unexpected argument '%s'",
 };
 
+/* dir/circuit.zkey and dir/verification_key.json. */
+static gs_status write_keys(const char *dir, const gs_pk *pk, const gs_vk *vk, gs_err *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/circuit.zkey", dir);
+    gs_status st = gs_zkey_write(path, pk, err);
+    if (st != GS_OK)
+        return st;
+    snprintf(path, sizeof path, "%s/verification_key.json", dir);
+    return gs_vk_json_write(path, vk, err);
+}
+
 static int setup_main(int argc, char **argv)
 {
     setup_args a = {.family = "merkle_poseidon", .log = UINT64_MAX, .seed = 1};
@@ -97,13 +109,8 @@ static int setup_main(int argc, char **argv)
             goto fail;
         gs_cli_progress(quiet, "%u constraints, %u wires; INSECURE setup from seed %llu",
                         ext.n_constraints, ext.n_wires, (unsigned long long)seed);
-        if (gs_groth16_setup_seeded(&pk, &vk, &ext, seed, pool, &err) != GS_OK)
-            goto fail;
-        snprintf(path, sizeof path, "%s/circuit.zkey", dir);
-        if (gs_zkey_write(path, &pk, &err) != GS_OK)
-            goto fail;
-        snprintf(path, sizeof path, "%s/verification_key.json", dir);
-        if (gs_vk_json_write(path, &vk, &err) != GS_OK)
+        if (gs_groth16_setup_seeded(&pk, &vk, &ext, seed, pool, &err) != GS_OK ||
+            write_keys(dir, &pk, &vk, &err) != GS_OK)
             goto fail;
         gs_cli_progress(quiet, "wrote %s/{circuit.zkey,verification_key.json}", dir);
         goto done;
@@ -130,11 +137,7 @@ static int setup_main(int argc, char **argv)
         gs_cli_progress(quiet, "witness: %u wires, %.1f%% of them 0 or 1", as.n_vars,
                         as.n_vars ? 100.0 * (double)bits / as.n_vars : 0.0);
     }
-    snprintf(path, sizeof path, "%s/circuit.zkey", dir);
-    if (gs_zkey_write(path, &pk, &err) != GS_OK)
-        goto fail;
-    snprintf(path, sizeof path, "%s/verification_key.json", dir);
-    if (gs_vk_json_write(path, &vk, &err) != GS_OK)
+    if (write_keys(dir, &pk, &vk, &err) != GS_OK)
         goto fail;
     snprintf(path, sizeof path, "%s/witness.wtns", dir);
     if (gs_wtns_write(path, as.w, as.n_vars, &err) != GS_OK)

@@ -16,20 +16,6 @@
 #include "../prover/io/io.h"
 #include "../test/test.h"
 
-static const char *bin(void)
-{
-    const char *b = getenv("GS_BIN");
-    return b && access(b, X_OK) == 0 ? b : NULL;
-}
-
-static const char *snarkjs(void)
-{
-    static char path[1024];
-    const char *root = getenv("GS_ROOT");
-    snprintf(path, sizeof path, "%s/node_modules/.bin/snarkjs", root && *root ? root : ".");
-    return access(path, X_OK) == 0 ? path : NULL;
-}
-
 
 static int exists(const char *p)
 {
@@ -39,64 +25,55 @@ static int exists(const char *p)
 
 GS_TEST(cli_prove_then_snarkjs_verifies)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     const char *d = gs_test_tmpdir();
     char cmd[4096], out[8192];
     snprintf(cmd, sizeof cmd,
              "%s prove --quiet test/fixtures/chain.zkey test/fixtures/chain.wtns %s/proof.json "
              "%s/public.json 2>&1",
-             bin(), d, d);
+             gs_test_bin(), d, d);
     GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
     /* Our verifier accepts it. */
     snprintf(cmd, sizeof cmd, "%s verify test/fixtures/chain_vk.json %s/public.json %s/proof.json 2>&1",
-             bin(), d, d);
+             gs_test_bin(), d, d);
     GS_CHECK(gs_test_run(cmd, out, sizeof out) == 0 && strstr(out, "OK"));
     /* public.json is identical to snarkjs's. */
     snprintf(cmd, sizeof cmd, "cmp -s test/fixtures/chain_public.json %s/public.json", d);
     GS_CHECK(gs_test_run(cmd, out, sizeof out) == 0);
-    if (!snarkjs()) {
+    if (!gs_test_snarkjs()) {
         gs_test_skip("snarkjs not installed in node_modules (make deps installs it)");
         return;
     }
     snprintf(cmd, sizeof cmd, "%s groth16 verify test/fixtures/chain_vk.json %s/public.json %s/proof.json 2>&1",
-             snarkjs(), d, d);
+             gs_test_snarkjs(), d, d);
     int rc = gs_test_run(cmd, out, sizeof out);
     GS_CHECK_MSG(rc == 0 && strstr(out, "OK!"), "snarkjs said (%d): %s", rc, out);
 }
 
 GS_TEST(cli_verify_accepts_snarkjs_proof_and_rejects_tampering)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     char cmd[4096], out[8192];
     snprintf(cmd, sizeof cmd,
              "%s verify test/fixtures/chain_vk.json test/fixtures/chain_public.json "
              "test/fixtures/chain_proof.json 2>&1",
-             bin());
+             gs_test_bin());
     GS_CHECK(gs_test_run(cmd, out, sizeof out) == 0 && strstr(out, "OK"));
     const char *d = gs_test_tmpdir();
     /* Public input k changed from 11 to 12. */
     snprintf(cmd, sizeof cmd, "sed 's/\"11\"/\"12\"/' test/fixtures/chain_public.json > %s/p.json && "
              "%s verify test/fixtures/chain_vk.json %s/p.json test/fixtures/chain_proof.json 2>&1",
-             d, bin(), d);
+             d, gs_test_bin(), d);
     GS_CHECK(gs_test_run(cmd, out, sizeof out) == 1 && strstr(out, "INVALID"));
     /* A missing file is bad input (2), not "invalid". */
     snprintf(cmd, sizeof cmd, "%s verify %s/none.json test/fixtures/chain_public.json "
-             "test/fixtures/chain_proof.json 2>&1", bin(), d);
+             "test/fixtures/chain_proof.json 2>&1", gs_test_bin(), d);
     GS_CHECK(gs_test_run(cmd, out, sizeof out) == 2 && strstr(out, "none.json"));
 }
 
 GS_TEST(cli_prove_bad_input_exits_2_without_output)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     const char *d = gs_test_tmpdir();
     char cmd[4096], out[8192], wt[1024], proof[1024];
     /* A witness of the wrong length. */
@@ -107,20 +84,20 @@ GS_TEST(cli_prove_bad_input_exits_2_without_output)
     GS_REQUIRE(gs_wtns_write(wt, w, 3, &e) == GS_OK);
     snprintf(proof, sizeof proof, "%s/proof.json", d);
     snprintf(cmd, sizeof cmd, "%s prove --quiet test/fixtures/chain.zkey %s %s %s/public.json 2>&1",
-             bin(), wt, proof, d);
+             gs_test_bin(), wt, proof, d);
     GS_CHECK(gs_test_run(cmd, out, sizeof out) == 2);
     GS_CHECK_MSG(strstr(out, "short.wtns") && strstr(out, "103"), "%s", out);
     GS_CHECK(!exists(proof));
     /* A bn128 key. */
     snprintf(cmd, sizeof cmd, "%s prove --quiet test/fixtures/chain_bn128.zkey test/fixtures/chain.wtns %s %s/public.json 2>&1",
-             bin(), proof, d);
+             gs_test_bin(), proof, d);
     GS_CHECK(gs_test_run(cmd, out, sizeof out) == 2 && strstr(out, "unsupported curve"));
     GS_CHECK(!exists(proof));
     /* Usage errors. */
-    snprintf(cmd, sizeof cmd, "%s prove a b 2>&1", bin());
+    snprintf(cmd, sizeof cmd, "%s prove a b 2>&1", gs_test_bin());
     GS_CHECK(gs_test_run(cmd, out, sizeof out) == 2 && strstr(out, "usage"));
     snprintf(cmd, sizeof cmd, "%s prove --g2-device test/fixtures/chain.zkey "
-             "test/fixtures/chain.wtns %s %s/public.json 2>&1", bin(), proof, d);
+             "test/fixtures/chain.wtns %s %s/public.json 2>&1", gs_test_bin(), proof, d);
     GS_CHECK(gs_test_run(cmd, out, sizeof out) == 2 && strstr(out, "--g2-device needs --backend cuda"));
     GS_CHECK(!exists(proof));
 }
@@ -131,13 +108,10 @@ GS_TEST(cli_prove_bad_input_exits_2_without_output)
  * and offset, with no proof written, and is refused again on the next try. */
 GS_TEST(cli_prove_checks_a_key_once)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     const char *d = gs_test_tmpdir();
     char cmd[8192], out[8192], base[2048], proof[1024];
-    snprintf(base, sizeof base, "GAPSCOPE_KEY_RECORDS=%s/rec %s prove", d, bin());
+    snprintf(base, sizeof base, "GAPSCOPE_KEY_RECORDS=%s/rec %s prove", d, gs_test_bin());
     snprintf(proof, sizeof proof, "%s/proof.json", d);
     const char *args = "test/fixtures/chain.zkey test/fixtures/chain.wtns";
     struct { const char *opt, *want; } runs[] = {
@@ -191,16 +165,16 @@ GS_TEST(cli_prove_checks_a_key_once)
     }
     /* `zkey check`: the same answers ahead of time (exit 1 for a bad point),
      * and a record that the next prove uses. */
-    snprintf(cmd, sizeof cmd, "%s zkey check --key-records %s/rec2 %s 2>&1", bin(), d, bad);
+    snprintf(cmd, sizeof cmd, "%s zkey check --key-records %s/rec2 %s 2>&1", gs_test_bin(), d, bad);
     int rc = gs_test_run(cmd, out, sizeof out);
     GS_CHECK_MSG(rc == 1 && strstr(out, "bad.zkey@") && strstr(out, "A point"), "%d: %s", rc, out);
     snprintf(cmd, sizeof cmd, "%s zkey check --key-records %s/rec2 test/fixtures/chain.zkey 2>&1",
-             bin(), d);
+             gs_test_bin(), d);
     rc = gs_test_run(cmd, out, sizeof out);
     GS_CHECK_MSG(rc == 0 && strstr(out, "OK: 546 points") && strstr(out, "record: ") &&
                  strstr(out, "69f6a4ee67654fd6444dcf138e874c9786d2cb9b48d7805cb1e51afcde8260a5"),
                  "%d: %s", rc, out);
-    snprintf(cmd, sizeof cmd, "%s prove --key-records %s/rec2 %s %s %s/public.json 2>&1", bin(),
+    snprintf(cmd, sizeof cmd, "%s prove --key-records %s/rec2 %s %s %s/public.json 2>&1", gs_test_bin(),
              d, args, proof, d);
     rc = gs_test_run(cmd, out, sizeof out);
     GS_CHECK_MSG(rc == 0 && strstr(out, "checked before"), "%d: %s", rc, out);
@@ -220,16 +194,13 @@ GS_TEST(cli_prove_cuda_g2_device_equals_cpu)
             gs_test_skip("no CUDA device");
         return;
     }
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     const char *d = gs_test_tmpdir();
     char cmd[4096], out[8192];
     static const char *how[2] = { "--backend cpu", "--backend cuda --g2-device" };
     for (int k = 0; k < 2; k++) {
         snprintf(cmd, sizeof cmd, "%s prove --zero-blinding %s test/fixtures/chain.zkey "
-                 "test/fixtures/chain.wtns %s/proof%d.json %s/public.json 2>&1", bin(), how[k], d,
+                 "test/fixtures/chain.wtns %s/proof%d.json %s/public.json 2>&1", gs_test_bin(), how[k], d,
                  k, d);
         int rc = gs_test_run(cmd, out, sizeof out);
         GS_CHECK_MSG(rc == 0, "prove %s: exit %d: %s", how[k], rc, out);
@@ -240,6 +211,6 @@ GS_TEST(cli_prove_cuda_g2_device_equals_cpu)
     snprintf(cmd, sizeof cmd, "cmp %s/proof0.json %s/proof1.json 2>&1", d, d);
     GS_CHECK_MSG(gs_test_run(cmd, out, sizeof out) == 0, "proofs differ: %s", out);
     snprintf(cmd, sizeof cmd, "%s verify test/fixtures/chain_vk.json %s/public.json "
-             "%s/proof1.json 2>&1", bin(), d, d);
+             "%s/proof1.json 2>&1", gs_test_bin(), d, d);
     GS_CHECK(gs_test_run(cmd, out, sizeof out) == 0 && strstr(out, "OK"));
 }

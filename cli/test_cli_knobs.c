@@ -15,21 +15,12 @@
 #include "../prover/cuda/knobs.h"
 #include "../test/test.h"
 
-static const char *bin(void)
-{
-    const char *b = getenv("GS_BIN");
-    return b && access(b, X_OK) == 0 ? b : NULL;
-}
-
 GS_TEST(cli_knobs_listed_in_help)
 {
     static char out[65536];
     char cmd[1024], flag[64];
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
-    snprintf(cmd, sizeof cmd, "%s run --help 2>&1", bin());
+    GS_TEST_NEED_BIN();
+    snprintf(cmd, sizeof cmd, "%s run --help 2>&1", gs_test_bin());
     GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
     const char *gpu = strstr(out, "\n[gpu]");
     GS_REQUIRE(gpu != NULL);
@@ -37,7 +28,7 @@ GS_TEST(cli_knobs_listed_in_help)
         const gs_cu_knob_def *d = gs_cu_knob_def_of((gs_cu_knob_id)k);
         GS_CHECK_MSG(strstr(gpu, d->key) && strstr(gpu, d->env), "run --help: %s / %s", d->key, d->env);
     }
-    snprintf(cmd, sizeof cmd, "%s cuda-bench --help 2>&1", bin());
+    snprintf(cmd, sizeof cmd, "%s cuda-bench --help 2>&1", gs_test_bin());
     GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
     for (int k = 0; k < GS_CU_KNOB_COUNT; k++) {
         const gs_cu_knob_def *d = gs_cu_knob_def_of((gs_cu_knob_id)k);
@@ -74,17 +65,14 @@ GS_TEST(cli_knobs_bad_values_exit_2)
     };
     static char out[16384];
     char cmd[2048];
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (!strncmp(cases[i].args, "env ", 4)) {
             char fmt[1024];
             snprintf(fmt, sizeof fmt, "%s 2>&1", cases[i].args);
-            snprintf(cmd, sizeof cmd, fmt, bin());
+            snprintf(cmd, sizeof cmd, fmt, gs_test_bin());
         } else {
-            snprintf(cmd, sizeof cmd, "%s %s 2>&1", bin(), cases[i].args);
+            snprintf(cmd, sizeof cmd, "%s %s 2>&1", gs_test_bin(), cases[i].args);
         }
         int rc = gs_test_run(cmd, out, sizeof out);
         GS_CHECK_MSG(rc == 2 && strstr(out, cases[i].want), "%s: exit %d, output: %.300s", cases[i].args, rc, out);
@@ -106,12 +94,9 @@ GS_TEST(cli_knobs_dry_run_shows_origin)
 {
     static char out[65536];
     char cmd[1024];
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     snprintf(cmd, sizeof cmd, "env GS_CU_NTT_COLS=2 %s run scenarios/demo.ini --dry-run --set gpu.ntt_mul=generic 2>&1",
-             bin());
+             gs_test_bin());
     GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
     GS_CHECK(strstr(out, "[gpu]") != NULL);
     char m[256], c[256];

@@ -131,11 +131,8 @@ GS_TEST(cli_opts_help_from_the_table)
  * its usage on stdout (cuda-bench only in CUDA builds; version has none). */
 GS_TEST(cli_every_command_has_help)
 {
-    const char *bin = getenv("GS_BIN");
-    if (!bin || access(bin, X_OK) != 0) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
+    const char *bin = gs_test_bin();
     char cmd[1200], out[16384], list[4096];
     snprintf(cmd, sizeof cmd, "%s --help", bin);
     GS_REQUIRE(gs_test_run(cmd, list, sizeof list) == 0);

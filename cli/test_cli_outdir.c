@@ -14,20 +14,6 @@
 
 #include "../test/test.h"
 
-static const char *bin(void)
-{
-    const char *b = getenv("GS_BIN");
-    return b && access(b, X_OK) == 0 ? b : NULL;
-}
-
-static void put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    GS_REQUIRE(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static const char *first_line(const char *path)
 {
     static char buf[256];
@@ -48,43 +34,41 @@ static const char *first_line(const char *path)
     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":5,"  \
     "\"args\":{\"device\":0,\"stream\":" stream "}}]}\n"
 
-/* Imports a good two-kernel trace into dir (GS_BIN import ... opts). */
-static void import_ok(const char *dir, const char *opts)
+/* Imports a good two-kernel trace into dir = <tmpdir>/sub (GS_BIN import
+ * ... opts). */
+static void import_ok(char *dir, size_t dir_cap, const char *sub, const char *opts)
 {
     char in[1024], cmd[4096], out[4096];
+    snprintf(dir, dir_cap, "%s/%s", gs_test_tmpdir(), sub);
     snprintf(in, sizeof in, "%s/ok.json", gs_test_tmpdir());
-    put(in, TRACE("8"));
-    snprintf(cmd, sizeof cmd, "%s import %s --out %s %s --quiet 2>&1", bin(), in, dir, opts);
+    GS_REQUIRE(gs_test_write_text(in, TRACE("8")));
+    snprintf(cmd, sizeof cmd, "%s import %s --out %s %s --quiet 2>&1", gs_test_bin(), in, dir, opts);
     GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
 }
 
 GS_TEST(cli_outdir_import_out_of_range)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     const char *d = gs_test_tmpdir();
     char in[1024], dir[1024], cmd[4096], out[4096], p[1200];
     snprintf(in, sizeof in, "%s/big.json", d);
-    put(in, TRACE("2147483648"));
+    GS_REQUIRE(gs_test_write_text(in, TRACE("2147483648")));
     /* A new directory: none is left (the report step used to fail on
      * gapscope's own spans.csv and leave spans.csv and timeline.json). */
     snprintf(dir, sizeof dir, "%s/new", d);
-    snprintf(cmd, sizeof cmd, "%s import %s --out %s --no-charts 2>&1", bin(), in, dir);
+    snprintf(cmd, sizeof cmd, "%s import %s --out %s --no-charts 2>&1", gs_test_bin(), in, dir);
     GS_CHECK_EQ_INT(gs_test_run(cmd, out, sizeof out), 2);
     GS_CHECK_MSG(strstr(out, "big.json:3") && strstr(out, "stream 2147483648"), "%s", out);
     GS_CHECK(access(dir, F_OK) != 0);
     /* An existing run directory: its previous outputs stay as they were. */
-    snprintf(dir, sizeof dir, "%s/old", d);
-    import_ok(dir, "--no-charts");
+    import_ok(dir, sizeof dir, "old", "--no-charts");
     snprintf(p, sizeof p, "%s/spans.csv", dir);
     char before[256];
     snprintf(before, sizeof before, "%s", first_line(p));
     snprintf(p, sizeof p, "%s/report.md", dir);
     GS_REQUIRE(unlink(p) == 0);
     snprintf(in, sizeof in, "%s/big.json", d);
-    snprintf(cmd, sizeof cmd, "%s import %s --out %s --no-charts 2>&1; ls -A %s", bin(), in, dir,
+    snprintf(cmd, sizeof cmd, "%s import %s --out %s --no-charts 2>&1; ls -A %s", gs_test_bin(), in, dir,
              dir);
     gs_test_run(cmd, out, sizeof out);
     GS_CHECK_MSG(!strstr(out, "report.md") && !strstr(out, ".gs-keep"), "%s", out);
@@ -94,21 +78,16 @@ GS_TEST(cli_outdir_import_out_of_range)
 
 GS_TEST(cli_outdir_report_failure_keeps_previous)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
-    const char *d = gs_test_tmpdir();
+    GS_TEST_NEED_BIN();
     char dir[1024], cmd[4096], out[4096], p[1200];
-    snprintf(dir, sizeof dir, "%s/run", d);
-    import_ok(dir, "--no-charts");
+    import_ok(dir, sizeof dir, "run", "--no-charts");
     /* summary.json from before; report.html cannot be replaced (a
      * directory stands there), so the report fails after writing the rest. */
     snprintf(p, sizeof p, "%s/summary.json", dir);
-    put(p, "previous\n");
+    GS_REQUIRE(gs_test_write_text(p, "previous\n"));
     snprintf(p, sizeof p, "%s/report.html", dir);
     GS_REQUIRE(unlink(p) == 0 && mkdir(p, 0777) == 0);
-    snprintf(cmd, sizeof cmd, "%s report %s --no-charts --quiet 2>&1", bin(), dir);
+    snprintf(cmd, sizeof cmd, "%s report %s --no-charts --quiet 2>&1", gs_test_bin(), dir);
     GS_CHECK_EQ_INT(gs_test_run(cmd, out, sizeof out), 3);
     snprintf(p, sizeof p, "%s/summary.json", dir);
     GS_CHECK(!strcmp(first_line(p), "previous\n"));
@@ -119,16 +98,12 @@ GS_TEST(cli_outdir_report_failure_keeps_previous)
 
 GS_TEST(cli_outdir_gate_out_created)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     const char *d = gs_test_tmpdir();
     char dir[1024], cmd[4096], out[4096], p[1200];
-    snprintf(dir, sizeof dir, "%s/run", d);
-    import_ok(dir, "--no-report");
+    import_ok(dir, sizeof dir, "run", "--no-report");
     /* Issue 35: "gate PASSED", then exit 3 on a missing --out directory. */
-    snprintf(cmd, sizeof cmd, "%s gate %s --min-util 0.1 --out %s/ci/gate --quiet 2>&1", bin(), dir,
+    snprintf(cmd, sizeof cmd, "%s gate %s --min-util 0.1 --out %s/ci/gate --quiet 2>&1", gs_test_bin(), dir,
              d);
     GS_CHECK_EQ_INT(gs_test_run(cmd, out, sizeof out), 0);
     snprintf(p, sizeof p, "%s/ci/gate/gate.json", d);
@@ -139,10 +114,7 @@ GS_TEST(cli_outdir_gate_out_created)
 
 GS_TEST(cli_outdir_whatif_failure_keeps_previous)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     const char *root = getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : ".";
     const char *d = gs_test_tmpdir();
     char dir[1024], cmd[4096], out[4096], p[1200];
@@ -153,11 +125,11 @@ GS_TEST(cli_outdir_whatif_failure_keeps_previous)
     snprintf(p, sizeof p, "%s/summary.json", dir);
     GS_REQUIRE(mkdir(dir, 0777) == 0 && mkdir(p, 0777) == 0);
     snprintf(p, sizeof p, "%s/summary.json/mine", dir);
-    put(p, "previous\n");
+    GS_REQUIRE(gs_test_write_text(p, "previous\n"));
     snprintf(cmd, sizeof cmd,
              "%s predict '%s/traces/attach-h200/2026-12-04/torch-trim-400' --what-if "
              "remove:malloc_trim --no-report --quiet --out %s 2>&1",
-             bin(), root, dir);
+             gs_test_bin(), root, dir);
     GS_CHECK(gs_test_run(cmd, out, sizeof out) != 0);
     GS_CHECK(!strcmp(first_line(p), "previous\n"));
     snprintf(p, sizeof p, "%s/spans.csv", dir);

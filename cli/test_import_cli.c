@@ -16,20 +16,6 @@
 #include "../scenarios/trace.h"
 #include "../test/test.h"
 
-static const char *bin(void)
-{
-    const char *b = getenv("GS_BIN");
-    return b && access(b, X_OK) == 0 ? b : NULL;
-}
-
-static int exists(const char *dir, const char *file)
-{
-    char p[2048];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/%s", dir, file);
-    return stat(p, &st) == 0;
-}
-
 /* summary.json's top-level util and verdict cause of a run directory. */
 static int summary(const char *dir, double *util, char *cause, size_t n)
 {
@@ -52,10 +38,7 @@ static int summary(const char *dir, double *util, char *cause, size_t n)
 
 GS_TEST(cli_import_each_format)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     static const struct {
         const char *file, *cause;
         double util;
@@ -68,7 +51,7 @@ GS_TEST(cli_import_each_format)
         char dir[1024], cmd[4096], out[8192], cause[64];
         double util;
         snprintf(dir, sizeof dir, "%s/run%zu", gs_test_tmpdir(), i);
-        snprintf(cmd, sizeof cmd, "%s import %s --out %s --no-charts --quiet 2>&1", bin(),
+        snprintf(cmd, sizeof cmd, "%s import %s --out %s --no-charts --quiet 2>&1", gs_test_bin(),
                  cases[i].file, dir);
         int rc = gs_test_run(cmd, out, sizeof out);
         if (rc != 0 && strstr(out, "without libsqlite3")) {
@@ -76,20 +59,20 @@ GS_TEST(cli_import_each_format)
             continue;
         }
         GS_CHECK_MSG(rc == 0, "%s: exit %d: %s", cases[i].file, rc, out);
-        GS_CHECK(exists(dir, "spans.csv") && exists(dir, "timeline.json") &&
-                 exists(dir, "summary.json") && exists(dir, "report.md") &&
-                 exists(dir, "report.html") && exists(dir, "data/gap_pieces.dat"));
+        GS_CHECK(gs_test_exists(dir, "spans.csv") && gs_test_exists(dir, "timeline.json") &&
+                 gs_test_exists(dir, "summary.json") && gs_test_exists(dir, "report.md") &&
+                 gs_test_exists(dir, "report.html") && gs_test_exists(dir, "data/gap_pieces.dat"));
         GS_REQUIRE(summary(dir, &util, cause, sizeof cause));
         GS_CHECK_MSG(!strcmp(cause, cases[i].cause), "%s: %s", cases[i].file, cause);
         if (cases[i].util >= 0)
             GS_CHECK(fabs(util - cases[i].util) < 1e-9);
         /* The run directory re-analyses like any other. */
-        snprintf(cmd, sizeof cmd, "%s analyze %s --quiet >/dev/null 2>&1", bin(), dir);
+        snprintf(cmd, sizeof cmd, "%s analyze %s --quiet >/dev/null 2>&1", gs_test_bin(), dir);
         GS_CHECK(gs_test_run(cmd, out, sizeof out) == 0);
         if (i == 1) {
             /* The gate's tracker_lock limit takes the foreign lock waits by
              * family: lock_wait/other 50 us of the 607 us span. */
-            snprintf(cmd, sizeof cmd, "%s gate %s --thresholds ci/thresholds.ini 2>&1", bin(), dir);
+            snprintf(cmd, sizeof cmd, "%s gate %s --thresholds ci/thresholds.ini 2>&1", gs_test_bin(), dir);
             gs_test_run(cmd, out, sizeof out);
             GS_CHECK_MSG(strstr(out, "FAIL cause_share tracker_lock = 0.0823") != NULL, "%s", out);
             /* A foreign timeline has no engine jobs: no failed-jobs check. */
@@ -100,46 +83,37 @@ GS_TEST(cli_import_each_format)
 
 GS_TEST(cli_import_bad_input_exits_2_without_output)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     const char *d = gs_test_tmpdir();
     char bad[1024], dir[1024], cmd[4096], out[8192];
     snprintf(bad, sizeof bad, "%s/bad.json", d);
-    FILE *f = fopen(bad, "w");
-    GS_REQUIRE(f);
-    fputs("{\"traceEvents\": [\n  {\"ph\": \"X\",, }\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(bad, "{\"traceEvents\": [\n  {\"ph\": \"X\",, }\n"));
     /* An unknown format, JSON with no usable event, a missing file. */
     const char *inputs[] = {"test/fixtures/chain.r1cs", bad, "no/such/file.json"};
     const char *want[] = {"unknown format", "no usable record", "no/such/file.json"};
     for (int i = 0; i < 3; i++) {
         snprintf(dir, sizeof dir, "%s/out%d", d, i);
-        snprintf(cmd, sizeof cmd, "%s import %s --out %s --quiet 2>&1", bin(), inputs[i], dir);
+        snprintf(cmd, sizeof cmd, "%s import %s --out %s --quiet 2>&1", gs_test_bin(), inputs[i], dir);
         GS_CHECK_EQ_INT(gs_test_run(cmd, out, sizeof out), 2);
         GS_CHECK_MSG(strstr(out, want[i]) != NULL, "%s", out);
-        GS_CHECK(!exists(dir, "spans.csv"));
+        GS_CHECK(!gs_test_exists(dir, "spans.csv"));
     }
     /* The malformed event is reported with its line. */
-    snprintf(cmd, sizeof cmd, "%s import %s --out %s/x --quiet 2>&1", bin(), bad, d);
+    snprintf(cmd, sizeof cmd, "%s import %s --out %s/x --quiet 2>&1", gs_test_bin(), bad, d);
     gs_test_run(cmd, out, sizeof out);
     GS_CHECK_MSG(strstr(out, "bad.json:2") != NULL, "%s", out);
-    snprintf(cmd, sizeof cmd, "%s import --format xml x 2>&1", bin());
+    snprintf(cmd, sizeof cmd, "%s import --format xml x 2>&1", gs_test_bin());
     GS_CHECK_EQ_INT(gs_test_run(cmd, out, sizeof out), 2);
 }
 
 GS_TEST(cli_record_from_daemon_log)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     char trace[1024], cmd[4096], out[8192];
     snprintf(trace, sizeof trace, "%s/mix.jsonl", gs_test_tmpdir());
     snprintf(cmd, sizeof cmd,
              "%s record --from-log test/fixtures/import/h200-backlog.daemon.log -o %s --quiet 2>&1",
-             bin(), trace);
+             gs_test_bin(), trace);
     GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
     gs_trace t;
     gs_err err;
@@ -155,7 +129,7 @@ GS_TEST(cli_record_from_daemon_log)
     gs_trace_free(&t);
     /* A log with no job events: exit 2. */
     snprintf(cmd, sizeof cmd, "%s record --from-log test/fixtures/chain.circom -o %s/y.jsonl 2>&1",
-             bin(), gs_test_tmpdir());
+             gs_test_bin(), gs_test_tmpdir());
     GS_CHECK_EQ_INT(gs_test_run(cmd, out, sizeof out), 2);
 }
 
@@ -166,16 +140,13 @@ GS_TEST(cli_record_from_daemon_log)
  * by another thread) as the top cause (family). */
 GS_TEST(cli_import_torch_profile_matches_attach)
 {
-    if (!bin()) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     const char *d = gs_test_tmpdir();
     char dir[1024], cmd[4096], out[8192], cause[64], cause_a[64];
     double util_i = -1, util_a = -1;
     snprintf(dir, sizeof dir, "%s/imported", d);
     snprintf(cmd, sizeof cmd, "%s import traces/torch-stall/torch-sleep-profile.json --out %s "
-             "--no-charts --quiet 2>&1", bin(), dir);
+             "--no-charts --quiet 2>&1", gs_test_bin(), dir);
     int rc = gs_test_run(cmd, out, sizeof out);
     GS_CHECK_MSG(rc == 0, "%s", out);
     GS_REQUIRE(rc == 0 && summary(dir, &util_i, cause, sizeof cause));
@@ -186,7 +157,7 @@ GS_TEST(cli_import_torch_profile_matches_attach)
         /* analyze writes beside spans.csv: work on a copy. */
         snprintf(cmd, sizeof cmd, "mkdir -p %s/%s && cp traces/attach-h200/final/torch-%s/spans.csv "
                  "%s/%s/ && %s analyze %s/%s --quiet >/dev/null 2>&1",
-                 d, runs[i].mode, runs[i].mode, d, runs[i].mode, bin(), d, runs[i].mode);
+                 d, runs[i].mode, runs[i].mode, d, runs[i].mode, gs_test_bin(), d, runs[i].mode);
         GS_REQUIRE(gs_test_run(cmd, out, sizeof out) == 0);
         snprintf(dir, sizeof dir, "%s/%s", d, runs[i].mode);
         double u;

@@ -49,6 +49,15 @@ int gs_path_join(char *buf, size_t n, const char *dir, const char *name)
     return k >= 0 && (size_t)k < n;
 }
 
+void gs_path_stem(char *out, size_t cap, const char *path, int first_dot)
+{
+    const char *base = strrchr(path, '/');
+    snprintf(out, cap, "%s", base ? base + 1 : path);
+    char *dot = first_dot ? strchr(out, '.') : strrchr(out, '.');
+    if (dot && dot != out)
+        *dot = '\0';
+}
+
 int gs_path_resolve(char *buf, size_t n, const char *base_dir, const char *path)
 {
     int k = !path[0] || path[0] == '/' || !base_dir || !base_dir[0]

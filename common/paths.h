@@ -43,6 +43,10 @@ int gs_path_join(char *buf, size_t n, const char *dir, const char *name);
  * base_dir/path.  0 when it does not fit in n bytes (buf then holds as
  * much as fits). */
 int gs_path_resolve(char *buf, size_t n, const char *base_dir, const char *path);
+/* out = the base name of path (after its last '/'), cut to cap - 1 bytes,
+ * then without its extension: from its first '.' when first_dot, else
+ * from its last ("a.b.c": "a" or "a.b"); a dot that starts the name stays. */
+void gs_path_stem(char *out, size_t cap, const char *path, int first_dot);
 
 
 /* ---- paths written into captures: relative, never absolute ---- */

@@ -4,16 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const status_names[] = {
-#define GS_X(name, msg) #name,
-    GS_STATUS_TABLE(GS_X)
-#undef GS_X
-};
-static const char *const status_messages[] = {
-#define GS_X(name, msg) msg,
-    GS_STATUS_TABLE(GS_X)
-#undef GS_X
-};
+static const char *const status_names[] = {GS_STATUS_TABLE(GS_XT_IDSTR)};
+static const char *const status_messages[] = {GS_STATUS_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof(status_names) / sizeof(status_names[0]) == GS_STATUS_COUNT,
                "status name table out of step");
 

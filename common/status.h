@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include "xtable.h"
+
 /* X(name, message) */
 #define GS_STATUS_TABLE(X)                                              \
     X(GS_OK,            "ok")                                           \
@@ -34,12 +36,7 @@
     X(GS_ERR_INJECTED,  "injected failure")                             \
     X(GS_ERR_INTERNAL,  "internal error")
 
-typedef enum {
-#define GS_X(name, msg) name,
-    GS_STATUS_TABLE(GS_X)
-#undef GS_X
-    GS_STATUS_COUNT
-} gs_status;
+typedef enum { GS_STATUS_TABLE(GS_XT_ID) GS_STATUS_COUNT } gs_status;
 
 /* Name ("GS_ERR_FORMAT") and message ("malformed input") of a status. */
 const char *gs_status_name(gs_status s);

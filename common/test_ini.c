@@ -104,14 +104,8 @@ GS_TEST(ini_include_relative_and_sections)
     GS_REQUIRE(system(cmd) == 0);
     snprintf(top, sizeof top, "%s/top.ini", dir);
     snprintf(inc, sizeof inc, "%s/inc.ini", sub);
-    FILE *f = fopen(top, "w");
-    GS_REQUIRE(f);
-    fputs("[a]\nx = 1\ninclude = sub/inc.ini\ny = 2\n", f);
-    fclose(f);
-    f = fopen(inc, "w");
-    GS_REQUIRE(f);
-    fputs("z = 3\n[b]\nw = 4\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(top, "[a]\nx = 1\ninclude = sub/inc.ini\ny = 2\n"));
+    GS_REQUIRE(gs_test_write_text(inc, "z = 3\n[b]\nw = 4\n"));
     seen s = {0};
     gs_ini_reader r = {.what = "t", .flags = GS_INI_INCLUDE, .on_section = on_section,
                        .on_pair = on_pair, .ctx = &s};
@@ -122,10 +116,7 @@ GS_TEST(ini_include_relative_and_sections)
      * directory; the includer's section resumes after it. */
     GS_CHECK_MSG(!strcmp(s.log, "[a]a.x=1@2 in ini;.z=3@1 in sub;[b]b.w=4@3 in sub;a.y=2@4 in ini;"), "%s", s.log);
     snprintf(loop, sizeof loop, "%s/loop.ini", dir);
-    f = fopen(loop, "w");
-    GS_REQUIRE(f);
-    fputs("include = loop.ini\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(loop, "include = loop.ini\n"));
     gs_err_clear(&err);
     GS_CHECK(gs_ini_read_file(&r, loop, &err) == GS_ERR_RANGE && strstr(err.msg, "nested more than 8"));
 }

@@ -13,10 +13,7 @@ static void put(const char *dir, const char *name, const char *text)
 {
     char p[2400];
     snprintf(p, sizeof p, "%s/%s", dir, name);
-    FILE *f = fopen(p, "w");
-    GS_REQUIRE(f);
-    fputs(text, f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(p, text));
 }
 
 /* The first line of dir/name ("" when missing). */
@@ -33,13 +30,6 @@ static const char *get(const char *dir, const char *name)
         fclose(f);
     }
     return buf;
-}
-
-static int exists(const char *dir, const char *name)
-{
-    char p[2400];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return access(p, F_OK) == 0;
 }
 
 /* Number of entries in dir (without . and ..). */
@@ -112,7 +102,7 @@ GS_TEST(outdir_existing_directory_restored_on_abort)
     gs_outdir_abort(&d);
     GS_CHECK(!strcmp(get(dir, "summary.json"), "old"));
     GS_CHECK(!strcmp(get(sub, "a.dat"), "old a"));
-    GS_CHECK(!exists(sub, "b.dat") && !exists(dir, "run-001"));
+    GS_CHECK(!gs_test_exists(sub, "b.dat") && !gs_test_exists(dir, "run-001"));
     GS_CHECK(!strcmp(get(dir, "spans.csv"), "input"));
     GS_CHECK_EQ_INT(entries(dir), 3);   /* summary.json, spans.csv, data: no .gs-keep left */
     /* Committed: the new outputs stay, the copies go. */

@@ -110,54 +110,80 @@ typedef struct lockers {
     int b_waited;
 } lockers;
 
-static void *holder_main(void *arg)
+static void lockers_init(lockers *l)
 {
-    lockers *l = arg;
-    gs_vt_enter();
+    memset(l, 0, sizeof *l);
+    pthread_mutex_init(&l->mu, NULL);
+    pthread_cond_init(&l->cv, NULL);
+}
+
+static void lockers_destroy(lockers *l)
+{
+    pthread_cond_destroy(&l->cv);
+    pthread_mutex_destroy(&l->mu);
+}
+
+/* A thread of the lock tests: name(void *) enters the virtual clock, runs
+ * the body on the lockers it is given, and exits. */
+#define LOCKER_THREAD(name)                                             \
+    static void name##_body(lockers *l);                                \
+    static void *name(void *arg)                                        \
+    {                                                                   \
+        gs_vt_enter();                                                  \
+        name##_body(arg);                                               \
+        gs_vt_exit();                                                   \
+        return NULL;                                                    \
+    }                                                                   \
+    static void name##_body(lockers *l)
+
+LOCKER_THREAD(holder_main)
+{
     gs_vt_mutex_lock(&l->mu);
     gs_vt_sleep(S); /* holds the mutex across a modelled second */
     l->a_unlock = gs_now_ns();
     gs_vt_mutex_unlock(&l->mu);
-    gs_vt_exit();
-    return NULL;
 }
 
-static void *waiter_main(void *arg)
+LOCKER_THREAD(waiter_main)
 {
-    lockers *l = arg;
-    gs_vt_enter();
     gs_vt_sleep(1000); /* after the holder took it */
     l->b_waited = gs_vt_mutex_lock(&l->mu);
     l->b_locked = gs_now_ns();
     gs_vt_mutex_unlock(&l->mu);
-    gs_vt_exit();
-    return NULL;
 }
 
-static void *cond_waiter(void *arg)
+LOCKER_THREAD(cond_waiter)
 {
-    lockers *l = arg;
-    gs_vt_enter();
     pthread_mutex_lock(&l->mu);
     while (!l->flag)
         gs_vt_cond_wait(&l->cv, &l->mu);
     l->w_woke = gs_now_ns();
     pthread_mutex_unlock(&l->mu);
-    gs_vt_exit();
-    return NULL;
 }
 
-static void *cond_signaller(void *arg)
+LOCKER_THREAD(cond_signaller)
 {
-    lockers *l = arg;
-    gs_vt_enter();
     gs_vt_sleep(S / 2);
     pthread_mutex_lock(&l->mu);
     l->flag = 1;
     gs_vt_cond_signal(&l->cv);
     pthread_mutex_unlock(&l->mu);
-    gs_vt_exit();
-    return NULL;
+}
+
+/* Starts fns[0] and fns[1] as counted threads on l, lets three modelled
+ * seconds pass, joins them; 0 when a thread could not start. */
+static int run_pair(void *(*const *fns)(void *), lockers *l)
+{
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) {
+        gs_vt_spawn();
+        if (pthread_create(&th[i], NULL, fns[i], l) != 0)
+            return 0;
+    }
+    gs_vt_sleep(3 * S);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    return 1;
 }
 
 GS_TEST(vclock_wrapped_waits_hand_off_in_virtual_time)
@@ -166,38 +192,22 @@ GS_TEST(vclock_wrapped_waits_hand_off_in_virtual_time)
     gs_err err;
     gs_err_clear(&err);
     lockers l;
-    memset(&l, 0, sizeof l);
-    pthread_mutex_init(&l.mu, NULL);
-    pthread_cond_init(&l.cv, NULL);
-    pthread_t th[4];
+    lockers_init(&l);
     GS_REQUIRE(gs_vt_start(&cfg, 0, &err) == GS_OK);
     void *(*fns[4])(void *) = {holder_main, waiter_main, cond_waiter, cond_signaller};
     /* The cond pair uses its own mutex: reuse l.mu only after the lock pair is done. */
-    for (int i = 0; i < 2; i++) {
-        gs_vt_spawn();
-        GS_REQUIRE(pthread_create(&th[i], NULL, fns[i], &l) == 0);
-    }
-    gs_vt_sleep(3 * S);
-    for (int i = 0; i < 2; i++)
-        pthread_join(th[i], NULL);
+    GS_REQUIRE(run_pair(fns, &l));
     /* The waiter got the mutex the instant the holder let go, a modelled
      * second after it took it. */
     GS_CHECK_EQ_INT(l.a_unlock, S);
     GS_CHECK(l.b_waited == 1);
     GS_CHECK_EQ_INT(l.b_locked, S);
-    for (int i = 2; i < 4; i++) {
-        gs_vt_spawn();
-        GS_REQUIRE(pthread_create(&th[i], NULL, fns[i], &l) == 0);
-    }
-    gs_vt_sleep(3 * S);
-    for (int i = 2; i < 4; i++)
-        pthread_join(th[i], NULL);
+    GS_REQUIRE(run_pair(fns + 2, &l));
     /* The condition's waiter ran at the signal's virtual time. */
     GS_CHECK_EQ_INT(l.w_woke, 3 * S + S / 2);
     GS_CHECK(!gs_vt_stalled());
     gs_vt_end();
-    pthread_cond_destroy(&l.cv);
-    pthread_mutex_destroy(&l.mu);
+    lockers_destroy(&l);
 }
 
 GS_TEST(vclock_detects_a_stall_and_passes_through_when_off)
@@ -206,9 +216,7 @@ GS_TEST(vclock_detects_a_stall_and_passes_through_when_off)
     gs_err err;
     gs_err_clear(&err);
     lockers l;
-    memset(&l, 0, sizeof l);
-    pthread_mutex_init(&l.mu, NULL);
-    pthread_cond_init(&l.cv, NULL);
+    lockers_init(&l);
     pthread_t th;
     GS_REQUIRE(gs_vt_start(&cfg, 0, &err) == GS_OK);
     GS_CHECK(gs_vt_start(&cfg, 0, &err) == GS_ERR_STATE); /* one clock at a time */
@@ -230,8 +238,7 @@ GS_TEST(vclock_detects_a_stall_and_passes_through_when_off)
     int64_t t0 = gs_now_ns();
     gs_sleep_ns(2000000);
     GS_CHECK(gs_now_ns() - t0 >= 2000000);
-    pthread_cond_destroy(&l.cv);
-    pthread_mutex_destroy(&l.mu);
+    lockers_destroy(&l);
 }
 
 /* Contention (gs_vt_cfg.speed): class 0 runs at half speed once two

@@ -23,6 +23,7 @@
  * to the next nanosecond, so the waiter that set the step is always done.
  */
 #define _GNU_SOURCE
+#include "grow.h"
 #include "clock.h"
 
 #include <math.h>
@@ -319,14 +320,8 @@ void gs_vt_exit(void)
  * counted running; w is filled in. */
 static void wait_on(waiter *w)
 {
-    if (vt.n == vt.cap) {
-        size_t cap = vt.cap ? 2 * vt.cap : 64;
-        waiter **nw = realloc(vt.w, cap * sizeof *nw);
-        if (!nw)
-            abort(); /* cannot model without memory for a pointer list */
-        vt.w = nw;
-        vt.cap = cap;
-    }
+    if (!gs_grow(&vt.w, &vt.cap, vt.n, sizeof *vt.w, 64))
+        abort(); /* cannot model without memory for a pointer list */
     vt.w[vt.n++] = w;
     stop_running();
     while (!w->done && atomic_load(&g_state) == VT_ON)
@@ -399,28 +394,41 @@ void gs_vt_load(int delta)
 
 /* ---- wrapped waits ------------------------------------------------------ */
 
+/* Caller holds vt.mu and the clock is on.  A thread about to block on key
+ * (a condition or a mutex) stops counting as running. */
+static void block_on(const void *key)
+{
+    rec_of(key, 1)->nb++;
+    stop_running();
+}
+
+/* Caller holds vt.mu and the clock is on.  A thread that blocked on key is
+ * back: it uses up a credit (a signal or an unlock counted it as running
+ * already), or else leaves the blocked count and runs again. */
+static void back_from(const void *key)
+{
+    rec *r = rec_of(key, 1);
+    if (r->cr > 0) {
+        r->cr--;
+    } else {
+        r->nb--;
+        start_running();
+    }
+}
+
 int gs_vt_cond_wait(pthread_cond_t *cv, pthread_mutex_t *mu)
 {
     if (!gs_vt_on() || !gs_vt_participant())
         return pthread_cond_wait(cv, mu);
     pthread_mutex_lock(&vt.mu);
     int counted = atomic_load(&g_state) == VT_ON;
-    if (counted) {
-        rec_of(cv, 1)->nb++;
-        stop_running();
-    }
+    if (counted)
+        block_on(cv);
     pthread_mutex_unlock(&vt.mu);
     int rc = pthread_cond_wait(cv, mu);
     pthread_mutex_lock(&vt.mu);
-    if (counted && atomic_load(&g_state) == VT_ON) {
-        rec *r = rec_of(cv, 1);
-        if (r->cr > 0) {
-            r->cr--;
-        } else {
-            r->nb--;
-            start_running();
-        }
-    }
+    if (counted && atomic_load(&g_state) == VT_ON)
+        back_from(cv);
     pthread_mutex_unlock(&vt.mu);
     return rc;
 }
@@ -478,20 +486,12 @@ int gs_vt_mutex_lock(pthread_mutex_t *mu)
         pthread_mutex_unlock(&vt.mu);
         return 0;
     }
-    rec_of(mu, 1)->nb++;
-    stop_running();
+    block_on(mu);
     pthread_mutex_unlock(&vt.mu);
     pthread_mutex_lock(mu);
     pthread_mutex_lock(&vt.mu);
-    if (atomic_load(&g_state) == VT_ON) {
-        rec *r = rec_of(mu, 1);
-        if (r->cr > 0) {
-            r->cr--;
-        } else {
-            r->nb--;
-            start_running();
-        }
-    }
+    if (atomic_load(&g_state) == VT_ON)
+        back_from(mu);
     pthread_mutex_unlock(&vt.mu);
     return 1;
 }

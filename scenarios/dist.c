@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../common/paths.h"
 #include "../common/units.h"
 #include "scenario.h"
@@ -56,14 +57,9 @@ static gs_status load_empirical(gs_dist *out, const char *path, gs_err *err)
                             "expected a duration with a unit (e.g. 12ms), got '%s'", p);
             goto fail;
         }
-        if (out->n_samples == cap) {
-            cap = cap ? cap * 2 : 64;
-            double *ns = realloc(out->samples, cap * sizeof *ns);
-            if (!ns) {
-                st = gs_err_set(err, GS_ERR_NOMEM, "empirical distribution", path, "out of memory");
-                goto fail;
-            }
-            out->samples = ns;
+        if (!gs_grow(&out->samples, &cap, out->n_samples, sizeof *out->samples, 64)) {
+            st = gs_err_set(err, GS_ERR_NOMEM, "empirical distribution", path, "out of memory");
+            goto fail;
         }
         out->samples[out->n_samples++] = v;
     }

@@ -145,7 +145,7 @@ gs_status gs_scenario_dump_in(const gs_scenario *s, FILE *f, const char *dir)
     for (int p = 0; p < GS_INJ_COUNT; p++) {
         if (!s->inj_present[p] && !s->engine.inj[p].enabled)
             continue;
-        fprintf(f, "\n[inject.%s]\n", gs_scn_inj_name_table[p]);
+        fprintf(f, "\n[inject.%s]\n", gs_scn_inj_name(p));
         for (int o = 0; o < gs_scn_n_opts; o++)
             if (opts[o].scope == GS_SCOPE_INJECT)
                 dump_line(f, &opts[o], &s->settings[gs_scn_setting_index(o, p)], dir);
@@ -184,7 +184,7 @@ void gs_scenario_help(FILE *f)
     }
     fprintf(f, "\ninjection points:");
     for (int p = 0; p < GS_INJ_COUNT; p++)
-        fprintf(f, " %s", gs_scn_inj_name_table[p]);
+        fprintf(f, " %s", gs_scn_inj_name(p));
     fprintf(f, "\ndurations: 50ms, 1.5s, 200us (unit required); sizes: 4GiB, 512MiB\n"
                "dists: fixed:50ms | uniform:10ms,50ms | lognormal:median=80ms,sigma=0.5 | empirical:FILE\n");
 }

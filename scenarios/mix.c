@@ -51,8 +51,8 @@ static gs_status generate(gs_trace *out, const gs_scenario *s, gs_err *err)
             .id = i + 1,
             .kind = (gs_job_kind)kind,
             .partitions = s->mix.partitions[kind] ? s->mix.partitions[kind]
-                                                  : gs_scn_kind_default_partitions((gs_job_kind)kind),
-            .priority = gs_scn_kind_default_priority((gs_job_kind)kind),
+                                                  : gs_job_kind_partitions((gs_job_kind)kind),
+            .priority = gs_job_kind_priority((gs_job_kind)kind),
             .size_class = production_log((gs_job_kind)kind),
         };
         if (gs_trace_push(out, &a) != GS_OK)

@@ -143,7 +143,7 @@ gs_status gs_scn_settings_init(gs_scenario *s, gs_err *err)
             else if (inst == GS_INJ_COUNT)
                 snprintf(st->key, sizeof st->key, "global.%s", opts[o].key);
             else
-                snprintf(st->key, sizeof st->key, "inject.%s.%s", gs_scn_inj_name_table[inst], opts[o].key);
+                snprintf(st->key, sizeof st->key, "inject.%s.%s", gs_scn_inj_name(inst), opts[o].key);
             snprintf(st->value, sizeof st->value, "%s", opts[o].def);
             snprintf(st->origin, sizeof st->origin, "default");
         }
@@ -170,7 +170,7 @@ static gs_status parse_kinds(double *vals, const char *text, const gs_scn_opt_de
         while (e > name && isspace((unsigned char)e[-1]))
             *--e = '\0';
         gs_job_kind k;
-        if (!gs_scn_kind_from_name(&k, name))
+        if (!gs_job_kind_from_name(&k, name))
             return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
                               "%s: unknown proof kind '%s' (winning_post, window_post, snap_deals, porep_c2, circuit)",
                               od->key, name);
@@ -385,7 +385,7 @@ gs_status gs_scn_section_check(const gs_scenario *s, const char *section, int *p
             return GS_OK;
         char list[256] = "";
         for (int p = 0; p < GS_INJ_COUNT; p++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", p ? ", " : "", gs_scn_inj_name_table[p]);
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", p ? ", " : "", gs_scn_inj_name(p));
         return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
                           "unknown injection point '%s' (known: %s)", name, list);
     }
@@ -478,7 +478,7 @@ gs_status gs_scn_finalize(gs_scenario *s, gs_err *err)
         if (inj->enabled && s->settings[gs_scn_setting_index(O_DIST, p)].value[0] == '\0' &&
             !(p == GS_INJ_MALLOC_TRIM && inj->real))
             return gs_err_set(err, GS_ERR_FORMAT, "scenario", s->inj_where[p][0] ? s->inj_where[p] : "--set",
-                              "[inject.%s] needs dist = ... (or enabled = no)", gs_scn_inj_name_table[p]);
+                              "[inject.%s] needs dist = ... (or enabled = no)", gs_scn_inj_name(p));
         if (!strcmp(seed->value, "auto"))
             inj->seed = gs_injection_seed_auto(s->engine.seed, (gs_inj_point)p);
         if (inj->real && p != GS_INJ_MALLOC_TRIM)

@@ -40,12 +40,12 @@ gs_status gs_scn_record_from_run(const char *run_dir, const char *trace_path, gs
         if (jobs[i].submitted_ns < 0)
             continue;
         gs_arrival a = {.t_ns = jobs[i].submitted_ns - t0, .id = jobs[i].id, .partitions = jobs[i].partitions};
-        if (!gs_scn_kind_from_name(&a.kind, jobs[i].kind)) {
+        if (!gs_job_kind_from_name(&a.kind, jobs[i].kind)) {
             st = gs_err_set(err, GS_ERR_FORMAT, "record", run_dir, "job %llu has unknown kind '%s'",
                             (unsigned long long)jobs[i].id, jobs[i].kind);
             goto done;
         }
-        a.priority = gs_scn_kind_default_priority(a.kind);
+        a.priority = gs_job_kind_priority(a.kind);
         for (size_t j = 0; j < orig.n; j++)
             if (orig.a[j].id == a.id) {
                 a.priority = orig.a[j].priority;

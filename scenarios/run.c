@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../common/grow.h"
 #include "../diag/jobs.h"
 #include "../common/outdir.h"
 #include "../common/outfile.h"
@@ -34,20 +35,21 @@
 
 #define MAX_DEVICES 16
 
-static void default_dir(char *out, size_t cap, const gs_scenario *s)
+void gs_scn_default_run_dir(char *out, size_t cap, const char *name)
 {
-    const char *base = strrchr(s->path, '/');
-    base = base ? base + 1 : s->path[0] ? s->path : "scenario";
-    char name[128];
-    snprintf(name, sizeof name, "%.100s", base);
-    char *dot = strrchr(name, '.');
-    if (dot && dot != name)
-        *dot = '\0';
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
     snprintf(out, cap, "runs/%s-%04d%02d%02d-%02d%02d%02d", name, tm.tm_year + 1900, tm.tm_mon + 1,
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+/* runs/<scenario file name without its extension>-<UTC time>. */
+static void default_dir(char *out, size_t cap, const gs_scenario *s)
+{
+    char name[101];
+    gs_path_stem(name, sizeof name, s->path[0] ? s->path : "scenario", 0);
+    gs_scn_default_run_dir(out, cap, name);
 }
 
 static void path_in(char *out, size_t cap, const char *dir, const char *file)
@@ -244,14 +246,8 @@ static int64_t next_cancel(const driver *d) { return d->n ? d->heap[0].t : INT64
 
 static int cancel_push(driver *d, int64_t t, uint64_t id)
 {
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? 2 * d->cap : 64;
-        cancel_ev *h = realloc(d->heap, cap * sizeof *h);
-        if (!h)
-            return 0;
-        d->heap = h;
-        d->cap = cap;
-    }
+    if (!gs_grow(&d->heap, &d->cap, d->n, sizeof *d->heap, 64))
+        return 0;
     size_t i = d->n++;
     while (i && d->heap[(i - 1) / 2].t > t) {
         d->heap[i] = d->heap[(i - 1) / 2];

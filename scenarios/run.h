@@ -93,6 +93,10 @@ typedef struct gs_run_result {
 } gs_run_result;
 
 /* Runs s (validated) and writes the run directory. */
+/* out = "runs/<name>-<UTC time YYYYMMDD-HHMMSS>": the default run directory
+ * of run, import, predict and what-if. */
+void gs_scn_default_run_dir(char *out, size_t cap, const char *name);
+
 gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *res, gs_err *err);
 
 /* Runs diag's analysis on the finished run directory res->dir, fills res's

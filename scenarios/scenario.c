@@ -17,15 +17,10 @@ _Static_assert(sizeof backend_names / sizeof backend_names[0] == GS_BACKEND_SEL_
 const char *gs_replay_mode_name(gs_replay_mode m) { return (unsigned)m < GS_REPLAY_COUNT ? replay_names[m] : "?"; }
 const char *gs_backend_sel_name(gs_backend_sel b) { return (unsigned)b < GS_BACKEND_SEL_COUNT ? backend_names[b] : "?"; }
 
-gs_status gs_scenario_new(gs_scenario **out, gs_err *err)
+/* The last step of new and load: finalize s when st is GS_OK, then hand it
+ * out, or destroy it and return the first failure. */
+static gs_status finish(gs_scenario **out, gs_scenario *s, gs_status st, gs_err *err)
 {
-    *out = NULL;
-    gs_scenario *s = calloc(1, sizeof *s);
-    if (!s)
-        return GS_ERR(err, GS_ERR_NOMEM, "scenario", "out of memory");
-    gs_status st = gs_scn_settings_init(s, err);
-    if (st == GS_OK)
-        st = gs_scn_apply_defaults(s, err);
     if (st == GS_OK)
         st = gs_scn_finalize(s, err);
     if (st != GS_OK) {
@@ -36,6 +31,18 @@ gs_status gs_scenario_new(gs_scenario **out, gs_err *err)
     return GS_OK;
 }
 
+gs_status gs_scenario_new(gs_scenario **out, gs_err *err)
+{
+    *out = NULL;
+    gs_scenario *s = calloc(1, sizeof *s);
+    if (!s)
+        return GS_ERR(err, GS_ERR_NOMEM, "scenario", "out of memory");
+    gs_status st = gs_scn_settings_init(s, err);
+    if (st == GS_OK)
+        st = gs_scn_apply_defaults(s, err);
+    return finish(out, s, st, err);
+}
+
 gs_status gs_scenario_load(gs_scenario **out, const char *path, gs_err *err)
 {
     *out = NULL;
@@ -44,15 +51,7 @@ gs_status gs_scenario_load(gs_scenario **out, const char *path, gs_err *err)
     if (st != GS_OK)
         return st;
     snprintf(s->path, sizeof s->path, "%s", path);
-    st = gs_scn_ini_parse_file(s, path, err);
-    if (st == GS_OK)
-        st = gs_scn_finalize(s, err);
-    if (st != GS_OK) {
-        gs_scenario_destroy(s);
-        return st;
-    }
-    *out = s;
-    return GS_OK;
+    return finish(out, s, gs_scn_ini_parse_file(s, path, err), err);
 }
 
 gs_status gs_scenario_set(gs_scenario *s, const char *assignment, const char *where, gs_err *err)

@@ -30,7 +30,6 @@ typedef struct gs_scn_opt_def {
 extern const gs_scn_opt_def gs_scn_opts[];
 extern const int gs_scn_n_opts;
 extern const char *const gs_scn_scope_names[];
-extern const char *const gs_scn_inj_name_table[];
 /* Index in s->settings of option opt, instance inst (injection point,
  * GS_INJ_COUNT = the [global] default; ignored for other scopes). */
 int gs_scn_setting_index(int opt, int inst);
@@ -64,11 +63,10 @@ int gs_scn_setting_in_effect(const gs_scenario *s, int i);
 /* Reads an INI file (with includes) into s (ini.c). */
 gs_status gs_scn_ini_parse_file(gs_scenario *s, const char *path, gs_err *err);
 
-/* Kind name lookup without linking the engine (from GS_JOB_KIND_TABLE). */
-int gs_scn_kind_from_name(gs_job_kind *out, const char *name);
+/* The engine's kind and injection point names (engine.h) as the scenario
+ * layer prints them ("?" out of range); gs_scn_inj_from_name looks up the
+ * len bytes at name. */
 const char *gs_scn_kind_name(gs_job_kind k);
-uint32_t gs_scn_kind_default_partitions(gs_job_kind k);
-int gs_scn_kind_default_priority(gs_job_kind k);
 int gs_scn_inj_from_name(int *out, const char *name, size_t len);
 const char *gs_scn_inj_name(int p);
 

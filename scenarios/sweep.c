@@ -61,6 +61,25 @@ typedef struct {
     int rep;
 } slot;
 
+/* The index of key k's value at sweep point p >= 0: the points count
+ * through the values of the keys as a mixed-radix number, key 0 fastest. */
+static int value_index(const vary *vs, int k, int p)
+{
+    for (int q = 0; q < k; q++)
+        p /= vs[q].n;
+    return p % vs[k].n;
+}
+
+static const char *value_at(const vary *vs, int k, int p) { return vs[k].values[value_index(vs, k, p)]; }
+
+/* Opens dir/name as an atomic output file. */
+static gs_status open_in(gs_outfile *of, const char *dir, const char *name, gs_err *err)
+{
+    char path[GS_SCN_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return gs_out_open(of, path, err);
+}
+
 /* Numeric value of a setting text for regression (seconds for durations). */
 static double numeric(const char *v)
 {
@@ -243,14 +262,13 @@ gs_status gs_sweep_plan_scenario(const gs_sweep_plan *p, int i, gs_scenario **ou
         for (int k = 0; k < o->n_sets && st == GS_OK; k++)
             st = gs_scenario_set(s, o->sets[k], "--set", err);
     int pt = p->order[i].point;
-    for (int k = 0, rest = pt; k < nv && st == GS_OK; k++) {
+    for (int k = 0; k < nv && st == GS_OK; k++) {
         if (pt < 0) { /* baseline: varied injections off */
             if (vs[k].inject_delay)
                 st = apply_value(s, &vs[k], "0ms", err);
             continue;
         }
-        st = apply_value(s, &vs[k], vs[k].values[rest % vs[k].n], err);
-        rest /= vs[k].n;
+        st = apply_value(s, &vs[k], value_at(vs, k, pt), err);
     }
     if (st == GS_OK)
         st = gs_scenario_validate(s, err);
@@ -352,10 +370,8 @@ gs_status gs_sweep_plan_tables(const gs_sweep_plan *plan, const gs_run_result *r
     gs_status st = GS_OK;
     {
         /* sweep.csv */
-        char path[GS_SCN_PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s/sweep.csv", o->out_dir);
         gs_outfile of;
-        if ((st = gs_out_open(&of, path, err)) != GS_OK)
+        if ((st = open_in(&of, o->out_dir, "sweep.csv", err)) != GS_OK)
             goto done;
         fprintf(of.f, "run,point,rep,baseline");
         for (int k = 0; k < nv; k++)
@@ -364,10 +380,8 @@ gs_status gs_sweep_plan_tables(const gs_sweep_plan *plan, const gs_run_result *r
         for (int i = 0; i < total; i++) {
             int p = order[i].point;
             fprintf(of.f, "%d,%d,%d,%d", i, p, order[i].rep, p < 0);
-            for (int k = 0, rest = p; k < nv; k++) {
-                const char *val = p < 0 ? (vs[k].inject_delay ? "0ms" : "(scenario)") : vs[k].values[rest % vs[k].n];
-                if (p >= 0)
-                    rest /= vs[k].n;
+            for (int k = 0; k < nv; k++) {
+                const char *val = p < 0 ? (vs[k].inject_delay ? "0ms" : "(scenario)") : value_at(vs, k, p);
                 fprintf(of.f, ",\"%s\",%.9g", val, numeric(val));
             }
             char verdict[256];
@@ -388,20 +402,16 @@ gs_status gs_sweep_plan_tables(const gs_sweep_plan *plan, const gs_run_result *r
     }
     /* Sensitivity and the per-point chart data of the first varied key. */
     {
-        char path[GS_SCN_PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s/sensitivity.csv", o->out_dir);
         gs_outfile of;
-        if ((st = gs_out_open(&of, path, err)) != GS_OK)
+        if ((st = open_in(&of, o->out_dir, "sensitivity.csv", err)) != GS_OK)
             goto done;
         fprintf(of.f, "key,n,slope_idle_s_per_unit,ci95,intercept_s\n");
         double *x = calloc((size_t)total, sizeof *x), *y = calloc((size_t)total, sizeof *y);
         for (int k = 0; x && y && k < nv; k++) {
             size_t n = 0;
             for (int i = 0; i < total; i++) {
-                int p = order[i].point, rest = p;
-                for (int q = 0; q < k && p >= 0; q++)
-                    rest /= vs[q].n;
-                const char *val = p < 0 ? (vs[k].inject_delay ? "0ms" : NULL) : vs[k].values[rest % vs[k].n];
+                int p = order[i].point;
+                const char *val = p < 0 ? (vs[k].inject_delay ? "0ms" : NULL) : value_at(vs, k, p);
                 double xv = val ? numeric(val) : NAN;
                 if (!isfinite(xv) || !rows[i].analyzed)
                     continue;
@@ -421,8 +431,7 @@ gs_status gs_sweep_plan_tables(const gs_sweep_plan *plan, const gs_run_result *r
         free(y);
         if ((st = gs_out_close(&of, 1, err)) != GS_OK)
             goto done;
-        snprintf(path, sizeof path, "%s/sweep.dat", o->out_dir);
-        if ((st = gs_out_open(&of, path, err)) != GS_OK)
+        if ((st = open_in(&of, o->out_dir, "sweep.dat", err)) != GS_OK)
             goto done;
         /* report/README.md "sweep.dat": a block per varied key ("suspect"),
          * x idle_mean_s idle_lo_s idle_hi_s util_mean n "label"; lo/hi are
@@ -435,10 +444,8 @@ gs_status gs_sweep_plan_tables(const gs_sweep_plan *plan, const gs_run_result *r
                 double sum = 0, mn = INFINITY, mx = -INFINITY, us = 0;
                 int n = 0;
                 for (int i = 0; i < total; i++) {
-                    int p = order[i].point, rest = p;
-                    for (int q = 0; q < k && p >= 0; q++)
-                        rest /= vs[q].n;
-                    int match = v < 0 ? p < 0 : p >= 0 && rest % vs[k].n == v;
+                    int p = order[i].point;
+                    int match = v < 0 ? p < 0 : p >= 0 && value_index(vs, k, p) == v;
                     if (!match || !rows[i].analyzed)
                         continue;
                     sum += rows[i].gpu_idle_s;
@@ -456,8 +463,7 @@ gs_status gs_sweep_plan_tables(const gs_sweep_plan *plan, const gs_run_result *r
         if ((st = gs_out_close(&of, 1, err)) != GS_OK)
             goto done;
         /* sweep_causes.dat: idle by cause per sweep point (mean over reps). */
-        snprintf(path, sizeof path, "%s/sweep_causes.dat", o->out_dir);
-        if ((st = gs_out_open(&of, path, err)) != GS_OK)
+        if ((st = open_in(&of, o->out_dir, "sweep_causes.dat", err)) != GS_OK)
             goto done;
         fprintf(of.f, "label");
         for (int c = 0; c < GS_CAUSE_COUNT; c++)
@@ -477,11 +483,10 @@ gs_status gs_sweep_plan_tables(const gs_sweep_plan *plan, const gs_run_result *r
             char label[256] = "baseline";
             if (p >= 0) {
                 label[0] = '\0';
-                for (int k = 0, rest = p; k < nv; k++) {
+                for (int k = 0; k < nv; k++) {
                     const char *name = vs[k].inject_delay ? vs[k].point : vs[k].key;
                     snprintf(label + strlen(label), sizeof label - strlen(label), "%s%.60s@%.60s", k ? "," : "", name,
-                             vs[k].values[rest % vs[k].n]);
-                    rest /= vs[k].n;
+                             value_at(vs, k, p));
                 }
             }
             for (char *c = label; *c; c++)

@@ -114,10 +114,7 @@ static int judge(const run_result *on, const char *cause, double base_idle, doub
  * (systematic) fails every run, noise rarely two. */
 GS_TEST(accuracy_injected_causes_within_10pct)
 {
-    if (!getenv("GS_BIN") || access(getenv("GS_BIN"), X_OK) != 0) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
     static const struct {
         const char *cause, *sets;
     } cases[] = {
@@ -224,11 +221,8 @@ GS_TEST(accuracy_gate_demo_buggy_fails_fixed_passes)
     gs_test_skip("AddressSanitizer build: glibc malloc_trim is not in play");
     return;
 #endif
-    const char *bin = getenv("GS_BIN");
-    if (!bin || access(bin, X_OK) != 0) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
+    const char *bin = gs_test_bin();
     const char *d = gs_test_tmpdir();
     gate_expect(bin, "scenarios/demo.ini", d, "buggy", 1);
     gate_expect(bin, "scenarios/demo-fixed.ini", d, "fixed", 0);

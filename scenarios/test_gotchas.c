@@ -22,9 +22,7 @@ GS_TEST(gotcha_defaults_are_production_and_noted)
 {
     gs_scenario *s;
     gs_err err;
-    gs_err_clear(&err);
-    GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
-    GS_CHECK_OK(gs_scenario_parse_text(s, "[jobs]\ncount = 2\n", "min.ini", &err));
+    GS_REQUIRE(ts_parse(&s, "[jobs]\ncount = 2\n", "min.ini", &err));
     GS_CHECK_OK(gs_scenario_validate(s, &err));
     GS_CHECK(s->engine.trim == GS_TRIM_UNDER_LOCK);
     GS_CHECK(s->engine.verify == GS_VERIFY_UNDER_LOCK);
@@ -41,8 +39,7 @@ GS_TEST(gotcha_defaults_are_production_and_noted)
     free(buf);
     gs_scenario_destroy(s);
 
-    GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
-    GS_CHECK_OK(gs_scenario_parse_text(s, "[engine]\ntrim = off\nverify = under_lock\n", "set.ini", &err));
+    GS_REQUIRE(ts_parse(&s, "[engine]\ntrim = off\nverify = under_lock\n", "set.ini", &err));
     buf = NULL;
     f = open_memstream(&buf, &len);
     GS_REQUIRE(f);
@@ -60,15 +57,6 @@ GS_TEST(gotcha_defaults_are_production_and_noted)
         GS_CHECK_MSG(strstr(out, "Defaults follow the production daemon") &&
                          strstr(out, "trim = under_lock") && strstr(out, "summary.json"),
                      "run --help lacks the defaults / --no-report lines");
-    }
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
     }
 }
 
@@ -98,13 +86,10 @@ GS_TEST(gotcha_real_trim_mode_rejects_ignored_keys)
     char path[600];
     snprintf(path, sizeof path, "%s/t.ini", gs_test_tmpdir());
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        write_file(path, cases[i].text);
-        gs_scenario *s = NULL;
+        GS_REQUIRE(gs_test_write_text(path, cases[i].text));
+        gs_scenario *s;
         gs_err err;
-        gs_err_clear(&err);
-        gs_status st = gs_scenario_load(&s, path, &err);
-        if (st == GS_OK)
-            st = gs_scenario_validate(s, &err);
+        gs_status st = ts_load(&s, path, 1, &err);
         if (!cases[i].where) {
             GS_CHECK_MSG(st == GS_OK, "case %zu rejected: %s", i, err.msg);
         } else {
@@ -117,7 +102,7 @@ GS_TEST(gotcha_real_trim_mode_rejects_ignored_keys)
         gs_scenario_destroy(s);
     }
     /* Through --set, whatever the order of the keys: checked once all apply. */
-    write_file(path, "[inject.malloc_trim]\ndist = fixed:5ms\n");
+    GS_REQUIRE(gs_test_write_text(path, "[inject.malloc_trim]\ndist = fixed:5ms\n"));
     gs_scenario *s = NULL;
     gs_err err;
     gs_err_clear(&err);
@@ -135,14 +120,6 @@ GS_TEST(gotcha_real_trim_mode_rejects_ignored_keys)
     gs_scenario_destroy(s);
 }
 
-static int has_file(const char *dir, const char *name)
-{
-    char p[1200];
-    struct stat sb;
-    snprintf(p, sizeof p, "%.900s/%.200s", dir, name);
-    return stat(p, &sb) == 0;
-}
-
 /* --no-report skips the rendering only: summary.json is written (and the
  * run result carries the analysis), report.md/.html and charts are not. */
 GS_TEST(gotcha_no_report_still_writes_summary)
@@ -155,7 +132,7 @@ GS_TEST(gotcha_no_report_still_writes_summary)
     GS_REQUIRE(ts_run_text(text, "noreport.ini", "nr", 1, &r, dir, sizeof dir));
     GS_CHECK_EQ_INT(r.completed, 2);
     GS_CHECK(r.analyzed && r.gpu_span_s > 0);
-    GS_CHECK(has_file(dir, "summary.json"));
-    GS_CHECK(has_file(dir, "spans.csv") && has_file(dir, "jobs.csv"));
-    GS_CHECK(!has_file(dir, "report.md") && !has_file(dir, "report.html") && !has_file(dir, "charts"));
+    GS_CHECK(gs_test_exists(dir, "summary.json"));
+    GS_CHECK(gs_test_exists(dir, "spans.csv") && gs_test_exists(dir, "jobs.csv"));
+    GS_CHECK(!gs_test_exists(dir, "report.md") && !gs_test_exists(dir, "report.html") && !gs_test_exists(dir, "charts"));
 }

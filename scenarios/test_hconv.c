@@ -16,9 +16,7 @@ GS_TEST(scenario_h_convention_key)
 {
     gs_scenario *s;
     gs_err err;
-    gs_err_clear(&err);
-    GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
-    GS_CHECK_OK(gs_scenario_parse_text(s, "[engine]\nseed = 3\n", "d.ini", &err));
+    GS_REQUIRE(ts_parse(&s, "[engine]\nseed = 3\n", "d.ini", &err));
     GS_CHECK_EQ_INT(s->engine.h_conv, GS_H_SNARKJS);   /* the default */
     GS_CHECK_OK(gs_scenario_set(s, "engine.h_convention=classic", "--set", &err));
     GS_CHECK_EQ_INT(s->engine.h_conv, GS_H_CLASSIC);

@@ -30,12 +30,9 @@ GS_TEST(library_scenarios_load)
             continue;
         char path[1200];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        gs_scenario *s = NULL;
+        gs_scenario *s;
         gs_err err;
-        gs_err_clear(&err);
-        gs_status st = gs_scenario_load(&s, path, &err);
-        if (st == GS_OK)
-            st = gs_scenario_validate(s, &err);
+        gs_status st = ts_load(&s, path, 1, &err);
         GS_CHECK_MSG(st == GS_OK, "%s: %s", e->d_name, err.msg);
         /* Every library file says what it reproduces in its opening comment. */
         FILE *f = fopen(path, "r");
@@ -166,11 +163,9 @@ GS_TEST(library_tiny_sweep)
     char scn[600], out[600];
     snprintf(scn, sizeof scn, "%s/sw.ini", dir);
     snprintf(out, sizeof out, "%s/sweep", dir);
-    FILE *f = fopen(scn, "w");
-    GS_REQUIRE(f);
-    fputs("; sw.ini\n[engine]\nsynth_threads = 1\nprove_threads = 1\ntrim = off\nverify = after_unlock\n"
-          "[jobs]\nkinds = circuit:1\ncount = 2\ninterarrival = fixed:1ms\nsize_map = circuit:9\nreplay = afap\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(scn, "; sw.ini\n[engine]\nsynth_threads = 1\nprove_threads = 1\ntrim = off\n"
+                                       "verify = after_unlock\n[jobs]\nkinds = circuit:1\ncount = 2\n"
+                                       "interarrival = fixed:1ms\nsize_map = circuit:9\nreplay = afap\n"));
     const char *vary[] = {"inject.tracker_hold=0ms,20ms"};
     gs_sweep_opts o = {.scenario = scn, .vary = vary, .n_vary = 1, .reps = 1, .seed = 3, .out_dir = out, .quiet = 1};
     gs_err err;
@@ -178,7 +173,7 @@ GS_TEST(library_tiny_sweep)
     GS_REQUIRE(gs_scn_sweep(&o, &err) == GS_OK || (gs_test_fail(__FILE__, __LINE__, "%s", err.msg), 0));
     char p[700], line[1024];
     snprintf(p, sizeof p, "%s/sweep.csv", out);
-    f = fopen(p, "r");
+    FILE *f = fopen(p, "r");
     GS_REQUIRE(f);
     int rows = 0, baseline = 0;
     while (fgets(line, sizeof line, f))

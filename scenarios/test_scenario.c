@@ -6,16 +6,8 @@
 
 #include "../test/test.h"
 #include "scn_internal.h"
+#include "test_scn_util.h"
 #include "trace.h"
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return;
-    fputs(text, f);
-    fclose(f);
-}
 
 GS_TEST(scenario_units)
 {
@@ -72,13 +64,13 @@ GS_TEST(scenario_dists)
     /* Empirical samples with units; a bad line is named by number. */
     char path[600];
     snprintf(path, sizeof path, "%s/emp.txt", gs_test_tmpdir());
-    write_file(path, "# captured\n10ms\n30ms\n");
+    GS_REQUIRE(gs_test_write_text(path, "# captured\n10ms\n30ms\n"));
     gs_err_clear(&err);
     GS_CHECK_OK(gs_parse_dist(&d, "empirical:emp.txt", gs_test_tmpdir(), "x:1", &err));
     GS_CHECK(d.n_samples == 2 && d.samples[1] > 0.0299999 && d.samples[1] < 0.0300001);
     GS_CHECK(gs_dist_mean(&d) > 0.0199 && gs_dist_mean(&d) < 0.0201);
     free(d.samples);
-    write_file(path, "10ms\n30\n");
+    GS_REQUIRE(gs_test_write_text(path, "10ms\n30\n"));
     gs_err_clear(&err);
     GS_CHECK(gs_parse_dist(&d, "empirical:emp.txt", gs_test_tmpdir(), "x:1", &err) == GS_ERR_FORMAT);
     GS_CHECK_MSG(strstr(err.msg, "emp.txt:2") != NULL, "%s", err.msg);
@@ -116,9 +108,7 @@ GS_TEST(scenario_parse_values)
 {
     gs_scenario *s;
     gs_err err;
-    gs_err_clear(&err);
-    GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
-    GS_CHECK_OK(gs_scenario_parse_text(s, demo_text, "t.ini", &err));
+    GS_REQUIRE(ts_parse(&s, demo_text, "t.ini", &err));
     GS_CHECK_OK(gs_scenario_validate(s, &err));
     GS_CHECK(!strcmp(s->description, "test scenario"));
     GS_CHECK_EQ_INT(s->engine.synth_threads, 6);
@@ -168,9 +158,7 @@ GS_TEST(scenario_g2_placement)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gs_scenario *s;
         gs_err err;
-        gs_err_clear(&err);
-        GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
-        GS_CHECK_OK(gs_scenario_parse_text(s, cases[i].text, "g2.ini", &err));
+        GS_REQUIRE(ts_parse(&s, cases[i].text, "g2.ini", &err));
         gs_status st = gs_scenario_validate(s, &err);
         GS_CHECK_MSG((st == GS_OK) == cases[i].ok, "case %zu: %s", i, err.msg);
         if (cases[i].ok) GS_CHECK_EQ_INT(s->engine.g2_on_device, cases[i].g2);
@@ -183,9 +171,7 @@ GS_TEST(scenario_dump_roundtrip)
 {
     gs_scenario *s, *t;
     gs_err err;
-    gs_err_clear(&err);
-    GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
-    GS_REQUIRE(gs_scenario_parse_text(s, demo_text, "t.ini", &err) == GS_OK);
+    GS_REQUIRE(ts_parse(&s, demo_text, "t.ini", &err));
     GS_REQUIRE(gs_scn_finalize(s, &err) == GS_OK);
     char path[600], *a = NULL, *b = NULL;
     size_t la, lb;
@@ -236,9 +222,9 @@ GS_TEST(scenario_include_and_env)
     char base[600], top[600];
     snprintf(base, sizeof base, "%s/base.ini", dir);
     snprintf(top, sizeof top, "%s/top.ini", dir);
-    write_file(base, "[engine]\nsynth_threads = ${GS_TEST_SYNTH}\ntrim = under_lock\n"
-                     "queue_depth = ${GS_TEST_UNSET_QD:-7}\n");
-    write_file(top, "include = base.ini\n[engine]\ntrim = background\n");
+    GS_REQUIRE(gs_test_write_text(base, "[engine]\nsynth_threads = ${GS_TEST_SYNTH}\ntrim = under_lock\n"
+                                        "queue_depth = ${GS_TEST_UNSET_QD:-7}\n"));
+    GS_REQUIRE(gs_test_write_text(top, "include = base.ini\n[engine]\ntrim = background\n"));
     setenv("GS_TEST_SYNTH", "5", 1);
     unsetenv("GS_TEST_UNSET_QD");
     gs_scenario *s;
@@ -281,11 +267,10 @@ GS_TEST(scenario_errors_name_file_line)
     char path[600];
     snprintf(path, sizeof path, "%s/bad.ini", dir);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        write_file(path, cases[i].text);
-        gs_scenario *s = NULL;
+        GS_REQUIRE(gs_test_write_text(path, cases[i].text));
+        gs_scenario *s;
         gs_err err;
-        gs_err_clear(&err);
-        gs_status st = gs_scenario_load(&s, path, &err);
+        gs_status st = ts_load(&s, path, 0, &err);
         GS_CHECK_MSG(st != GS_OK && s == NULL, "case %zu accepted", i);
         GS_CHECK_MSG(strstr(err.msg, cases[i].where) != NULL, "case %zu: '%s' lacks %s", i, err.msg, cases[i].where);
         GS_CHECK_MSG(strstr(err.msg, cases[i].word) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg, cases[i].word);
@@ -314,7 +299,7 @@ GS_TEST(scenario_errors_name_file_line)
         {"[jobs]\nsize_map = circuit:9\n\nsize_shift = -3\n", "bad.ini:4", "2^6"},
     };
     for (size_t i = 0; i < sizeof vcases / sizeof vcases[0]; i++) {
-        write_file(path, vcases[i].text);
+        GS_REQUIRE(gs_test_write_text(path, vcases[i].text));
         s = NULL;
         gs_err_clear(&err);
         GS_REQUIRE(gs_scenario_load(&s, path, &err) == GS_OK);
@@ -330,9 +315,7 @@ GS_TEST(scenario_arrivals_deterministic)
 {
     gs_scenario *s;
     gs_err err;
-    gs_err_clear(&err);
-    GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
-    GS_REQUIRE(gs_scenario_parse_text(s, demo_text, "t.ini", &err) == GS_OK);
+    GS_REQUIRE(ts_parse(&s, demo_text, "t.ini", &err));
     gs_trace a, b, c;
     GS_REQUIRE(gs_scenario_arrivals(&a, s, &err) == GS_OK);
     GS_REQUIRE(gs_scenario_arrivals(&b, s, &err) == GS_OK);

@@ -71,19 +71,6 @@ GS_TEST(slurm_parse_squeue_sacct_sbatch)
     GS_CHECK(!gs_slurm_shell_quote(q, 4, "long"));
 }
 
-static const char *bin(void)
-{
-    const char *b = getenv("GS_BIN");
-    return b && access(b, X_OK) == 0 ? b : NULL;
-}
-
-static int sh(char *out, size_t cap, const char *cmd)
-{
-    char full[8192];
-    snprintf(full, sizeof full, "%s 2>&1", cmd);
-    return gs_test_run(full, out, cap);
-}
-
 static const char *small_scenario(const char *dir)
 {
     static char path[700];
@@ -101,11 +88,8 @@ static const char *small_scenario(const char *dir)
 
 GS_TEST(slurm_cli_dry_run_and_usage)
 {
-    const char *b = bin();
-    if (!b) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
+    const char *b = gs_test_bin();
     const char *d = gs_test_tmpdir(), *scn = small_scenario(d);
     GS_REQUIRE(scn);
     char cmd[4096], out[32768], p[900];
@@ -113,7 +97,7 @@ GS_TEST(slurm_cli_dry_run_and_usage)
              "%s sweep %s --vary inject.tracker_hold=0ms,5ms,10ms --reps 2 --out %s/dry --slurm --dry-run "
              "--partition gpu --gpus-per-task 1 --array-max 4 --time 10:00 --sbatch --account=lab",
              b, scn, d);
-    GS_CHECK_EQ_INT(sh(out, sizeof out, cmd), 0);
+    GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 0);
     GS_CHECK_MSG(strstr(out, "#SBATCH --array=0-7%4\n") && strstr(out, "#SBATCH --partition=gpu\n") &&
                      strstr(out, "#SBATCH --gres=gpu:1\n") && strstr(out, "#SBATCH --time=10:00\n") &&
                      strstr(out, "#SBATCH --account=lab\n") && strstr(out, "--task \"$i\"") &&
@@ -124,30 +108,30 @@ GS_TEST(slurm_cli_dry_run_and_usage)
     /* Without --gpus-per-task: no GRES line. */
     snprintf(cmd, sizeof cmd, "%s sweep %s --vary inject.tracker_hold=0ms,5ms --reps 1 --out %s/dry --slurm --dry-run",
              b, scn, d);
-    GS_CHECK_EQ_INT(sh(out, sizeof out, cmd), 0);
+    GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 0);
     GS_CHECK_MSG(!strstr(out, "--gres") && strstr(out, "--array=0-2\n"), "%s", out);
     /* A bad --vary value costs no cluster time: checked before submitting. */
     snprintf(cmd, sizeof cmd, "%s sweep %s --vary engine.trim=sometimes --out %s/bad --slurm --dry-run", b, scn, d);
-    GS_CHECK_EQ_INT(sh(out, sizeof out, cmd), 2);
+    GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 2);
     GS_CHECK_MSG(strstr(out, "sometimes") && !strstr(out, "#SBATCH"), "%s", out);
     /* Slurm options need --slurm; --resume needs an earlier submission. */
     snprintf(cmd, sizeof cmd, "%s sweep %s --vary inject.tracker_hold=0ms,5ms --partition gpu", b, scn);
-    GS_CHECK_EQ_INT(sh(out, sizeof out, cmd), 2);
+    GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 2);
     GS_CHECK_MSG(strstr(out, "need --slurm"), "%s", out);
     snprintf(cmd, sizeof cmd, "%s sweep %s --vary inject.tracker_hold=0ms,5ms --out %s/none --slurm --resume", b, scn,
              d);
-    GS_CHECK_EQ_INT(sh(out, sizeof out, cmd), 2);
+    GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 2);
     GS_CHECK_MSG(strstr(out, "--resume: no earlier submission") && strstr(out, "none/slurm/task.sh"), "%s", out);
     snprintf(cmd, sizeof cmd, "%s sweep %s --vary inject.tracker_hold=0ms,5ms --reps 1 --task 3 --out %s/t", b, scn, d);
-    GS_CHECK_EQ_INT(sh(out, sizeof out, cmd), 2);
+    GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 2);
     GS_CHECK_MSG(strstr(out, "--task 3") && strstr(out, "runs 0 to 2"), "%s", out);
     snprintf(cmd, sizeof cmd, "%s gate --slurm --base %s --head %s --reps 2 --dry-run --run-out %s/g", b, scn, scn, d);
-    GS_CHECK_EQ_INT(sh(out, sizeof out, cmd), 0);
+    GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 0);
     GS_CHECK_MSG(strstr(out, "--array=0-3\n") && strstr(out, "/base-%03d") && strstr(out, "/head-%03d") &&
                      strstr(out, "case $((i % 2))"),
                  "%s", out);
     snprintf(cmd, sizeof cmd, "%s gate --base %s --head %s --reps 2", b, scn, scn);
-    GS_CHECK_EQ_INT(sh(out, sizeof out, cmd), 2);
+    GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 2);
     GS_CHECK_MSG(strstr(out, "need --slurm"), "%s", out);
 }
 
@@ -198,11 +182,8 @@ static char *slurp(const char *path)
 
 GS_TEST(slurm_sweep_through_stand_in_commands)
 {
-    const char *b = bin();
-    if (!b) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
+    const char *b = gs_test_bin();
     const char *d = gs_test_tmpdir(), *scn = small_scenario(d);
     char fakes[700], cmd[4096], out[32768], p[900];
     snprintf(fakes, sizeof fakes, "%s/bin", d);
@@ -210,7 +191,7 @@ GS_TEST(slurm_sweep_through_stand_in_commands)
     GS_REQUIRE(scn && write_fakes(fakes));
     const char *args = "--vary inject.tracker_hold=0ms,10ms --reps 1 --seed 2 --slurm --poll 1";
     snprintf(cmd, sizeof cmd, "FAKE_FAIL=1 PATH=%s:$PATH %s sweep %s %s --out %s/sw", fakes, b, scn, args, d);
-    GS_CHECK_EQ_INT(sh(out, sizeof out, cmd), 1);
+    GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 1);
     GS_CHECK_MSG(strstr(out, "task 1 (job 500_1): failed: NODE_FAIL on fakenode") && strstr(out, "--resume"), "%s",
                  out);
     snprintf(p, sizeof p, "%s/sw/sweep.csv", d);
@@ -226,7 +207,7 @@ GS_TEST(slurm_sweep_through_stand_in_commands)
     free(md);
     /* --resume submits task 1 alone; its fate comes from sacct again. */
     snprintf(cmd, sizeof cmd, "PATH=%s:$PATH %s sweep %s %s --out %s/sw --resume", fakes, b, scn, args, d);
-    GS_CHECK_EQ_INT(sh(out, sizeof out, cmd), 0);
+    GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 0);
     GS_CHECK_MSG(strstr(out, "1 task to submit again") && strstr(out, "--array=1)"), "%s", out);
     snprintf(p, sizeof p, "%s/sw/slurm/jobs", d);
     char *jobs = slurp(p);

@@ -36,13 +36,6 @@
 #define VARY "--vary inject.h2d=0ms,5ms,10ms,15ms,20ms,25ms,30ms,40ms --reps 2 --seed 5"
 #define POINTS 8
 
-static int sh(char *out, size_t cap, const char *cmd)
-{
-    char full[8192];
-    snprintf(full, sizeof full, "%s 2>&1", cmd);
-    return gs_test_run(full, out, cap);
-}
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -119,18 +112,15 @@ static void run_cluster_test(const char *d, const char *b)
 {
     char cmd[4096], out[32768], scn[900], head[900], loc[900], sl[900], g[900];
     snprintf(scn, sizeof scn, "%s/h2d.ini", d);
-    FILE *f = fopen(scn, "w");
-    GS_REQUIRE(f);
-    fputs("; h2d.ini - test_slurm_cluster.c: 8 small jobs as fast as possible\n[engine]\nsynth_threads = 2\n"
-          "prove_threads = 1\ntrim = off\nverify = after_unlock\n[jobs]\nkinds = circuit:1\ncount = 8\n"
-          "interarrival = fixed:1ms\nsize_map = circuit:9\nreplay = afap\n",
-          f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(scn, "; h2d.ini - test_slurm_cluster.c: 8 small jobs as fast as possible\n"
+                                       "[engine]\nsynth_threads = 2\nprove_threads = 1\ntrim = off\n"
+                                       "verify = after_unlock\n[jobs]\nkinds = circuit:1\ncount = 8\n"
+                                       "interarrival = fixed:1ms\nsize_map = circuit:9\nreplay = afap\n"));
     snprintf(loc, sizeof loc, "%s/local", d);
     snprintf(sl, sizeof sl, "%s/slurm", d);
     double t0 = now_s();
     snprintf(cmd, sizeof cmd, "%s sweep %s " VARY " --out %s -q", b, scn, loc);
-    GS_REQUIRE(sh(out, sizeof out, cmd) == 0 || (gs_test_fail(__FILE__, __LINE__, "%s", out), 0));
+    GS_REQUIRE(gs_test_sh(out, sizeof out, cmd) == 0 || (gs_test_fail(__FILE__, __LINE__, "%s", out), 0));
     double t_local = now_s() - t0;
     /* The Slurm sweep in the background; one running task cancelled. */
     snprintf(cmd, sizeof cmd, "%s sweep %s " VARY " --out %s --slurm --partition gstest --array-max 2 --poll 1 "
@@ -145,7 +135,7 @@ static void run_cluster_test(const char *d, const char *b)
     GS_REQUIRE(pid > 0);
     char task[64] = "";
     for (int k = 0; k < 600 && !task[0]; k++) { /* a task running for 0.3 s: mid-run */
-        if (sh(out, sizeof out, "squeue -h -r -t RUNNING -n gapscope-sweep-slurm -o %i") == 0 && out[0]) {
+        if (gs_test_sh(out, sizeof out, "squeue -h -r -t RUNNING -n gapscope-sweep-slurm -o %i") == 0 && out[0]) {
             sscanf(out, "%63s", task);
             usleep(300000);
         } else
@@ -154,7 +144,7 @@ static void run_cluster_test(const char *d, const char *b)
     GS_CHECK_MSG(task[0], "no task of the array ever ran");
     snprintf(cmd, sizeof cmd, "scancel %s", task);
     if (task[0])
-        GS_CHECK_EQ_INT(sh(out, sizeof out, cmd), 0);
+        GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 0);
     int status = -1;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
@@ -181,7 +171,7 @@ static void run_cluster_test(const char *d, const char *b)
     t0 = now_s();
     snprintf(cmd, sizeof cmd, "%s sweep %s " VARY " --out %s --slurm --partition gstest --array-max 2 --poll 1 --resume",
              b, scn, sl);
-    GS_CHECK_MSG(sh(out, sizeof out, cmd) == 0 && strstr(out, "1 task to submit again"), "%s", out);
+    GS_CHECK_MSG(gs_test_sh(out, sizeof out, cmd) == 0 && strstr(out, "1 task to submit again"), "%s", out);
     double t_resume = now_s() - t0;
     char *jobs = slurp(sl, "slurm/jobs");
     char j1[32] = "", s1[64] = "", j2[32] = "", s2[64] = "", extra[8] = "", spec[64];
@@ -245,14 +235,12 @@ static void run_cluster_test(const char *d, const char *b)
            t_local, t_slurm, t_resume, worst, spread, bl, cl, bs, cs);
     /* The gate: a head that waits 30 ms before every H2D copy fails. */
     snprintf(head, sizeof head, "%s/h2d-slow.ini", d);
-    f = fopen(head, "w");
-    GS_REQUIRE(f);
-    fprintf(f, "; the base, 30 ms before every H2D copy\ninclude = h2d.ini\n[inject.h2d]\ndist = fixed:30ms\n");
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(head, "; the base, 30 ms before every H2D copy\ninclude = h2d.ini\n"
+                                        "[inject.h2d]\ndist = fixed:30ms\n"));
     snprintf(g, sizeof g, "%s/gate", d);
     snprintf(cmd, sizeof cmd, "%s gate --slurm --base %s --head %s --reps 4 --array-max 2 --poll 1 --run-out %s --out %s",
              b, scn, head, g, g);
-    int rc = sh(out, sizeof out, cmd);
+    int rc = gs_test_sh(out, sizeof out, cmd);
     GS_CHECK_MSG(rc == 1 && strstr(out, "FAIL paired util drop") && strstr(out, "n = 4 + 4") &&
                      strstr(out, "slurm: base and head ran on the same hardware"),
                  "gate exit %d: %s", rc, out);
@@ -271,7 +259,7 @@ GS_TEST(slurmcluster_sweep_resume_gate)
         return;
     }
     char out[4096], cmd[2048], dir[900];
-    if (sh(out, sizeof out, "test/slurm/cluster.sh check") != 0) {
+    if (gs_test_sh(out, sizeof out, "test/slurm/cluster.sh check") != 0) {
         out[strcspn(out, "\n")] = '\0';
         if (ci)
             gs_test_fail(__FILE__, __LINE__, "Slurm cannot run in CI: %s", out);
@@ -282,17 +270,17 @@ GS_TEST(slurmcluster_sweep_resume_gate)
     const char *d = gs_test_tmpdir();
     snprintf(dir, sizeof dir, "%s/cluster", d);
     snprintf(cmd, sizeof cmd, "test/slurm/cluster.sh start %s", dir);
-    if (sh(out, sizeof out, cmd) != 0) {
+    if (gs_test_sh(out, sizeof out, cmd) != 0) {
         gs_test_fail(__FILE__, __LINE__, "the test cluster did not start: %s", out);
         snprintf(cmd, sizeof cmd, "test/slurm/cluster.sh stop %s", dir);
-        sh(out, sizeof out, cmd);
+        gs_test_sh(out, sizeof out, cmd);
         return;
     }
     snprintf(cmd, sizeof cmd, "%s/slurm.conf", dir);
     setenv("SLURM_CONF", cmd, 1);
     run_cluster_test(d, b);
     snprintf(cmd, sizeof cmd, "test/slurm/cluster.sh stop %s", dir);
-    GS_CHECK_MSG(sh(out, sizeof out, cmd) == 0, "stop: %s", out);
+    GS_CHECK_MSG(gs_test_sh(out, sizeof out, cmd) == 0, "stop: %s", out);
     snprintf(cmd, sizeof cmd, "%s", dir);
     GS_CHECK_MSG(access(cmd, F_OK) != 0, "%s left behind", dir);
     unsetenv("SLURM_CONF");

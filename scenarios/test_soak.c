@@ -33,11 +33,8 @@
 
 GS_TEST(soak_faults_every_job_ends_once)
 {
-    const char *bin = getenv("GS_BIN");
-    if (!bin || access(bin, X_OK) != 0) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
+    const char *bin = gs_test_bin();
     if (access("scenarios/soak.ini", R_OK) != 0) {
         gs_test_skip("scenarios/soak.ini not found (run from the repository root)");
         return;

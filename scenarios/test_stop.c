@@ -106,19 +106,30 @@ static int wait_log(const char *log, const char *word, int64_t limit_ns)
  * so a signal after the first progress line lands mid-run. */
 static const char *long_scenario(void)
 {
+    static const char text[] =
+        "; long.ini - test_stop.c: a run long enough to be interrupted\n"
+        "[engine]\nbackend = cpu\nsynth_threads = 1\nprove_threads = 1\nqueue_depth = 2\n"
+        "trim = after_unlock\nverify = after_unlock\nseed = 3\n"
+        "[jobs]\nkinds = circuit:1\ncount = 400\ninterarrival = fixed:20ms\nsize_map = circuit:9\n"
+        "replay = timed\n";
     static char path[700];
     snprintf(path, sizeof path, "%s/long.ini", gs_test_tmpdir());
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return NULL;
-    fputs("; long.ini - test_stop.c: a run long enough to be interrupted\n"
-          "[engine]\nbackend = cpu\nsynth_threads = 1\nprove_threads = 1\nqueue_depth = 2\n"
-          "trim = after_unlock\nverify = after_unlock\nseed = 3\n"
-          "[jobs]\nkinds = circuit:1\ncount = 400\ninterarrival = fixed:20ms\nsize_map = circuit:9\n"
-          "replay = timed\n",
-          f);
-    fclose(f);
-    return path;
+    return gs_test_write_text(path, text) ? path : NULL;
+}
+
+/* Starts `gapscope run` of the long scenario into dir = <tmpdir>/<tag>,
+ * its output in log = <dir>.log, with `--set set` when set is not NULL.
+ * The pid, or -1 when it could not start. */
+static pid_t start_long_run(char *dir, size_t dir_cap, char *log, size_t log_cap, const char *tag,
+                            const char *set)
+{
+    const char *scn = long_scenario();
+    if (!scn)
+        return -1;
+    snprintf(dir, dir_cap, "%s/%s", gs_test_tmpdir(), tag);
+    snprintf(log, log_cap, "%s.log", dir);
+    const char *argv[] = {gs_test_bin(), "run", scn, "--out", dir, set ? "--set" : NULL, set, NULL};
+    return spawn(argv, log);
 }
 
 /* The run directory of an interrupted run: every file there, spans.csv
@@ -180,18 +191,9 @@ static void check_interrupted_dir(const char *dir, const char *signame, int want
 
 static void stop_run(int sig, const char *signame, const char *tag)
 {
-    const char *bin = getenv("GS_BIN");
-    if (!bin || access(bin, X_OK) != 0) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
-    const char *scn = long_scenario();
-    GS_REQUIRE(scn);
+    GS_TEST_NEED_BIN();
     char dir[700], log[720];
-    snprintf(dir, sizeof dir, "%s/%s", gs_test_tmpdir(), tag);
-    snprintf(log, sizeof log, "%s.log", dir);
-    const char *argv[] = {bin, "run", scn, "--out", dir, NULL};
-    pid_t pid = spawn(argv, log);
+    pid_t pid = start_long_run(dir, sizeof dir, log, sizeof log, tag, NULL);
     GS_REQUIRE(pid > 0);
     /* The first progress line comes 2 s into the replay: mid-run. */
     int started = wait_log(log, "replaying", 60LL * 1000000000LL);
@@ -215,22 +217,13 @@ GS_TEST(stop_sigterm_leaves_a_consistent_run_dir) { stop_run(SIGTERM, "SIGTERM",
 /* A second signal exits at once: no waiting for the grace or the report. */
 GS_TEST(stop_second_signal_exits_at_once)
 {
-    const char *bin = getenv("GS_BIN");
-    if (!bin || access(bin, X_OK) != 0) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
-    const char *scn = long_scenario();
-    GS_REQUIRE(scn);
+    GS_TEST_NEED_BIN();
     char dir[700], log[720];
-    snprintf(dir, sizeof dir, "%s/twice", gs_test_tmpdir());
-    snprintf(log, sizeof log, "%s.log", dir);
     /* A 10 s injected synthesis keeps the first stop busy in its grace
      * period (the partition being synthesized runs on); it holds no lock,
      * so the driver keeps replaying (a hold under the tracker lock would
      * block its submissions: no progress line under ASan). */
-    const char *argv[] = {bin, "run", scn, "--out", dir, "--set", "inject.synth.dist=fixed:10s", NULL};
-    pid_t pid = spawn(argv, log);
+    pid_t pid = start_long_run(dir, sizeof dir, log, sizeof log, "twice", "inject.synth.dist=fixed:10s");
     GS_REQUIRE(pid > 0);
     GS_CHECK_MSG(wait_log(log, "replaying", 60LL * 1000000000LL), "no progress line in %s", log);
     kill(pid, SIGINT);
@@ -262,21 +255,15 @@ GS_TEST(stop_second_signal_exits_at_once)
  * marked, sweep.csv lists the complete runs only. */
 GS_TEST(stop_sweep_keeps_complete_runs)
 {
-    const char *bin = getenv("GS_BIN");
-    if (!bin || access(bin, X_OK) != 0) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
+    const char *bin = gs_test_bin();
     char scn[700], dir[700], log[720];
     snprintf(scn, sizeof scn, "%s/short.ini", gs_test_tmpdir());
-    FILE *f = fopen(scn, "w");
-    GS_REQUIRE(f);
     /* Each run about 2.5 s: 50 arrivals 50 ms apart. */
-    fputs("; short.ini - test_stop.c\n[engine]\nbackend = cpu\nsynth_threads = 1\nprove_threads = 1\n"
-          "trim = off\nverify = after_unlock\n[jobs]\nkinds = circuit:1\ncount = 50\n"
-          "interarrival = fixed:50ms\nsize_map = circuit:9\n",
-          f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(scn, "; short.ini - test_stop.c\n[engine]\nbackend = cpu\n"
+                                       "synth_threads = 1\nprove_threads = 1\ntrim = off\n"
+                                       "verify = after_unlock\n[jobs]\nkinds = circuit:1\ncount = 50\n"
+                                       "interarrival = fixed:50ms\nsize_map = circuit:9\n"));
     snprintf(dir, sizeof dir, "%s/sweep", gs_test_tmpdir());
     snprintf(log, sizeof log, "%s.log", dir);
     const char *argv[] = {bin, "sweep", scn, "--vary", "inject.tracker_hold=1ms", "--reps", "3", "--out", dir, NULL};
@@ -313,11 +300,8 @@ GS_TEST(stop_sweep_keeps_complete_runs)
  * repository's commit; with its own repository, that repository's commit. */
 GS_TEST(stop_fingerprint_never_borrows_a_revision)
 {
-    const char *bin = getenv("GS_BIN");
-    if (!bin || access(bin, X_OK) != 0) {
-        gs_test_skip("GS_BIN not set (run through make test)");
-        return;
-    }
+    GS_TEST_NEED_BIN();
+    const char *bin = gs_test_bin();
     char out[4096], cmd[8192], absbin[1024];
     if (!realpath(bin, absbin))
         snprintf(absbin, sizeof absbin, "%s", bin);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../timeline/limits.h"
 #include "scn_internal.h"
 #include "trace.h"
@@ -26,14 +27,8 @@ static const gs_json_field *get(const gs_json_field *f, int n, const char *key)
 
 gs_status gs_trace_push(gs_trace *t, const gs_arrival *a)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        gs_arrival *na = realloc(t->a, cap * sizeof *na);
-        if (!na)
-            return GS_ERR_NOMEM;
-        t->a = na;
-        t->cap = cap;
-    }
+    if (!gs_grow(&t->a, &t->cap, t->n, sizeof *t->a, 64))
+        return GS_ERR_NOMEM;
     t->a[t->n++] = *a;
     return GS_OK;
 }
@@ -129,7 +124,7 @@ gs_status gs_trace_parse(gs_trace *out, const char *text, size_t len, const char
                 if (int_field(&v, x, 0, (double)INT32_MAX, &why))
                     a.id = (uint64_t)v;
             } else if (!strcmp(x->key, "kind")) {
-                if (!x->is_str || !gs_scn_kind_from_name(&a.kind, x->str))
+                if (!x->is_str || !gs_job_kind_from_name(&a.kind, x->str))
                     why = "must be one of winning_post, window_post, snap_deals, porep_c2, circuit";
             } else if (!strcmp(x->key, "partitions")) {
                 if (int_field(&v, x, 1, 1024, &why))
@@ -154,9 +149,9 @@ gs_status gs_trace_parse(gs_trace *out, const char *text, size_t len, const char
                 goto fail;
             }
         if (!get(f, nf, "partitions"))
-            a.partitions = gs_scn_kind_default_partitions(a.kind);
+            a.partitions = gs_job_kind_partitions(a.kind);
         if (!get(f, nf, "priority"))
-            a.priority = gs_scn_kind_default_priority(a.kind);
+            a.priority = gs_job_kind_priority(a.kind);
         if (out->n && a.t_ns < last_t) {
             st = gs_err_set(err, GS_ERR_FORMAT, "trace", where, "arrival time goes backwards (arrivals must be sorted by t)");
             goto fail;

@@ -78,6 +78,48 @@ int gs_test_run(const char *cmd, char *out, size_t len)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+const char *gs_test_bin(void)
+{
+    const char *b = getenv("GS_BIN");
+    return b && access(b, X_OK) == 0 ? b : NULL;
+}
+
+int gs_test_sh(char *out, size_t len, const char *cmd)
+{
+    size_t n = strlen(cmd) + sizeof " 2>&1";
+    char *full = malloc(n);
+    if (!full)
+        return -1;
+    snprintf(full, n, "%s 2>&1", cmd);
+    int rc = gs_test_run(full, out, len);
+    free(full);
+    return rc;
+}
+
+int gs_test_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return 0;
+    int ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok;
+}
+
+const char *gs_test_snarkjs(void)
+{
+    static char path[1024];
+    const char *root = getenv("GS_ROOT");
+    snprintf(path, sizeof path, "%s/node_modules/.bin/snarkjs", root && *root ? root : ".");
+    return access(path, X_OK) == 0 ? path : NULL;
+}
+
+int gs_test_exists(const char *dir, const char *name)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
 const char *gs_test_tmpdir(void)
 {
     if (!cur_tmp[0]) {

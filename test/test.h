@@ -41,6 +41,28 @@ int gs_test_run(const char *cmd, char *out, size_t len);
 /* A scratch directory for the running test (created on first use, under
  * $TMPDIR or /tmp; removed when the test passes). */
 const char *gs_test_tmpdir(void);
+/* The gapscope binary under test ($GS_BIN, which make test sets), or NULL
+ * when it is unset or not executable. */
+const char *gs_test_bin(void);
+/* Like gs_test_run with standard error merged into out ("cmd 2>&1"). */
+int gs_test_sh(char *out, size_t len, const char *cmd);
+/* Writes text to path (created or truncated); 1 on success, else 0. */
+int gs_test_write_text(const char *path, const char *text);
+/* snarkjs's command line ($GS_ROOT, else the current directory, then
+ * node_modules/.bin/snarkjs), or NULL when it is not installed there. */
+const char *gs_test_snarkjs(void);
+/* 1 when dir/name exists. */
+int gs_test_exists(const char *dir, const char *name);
+
+/* Skips the running test, and returns from it, when there is no gapscope
+ * binary to run (gs_test_bin() is NULL). */
+#define GS_TEST_NEED_BIN()                                              \
+    do {                                                                \
+        if (!gs_test_bin()) {                                           \
+            gs_test_skip("GS_BIN not set (run through make test)");     \
+            return;                                                     \
+        }                                                               \
+    } while (0)
 
 #define GS_TEST(name)                                                   \
     static void gs_test_fn_##name(void);                                \

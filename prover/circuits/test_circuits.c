@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../test/test.h"
+#include "../groth16/test_g16_util.h"
 #include "../io/io.h"
 #include "circuits_internal.h"
 #include "poseidon_consts.h"
@@ -164,15 +165,8 @@ GS_TEST(circuits_merkle_end_to_end)
     as2.n_vars++;
     GS_REQUIRE(gs_circuit_synthesize_into(c, &pk, 78, &as2, &e) == GS_OK);
 
-    gs_scalar rr, ss;
-    gs_fr t;
-    gs_fr_random(&t, gs_test_rng());
-    gs_fr_to_scalar(&rr, &t);
-    gs_fr_random(&t, gs_test_rng());
-    gs_fr_to_scalar(&ss, &t);
     gs_proof p;
-    GS_REQUIRE(gs_groth16_prove(&p, &pk, &as, &rr, &ss, 2, &e) == GS_OK);
-    GS_CHECK_OK(gs_groth16_verify(&vk, as.w + 1, vk.n_public, &p, &e));
+    GS_REQUIRE(tg_prove_verify(&p, &pk, &vk, &as, &e));
     /* The proof does not verify for another instance's root. */
     gs_err_clear(&e);
     GS_CHECK_EQ_INT(gs_groth16_verify(&vk, as2.w + 1, vk.n_public, &p, &e), GS_ERR_VERIFY);

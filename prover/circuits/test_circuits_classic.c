@@ -15,14 +15,6 @@
 #include "../io/io.h"
 #include "circuits.h"
 
-static const char *snarkjs_bin(void)
-{
-    static char path[1024];
-    const char *root = getenv("GS_ROOT");
-    snprintf(path, sizeof path, "%s/node_modules/.bin/snarkjs", root && *root ? root : ".");
-    return access(path, X_OK) == 0 ? path : NULL;
-}
-
 GS_TEST(circuits_classic_key_proof_verifies)
 {
     const char *fx = "prover/circuits/testdata/merkle10_seed3_zero_proof.json";
@@ -74,12 +66,12 @@ GS_TEST(circuits_classic_key_proof_verifies)
     gs_pk_free(&pk);
     gs_vk_free(&vk);
     gs_circuit_destroy(c);
-    if (!snarkjs_bin()) {
+    if (!gs_test_snarkjs()) {
         gs_test_skip("snarkjs not installed in node_modules (make deps installs it)");
         return;
     }
     char cmd[6000], out[8192];
-    snprintf(cmd, sizeof cmd, "%s groth16 verify %s %s %s 2>&1", snarkjs_bin(), vkp, pubp, prp);
+    snprintf(cmd, sizeof cmd, "%s groth16 verify %s %s %s 2>&1", gs_test_snarkjs(), vkp, pubp, prp);
     int rc = gs_test_run(cmd, out, sizeof out);
     GS_CHECK_MSG(rc == 0 && strstr(out, "OK!"), "snarkjs said (%d): %s", rc, out);
 }

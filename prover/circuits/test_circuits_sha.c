@@ -12,6 +12,7 @@
 #include "../../test/test.h"
 #include "../../common/pool.h"
 #include "../../common/sha256.h"
+#include "../groth16/test_g16_util.h"
 #include "circuits_internal.h"
 
 static int hex_eq(const uint8_t *d, size_t n, const char *hex)
@@ -82,15 +83,8 @@ GS_TEST(circuits_porep_sha_end_to_end)
         bits += (as.w[i].l[1] | as.w[i].l[2] | as.w[i].l[3]) == 0 && as.w[i].l[0] <= 1;
     GS_CHECK_MSG(bits * 100 >= (size_t)as.n_vars * 85, "only %zu of %u witness values are 0 or 1",
                  bits, as.n_vars);
-    gs_scalar rr, ss;
-    gs_fr t;
-    gs_fr_random(&t, gs_test_rng());
-    gs_fr_to_scalar(&rr, &t);
-    gs_fr_random(&t, gs_test_rng());
-    gs_fr_to_scalar(&ss, &t);
     gs_proof p;
-    GS_REQUIRE(gs_groth16_prove(&p, &pk, &as, &rr, &ss, 2, &e) == GS_OK);
-    GS_CHECK_OK(gs_groth16_verify(&vk, as.w + 1, vk.n_public, &p, &e));
+    GS_REQUIRE(tg_prove_verify(&p, &pk, &vk, &as, &e));
     /* A preimage bit of the first proof, and a wire deep inside its hash. */
     uint32_t first_prv = 1 + np;
     uint32_t wires[2] = {first_prv + 100, first_prv + 512 + 2 * d + 40000};

@@ -5,12 +5,14 @@
  * The group law is written once, in ec_jacobian.inc (affine/Jacobian),
  * ec_xyzz.inc (XYZZ) and ec_mul.inc (scalar multiplication), and
  * instantiated for G1 over Fp (g1.c) and G2 over Fp2 (g2.c).
- * An instantiating file defines, before including a template:
+ * The templates expect these macros, which ec_params.inc defines from
+ * EC_GROUP (g1, g2) and EC_FIELD (fp, fp2):
  *   FE       the coordinate field type (gs_fp or gs_fp2)
  *   FE_(op)  its operations: FE_(mul) -> gs_fp_mul, ...
  *   PT, AFF, XYZZ   the Jacobian, affine and XYZZ point types
  *   EC_(n)   the group prefix: EC_(add) -> gs_g1_add, ...
- * and the static constants ec_b (curve b) and ec_b3 (3b) of type FE.
+ * and the instantiating file defines the static constants ec_b (curve b)
+ * and ec_b3 (3b) of type FE, and EC_(affine_generator).
  */
 #ifndef GS_CURVE_INTERNAL_H
 #define GS_CURVE_INTERNAL_H

@@ -1,7 +1,7 @@
 /*
  * G2 = the r-torsion of E'(Fp2): y^2 = x^3 + 4(u + 1), the M-type sextic
  * twist of BLS12-381.  Instantiates the group-law templates over Fp2 and
- * adds the generator, [|x|] and the untwist-Frobenius-twist map psi.
+ * adds the generator's coordinates and the untwist-Frobenius-twist map psi.
  */
 #include "curve_internal.h"
 
@@ -10,12 +10,9 @@ static const gs_fp2 ec_b3 = {{GS_CC_B3}, {GS_CC_B3}};
 static const gs_fp2 g2_psi_x = {{GS_CC_PSI_X0}, {GS_CC_PSI_X1}};
 static const gs_fp2 g2_psi_y = {{GS_CC_PSI_Y0}, {GS_CC_PSI_Y1}};
 
-#define FE gs_fp2
-#define FE_(op) gs_fp2_##op
-#define PT gs_g2
-#define AFF gs_g2_affine
-#define XYZZ gs_g2_xyzz
-#define EC_(n) gs_g2_##n
+#define EC_GROUP g2
+#define EC_FIELD fp2
+#include "ec_params.inc"
 #include "ec_jacobian.inc"
 #include "ec_mul.inc"
 #include "ec_xyzz.inc"
@@ -29,19 +26,6 @@ void gs_g2_affine_generator(gs_g2_affine *out)
     out->x = gx;
     out->y = gy;
     out->inf = 0;
-}
-
-void gs_g2_generator(gs_g2 *out)
-{
-    gs_g2_affine g;
-    gs_g2_affine_generator(&g);
-    gs_g2_from_affine(out, &g);
-}
-
-void gs_g2_mul_x_abs(gs_g2 *out, const gs_g2 *a)
-{
-    const uint64_t x = GS_CC_X_ABS;
-    gs_g2_mul_limbs_var(out, a, &x, 1);
 }
 
 /*

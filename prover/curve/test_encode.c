@@ -22,6 +22,9 @@ static const char G2_COMPRESSED[] =
 static const char P_HEX[] =
     "1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab";
 
+#define GS_STR_(x) #x
+#define GS_STR(x) GS_STR_(x)
+
 static void unhex(uint8_t *out, const char *hex)
 {
     for (size_t i = 0; hex[2 * i]; i++) {
@@ -31,29 +34,38 @@ static void unhex(uint8_t *out, const char *hex)
     }
 }
 
-static void rand_g1(gs_g1_affine *out, gs_rng *rng)
-{
-    gs_g1 g;
-    gs_fr f;
-    gs_scalar k;
-    gs_g1_generator(&g);
-    gs_fr_random(&f, rng);
-    gs_fr_to_scalar(&k, &f);
-    gs_g1_mul_var(&g, &g, &k);
-    gs_g1_to_affine(out, &g);
-}
+/* Runs one decoder on a malformed input and checks status, message and that
+ * the output was not written. */
+#define EXPECT_REJECT(decode, type, buf, status, needle)                         \
+    do {                                                                        \
+        type out_;                                                              \
+        gs_err e_ = {0};                                                        \
+        memset(&out_, 0xa5, sizeof out_);                                       \
+        gs_status s_ = decode(&out_, buf, &e_);                                 \
+        GS_CHECK_MSG(s_ == (status), "%s: status %s, want %s (%s)", GS_STR(decode),    \
+                     gs_status_name(s_), gs_status_name(status), e_.msg);       \
+        GS_CHECK_MSG(strstr(e_.msg, needle) != NULL, "%s: message '%s' lacks '%s'", \
+                     GS_STR(decode), e_.msg, needle);                                  \
+        uint8_t *o_ = (uint8_t *)&out_;                                         \
+        int untouched_ = 1;                                                     \
+        for (size_t i_ = 0; i_ < sizeof out_; i_++) untouched_ &= o_[i_] == 0xa5; \
+        GS_CHECK_MSG(untouched_, "%s wrote its output on failure", GS_STR(decode));    \
+        GS_CHECK(decode(&out_, buf, NULL) == (status)); /* NULL err allowed */  \
+    } while (0)
 
-static void rand_g2(gs_g2_affine *out, gs_rng *rng)
-{
-    gs_g2 g;
-    gs_fr f;
-    gs_scalar k;
-    gs_g2_generator(&g);
-    gs_fr_random(&f, rng);
-    gs_fr_to_scalar(&k, &f);
-    gs_g2_mul_var(&g, &g, &k);
-    gs_g2_to_affine(out, &g);
-}
+#define TE_BYTES 48
+#define EC_GROUP g1
+#define EC_FIELD fp
+#include "ec_params.inc"
+#include "test_encode.inc"
+#undef TE_BYTES
+#undef EC_GROUP
+#undef EC_FIELD
+#define TE_BYTES 96
+#define EC_GROUP g2
+#define EC_FIELD fp2
+#include "ec_params.inc"
+#include "test_encode.inc"
 
 GS_TEST(curve_encode_generators_published)
 {
@@ -154,25 +166,6 @@ GS_TEST(curve_encode_infinity)
     GS_CHECK(d2.inf);
 }
 
-/* Runs one decoder on a malformed input and checks status, message and that
- * the output was not written. */
-#define EXPECT_REJECT(decode, type, buf, status, needle)                         \
-    do {                                                                        \
-        type out_;                                                              \
-        gs_err e_ = {0};                                                        \
-        memset(&out_, 0xa5, sizeof out_);                                       \
-        gs_status s_ = decode(&out_, buf, &e_);                                 \
-        GS_CHECK_MSG(s_ == (status), "%s: status %s, want %s (%s)", #decode,    \
-                     gs_status_name(s_), gs_status_name(status), e_.msg);       \
-        GS_CHECK_MSG(strstr(e_.msg, needle) != NULL, "%s: message '%s' lacks '%s'", \
-                     #decode, e_.msg, needle);                                  \
-        uint8_t *o_ = (uint8_t *)&out_;                                         \
-        int untouched_ = 1;                                                     \
-        for (size_t i_ = 0; i_ < sizeof out_; i_++) untouched_ &= o_[i_] == 0xa5; \
-        GS_CHECK_MSG(untouched_, "%s wrote its output on failure", #decode);    \
-        GS_CHECK(decode(&out_, buf, NULL) == (status)); /* NULL err allowed */  \
-    } while (0)
-
 GS_TEST(curve_encode_reject_g1)
 {
     gs_rng *rng = gs_test_rng();
@@ -183,16 +176,7 @@ GS_TEST(curve_encode_reject_g1)
     gs_g1_serialize(u, &g);
 
     /* flags */
-    memcpy(t, c, 48); t[0] &= 0x7f;
-    EXPECT_REJECT(gs_g1_decompress, gs_g1_affine, t, GS_ERR_FORMAT, "compression flag");
-    memcpy(t, u, 96); t[0] |= 0x80;
-    EXPECT_REJECT(gs_g1_deserialize, gs_g1_affine, t, GS_ERR_FORMAT, "compression flag");
-    memcpy(t, u, 96); t[0] |= 0x20;
-    EXPECT_REJECT(gs_g1_deserialize, gs_g1_affine, t, GS_ERR_FORMAT, "sign flag");
-    memset(t, 0, 96); t[0] = 0xe0;
-    EXPECT_REJECT(gs_g1_decompress, gs_g1_affine, t, GS_ERR_FORMAT, "infinity");
-    memset(t, 0, 96); t[0] = 0xc0; t[47] = 1;
-    EXPECT_REJECT(gs_g1_decompress, gs_g1_affine, t, GS_ERR_FORMAT, "byte 47");
+    reject_flags_g1(c, u);
     memset(t, 0, 96); t[0] = 0xc1;
     EXPECT_REJECT(gs_g1_decompress, gs_g1_affine, t, GS_ERR_FORMAT, "byte 0");
     memset(t, 0, 96); t[0] = 0x40; t[60] = 9;
@@ -226,25 +210,8 @@ GS_TEST(curve_encode_reject_g1)
     gs_fp_to_bytes_be(t + 48, &bad.y);
     EXPECT_REJECT(gs_g1_deserialize, gs_g1_affine, t, GS_ERR_POINT, "not on the curve");
 
-    /* on the curve, outside the subgroup (checked with the r P oracle) */
-    for (;;) {
-        gs_fp_random(&bad.x, rng);
-        gs_fp_sqr(&rhs, &bad.x);
-        gs_fp_mul(&rhs, &rhs, &bad.x);
-        gs_fp_add(&rhs, &rhs, &four);
-        if (gs_fp_sqrt(&bad.y, &rhs))
-            break;
-    }
-    bad.inf = 0;
-    gs_g1 bp, rp;
-    static const uint64_t r[4] = GS_CC_R;
-    gs_g1_from_affine(&bp, &bad);
-    gs_g1_mul_limbs_var(&rp, &bp, r, 4);
-    GS_REQUIRE(!gs_g1_is_inf(&rp));
-    gs_g1_compress(t, &bad);
-    EXPECT_REJECT(gs_g1_decompress, gs_g1_affine, t, GS_ERR_POINT, "subgroup");
-    gs_g1_serialize(t, &bad);
-    EXPECT_REJECT(gs_g1_deserialize, gs_g1_affine, t, GS_ERR_POINT, "subgroup");
+    /* on the curve, outside the subgroup */
+    reject_outside_subgroup_g1(rng, &four);
 }
 
 GS_TEST(curve_encode_reject_g2)
@@ -256,16 +223,7 @@ GS_TEST(curve_encode_reject_g2)
     gs_g2_compress(c, &g);
     gs_g2_serialize(u, &g);
 
-    memcpy(t, c, 96); t[0] &= 0x7f;
-    EXPECT_REJECT(gs_g2_decompress, gs_g2_affine, t, GS_ERR_FORMAT, "compression flag");
-    memcpy(t, u, 192); t[0] |= 0x80;
-    EXPECT_REJECT(gs_g2_deserialize, gs_g2_affine, t, GS_ERR_FORMAT, "compression flag");
-    memcpy(t, u, 192); t[0] |= 0x20;
-    EXPECT_REJECT(gs_g2_deserialize, gs_g2_affine, t, GS_ERR_FORMAT, "sign flag");
-    memset(t, 0, 192); t[0] = 0xe0;
-    EXPECT_REJECT(gs_g2_decompress, gs_g2_affine, t, GS_ERR_FORMAT, "infinity");
-    memset(t, 0, 192); t[0] = 0xc0; t[95] = 1;
-    EXPECT_REJECT(gs_g2_decompress, gs_g2_affine, t, GS_ERR_FORMAT, "byte 95");
+    reject_flags_g2(c, u);
 
     /* x.c1 == p (first half), x.c0 == p (second half), y.c0 == p */
     memcpy(t, c, 96); unhex(t, P_HEX); t[0] |= 0x80;
@@ -294,21 +252,5 @@ GS_TEST(curve_encode_reject_g2)
     EXPECT_REJECT(gs_g2_deserialize, gs_g2_affine, t, GS_ERR_POINT, "not on the curve");
 
     /* outside the subgroup */
-    for (;;) {
-        gs_fp2_random(&bad.x, rng);
-        gs_fp2_sqr(&rhs, &bad.x);
-        gs_fp2_mul(&rhs, &rhs, &bad.x);
-        gs_fp2_add(&rhs, &rhs, &b2);
-        if (gs_fp2_sqrt(&bad.y, &rhs))
-            break;
-    }
-    gs_g2 bp, rp;
-    static const uint64_t r[4] = GS_CC_R;
-    gs_g2_from_affine(&bp, &bad);
-    gs_g2_mul_limbs_var(&rp, &bp, r, 4);
-    GS_REQUIRE(!gs_g2_is_inf(&rp));
-    gs_g2_compress(t, &bad);
-    EXPECT_REJECT(gs_g2_decompress, gs_g2_affine, t, GS_ERR_POINT, "subgroup");
-    gs_g2_serialize(t, &bad);
-    EXPECT_REJECT(gs_g2_deserialize, gs_g2_affine, t, GS_ERR_POINT, "subgroup");
+    reject_outside_subgroup_g2(rng, &b2);
 }

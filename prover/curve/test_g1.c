@@ -7,29 +7,13 @@
 #include "../../test/test.h"
 
 static const gs_fp ec_b = {GS_CC_B};
-static void rand_fe(gs_fp *out, gs_rng *rng) { gs_fp_random(out, rng); }
-static void T_clear_cofactor(gs_g1 *out, const gs_g1 *a)
-{
-    static const uint64_t h1[2] = GS_CC_H1;
-    gs_g1_mul_limbs_var(out, a, h1, 2);
-}
+#define T_H GS_CC_H1
+/* h1 / 3: [r][h1 / 3] takes a curve point to the 3-torsion (order 3 or 1). */
+#define T_H_SMALL {0x2eaae38e55558e39ULL, 0x13242eaac71ca072ULL}
 
-/* [h1/3] of the cofactor part: an element of the 3-torsion (order 3 or 1). */
-static void T_small_part(gs_g1 *out, const gs_g1 *a)
-{
-    static const uint64_t r[4] = GS_CC_R;
-    static const uint64_t h1_3[2] = {0x2eaae38e55558e39ULL, 0x13242eaac71ca072ULL}; /* h1 / 3 */
-    gs_g1_mul_limbs_var(out, a, r, 4);
-    gs_g1_mul_limbs_var(out, out, h1_3, 2);
-}
-
-#define FE gs_fp
-#define FE_(op) gs_fp_##op
-#define PT gs_g1
-#define AFF gs_g1_affine
-#define XYZZ gs_g1_xyzz
-#define EC_(n) gs_g1_##n
-#define T_(n) curve_g1_##n
+#define EC_GROUP g1
+#define EC_FIELD fp
+#include "ec_params.inc"
 #include "test_group.inc"
 
 /* Published generator (draft-irtf-cfrg-pairing-friendly-curves-11, 4.2.1),

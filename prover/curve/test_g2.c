@@ -7,32 +7,17 @@
 #include "../../test/test.h"
 
 static const gs_fp2 ec_b = {{GS_CC_B}, {GS_CC_B}};
-static void rand_fe(gs_fp2 *out, gs_rng *rng) { gs_fp2_random(out, rng); }
-static void T_clear_cofactor(gs_g2 *out, const gs_g2 *a)
-{
-    static const uint64_t h2[8] = GS_CC_H2;
-    gs_g2_mul_limbs_var(out, a, h2, 8);
-}
+#define T_H GS_CC_H2
+/* h2 / 13^2: [r][h2 / 13^2] takes a curve point to the 13-part of the
+ * cofactor group (order 13, 169 or 1). */
+#define T_H_SMALL {0x3336b3150941cfddULL, 0xedf4046db800a837ULL, \
+                   0x45e0aef29c5e8629ULL, 0x5a5b213dcb710859ULL, \
+                   0x81be2a9b0c648304ULL, 0x60a5f9bdc250555dULL, \
+                   0xd5a3c5663541d68bULL, 0x0008d5fc7522f6c4ULL}
 
-/* [h2/13^2] of the cofactor part: an element of the 13-part (order 13, 169 or 1). */
-static void T_small_part(gs_g2 *out, const gs_g2 *a)
-{
-    static const uint64_t r[4] = GS_CC_R;
-    static const uint64_t h2_169[8] = {0x3336b3150941cfddULL, 0xedf4046db800a837ULL,
-                                       0x45e0aef29c5e8629ULL, 0x5a5b213dcb710859ULL,
-                                       0x81be2a9b0c648304ULL, 0x60a5f9bdc250555dULL,
-                                       0xd5a3c5663541d68bULL, 0x0008d5fc7522f6c4ULL}; /* h2 / 13^2 */
-    gs_g2_mul_limbs_var(out, a, r, 4);
-    gs_g2_mul_limbs_var(out, out, h2_169, 8);
-}
-
-#define FE gs_fp2
-#define FE_(op) gs_fp2_##op
-#define PT gs_g2
-#define AFF gs_g2_affine
-#define XYZZ gs_g2_xyzz
-#define EC_(n) gs_g2_##n
-#define T_(n) curve_g2_##n
+#define EC_GROUP g2
+#define EC_FIELD fp2
+#include "ec_params.inc"
 #include "test_group.inc"
 
 static int fp_hex_eq(const gs_fp *a, const char *want)

@@ -27,18 +27,10 @@ static const struct {
 };
 _Static_assert(sizeof kinds / sizeof kinds[0] == GS_KIND_COUNT, "kind table out of step");
 
-static const char *const inj_names[] = {
-#define GS_X(e, n) n,
-    GS_INJ_TABLE(GS_X)
-#undef GS_X
-};
+static const char *const inj_names[] = {GS_INJ_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof inj_names / sizeof inj_names[0] == GS_INJ_COUNT, "inj table out of step");
 
-static const gs_vocab work_steps[] = {
-#define GS_X(e, v) v,
-    GS_WORK_TABLE(GS_X)
-#undef GS_X
-};
+static const gs_vocab work_steps[] = {GS_WORK_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof work_steps / sizeof work_steps[0] == GS_WORK_COUNT, "work table out of step");
 
 const char *gs_work_unit_name(gs_work_unit u)
@@ -78,20 +70,7 @@ int gs_job_kind_priority(gs_job_kind k)
     return (unsigned)k < GS_KIND_COUNT ? kinds[k].priority : 2;
 }
 
-const char *gs_inj_point_name(gs_inj_point p)
-{
-    return (unsigned)p < GS_INJ_COUNT ? inj_names[p] : NULL;
-}
-
-int gs_inj_point_from_name(gs_inj_point *out, const char *name)
-{
-    for (int i = 0; name && i < GS_INJ_COUNT; i++)
-        if (strcmp(inj_names[i], name) == 0) {
-            *out = (gs_inj_point)i;
-            return 1;
-        }
-    return 0;
-}
+GS_XT_DEFINE_NAMES(gs_inj_point, gs_inj_point, inj_names, GS_INJ_COUNT)
 
 const char *gs_trim_policy_name(gs_trim_policy p)
 {

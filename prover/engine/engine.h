@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../common/xtable.h"
 #include "../../timeline/timeline.h"
 #include "../../common/rng.h"
 #include "../../common/status.h"
@@ -36,12 +37,7 @@
     X(GS_KIND_SNAP_DEALS, "snap_deals", 16, 2)                \
     X(GS_KIND_POREP_C2, "porep_c2", 10, 2)                    \
     X(GS_KIND_CIRCUIT, "circuit", 1, 2)
-typedef enum {
-#define GS_X(e, n, p, pr) e,
-    GS_JOB_KIND_TABLE(GS_X)
-#undef GS_X
-    GS_KIND_COUNT
-} gs_job_kind;
+typedef enum { GS_JOB_KIND_TABLE(GS_XT_ID) GS_KIND_COUNT } gs_job_kind;
 const char *gs_job_kind_name(gs_job_kind k);
 int gs_job_kind_from_name(gs_job_kind *out, const char *name);
 /* The table's defaults for a kind (partitions 1 for an unknown kind). */
@@ -91,12 +87,7 @@ const char *gs_verify_policy_name(gs_verify_policy p);
     X(GS_INJ_HANDOFF, "handoff")           \
     X(GS_INJ_DEALLOC, "dealloc")           \
     X(GS_INJ_VERIFY, "verify")
-typedef enum {
-#define GS_X(e, n) e,
-    GS_INJ_TABLE(GS_X)
-#undef GS_X
-    GS_INJ_COUNT
-} gs_inj_point;
+typedef enum { GS_INJ_TABLE(GS_XT_ID) GS_INJ_COUNT } gs_inj_point;
 const char *gs_inj_point_name(gs_inj_point p);
 int gs_inj_point_from_name(gs_inj_point *out, const char *name);
 
@@ -177,12 +168,7 @@ int gs_injection_draw(const gs_injection *inj, gs_inj_point p, uint64_t job,
     X(GS_WORK_ASSEMBLE, GS_V_ASSEMBLE)                \
     X(GS_WORK_VERIFY, GS_V_VERIFY)                    \
     X(GS_WORK_PIN, GS_V_PIN)
-typedef enum {
-#define GS_X(e, v) e,
-    GS_WORK_TABLE(GS_X)
-#undef GS_X
-    GS_WORK_COUNT
-} gs_work_unit;
+typedef enum { GS_WORK_TABLE(GS_XT_ID) GS_WORK_COUNT } gs_work_unit;
 /* The name of unit u: the step it stands for (timeline/vocab.h), which is
  * also the model stage that prices it. */
 const char *gs_work_unit_name(gs_work_unit u);

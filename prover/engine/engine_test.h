@@ -95,6 +95,23 @@ static inline int et_submit(gs_engine *e, gs_job_kind kind, uint64_t id, uint32_
     return 1;
 }
 
+/* Submits one job (id, kind, parts), drains the engine and checks that
+ * the job is its only result, completed and verified.  The result (valid
+ * until the engine stops), or NULL when it is not. */
+static inline const gs_job_result *et_one_verified(et_run *r, gs_job_kind kind, uint64_t id,
+                                                   uint32_t parts)
+{
+    if (!et_submit(r->e, kind, id, parts))
+        return NULL;
+    GS_CHECK_OK(gs_engine_drain(r->e, ET_DRAIN_NS));
+    size_t n;
+    const gs_job_result *res = gs_engine_results(r->e, &n);
+    int ok = n == 1 && res[0].status == GS_OK && res[0].verified == 1;
+    GS_CHECK_MSG(ok, "job %llu: %zu results, status %s, verified %d", (unsigned long long)id, n,
+                 n ? gs_status_name(res[0].status) : "-", n ? res[0].verified : 0);
+    return ok ? &res[0] : NULL;
+}
+
 static inline const gs_job_result *et_find(const gs_job_result *r, size_t n, uint64_t id,
                                            int *count)
 {

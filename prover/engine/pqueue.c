@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/grow.h"
 #include "../../common/clock.h"
 #include "engine_int.h"
 
@@ -142,15 +143,9 @@ int gs_pq_push(gs_pq *q, gs_part *p, gs_tl_lane *lane, int64_t *t0, int64_t *t1)
         pq_unlock(q);
         return 0;
     }
-    if (q->n == q->cap) {
-        size_t cap = q->cap * 2;
-        gs_part **h = realloc(q->heap, cap * sizeof *h);
-        if (!h) {
-            pq_unlock(q);
-            return 0;
-        }
-        q->heap = h;
-        q->cap = cap;
+    if (!gs_grow(&q->heap, &q->cap, q->n, sizeof *q->heap, 16)) {
+        pq_unlock(q);
+        return 0;
     }
     q->heap[q->n] = p;
     sift_up(q->heap, q->n++);

@@ -185,12 +185,9 @@ GS_TEST(engine_malloc_trim_real_mode_on_fragmented_heap)
     et_run r;
     if (!et_start(&r, &cfg, 0))
         goto done;
-    et_submit(r.e, GS_KIND_POREP_C2, 5, 2);
-    GS_CHECK_OK(gs_engine_drain(r.e, ET_DRAIN_NS));
-    size_t n;
-    const gs_job_result *res = gs_engine_results(r.e, &n);
-    GS_CHECK(n == 1 && res[0].status == GS_OK && res[0].verified == 1);
+    et_one_verified(&r, GS_KIND_POREP_C2, 5, 2);
     et_stop(&r);
+    size_t n;
     const gs_span *s = gs_timeline_spans(r.tl, &n);
     int churn = 0, trims = 0;
     for (size_t i = 0; i < n; i++) {

@@ -354,13 +354,10 @@ GS_TEST(engine_finish_in_worker)
     et_run r;
     if (!et_start(&r, &cfg, 0))
         goto done;
-    et_submit(r.e, GS_KIND_POREP_C2, 31, 3);
-    GS_CHECK_OK(gs_engine_drain(r.e, ET_DRAIN_NS));
-    size_t n;
-    const gs_job_result *res = gs_engine_results(r.e, &n);
-    GS_CHECK(n == 1 && res[0].status == GS_OK && res[0].verified == 1 &&
-             et_verify_independent(&res[0]));
+    const gs_job_result *res = et_one_verified(&r, GS_KIND_POREP_C2, 31, 3);
+    GS_CHECK(res && et_verify_independent(res));
     et_stop(&r);
+    size_t n;
     const gs_span *s = gs_timeline_spans(r.tl, &n);
     int on_worker = 0, on_fin = 0, b2_on_worker = 0;
     for (size_t i = 0; i < n; i++) {

@@ -80,12 +80,9 @@ GS_TEST(engine_real_trim_working_set_per_partition)
     et_run r;
     if (!et_start(&r, &cfg, 0))
         goto done;
-    et_submit(r.e, GS_KIND_POREP_C2, 8, 3);
-    GS_CHECK_OK(gs_engine_drain(r.e, ET_DRAIN_NS));
-    size_t n;
-    const gs_job_result *res = gs_engine_results(r.e, &n);
-    GS_CHECK(n == 1 && res[0].status == GS_OK && res[0].verified == 1);
+    et_one_verified(&r, GS_KIND_POREP_C2, 8, 3);
     et_stop(&r);
+    size_t n;
     const gs_span *s = gs_timeline_spans(r.tl, &n);
     uint64_t want = 1024ull << ET_LOG, alloc[3] = {0}, freed[3] = {0};
     int allocs = 0, releases = 0, trims = 0;
@@ -129,7 +126,7 @@ GS_TEST(engine_real_trim_working_set_per_partition)
         goto done;
     et_submit(r.e, GS_KIND_POREP_C2, 9, 2);
     GS_CHECK_OK(gs_engine_drain(r.e, ET_DRAIN_NS));
-    res = gs_engine_results(r.e, &n);
+    const gs_job_result *res = gs_engine_results(r.e, &n);
     GS_CHECK(n == 1 && res[0].status == GS_ERR_INJECTED);
 done:
     et_free(&r);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/grow.h"
 #include "../../common/clock.h"
 #include "engine_int.h"
 
@@ -129,17 +130,11 @@ void gs_tracker_settle_locked(struct gs_engine *e, gs_job_rec *j)
 void gs_tracker_publish_locked(struct gs_engine *e, gs_job_rec *j)
 {
     gs_tracker *t = &e->tr;
-    if (t->n_results == t->cap_results) {
-        size_t cap = t->cap_results ? 2 * t->cap_results : 16;
-        gs_job_result *r = realloc(t->results, cap * sizeof *r);
-        if (!r) {
-            /* Cannot record it: count it anyway so drain cannot hang. */
-            t->published++;
-            pthread_cond_broadcast(&t->done_cv);
-            return;
-        }
-        t->results = r;
-        t->cap_results = cap;
+    if (!gs_grow(&t->results, &t->cap_results, t->n_results, sizeof *t->results, 16)) {
+        /* Cannot record it: count it anyway so drain cannot hang. */
+        t->published++;
+        pthread_cond_broadcast(&t->done_cv);
+        return;
     }
     gs_job_result *r = &t->results[t->n_results++];
     memset(r, 0, sizeof *r);

@@ -237,6 +237,21 @@ static inline int lb_is_one_var(const uint64_t *a, int n)
     return 1;
 }
 
+/* One step of lb_inv_plain_var: while u is even, u = u / 2 and
+ * x = x / 2 mod m (x + m when x is odd, so the sum is even). */
+static inline void lb_inv_halve_var(uint64_t *u, uint64_t *x, const uint64_t *m, int n)
+{
+    while ((u[0] & 1) == 0) {
+        lb_shr1(u, 0, n);
+        if (x[0] & 1) {
+            uint64_t c = lb_add(x, x, m, n);
+            lb_shr1(x, c, n);
+        } else {
+            lb_shr1(x, 0, n);
+        }
+    }
+}
+
 /*
  * out = a^-1 mod m for plain a (0 < a < m, m odd prime), by the binary
  * extended Euclidean algorithm (Menezes et al., Handbook of Applied
@@ -254,24 +269,8 @@ static inline void lb_inv_plain_var(uint64_t *out, const uint64_t *a, const uint
     memcpy(v, m, (size_t)n * 8);
     x1[0] = 1;
     while (!lb_is_one_var(u, n) && !lb_is_one_var(v, n)) {
-        while ((u[0] & 1) == 0) {
-            lb_shr1(u, 0, n);
-            if (x1[0] & 1) {
-                uint64_t c = lb_add(x1, x1, m, n);
-                lb_shr1(x1, c, n);
-            } else {
-                lb_shr1(x1, 0, n);
-            }
-        }
-        while ((v[0] & 1) == 0) {
-            lb_shr1(v, 0, n);
-            if (x2[0] & 1) {
-                uint64_t c = lb_add(x2, x2, m, n);
-                lb_shr1(x2, c, n);
-            } else {
-                lb_shr1(x2, 0, n);
-            }
-        }
+        lb_inv_halve_var(u, x1, m, n);
+        lb_inv_halve_var(v, x2, m, n);
         if (lb_geq_var(u, v, n)) {
             lb_sub(u, u, v, n);
             lb_mod_sub(x1, x1, x2, m, n);

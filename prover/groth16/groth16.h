@@ -32,6 +32,7 @@
 #include "../../common/pool.h"
 #include "../../common/rng.h"
 #include "../../common/status.h"
+#include "../../common/xtable.h"
 #include "../curve/curve.h"
 #include "../field/field.h"
 
@@ -52,12 +53,7 @@ typedef struct gs_r1cs {
 #define GS_H_CONV_TABLE(X)            \
     X(GS_H_SNARKJS, "snarkjs")        \
     X(GS_H_CLASSIC, "classic")
-typedef enum {
-#define GS_X(e, n) e,
-    GS_H_CONV_TABLE(GS_X)
-#undef GS_X
-    GS_H_CONV_COUNT
-} gs_h_convention;
+typedef enum { GS_H_CONV_TABLE(GS_XT_ID) GS_H_CONV_COUNT } gs_h_convention;
 /* "snarkjs", "classic"; NULL out of range. */
 const char *gs_h_convention_name(gs_h_convention c);
 /* 1 and *out set when name is one of the names above, else 0. */

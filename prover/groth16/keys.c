@@ -11,28 +11,11 @@
 
 #define GS_MAX_LOG_DOMAIN 28u
 
-static const char *const h_conv_names[] = {
-#define GS_X(e, n) n,
-    GS_H_CONV_TABLE(GS_X)
-#undef GS_X
-};
+static const char *const h_conv_names[] = {GS_H_CONV_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof h_conv_names / sizeof h_conv_names[0] == GS_H_CONV_COUNT,
                "H convention table out of step");
 
-const char *gs_h_convention_name(gs_h_convention c)
-{
-    return (unsigned)c < GS_H_CONV_COUNT ? h_conv_names[c] : NULL;
-}
-
-int gs_h_convention_from_name(gs_h_convention *out, const char *name)
-{
-    for (int i = 0; i < GS_H_CONV_COUNT; i++)
-        if (name && !strcmp(name, h_conv_names[i])) {
-            *out = (gs_h_convention)i;
-            return 1;
-        }
-    return 0;
-}
+GS_XT_DEFINE_NAMES(gs_h_convention, gs_h_convention, h_conv_names, GS_H_CONV_COUNT)
 
 uint32_t gs_groth16_log_domain(uint32_t n_constraints, uint32_t n_public)
 {

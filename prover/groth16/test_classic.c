@@ -97,6 +97,25 @@ GS_TEST(groth16_classic_h_equals_long_division)
     gs_pool_destroy(pool);
 }
 
+/* A random instance (r, w) with its keys under both conventions: ps, vs
+ * snarkjs's, pc, vc classic. */
+typedef struct {
+    gs_r1cs r;
+    gs_scalar *w;
+    gs_pk ps, pc;
+    gs_vk vs, vc;
+} conv_keys;
+
+static void conv_keys_free(conv_keys *x)
+{
+    gs_pk_free(&x->ps);
+    gs_pk_free(&x->pc);
+    gs_vk_free(&x->vs);
+    gs_vk_free(&x->vc);
+    gs_r1cs_free(&x->r);
+    free(x->w);
+}
+
 /* k G1 (k Montgomery) equals the affine point p. */
 static int g1_is(const gs_g1_affine *p, const gs_fr *k)
 {
@@ -113,38 +132,41 @@ static int g1_is(const gs_g1_affine *p, const gs_fr *k)
 GS_TEST(groth16_classic_setup_points)
 {
     gs_rng *rng = gs_test_rng();
-    gs_r1cs r;
-    gs_scalar *w;
-    GS_REQUIRE(tg_random_r1cs(&r, &w, 9, 11, 2, 1, rng));
+    conv_keys x;
+    GS_REQUIRE(tg_random_r1cs(&x.r, &x.w, 9, 11, 2, 1, rng));
     uint32_t log = gs_groth16_log_domain(9, 2), n = 1u << log, nv = 11, np = 2;
     gs_toxic tox;
     gs_toxic_draw(&tox, rng, log);
-    gs_pk ps, pc;
-    gs_vk vs, vc;
     gs_err e;
     gs_err_clear(&e);
-    GS_REQUIRE(gs_groth16_setup(&ps, &vs, &r, &tox, NULL, &e) == GS_OK);
-    GS_REQUIRE(gs_groth16_setup_conv(&pc, &vc, &r, &tox, GS_H_CLASSIC, NULL, &e) == GS_OK);
-    GS_CHECK_EQ_INT(ps.h_conv, GS_H_SNARKJS);
-    GS_CHECK_EQ_INT(pc.h_conv, GS_H_CLASSIC);
-    GS_CHECK_EQ_INT(pc.domain_size, n);
+    GS_REQUIRE(gs_groth16_setup(&x.ps, &x.vs, &x.r, &tox, NULL, &e) == GS_OK);
+    GS_REQUIRE(gs_groth16_setup_conv(&x.pc, &x.vc, &x.r, &tox, GS_H_CLASSIC, NULL, &e) == GS_OK);
+    GS_CHECK_EQ_INT(x.ps.h_conv, GS_H_SNARKJS);
+    GS_CHECK_EQ_INT(x.pc.h_conv, GS_H_CLASSIC);
+    GS_CHECK_EQ_INT(x.pc.domain_size, n);
     /* Everything but H is the snarkjs key's. */
-    GS_CHECK(gs_g1_affine_eq(&ps.alpha1, &pc.alpha1) && gs_g1_affine_eq(&ps.beta1, &pc.beta1) &&
-             gs_g1_affine_eq(&ps.delta1, &pc.delta1) && gs_g2_affine_eq(&ps.beta2, &pc.beta2) &&
-             gs_g2_affine_eq(&ps.gamma2, &pc.gamma2) && gs_g2_affine_eq(&ps.delta2, &pc.delta2));
+    GS_CHECK(gs_g1_affine_eq(&x.ps.alpha1, &x.pc.alpha1) &&
+             gs_g1_affine_eq(&x.ps.beta1, &x.pc.beta1) &&
+             gs_g1_affine_eq(&x.ps.delta1, &x.pc.delta1) &&
+             gs_g2_affine_eq(&x.ps.beta2, &x.pc.beta2) &&
+             gs_g2_affine_eq(&x.ps.gamma2, &x.pc.gamma2) &&
+             gs_g2_affine_eq(&x.ps.delta2, &x.pc.delta2));
     for (uint32_t j = 0; j < nv; j++)
-        GS_CHECK(gs_g1_affine_eq(&ps.a[j], &pc.a[j]) && gs_g1_affine_eq(&ps.b1[j], &pc.b1[j]) &&
-                 gs_g2_affine_eq(&ps.b2[j], &pc.b2[j]));
+        GS_CHECK(gs_g1_affine_eq(&x.ps.a[j], &x.pc.a[j]) &&
+                 gs_g1_affine_eq(&x.ps.b1[j], &x.pc.b1[j]) &&
+                 gs_g2_affine_eq(&x.ps.b2[j], &x.pc.b2[j]));
     for (uint32_t j = 0; j < nv - np - 1; j++)
-        GS_CHECK(gs_g1_affine_eq(&ps.c[j], &pc.c[j]));
+        GS_CHECK(gs_g1_affine_eq(&x.ps.c[j], &x.pc.c[j]));
     for (uint32_t j = 0; j <= np; j++)
-        GS_CHECK(gs_g1_affine_eq(&vs.ic[j], &vc.ic[j]));
-    GS_CHECK(gs_g1_affine_eq(&vs.alpha1, &vc.alpha1) && gs_g2_affine_eq(&vs.delta2, &vc.delta2));
-    GS_CHECK_EQ_INT(ps.n_coefs, pc.n_coefs);
-    for (size_t i = 0; i < ps.n_coefs && i < pc.n_coefs; i++)   /* field by field: padding */
-        GS_CHECK(ps.coefs[i].matrix == pc.coefs[i].matrix && ps.coefs[i].row == pc.coefs[i].row &&
-                 ps.coefs[i].wire == pc.coefs[i].wire &&
-                 gs_fr_eq(&ps.coefs[i].value, &pc.coefs[i].value));
+        GS_CHECK(gs_g1_affine_eq(&x.vs.ic[j], &x.vc.ic[j]));
+    GS_CHECK(gs_g1_affine_eq(&x.vs.alpha1, &x.vc.alpha1) &&
+             gs_g2_affine_eq(&x.vs.delta2, &x.vc.delta2));
+    GS_CHECK_EQ_INT(x.ps.n_coefs, x.pc.n_coefs);
+    for (size_t i = 0; i < x.ps.n_coefs && i < x.pc.n_coefs; i++)   /* field by field: padding */
+        GS_CHECK(x.ps.coefs[i].matrix == x.pc.coefs[i].matrix &&
+                 x.ps.coefs[i].row == x.pc.coefs[i].row &&
+                 x.ps.coefs[i].wire == x.pc.coefs[i].wire &&
+                 gs_fr_eq(&x.ps.coefs[i].value, &x.pc.coefs[i].value));
     /* h[i] = tau^i Z(tau) / delta. */
     gs_fr k, one, dinv;
     uint64_t en = n;
@@ -154,22 +176,17 @@ GS_TEST(groth16_classic_setup_points)
     gs_fr_sub(&k, &k, &one);
     gs_fr_mul(&k, &k, &dinv);
     for (uint32_t i = 0; i < n; i++) {
-        GS_CHECK_MSG(g1_is(&pc.h[i], &k), "classic h[%u]", i);
+        GS_CHECK_MSG(g1_is(&x.pc.h[i], &k), "classic h[%u]", i);
         gs_fr_mul(&k, &k, &tox.tau);
     }
-    GS_CHECK(!gs_g1_affine_eq(&ps.h[0], &pc.h[0]));
+    GS_CHECK(!gs_g1_affine_eq(&x.ps.h[0], &x.pc.h[0]));
     /* A convention out of range is refused. */
     gs_pk px;
     gs_vk vx;
     gs_err_clear(&e);
-    GS_CHECK_EQ_INT(gs_groth16_setup_conv(&px, &vx, &r, &tox, GS_H_CONV_COUNT, NULL, &e),
+    GS_CHECK_EQ_INT(gs_groth16_setup_conv(&px, &vx, &x.r, &tox, GS_H_CONV_COUNT, NULL, &e),
                     GS_ERR_ARG);
-    gs_pk_free(&ps);
-    gs_pk_free(&pc);
-    gs_vk_free(&vs);
-    gs_vk_free(&vc);
-    gs_r1cs_free(&r);
-    free(w);
+    conv_keys_free(&x);
 }
 
 /*
@@ -186,40 +203,34 @@ GS_TEST(groth16_classic_prove_verify)
     GS_REQUIRE(gs_backend_cpu_create(&be, 2, &e) == GS_OK);
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
         uint32_t nc = shapes[k][0], nw = shapes[k][1], np = shapes[k][2];
-        gs_r1cs r;
-        gs_scalar *w;
-        gs_pk ps, pc;
-        gs_vk vs, vc;
+        conv_keys x;
         gs_assignment as;
-        GS_REQUIRE(tg_random_r1cs(&r, &w, nc, nw, np, 1, gs_test_rng()));
-        GS_REQUIRE(gs_groth16_setup_seeded(&ps, &vs, &r, 200 + k, NULL, &e) == GS_OK);
-        GS_REQUIRE(gs_groth16_setup_seeded_conv(&pc, &vc, &r, 200 + k, GS_H_CLASSIC, NULL, &e) ==
-                   GS_OK);
-        GS_REQUIRE(gs_assignment_from_witness(&as, &pc, w, nw, &e) == GS_OK);
+        GS_REQUIRE(tg_random_r1cs(&x.r, &x.w, nc, nw, np, 1, gs_test_rng()));
+        GS_REQUIRE(gs_groth16_setup_seeded(&x.ps, &x.vs, &x.r, 200 + k, NULL, &e) == GS_OK);
+        GS_REQUIRE(gs_groth16_setup_seeded_conv(&x.pc, &x.vc, &x.r, 200 + k, GS_H_CLASSIC, NULL,
+                                                &e) == GS_OK);
+        GS_REQUIRE(gs_assignment_from_witness(&as, &x.pc, x.w, nw, &e) == GS_OK);
         for (int round = 0; round < 2; round++) {
             gs_scalar rr, ss;
             memset(&rr, 0, sizeof rr);
             memset(&ss, 0, sizeof ss);
             if (round) {
-                gs_fr f;
-                gs_fr_random(&f, gs_test_rng());
-                gs_fr_to_scalar(&rr, &f);
-                gs_fr_random(&f, gs_test_rng());
-                gs_fr_to_scalar(&ss, &f);
+                tg_random_scalar(&rr, gs_test_rng());
+                tg_random_scalar(&ss, gs_test_rng());
             }
             gs_proof p1, p2;
             gs_stage_list sl = { 0 };
             gs_prove_state *st = NULL;
             gs_err_clear(&e);
-            GS_REQUIRE(be->ops->prove_start(be, &pc, &as, &rr, &ss, NULL, &st, &sl, &e) == GS_OK);
+            GS_REQUIRE(be->ops->prove_start(be, &x.pc, &as, &rr, &ss, NULL, &st, &sl, &e) == GS_OK);
             GS_REQUIRE(be->ops->prove_finish(be, st, &p1, &sl, &e) == GS_OK);
-            GS_REQUIRE(gs_groth16_prove(&p2, &ps, &as, &rr, &ss, 1, &e) == GS_OK);
+            GS_REQUIRE(gs_groth16_prove(&p2, &x.ps, &as, &rr, &ss, 1, &e) == GS_OK);
             GS_CHECK_MSG(gs_g1_affine_eq(&p1.a, &p2.a) && gs_g2_affine_eq(&p1.b, &p2.b) &&
                          gs_g1_affine_eq(&p1.c, &p2.c),
                          "shape %zu round %d: classic proof differs from the snarkjs key's", k,
                          round);
-            GS_CHECK_MSG(gs_groth16_verify(&vc, w + 1, np, &p1, &e) == GS_OK, "shape %zu: %s", k,
-                         e.msg);
+            GS_CHECK_MSG(gs_groth16_verify(&x.vc, x.w + 1, np, &p1, &e) == GS_OK, "shape %zu: %s",
+                         k, e.msg);
             static const char *want[] = { "device_mutex_wait", "host_prep", "intt", "coset",
                                           "ntt", "msm_c", "msm_a", "msm_b2", "epilogue" };
             GS_CHECK_EQ_INT(sl.n, 9);
@@ -233,26 +244,21 @@ GS_TEST(groth16_classic_prove_verify)
             gs_g1_add(&t, &t, &g);
             gs_g1_to_affine(&p1.c, &t);
             gs_err_clear(&e);
-            GS_CHECK_EQ_INT(gs_groth16_verify(&vc, w + 1, np, &p1, &e), GS_ERR_VERIFY);
+            GS_CHECK_EQ_INT(gs_groth16_verify(&x.vc, x.w + 1, np, &p1, &e), GS_ERR_VERIFY);
         }
         /* A classic key's H scalars under the snarkjs prover (a key mislabelled)
          * give a proof that does not verify: the convention matters. */
         gs_scalar rr = { { 3 } }, ss = { { 5 } };
         gs_proof bad;
-        pc.h_conv = GS_H_SNARKJS;
-        GS_REQUIRE(gs_groth16_prove(&bad, &pc, &as, &rr, &ss, 1, &e) == GS_OK);
+        x.pc.h_conv = GS_H_SNARKJS;
+        GS_REQUIRE(gs_groth16_prove(&bad, &x.pc, &as, &rr, &ss, 1, &e) == GS_OK);
         gs_err_clear(&e);
-        GS_CHECK_EQ_INT(gs_groth16_verify(&vc, w + 1, np, &bad, &e), GS_ERR_VERIFY);
-        pc.h_conv = GS_H_CONV_COUNT;
+        GS_CHECK_EQ_INT(gs_groth16_verify(&x.vc, x.w + 1, np, &bad, &e), GS_ERR_VERIFY);
+        x.pc.h_conv = GS_H_CONV_COUNT;
         gs_err_clear(&e);
-        GS_CHECK_EQ_INT(gs_groth16_prove(&bad, &pc, &as, &rr, &ss, 1, &e), GS_ERR_FORMAT);
+        GS_CHECK_EQ_INT(gs_groth16_prove(&bad, &x.pc, &as, &rr, &ss, 1, &e), GS_ERR_FORMAT);
         gs_assignment_free(&as);
-        gs_pk_free(&ps);
-        gs_pk_free(&pc);
-        gs_vk_free(&vs);
-        gs_vk_free(&vc);
-        gs_r1cs_free(&r);
-        free(w);
+        conv_keys_free(&x);
     }
     be->ops->destroy(be);
 }

@@ -1,6 +1,7 @@
 /*
- * Test helpers for prover/groth16 (included by its test files only):
- * random satisfiable R1CS instances with a known witness.
+ * Test helpers for prover/groth16 (included by its test files and the
+ * circuits layer's): random blinding, prove-and-verify, random satisfiable
+ * R1CS instances with a known witness.
  */
 #ifndef GS_TEST_G16_UTIL_H
 #define GS_TEST_G16_UTIL_H
@@ -10,6 +11,33 @@
 
 #include "../../test/test.h"
 #include "groth16.h"
+
+/* A random scalar below r (a plain integer, as the prover's blinding). */
+static inline void tg_random_scalar(gs_scalar *out, gs_rng *rng)
+{
+    gs_fr t;
+    gs_fr_random(&t, rng);
+    gs_fr_to_scalar(out, &t);
+}
+
+/* *p = a proof of as under pk with random blinding r, s (drawn in that
+ * order from the test's generator) on 2 threads, checked against vk and
+ * the instance's public inputs.  1 when it proves and verifies; otherwise
+ * the test fails with the error. */
+static inline int tg_prove_verify(gs_proof *p, const gs_pk *pk, const gs_vk *vk,
+                                  const gs_assignment *as, gs_err *e)
+{
+    gs_scalar r, s;
+    tg_random_scalar(&r, gs_test_rng());
+    tg_random_scalar(&s, gs_test_rng());
+    gs_err_clear(e);
+    gs_status st = gs_groth16_prove(p, pk, as, &r, &s, 2, e);
+    if (st == GS_OK)
+        st = gs_groth16_verify(vk, as->w + 1, vk->n_public, p, e);
+    if (st != GS_OK)
+        gs_test_fail(__FILE__, __LINE__, "prove and verify: %s", e->msg);
+    return st == GS_OK;
+}
 
 /* A random LC of up to max_terms terms over wires [0, n_wires) (repeats allowed). */
 static inline uint32_t tg_random_lc(gs_lc_term *t, uint32_t max_terms, uint32_t n_wires,

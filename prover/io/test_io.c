@@ -233,31 +233,26 @@ GS_TEST(io_bad_json_input_is_named)
     gs_proof pr;
     gs_vk vk;
     const char *p = tmp_path("pub.json");
-    FILE *f = fopen(p, "w");
     /* r itself is out of range. */
-    fputs("[\n \"52435875175126190479447740508185965837690552500527637822603658699938581184513\"\n]", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(
+        p, "[\n \"52435875175126190479447740508185965837690552500527637822603658699938581184513\"\n]"));
     gs_err_clear(&e);
     GS_CHECK_EQ_INT(gs_public_json_read(&pub, &n, p, &e), GS_ERR_RANGE);
     GS_CHECK(strstr(e.msg, "pub.json:2:2") != NULL);
     p = tmp_path("proof.json");
-    f = fopen(p, "w");
-    fputs("{\"pi_a\": [\"1\", \"2\", \"1\"], \"pi_b\": [], \"pi_c\": []}", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(p, "{\"pi_a\": [\"1\", \"2\", \"1\"], \"pi_b\": [], \"pi_c\": []}"));
     gs_err_clear(&e);
     GS_CHECK_EQ_INT(gs_proof_json_read(&pr, p, &e), GS_ERR_POINT);
     GS_CHECK(strstr(e.msg, "pi_a") != NULL);
     /* A coordinate >= p: named by path:line:col like every JSON error. */
-    f = fopen(p, "w");
-    fputs("{\"pi_a\": [\"1\",\n  \"4002409555221667393417789825735904156556882819939007885332058136124031650490837864442687629129015664037894272559787\", \"1\"]}", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(p, "{\"pi_a\": [\"1\",\n  \"40024095552216673934177898257359041565568828199390078853320581361240316"
+                                     "50490837864442687629129015664037894272559787\", \"1\"]}"));
     gs_err_clear(&e);
     GS_CHECK_EQ_INT(gs_proof_json_read(&pr, p, &e), GS_ERR_RANGE);
     GS_CHECK_MSG(strstr(e.msg, "proof.json:2:3: '") != NULL, "message: %s", e.msg);
     p = tmp_path("vk.json");
-    f = fopen(p, "w");
-    fputs("{\"protocol\": \"groth16\", \"curve\": \"bn128\", \"nPublic\": 0, \"IC\": []}", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(p, "{\"protocol\": \"groth16\", \"curve\": \"bn128\", \"nPublic\": 0, "
+                                     "\"IC\": []}"));
     gs_err_clear(&e);
     GS_CHECK_EQ_INT(gs_vk_json_read(&vk, p, &e), GS_ERR_CURVE);
     GS_CHECK(strstr(e.msg, "bn128") != NULL);

@@ -115,6 +115,30 @@ static int file_exists(const char *p)
     return stat(p, &st) == 0;
 }
 
+/* 1 when two proving keys have the same shape and the same points (delta2,
+ * A, B1, B2, C, IC, H) and coefficients. */
+static int pk_same(const gs_pk *a, const gs_pk *b)
+{
+    if (a->n_vars != b->n_vars || a->n_public != b->n_public || a->domain_size != b->domain_size ||
+        a->n_coefs != b->n_coefs || !gs_g2_affine_eq(&a->delta2, &b->delta2))
+        return 0;
+    int same = 1;
+    for (uint32_t i = 0; i < a->n_vars; i++)
+        same &= gs_g1_affine_eq(&a->a[i], &b->a[i]) && gs_g1_affine_eq(&a->b1[i], &b->b1[i]) &&
+                gs_g2_affine_eq(&a->b2[i], &b->b2[i]);
+    for (uint32_t i = 0; i + a->n_public + 1 < a->n_vars; i++)
+        same &= gs_g1_affine_eq(&a->c[i], &b->c[i]);
+    for (uint32_t i = 0; i <= a->n_public; i++)
+        same &= gs_g1_affine_eq(&a->ic[i], &b->ic[i]);
+    for (uint32_t i = 0; i < a->domain_size; i++)
+        same &= gs_g1_affine_eq(&a->h[i], &b->h[i]);
+    for (size_t i = 0; i < a->n_coefs; i++)
+        same &= a->coefs[i].matrix == b->coefs[i].matrix && a->coefs[i].row == b->coefs[i].row &&
+                a->coefs[i].wire == b->coefs[i].wire &&
+                gs_fr_eq(&a->coefs[i].value, &b->coefs[i].value);
+    return same;
+}
+
 GS_TEST(io_keyrec_checks_once_per_digest)
 {
     const char *dir = rec_dir("rec"), *key = tmp_path("k.zkey");
@@ -398,21 +422,7 @@ GS_TEST(io_zkey_sections_in_any_order)
     /* Header first: the six point arrays in one block (zkey_read.c's arena);
      * header last: each alone.  The same points either way. */
     GS_CHECK(a.arena != NULL && b.arena == NULL);
-    int same = gs_g2_affine_eq(&a.delta2, &b.delta2);
-    for (uint32_t i = 0; i < a.n_vars; i++)
-        same &= gs_g1_affine_eq(&a.a[i], &b.a[i]) && gs_g1_affine_eq(&a.b1[i], &b.b1[i]) &&
-                gs_g2_affine_eq(&a.b2[i], &b.b2[i]);
-    for (uint32_t i = 0; i < a.n_vars - a.n_public - 1; i++)
-        same &= gs_g1_affine_eq(&a.c[i], &b.c[i]);
-    for (uint32_t i = 0; i <= a.n_public; i++)
-        same &= gs_g1_affine_eq(&a.ic[i], &b.ic[i]);
-    for (uint32_t i = 0; i < a.domain_size; i++)
-        same &= gs_g1_affine_eq(&a.h[i], &b.h[i]);
-    for (size_t i = 0; i < a.n_coefs; i++)
-        same &= a.coefs[i].matrix == b.coefs[i].matrix && a.coefs[i].row == b.coefs[i].row &&
-                a.coefs[i].wire == b.coefs[i].wire &&
-                gs_fr_eq(&a.coefs[i].value, &b.coefs[i].value);
-    GS_CHECK(same);
+    GS_CHECK(pk_same(&a, &b));
     char hex[65];
     GS_REQUIRE(gs_sha256_file(hex, moved, &e) == GS_OK);
     GS_CHECK(!strcmp(hex, in.sha256));
@@ -447,19 +457,7 @@ GS_TEST(io_zkey_small_pieces_same_key)
         setenv("GS_ZKEY_PIECE_BYTES", k ? "97" : "1000", 1);
         GS_REQUIRE(gs_zkey_load(&b, &ib, fixture("chain.zkey"), &o, k ? NULL : pool, &e) == GS_OK);
         GS_CHECK(!strcmp(ia.sha256, ib.sha256));
-        int same = a.n_coefs == b.n_coefs && gs_g2_affine_eq(&a.delta2, &b.delta2);
-        for (uint32_t i = 0; i < a.n_vars; i++)
-            same &= gs_g1_affine_eq(&a.a[i], &b.a[i]) && gs_g1_affine_eq(&a.b1[i], &b.b1[i]) &&
-                    gs_g2_affine_eq(&a.b2[i], &b.b2[i]);
-        for (uint32_t i = 0; i + a.n_public + 1 < a.n_vars; i++)
-            same &= gs_g1_affine_eq(&a.c[i], &b.c[i]);
-        for (uint32_t i = 0; i < a.domain_size; i++)
-            same &= gs_g1_affine_eq(&a.h[i], &b.h[i]);
-        for (size_t i = 0; i < a.n_coefs; i++)
-            same &= a.coefs[i].matrix == b.coefs[i].matrix && a.coefs[i].row == b.coefs[i].row &&
-                    a.coefs[i].wire == b.coefs[i].wire &&
-                    gs_fr_eq(&a.coefs[i].value, &b.coefs[i].value);
-        GS_CHECK_MSG(same, "pieces of %s bytes", k ? "97" : "1000");
+        GS_CHECK_MSG(pk_same(&a, &b), "pieces of %s bytes", k ? "97" : "1000");
         gs_pk_free(&b);
     }
     /* An off-curve point in the middle of a piece run is named exactly. */

@@ -6,23 +6,38 @@
 
 #include <stdlib.h>
 
-/* Fills tw[i] = w^i for i in [begin, end): one power per chunk, then steps. */
+/* a[i] = g^i (fill) or a[i] *= g^i (scale) for i in [begin, end): one
+ * power per chunk, then steps.  Inlined with a constant scale, so each
+ * chunk function below is the loop it was when written out twice. */
 typedef struct {
-    gs_fr *tw;
-    gs_fr w;
-} fill_ctx;
+    gs_fr *a;
+    gs_fr g;
+} powers_ctx;
+
+static inline void powers(const powers_ctx *c, size_t begin, size_t end, int scale)
+{
+    uint64_t e = begin;
+    gs_fr x;
+    gs_fr_pow(&x, &c->g, &e, 1);
+    for (size_t i = begin; i < end; i++) {
+        if (scale)
+            gs_fr_mul(&c->a[i], &c->a[i], &x);
+        else
+            c->a[i] = x;
+        gs_fr_mul(&x, &x, &c->g);
+    }
+}
 
 static void fill_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
 {
     (void)slot;
-    fill_ctx *c = vctx;
-    uint64_t e = begin;
-    gs_fr x;
-    gs_fr_pow(&x, &c->w, &e, 1);
-    for (size_t i = begin; i < end; i++) {
-        c->tw[i] = x;
-        gs_fr_mul(&x, &x, &c->w);
-    }
+    powers(vctx, begin, end, 0);
+}
+
+static void powers_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
+{
+    (void)slot;
+    powers(vctx, begin, end, 1);
 }
 
 gs_status gs_domain_create(gs_domain **out, unsigned log_n, gs_pool *pool, gs_err *err)
@@ -49,7 +64,7 @@ gs_status gs_domain_create(gs_domain **out, unsigned log_n, gs_pool *pool, gs_er
         d->tw = malloc(d->n / 2 * sizeof *d->tw);
         if (!d->tw)
             goto nomem;
-        fill_ctx c = {.tw = d->tw, .w = d->w};
+        powers_ctx c = {.a = d->tw, .g = d->w};
         gs_pool_for(pool, d->n / 2, 4096, fill_chunk, &c);
     }
     d->log_l = log_n < GS_NTT_BLOCK_LOG ? log_n : GS_NTT_BLOCK_LOG;
@@ -82,25 +97,6 @@ const gs_fr *gs_domain_root_inv(const gs_domain *d) { return &d->w_inv; }
 const gs_fr *gs_domain_size_inv(const gs_domain *d) { return &d->n_inv; }
 const gs_fr *gs_domain_odd_shift(const gs_domain *d) { return &d->g; }
 const gs_fr *gs_domain_odd_shift_inv(const gs_domain *d) { return &d->g_inv; }
-
-/* a[i] *= g^i: each chunk starts from g^begin. */
-typedef struct {
-    gs_fr *a;
-    gs_fr g;
-} powers_ctx;
-
-static void powers_chunk(void *vctx, size_t begin, size_t end, unsigned slot)
-{
-    (void)slot;
-    powers_ctx *c = vctx;
-    uint64_t e = begin;
-    gs_fr x;
-    gs_fr_pow(&x, &c->g, &e, 1);
-    for (size_t i = begin; i < end; i++) {
-        gs_fr_mul(&c->a[i], &c->a[i], &x);
-        gs_fr_mul(&x, &x, &c->g);
-    }
-}
 
 void gs_poly_mul_powers(gs_fr *a, size_t n, const gs_fr *g, gs_pool *pool)
 {

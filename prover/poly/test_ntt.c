@@ -15,21 +15,64 @@ static gs_fr *rand_vec(size_t n)
     return v;
 }
 
+/* p(x) by Horner. */
+static void horner(gs_fr *out, const gs_fr *c, size_t n, const gs_fr *x)
+{
+    gs_fr acc;
+    gs_fr_zero(&acc);
+    for (size_t k = n; k-- > 0;) {
+        gs_fr_mul(&acc, &acc, x);
+        gs_fr_add(&acc, &acc, &c[k]);
+    }
+    *out = acc;
+}
+
+/* out[j] = p(start step^j) for j < n, p the n coefficients c. */
+static void eval_geometric(gs_fr *out, const gs_fr *c, size_t n, const gs_fr *start,
+                           const gs_fr *step)
+{
+    gs_fr pt = *start;
+    for (size_t j = 0; j < n; j++) {
+        horner(&out[j], c, n, &pt);
+        gs_fr_mul(&pt, &pt, step);
+    }
+}
+
 /* out[j] = scale * sum_k a[k] w^(jk), O(n^2). */
 static void naive_dft(gs_fr *out, const gs_fr *a, size_t n, const gs_fr *w, const gs_fr *scale)
 {
-    gs_fr wj, x;
-    gs_fr_one(&wj);
-    for (size_t j = 0; j < n; j++) {
-        /* Horner in w^j: sum_k a[k] (w^j)^k. */
-        gs_fr_zero(&x);
-        for (size_t k = n; k-- > 0;) {
-            gs_fr_mul(&x, &x, &wj);
-            gs_fr_add(&x, &x, &a[k]);
-        }
-        gs_fr_mul(&out[j], &x, scale);
-        gs_fr_mul(&wj, &wj, w);
-    }
+    gs_fr one;
+    gs_fr_one(&one);
+    eval_geometric(out, a, n, &one, w);
+    for (size_t j = 0; j < n; j++)
+        gs_fr_mul(&out[j], &out[j], scale);
+}
+
+/* One size of the per-size tests: a domain of 2^k and three random
+ * vectors of its size (a the input, x and want scratch). */
+typedef struct {
+    gs_domain *d;
+    size_t n;
+    gs_fr *a, *x, *want;
+} sized;
+
+static int sized_init(sized *t, unsigned k, gs_pool *pool)
+{
+    t->n = (size_t)1 << k;
+    if (gs_domain_create(&t->d, k, pool, NULL) != GS_OK)
+        return 0;
+    t->a = rand_vec(t->n);
+    t->x = rand_vec(t->n);
+    t->want = rand_vec(t->n);
+    return t->a && t->x && t->want;
+}
+
+static void sized_free(sized *t)
+{
+    free(t->a);
+    free(t->x);
+    free(t->want);
+    gs_domain_destroy(t->d);
 }
 
 static int vec_eq(const gs_fr *a, const gs_fr *b, size_t n)
@@ -101,27 +144,21 @@ GS_TEST(poly_ntt_equals_naive_dft)
     gs_pool *pool;
     GS_REQUIRE(gs_pool_create(&pool, 2, NULL) == GS_OK);
     for (unsigned k = 0; k <= 10; k++) {
-        size_t n = (size_t)1 << k;
-        gs_domain *d;
-        GS_REQUIRE(gs_domain_create(&d, k, pool, NULL) == GS_OK);
-        gs_fr *a = rand_vec(n), *x = rand_vec(n), *want = rand_vec(n);
-        GS_REQUIRE(a && x && want);
+        sized t;
+        GS_REQUIRE(sized_init(&t, k, pool));
         gs_fr one;
         gs_fr_one(&one);
 
-        memcpy(x, a, n * sizeof *x);
-        gs_domain_ntt(d, x, k % 2 ? pool : NULL);
-        naive_dft(want, a, n, gs_domain_root(d), &one);
-        GS_CHECK_MSG(vec_eq(x, want, n), "ntt != dft at 2^%u", k);
+        memcpy(t.x, t.a, t.n * sizeof *t.x);
+        gs_domain_ntt(t.d, t.x, k % 2 ? pool : NULL);
+        naive_dft(t.want, t.a, t.n, gs_domain_root(t.d), &one);
+        GS_CHECK_MSG(vec_eq(t.x, t.want, t.n), "ntt != dft at 2^%u", k);
 
-        memcpy(x, a, n * sizeof *x);
-        gs_domain_intt(d, x, k % 2 ? NULL : pool);
-        naive_dft(want, a, n, gs_domain_root_inv(d), gs_domain_size_inv(d));
-        GS_CHECK_MSG(vec_eq(x, want, n), "intt != inverse dft at 2^%u", k);
-        free(a);
-        free(x);
-        free(want);
-        gs_domain_destroy(d);
+        memcpy(t.x, t.a, t.n * sizeof *t.x);
+        gs_domain_intt(t.d, t.x, k % 2 ? NULL : pool);
+        naive_dft(t.want, t.a, t.n, gs_domain_root_inv(t.d), gs_domain_size_inv(t.d));
+        GS_CHECK_MSG(vec_eq(t.x, t.want, t.n), "intt != inverse dft at 2^%u", k);
+        sized_free(&t);
     }
     gs_pool_destroy(pool);
 }
@@ -182,63 +219,35 @@ GS_TEST(poly_ntt_round_trip)
     gs_pool_destroy(pool);
 }
 
-/* p(x) by Horner. */
-static void horner(gs_fr *out, const gs_fr *c, size_t n, const gs_fr *x)
-{
-    gs_fr acc;
-    gs_fr_zero(&acc);
-    for (size_t k = n; k-- > 0;) {
-        gs_fr_mul(&acc, &acc, x);
-        gs_fr_add(&acc, &acc, &c[k]);
-    }
-    *out = acc;
-}
-
 GS_TEST(poly_coset_matches_evaluation)
 {
     gs_pool *pool;
     GS_REQUIRE(gs_pool_create(&pool, 2, NULL) == GS_OK);
     for (unsigned k = 0; k <= 8; k++) {
-        size_t n = (size_t)1 << k;
-        gs_domain *d;
-        GS_REQUIRE(gs_domain_create(&d, k, pool, NULL) == GS_OK);
-        gs_fr *coef = rand_vec(n), *x = rand_vec(n), *want = rand_vec(n);
-        GS_REQUIRE(coef && x && want);
-        gs_fr g, pt;
+        sized t;
+        GS_REQUIRE(sized_init(&t, k, pool));
+        size_t n = t.n;
+        gs_fr g, one;
 
-        /* Arbitrary coset: values at g w^j, then back. */
+        /* Arbitrary coset: values at g w^j, then back (t.a: the coefficients). */
         gs_fr_random(&g, gs_test_rng());
-        memcpy(x, coef, n * sizeof *x);
-        gs_domain_coset_ntt(d, x, &g, pool);
-        pt = g;
-        for (size_t j = 0; j < n; j++) {
-            horner(&want[j], coef, n, &pt);
-            gs_fr_mul(&pt, &pt, gs_domain_root(d));
-        }
-        GS_CHECK_MSG(vec_eq(x, want, n), "coset ntt at 2^%u", k);
-        gs_domain_coset_intt(d, x, &g, pool);
-        GS_CHECK_MSG(vec_eq(x, coef, n), "coset intt at 2^%u", k);
+        memcpy(t.x, t.a, n * sizeof *t.x);
+        gs_domain_coset_ntt(t.d, t.x, &g, pool);
+        eval_geometric(t.want, t.a, n, &g, gs_domain_root(t.d));
+        GS_CHECK_MSG(vec_eq(t.x, t.want, n), "coset ntt at 2^%u", k);
+        gs_domain_coset_intt(t.d, t.x, &g, pool);
+        GS_CHECK_MSG(vec_eq(t.x, t.a, n), "coset intt at 2^%u", k);
 
         /* snarkjs's odd coset: values on <w_n> -> values at w_(2n)^(2j+1). */
-        gs_fr_one(&pt);
-        for (size_t j = 0; j < n; j++) {
-            horner(&x[j], coef, n, &pt);
-            gs_fr_mul(&pt, &pt, gs_domain_root(d));
-        }
-        gs_domain_to_odd_coset(d, x, k % 2 ? pool : NULL);
+        gs_fr_one(&one);
+        eval_geometric(t.x, t.a, n, &one, gs_domain_root(t.d));
+        gs_domain_to_odd_coset(t.d, t.x, k % 2 ? pool : NULL);
         gs_fr w2n, w2n_sq;
         gs_fr_root_of_unity(&w2n, k + 1);
         gs_fr_sqr(&w2n_sq, &w2n);
-        pt = w2n;
-        for (size_t j = 0; j < n; j++) {
-            horner(&want[j], coef, n, &pt);
-            gs_fr_mul(&pt, &pt, &w2n_sq);
-        }
-        GS_CHECK_MSG(vec_eq(x, want, n), "odd coset at 2^%u", k);
-        free(coef);
-        free(x);
-        free(want);
-        gs_domain_destroy(d);
+        eval_geometric(t.want, t.a, n, &w2n, &w2n_sq);
+        GS_CHECK_MSG(vec_eq(t.x, t.want, n), "odd coset at 2^%u", k);
+        sized_free(&t);
     }
     gs_pool_destroy(pool);
 }

@@ -13,21 +13,20 @@ class Chain:
         v = a + b + (s.cf if cin else 0)
         if cout: s.cf = v >> 32
         return v & M32
+def products(ch, t, js, x, b, cin):
+    """t[j], t[j + 1] += the low and high words of x[j] * b for j in js, on
+    the chain ch; the first add takes the chain's carry when cin is set."""
+    for k, j in enumerate(js):
+        t[j] = ch.add(t[j], (x[j] * b) & M32, cin or k > 0, 1)
+        t[j + 1] = ch.add(t[j + 1], (x[j] * b) >> 32, 1, 1)
 def mac_row(t, a, b):
     ch = Chain()
     # even j
-    t[0] = ch.add(t[0], (a[0] * b) & M32, 0, 1)
-    t[1] = ch.add(t[1], (a[0] * b) >> 32, 1, 1)
-    for j in range(2, 8, 2):
-        t[j] = ch.add(t[j], (a[j] * b) & M32, 1, 1)
-        t[j + 1] = ch.add(t[j + 1], (a[j] * b) >> 32, 1, 1)
+    products(ch, t, range(0, 8, 2), a, b, 0)
     t[8] = ch.add(t[8], 0, 1, 1)
     t[9] = ch.add(t[9], 0, 1, 0)
-    t[1] = ch.add(t[1], (a[1] * b) & M32, 0, 1)
-    t[2] = ch.add(t[2], (a[1] * b) >> 32, 1, 1)
-    for j in range(3, 8, 2):
-        t[j] = ch.add(t[j], (a[j] * b) & M32, 1, 1)
-        t[j + 1] = ch.add(t[j + 1], (a[j] * b) >> 32, 1, 1)
+    # odd j
+    products(ch, t, range(1, 8, 2), a, b, 0)
     t[9] = ch.add(t[9], 0, 1, 0)
 def red_row(t):
     x = t[0]; m = (-x) & M32; hi1 = (~x & M32) if x else 0
@@ -36,16 +35,10 @@ def red_row(t):
     t[0] = ch.add(t[0], m, 0, 1)
     t[1] = ch.add(t[1], x, 1, 1)
     t[2] = ch.add(t[2], hi1, 1, 1)
-    for j in (3, 5, 7):
-        t[j] = ch.add(t[j], (m * P[j]) & M32, 1, 1)
-        t[j + 1] = ch.add(t[j + 1], (m * P[j]) >> 32, 1, 1)
+    products(ch, t, (3, 5, 7), P, m, 1)
     t[9] = ch.add(t[9], 0, 1, 0)
     # chain B: even products j = 2, 4, 6
-    t[2] = ch.add(t[2], (m * P[2]) & M32, 0, 1)
-    t[3] = ch.add(t[3], (m * P[2]) >> 32, 1, 1)
-    for j in (4, 6):
-        t[j] = ch.add(t[j], (m * P[j]) & M32, 1, 1)
-        t[j + 1] = ch.add(t[j + 1], (m * P[j]) >> 32, 1, 1)
+    products(ch, t, (2, 4, 6), P, m, 0)
     t[8] = ch.add(t[8], 0, 1, 1)
     t[9] = ch.add(t[9], 0, 1, 0)
     return m

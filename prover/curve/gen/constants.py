@@ -12,7 +12,12 @@ Zcash BLS12-381 notes (zkcrypto bls12_381 src/notes/design.rs).  Every
 derived value is plain big-integer arithmetic below, checked by asserts.
 """
 
-P = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "field", "gen"))
+from bls12_381 import P, binexp, f2inv, f2pow, limbs  # noqa: E402
+
 X = -0xd201000000010000
 R_ORDER = X**4 - X**2 + 1
 assert P == (X - 1) ** 2 * R_ORDER // 3 + X
@@ -26,25 +31,6 @@ G2X0 = 0x024aa2b2f08f0a91260805272dc51051c6e47ad4fa403b02b4510b647ae3d1770bac032
 G2X1 = 0x13e02b6052719f607dacd3a088274f65596bd0d09920b61ab5da61bbdc7f5049334cf11213945d57e5ac7d055d042b7e
 G2Y0 = 0x0ce5d527727d6e118cc9cdc6da2e351aadfd9baa8cbdd3a76d429a695160d12c923ac9cc3baca289e193548608b82801
 G2Y1 = 0x0606c4a02ea734cc32acd2b02bc28b99cb3e287e85a763af267492ab572e99ab3f370d275cec1da1aaa9075ff05f79be
-
-
-def f2mul(a, b):
-    return ((a[0] * b[0] - a[1] * b[1]) % P, (a[0] * b[1] + a[1] * b[0]) % P)
-
-
-def f2pow(a, e):
-    r = (1, 0)
-    while e:
-        if e & 1:
-            r = f2mul(r, a)
-        a = f2mul(a, a)
-        e >>= 1
-    return r
-
-
-def f2inv(a):
-    n = pow(a[0] * a[0] + a[1] * a[1], P - 2, P)
-    return (a[0] * n % P, -a[1] * n % P)
 
 
 def g1_add(a, b):
@@ -64,17 +50,7 @@ def g1_add(a, b):
 
 
 def g1_mul(pt, k):
-    acc = None
-    while k:
-        if k & 1:
-            acc = g1_add(acc, pt)
-        pt = g1_add(pt, pt)
-        k >>= 1
-    return acc
-
-
-def limbs(v, n):
-    return [(v >> (64 * i)) & (2**64 - 1) for i in range(n)]
+    return binexp(g1_add, None, pt, k)
 
 
 def arr(name, v, n, comment):

@@ -7,12 +7,13 @@ Sources: p and r as published for BLS12-381 (e.g. draft-irtf-cfrg-pairing-friend
 section 4.2.1); the derived values below are plain big-integer arithmetic.
 """
 
-P = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bls12_381 import P, limbs  # noqa: E402
+
 R_ORDER = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001
-
-
-def limbs(x, n):
-    return [(x >> (64 * i)) & (2**64 - 1) for i in range(n)]
 
 
 def arr(name, x, n):

@@ -14,27 +14,18 @@ curves draft and every BLS12-381 library; they are computed here rather
 than copied.)
 """
 
-P = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bls12_381 import P, f2pow, limbs  # noqa: E402
+
 R = 2**384
-
-
-def f2mul(a, b):
-    return ((a[0] * b[0] - a[1] * b[1]) % P, (a[0] * b[1] + a[1] * b[0]) % P)
-
-
-def f2pow(a, e):
-    r = (1, 0)
-    while e:
-        if e & 1:
-            r = f2mul(r, a)
-        a = f2mul(a, a)
-        e >>= 1
-    return r
 
 
 def fp_c(x):
     m = x * R % P
-    return "{{" + ", ".join("0x%016xULL" % ((m >> (64 * i)) & (2**64 - 1)) for i in range(6)) + "}}"
+    return "{{" + ", ".join("0x%016xULL" % v for v in limbs(m, 6)) + "}}"
 
 
 def fp2_c(a):

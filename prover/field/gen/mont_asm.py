@@ -70,14 +70,19 @@ def redc_row(e, n, t):
     return t[1:] + t[:1]
 
 
-def final_sub(e, n, t, s, out):
-    """s = t - m in the free registers s, keep t if that borrows; store."""
+def cond_sub(e, n, t, s):
+    """s = t - m in the free registers s; t = s unless that borrows."""
     for j in range(n):
         e(f"movq {t[j]}, {s[j]}")
     for j in range(n):
         e(f"{'subq' if j == 0 else 'sbbq'} {mod_ref(n, j)}, {s[j]}")
     for j in range(n):
         e(f"cmovncq {s[j]}, {t[j]}")
+
+
+def final_sub(e, n, t, s, out):
+    """cond_sub, then store t."""
+    cond_sub(e, n, t, s)
     for j in range(n):
         e(f"movq {t[j]}, {8 * j}({out})")
 
@@ -246,17 +251,12 @@ def addsub(n, op):
     for j in range(n):
         e(f"{first if j == 0 else cont} {8 * j}(%[b]), {t[j]}")
     if op == "add":
-        for j in range(n):
-            e(f"movq {t[j]}, {s[j]}")
-        for j in range(n):
-            e(f"{'subq' if j == 0 else 'sbbq'} {sym}+{8 * j}(%%rip), {s[j]}")
-        for j in range(n):
-            e(f"cmovncq {s[j]}, {t[j]}")
+        cond_sub(e, n, t, s)
     else:
         for j in range(n):
             e(f"movq $0, {s[j]}")
         for j in range(n):
-            e(f"cmovcq {sym}+{8 * j}(%%rip), {s[j]}")
+            e(f"cmovcq {mod_ref(n, j)}, {s[j]}")
         for j in range(n):
             e(f"{'addq' if j == 0 else 'adcq'} {s[j]}, {t[j]}")
     body = "\n".join(L)

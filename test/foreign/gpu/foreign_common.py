@@ -17,7 +17,10 @@ FragHeap(mib)
     malloc_trim(0) has resident free pages to return.
 ground_truth(program, **fields)
     prints GROUND_TRUTH {"program": ..., ...} (one JSON line).
+arg_parser(iters, kernel_ms)
+    the options every program takes: --cpu-only, --iters, --kernel-ms.
 """
+import argparse
 import ctypes
 import json
 import math
@@ -119,3 +122,13 @@ def ground_truth(program, **fields):
     for k, v in fields.items():
         out[k] = round(v, 6) if isinstance(v, float) and math.isfinite(v) else v
     print("GROUND_TRUTH " + json.dumps(out, separators=(",", ":")), flush=True)
+
+
+def arg_parser(iters, kernel_ms):
+    """An ArgumentParser with the options every program takes (their
+    defaults given); the program adds its own."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cpu-only", action="store_true")
+    ap.add_argument("--iters", type=int, default=iters)
+    ap.add_argument("--kernel-ms", type=float, default=kernel_ms)
+    return ap

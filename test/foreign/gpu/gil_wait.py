@@ -26,19 +26,15 @@ With --cpu-only, torch is not imported: each iteration sleeps K ms (the
 sleep drops the GIL like a synchronize) and gil_wait_s is the time the
 sleeps overran (the GIL taken back late).
 """
-import argparse
 import os
 import sys
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from foreign_common import GpuWork, ground_truth  # noqa: E402
+from foreign_common import GpuWork, arg_parser, ground_truth  # noqa: E402
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--cpu-only", action="store_true")
-ap.add_argument("--iters", type=int, default=200)
-ap.add_argument("--kernel-ms", type=float, default=30.0)
+ap = arg_parser(iters=200, kernel_ms=30.0)
 ap.add_argument("--helpers", type=int, default=3)
 ap.add_argument("--warmup", type=int, default=20)
 ap.add_argument("--switch-ms", type=float, default=5.0)

@@ -20,7 +20,6 @@ that outlasted its product (GPU idle that is not the trim),
 "expect_family":"malloc_trim"}.  --cpu-only: no torch; each product is a
 sleep of K ms.
 """
-import argparse
 import ctypes
 import os
 import sys
@@ -28,12 +27,9 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from foreign_common import FragHeap, GpuWork, ground_truth  # noqa: E402
+from foreign_common import FragHeap, GpuWork, arg_parser, ground_truth  # noqa: E402
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--cpu-only", action="store_true")
-ap.add_argument("--iters", type=int, default=60)
-ap.add_argument("--kernel-ms", type=float, default=80.0)
+ap = arg_parser(iters=60, kernel_ms=80.0)
 ap.add_argument("--frag-mib", type=float, default=128.0)
 args = ap.parse_args()
 

@@ -1,0 +1,34 @@
+/*
+ * Growing arrays: the one "double the capacity when full" step every
+ * append-only array and heap of gapscope takes.
+ *
+ *     if (!gs_grow(&t->a, &t->cap, t->n, sizeof *t->a, 64))
+ *         return GS_ERR_NOMEM;
+ *     t->a[t->n++] = x;
+ */
+#ifndef GS_GROW_H
+#define GS_GROW_H
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Makes room for element n of the array whose pointer is at arrp (any
+ * T **, passed as void *), of *cap elements of elem bytes: when n == *cap
+ * the capacity doubles (first when it was 0) and the array is realloc'd.
+ * 1 on success; 0 when memory ran out, the array and *cap unchanged. */
+static inline int gs_grow(void *arrp, size_t *cap, size_t n, size_t elem, size_t first)
+{
+    if (n < *cap)
+        return 1;
+    size_t nc = *cap ? *cap * 2 : first;
+    void *old, *p;
+    memcpy(&old, arrp, sizeof old);
+    p = realloc(old, nc * elem);
+    if (!p)
+        return 0;
+    memcpy(arrp, &p, sizeof p);
+    *cap = nc;
+    return 1;
+}
+
+#endif
