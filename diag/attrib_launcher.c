@@ -26,6 +26,7 @@
  * Borrows the timeline's sorted spans and lane table.  Not thread safe.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "../common/grow.h"
 #include "attrib.h"
 #include "launcher_int.h"
 
@@ -265,14 +266,8 @@ int32_t gs_ln_intern(gs_launcher *L, gs_cause cause, const char *text)
     for (size_t i = 0; i < L->n_det; i++)
         if (L->det[i].cause == cause && !strcmp(L->det[i].text, text))
             return (int32_t)i;
-    if (L->n_det == L->cap_det) {
-        size_t cap = L->cap_det ? L->cap_det * 2 : 16;
-        detail *nd = realloc(L->det, cap * sizeof *nd);
-        if (!nd)
-            return -2;
-        L->det = nd;
-        L->cap_det = cap;
-    }
+    if (!gs_grow(&L->det, &L->cap_det, L->n_det, sizeof *L->det, 16))
+        return -2;
     char *t = strdup(text);
     if (!t)
         return -2;
@@ -291,14 +286,8 @@ static int seg_push(lstate *S, int64_t t0, int64_t t1, int code, int32_t span)
         S->v[S->n - 1].t1 = t1;
         return 1;
     }
-    if (S->n == S->cap) {
-        size_t cap = S->cap ? S->cap * 2 : 64;
-        lseg *nv = realloc(S->v, cap * sizeof *nv);
-        if (!nv)
-            return 0;
-        S->v = nv;
-        S->cap = cap;
-    }
+    if (!gs_grow(&S->v, &S->cap, S->n, sizeof *S->v, 64))
+        return 0;
     S->v[S->n++] = (lseg){t0, t1, code, span};
     return 1;
 }

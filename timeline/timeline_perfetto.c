@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "tl_perfetto.h"
 
 
@@ -78,14 +79,8 @@ static int item_lt(const item *a, const item *b)
 
 static int heap_push(pf *p, item it)
 {
-    if (p->n_heap == p->cap_heap) {
-        size_t cap = p->cap_heap ? p->cap_heap * 2 : 256;
-        item *nh = realloc(p->heap, cap * sizeof *nh);
-        if (!nh)
-            return 0;
-        p->heap = nh;
-        p->cap_heap = cap;
-    }
+    if (!gs_grow(&p->heap, &p->cap_heap, p->n_heap, sizeof *p->heap, 256))
+        return 0;
     it.seq = p->seq++;
     size_t i = p->n_heap++;
     while (i > 0 && item_lt(&it, &p->heap[(i - 1) / 2])) {
@@ -135,15 +130,9 @@ static uint64_t counter_track(pf *p, const gs_span *s, const gs_lane_info *L)
     for (size_t i = 0; i < p->n_ctrs; i++)
         if (p->ctrs[i].pid == pid && !strcmp(p->ctrs[i].name, s->name))
             return p->ctrs[i].uuid;
-    if (p->n_ctrs == p->cap_ctrs) {
-        size_t cap = p->cap_ctrs ? p->cap_ctrs * 2 : 16;
-        ctr_st *nc = realloc(p->ctrs, cap * sizeof *nc);
-        if (!nc) {
-            p->w.oom = 1;
-            return 0;
-        }
-        p->ctrs = nc;
-        p->cap_ctrs = cap;
+    if (!gs_grow(&p->ctrs, &p->cap_ctrs, p->n_ctrs, sizeof *p->ctrs, 16)) {
+        p->w.oom = 1;
+        return 0;
     }
     uint64_t uuid = pw_named_track(&p->w, p->lanes[s->lane].proc, s->name, 1);
     p->ctrs[p->n_ctrs++] = (ctr_st){pid, s->name, uuid};
@@ -169,14 +158,8 @@ static int nest_level(pf *p, int32_t lane, int64_t e)
         ls->nlev++;
     }
     level *L = &ls->lev[j];
-    if (L->n == L->cap) {
-        size_t cap = L->cap ? L->cap * 2 : 8;
-        int64_t *ne = realloc(L->end, cap * sizeof *ne);
-        if (!ne)
-            return -1;
-        L->end = ne;
-        L->cap = cap;
-    }
+    if (!gs_grow(&L->end, &L->cap, L->n, sizeof *L->end, 8))
+        return -1;
     return j;
 }
 

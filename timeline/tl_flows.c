@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "tl_internal.h"
 
 #define GS_TL_ACQUIRE_NS 1000000
@@ -76,14 +77,8 @@ static uint64_t lock_id(lock_ranks *r, const char *name)
     uint64_t id = gs_tl_strmap_get(r->m, name, 1, &added, &stored);
     if (!added || !id)
         return id;
-    if (id > r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 16;
-        const char **nn = realloc(r->name, cap * sizeof *nn);
-        if (!nn)
-            return 0;
-        r->name = nn;
-        r->cap = cap;
-    }
+    if (!gs_grow(&r->name, &r->cap, id - 1, sizeof *r->name, 16))
+        return 0;
     r->name[id - 1] = stored;
     return id;
 }
@@ -121,26 +116,11 @@ static int cmp_out(const void *pa, const void *pb)
     return (a->src > b->src) - (a->src < b->src);
 }
 
-/* Room for one more element in a growable array (*cap elements of sz
- * bytes, doubled); 0 when out of memory. */
-static int room(void *pp, size_t *cap, size_t n, size_t sz)
-{
-    if (n < *cap)
-        return 1;
-    size_t nc = *cap ? *cap * 2 : 1024;
-    void *np = realloc(*(void **)pp, nc * sz);
-    if (!np)
-        return 0;
-    *(void **)pp = np;
-    *cap = nc;
-    return 1;
-}
-
 /* Appends a flow to f->in (cap: its room); id holds the source's slot
  * until ids are given. */
 static int add_flow(gs_tl_flows *f, size_t *cap, size_t dst, size_t src, uint8_t kind, size_t slot)
 {
-    if (!room(&f->in, cap, f->n, sizeof *f->in))
+    if (!gs_grow(&f->in, cap, f->n, sizeof *f->in, 1024))
         return 0;
     f->in[f->n++] = (gs_tl_flow_in){dst, src, slot, kind};
     return 1;
@@ -335,7 +315,7 @@ gs_status gs_tl_flows_build(gs_tl_flows *f, gs_timeline *tl, const gs_span *sp, 
         for (h = g; h < n && sp[h].start_ns == sp[g].start_ns; h++)
             if (is_launch(tl, &sp[h])) {
                 const gs_lane_info *L = gs_timeline_lane(tl, sp[h].lane);
-                if (!room(&lm.v, &cap_l, nl, sizeof *lm.v))
+                if (!gs_grow(&lm.v, &cap_l, nl, sizeof *lm.v, 1024))
                     goto done;
                 lm.v[nl] = (src_rec){L->device, sp[h].job, sp[h].part, L->id, sp[h].start_ns, 0, h};
                 lm_set(&lm, L->device, sp[h].job, sp[h].part, ++nl);
@@ -344,11 +324,11 @@ gs_status gs_tl_flows_build(gs_tl_flows *f, gs_timeline *tl, const gs_span *sp, 
             const gs_span *s = &sp[i];
             if (s->kind == GS_SPAN_LOCK_HOLD) {
                 uint64_t id = lock_id(&lr, s->name);
-                if (!id || !room(&rel, &cap_h, nh, sizeof *rel))
+                if (!id || !gs_grow(&rel, &cap_h, nh, sizeof *rel, 1024))
                     goto done;
                 rel[nh++] = (src_rec){-1, -1, -1, s->lane, s->end_ns, (uint32_t)id, i};
             } else if (s->kind == GS_SPAN_LOCK_WAIT && s->holder >= 0) {
-                if (!room(&waits, &cap_w, nw, sizeof *waits))
+                if (!gs_grow(&waits, &cap_w, nw, sizeof *waits, 1024))
                     goto done;
                 waits[nw++] = i;
             } else if (s->job >= 0 && is_device_op(s)) {
