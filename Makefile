@@ -169,7 +169,14 @@ AUDIT_SRCS   := capture/attach/inject/inject_audit.c capture/attach/inject/injec
                 capture/attach/inject/inject_stack.c
 # CPU-only programs of other shapes, run under attach by the tests (test/foreign/cpu/).
 FOREIGN_CPU  := $(patsubst test/foreign/cpu/%.c,$(BUILD)/test/foreign/%,$(wildcard test/foreign/cpu/*.c))
-ATTACH_BINS  := $(ATTACH_SO) $(AUDIT_SO) $(ATTACH_PROBE) $(FOREIGN_CPU)
+# The tokio daemon of test/foreign/gpu, built without CUDA (its cpu_shim.c)
+# for the wake-up chain test, with cargo offline over Debian's tokio crates
+# (scripts/deps.sh installs them); without cargo, or if it fails, the test
+# says it skipped.
+CARGO        ?= $(shell command -v cargo 2>/dev/null)
+TOKIO_DIR    := test/foreign/gpu/tokio_daemon
+TOKIO_CPU    := $(BUILD)/test/foreign/tokio_daemon
+ATTACH_BINS  := $(ATTACH_SO) $(AUDIT_SO) $(ATTACH_PROBE) $(FOREIGN_CPU) $(TOKIO_CPU)
 HAVE_CUPTI   := $(if $(wildcard $(CUDA_HOME)/include/cupti.h),1,0)
 ATTACH_CFLAGS := -std=c17 $(OPT) -g -Wall -Wextra -Werror -pthread -fPIC -shared -fvisibility=hidden \
 	$(if $(filter 1,$(HAVE_CUPTI)),-DGS_HAVE_CUPTI=1 -I$(CUDA_HOME)/include \
@@ -183,6 +190,19 @@ $(AUDIT_SO): $(AUDIT_SRCS) capture/attach/inject/inject.h
 $(BUILD)/test/foreign/%: test/foreign/cpu/%.c test/foreign/cpu/foreign.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c17 -O1 -g -Wall -Wextra -Werror -pthread -o $@ $< -ldl
+$(TOKIO_CPU): $(wildcard $(TOKIO_DIR)/src/*.rs) $(TOKIO_DIR)/build.rs $(TOKIO_DIR)/Cargo.toml \
+        $(TOKIO_DIR)/Cargo.lock $(TOKIO_DIR)/cpu_shim.c
+	@mkdir -p $(BUILD)/test/foreign/tokio-shim
+	$(CC) -std=c17 -O2 -g -Wall -Wextra -Werror -c $(TOKIO_DIR)/cpu_shim.c \
+	    -o $(BUILD)/test/foreign/tokio-shim/cpu_shim.o
+	rm -f $(BUILD)/test/foreign/tokio-shim/libgpushim.a
+	ar rcs $(BUILD)/test/foreign/tokio-shim/libgpushim.a $(BUILD)/test/foreign/tokio-shim/cpu_shim.o
+	@if [ -z "$(CARGO)" ]; then echo "no cargo: $@ not built (the tokio wake test skips)"; \
+	elif (cd $(TOKIO_DIR) && GPUSHIM_DIR=$(abspath $(BUILD)/test/foreign/tokio-shim) GPUSHIM_NO_CUDA=1 \
+	      CARGO_TARGET_DIR=$(abspath $(BUILD)/test/foreign/tokio.cargo) \
+	      $(CARGO) build --release --offline --locked -q); then \
+	    cp $(BUILD)/test/foreign/tokio.cargo/release/tokio_daemon $@; \
+	else echo "cargo could not build $@ (the tokio wake test skips)"; fi
 $(ATTACH_PROBE): capture/attach/probe/gs_attach_probe.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c17 -O1 -g -Wall -Wextra -Werror -pthread \

@@ -22,11 +22,12 @@
  *   - an event (a condvar, a semaphore, a futex used as a flag or counter,
  *     an off-CPU stretch): wakeup/<host_compute | cuda_sync | blocked>, and
  *     blocked_futex when no waker is known at all (waiting for work);
- *     but an event wait whose chain ends in a trim or a memory release at
- *     any instant of it is a lock's wait, all of it (a tokio mutex: the
- *     finalizer task holding it sleeps, frees, trims, and its release wakes
- *     the waiter's runtime thread): lock_wait/<activity> before and after
- *     the trim too.
+ *     but an event wait whose chain ends in a trim or a memory release is
+ *     a lock's wait (a tokio mutex: the finalizer task holding it sleeps,
+ *     frees, trims, and its release wakes the waiter's runtime thread) from
+ *     the wait's start, or from the trimming thread's last wake by another
+ *     thread before the trim when that is later: lock_wait/<activity>
+ *     before and after the trim too (lock_part_start).
  * A piece ends wherever any hop's holder or state changes.  Its detail (the
  * chain in words) and its stacks (the launcher's at its wait, the chain
  * end's at its trim or at its wake) go with it.
@@ -177,10 +178,12 @@ static int walk(gs_launcher *L, int32_t self, int32_t wait0, int use, int probe,
         break;
     }
     int code = open ? -1 : end ? end->code : ST_NONE;
-    if (probe) {   /* only the activity at the chain's end matters */
+    if (probe) {   /* only the activity at the chain's end and its thread matter */
+        pc->start_ns = t;
         pc->end_ns = e > t ? e : q;
         pc->cause = code == ST_TRIM || code == ST_MEMREL ? GS_CAUSE_LOCK_WAIT_TRIM
                                                           : GS_CAUSE_OTHER;
+        pc->holder = last;
         return 1;
     }
     gs_cause c;
@@ -205,42 +208,72 @@ static int walk(gs_launcher *L, int32_t self, int32_t wait0, int use, int probe,
     return 1;
 }
 
-/* 1 when, at some instant of wait w (all of it, not only the gap's part),
- * the chain from it ends in a malloc_trim or a memory release; -1 when out
- * of memory. */
-static int trims_during(gs_launcher *L, int32_t self, int32_t wait)
+/* Where wait `wait` of lane self starts being a lock's wait (INT64_MAX:
+ * nowhere).  The last instant of it at which its chain ends in a trim or a
+ * memory release, on thread T, makes it one (diag/README.md, "Wake-up
+ * chains"); the lock's part starts at the wait's start or, when later, at
+ * the last wake of T by another thread before that trim (the waiter's
+ * other dependency: the task T runs was woken then, and only then went on
+ * to the lock).  -1 when out of memory. */
+static int64_t lock_part_start(gs_launcher *L, int32_t self, int32_t wait)
 {
     const gs_span *w = &L->sp[wait];
+    int64_t trim_at = -1;
+    int32_t T = -1;
     for (int64_t t = w->start_ns; t < w->end_ns;) {
         gs_gap_piece pc;
         if (!walk(L, self, wait, USE_EVENT, 1, t, w->end_ns, &pc))
             return -1;
-        if (pc.cause == GS_CAUSE_LOCK_WAIT_TRIM)
-            return 1;
+        if (pc.cause == GS_CAUSE_LOCK_WAIT_TRIM) {
+            trim_at = pc.start_ns;
+            T = pc.holder;
+        }
         t = pc.end_ns;
     }
-    return 0;
+    if (trim_at < 0 || T < 0)
+        return INT64_MAX;
+    const lstate *S = &L->st[T];   /* built by the walk that reached T */
+    int64_t nx, from = w->start_ns;
+    const lseg *g = gs_ln_state_at(S, trim_at, &nx);
+    size_t k = g ? (size_t)(g - S->v) : 0;
+    if (!g)   /* the first segment starting after trim_at */
+        while (k < S->n && S->v[k].t0 <= trim_at)
+            k++;
+    while (k-- > 0 && S->v[k].t1 > w->start_ns) {
+        const lseg *v = &S->v[k];
+        if (v->code != ST_LOCK_WAIT || v->span < 0)
+            continue;
+        const gs_span *tw = &L->sp[v->span];
+        if (tw->end_ns <= trim_at && tw->holder >= 0 && tw->holder != T) {
+            if (tw->end_ns > from)
+                from = tw->end_ns;
+            break;
+        }
+    }
+    return from;
 }
 
 int gs_ln_chain_pieces(gs_launcher *L, int32_t self, int32_t wait, int64_t p, int64_t q,
                        gs_gap_piece **pieces, size_t *n, size_t *cap)
 {
     int use = use_of(&L->sp[wait]);
+    int64_t lock_from = INT64_MAX;
     if (use == USE_EVENT) {
-        /* An event wait whose chain ends in a trim at some instant is the
-         * lock held across malloc_trim relayed as a wake-up (a tokio mutex:
-         * the releasing task wakes the waiter's runtime thread): all of it
-         * is that lock's wait, what its holder did before the trim too. */
-        int tr = trims_during(L, self, wait);
-        if (tr < 0)
+        /* An event wait whose chain ends in a trim is, from where the
+         * trimming thread last took up the waiter's cause, the lock held
+         * across malloc_trim relayed as a wake-up (a tokio mutex: the
+         * releasing task wakes the waiter's runtime thread): that part of
+         * it is the lock's, what its holder did before the trim too. */
+        lock_from = lock_part_start(L, self, wait);
+        if (lock_from < 0)
             return 0;
-        if (tr)
-            use = USE_LOCK;
     }
     int64_t t = p;
     while (t < q) {
         gs_gap_piece pc;
-        if (!walk(L, self, wait, use, 0, t, q, &pc))
+        int lock = t >= lock_from;
+        int64_t e = !lock && lock_from < q ? lock_from : q;
+        if (!walk(L, self, wait, lock ? USE_LOCK : use, 0, t, e, &pc))
             return 0;
         if (!gs_attrib_push_piece(pieces, n, cap, pc))
             return 0;

@@ -160,6 +160,36 @@ GS_TEST(diag_chain_event_wait_with_a_trim_is_the_lock)
     gs_timeline_destroy(f.tl);
 }
 
+GS_TEST(diag_chain_lock_part_starts_at_the_trimmers_last_wake)
+{
+    /* L (a pool thread) waits on an event [10, 110) woken by A, a runtime
+     * thread.  Until 60 A sleeps, woken at 60 by C, which computes [10, 60)
+     * (the previous job: L waits for it, not for a lock); then A runs
+     * [60, 70), trims [70, 100) holding the lock, runs [100, 110) and wakes
+     * L.  The lock's part is [60, 110): 30 ms lock_wait/malloc_trim and
+     * 20 ms lock_wait/host_compute; [10, 60) stays the wake-up chain: A's
+     * timer sleep (wakeup/blocked), then C computing (wakeup/host_compute). */
+    fx f;
+    GS_REQUIRE(fx_init(&f));
+    gs_tl_lane *A = f.t[0], *C = f.t[2];
+    wait(f.L, "futex:0x10", A, 10, 110, "wait=event");
+    wait(A, "futex:0x20", NULL, 10, 30, "wait=event");   /* its timer: no waker */
+    wait(A, "futex:0x20", C, 30, 60, "wait=event");
+    step(C, "state:running", 10, 60, NULL);
+    step(A, "state:running", 60, 70, NULL);
+    step(A, "malloc_trim", 70, 100, NULL);
+    step(A, "state:running", 100, 110, NULL);
+    gs_analysis *a = analyse(&f);
+    GS_REQUIRE(a);
+    NEAR_MS(a, GS_CAUSE_WAKEUP_BLOCKED, 20);
+    NEAR_MS(a, GS_CAUSE_WAKEUP_COMPUTE, 30);
+    NEAR_MS(a, GS_CAUSE_LOCK_WAIT_TRIM, 30);
+    NEAR_MS(a, GS_CAUSE_LOCK_WAIT_COMPUTE, 20);
+    NEAR_MS(a, GS_CAUSE_LOCK_WAIT_BLOCKED, 0);
+    gs_analysis_destroy(a);
+    gs_timeline_destroy(f.tl);
+}
+
 GS_TEST(diag_chain_lock_event_gil_and_no_waker)
 {
     /* [10, 30) a futex lock whose holder A computes; [30, 50) an event

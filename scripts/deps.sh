@@ -11,7 +11,8 @@
 #                          oracles), hyperfine, valgrind, Google Benchmark,
 #                          SQLite (the nsys importer), protoc (decodes the
 #                          Perfetto trace in tests), clang + libFuzzer,
-#                          node/npm and the npm packages
+#                          cargo + librust-tokio-dev (the tokio daemon's
+#                          CPU-only build), node/npm and the npm packages
 #   scripts/deps.sh slurm  everything, plus Slurm for `make test-slurm` (make
 #                          deps-slurm): slurm-wlm (slurmctld, slurmd, the
 #                          client commands) and munge
@@ -46,6 +47,12 @@ if [ "$mode" != demo ]; then
   # and libFuzzer's runtime (libclang-rt-dev pulls the one matching the
   # default clang: libclang-rt-14-dev on Debian 12).
   for p in clang libclang-rt-dev; do
+    need_pkg "$p"
+  done
+  # The tokio daemon of test/foreign/gpu, built CPU-only for the wake-up
+  # chain test (Makefile, TOKIO_CPU): cargo and Debian's tokio crates, read
+  # offline from /usr/share/cargo/registry.
+  for p in cargo librust-tokio-dev; do
     need_pkg "$p"
   done
   # Node.js may come from another packaging (with npm inside): ask for the commands.

@@ -31,7 +31,9 @@
 //! "expect_holder":"malloc_trim"}.  glibc's malloc uses one arena
 //! (mallopt(M_ARENA_MAX, 1), as daemons set MALLOC_ARENA_MAX), so the
 //! buffers written on the blocking thread fill the main heap's holes.
-//! --cpu-only: no CUDA call; each kernel is a sleep until its end.
+//! --cpu-only: no CUDA call; each kernel is a sleep until its end, and a
+//! line "kernel LAUNCH_NS END_NS TID" per partition says where it would
+//! have run and which thread launched it (CLOCK_MONOTONIC).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -180,6 +182,11 @@ async fn gpu_worker(sh: Arc<Shared>) -> (i64, i32) {
         .expect("the GPU job panicked");
         if last_done != 0 {
             idle += launch - last_done;
+        }
+        if cfg.cpu_only {
+            // Where the kernel would have run and who launched it (the
+            // CPU-only rehearsal's device work, planted by a test).
+            println!("kernel {} {} {}", launch, launch + (cfg.kernel_ms * 1e6) as i64, who);
         }
         last_done = done;
         tid = who;
