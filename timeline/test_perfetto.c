@@ -294,8 +294,9 @@ GS_TEST(timeline_write_run_equals_in_turn)
         snprintf(fb, sizeof fb, "%s/%s", b, files[i]);
         GS_CHECK_MSG(same_file(fa, fb), "%s differs", files[i]);
     }
-    snprintf(fa, sizeof fa, "%s/no/such/dir", gs_test_tmpdir());
-    GS_CHECK(gs_timeline_write_run(tl, fa, GS_TRACE_AUTO, NULL, &err) != GS_OK &&
-             strstr(err.msg, "spans.csv"));
+    snprintf(fa, sizeof fa, "%s/spans.csv/x", a);   /* under a file: no such directory */
+    gs_err_clear(&err);
+    GS_CHECK_MSG(gs_timeline_write_run(tl, fa, GS_TRACE_AUTO, NULL, &err) != GS_OK &&
+                     strstr(err.msg, "spans.csv"), "%s", err.msg);
     gs_timeline_destroy(tl);
 }
