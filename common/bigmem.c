@@ -3,6 +3,7 @@
 
 #include "pool.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -38,6 +39,14 @@ void *gs_big_alloc(size_t bytes)
      * so no block is rounded up in resident memory (a 3.3 MiB array would
      * otherwise hold 4 MiB; at 2^14 that took the peak RSS past 2x the key). */
     return huge_aligned(bytes, bytes & ~(HUGE_PAGE - 1));
+}
+
+void gs_big_advise(void *p, size_t bytes)
+{
+    uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (p && bytes >= GS_BIG_ADVISE_MIN && e > a && advise_enabled())
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
 }
 
 void *gs_big_alloc_dense(size_t bytes)

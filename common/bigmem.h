@@ -35,6 +35,13 @@ void *gs_big_calloc(size_t n, size_t size);
  * ~256 faults of 4 KiB pages per MiB); malloc below.  Release with free(). */
 void *gs_big_alloc_dense(size_t bytes);
 
+/* Advises the whole 2 MiB pages inside [p, p + bytes) MADV_HUGEPAGE when
+ * bytes >= GS_BIG_ADVISE_MIN (advice only, p from any allocator: pages
+ * already touched stay as they are, later faults take huge pages).  For
+ * memory that grows by realloc or comes from malloc; GS_HUGEPAGES=0: nothing. */
+#define GS_BIG_ADVISE_MIN ((size_t)8 << 20)
+void gs_big_advise(void *p, size_t bytes);
+
 struct gs_pool;
 /* Touches every page of [p, p + bytes) on the pool (one item per advised
  * huge page, one per 256 KiB of the rest), keeping the contents: the first
