@@ -15,7 +15,8 @@
  * other work on a shared machine).  With OUTDIR (an existing directory),
  * each run also writes what `gapscope import --no-report` writes there
  * (spans.csv, then the trace file of --trace-format auto), timing the two
- * writes apart and then together (gs_timeline_write_run, as the command).
+ * writes apart and then, the two files deleted, together
+ * (gs_timeline_write_run, as the command does).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -61,6 +62,10 @@ static int write_outputs(gs_timeline *tl, const char *dir, gs_err *err)
     usage_s(&u2, &s2);
     printf("write: spans.csv %.2f s wall, %.2f s CPU; %s %.2f s wall, %.2f s CPU\n", b - a,
            (u1 - u0) + (s1 - s0), trace_file, c - b, (u2 - u1) + (s2 - s1));
+    snprintf(path, sizeof path, "%s/spans.csv", dir);   /* untimed: a rename over them frees them */
+    remove(path);
+    snprintf(path, sizeof path, "%s/%s", dir, trace_file);
+    remove(path);
     a = now_s();
     if (gs_timeline_write_run(tl, dir, GS_TRACE_AUTO, &trace_file, err) != GS_OK)
         return 2;
