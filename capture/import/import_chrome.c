@@ -1194,6 +1194,22 @@ static int parse_in_place(chrome *c, imp_win *w, gs_json **ev, const char **st, 
     }
 }
 
+/* The event st[0, n) read by the tree reader (into the arena) and given
+ * to the pass's handler; not JSON: ev NULL. */
+static void tree_event(chrome *c, const char *st, size_t n, long line, int pass)
+{
+    gs_err perr;
+    gs_json *ev = NULL;
+    gs_err_clear(&perr);
+    gs_json_arena_reset(&c->arena);
+    if (gs_json_parse_in(&c->arena, &ev, st, n, c->name, &perr) != GS_OK)
+        ev = NULL;
+    if (perr.status == GS_ERR_NOMEM)
+        c->oom = 1;
+    else
+        apply_event(c, ev, st, n, line, pass);
+}
+
 /* Pass 1's fast path: the object at the window's position cut (imp_cut.c,
  * the window refilled while it runs past its end) and read only when one
  * of its strings is a word pass 1 acts on: "M" (ph), a runtime/driver
@@ -1233,18 +1249,8 @@ static void index_cut(chrome *c, const char *st, size_t n, long line)
             apply_fields(c, &f, st, n, line, 1);
         return;
     }
-    if (!maybe_indexed(st, n))
-        return;
-    gs_err perr;
-    gs_json *ev = NULL;
-    gs_err_clear(&perr);
-    gs_json_arena_reset(&c->arena);
-    if (gs_json_parse_in(&c->arena, &ev, st, n, c->name, &perr) != GS_OK)
-        ev = NULL;
-    if (perr.status == GS_ERR_NOMEM)
-        c->oom = 1;
-    else
-        apply_event(c, ev, st, n, line, 1);
+    if (maybe_indexed(st, n))
+        tree_event(c, st, n, line, 1);
 }
 
 /* Walks the events of the array whose '[' was consumed, calling the pass's
@@ -1252,7 +1258,6 @@ static void index_cut(chrome *c, const char *st, size_t n, long line)
  * of the input (a truncated file; reported once, in the last pass). */
 static void walk_events(chrome *c, imp_win *w, int pass, int report_cut)
 {
-    gs_err perr;
     for (;;) {
         int ch = imp_win_ws(w);
         if (ch < 0) {
@@ -1292,16 +1297,8 @@ static void walk_events(chrome *c, imp_win *w, int pass, int report_cut)
             c->oom |= w->oom;
             return;
         }
-        if (pass == 2 || maybe_indexed(st, n)) {   /* else nothing for pass 1 */
-            gs_err_clear(&perr);
-            gs_json_arena_reset(&c->arena);
-            if (gs_json_parse_in(&c->arena, &ev, st, n, c->name, &perr) != GS_OK)
-                ev = NULL;
-            if (perr.status == GS_ERR_NOMEM)
-                c->oom = 1;
-            else
-                apply_event(c, ev, st, n, line, pass);
-        }
+        if (pass == 2 || maybe_indexed(st, n))   /* else nothing for pass 1 */
+            tree_event(c, st, n, line, pass);
     next:
         if (c->oom || c->failed)
             return;
