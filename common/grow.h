@@ -27,7 +27,7 @@ static inline int gs_grow(void *arrp, size_t *cap, size_t n, size_t elem, size_t
     size_t nc = *cap ? *cap * 2 : first;
     void *old, *p;
     memcpy(&old, arrp, sizeof old);
-    if (nc * elem >= GS_BIG_ADVISE_MIN) {   /* copied into huge pages, not realloc'd into 4 KiB ones */
+    if (nc * elem >= GS_BIG_ADVISE_MIN && gs_big_enabled()) {   /* into huge pages, not 4 KiB ones */
         if (!(p = gs_big_alloc(nc * elem)))
             return 0;
         if (old)
