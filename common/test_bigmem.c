@@ -4,6 +4,8 @@
  * GS_HUGEPAGES=0), zeroed calloc blocks even where the allocator reuses a
  * dirty block, NULL for an n * size that overflows.  gs_big_prefault makes
  * every page of a fresh mapping resident (mincore) and keeps contents.
+ * gs_big_map: the same for a mapping of its own, zeroed, released by
+ * gs_big_unmap.
  * Whether the kernel backs a block with huge pages depends on its THP
  * setting and on free memory, so it is not asserted.
  */
@@ -41,6 +43,34 @@ GS_TEST(bigmem_alloc_sizes_and_alignment)
         }
         free(p);
     }
+}
+
+/* gs_big_map: zeroed, writable, 2 MiB-aligned from GS_BIG_MIN up, and
+ * gone from the address space once unmapped (mincore fails on it). */
+GS_TEST(bigmem_map_sizes_and_release)
+{
+    static const size_t sizes[] = { 0, 1, 4096, GS_BIG_MIN - 1, GS_BIG_MIN, 2 * GS_BIG_MIN - 24,
+                                    3 * GS_BIG_MIN + 12345 };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t n = sizes[i];
+        unsigned char *p = gs_big_map(n);
+        GS_REQUIRE(p != NULL);
+        if (n >= GS_BIG_MIN && !hugepages_off())
+            GS_CHECK_MSG(((uintptr_t)p & ((2u << 20) - 1)) == 0, "%zu bytes at %p: not 2 MiB aligned",
+                         n, (void *)p);
+        size_t nz = 0;
+        for (size_t k = 0; k < n; k += 4093)
+            nz += p[k] != 0;
+        GS_CHECK_MSG(nz == 0 && (!n || p[n - 1] == 0), "%zu bytes: not zeroed", n);
+        if (n) {
+            memset(p, 0xa5, n);
+            GS_CHECK(p[0] == 0xa5 && p[n - 1] == 0xa5);
+        }
+        gs_big_unmap(p, n);
+        unsigned char v;
+        GS_CHECK_MSG(mincore(p, 1, &v) != 0, "%zu bytes: still mapped", n);
+    }
+    gs_big_unmap(NULL, 100);
 }
 
 GS_TEST(bigmem_calloc_zeroes_reused_blocks)
