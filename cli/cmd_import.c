@@ -185,7 +185,7 @@ static int import_main(int argc, char **argv)
             goto done;
         }
     }
-    char dir[2048], path[2300];
+    char dir[2048];
     const char *trace_file = GS_TRACE_CHROME_FILE;
     if (a.out)
         snprintf(dir, sizeof dir, "%s", a.out);
@@ -201,10 +201,8 @@ static int import_main(int argc, char **argv)
         rc = err.status == GS_ERR_IO ? 2 : 3;
         goto done;
     }
-    if (!gs_path_join(path, sizeof path, dir, "spans.csv") ||
-        gs_timeline_write_csv(tl, path, &err) != GS_OK ||
-        gs_timeline_write_traces(tl, dir, a.trace, &trace_file, &err) != GS_OK) {
-        fprintf(stderr, "gapscope import: %s\n", err.msg[0] ? err.msg : "output path too long");
+    if (gs_timeline_write_run(tl, dir, a.trace, &trace_file, &err) != GS_OK) {
+        fprintf(stderr, "gapscope import: %s\n", err.msg);
         rc = err.status == GS_ERR_RANGE ? 2 : 3;
         gs_outdir_abort(&od);
         goto done;

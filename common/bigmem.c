@@ -3,6 +3,7 @@
 
 #include "pool.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -30,6 +31,11 @@ static void *huge_aligned(size_t bytes, size_t advised)
     return p;
 }
 
+int gs_big_enabled(void)
+{
+    return advise_enabled();
+}
+
 void *gs_big_alloc(size_t bytes)
 {
     if (bytes < GS_BIG_MIN || !advise_enabled())
@@ -38,6 +44,46 @@ void *gs_big_alloc(size_t bytes)
      * so no block is rounded up in resident memory (a 3.3 MiB array would
      * otherwise hold 4 MiB; at 2^14 that took the peak RSS past 2x the key). */
     return huge_aligned(bytes, bytes & ~(HUGE_PAGE - 1));
+}
+
+static size_t page_round(size_t bytes)
+{
+    return (bytes + 4095) & ~(size_t)4095;
+}
+
+void *gs_big_map(size_t bytes)
+{
+    size_t len = page_round(bytes ? bytes : 1);
+    int huge = len >= GS_BIG_MIN && advise_enabled();
+    size_t span = len + (huge ? HUGE_PAGE : 0);
+    if (len < bytes || span < len)
+        return NULL;
+    char *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    if (!huge)
+        return m;
+    char *a = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    if (a > m)
+        munmap(m, (size_t)(a - m));
+    if (m + span > a + len)
+        munmap(a + len, (size_t)(m + span - (a + len)));
+    (void)madvise(a, len & ~(HUGE_PAGE - 1), MADV_HUGEPAGE);
+    return a;
+}
+
+void gs_big_unmap(void *p, size_t bytes)
+{
+    if (p)
+        munmap(p, page_round(bytes ? bytes : 1));
+}
+
+void gs_big_advise(void *p, size_t bytes)
+{
+    uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (p && bytes >= GS_BIG_ADVISE_MIN && e > a && advise_enabled())
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
 }
 
 void *gs_big_alloc_dense(size_t bytes)

@@ -35,6 +35,25 @@ void *gs_big_calloc(size_t n, size_t size);
  * ~256 faults of 4 KiB pages per MiB); malloc below.  Release with free(). */
 void *gs_big_alloc_dense(size_t bytes);
 
+/* Advises the whole 2 MiB pages inside [p, p + bytes) MADV_HUGEPAGE when
+ * bytes >= GS_BIG_ADVISE_MIN (advice only, p from any allocator: pages
+ * already touched stay as they are, later faults take huge pages).  For
+ * memory that grows by realloc or comes from malloc; GS_HUGEPAGES=0: nothing. */
+#define GS_BIG_ADVISE_MIN ((size_t)8 << 20)
+/* 0 when GS_HUGEPAGES=0 turned the advice off. */
+int gs_big_enabled(void);
+void gs_big_advise(void *p, size_t bytes);
+
+/* A block of its own pages (mmap), 2 MiB-aligned and advised like
+ * gs_big_alloc from GS_BIG_MIN up, zeroed, outside malloc's heap: for
+ * owners that know each block's size.  Freeing one returns its memory at
+ * once, where malloc would keep a freed large block in its heap (a freed
+ * mmapped block raises glibc's mmap threshold) and a later, larger phase
+ * of the process would not reuse it.  NULL on failure.  Release with
+ * gs_big_unmap(p, bytes), bytes as allocated; p NULL: nothing. */
+void *gs_big_map(size_t bytes);
+void gs_big_unmap(void *p, size_t bytes);
+
 struct gs_pool;
 /* Touches every page of [p, p + bytes) on the pool (one item per advised
  * huge page, one per 256 KiB of the rest), keeping the contents: the first

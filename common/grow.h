@@ -12,9 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
+
 /* Makes room for element n of the array whose pointer is at arrp (any
  * T **, passed as void *), of *cap elements of elem bytes: when n == *cap
- * the capacity doubles (first when it was 0) and the array is realloc'd.
+ * the capacity doubles (first when it was 0) and the array is realloc'd
+ * (from GS_BIG_ADVISE_MIN bytes on, moved to a gs_big_alloc block: huge
+ * pages, bigmem.h; release with free() all the same).
  * 1 on success; 0 when memory ran out, the array and *cap unchanged. */
 static inline int gs_grow(void *arrp, size_t *cap, size_t n, size_t elem, size_t first)
 {
@@ -23,9 +27,15 @@ static inline int gs_grow(void *arrp, size_t *cap, size_t n, size_t elem, size_t
     size_t nc = *cap ? *cap * 2 : first;
     void *old, *p;
     memcpy(&old, arrp, sizeof old);
-    p = realloc(old, nc * elem);
-    if (!p)
+    if (nc * elem >= GS_BIG_ADVISE_MIN && gs_big_enabled()) {   /* into huge pages, not 4 KiB ones */
+        if (!(p = gs_big_alloc(nc * elem)))
+            return 0;
+        if (old)
+            memcpy(p, old, *cap * elem);
+        free(old);
+    } else if (!(p = realloc(old, nc * elem))) {
         return 0;
+    }
     memcpy(arrp, &p, sizeof p);
     *cap = nc;
     return 1;

@@ -4,6 +4,8 @@
  * GS_HUGEPAGES=0), zeroed calloc blocks even where the allocator reuses a
  * dirty block, NULL for an n * size that overflows.  gs_big_prefault makes
  * every page of a fresh mapping resident (mincore) and keeps contents.
+ * gs_big_map: the same for a mapping of its own, zeroed, released by
+ * gs_big_unmap.
  * Whether the kernel backs a block with huge pages depends on its THP
  * setting and on free memory, so it is not asserted.
  */
@@ -24,23 +26,48 @@ static int hugepages_off(void)
     return s && !strcmp(s, "0");
 }
 
+static const size_t sizes[] = { 0, 1, 4096, GS_BIG_MIN - 1, GS_BIG_MIN, GS_BIG_MIN + 1,
+                                2 * GS_BIG_MIN - 24, 3 * GS_BIG_MIN + 12345 };
+
+/* The n bytes at p: 2 MiB-aligned from GS_BIG_MIN up (unless the advice is
+ * off), zeroed when asked, writable end to end. */
+static void check_block(unsigned char *p, size_t n, int zeroed)
+{
+    if (n >= GS_BIG_MIN && !hugepages_off())
+        GS_CHECK_MSG(((uintptr_t)p & ((2u << 20) - 1)) == 0, "%zu bytes at %p: not 2 MiB aligned",
+                     n, (void *)p);
+    size_t nz = 0;
+    for (size_t k = 0; zeroed && k < n; k += 4093)
+        nz += p[k] != 0;
+    GS_CHECK_MSG(nz == 0 && (!zeroed || !n || p[n - 1] == 0), "%zu bytes: not zeroed", n);
+    if (n) {
+        memset(p, 0xa5, n);
+        GS_CHECK(p[0] == 0xa5 && p[n - 1] == 0xa5);
+    }
+}
+
 GS_TEST(bigmem_alloc_sizes_and_alignment)
 {
-    static const size_t sizes[] = { 0, 1, 4096, GS_BIG_MIN - 1, GS_BIG_MIN, GS_BIG_MIN + 1,
-                                    3 * GS_BIG_MIN + 12345 };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        size_t n = sizes[i];
-        unsigned char *p = gs_big_alloc(n);
+        unsigned char *p = gs_big_alloc(sizes[i]);
         GS_REQUIRE(p != NULL);
-        if (n >= GS_BIG_MIN && !hugepages_off())
-            GS_CHECK_MSG(((uintptr_t)p & ((2u << 20) - 1)) == 0, "%zu bytes at %p: not 2 MiB aligned",
-                         n, (void *)p);
-        if (n) {
-            memset(p, 0xa5, n);
-            GS_CHECK(p[0] == 0xa5 && p[n - 1] == 0xa5);
-        }
+        check_block(p, sizes[i], 0);
         free(p);
     }
+}
+
+/* gs_big_map: zeroed, writable, 2 MiB-aligned from GS_BIG_MIN up, and
+ * gone from the address space once unmapped (mincore fails on it). */
+GS_TEST(bigmem_map_sizes_and_release)
+{
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        unsigned char *p = gs_big_map(sizes[i]), v;
+        GS_REQUIRE(p != NULL);
+        check_block(p, sizes[i], 1);
+        gs_big_unmap(p, sizes[i]);
+        GS_CHECK_MSG(mincore(p, 1, &v) != 0, "%zu bytes: still mapped", sizes[i]);
+    }
+    gs_big_unmap(NULL, 100);
 }
 
 GS_TEST(bigmem_calloc_zeroes_reused_blocks)

@@ -2,8 +2,15 @@
  * The timeline model's capture side (timeline.h).
  *
  * Design.  Each lane is a separately allocated object whose address never
- * changes; it owns a singly linked list of span chunks (GS_TL_CHUNK spans
- * each) and an arena of string chunks.  Its one writer thread appends
+ * changes; it owns a singly linked list of span chunks and an arena of
+ * string chunks.  A lane's chunks grow as it does: GS_TL_CHUNK spans
+ * (GS_TL_ARENA bytes of strings) doubling while under 1 MiB, then 4 MiB
+ * blocks on transparent huge pages, mapped and unmapped whole (gs_big_map,
+ * common/bigmem.h): a 4.6M-span import touched 400 MB of span and string
+ * chunks a 4 KiB page fault at a time, a second of system time in this VM
+ * (bench/RESULTS.md); and blocks from malloc's heap stayed there after
+ * the timeline was destroyed, unused by the report that followed.
+ * chunk_alloc / chunk_free pick malloc or a mapping by size.  Its one writer thread appends
  * without any lock: it fills the tail chunk and links a new chunk when the
  * tail is full.  The timeline's mutex protects only the lane table (opening
  * a lane may grow it) and the meta key/values.  Readers run after capture
@@ -19,6 +26,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tl_internal.h"
+#include "../common/bigmem.h"
 #include "../common/clock.h"
 
 #include <pthread.h>
@@ -29,12 +37,15 @@
 #define GS_TL_CHUNK 1024
 #define GS_TL_ARENA 65536
 #define GS_TL_INTERN 128
+#define GS_TL_BLOCK_MAX ((size_t)4 << 20)   /* the largest chunk: two huge pages */
+#define GS_TL_SMALL_MAX ((size_t)1 << 20)   /* chunks under this double */
 
 typedef struct span_chunk {
     struct span_chunk *next;
-    size_t n;
-    gs_span s[GS_TL_CHUNK];
+    size_t n, cap;
+    gs_span s[];
 } span_chunk;
+#define GS_TL_CHUNK_MAX ((GS_TL_BLOCK_MAX - sizeof(span_chunk)) / sizeof(gs_span))
 
 typedef struct arena_chunk {
     struct arena_chunk *next;
@@ -124,15 +135,31 @@ gs_status gs_timeline_create(gs_timeline **out)
     return GS_OK;
 }
 
+static void *chunk_alloc(size_t bytes)
+{
+    return bytes < GS_TL_SMALL_MAX ? malloc(bytes) : gs_big_map(bytes);
+}
+
+static void chunk_free(void *p, size_t bytes)
+{
+    if (bytes < GS_TL_SMALL_MAX)
+        free(p);
+    else
+        gs_big_unmap(p, bytes);
+}
+
+#define SPAN_CHUNK_BYTES(cap) (sizeof(span_chunk) + (cap) * sizeof(gs_span))
+#define ARENA_CHUNK_BYTES(cap) (sizeof(arena_chunk) + (cap))
+
 static void lane_free(gs_tl_lane *l)
 {
     for (span_chunk *c = l->head, *nx; c; c = nx) {
         nx = c->next;
-        free(c);
+        chunk_free(c, SPAN_CHUNK_BYTES(c->cap));
     }
     for (arena_chunk *a = l->arena, *nx; a; a = nx) {
         nx = a->next;
-        free(a);
+        chunk_free(a, ARENA_CHUNK_BYTES(a->cap));
     }
     free((char *)l->info.name);
     free(l);
@@ -300,8 +327,11 @@ static const char *lane_str(gs_tl_lane *l, const char *s)
     size_t len = strlen(s) + 1;
     arena_chunk *a = l->arena;
     if (!a || a->cap - a->used < len) {
-        size_t cap = len > GS_TL_ARENA ? len : GS_TL_ARENA;
-        arena_chunk *na = malloc(sizeof *na + cap);
+        size_t cap = !a ? GS_TL_ARENA : a->cap * 2 < GS_TL_SMALL_MAX ? a->cap * 2
+                                                                     : GS_TL_BLOCK_MAX - sizeof *a;
+        if (cap < len)
+            cap = len;
+        arena_chunk *na = chunk_alloc(ARENA_CHUNK_BYTES(cap));
         if (!na)
             return NULL;
         na->next = a;
@@ -321,14 +351,17 @@ void gs_tl_append_raw(gs_tl_lane *l, const gs_span *s)
     if (!l)
         return;
     span_chunk *c = l->tail;
-    if (!c || c->n == GS_TL_CHUNK) {
-        span_chunk *nc = malloc(sizeof *nc);
+    if (!c || c->n == c->cap) {
+        size_t cap = !c ? GS_TL_CHUNK
+                     : (c->cap * 2) * sizeof(gs_span) < GS_TL_SMALL_MAX ? c->cap * 2 : GS_TL_CHUNK_MAX;
+        span_chunk *nc = chunk_alloc(SPAN_CHUNK_BYTES(cap));
         if (!nc) {
             atomic_fetch_add(&l->tl->dropped, 1);
             return;
         }
         nc->next = NULL;
         nc->n = 0;
+        nc->cap = cap;
         if (c)
             c->next = nc;
         else

@@ -241,5 +241,13 @@ gs_trace_format gs_trace_format_pick(gs_timeline *tl, gs_trace_format f);
  * first file name written (GS_TRACE_*_FILE). */
 gs_status gs_timeline_write_traces(gs_timeline *tl, const char *dir, gs_trace_format f,
                                    const char **written, gs_err *err);
+/* dir/spans.csv and dir's trace file(s) as write_csv then write_traces
+ * would write them, the two at once (the trace file on a second thread,
+ * once the sorted view is built; one after the other when no thread can
+ * be had).  The first failure in that order is returned; unlike the two
+ * calls in turn, a failed spans.csv may leave the trace file written.  The
+ * timeline must not change meanwhile. */
+gs_status gs_timeline_write_run(gs_timeline *tl, const char *dir, gs_trace_format f,
+                                const char **written, gs_err *err);
 
 #endif

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/bigmem.h"
 #include "../common/grow.h"
 #include "tl_internal.h"
 
@@ -353,10 +354,10 @@ gs_status gs_tl_flows_build(gs_tl_flows *f, gs_timeline *tl, const gs_span *sp, 
      * for acquires, then each wait's lock flow, in span order. */
     size_t n_names = lr.m->n, n_lanes = gs_timeline_lane_count(tl);
     src_rec *held = rel;   /* in span order */
-    rel = malloc((nh + 1) * sizeof *rel);
-    acq = malloc((nh + 1) * sizeof *acq);
-    cnt_l = calloc(nl + 1, sizeof *cnt_l);
-    cnt_h = calloc(nh + 1, sizeof *cnt_h);
+    rel = gs_big_alloc((nh + 1) * sizeof *rel);   /* huge pages from 2 MiB on (bigmem.h) */
+    acq = gs_big_alloc((nh + 1) * sizeof *acq);
+    cnt_l = gs_big_calloc(nl + 1, sizeof *cnt_l);
+    cnt_h = gs_big_calloc(nh + 1, sizeof *cnt_h);
     int ok = rel && acq && cnt_l && cnt_h && lock_rank(&lr);
     for (size_t k = 0; ok && k < nh; k++)
         held[k].name = lr.rank[held[k].name];
@@ -376,8 +377,8 @@ gs_status gs_tl_flows_build(gs_tl_flows *f, gs_timeline *tl, const gs_span *sp, 
         cnt_l[f->in[j].id]++;
     for (size_t j = 0; j < lockf.n; j++)
         cnt_h[lockf.in[j].id]++;
-    f->out = malloc((nl + nh + 1) * sizeof *f->out);
-    hout = malloc((nh + 1) * sizeof *hout);
+    f->out = gs_big_alloc((nl + nh + 1) * sizeof *f->out);
+    hout = gs_big_alloc((nh + 1) * sizeof *hout);
     if (!f->out || !hout)
         goto done;
     size_t n_h = 0;
@@ -400,7 +401,7 @@ gs_status gs_tl_flows_build(gs_tl_flows *f, gs_timeline *tl, const gs_span *sp, 
         lockf.in[j].id = cnt_h[lockf.in[j].id]++;
     qsort(hout, n_h, sizeof *hout, cmp_out);
     gs_tl_flow_out *launch_out = f->out;
-    f->out = malloc((f->n_out + n_h + 1) * sizeof *f->out);
+    f->out = gs_big_alloc((f->n_out + n_h + 1) * sizeof *f->out);
     if (!f->out) {
         f->out = launch_out;
         goto done;

@@ -24,11 +24,10 @@
  * that lane.  Before this, the view took a 32-byte sort key and pointer per
  * span of every lane and a qsort of all of them (bench/RESULTS.md).
  */
-#define _DEFAULT_SOURCE   /* madvise */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "../common/bigmem.h"
 #include "tl_internal.h"
 
 typedef struct {
@@ -221,19 +220,6 @@ static void sift_down(const cursor *cs, uint32_t *h, size_t n, size_t i)
     h[i] = x;
 }
 
-/* Memory the kernel may back with huge pages: the view is written once,
- * front to back, and 4 KiB page faults were a third of building it. */
-static void advise_huge(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
-    if (bytes >= ((size_t)8 << 20) && e > a)
-        madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-    (void)p, (void)bytes;
-#endif
-}
-
 gs_span *gs_tl_sort_spans(const gs_timeline *tl, size_t total)
 {
     size_t nl = gs_timeline_lane_count(tl), nh = 0, k = 0;
@@ -242,7 +228,7 @@ gs_span *gs_tl_sort_spans(const gs_timeline *tl, size_t total)
     uint32_t *h = malloc((nl + 1) * sizeof *h);
     if (!out || !cs || !h)
         goto fail;
-    advise_huge(out, total * sizeof *out);
+    gs_big_advise(out, total * sizeof *out);   /* 4 KiB faults were a third of the view's build */
     for (size_t i = 0; i < nl; i++) {
         cursor *c = &cs[i];
         c->lane = (int32_t)i;

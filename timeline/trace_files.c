@@ -3,8 +3,13 @@
  * Perfetto's UI loads comfortably as JSON, Perfetto's protobuf above
  * GS_TRACE_CHROME_MAX_SPANS (timeline/README.md, "Which trace file"); and
  * the process both writers put a lane in.
+ *
+ * gs_timeline_write_run writes spans.csv and the trace file at once, one
+ * on a second thread: both only read the sorted view once it is built, and
+ * on a 4.6M-span import they are 1.4 s and 0.9 s of one core.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,4 +73,48 @@ int gs_tl_lane_pid(const gs_lane_info *L)
     if (L->role == GS_ROLE_DEVICE)
         return GS_TL_PID_GPU0 + (L->device >= 0 ? L->device : 999);
     return GS_TL_PID_HOST;
+}
+
+typedef struct {
+    gs_timeline *tl;
+    const char *dir;
+    gs_trace_format f;
+    const char *written;
+    gs_err err;
+    gs_status st;
+} traces_job;
+
+static void *traces_thread(void *arg)
+{
+    traces_job *j = arg;
+    j->st = gs_timeline_write_traces(j->tl, j->dir, j->f, &j->written, &j->err);
+    return NULL;
+}
+
+gs_status gs_timeline_write_run(gs_timeline *tl, const char *dir, gs_trace_format f,
+                                const char **written, gs_err *err)
+{
+    gs_status st;
+    size_t n;
+    traces_job j = {.tl = tl, .dir = dir, .f = f};
+    gs_err_clear(&j.err);
+    pthread_t th;
+    /* The view first (both writers would build it); without it (empty, or
+     * out of memory) the writers run one after the other as before. */
+    int two = gs_timeline_spans(tl, &n) && pthread_create(&th, NULL, traces_thread, &j) == 0;
+    st = write_one(tl, dir, "spans.csv", gs_timeline_write_csv, err);
+    if (two)
+        pthread_join(th, NULL);
+    else if (st == GS_OK)
+        traces_thread(&j);
+    else
+        return st;
+    if (written)
+        *written = j.written;
+    if (st == GS_OK && j.st != GS_OK) {
+        if (err)
+            *err = j.err;
+        st = j.st;
+    }
+    return st;
 }

@@ -8,11 +8,15 @@
  *
  *   make -j2 CUDA=0 BUILD=build-cpu build-cpu/bench-tools/imp_scale
  *   python3 bench/gen_import_inputs.py --kineto-mb 1000 /tmp/bi
- *   build-cpu/bench-tools/imp_scale /tmp/bi/kineto-1000mb.json [REPEATS]
+ *   build-cpu/bench-tools/imp_scale /tmp/bi/kineto-1000mb.json [REPEATS [OUTDIR]]
  *
  * REPEATS (default 1) imports the file that many times, each into a fresh
  * timeline, and prints every run (the best is the one least disturbed by
- * other work on a shared machine).
+ * other work on a shared machine).  With OUTDIR (an existing directory),
+ * each run also writes what `gapscope import --no-report` writes there
+ * (spans.csv, then the trace file of --trace-format auto), timing the two
+ * writes apart and then, the two files deleted, together
+ * (gs_timeline_write_run, as the command does).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -39,7 +43,37 @@ static void usage_s(double *user, double *sys)
     *sys = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 }
 
-static int run_once(const char *path, double mb)
+/* Writes spans.csv and the trace file into dir, printing each one's time. */
+static int write_outputs(gs_timeline *tl, const char *dir, gs_err *err)
+{
+    char path[4096];
+    const char *trace_file = NULL;
+    double u0, s0, u1, s1, u2, s2;
+    snprintf(path, sizeof path, "%s/spans.csv", dir);
+    usage_s(&u0, &s0);
+    double a = now_s();
+    if (gs_timeline_write_csv(tl, path, err) != GS_OK)
+        return 2;
+    double b = now_s();
+    usage_s(&u1, &s1);
+    if (gs_timeline_write_traces(tl, dir, GS_TRACE_AUTO, &trace_file, err) != GS_OK)
+        return 2;
+    double c = now_s();
+    usage_s(&u2, &s2);
+    printf("write: spans.csv %.2f s wall, %.2f s CPU; %s %.2f s wall, %.2f s CPU\n", b - a,
+           (u1 - u0) + (s1 - s0), trace_file, c - b, (u2 - u1) + (s2 - s1));
+    snprintf(path, sizeof path, "%s/spans.csv", dir);   /* untimed: a rename over them frees them */
+    remove(path);
+    snprintf(path, sizeof path, "%s/%s", dir, trace_file);
+    remove(path);
+    a = now_s();
+    if (gs_timeline_write_run(tl, dir, GS_TRACE_AUTO, &trace_file, err) != GS_OK)
+        return 2;
+    printf("write: both at once (gs_timeline_write_run) %.2f s wall\n", now_s() - a);
+    return 0;
+}
+
+static int run_once(const char *path, double mb, const char *outdir)
 {
     gs_timeline *tl;
     if (gs_timeline_create(&tl) != GS_OK)
@@ -69,14 +103,17 @@ static int run_once(const char *path, double mb)
            b - a, cpu, u1 - u0, s1 - s0, mb / cpu, mb / (b - a), (unsigned long long)rep.used,
            (unsigned long long)gs_import_skipped_total(&rep), n, c - b,
            (u2 - u1) + (s2 - s1));
+    int rc = outdir ? write_outputs(tl, outdir, &err) : 0;
+    if (rc)
+        fprintf(stderr, "imp_scale: %s\n", err.msg);
     gs_timeline_destroy(tl);
-    return 0;
+    return rc;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: imp_scale FILE [REPEATS]\n");
+    if (argc < 2 || argc > 4) {
+        fprintf(stderr, "usage: imp_scale FILE [REPEATS [OUTDIR]]\n");
         return 2;
     }
     struct stat sb;
@@ -84,10 +121,10 @@ int main(int argc, char **argv)
         perror(argv[1]);
         return 2;
     }
-    int reps = argc == 3 ? atoi(argv[2]) : 1;
+    int reps = argc >= 3 ? atoi(argv[2]) : 1;
     double mb = (double)sb.st_size / 1e6;
     for (int i = 0; i < (reps > 0 ? reps : 1); i++) {
-        int rc = run_once(argv[1], mb);
+        int rc = run_once(argv[1], mb, argc == 4 ? argv[3] : NULL);
         if (rc)
             return rc;
     }

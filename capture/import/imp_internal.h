@@ -117,6 +117,27 @@ void imp_scan_level_init(imp_scan_level *L, const char *const *keys, int n, int 
 int imp_scan_object(imp_sval *vals, const imp_scan_level *L, const char *text, const char *end,
                     size_t *used, long *lines);
 
+/*
+ * imp_cut (imp_cut.c): the end of the object or array at text[0], the same
+ * cut as imp_win_value's (brackets matched outside strings, escapes
+ * honoured, nothing validated), found 16 bytes at a time.  Returns 1 with
+ * its *used bytes and *lines newlines, and *hit 1 when one of its strings
+ * (keys included) is one of W's words, or holds a backslash; 0 when text
+ * does not start with '{' or '[' or the value runs past end.  Words are
+ * 1 to 31 bytes (longer ones never match); a word whose bit is set in
+ * fold matches in any case.
+ */
+#define IMP_CUT_WORDS 16
+typedef struct imp_cut_words {
+    const char *const *w;
+    int n;
+    unsigned fold;
+    uint16_t of_len[32];     /* bit i of of_len[n]: word i is n bytes long */
+} imp_cut_words;
+void imp_cut_words_init(imp_cut_words *W, const char *const *words, int n, unsigned fold);
+int imp_cut_value(const char *text, const char *end, const imp_cut_words *W, size_t *used,
+                  long *lines, int *hit);
+
 /* The next line (without its '\n'; the last one may lack it): 1 with *n
  * its length and *s its bytes, or *s NULL when it is longer than max (its
  * bytes are let go as they are read, never held); 0 at the end of the

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/bigmem.h"
 #include "../../common/outfile.h"
 #include "imp_internal.h"
 
@@ -270,8 +271,16 @@ gs_tl_lane *imp_lane(imp_lanes *m, const char *name, gs_role role, int32_t devic
 
 /* Open addressing over (key, value) pairs side by side (one cache line a
  * probe); an empty slot holds IMAP_EMPTY as its key, and that key itself,
- * should a caller use it, is kept apart. */
+ * should a caller use it, is kept apart.
+ *
+ * Keys that follow each other stay together: a key's low IMAP_RUN_BITS
+ * bits place it inside a run of slots, the rest (mixed) choose the run.
+ * Correlation ids count up, so a trace's puts and gets walk the table a
+ * run at a time instead of one cache miss each (with the whole key mixed,
+ * a 1 GB trace's 1.5M correlation ids cost ~14% of its import in misses on
+ * a 64 MB table); keys that are already hashes spread as before. */
 #define IMAP_EMPTY INT64_MIN
+#define IMAP_RUN_BITS 4
 
 static void imap_clear(imp_imap_ent *e, size_t n)
 {
@@ -300,8 +309,11 @@ void imp_imap_free(imp_imap *m)
 
 static size_t imap_slot(const imp_imap_ent *e, size_t cap, int64_t k)
 {
-    uint64_t h = (uint64_t)k * 0x9e3779b97f4a7c15ull;
-    size_t i = (size_t)(h >> 20) & (cap - 1);
+    uint64_t u = (uint64_t)k, h = u >> IMAP_RUN_BITS;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    h ^= h >> 31;
+    size_t i = (size_t)((h << IMAP_RUN_BITS) | (u & ((1u << IMAP_RUN_BITS) - 1))) & (cap - 1);
     while (e[i].key != IMAP_EMPTY && e[i].key != k)
         i = (i + 1) & (cap - 1);
     return i;
@@ -319,7 +331,7 @@ int imp_imap_put(imp_imap *m, int64_t k, int64_t v)
     }
     if ((m->n + 1) * 2 > m->cap) {
         size_t cap = m->cap * 2;
-        imp_imap_ent *ne = malloc(cap * sizeof *ne);
+        imp_imap_ent *ne = gs_big_alloc_dense(cap * sizeof *ne);
         if (!ne)
             return 0;
         imap_clear(ne, cap);

@@ -20,7 +20,9 @@
  * gapscope's own (metadata.generator, written after the events) is known
  * only at the end; then the lanes of the threads it saw, in the order it
  * saw them; (2) spans, read again from the start of traceEvents.  Pass 1
- * parses only events that can matter to it (a quick look at the text).  Kineto writes GPU events with pid = device and
+ * reads only events that can matter to it: each event is cut 64 bytes at
+ * a time (imp_cut.c) and read only when one of its strings is a word
+ * pass 1 acts on.  Kineto writes GPU events with pid = device and
  * tid = stream, args device/stream/correlation; CPU events with pid/tid of
  * the process/thread; ts and dur in microseconds with up to 3 decimals,
  * relative to baseTimeNanoseconds in current versions (absolute in older
@@ -128,6 +130,7 @@ typedef struct chrome {
     size_t n_p1, cap_p1;
     gs_json_arena arena;     /* the event being read (the tree reader) */
     imp_scan_level scan_top, scan_args;   /* the field scan's keys (ev_fields) */
+    imp_cut_words p1_words;  /* strings that make an event matter to pass 1 */
     char *scratch;           /* the field scan's values, NUL-terminated */
     size_t cap_scratch;
     int tree_only;           /* GS_IMPORT_JSON_TREE set: every event through the tree reader */
@@ -1191,12 +1194,70 @@ static int parse_in_place(chrome *c, imp_win *w, gs_json **ev, const char **st, 
     }
 }
 
+/* The event st[0, n) read by the tree reader (into the arena) and given
+ * to the pass's handler; not JSON: ev NULL. */
+static void tree_event(chrome *c, const char *st, size_t n, long line, int pass)
+{
+    gs_err perr;
+    gs_json *ev = NULL;
+    gs_err_clear(&perr);
+    gs_json_arena_reset(&c->arena);
+    if (gs_json_parse_in(&c->arena, &ev, st, n, c->name, &perr) != GS_OK)
+        ev = NULL;
+    if (perr.status == GS_ERR_NOMEM)
+        c->oom = 1;
+    else
+        apply_event(c, ev, st, n, line, pass);
+}
+
+/* Pass 1's fast path: the object at the window's position cut (imp_cut.c,
+ * the window refilled while it runs past its end) and read only when one
+ * of its strings is a word pass 1 acts on: "M" (ph), a runtime/driver
+ * category or "ac2g" (kineto_index needs one of them; a backslash, which
+ * may spell one, also counts).  1 with *hit, its text and line, consumed;
+ * 0 (nothing consumed) at the end of the input. */
+static int cut_in_place(chrome *c, imp_win *w, int *hit, const char **st, size_t *n, long *line)
+{
+    for (;;) {
+        size_t used;
+        long lines;
+        if (imp_cut_value(w->s, w->end, &c->p1_words, &used, &lines, hit)) {
+            *st = w->s;
+            *n = used;
+            *line = w->line;
+            w->line += lines;
+            w->s += used;
+            return 1;
+        }
+        if (!imp_win_fill(w, w->s))
+            return 0;
+    }
+}
+
+/* A cut event pass 1 may act on, read as the walk reads it: by the field
+ * scan, else (what the scan leaves to it) by the tree reader. */
+static void index_cut(chrome *c, const char *st, size_t n, long line)
+{
+    imp_sval sv[F_ALL];
+    ev_fields f;
+    size_t used;
+    long lines;
+    if (imp_scan_object(sv, &c->scan_top, st, st + n, &used, &lines) == IMP_SCAN_OK) {
+        if (!fields_of_scan(c, &f, sv))
+            c->oom = 1;
+        else
+            apply_fields(c, &f, st, n, line, 1);
+        return;
+    }
+    if (maybe_indexed(st, n))
+        tree_event(c, st, n, line, 1);
+}
+
 /* Walks the events of the array whose '[' was consumed, calling the pass's
  * handler for each parsed event; stops at ']' (not consumed) or at the end
  * of the input (a truncated file; reported once, in the last pass). */
 static void walk_events(chrome *c, imp_win *w, int pass, int report_cut)
 {
-    gs_err perr;
     for (;;) {
         int ch = imp_win_ws(w);
         if (ch < 0) {
@@ -1212,6 +1273,12 @@ static void walk_events(chrome *c, imp_win *w, int pass, int report_cut)
         long line;
         gs_json *ev = NULL;
         ev_fields f;
+        int hit;
+        if (pass == 1 && ch == '{' && !c->tree_only && cut_in_place(c, w, &hit, &st, &n, &line)) {
+            if (hit)
+                index_cut(c, st, n, line);
+            goto next;
+        }
         if (ch == '{' && !c->tree_only && !(pass == 2 && c->own) &&
             scan_in_place(c, w, &f, &st, &n, &line)) {
             apply_fields(c, &f, st, n, line, pass);
@@ -1230,16 +1297,8 @@ static void walk_events(chrome *c, imp_win *w, int pass, int report_cut)
             c->oom |= w->oom;
             return;
         }
-        if (pass == 2 || maybe_indexed(st, n)) {   /* else nothing for pass 1 */
-            gs_err_clear(&perr);
-            gs_json_arena_reset(&c->arena);
-            if (gs_json_parse_in(&c->arena, &ev, st, n, c->name, &perr) != GS_OK)
-                ev = NULL;
-            if (perr.status == GS_ERR_NOMEM)
-                c->oom = 1;
-            else
-                apply_event(c, ev, st, n, line, pass);
-        }
+        if (pass == 2 || maybe_indexed(st, n))   /* else nothing for pass 1 */
+            tree_event(c, st, n, line, pass);
     next:
         if (c->oom || c->failed)
             return;
@@ -1419,6 +1478,9 @@ static gs_status chrome_run(gs_timeline *tl, gs_import_report *rep, imp_win *w, 
     gs_json_arena_init(&c.arena);
     imp_scan_level_init(&c.scan_args, field_key + F_TOP, F_ALL - F_TOP, -1, NULL);
     imp_scan_level_init(&c.scan_top, field_key, F_TOP, F_ARGS, &c.scan_args);
+    static const char *const p1_words[] = {"M", "cuda_runtime", "cuda_driver", "runtime",
+                                           "driver", "ac2g"};
+    imp_cut_words_init(&c.p1_words, p1_words, 6, 0x3e);   /* all but "M" in any case */
     /* GS_IMPORT_JSON_TREE: the reader before the field scan, for tests
      * and the fuzz target that hold the two to the same answers. */
     const char *tree = getenv("GS_IMPORT_JSON_TREE");

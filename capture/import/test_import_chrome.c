@@ -351,6 +351,24 @@ GS_TEST(import_chrome_scan_equals_tree)
         "\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":1,\"args\":{\"a\":{\"b\":{\"c\":[[[[[[[[[[[[[[[["
         "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
         "]]]]]]]]]]]]]]]]]]]]]]]]]]}}}},\n {\"ph\":\"X\",\"name\":\"cut\",\"pid\":1,\"tid\":1,\"ts",
+        /* pass 1's cut (imp_cut.c): events past 64 bytes with brackets and escaped
+         * quotes in strings, a category in another case or escaped, words as keys */
+        "{\"traceEvents\":[\n {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 5,"
+        " \"args\": {\"name\": \"thread 5 (a \\\"quoted\\\" [worker] {x})\"}},\n"
+        " {\"ph\": \"X\", \"cat\": \"Cuda_Runtime\", \"name\": \"cudaLaunchKernel ] } [ {\", \"pid\": 1,"
+        " \"tid\": 5, \"ts\": 1, \"dur\": 1, \"args\": {\"correlation\": 7}},\n"
+        " {\"ph\": \"X\", \"cat\": \"cuda_r\\u0075ntime\", \"name\": \"escaped category, long enough"
+        " to cross a block\", \"pid\": 1, \"tid\": 6, \"ts\": 2, \"dur\": 1, \"args\": {\"correlation\": 8}},\n"
+        " {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"\\\\\", \"runtime\": [\"driver\", {\"x\": \"]\"}],"
+        " \"pid\": 1, \"tid\": 7, \"ts\": 3, \"dur\": 1},\n"
+        " {\"ph\": \"s\", \"cat\": \"AC2G\", \"id\": 9, \"pid\": 1, \"tid\": 7, \"ts\": 3, \"name\": \"f\"},\n"
+        " {\"ph\": \"f\", \"cat\": \"ac2g\", \"id\": 9, \"pid\": 0, \"tid\": 3, \"ts\": 4, \"bp\": \"e\"},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k7\", \"pid\": 0, \"tid\": 3, \"ts\": 4,"
+        " \"dur\": 1, \"args\": {\"correlation\": 7}},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k8\", \"pid\": 0, \"tid\": 3, \"ts\": 6,"
+        " \"dur\": 1, \"args\": {\"correlation\": 8}},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k9\", \"pid\": 0, \"tid\": 3, \"ts\": 4,"
+        " \"dur\": 1}\n]}",
     };
     char path[600], own[600];
     snprintf(path, sizeof path, "%s/scan.json", gs_test_tmpdir());
