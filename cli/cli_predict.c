@@ -61,7 +61,8 @@ static const gs_cli_opt predict_opts[] = {
                 predict_args, reps),
     GS_CLI_STR("--borrow", NULL, "CAPTURE2",
                "take the stages CAPTURE lacks from CAPTURE2 (e.g. the CPU G2 MSM\n"
-               "of a capture that ran it on the CPU, for --set engine.g2=cpu)",
+               "of a capture that ran it on the CPU, for --set engine.g2=cpu; it\n"
+               "replaces the one a machine profile lends)",
                predict_args, po.borrow),
     GS_CLI_INCLUDE(whatif_opt),
     GS_CLI_INCLUDE(output_opts),

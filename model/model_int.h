@@ -65,6 +65,9 @@ typedef struct stage {
     /* Fixed stages: the host staging before a prove's first copy (its
      * values uncontended wall time, model_staging.c). */
     int staging;
+    /* Lent by the machine profile (gs_mi_profile_lend), not captured: a
+     * capture's measurement of the stage (gs_model_borrow) replaces it. */
+    int lent;
 } stage;
 
 /* Sizes of one (kind, log) partition: witness wires and domain (from the
