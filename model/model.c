@@ -722,27 +722,6 @@ fail:
     return st;
 }
 
-static void stage_free(stage *s)
-{
-    for (int j = 0; j < s->n_pt; j++) {
-        free(s->pt[j].in);
-        free(s->pt[j].sorted);
-    }
-    s->n_pt = 0;
-}
-
-/* Takes the note line of a stage the profile lent out of the notes. */
-static void drop_lent_note(gs_model *m, const char *name)
-{
-    char head[96];
-    snprintf(head, sizeof head, "Stage %s (cpu) lent by the machine profile", name);
-    for (char *a; (a = strstr(m->notes, head));) {
-        char *b = strchr(a, '\n');
-        b = b ? b + 1 : a + strlen(a);
-        memmove(a, b, strlen(b) + 1);
-    }
-}
-
 gs_status gs_model_borrow(gs_model *m, const char *other_csv, gs_err *err)
 {
     gs_model *o = NULL;
@@ -764,10 +743,8 @@ gs_status gs_model_borrow(gs_model *m, const char *other_csv, gs_err *err)
         }
         char what[80];
         snprintf(what, sizeof what, "%s (%s)", s->name, where_names[s->where]);
-        if (have >= 0) {
-            stage_free(&m->st[have]);
-            drop_lent_note(m, s->name);
-        }
+        if (have >= 0)
+            gs_mi_profile_unlend(m, have);
         /* The points' arrays move to m. */
         m->st[have >= 0 ? have : m->n++] = *s;
         s->n_pt = 0;

@@ -300,3 +300,21 @@ int gs_mi_profile_lend(gs_model *m)
     }
     return 1;
 }
+
+void gs_mi_profile_unlend(gs_model *m, int k)
+{
+    stage *s = &m->st[k];
+    char head[96];
+    snprintf(head, sizeof head, "Stage %s (cpu) lent by the machine profile", s->name);
+    for (char *a; (a = strstr(m->notes, head));) {
+        char *b = strchr(a, '\n');
+        b = b ? b + 1 : a + strlen(a);
+        memmove(a, b, strlen(b) + 1);
+    }
+    for (int j = 0; j < s->n_pt; j++) {
+        free(s->pt[j].in);
+        free(s->pt[j].sorted);
+    }
+    s->n_pt = 0;
+    s->lent = 0;
+}

@@ -261,10 +261,9 @@ GS_TEST(predict_synth4_miss_is_the_hosts_speed)
  * bound by (the process's CPU during synthesis 6.0-6.2 cores in all of
  * them, the GPU queue never deeper than 2), so each predicts its base's
  * utilization; the captured runs follow their host's synthesis speed
- * (model/MODEL.md 7.1).  From base-2 and base-3, the seeds taken after
- * the calibration as the changes were, each lands within 3 points with
- * the same cause (from base-1, the call's first and fastest run, 10-15
- * points above: the seed, not the setting). */
+ * (MODEL.md 7.2).  From base-2 and base-3, taken after the calibration
+ * as the changes were, each lands within 3 points, same cause (from
+ * base-1, the call's first and fastest run, 10-15 points above). */
 GS_TEST(predict_issue31_settings_follow_the_base_run)
 {
     static const char *const base[] = {"traces/h200-r3/base/base-2", "traces/h200-r3/base/base-3"};
