@@ -61,7 +61,8 @@ static const gs_cli_opt predict_opts[] = {
                 predict_args, reps),
     GS_CLI_STR("--borrow", NULL, "CAPTURE2",
                "take the stages CAPTURE lacks from CAPTURE2 (e.g. the CPU G2 MSM\n"
-               "of a capture that ran it on the CPU, for --set engine.g2=cpu)",
+               "of a capture that ran it on the CPU, for --set engine.g2=cpu; it\n"
+               "replaces the one a machine profile lends)",
                predict_args, po.borrow),
     GS_CLI_INCLUDE(whatif_opt),
     GS_CLI_INCLUDE(output_opts),
@@ -103,7 +104,8 @@ static const gs_cli_spec whatif_spec = {
              "                       the host steps after each, up to the next sync or wait, take the\n"
              "                       times of the same steps where it did not precede them (when the\n"
              "                       capture has such a run); remove:state:sleep takes that sampled\n"
-             "                       state out of the gaps\n"
+             "                       state out of the gaps and out of the calls it was sampled inside\n"
+             "                       (remove:state:io: a library load no longer reads from disk)\n"
              "  scale:NAME=F         spans named NAME last F times as long\n"
              "  stream:LANE=F        device lane LANE (e.g. gpu0/stream7) runs F times faster (1.5 or 1.5x)\n"
              "  unlock:LOCK:NAME     lock LOCK (a name prefix, mutex:0x...) is never held across NAME\n"

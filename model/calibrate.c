@@ -350,6 +350,7 @@ gs_status gs_calibrate(gs_profile *p, const gs_calibrate_opts *o, gs_err *err)
         st = msm_class(p, o, lad, nl, cpus, err);
     if (st != GS_OK)
         return st;
+    p->msm_witness = 1; /* msm_class's scalars */
     p->copy_gbps = copy_rate();
     p->pin_gbps = pin_rate(o, o->log);
     if (!o->quiet)

@@ -81,6 +81,7 @@ typedef struct gs_whatif {
 /* Parses one --what-if EDIT:
  *   remove:NAME          nodes named NAME take no time ("this stall is gone"); a
  *                        state:* NAME removes that sampled state from the gaps
+ *                        and from the host calls it was sampled inside
  *   scale:NAME=F         nodes named NAME last F times as long
  *   stream:LANE=F        device lane LANE (gpu0/stream7) runs F times faster
  *   unlock:LOCK:NAME     lock LOCK (a prefix of its name) is never held across

@@ -730,22 +730,27 @@ gs_status gs_model_borrow(gs_model *m, const char *other_csv, gs_err *err)
         return st;
     for (int i = 0; i < o->n; i++) {
         stage *s = &o->st[i];
-        int have = 0;
-        for (int j = 0; j < m->n && !have; j++)
-            have = m->st[j].where == s->where && m->st[j].pageable == s->pageable &&
-                   !strcmp(m->st[j].name, s->name);
-        if (have || s->emergent || !s->n_pt)
+        int have = -1;
+        for (int j = 0; j < m->n && have < 0; j++)
+            if (m->st[j].where == s->where && m->st[j].pageable == s->pageable && !strcmp(m->st[j].name, s->name))
+                have = j;
+        /* A stage the profile lent gives way to one a capture measured. */
+        if ((have >= 0 && !m->st[have].lent) || s->emergent || !s->n_pt)
             continue;
-        if (m->n == MAX_STAGES) {
+        if (have < 0 && m->n == MAX_STAGES) {
             st = GS_ERR(err, GS_ERR_RANGE, "model", "too many stages borrowing from %s", other_csv);
             break;
         }
-        /* The points' arrays move to m. */
-        m->st[m->n++] = *s;
-        s->n_pt = 0;
         char what[80];
         snprintf(what, sizeof what, "%s (%s)", s->name, where_names[s->where]);
-        gs_mi_note(m, "Stage %s borrowed from the capture %s.\n", what, other_csv);
+        if (have >= 0)
+            gs_mi_profile_unlend(m, have);
+        /* The points' arrays move to m. */
+        m->st[have >= 0 ? have : m->n++] = *s;
+        s->n_pt = 0;
+        gs_mi_note(m, have >= 0 ? "Stage %s borrowed from the capture %s (in place of the machine profile's).\n"
+                                : "Stage %s borrowed from the capture %s.\n",
+                   what, other_csv);
     }
     gs_model_destroy(o);
     sort_stages(m);

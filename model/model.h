@@ -214,6 +214,10 @@ typedef struct gs_profile {
     gs_profile_class cls[GS_MODEL_SPEED_CLASSES];
     double copy_gbps, pin_gbps;      /* 0: not measured */
     char build[64];
+    /* msm_b2's scalars: a witness of the engine's circuit (1, written
+     * "msm_scalars":"witness"), or uniform random ones (0: "random", and
+     * every profile from before the field), which cost the MSM more. */
+    int msm_witness;
 } gs_profile;
 gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err);
 gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err);

@@ -65,6 +65,9 @@ typedef struct stage {
     /* Fixed stages: the host staging before a prove's first copy (its
      * values uncontended wall time, model_staging.c). */
     int staging;
+    /* Lent by the machine profile (gs_mi_profile_lend), not captured: a
+     * capture's measurement of the stage (gs_model_borrow) replaces it. */
+    int lent;
 } stage;
 
 /* Sizes of one (kind, log) partition: witness wires and domain (from the
@@ -172,6 +175,9 @@ double gs_mi_slowdown(const gs_model *m, int cls, double runnable);
  * the capture ran it on the device only and the profile timed it (0 out
  * of memory). */
 int gs_mi_profile_lend(gs_model *m);
+/* Takes back the lent stage k (its points freed, its note dropped) for a
+ * capture's measurement to take its place (gs_model_borrow). */
+void gs_mi_profile_unlend(gs_model *m, int k);
 gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err);
 
 /* The host staging before a prove's first copy (model_staging.c): the

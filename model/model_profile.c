@@ -6,7 +6,7 @@
  * File (JSON, version 1):
  *   {"format":"gapscope-profile","version":1,
  *    "host":{"cpu":"...","cores":16},"build":"<git rev>","log":18,
- *    "copy_gbps":6.1,"pin_gbps":0,
+ *    "copy_gbps":6.1,"pin_gbps":0,"msm_scalars":"witness",
  *    "classes":{"synth":{"threads":[1,2,4,...],"speed":[1,0.98,...],
  *                         "cpu_s":[...],"lane_cv":0.12}, ...}}
  * speed[i]: the work one thread does per CPU second with threads[i]
@@ -15,7 +15,11 @@
  * seconds per unit (one partition's synthesis at 2^log, one host prep,
  * one G2 MSM); lane_cv: the spread of the threads' speeds at the largest
  * count (unequal cores).  copy_gbps: a host copy into a buffer (the
- * staging of pinned copies); pin_gbps: page-locking (0: not measured).
+ * staging of pinned copies); pin_gbps: page-locking (0: not measured);
+ * msm_scalars: what msm_b2 multiplied, "witness" (a witness of the
+ * engine's circuit, as the engine's B G2 MSM) or "random" (uniform
+ * scalars; a profile without the field, from before calibrate used the
+ * witness, is one).
  *
  * Reading checks every field (GS_ERR_FORMAT naming the file and what was
  * expected); the model takes the classes into its curves
@@ -46,6 +50,7 @@ gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
     gs_json_num(f, p->copy_gbps);
     fprintf(f, ",\"pin_gbps\":");
     gs_json_num(f, p->pin_gbps);
+    fprintf(f, ",\"msm_scalars\":\"%s\"", p->msm_witness ? "witness" : "random");
     fprintf(f, ",\n\"classes\":{");
     int first = 1;
     for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++) {
@@ -130,6 +135,12 @@ gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err)
     if ((st = num(j, "copy_gbps", 0, 1e4, &p->copy_gbps, path, err)) != GS_OK ||
         (st = num(j, "pin_gbps", 0, 1e4, &p->pin_gbps, path, err)) != GS_OK)
         goto out;
+    const gs_json *ms = gs_json_get(j, "msm_scalars");
+    if (ms && (ms->type != GS_JSON_STRING || (strcmp(ms->text, "witness") && strcmp(ms->text, "random")))) {
+        st = bad(err, path, ms, "\"msm_scalars\": \"witness\" or \"random\"");
+        goto out;
+    }
+    p->msm_witness = ms && !strcmp(ms->text, "witness");
     for (size_t i = 0; i < cls->n; i++) {
         int k = 0;
         while (k < GS_MODEL_SPEED_CLASSES && strcmp(cls->keys[i], gs_model_speed_class_name(k)))
@@ -264,6 +275,7 @@ int gs_mi_profile_lend(gs_model *m)
         return 0;
     sg->threads = m->cores;
     sg->pool = 1;
+    sg->lent = 1;
     for (int i = 0; i < m->n_sizes; i++) {
         const size_rec *z = &m->sizes[i];
         double n = z->n_vars ? (double)z->n_vars : exp2((double)z->log);
@@ -278,7 +290,31 @@ int gs_mi_profile_lend(gs_model *m)
         char what[96];
         snprintf(what, sizeof what, "%.3f cs per partition at 2^%u (%.0f points)", x->v, z->log, n);
         gs_mi_note(m, "Stage msm_b2 (cpu) lent by the machine profile: %s, its one-thread G2 MSM scaled "
-                      "as n / log2 n%s.\n", what, "");
+                      "as n / log2 n%s.\n", what,
+                   m->prof_data.msm_witness
+                       ? ""
+                       : ", timed on uniform random scalars (a profile from before calibrate used the engine's "
+                         "witness): the engine's witness repeats values, which the MSM merges, so this overstates "
+                         "its G2 MSM (2.2x at 2^18 on the engine's circuit, model/MODEL.md 7.2); re-run "
+                         "gapscope calibrate");
     }
     return 1;
+}
+
+void gs_mi_profile_unlend(gs_model *m, int k)
+{
+    stage *s = &m->st[k];
+    char head[96];
+    snprintf(head, sizeof head, "Stage %s (cpu) lent by the machine profile", s->name);
+    for (char *a; (a = strstr(m->notes, head));) {
+        char *b = strchr(a, '\n');
+        b = b ? b + 1 : a + strlen(a);
+        memmove(a, b, strlen(b) + 1);
+    }
+    for (int j = 0; j < s->n_pt; j++) {
+        free(s->pt[j].in);
+        free(s->pt[j].sorted);
+    }
+    s->n_pt = 0;
+    s->lent = 0;
 }

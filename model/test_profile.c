@@ -40,6 +40,8 @@ GS_TEST(profile_calibrate_round_trip)
     GS_REQUIRE(gs_profile_write(&p, path, &err) == GS_OK);
     GS_REQUIRE(gs_profile_read(&q, path, &err) == GS_OK);
     GS_CHECK(q.cores == p.cores && q.log == 10 && !strcmp(q.host_cpu, "test cpu"));
+    GS_CHECK_MSG(p.msm_witness == 1 && q.msm_witness == 1, "msm_b2 on the witness: %d, read back %d", p.msm_witness,
+                 q.msm_witness);
     for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++) {
         GS_CHECK_EQ_INT(q.cls[k].n, p.cls[k].n);
         for (int i = 0; i < p.cls[k].n; i++)
@@ -81,6 +83,8 @@ GS_TEST(profile_rejects_malformed_files)
         {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":4},\"log\":18,\"copy_gbps\":1,"
          "\"pin_gbps\":0,\"classes\":{\"synth\":{\"threads\":[1,2],\"speed\":[1],\"cpu_s\":[1,1],\"lane_cv\":0}}}",
          "one length"},
+        {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":4},\"log\":18,\"copy_gbps\":1,"
+         "\"pin_gbps\":0,\"msm_scalars\":\"small\",\"classes\":{}}", "msm_scalars"},
         {"{\"format\":", "profile"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -154,5 +158,42 @@ GS_TEST(profile_staging_curve_never_rises)
                  "speeds %.3f %.3f %.3f", gs_model_speed(m, GS_SPEED_STAGING, 16),
                  gs_model_speed(m, GS_SPEED_STAGING, 20), gs_model_speed(m, GS_SPEED_STAGING, 24));
     GS_CHECK(strstr(gs_model_notes(m), "Contention of staging") == NULL);
+    gs_model_destroy(m);
+}
+
+/* traces/h200-r3's base-1 ran the G2 MSM on the device; its profile
+ * (calibrate of build 918117aaa926, before msm_scalars: uniform random
+ * scalars) lends the CPU one, 12.8 cs per 2^20 partition, and says it was
+ * timed on random scalars.  The g2cpu capture of the same call measured
+ * it on the engine's witness (6.28 cs): borrowed, the measurement takes
+ * the lent stage's place (it was kept before, the borrow ignored). */
+GS_TEST(profile_lend_gives_way_to_a_borrowed_capture)
+{
+    char base[600], prof[600], g2cpu[600];
+    snprintf(base, sizeof base, "%s/traces/h200-r3/base/base-1/spans.csv", root());
+    snprintf(prof, sizeof prof, "%s/traces/h200-r3/base/base-1/machine-profile.json", root());
+    snprintf(g2cpu, sizeof g2cpu, "%s/traces/h200-r3/changes/g2cpu/spans.csv", root());
+    gs_model *m = NULL;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_model_load_profiled(&m, base, prof, &err) == GS_OK);
+    int k = gs_model_find(m, "msm_b2", GS_WHERE_CPU);
+    double lent = 0, got = 0;
+    GS_REQUIRE(k >= 0 && gs_model_cost(m, k, 3, 20, 1, 0, 0, &lent, &err) == GS_OK);
+    GS_CHECK_MSG(lent > 12 && lent < 13.5, "lent %.3f cs", lent);
+    GS_CHECK(strstr(gs_model_notes(m), "lent by the machine profile") &&
+             strstr(gs_model_notes(m), "uniform random scalars"));
+    GS_REQUIRE(gs_model_borrow(m, g2cpu, &err) == GS_OK);
+    k = gs_model_find(m, "msm_b2", GS_WHERE_CPU);
+    GS_REQUIRE(k >= 0);
+    for (int j = 1; j <= 3; j++)
+        for (int q = 0; q < 10; q++) {
+            double x = 0;
+            GS_REQUIRE(gs_model_cost(m, k, 3, 20, j, q, 0, &x, &err) == GS_OK);
+            got += x / 30;
+        }
+    GS_CHECK_MSG(got > 5.8 && got < 6.8, "borrowed %.3f cs per partition (lent %.3f)", got, lent);
+    GS_CHECK(!strstr(gs_model_notes(m), "lent by the machine profile") &&
+             strstr(gs_model_notes(m), "in place of the machine profile's"));
     gs_model_destroy(m);
 }

@@ -228,3 +228,53 @@ GS_TEST(whatif_more_threads_drain_a_pool)
     gs_graph_destroy(g);
     gs_timeline_destroy(tl);
 }
+
+/* remove:state:X inside a call: the launcher's library load [0.2, 10.2]
+ * ms was sampled in state io over [2.2, 8.2] (reading it from disk), its
+ * first kernel [0.5, 1.5] launched before it, the second launched after
+ * it [10.2, 10.3] and run [10.7, 15.7].  Without the io the load takes
+ * 4 ms, the second kernel runs [4.7, 9.7]: span 9.2 ms instead of 15.2.
+ * Sampled over the whole load, the load takes (a millionth of) nothing,
+ * the second launch begins at 0.2 and its kernel, 0.5 after the later of
+ * that and the first kernel's end (as captured), runs [2.0, 7.0]: span
+ * 6.5, and no removed step's knock-on is timed. */
+static int io_replay(int64_t io0, int64_t io1, gs_whatif_result *r)
+{
+    gs_timeline *tl = NULL;
+    if (gs_timeline_create(&tl) != GS_OK)
+        return 0;
+    gs_tl_lane *l = gs_tl_lane_open(tl, "thread/1 prog", GS_ROLE_THREAD, -1, -1);
+    gs_tl_lane *d = gs_tl_lane_open(tl, "gpu0/stream7", GS_ROLE_DEVICE, 0, 7);
+    gs_tl_span(l, GS_SPAN_STEP, "cuda:cudaLaunchKernel", -1, -1, 0, MS / 10, 0, "corr=1");
+    gs_tl_span(d, GS_SPAN_KERNEL, "a", -1, -1, MS / 2, MS + MS / 2, 0, "corr=1;launch_lane=0");
+    gs_tl_span(l, GS_SPAN_STEP, "cuda:cuLibraryLoadData", -1, -1, MS / 5, 10 * MS + MS / 5, 0, NULL);
+    gs_tl_span(l, GS_SPAN_STEP, "state:io", -1, -1, io0, io1, 0, NULL);
+    gs_tl_span(l, GS_SPAN_STEP, "cuda:cudaLaunchKernel", -1, -1, 10 * MS + MS / 5, 10 * MS + 3 * MS / 10, 0,
+               "corr=2");
+    gs_tl_span(d, GS_SPAN_KERNEL, "b", -1, -1, 10 * MS + 7 * MS / 10, 15 * MS + 7 * MS / 10, 0,
+               "corr=2;launch_lane=0");
+    gs_graph *g = NULL;
+    gs_whatif w;
+    gs_err err;
+    gs_err_clear(&err);
+    int ok = gs_graph_build(&g, tl, &err) == GS_OK && gs_whatif_parse(&w, "remove:state:io", &err) == GS_OK &&
+             gs_whatif_run(r, NULL, g, &w, 1, &err) == GS_OK;
+    GS_CHECK_MSG(ok, "%s", err.msg);
+    gs_graph_destroy(g);
+    gs_timeline_destroy(tl);
+    return ok;
+}
+
+GS_TEST(whatif_removed_state_shortens_the_call_it_blocked_in)
+{
+    gs_whatif_result r;
+    if (!io_replay(2 * MS + MS / 5, 8 * MS + MS / 5, &r))
+        return;
+    GS_CHECK_MSG(near(r.captured_span_s, 0.0152) && near(r.span_s, 0.0092), "captured span %.6f, io gone %.6f",
+                 r.captured_span_s, r.span_s);
+    GS_CHECK_MSG(r.n_after == 0, "a shortened call is not a removed step: %zu windows after", r.n_after);
+    if (!io_replay(MS / 5, 10 * MS + MS / 5, &r))
+        return;
+    GS_CHECK_MSG(fabs(r.span_s - 0.0065) < 1e-5 && r.n_after == 0, "load wholly in io: span %.6f, %zu windows",
+                 r.span_s, r.n_after);
+}

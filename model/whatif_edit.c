@@ -1,8 +1,8 @@
 /*
  * Applying what-if edits to a graph and running the replay (contract in
  * graph.h: gs_whatif_run; method in MODEL.md): remove/scale/stream set a
- * node's duration factor, remove:state:* shortens the gaps that sampled
- * state covered, unlock re-points a wait's release to where the holder
+ * node's duration factor, remove:state:* shortens the gaps and host calls
+ * that sampled state covered, unlock re-points a wait's release to where the holder
  * begins the named step, threads list-schedules a pool's steps; then the
  * removed steps' knock-on (whatif_after.c) and the host's speed (the
  * interval's replays) act on host steps and gaps.
@@ -36,7 +36,11 @@ static int64_t *by_lane(const gs_graph *g)
     return ix;
 }
 
-/* remove:state:X: the sampled state X no longer fills the gaps it covered. */
+/* remove:state:X: the sampled state X no longer fills the gaps it covered,
+ * nor the host calls it was sampled inside (a call that blocked in it:
+ * cuLibraryLoadData reading a library from disk in state io); a call
+ * wholly inside keeps a millionth of its time, so it does not count as a
+ * removed step (whose knock-on whatif_after.c times). */
 static size_t remove_state(rctx *c, const char *pat, const int64_t *ix)
 {
     const gs_graph *g = c->g;
@@ -57,12 +61,21 @@ static size_t remove_state(rctx *c, const char *pat, const int64_t *ix)
             else
                 hi = mid;
         }
+        /* The lane's node before: a call the state began inside. */
+        if (lo > 0 && g->n[ix[lo - 1]].lane == s->lane)
+            lo--;
         for (size_t q = lo; q < g->nn && g->n[ix[q]].lane == s->lane; q++) {
             const gs_gnode *x = &g->n[ix[q]];
             int64_t a = x->s - x->gap, b = x->s;
             int64_t o = (b < s->end_ns ? b : s->end_ns) - (a > s->start_ns ? a : s->start_ns);
             if (o > 0 && c->gap[ix[q]] > 0) {
                 c->gap[ix[q]] -= o < c->gap[ix[q]] ? o : c->gap[ix[q]];
+                hit++;
+            }
+            int64_t in = (x->e < s->end_ns ? x->e : s->end_ns) - (x->s > s->start_ns ? x->s : s->start_ns);
+            if (x->kind == GS_GN_HOST && in > 0 && x->e > x->s && c->f[ix[q]] > 0) {
+                double keep = 1.0 - (double)in / (double)(x->e - x->s);
+                c->f[ix[q]] *= keep > 1e-6 ? keep : 1e-6;
                 hit++;
             }
             if (x->s - x->gap > s->end_ns)

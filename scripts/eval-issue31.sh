@@ -2,7 +2,7 @@
 # Issue 31's evaluation, on the workstation, of the captures
 # scripts/gpu-issue31.sh took on the H200:
 #
-#   scripts/eval-issue31.sh CAPTURE_DIR [--reps N]
+#   scripts/eval-issue31.sh CAPTURE_DIR [--reps N] [--seeds]
 #
 # CAPTURE_DIR holds the unpacked groups (base/, changes/, torch/) or every
 # run folder directly.  Each changed setting is predicted from the base
@@ -17,13 +17,23 @@
 # follows it whatever the setting).  Then the what-if "stall gone" on the torch capture with
 # its malloc_trim stall against the capture without it.  GS=path picks the
 # gapscope binary (default build-cpu/gapscope); nothing is written into
-# CAPTURE_DIR (predictions go to a scratch folder).
+# CAPTURE_DIR (predictions go to a scratch folder).  A diagnostic row
+# replays the torch what-if with the cold start's io gone too.  --seeds
+# adds a table of every change predicted from each base seed alone (no
+# interval): the spread the fitted seed alone brings.
 set -u
-D=${1:?usage: eval-issue31.sh CAPTURE_DIR [--reps N]}
+D=${1:?usage: eval-issue31.sh CAPTURE_DIR [--reps N] [--seeds]}
 shift
 G=${GS:-build-cpu/gapscope}
 REPS=6
-[ "${1:-}" = "--reps" ] && REPS=${2:?--reps N}
+SEEDS=0
+while [ $# -gt 0 ]; do
+    case $1 in
+    --reps) REPS=${2:?--reps N}; shift 2 ;;
+    --seeds) SEEDS=1; shift ;;
+    *) echo "eval-issue31: unknown option $1" >&2; exit 2 ;;
+    esac
+done
 T=$(mktemp -d "${TMPDIR:-/tmp}/eval31-XXXXXX")
 trap 'rm -rf "$T"' EXIT
 find_run() {   # name -> its folder
@@ -92,6 +102,15 @@ if [ -n "$REP" ]; then
     caps="$B1"; for r in $REP; do caps="$caps,$r"; done
     row "reproduce the mean of the base seeds (limit 3)" "$caps" "$T/repro-rep" 3
 fi
+CASES='synth12 engine.synth_threads=12
+synth4 engine.synth_threads=4
+gpuw2 engine.gpu_workers=2
+g2cpu engine.g2=cpu
+prep-inline engine.prep=inline
+direct engine.staging=direct
+qd4 engine.queue_depth=4
+trim-after engine.trim=after_unlock
+g2cpu-s12 engine.g2=cpu engine.synth_threads=12'
 while read -r name sets; do
     run=$(find_run "$name")
     [ -n "$run" ] || { echo "| $name | (not captured) | | | | | |"; continue; }
@@ -103,20 +122,40 @@ while read -r name sets; do
         predict "$name-rep" "$B1" $REP "${args[@]}"
         row "$name with repeats" "$run" "$T/$name-rep" 5
     fi
-done <<'CASES'
-synth12 engine.synth_threads=12
-synth4 engine.synth_threads=4
-gpuw2 engine.gpu_workers=2
-g2cpu engine.g2=cpu
-prep-inline engine.prep=inline
-direct engine.staging=direct
-qd4 engine.queue_depth=4
-trim-after engine.trim=after_unlock
-g2cpu-s12 engine.g2=cpu engine.synth_threads=12
-CASES
+done <<< "$CASES"
 TT=$(find_run torch-trim); TN=$(find_run torch-none)
 if [ -n "$TT" ] && [ -n "$TN" ]; then
     "$G" predict "$TT" --what-if remove:malloc_trim --no-report --quiet --out "$T/whatif" > "$T/whatif.log" 2>&1
     row "torch: stall gone (remove:malloc_trim) vs no stall" "$TN" "$T/whatif" 5
     sed -n '/critical path/,/^The GPU/p' "$T/whatif.log" | head -6
+    # Not the criterion: the trim run was the device call's first torch
+    # run; its cold start (libraries read from disk, state io) gone too.
+    "$G" predict "$TT" --what-if remove:malloc_trim --what-if remove:state:io --no-report --quiet \
+        --out "$T/whatif-io" > "$T/whatif-io.log" 2>&1
+    row "torch (diagnostic): stall and cold-start io gone vs no stall" "$TN" "$T/whatif-io" 5
+fi
+# --seeds: every change from each base seed alone (base-1's profile), as
+# legitimate a base as base-1: how far the answer moves with the seed the
+# model was fitted on (the host's run-to-run speed; model/MODEL.md 7.1).
+if [ "$SEEDS" = 1 ]; then
+    echo
+    echo "| case | from base-1 | from base-2 | from base-3 | captured |"
+    echo "| --- | --- | --- | --- | --- |"
+    PROF=()
+    [ -f "$B1/machine-profile.json" ] && PROF=(--profile "$B1/machine-profile.json")
+    while read -r name sets; do
+        run=$(find_run "$name")
+        [ -n "$run" ] || continue
+        args=()
+        for s in $sets; do args+=(--set "$s"); done
+        line="| $name"
+        i=0
+        for b in "$B1" "$B2" "$B3"; do
+            i=$((i + 1))
+            [ -n "$b" ] || { line="$line | -"; continue; }
+            REPS=0 predict "seed$i-$name" "$b" "${PROF[@]}" "${args[@]}"
+            line="$line | $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=json.load(open(sys.argv[2])); print("%.1f%% (%+.1f)" % (100*d["util"], 100*(d["util"]-c["util"])))' "$T/seed$i-$name/summary.json" "$run/summary.json" 2>/dev/null || echo '(failed)')"
+        done
+        echo "$line | $(python3 -c 'import json,sys; print("%.1f%%" % (100*json.load(open(sys.argv[1]))["util"]))' "$run/summary.json") |"
+    done <<< "$CASES"
 fi
