@@ -20,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "tl_internal.h"
 #include "../common/clock.h"
+#include "../common/hash.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -281,20 +282,11 @@ const gs_lane_info *gs_timeline_lane(const gs_timeline *tl, int32_t id)
 
 /* ---- appending (lane writer only, no lock) ---------------------------- */
 
-/* FNV-1a, 64-bit (http://www.isthe.com/chongo/tech/comp/fnv/). */
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
-
 static const char *lane_str(gs_tl_lane *l, const char *s)
 {
     if (!s || !*s)
         return "";
-    size_t slot = (size_t)(str_hash(s) % GS_TL_INTERN);
+    size_t slot = (size_t)(gs_fnv1a(s) % GS_TL_INTERN);
     if (l->intern[slot] && !strcmp(l->intern[slot], s))
         return l->intern[slot];
     size_t len = strlen(s) + 1;

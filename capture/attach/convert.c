@@ -412,6 +412,8 @@ gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const cha
     gs_attach_raw *c = calloc(1, sizeof *c);
     if (!c)
         return GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory");
+    gs_strmap_init(&c->strs);
+    c->strs.own = 1;
     gs_status st = GS_OK;
     gs_timeline *tl = NULL;
     char **names = NULL;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "../../common/strmap.h"
 #include "attach.h"
 
 #define GS_ATTACH_KNAME_MAX 96   /* shortened kernel names (timeline/SPANS.md) */
@@ -68,9 +69,7 @@ typedef struct gs_attach_raw {
     GS_ATTACH_VEC(gs_attach_hrec) host;
     GS_ATTACH_VEC(gs_attach_sync) syncs;
     GS_ATTACH_VEC(gs_attach_comm) comms;
-    GS_ATTACH_VEC(char *) strs;         /* interned strings (owned) */
-    char **itab;              /* intern hash table */
-    size_t icap;
+    gs_strmap strs;           /* interned strings (owned: `own` set at creation) */
     char devname[16][128];
     char info[1024];
     gs_attach_stats st;

@@ -99,48 +99,15 @@ int gs_attach_grow(void **v, size_t *cap, size_t need, size_t elem)
 
 
 
-static uint64_t hash_str(const char *s)
+const char *gs_attach_intern(gs_attach_raw *c, const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static const char *intern(gs_attach_raw *c, const char *s)
-{
-    if (c->strs.n * 2 >= c->icap) {
-        size_t nc = c->icap ? c->icap * 2 : 1024;
-        char **t = calloc(nc, sizeof *t);
-        if (!t) {
-            c->oom = 1;
-            return "";
-        }
-        for (size_t i = 0; i < c->icap; i++)
-            if (c->itab[i]) {
-                size_t j = hash_str(c->itab[i]) & (nc - 1);
-                while (t[j])
-                    j = (j + 1) & (nc - 1);
-                t[j] = c->itab[i];
-            }
-        free(c->itab);
-        c->itab = t;
-        c->icap = nc;
-    }
-    size_t j = hash_str(s) & (c->icap - 1);
-    while (c->itab[j]) {
-        if (!strcmp(c->itab[j], s))
-            return c->itab[j];
-        j = (j + 1) & (c->icap - 1);
-    }
-    char *d = strdup(s);
-    if (!d) {
+    int added;
+    const char *k;
+    if (!gs_strmap_get(&c->strs, s, 0, &added, &k)) {
         c->oom = 1;
         return "";
     }
-    GS_ATTACH_PUSH(c, c->strs, d);
-    c->itab[j] = d;
-    return d;
+    return k;
 }
 
 /* ---- parsing ------------------------------------------------------------------ */
@@ -287,7 +254,7 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
                     (uint32_t)u[4], (uint32_t)u[5], 0, GS_AOP_KERNEL, 0, 0, 0, 0, NULL, -1};
         char nm[GS_ATTACH_KNAME_MAX + 8];
         gs_attach_kernel_name(nm, sizeof nm, rest);
-        o.name = intern(c, nm[0] ? nm : "kernel");
+        o.name = gs_attach_intern(c, nm[0] ? nm : "kernel");
         GS_ATTACH_PUSH(c, c->ops, o);
         c->st.kernels++;
         return GS_OK;
@@ -357,7 +324,7 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         if (v && v[2] >= '0' && v[2] <= '9' && strspn(v + 2, "0123456789") == strlen(v + 2))
             *v = '\0';
         gs_attach_call a = {ts, te, *pid, (uint32_t)u[2],
-                     (uint32_t)u[3], (uint32_t)u[4], t == 'R', 0, 0, -1, intern(c, nm)};
+                     (uint32_t)u[3], (uint32_t)u[4], t == 'R', 0, 0, -1, gs_attach_intern(c, nm)};
         GS_ATTACH_PUSH(c, c->api, a);
         c->st.api_calls++;
         return GS_OK;
@@ -396,7 +363,7 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         } else {
             if (!*rest)
                 goto bad;
-            h.name = intern(c, rest);
+            h.name = gs_attach_intern(c, rest);
             c->st.nvtx++;
         }
         GS_ATTACH_PUSH(c, c->host, h);
@@ -425,7 +392,7 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         GS_ATTACH_FIT(2, INT32_MAX, "pid");
         GS_ATTACH_FIT(3, UINT32_MAX, "thread id");
         gs_attach_hrec h = {ts, te, (uint32_t)u[3], 0, (int32_t)u[2], 'P', 0,
-                      intern(c, f[4]), intern(c, f[5])};
+                      gs_attach_intern(c, f[4]), gs_attach_intern(c, f[5])};
         GS_ATTACH_PUSH(c, c->host, h);
         c->st.state_runs++;
         return GS_OK;
@@ -434,7 +401,7 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         if (!gs_attach_split(line, f, 2, &rest) || !gs_attach_nums(f, 2, u))
             goto bad;
         GS_ATTACH_FIT(1, UINT32_MAX, "thread id");
-        gs_attach_comm cr = {(uint32_t)u[1], intern(c, rest)};
+        gs_attach_comm cr = {(uint32_t)u[1], gs_attach_intern(c, rest)};
         GS_ATTACH_PUSH(c, c->comms, cr);
         return GS_OK;
     }
@@ -493,19 +460,11 @@ gs_status gs_attach_read_file(gs_attach_raw *c, const char *path, int kind, gs_e
 
 void gs_attach_ctx_free(gs_attach_raw *c)
 {
-    for (size_t i = 0; i < c->strs.n; i++)
-        free(c->strs.v[i]);
-    free(c->strs.v);
-    free(c->itab);
+    gs_strmap_free(&c->strs);
     free(c->ops.v);
     free(c->api.v);
     free(c->host.v);
     free(c->syncs.v);
     free(c->comms.v);
     gs_attach_wake_free(c);
-}
-
-const char *gs_attach_intern(gs_attach_raw *c, const char *s)
-{
-    return intern(c, s);
 }

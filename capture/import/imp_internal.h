@@ -14,11 +14,12 @@
 
 #include "import.h"
 
+struct gs_strmap;
 typedef struct imp_lanes {
     gs_timeline *tl;
-    char **name;
-    gs_tl_lane **lane;
-    size_t cap, n;
+    struct gs_strmap *names; /* name -> 1, 2, ... (allocated on first use) */
+    gs_tl_lane **lane;       /* by id - 1 */
+    size_t cap;
     int oom;                 /* an allocation failed (lookups then return NULL) */
 } imp_lanes;
 

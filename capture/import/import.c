@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/grow.h"
 #include "../../common/outfile.h"
+#include "../../common/strmap.h"
 #include "imp_internal.h"
 
 static const char *const format_names[] = {
@@ -196,46 +198,11 @@ void imp_lanes_init(imp_lanes *m, gs_timeline *tl)
 
 void imp_lanes_free(imp_lanes *m)
 {
-    for (size_t i = 0; i < m->cap; i++)
-        free(m->name[i]);
-    free(m->name);
+    if (m->names)
+        gs_strmap_free(m->names);
+    free(m->names);
     free(m->lane);
     memset(m, 0, sizeof *m);
-}
-
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static int lanes_grow(imp_lanes *m)
-{
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    char **nn = calloc(cap, sizeof *nn);
-    gs_tl_lane **nl = calloc(cap, sizeof *nl);
-    if (!nn || !nl) {
-        free(nn);
-        free(nl);
-        return 0;
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->name[i])
-            continue;
-        size_t j = (size_t)str_hash(m->name[i]) & (cap - 1);
-        while (nn[j])
-            j = (j + 1) & (cap - 1);
-        nn[j] = m->name[i];
-        nl[j] = m->lane[i];
-    }
-    free(m->name);
-    free(m->lane);
-    m->name = nn;
-    m->lane = nl;
-    m->cap = cap;
-    return 1;
 }
 
 gs_tl_lane *imp_lane(imp_lanes *m, const char *name, gs_role role, int32_t device,
@@ -243,27 +210,26 @@ gs_tl_lane *imp_lane(imp_lanes *m, const char *name, gs_role role, int32_t devic
 {
     if (m->oom)
         return NULL;
-    if ((m->n + 1) * 2 > m->cap && !lanes_grow(m)) {
-        m->oom = 1;
-        return NULL;
+    if (!m->names) {
+        if (!(m->names = malloc(sizeof *m->names)))
+            goto oom;
+        gs_strmap_init(m->names);
+        m->names->own = 1;
     }
-    size_t j = (size_t)str_hash(name) & (m->cap - 1);
-    while (m->name[j]) {
-        if (!strcmp(m->name[j], name))
-            return m->lane[j];
-        j = (j + 1) & (m->cap - 1);
-    }
-    char *copy = strdup(name);
-    gs_tl_lane *l = copy ? gs_tl_lane_open(m->tl, name, role, device, stream) : NULL;
-    if (!l) {
-        free(copy);
-        m->oom = 1;
-        return NULL;
-    }
-    m->name[j] = copy;
-    m->lane[j] = l;
-    m->n++;
-    return l;
+    int added;
+    const char *stored;
+    uint64_t id = gs_strmap_get(m->names, name, 0, &added, &stored);
+    if (!id)
+        goto oom;
+    if (!added)
+        return m->lane[id - 1];
+    if (!gs_grow(&m->lane, &m->cap, id - 1, sizeof *m->lane, 64) ||
+        !(m->lane[id - 1] = gs_tl_lane_open(m->tl, name, role, device, stream)))
+        goto oom;
+    return m->lane[id - 1];
+oom:
+    m->oom = 1;   /* every later lookup fails too */
+    return NULL;
 }
 
 /* ---- int64 map ----------------------------------------------------------------------- */

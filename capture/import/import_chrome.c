@@ -49,6 +49,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../../common/hash.h"
 #include "../../common/json.h"
 #include "imp_internal.h"
 
@@ -814,9 +815,7 @@ static void put_arg(char *a, size_t n, size_t *k, const char *key, int64_t v)
  * without its version suffix), once per distinct name (by its hash). */
 static const char *api_span_name(chrome *c, const char *name, char *buf, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (const char *q = name; *q; q++)
-        h = (h ^ (unsigned char)*q) * 1099511628211ull;
+    uint64_t h = gs_fnv1a(name);
     const char *known = strtab_get(&c->api_names, (int64_t)h);
     if (known)
         return known;
@@ -888,9 +887,7 @@ static void kineto_complete(chrome *c, const ev_fields *f, int64_t ts, int64_t d
         if (cls == EV_KERNEL) {
             kind = GS_SPAN_KERNEL;
             /* Kernel names repeat: shortened once per distinct name (by its hash). */
-            uint64_t h = 1469598103934665603ull;
-            for (const char *q = name; *q; q++)
-                h = (h ^ (unsigned char)*q) * 1099511628211ull;
+            uint64_t h = gs_fnv1a(name);
             const char *shortn = strtab_get(&c->kernel_names, (int64_t)h);
             if (shortn) {
                 sn = shortn;

@@ -70,6 +70,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/hash.h"
 #include "imp_internal.h"
 
 #define MS 1000000LL
@@ -249,10 +250,7 @@ static void skip(dlog *d, const char *reason, long line)
 
 static int64_t part_key(const char *job, int32_t p)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (const char *c = job; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    h = (h ^ (uint32_t)p) * 1099511628211ull;
+    uint64_t h = gs_fnv1a_step(gs_fnv1a(job), (uint32_t)p);
     return (int64_t)(h & 0x7fffffffffffffffull);
 }
 
