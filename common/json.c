@@ -1,4 +1,5 @@
 /* Recursive-descent JSON parser; see json.h. */
+#include "grow.h"
 #include "json.h"
 
 #include <errno.h>
@@ -493,15 +494,10 @@ gs_status gs_json_parse_file(gs_json **out, const char *path, gs_err *err)
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
-        if (len == cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return gs_err_set(err, GS_ERR_NOMEM, "json", path, "reading");
-            }
-            buf = nb;
+        if (!gs_grow(&buf, &cap, len, 1, 65536)) {
+            free(buf);
+            fclose(f);
+            return gs_err_set(err, GS_ERR_NOMEM, "json", path, "reading");
         }
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;

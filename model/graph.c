@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "graph.h"
 
 #define EPS_NS 50000
@@ -50,14 +51,8 @@ typedef struct lanev {
 
 static int push(lanev *v, size_t i)
 {
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 64;
-        size_t *ni = realloc(v->ix, cap * sizeof *ni);
-        if (!ni)
-            return 0;
-        v->ix = ni;
-        v->cap = cap;
-    }
+    if (!gs_grow(&v->ix, &v->cap, v->n, sizeof *v->ix, 64))
+        return 0;
     v->ix[v->n++] = i;
     return 1;
 }

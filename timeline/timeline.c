@@ -20,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "tl_internal.h"
 #include "../common/clock.h"
+#include "../common/grow.h"
 #include "../common/hash.h"
 
 #include <pthread.h>
@@ -176,15 +177,7 @@ void gs_timeline_meta_set(gs_timeline *tl, const char *key, const char *value)
             return;
         }
     char *k = strdup(key);
-    if (k && tl->n_meta == tl->cap_meta) {
-        size_t cap = tl->cap_meta ? tl->cap_meta * 2 : 16;
-        meta_kv *nm = realloc(tl->meta, cap * sizeof *nm);
-        if (nm) {
-            tl->meta = nm;
-            tl->cap_meta = cap;
-        }
-    }
-    if (!k || tl->n_meta == tl->cap_meta) {
+    if (!k || !gs_grow(&tl->meta, &tl->cap_meta, tl->n_meta, sizeof *tl->meta, 16)) {
         free(k);
         free(v);
         atomic_fetch_add(&tl->dropped, 1);
@@ -234,15 +227,9 @@ gs_tl_lane *gs_tl_lane_open(gs_timeline *tl, const char *name, gs_role role,
     l->tl = tl;
     l->info = (gs_lane_info){.role = role, .device = device, .stream = stream, .name = nm};
     pthread_mutex_lock(&tl->mu);
-    if (tl->n_lanes == tl->cap_lanes) {
-        size_t cap = tl->cap_lanes ? tl->cap_lanes * 2 : 32;
-        gs_tl_lane **nl = realloc(tl->lanes, cap * sizeof *nl);
-        if (!nl) {
-            pthread_mutex_unlock(&tl->mu);
-            goto fail;
-        }
-        tl->lanes = nl;
-        tl->cap_lanes = cap;
+    if (!gs_grow(&tl->lanes, &tl->cap_lanes, tl->n_lanes, sizeof *tl->lanes, 32)) {
+        pthread_mutex_unlock(&tl->mu);
+        goto fail;
     }
     l->info.id = (int32_t)tl->n_lanes;
     tl->lanes[tl->n_lanes++] = l;

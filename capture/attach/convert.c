@@ -297,7 +297,7 @@ static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_conver
         while (k < ndl && !(dls[k].pid == d->pid && dls[k].dev == d->dev && dls[k].stream == d->stream))
             k++;
         if (k == ndl) {
-            if (!gs_attach_grow((void **)&dls, &capdl, ndl + 1, sizeof *dls)) {
+            if (!gs_grow(&dls, &capdl, ndl, sizeof *dls, 256)) {
                 st = GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory");
                 free(dls);
                 goto done;
@@ -428,7 +428,7 @@ gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const cha
         size_t l = strlen(e->d_name);
         if (l < 5 || strcmp(e->d_name + l - 4, ".rec"))
             continue;
-        if (!gs_attach_grow((void **)&names, &capn, nn + 1, sizeof *names) ||
+        if (!gs_grow(&names, &capn, nn, sizeof *names, 256) ||
             !(names[nn] = strdup(e->d_name))) {
             closedir(d);
             st = GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory");

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "../../common/grow.h"
 #include "../../common/strmap.h"
 #include "attach.h"
 
@@ -77,11 +78,9 @@ typedef struct gs_attach_raw {
     struct gs_attach_wraw *w;   /* NULL until a B U Q A J record or sched.rec is read */
 } gs_attach_raw;
 
-/* Grows *v (elements of elem bytes) to hold need; 0 when out of memory. */
-int gs_attach_grow(void **v, size_t *cap, size_t need, size_t elem);
 #define GS_ATTACH_PUSH(c, vec, val)                                                            \
     do {                                                                             \
-        if (!gs_attach_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v)) {    \
+        if (!gs_grow(&(vec).v, &(vec).cap, (vec).n, sizeof *(vec).v, 256)) {                 \
             (c)->oom = 1;                                                            \
             break;                                                                   \
         }                                                                            \

@@ -82,21 +82,6 @@ cap:
         out[GS_ATTACH_KNAME_MAX] = '\0';
 }
 
-int gs_attach_grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 1;
-    size_t nc = *cap ? *cap * 2 : 256;
-    while (nc < need)
-        nc *= 2;
-    void *p = realloc(*v, nc * elem);
-    if (!p)
-        return 0;
-    *v = p;
-    *cap = nc;
-    return 1;
-}
-
 
 
 const char *gs_attach_intern(gs_attach_raw *c, const char *s)

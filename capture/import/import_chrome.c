@@ -49,6 +49,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../../common/grow.h"
 #include "../../common/hash.h"
 #include "../../common/json.h"
 #include "imp_internal.h"
@@ -72,15 +73,9 @@ static int strtab_put(strtab *t, int64_t key, const char *v)
         t->s[i] = c;
         return 1;
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 32;
-        char **ns = realloc(t->s, cap * sizeof *ns);
-        if (!ns) {
-            free(c);
-            return 0;
-        }
-        t->s = ns;
-        t->cap = cap;
+    if (!gs_grow(&t->s, &t->cap, t->n, sizeof *t->s, 32)) {
+        free(c);
+        return 0;
     }
     t->s[t->n] = c;
     if (!imp_imap_put(&t->idx, key, (int64_t)t->n)) {
@@ -126,7 +121,7 @@ typedef struct chrome {
     imp_imap p1_idx;         /* key2(pid, tid) -> pass-1 thread */
     int64_t *p1_pid, *p1_tid;
     int64_t *p1_lane;        /* lane id of each pass-1 thread, once opened */
-    size_t n_p1, cap_p1;
+    size_t n_p1, cap_p1_pid, cap_p1_tid, cap_p1_lane;
     gs_json_arena arena;     /* the event being read (the tree reader) */
     imp_scan_level scan_top, scan_args;   /* the field scan's keys (ev_fields) */
     char *scratch;           /* the field scan's values, NUL-terminated */
@@ -139,13 +134,13 @@ typedef struct chrome {
     strtab api_names;        /* hash of a CUDA API call's name -> its span name */
     char **mtext;            /* thread_name M events, as text (gapscope's own format) */
     long *mline;
-    size_t n_m, cap_m;
+    size_t n_m, cap_mtext, cap_mline;
     imp_imap flow_dst;       /* key(pid, tid, ts) -> flow id */
     /* gapscope's own format */
     imp_imap own_lane;       /* tid -> lane id */
     gs_tl_lane **own_lanes;  /* by lane id (of this import) */
     int32_t *own_ids;
-    size_t n_own, cap_own;
+    size_t n_own, cap_own_lanes, cap_own_ids;
     imp_imap own_tid;        /* tid -> index into own_lanes (holder_lane) */
     open_ev *open;           /* B events waiting for their E */
     size_t n_open, cap_open;
@@ -426,21 +421,10 @@ static void own_lane_open(chrome *c, const gs_json *ev, long line)
         return;
     }
     gs_tl_lane *l = gs_tl_lane_open(c->tl, nm, role, (int32_t)dev, (int32_t)stream);
-    if (c->n_own == c->cap_own) {
-        size_t cap = c->cap_own ? c->cap_own * 2 : 32;
-        gs_tl_lane **nl = realloc(c->own_lanes, cap * sizeof *nl);
-        if (!nl) {
-            c->oom = 1;
-            return;
-        }
-        c->own_lanes = nl;
-        int32_t *ni = realloc(c->own_ids, cap * sizeof *ni);
-        if (!ni) {
-            c->oom = 1;
-            return;
-        }
-        c->own_ids = ni;
-        c->cap_own = cap;
+    if (!gs_grow(&c->own_lanes, &c->cap_own_lanes, c->n_own, sizeof *c->own_lanes, 32) ||
+        !gs_grow(&c->own_ids, &c->cap_own_ids, c->n_own, sizeof *c->own_ids, 32)) {
+        c->oom = 1;
+        return;
     }
     if (!l || !imp_imap_put(&c->own_lane, key2(pid, tid), (int64_t)c->n_own) ||
         !imp_imap_put(&c->own_tid, tid, (int64_t)c->n_own)) {
@@ -609,14 +593,8 @@ static gs_tl_lane *lane_remember(chrome *c, int64_t key, gs_tl_lane *l)
 {
     if (!l)
         return NULL;
-    if (c->n_lane_of == c->cap_lane_of) {
-        size_t cap = c->cap_lane_of ? c->cap_lane_of * 2 : 64;
-        gs_tl_lane **nl = realloc(c->lane_of, cap * sizeof *nl);
-        if (!nl)
-            return l;   /* uncached, still right */
-        c->lane_of = nl;
-        c->cap_lane_of = cap;
-    }
+    if (!gs_grow(&c->lane_of, &c->cap_lane_of, c->n_lane_of, sizeof *c->lane_of, 64))
+        return l;   /* uncached, still right */
     if (imp_imap_put(&c->lane_idx, key, (int64_t)c->n_lane_of))
         c->lane_of[c->n_lane_of++] = l;
     return l;
@@ -673,20 +651,10 @@ static int64_t p1_ref(chrome *c, int64_t pid, int64_t tid)
     int64_t i;
     if (imp_imap_get(&c->p1_idx, key2(pid, tid), &i))
         return i;
-    if (c->n_p1 == c->cap_p1) {
-        size_t cap = c->cap_p1 ? c->cap_p1 * 2 : 16;
-        int64_t *np = realloc(c->p1_pid, cap * sizeof *np);
-        if (np)
-            c->p1_pid = np;
-        int64_t *nt = np ? realloc(c->p1_tid, cap * sizeof *nt) : NULL;
-        if (nt)
-            c->p1_tid = nt;
-        int64_t *nl = nt ? realloc(c->p1_lane, cap * sizeof *nl) : NULL;
-        if (!nl)
-            return -1;
-        c->p1_lane = nl;
-        c->cap_p1 = cap;
-    }
+    if (!gs_grow(&c->p1_pid, &c->cap_p1_pid, c->n_p1, sizeof *c->p1_pid, 16) ||
+        !gs_grow(&c->p1_tid, &c->cap_p1_tid, c->n_p1, sizeof *c->p1_tid, 16) ||
+        !gs_grow(&c->p1_lane, &c->cap_p1_lane, c->n_p1, sizeof *c->p1_lane, 16))
+        return -1;
     if (!imp_imap_put(&c->p1_idx, key2(pid, tid), (int64_t)c->n_p1))
         return -1;
     c->p1_pid[c->n_p1] = pid;
@@ -971,15 +939,9 @@ static int kineto_event(chrome *c, const ev_fields *f, long line)
     }
     int64_t key = key2(pid, tid);
     if (!strcmp(ph, "B")) {
-        if (c->n_open == c->cap_open) {
-            size_t cap = c->cap_open ? c->cap_open * 2 : 16;
-            open_ev *no = realloc(c->open, cap * sizeof *no);
-            if (!no) {
-                c->oom = 1;
-                return 0;
-            }
-            c->open = no;
-            c->cap_open = cap;
+        if (!gs_grow(&c->open, &c->cap_open, c->n_open, sizeof *c->open, 16)) {
+            c->oom = 1;
+            return 0;
         }
         c->open[c->n_open++] = (open_ev){key, ts, line, NULL};   /* the caller keeps its tree */
         return 1;
@@ -1011,18 +973,10 @@ static int kineto_event(chrome *c, const ev_fields *f, long line)
 /* A thread_name M event kept as text for gapscope's own format. */
 static void keep_mtext(chrome *c, const char *st, size_t n, long line)
 {
-    if (c->n_m == c->cap_m) {
-        size_t cap = c->cap_m ? c->cap_m * 2 : 32;
-        char **nt = realloc(c->mtext, cap * sizeof *nt);
-        if (nt)
-            c->mtext = nt;
-        long *nl = nt ? realloc(c->mline, cap * sizeof *nl) : NULL;
-        if (!nl) {
-            c->oom = 1;
-            return;
-        }
-        c->mline = nl;
-        c->cap_m = cap;
+    if (!gs_grow(&c->mtext, &c->cap_mtext, c->n_m, sizeof *c->mtext, 32) ||
+        !gs_grow(&c->mline, &c->cap_mline, c->n_m, sizeof *c->mline, 32)) {
+        c->oom = 1;
+        return;
     }
     char *t = strndup(st, n);
     if (!t) {

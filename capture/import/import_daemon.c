@@ -70,6 +70,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/grow.h"
 #include "../../common/hash.h"
 #include "imp_internal.h"
 
@@ -228,19 +229,6 @@ typedef struct dlog {
     int oom;
 } dlog;
 
-static int grow(void **v, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return 1;
-    size_t nc = *cap ? *cap * 2 : 64;
-    void *nv = realloc(*v, nc * elem);
-    if (!nv)
-        return 0;
-    *v = nv;
-    *cap = nc;
-    return 1;
-}
-
 static void skip(dlog *d, const char *reason, long line)
 {
     char where[600];
@@ -265,7 +253,7 @@ static part *find_part(dlog *d, const char *job, int32_t p, int create)
                 return &d->p[j];
     if (!create)
         return NULL;
-    if (!grow((void **)&d->p, &d->cap, d->n, sizeof *d->p)) {
+    if (!gs_grow(&d->p, &d->cap, d->n, sizeof *d->p, 64)) {
         d->oom = 1;
         return NULL;
     }
@@ -363,7 +351,7 @@ static void timeline_line(dlog *d, char *line, long ln)
                 d->pending[i] = d->pending[--d->npend];
                 break;
             }
-        if (!grow((void **)&d->open, &d->capopen, d->nopen, sizeof *d->open)) {
+        if (!gs_grow(&d->open, &d->capopen, d->nopen, sizeof *d->open, 64)) {
             d->oom = 1;
             return;
         }
@@ -520,7 +508,7 @@ static void tracing_line(dlog *d, const char *line, long ln)
             return;
         }
         fint(&fs, "partition", &pt);
-        if (!grow((void **)&d->pending, &d->cappend, d->npend, sizeof *d->pending)) {
+        if (!gs_grow(&d->pending, &d->cappend, d->npend, sizeof *d->pending, 64)) {
             d->oom = 1;
             return;
         }
@@ -537,7 +525,7 @@ static void tracing_line(dlog *d, const char *line, long ln)
             return;
         }
         fint(&fs, "partition", &pt);
-        if (!grow((void **)&d->t, &d->capt, d->nt, sizeof *d->t)) {
+        if (!gs_grow(&d->t, &d->capt, d->nt, sizeof *d->t, 64)) {
             d->oom = 1;
             return;
         }
@@ -556,7 +544,7 @@ static void tracing_line(dlog *d, const char *line, long ln)
             return;
         }
         fnum(&fs, "total_ms", &x.total_ms);
-        if (!grow((void **)&d->f, &d->capf, d->nf, sizeof *d->f)) {
+        if (!gs_grow(&d->f, &d->capf, d->nf, sizeof *d->f, 64)) {
             d->oom = 1;
             return;
         }

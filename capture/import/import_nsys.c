@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/grow.h"
 #include "imp_internal.h"
 
 #if GS_HAVE_SQLITE
@@ -143,15 +144,9 @@ static void load_strings(nsys *n)
         const unsigned char *v = sqlite3_column_text(q, 1);
         if (!v)
             continue;
-        if (n->n_strs == n->cap_strs) {
-            size_t cap = n->cap_strs ? n->cap_strs * 2 : 256;
-            char **ns = realloc(n->strs, cap * sizeof *ns);
-            if (!ns) {
-                n->oom = 1;
-                break;
-            }
-            n->strs = ns;
-            n->cap_strs = cap;
+        if (!gs_grow(&n->strs, &n->cap_strs, n->n_strs, sizeof *n->strs, 256)) {
+            n->oom = 1;
+            break;
         }
         char *c = strdup((const char *)v);
         if (!c || !imp_imap_put(&n->str_idx, sqlite3_column_int64(q, 0), (int64_t)n->n_strs)) {
