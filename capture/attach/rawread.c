@@ -226,8 +226,12 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         *off = o;
         return GS_OK;
     }
-    case 'K': {
-        if (!gs_attach_split(line, f, 6, &rest) || !gs_attach_nums(f, 6, u) || !*rest)
+    case 'K':     /* kernel: start end device context stream corr name */
+    case 'M':     /* copy: ... corr runtime-corr copy-kind src-kind dst-kind bytes */
+    case 'S': {   /* memset: ... corr bytes */
+        int k = t == 'K' ? 6 : t == 'M' ? 11 : 8;
+        if (!gs_attach_split(line, f, k, t == 'K' ? &rest : NULL) || !gs_attach_nums(f, k, u) ||
+            (t == 'K' && !*rest))
             goto bad;
         if (untimed(c, u))
             return GS_OK;
@@ -237,48 +241,31 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         GS_ATTACH_FIT(5, UINT32_MAX, "correlation id");
         gs_attach_op o = {ts, te, *pid, (uint32_t)u[2],
                     (uint32_t)u[4], (uint32_t)u[5], 0, GS_AOP_KERNEL, 0, 0, 0, 0, NULL, -1};
-        char nm[GS_ATTACH_KNAME_MAX + 8];
-        gs_attach_kernel_name(nm, sizeof nm, rest);
-        o.name = gs_attach_intern(c, nm[0] ? nm : "kernel");
+        if (t == 'K') {
+            char nm[GS_ATTACH_KNAME_MAX + 8];
+            gs_attach_kernel_name(nm, sizeof nm, rest);
+            o.name = gs_attach_intern(c, nm[0] ? nm : "kernel");
+            c->st.kernels++;
+        } else if (t == 'M') {
+            GS_ATTACH_FIT(6, UINT32_MAX, "runtime correlation id");
+            GS_ATTACH_FIT(7, UINT8_MAX, "copy kind");
+            GS_ATTACH_FIT(8, UINT8_MAX, "source memory kind");
+            GS_ATTACH_FIT(9, UINT8_MAX, "destination memory kind");
+            GS_ATTACH_FIT(10, INT64_MAX, "bytes");
+            o.rtcorr = (uint32_t)u[6];
+            o.type = GS_AOP_COPY;
+            o.copy_kind = (uint8_t)u[7];
+            o.src = (uint8_t)u[8];
+            o.dst = (uint8_t)u[9];
+            o.bytes = u[10];
+            c->st.copies++;
+        } else {
+            GS_ATTACH_FIT(6, INT64_MAX, "bytes");
+            o.type = GS_AOP_MEMSET;
+            o.bytes = u[6];
+            c->st.memsets++;
+        }
         GS_ATTACH_PUSH(c, c->ops, o);
-        c->st.kernels++;
-        return GS_OK;
-    }
-    case 'M': {
-        if (!gs_attach_split(line, f, 11, NULL) || !gs_attach_nums(f, 11, u))
-            goto bad;
-        if (untimed(c, u))
-            return GS_OK;
-        GS_ATTACH_TIMES(ts, te, *off);
-        GS_ATTACH_FIT(2, GS_TL_DEVICE_MAX, "device");
-        GS_ATTACH_FIT(4, INT32_MAX, "stream");
-        GS_ATTACH_FIT(5, UINT32_MAX, "correlation id");
-        GS_ATTACH_FIT(6, UINT32_MAX, "runtime correlation id");
-        GS_ATTACH_FIT(7, UINT8_MAX, "copy kind");
-        GS_ATTACH_FIT(8, UINT8_MAX, "source memory kind");
-        GS_ATTACH_FIT(9, UINT8_MAX, "destination memory kind");
-        GS_ATTACH_FIT(10, INT64_MAX, "bytes");
-        gs_attach_op o = {ts, te, *pid, (uint32_t)u[2],
-                    (uint32_t)u[4], (uint32_t)u[5], (uint32_t)u[6], GS_AOP_COPY, (uint8_t)u[7],
-                    (uint8_t)u[8], (uint8_t)u[9], u[10], NULL, -1};
-        GS_ATTACH_PUSH(c, c->ops, o);
-        c->st.copies++;
-        return GS_OK;
-    }
-    case 'S': {
-        if (!gs_attach_split(line, f, 8, NULL) || !gs_attach_nums(f, 8, u))
-            goto bad;
-        if (untimed(c, u))
-            return GS_OK;
-        GS_ATTACH_TIMES(ts, te, *off);
-        GS_ATTACH_FIT(2, GS_TL_DEVICE_MAX, "device");
-        GS_ATTACH_FIT(4, INT32_MAX, "stream");
-        GS_ATTACH_FIT(5, UINT32_MAX, "correlation id");
-        GS_ATTACH_FIT(6, INT64_MAX, "bytes");
-        gs_attach_op o = {ts, te, *pid, (uint32_t)u[2],
-                    (uint32_t)u[4], (uint32_t)u[5], 0, GS_AOP_MEMSET, 0, 0, 0, u[6], NULL, -1};
-        GS_ATTACH_PUSH(c, c->ops, o);
-        c->st.memsets++;
         return GS_OK;
     }
     case 'Y': {
