@@ -11,6 +11,7 @@
 
 #include "../test/test.h"
 #include "charts.h"
+#include "datafiles.h"
 #include "../diag/gate.h"
 #include "../common/outfile.h"
 #include "report.h"
