@@ -331,14 +331,11 @@ GS_TEST(diag_analysis_device_lane_without_ops)
 {
     char path[600];
     snprintf(path, sizeof path, "%s/spans.csv", gs_test_tmpdir());
-    FILE *f = fopen(path, "w");
-    GS_REQUIRE(f);
-    fputs("# gapscope timeline v1\n"
-          "# lane 0,device,0,0,gpu0/stream0\n"
-          "# lane 1,gpu_worker,0,-1,gpu_worker/0.0\n"
-          "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args\n"
-          "0,100,1,step,queue_wait,-1,-1,0,-1,0,\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(path, "# gapscope timeline v1\n"
+                                        "# lane 0,device,0,0,gpu0/stream0\n"
+                                        "# lane 1,gpu_worker,0,-1,gpu_worker/0.0\n"
+                                        "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args\n"
+                                        "0,100,1,step,queue_wait,-1,-1,0,-1,0,\n"));
     gs_timeline *tl;
     gs_err err;
     gs_err_clear(&err);

@@ -21,11 +21,8 @@ static gs_status convert_text(gs_timeline **tl, gs_attach_stats *stats, const ch
     snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
     gs_test_run(cmd, out, sizeof out);
     snprintf(path, sizeof path, "%s/p5-0.rec", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
+    if (!gs_test_write_text(path, text))
         return GS_ERR_IO;
-    fputs(text, f);
-    fclose(f);
     gs_err_clear(err);
     *tl = NULL;
     return gs_attach_convert(tl, stats, dir, NULL, err);
@@ -118,11 +115,8 @@ GS_TEST(attach_limits_cli_leaves_no_partial_run)
     snprintf(cmd, sizeof cmd, "mkdir -p %s", raw);
     gs_test_run(cmd, out, sizeof out);
     snprintf(path, sizeof path, "%s/p7-1.rec", raw);
-    FILE *f = fopen(path, "w");
-    GS_REQUIRE(f);
-    fputs("H gsattach 1 7 1 0 x\nK 10 20 0 0 0 1 k\n"
-          "K 9223372036854775000 9223372036854775807 0 0 0 2 k\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(path, "H gsattach 1 7 1 0 x\nK 10 20 0 0 0 1 k\n"
+                                        "K 9223372036854775000 9223372036854775807 0 0 0 2 k\n"));
     snprintf(cmd, sizeof cmd, "%s attach --convert %s/run 2>&1; echo rc=$?; ls -A %s/run", b,
              gs_test_tmpdir(), gs_test_tmpdir());
     gs_test_run(cmd, out, sizeof out);
