@@ -22,22 +22,7 @@
 #include <time.h>
 
 #include "../../capture/import/import.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* user and system CPU seconds so far */
-static void usage_s(double *user, double *sys)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    *user = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
-    *sys = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-}
+#include "bench_time.h"
 
 static int run_once(const char *path, double mb)
 {

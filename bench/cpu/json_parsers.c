@@ -29,13 +29,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "common/json.h"
-
-static double cpu_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
+#include "bench_time.h"
 
 static long tokens;
 static int y_null(void *c) { (void)c; tokens++; return 1; }
