@@ -19,6 +19,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tl_internal.h"
+#include "../common/arena.h"
 #include "../common/clock.h"
 #include "../common/grow.h"
 #include "../common/hash.h"
@@ -38,18 +39,12 @@ typedef struct span_chunk {
     gs_span s[GS_TL_CHUNK];
 } span_chunk;
 
-typedef struct arena_chunk {
-    struct arena_chunk *next;
-    size_t used, cap;
-    char data[];
-} arena_chunk;
-
 struct gs_tl_lane {
     gs_timeline *tl;
     gs_lane_info info;
     span_chunk *head, *tail;   /* written by the lane's one writer */
     size_t n;
-    arena_chunk *arena;
+    gs_arena arena;
     const char *intern[GS_TL_INTERN];
 };
 
@@ -132,10 +127,7 @@ static void lane_free(gs_tl_lane *l)
         nx = c->next;
         free(c);
     }
-    for (arena_chunk *a = l->arena, *nx; a; a = nx) {
-        nx = a->next;
-        free(a);
-    }
+    gs_arena_free(&l->arena);
     free((char *)l->info.name);
     free(l);
 }
@@ -277,20 +269,10 @@ static const char *lane_str(gs_tl_lane *l, const char *s)
     if (l->intern[slot] && !strcmp(l->intern[slot], s))
         return l->intern[slot];
     size_t len = strlen(s) + 1;
-    arena_chunk *a = l->arena;
-    if (!a || a->cap - a->used < len) {
-        size_t cap = len > GS_TL_ARENA ? len : GS_TL_ARENA;
-        arena_chunk *na = malloc(sizeof *na + cap);
-        if (!na)
-            return NULL;
-        na->next = a;
-        na->used = 0;
-        na->cap = cap;
-        l->arena = a = na;
-    }
-    char *p = a->data + a->used;
+    char *p = gs_arena_alloc(&l->arena, len, GS_TL_ARENA);
+    if (!p)
+        return NULL;
     memcpy(p, s, len);
-    a->used += len;
     l->intern[slot] = p;
     return p;
 }

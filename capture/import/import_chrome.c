@@ -122,7 +122,7 @@ typedef struct chrome {
     int64_t *p1_pid, *p1_tid;
     int64_t *p1_lane;        /* lane id of each pass-1 thread, once opened */
     size_t n_p1, cap_p1_pid, cap_p1_tid, cap_p1_lane;
-    gs_json_arena arena;     /* the event being read (the tree reader) */
+    gs_arena arena;          /* the event being read (the tree reader) */
     imp_scan_level scan_top, scan_args;   /* the field scan's keys (ev_fields) */
     char *scratch;           /* the field scan's values, NUL-terminated */
     size_t cap_scratch;
@@ -1127,7 +1127,7 @@ static int parse_in_place(chrome *c, imp_win *w, gs_json **ev, const char **st, 
         size_t used;
         int lines, short_input;
         gs_err_clear(&perr);
-        gs_json_arena_reset(&c->arena);
+        gs_arena_reset(&c->arena);
         if (gs_json_parse_prefix_in(&c->arena, ev, w->s, (size_t)(w->end - w->s), c->name, &perr,
                                     &used, &lines, &short_input) == GS_OK) {
             *st = w->s;
@@ -1183,7 +1183,7 @@ static void walk_events(chrome *c, imp_win *w, int pass, int report_cut)
         }
         if (pass == 2 || maybe_indexed(st, n)) {   /* else nothing for pass 1 */
             gs_err_clear(&perr);
-            gs_json_arena_reset(&c->arena);
+            gs_arena_reset(&c->arena);
             if (gs_json_parse_in(&c->arena, &ev, st, n, c->name, &perr) != GS_OK)
                 ev = NULL;
             if (perr.status == GS_ERR_NOMEM)
@@ -1367,7 +1367,7 @@ static gs_status chrome_run(gs_timeline *tl, gs_import_report *rep, imp_win *w, 
     c.name = name;
     c.err = err;
     imp_lanes_init(&c.lanes, tl);
-    gs_json_arena_init(&c.arena);
+    gs_arena_init(&c.arena);
     imp_scan_level_init(&c.scan_args, field_key + F_TOP, F_ALL - F_TOP, -1, NULL);
     imp_scan_level_init(&c.scan_top, field_key, F_TOP, F_ARGS, &c.scan_args);
     /* GS_IMPORT_JSON_TREE: the reader before the field scan, for tests
@@ -1418,7 +1418,7 @@ done:
     imp_imap_free(&c.flow_dst);
     imp_imap_free(&c.own_lane);
     imp_imap_free(&c.p1_idx);
-    gs_json_arena_free(&c.arena);
+    gs_arena_free(&c.arena);
     free(c.scratch);
     imp_imap_free(&c.lane_idx);
     free(c.lane_of);
