@@ -7,7 +7,7 @@
  *     typedef enum { GS_H_CONV_TABLE(GS_XT_ID) GS_H_CONV_COUNT } gs_h_convention;
  *     static const char *const names[] = {GS_H_CONV_TABLE(GS_XT_COL2)};
  *
- * A row has at least two columns.  C and C++ (nvcc includes status.h).
+ * A row has at least two columns (three for GS_XT_COL3).  C and C++ (nvcc includes status.h).
  */
 #ifndef GS_XTABLE_H
 #define GS_XTABLE_H
@@ -17,8 +17,10 @@
 /* The row's first column, as an enumerator and as a string literal. */
 #define GS_XT_ID(id, ...) id,
 #define GS_XT_IDSTR(id, ...) #id,
-/* The row's second column (the name, in most tables). */
+/* The row's second column (the name, in most tables), and its third (a
+ * description, in some). */
 #define GS_XT_COL2(id, ...) GS_XT_FIRST_(__VA_ARGS__, ~),
+#define GS_XT_COL3(id, a, ...) GS_XT_FIRST_(__VA_ARGS__, ~),
 #define GS_XT_FIRST_(x, ...) x
 
 /* The index of name in names[0 .. n), or -1 (also for a NULL name). */

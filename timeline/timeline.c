@@ -63,17 +63,9 @@ struct gs_timeline {
     size_t n_sorted;
 };
 
-static const char *const role_names[] = {
-#define GS_X(e, n) n,
-    GS_ROLE_TABLE(GS_X)
-#undef GS_X
-};
+static const char *const role_names[] = {GS_ROLE_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof role_names / sizeof role_names[0] == GS_ROLE_COUNT, "role table");
-static const char *const kind_names[] = {
-#define GS_X(e, n) n,
-    GS_SPAN_KIND_TABLE(GS_X)
-#undef GS_X
-};
+static const char *const kind_names[] = {GS_SPAN_KIND_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof kind_names / sizeof kind_names[0] == GS_SPAN_KIND_COUNT, "kind table");
 
 const char *gs_role_name(gs_role r)
@@ -83,12 +75,10 @@ const char *gs_role_name(gs_role r)
 
 int gs_role_from_name(gs_role *out, const char *name)
 {
-    for (int i = 0; i < GS_ROLE_COUNT; i++)
-        if (!strcmp(name, role_names[i])) {
-            *out = (gs_role)i;
-            return 1;
-        }
-    return 0;
+    int i = gs_xt_index(role_names, GS_ROLE_COUNT, name);
+    if (i >= 0)
+        *out = (gs_role)i;
+    return i >= 0;
 }
 
 const char *gs_span_kind_name(gs_span_kind k)
@@ -98,12 +88,10 @@ const char *gs_span_kind_name(gs_span_kind k)
 
 int gs_span_kind_from_name(gs_span_kind *out, const char *name)
 {
-    for (int i = 0; i < GS_SPAN_KIND_COUNT; i++)
-        if (!strcmp(name, kind_names[i])) {
-            *out = (gs_span_kind)i;
-            return 1;
-        }
-    return 0;
+    int i = gs_xt_index(kind_names, GS_SPAN_KIND_COUNT, name);
+    if (i >= 0)
+        *out = (gs_span_kind)i;
+    return i >= 0;
 }
 
 gs_status gs_timeline_create(gs_timeline **out)

@@ -45,11 +45,7 @@
 #include "attach.h"
 #include "sampler_int.h"
 
-static const char *const tstate_names[] = {
-#define GS_X(e, n) n,
-    GS_TSTATE_TABLE(GS_X)
-#undef GS_X
-};
+static const char *const tstate_names[] = {GS_TSTATE_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof tstate_names / sizeof tstate_names[0] == GS_TS_COUNT, "tstate table");
 
 const char *gs_tstate_name(gs_tstate s)

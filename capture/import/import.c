@@ -15,11 +15,7 @@
 #include "../../common/strmap.h"
 #include "imp_internal.h"
 
-static const char *const format_names[] = {
-#define GS_X(e, n) n,
-    GS_IMPORT_FORMAT_TABLE(GS_X)
-#undef GS_X
-};
+static const char *const format_names[] = {GS_IMPORT_FORMAT_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof format_names / sizeof format_names[0] == GS_IMPORT_FORMAT_COUNT,
                "format table");
 
@@ -30,11 +26,11 @@ const char *gs_import_format_name(gs_import_format f)
 
 int gs_import_format_from_name(gs_import_format *out, const char *name)
 {
-    for (int i = 0; i < GS_IMPORT_FORMAT_COUNT; i++)
-        if (!strcmp(name, format_names[i])) {
-            *out = (gs_import_format)i;
-            return 1;
-        }
+    int i = gs_xt_index(format_names, GS_IMPORT_FORMAT_COUNT, name);
+    if (i >= 0) {
+        *out = (gs_import_format)i;
+        return 1;
+    }
     if (!strcmp(name, "daemon_log") || !strcmp(name, "log")) {
         *out = GS_IMPORT_DAEMON_LOG;
         return 1;
