@@ -33,13 +33,14 @@ static inline int gs_xt_index(const char *const *names, int n, const char *name)
 }
 
 /* Defines the two lookups of a vocabulary T over its name table names[0 ..
- * count): const char *fn##_name(T v) (NULL out of range) and
- * int fn##_from_name(T *out, const char *name) (1 and *out set when name
- * is in the table, else 0). */
-#define GS_XT_DEFINE_NAMES(T, fn, names, count)                          \
+ * count): const char *fn##_name(T v) (NULL out of range; `missing` with
+ * GS_XT_DEFINE_NAMES_OR) and int fn##_from_name(T *out, const char *name)
+ * (1 and *out set when name is in the table, else 0). */
+#define GS_XT_DEFINE_NAMES(T, fn, names, count) GS_XT_DEFINE_NAMES_OR(T, fn, names, count, NULL)
+#define GS_XT_DEFINE_NAMES_OR(T, fn, names, count, missing)              \
     const char *fn##_name(T v)                                            \
     {                                                                     \
-        return (unsigned)v < (unsigned)(count) ? names[v] : NULL;         \
+        return (unsigned)v < (unsigned)(count) ? names[v] : (missing);    \
     }                                                                     \
     int fn##_from_name(T *out, const char *name)                          \
     {                                                                     \

@@ -52,22 +52,11 @@ const char *gs_cause_family(gs_cause c)
     return (unsigned)c < GS_CAUSE_COUNT && cause_family[c] ? cause_family[c] : "other";
 }
 
-const char *gs_cause_name(gs_cause c)
-{
-    return (unsigned)c < GS_CAUSE_COUNT ? cause_names[c] : "?";
-}
+GS_XT_DEFINE_NAMES_OR(gs_cause, gs_cause, cause_names, GS_CAUSE_COUNT, "?")
 
 const char *gs_cause_description(gs_cause c)
 {
     return (unsigned)c < GS_CAUSE_COUNT ? cause_desc[c] : "?";
-}
-
-int gs_cause_from_name(gs_cause *out, const char *name)
-{
-    int i = gs_xt_index(cause_names, GS_CAUSE_COUNT, name);
-    if (i >= 0)
-        *out = (gs_cause)i;
-    return i >= 0;
 }
 
 int gs_cause_matches(gs_cause c, const char *name)

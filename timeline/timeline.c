@@ -68,31 +68,8 @@ _Static_assert(sizeof role_names / sizeof role_names[0] == GS_ROLE_COUNT, "role 
 static const char *const kind_names[] = {GS_SPAN_KIND_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof kind_names / sizeof kind_names[0] == GS_SPAN_KIND_COUNT, "kind table");
 
-const char *gs_role_name(gs_role r)
-{
-    return (unsigned)r < GS_ROLE_COUNT ? role_names[r] : "?";
-}
-
-int gs_role_from_name(gs_role *out, const char *name)
-{
-    int i = gs_xt_index(role_names, GS_ROLE_COUNT, name);
-    if (i >= 0)
-        *out = (gs_role)i;
-    return i >= 0;
-}
-
-const char *gs_span_kind_name(gs_span_kind k)
-{
-    return (unsigned)k < GS_SPAN_KIND_COUNT ? kind_names[k] : "?";
-}
-
-int gs_span_kind_from_name(gs_span_kind *out, const char *name)
-{
-    int i = gs_xt_index(kind_names, GS_SPAN_KIND_COUNT, name);
-    if (i >= 0)
-        *out = (gs_span_kind)i;
-    return i >= 0;
-}
+GS_XT_DEFINE_NAMES_OR(gs_role, gs_role, role_names, GS_ROLE_COUNT, "?")
+GS_XT_DEFINE_NAMES_OR(gs_span_kind, gs_span_kind, kind_names, GS_SPAN_KIND_COUNT, "?")
 
 gs_status gs_timeline_create(gs_timeline **out)
 {

@@ -13,18 +13,7 @@
 static const char *const names[] = {GS_TRACE_FORMAT_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof names / sizeof names[0] == GS_TRACE_FORMAT_COUNT, "trace format table");
 
-const char *gs_trace_format_name(gs_trace_format f)
-{
-    return (unsigned)f < GS_TRACE_FORMAT_COUNT ? names[f] : "?";
-}
-
-int gs_trace_format_from_name(gs_trace_format *out, const char *name)
-{
-    int i = gs_xt_index(names, GS_TRACE_FORMAT_COUNT, name);
-    if (i >= 0)
-        *out = (gs_trace_format)i;
-    return i >= 0;
-}
+GS_XT_DEFINE_NAMES_OR(gs_trace_format, gs_trace_format, names, GS_TRACE_FORMAT_COUNT, "?")
 
 gs_trace_format gs_trace_format_pick(gs_timeline *tl, gs_trace_format f)
 {
