@@ -57,7 +57,7 @@
 /* ---- per-import state ----------------------------------------------------------- */
 
 typedef struct strtab {
-    imp_imap idx;            /* key -> index into s */
+    gs_imap idx;            /* key -> index into s */
     char **s;
     size_t n, cap;
 } strtab;
@@ -68,7 +68,7 @@ static int strtab_put(strtab *t, int64_t key, const char *v)
     char *c = strdup(v);
     if (!c)
         return 0;
-    if (imp_imap_get(&t->idx, key, &i)) {
+    if (gs_imap_get(&t->idx, key, &i)) {
         free(t->s[i]);
         t->s[i] = c;
         return 1;
@@ -78,7 +78,7 @@ static int strtab_put(strtab *t, int64_t key, const char *v)
         return 0;
     }
     t->s[t->n] = c;
-    if (!imp_imap_put(&t->idx, key, (int64_t)t->n)) {
+    if (!gs_imap_put(&t->idx, key, (int64_t)t->n)) {
         free(c);
         return 0;
     }
@@ -89,7 +89,7 @@ static int strtab_put(strtab *t, int64_t key, const char *v)
 static const char *strtab_get(const strtab *t, int64_t key)
 {
     int64_t i;
-    return imp_imap_get(&t->idx, key, &i) ? t->s[i] : NULL;
+    return gs_imap_get(&t->idx, key, &i) ? t->s[i] : NULL;
 }
 
 static void strtab_free(strtab *t)
@@ -97,7 +97,7 @@ static void strtab_free(strtab *t)
     for (size_t i = 0; i < t->n; i++)
         free(t->s[i]);
     free(t->s);
-    imp_imap_free(&t->idx);
+    gs_imap_free(&t->idx);
 }
 
 typedef struct open_ev {
@@ -116,9 +116,9 @@ typedef struct chrome {
     int own;                 /* gapscope's timeline.json */
     int64_t base_ns;         /* added to every ts */
     strtab thread_names;     /* key(pid, tid) -> name */
-    imp_imap corr_lane;      /* correlation -> pass-1 thread (index into p1_*) */
-    imp_imap flow_src;       /* ac2g flow id -> pass-1 thread */
-    imp_imap p1_idx;         /* key2(pid, tid) -> pass-1 thread */
+    gs_imap corr_lane;      /* correlation -> pass-1 thread (index into p1_*) */
+    gs_imap flow_src;       /* ac2g flow id -> pass-1 thread */
+    gs_imap p1_idx;         /* key2(pid, tid) -> pass-1 thread */
     int64_t *p1_pid, *p1_tid;
     int64_t *p1_lane;        /* lane id of each pass-1 thread, once opened */
     size_t n_p1, cap_p1_pid, cap_p1_tid, cap_p1_lane;
@@ -127,7 +127,7 @@ typedef struct chrome {
     char *scratch;           /* the field scan's values, NUL-terminated */
     size_t cap_scratch;
     int tree_only;           /* GS_IMPORT_JSON_TREE set: every event through the tree reader */
-    imp_imap lane_idx;       /* lane key -> index into lane_of */
+    gs_imap lane_idx;       /* lane key -> index into lane_of */
     gs_tl_lane **lane_of;
     size_t n_lane_of, cap_lane_of;
     strtab kernel_names;     /* hash of a kernel's full name -> its span name */
@@ -135,13 +135,13 @@ typedef struct chrome {
     char **mtext;            /* thread_name M events, as text (gapscope's own format) */
     long *mline;
     size_t n_m, cap_mtext, cap_mline;
-    imp_imap flow_dst;       /* key(pid, tid, ts) -> flow id */
+    gs_imap flow_dst;       /* key(pid, tid, ts) -> flow id */
     /* gapscope's own format */
-    imp_imap own_lane;       /* tid -> lane id */
+    gs_imap own_lane;       /* tid -> lane id */
     gs_tl_lane **own_lanes;  /* by lane id (of this import) */
     int32_t *own_ids;
     size_t n_own, cap_own_lanes, cap_own_ids;
-    imp_imap own_tid;        /* tid -> index into own_lanes (holder_lane) */
+    gs_imap own_tid;        /* tid -> index into own_lanes (holder_lane) */
     open_ev *open;           /* B events waiting for their E */
     size_t n_open, cap_open;
     int oom;
@@ -396,7 +396,7 @@ static void own_lane_open(chrome *c, const gs_json *ev, long line)
     if (!jint(ev, "pid", &pid) || !jint(ev, "tid", &tid) || !nm)
         return;
     int64_t have;
-    if (imp_imap_get(&c->own_lane, key2(pid, tid), &have))
+    if (gs_imap_get(&c->own_lane, key2(pid, tid), &have))
         return;
     gs_role role;
     int64_t dev = -1, stream = -1;
@@ -426,8 +426,8 @@ static void own_lane_open(chrome *c, const gs_json *ev, long line)
         c->oom = 1;
         return;
     }
-    if (!l || !imp_imap_put(&c->own_lane, key2(pid, tid), (int64_t)c->n_own) ||
-        !imp_imap_put(&c->own_tid, tid, (int64_t)c->n_own)) {
+    if (!l || !gs_imap_put(&c->own_lane, key2(pid, tid), (int64_t)c->n_own) ||
+        !gs_imap_put(&c->own_tid, tid, (int64_t)c->n_own)) {
         c->oom = 1;
         return;
     }
@@ -495,7 +495,7 @@ static void own_event(chrome *c, const gs_json *ev, long line)
     }
     int64_t pid, tid, ts, dur = 0, li, x;
     if (!jint(ev, "pid", &pid) || !jint(ev, "tid", &tid) ||
-        !imp_imap_get(&c->own_lane, key2(pid, tid), &li)) {
+        !gs_imap_get(&c->own_lane, key2(pid, tid), &li)) {
         skip(c, "event on a track with no thread_name", line);
         return;
     }
@@ -529,7 +529,7 @@ static void own_event(chrome *c, const gs_json *ev, long line)
          * name (files from before holder_lane; names of one run are unique). */
         const char *hn = jstr(args, "holder");
         if (jown(args, "holder_lane", &x) && x < INT64_MAX &&
-            imp_imap_get(&c->own_tid, x + 1, &li)) {
+            gs_imap_get(&c->own_tid, x + 1, &li)) {
             s.holder = c->own_ids[li];
         } else {
             for (size_t i = 0; hn && i < c->n_own && s.holder < 0; i++) {
@@ -586,7 +586,7 @@ static void own_event(chrome *c, const gs_json *ev, long line)
 static gs_tl_lane *lane_cached(chrome *c, int64_t key)
 {
     int64_t i;
-    return imp_imap_get(&c->lane_idx, key, &i) ? c->lane_of[i] : NULL;
+    return gs_imap_get(&c->lane_idx, key, &i) ? c->lane_of[i] : NULL;
 }
 
 static gs_tl_lane *lane_remember(chrome *c, int64_t key, gs_tl_lane *l)
@@ -595,7 +595,7 @@ static gs_tl_lane *lane_remember(chrome *c, int64_t key, gs_tl_lane *l)
         return NULL;
     if (!gs_grow(&c->lane_of, &c->cap_lane_of, c->n_lane_of, sizeof *c->lane_of, 64))
         return l;   /* uncached, still right */
-    if (imp_imap_put(&c->lane_idx, key, (int64_t)c->n_lane_of))
+    if (gs_imap_put(&c->lane_idx, key, (int64_t)c->n_lane_of))
         c->lane_of[c->n_lane_of++] = l;
     return l;
 }
@@ -649,13 +649,13 @@ static ev_class classify(const char *cat)
 static int64_t p1_ref(chrome *c, int64_t pid, int64_t tid)
 {
     int64_t i;
-    if (imp_imap_get(&c->p1_idx, key2(pid, tid), &i))
+    if (gs_imap_get(&c->p1_idx, key2(pid, tid), &i))
         return i;
     if (!gs_grow(&c->p1_pid, &c->cap_p1_pid, c->n_p1, sizeof *c->p1_pid, 16) ||
         !gs_grow(&c->p1_tid, &c->cap_p1_tid, c->n_p1, sizeof *c->p1_tid, 16) ||
         !gs_grow(&c->p1_lane, &c->cap_p1_lane, c->n_p1, sizeof *c->p1_lane, 16))
         return -1;
-    if (!imp_imap_put(&c->p1_idx, key2(pid, tid), (int64_t)c->n_p1))
+    if (!gs_imap_put(&c->p1_idx, key2(pid, tid), (int64_t)c->n_p1))
         return -1;
     c->p1_pid[c->n_p1] = pid;
     c->p1_tid[c->n_p1] = tid;
@@ -708,7 +708,7 @@ static void kineto_index(chrome *c, const ev_fields *f)
         int64_t corr;
         if (vint_r(f->v[A_CORR], &corr) == 1) {
             int64_t t = p1_ref(c, pid, tid);
-            if (t < 0 || !imp_imap_put(&c->corr_lane, corr, t))
+            if (t < 0 || !gs_imap_put(&c->corr_lane, corr, t))
                 c->oom = 1;
         }
         return;
@@ -719,9 +719,9 @@ static void kineto_index(chrome *c, const ev_fields *f)
             return;
         if (!strcmp(ph, "s")) {
             int64_t t = p1_ref(c, pid, tid);
-            if (t < 0 || !imp_imap_put(&c->flow_src, id, t))
+            if (t < 0 || !gs_imap_put(&c->flow_src, id, t))
                 c->oom = 1;
-        } else if (!imp_imap_put(&c->flow_dst, key3(pid, tid, ts), id)) {
+        } else if (!gs_imap_put(&c->flow_dst, key3(pid, tid, ts), id)) {
             c->oom = 1;
         }
     }
@@ -833,9 +833,9 @@ static void kineto_complete(chrome *c, const ev_fields *f, int64_t ts, int64_t d
             fail_line(c, line, "a device event needs a device >= 0:", name);
             return;
         }
-        if (!(has_corr && imp_imap_get(&c->corr_lane, corr, &launch)) &&
-            imp_imap_get(&c->flow_dst, key3(pid, tid, ts), &id))
-            imp_imap_get(&c->flow_src, id, &launch);
+        if (!(has_corr && gs_imap_get(&c->corr_lane, corr, &launch)) &&
+            gs_imap_get(&c->flow_dst, key3(pid, tid, ts), &id))
+            gs_imap_get(&c->flow_src, id, &launch);
         launch = p1_lane_of(c, launch);
         int64_t dkey = key2(dev ^ 0x5bd1e995, stream) ^ 0x27d4eb2f165667c5ll;
         gs_tl_lane *lane = lane_cached(c, dkey);
@@ -1375,11 +1375,11 @@ static gs_status chrome_run(gs_timeline *tl, gs_import_report *rep, imp_win *w, 
     const char *tree = getenv("GS_IMPORT_JSON_TREE");
     c.tree_only = tree && *tree && strcmp(tree, "0");
     gs_status st = GS_OK;
-    if (!imp_imap_init(&c.thread_names.idx) || !imp_imap_init(&c.corr_lane) ||
-        !imp_imap_init(&c.flow_src) || !imp_imap_init(&c.flow_dst) || !imp_imap_init(&c.own_lane) ||
-        !imp_imap_init(&c.p1_idx) || !imp_imap_init(&c.lane_idx) ||
-        !imp_imap_init(&c.kernel_names.idx) || !imp_imap_init(&c.api_names.idx) ||
-        !imp_imap_init(&c.own_tid)) {
+    if (!gs_imap_init(&c.thread_names.idx, 0) || !gs_imap_init(&c.corr_lane, 0) ||
+        !gs_imap_init(&c.flow_src, 0) || !gs_imap_init(&c.flow_dst, 0) ||
+        !gs_imap_init(&c.own_lane, 0) || !gs_imap_init(&c.p1_idx, 0) ||
+        !gs_imap_init(&c.lane_idx, 0) || !gs_imap_init(&c.kernel_names.idx, 0) ||
+        !gs_imap_init(&c.api_names.idx, 0) || !gs_imap_init(&c.own_tid, 0)) {
         st = gs_err_set(err, GS_ERR_NOMEM, "import chrome", name, "out of memory");
         goto done;
     }
@@ -1413,18 +1413,18 @@ static gs_status chrome_run(gs_timeline *tl, gs_import_report *rep, imp_win *w, 
 done:
     imp_lanes_free(&c.lanes);
     strtab_free(&c.thread_names);
-    imp_imap_free(&c.corr_lane);
-    imp_imap_free(&c.flow_src);
-    imp_imap_free(&c.flow_dst);
-    imp_imap_free(&c.own_lane);
-    imp_imap_free(&c.p1_idx);
+    gs_imap_free(&c.corr_lane);
+    gs_imap_free(&c.flow_src);
+    gs_imap_free(&c.flow_dst);
+    gs_imap_free(&c.own_lane);
+    gs_imap_free(&c.p1_idx);
     gs_arena_free(&c.arena);
     free(c.scratch);
-    imp_imap_free(&c.lane_idx);
+    gs_imap_free(&c.lane_idx);
     free(c.lane_of);
     strtab_free(&c.kernel_names);
     strtab_free(&c.api_names);
-    imp_imap_free(&c.own_tid);
+    gs_imap_free(&c.own_tid);
     free(c.own_lanes);
     free(c.own_ids);
     free(c.p1_pid);
