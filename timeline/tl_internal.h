@@ -78,4 +78,10 @@ void gs_tl_flows_free(gs_tl_flows *f);
 const gs_tl_flow_in *gs_tl_flow_into(const gs_tl_flows *f, size_t *cur, size_t g, size_t span);
 uint32_t gs_tl_flows_from(const gs_tl_flows *f, size_t *cur, size_t g, size_t span, uint64_t *first);
 
+/* What a writer of tl writes: its sorted spans (*sp, *n; NULL when there
+ * are none), after gs_timeline_check.  GS_ERR_NOMEM "out of memory sorting
+ * spans" or the check's GS_ERR_RANGE, as "what @ path: ...". */
+gs_status gs_tl_spans_to_write(const gs_span **sp, size_t *n, gs_timeline *tl, const char *what,
+                               const char *path, gs_err *err);
+
 #endif
