@@ -14,7 +14,7 @@
 #include "../test/test.h"
 #include "../timeline/merge.h"
 #include "analysis.h"
-#include "test_attrib_util.h"
+#include "test_diag_util.h"
 
 typedef struct fx {
     gs_timeline *tl;
@@ -32,7 +32,7 @@ static int fx_init(fx *f)
         snprintf(nm, sizeof nm, "thread/%d t%c", 101 + i, 'A' + i);
         f->t[i] = gs_tl_lane_open(f->tl, nm, GS_ROLE_THREAD, -1, -1);
     }
-    ta_kernels(f->dev, "k", f->L, NULL);
+    td_kernels(f->dev, "k", f->L, NULL);
     return 1;
 }
 
@@ -64,11 +64,11 @@ GS_TEST(diag_chain_three_hops_to_a_trim)
     gs_tl_lane *A = f.t[0], *B = f.t[1];
     wait(f.L, "cond:0x10", A, 10, 110, "wait=event;mech=interpose;stack=3");
     wait(A, "futex:0x20", B, 0, 100, "wait=event;mech=interpose;wstack=4");
-    ta_step(B, "malloc_trim", 0, 100, "stack=5");
-    ta_step(A, "state:running", 100, 110, NULL);
+    td_step(B, "malloc_trim", 0, 100, "stack=5");
+    td_step(A, "state:running", 100, 110, NULL);
     gs_timeline_meta_set(f.tl, "stack.3", "main;blocking_pool;wait");
     gs_timeline_meta_set(f.tl, "stack.5", "main;finalize;malloc_trim");
-    gs_analysis *a = ta_analyse(f.tl);
+    gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     NEAR_MS(a, GS_CAUSE_LOCK_WAIT_TRIM, 90);
     NEAR_MS(a, GS_CAUSE_WAKEUP_COMPUTE, 10);
@@ -113,9 +113,9 @@ GS_TEST(diag_chain_lock_event_gil_and_no_waker)
     wait(f.L, "gil:0x4", A, 70, 110, "wait=gil");
     gs_tl_span(B, GS_SPAN_LOCK_HOLD, "gil:0x4", -1, -1, 60 * MS, 90 * MS, 0, "from=releases");
     gs_tl_span(A, GS_SPAN_LOCK_HOLD, "gil:0x4", -1, -1, 90 * MS, 110 * MS, 0, "from=releases");
-    ta_step(A, "state:running", 0, 200, NULL);
-    ta_step(B, "state:running", 0, 200, NULL);
-    gs_analysis *a = ta_analyse(f.tl);
+    td_step(A, "state:running", 0, 200, NULL);
+    td_step(B, "state:running", 0, 200, NULL);
+    gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     NEAR_MS(a, GS_CAUSE_LOCK_WAIT_COMPUTE, 20);
     NEAR_MS(a, GS_CAUSE_WAKEUP_COMPUTE, 20);
@@ -151,11 +151,11 @@ GS_TEST(diag_chain_cycles_depth_and_memory_release)
     wait(f.L, "futex:0x2", f.t[1], 40, 80, NULL);
     for (int i = 1; i < 9; i++)
         wait(f.t[i], "futex:0x3", f.t[i + 1], 40, 80, NULL);
-    ta_step(f.t[9], "malloc_trim", 0, 200, NULL);
+    td_step(f.t[9], "malloc_trim", 0, 200, NULL);
     wait(f.L, "futex:0x4", f.t[1], 80, 100, "wait=event");
-    ta_step(f.t[1], "memory_release", 80, 100, "rss_drop_kb=100000");
-    ta_step(f.L, "memory_release", 100, 110, NULL);
-    gs_analysis *a = ta_analyse(f.tl);
+    td_step(f.t[1], "memory_release", 80, 100, "rss_drop_kb=100000");
+    td_step(f.L, "memory_release", 100, 110, NULL);
+    gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     if (gs_test_verbose())
         for (size_t i = 0; i < a->n_details; i++)
@@ -191,13 +191,13 @@ GS_TEST(diag_chain_merged_processes_stay_apart)
         gs_tl_lane *A = f[k].t[0], *B = f[k].t[1];
         wait(f[k].L, "cond:0x10", A, 10, 110, "wait=event;stack=3");
         wait(A, k ? "futex:0x30" : "futex:0x20", B, 0, 100, "wait=event");
-        ta_step(B, "malloc_trim", 0, 100, "stack=5");
-        ta_step(A, "state:running", 100, 110, NULL);
+        td_step(B, "malloc_trim", 0, 100, "stack=5");
+        td_step(A, "state:running", 100, 110, NULL);
         gs_timeline_meta_set(f[k].tl, "stack.3", frames[k][0]);
         gs_timeline_meta_set(f[k].tl, "stack.5", frames[k][1]);
     }
     gs_tl_span(f[1].t[2], GS_SPAN_LOCK_HOLD, "futex:0x20", -1, -1, 0, 100 * MS, 0, NULL);
-    ta_step(f[1].t[2], "state:running", 0, 100, NULL);
+    td_step(f[1].t[2], "state:running", 0, 100, NULL);
     gs_tl_merge_in in[2] = {{f[0].tl, "a", 0}, {f[1].tl, "b", 0}};
     gs_timeline *m = NULL;
     gs_err err;
