@@ -21,7 +21,12 @@
  *   - a lock: lock_wait/<cuda_sync | host_compute | blocked | other>;
  *   - an event (a condvar, a semaphore, a futex used as a flag or counter,
  *     an off-CPU stretch): wakeup/<host_compute | cuda_sync | blocked>, and
- *     blocked_futex when no waker is known at all (waiting for work).
+ *     blocked_futex when no waker is known at all (waiting for work);
+ *     but an event wait whose chain ends in a trim or a memory release at
+ *     any instant of it is a lock's wait, all of it (a tokio mutex: the
+ *     finalizer task holding it sleeps, frees, trims, and its release wakes
+ *     the waiter's runtime thread): lock_wait/<activity> before and after
+ *     the trim too.
  * A piece ends wherever any hop's holder or state changes.  Its detail (the
  * chain in words) and its stacks (the launcher's at its wait, the chain
  * end's at its trim or at its wake) go with it.
@@ -105,11 +110,11 @@ static int32_t stack_arg(const gs_span *s, const char *key)
 
 /* One walk from (self, wait) at t: fills the piece (cause, holder, end,
  * stacks, detail); 0 when out of memory. */
-static int walk(gs_launcher *L, int32_t self, int32_t wait0, int64_t t, int64_t q,
-                gs_gap_piece *pc)
+static int walk(gs_launcher *L, int32_t self, int32_t wait0, int use, int probe, int64_t t,
+                int64_t q, gs_gap_piece *pc)
 {
     int32_t lanes[GS_CHAIN_MAX + 2], waits[GS_CHAIN_MAX + 1];
-    int hops = 0, use = use_of(&L->sp[wait0]);
+    int hops = 0;
     int64_t e = q;
     const lseg *end = NULL;
     int32_t last = -1;
@@ -172,6 +177,12 @@ static int walk(gs_launcher *L, int32_t self, int32_t wait0, int64_t t, int64_t 
         break;
     }
     int code = open ? -1 : end ? end->code : ST_NONE;
+    if (probe) {   /* only the activity at the chain's end matters */
+        pc->end_ns = e > t ? e : q;
+        pc->cause = code == ST_TRIM || code == ST_MEMREL ? GS_CAUSE_LOCK_WAIT_TRIM
+                                                          : GS_CAUSE_OTHER;
+        return 1;
+    }
     gs_cause c;
     if (use == USE_GIL)
         c = GS_CAUSE_GIL_WAIT;
@@ -194,13 +205,42 @@ static int walk(gs_launcher *L, int32_t self, int32_t wait0, int64_t t, int64_t 
     return 1;
 }
 
+/* 1 when, at some instant of wait w (all of it, not only the gap's part),
+ * the chain from it ends in a malloc_trim or a memory release; -1 when out
+ * of memory. */
+static int trims_during(gs_launcher *L, int32_t self, int32_t wait)
+{
+    const gs_span *w = &L->sp[wait];
+    for (int64_t t = w->start_ns; t < w->end_ns;) {
+        gs_gap_piece pc;
+        if (!walk(L, self, wait, USE_EVENT, 1, t, w->end_ns, &pc))
+            return -1;
+        if (pc.cause == GS_CAUSE_LOCK_WAIT_TRIM)
+            return 1;
+        t = pc.end_ns;
+    }
+    return 0;
+}
+
 int gs_ln_chain_pieces(gs_launcher *L, int32_t self, int32_t wait, int64_t p, int64_t q,
                        gs_gap_piece **pieces, size_t *n, size_t *cap)
 {
+    int use = use_of(&L->sp[wait]);
+    if (use == USE_EVENT) {
+        /* An event wait whose chain ends in a trim at some instant is the
+         * lock held across malloc_trim relayed as a wake-up (a tokio mutex:
+         * the releasing task wakes the waiter's runtime thread): all of it
+         * is that lock's wait, what its holder did before the trim too. */
+        int tr = trims_during(L, self, wait);
+        if (tr < 0)
+            return 0;
+        if (tr)
+            use = USE_LOCK;
+    }
     int64_t t = p;
     while (t < q) {
         gs_gap_piece pc;
-        if (!walk(L, self, wait, t, q, &pc))
+        if (!walk(L, self, wait, use, 0, t, q, &pc))
             return 0;
         if (!gs_attrib_push_piece(pieces, n, cap, pc))
             return 0;

@@ -71,7 +71,10 @@ GS_TEST(diag_chain_three_hops_to_a_trim)
     gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     NEAR_MS(a, GS_CAUSE_LOCK_WAIT_TRIM, 90);
-    NEAR_MS(a, GS_CAUSE_WAKEUP_COMPUTE, 10);
+    /* A's run after the trim is in the same wait of L: the trim makes the
+     * whole wait the lock held across it (attrib_chain.c). */
+    NEAR_MS(a, GS_CAUSE_LOCK_WAIT_COMPUTE, 10);
+    NEAR_MS(a, GS_CAUSE_WAKEUP_COMPUTE, 0);
     GS_CHECK_EQ_INT(a->verdict, GS_CAUSE_LOCK_WAIT_TRIM);
     GS_CHECK(!strcmp(gs_cause_family(GS_CAUSE_LOCK_WAIT_TRIM), "tracker_lock"));
     const char *d = detail_of(a, GS_CAUSE_LOCK_WAIT_TRIM);
@@ -94,6 +97,45 @@ GS_TEST(diag_chain_three_hops_to_a_trim)
     gs_analysis_verdict(verdict, sizeof verdict, a);
     GS_CHECK_MSG(strstr(verdict, "Chain (90.0 ms): thread/100 launcher waits on cond:0x10") != NULL,
                  "%s", verdict);
+    gs_analysis_destroy(a);
+    gs_timeline_destroy(f.tl);
+}
+
+GS_TEST(diag_chain_event_wait_with_a_trim_is_the_lock)
+{
+    /* The tokio daemon's shape: L (a blocking-pool thread) waits on an
+     * event [10, 60) woken by A, a runtime thread that runs the finalizer
+     * holding the tokio mutex: parked on its timer [10, 20) (no waker), host
+     * code [20, 30) (the buffers freed), malloc_trim [30, 55), then it polls
+     * the GPU task and wakes L.  The whole wait is the lock: every piece is
+     * lock_wait/..., family tracker_lock.  Then [60, 110) an event wait
+     * woken by B, which only computes: a producer, wakeup/host_compute,
+     * though A trims again during it (A is not on its chain). */
+    fx f;
+    GS_REQUIRE(fx_init(&f));
+    gs_tl_lane *A = f.t[0], *B = f.t[1];
+    wait(f.L, "futex:0x10", A, 10, 60, "wait=event");
+    wait(A, "futex:0x20", NULL, 10, 20, "wait=event");
+    step(A, "state:running", 20, 30, NULL);
+    step(A, "malloc_trim", 30, 55, NULL);
+    step(A, "state:running", 55, 60, NULL);
+    wait(f.L, "futex:0x10", B, 60, 110, "wait=event");
+    step(B, "state:running", 0, 200, NULL);
+    step(A, "malloc_trim", 70, 90, NULL);
+    gs_analysis *a = analyse(&f);
+    GS_REQUIRE(a);
+    NEAR_MS(a, GS_CAUSE_LOCK_WAIT_BLOCKED, 10);
+    NEAR_MS(a, GS_CAUSE_LOCK_WAIT_COMPUTE, 10 + 5);
+    NEAR_MS(a, GS_CAUSE_LOCK_WAIT_TRIM, 25);
+    NEAR_MS(a, GS_CAUSE_WAKEUP_BLOCKED, 0);
+    NEAR_MS(a, GS_CAUSE_WAKEUP_COMPUTE, 50);
+    double fam = 0;
+    for (int c = 0; c < GS_CAUSE_COUNT; c++)
+        if (!strcmp(gs_cause_family((gs_cause)c), "tracker_lock"))
+            fam += a->cause_s[c];
+    GS_CHECK_MSG(fabs(fam * 1e3 - 50) < 1e-6, "tracker_lock %.6f ms, want 50", fam * 1e3);
+    GS_CHECK_MSG(strstr(detail_of(a, GS_CAUSE_LOCK_WAIT_COMPUTE), "woken by thread/101 tA") != NULL,
+                 "%s", detail_of(a, GS_CAUSE_LOCK_WAIT_COMPUTE));
     gs_analysis_destroy(a);
     gs_timeline_destroy(f.tl);
 }

@@ -21,7 +21,8 @@
 # Out ($OUT, default /tmp/issue30-out): log.txt (everything), per program
 # NAME.bare.txt / NAME.attach.txt (its stdout + stderr), NAME/ (attach's run
 # directory: spans.csv, summary.json, report.md, attach-raw/), table.txt and
-# table.json.  What to look for: README.md in test/foreign/gpu, "Reading the
+# table.json, overhead.txt (plain vs attach prove medians), and all of it
+# in i30.tgz (the device tool returns few files).  What to look for: README.md in test/foreign/gpu, "Reading the
 # table".
 set -u
 OUT=${OUT:-/tmp/issue30-out}
@@ -105,4 +106,48 @@ fi
 
 step table
 python3 scripts/gpu_issue30_table.py "$OUT" --json "$OUT/table.json" | tee "$OUT/table.txt"
+
+# Overhead (issue 30: <= 2%): our own prover, plain and under attach,
+# alternated so drift hits both; medians of each run's 5 proves.
+if [ "${CPU_ONLY:-0}" != 1 ] && [ "${OVERHEAD:-1}" = 1 ]; then
+    step "overhead: cuda-bench --prove 22:22 --g2-device --reps 5, plain vs attach, alternated x${OVERHEAD_REPS:-3}"
+    for i in $(seq 1 "${OVERHEAD_REPS:-3}"); do
+        [ "$(left)" -lt 40 ] && { echo "overhead: out of budget after $((i - 1)) pairs"; break; }
+        timeout 60 "$G" cuda-bench --prove 22:22 --g2-device --reps 5 \
+            --json "$OUT/ovh-plain-$i.json" > "$OUT/ovh-plain-$i.txt" 2>&1
+        rm -rf "${OUT:?}/ovh-attach-$i"
+        timeout 90 "$G" attach --out "$OUT/ovh-attach-$i" --no-report --quiet -- \
+            "$G" cuda-bench --prove 22:22 --g2-device --reps 5 --json "$OUT/ovh-attach-$i.json" \
+            > "$OUT/ovh-attach-$i.txt" 2>&1
+    done
+    python3 - "$OUT" <<'PY' | tee "$OUT/overhead.txt"
+import glob, json, os, statistics, sys
+d = sys.argv[1]
+def med(kind):   # Google Benchmark JSON: cuda/prove/22/pinned_median per run
+    v = []
+    for f in sorted(glob.glob(os.path.join(d, "ovh-%s-*.json" % kind))):
+        try:
+            j = json.load(open(f))
+        except Exception:
+            continue
+        for r in j.get("benchmarks", []):
+            if r.get("name") == "cuda/prove/22/pinned_median":
+                v.append(r["real_time"])
+    return v
+p, a = med("plain"), med("attach")
+print("plain  medians (ms):", " ".join("%.1f" % x for x in p))
+print("attach medians (ms):", " ".join("%.1f" % x for x in a))
+if p and a:
+    mp, ma = statistics.median(p), statistics.median(a)
+    print("overhead: median %.1f -> %.1f ms = %+.2f%% (bound 2%%)" % (mp, ma, 100 * (ma / mp - 1)))
+else:
+    print("overhead: no medians read (see ovh-*.txt)")
+PY
+fi
+
+# The device hands back only a few files: everything else in one archive.
+step "packing $OUT/i30.tgz"
+( cd "$OUT" && tar czf i30.tgz --exclude=i30.tgz --exclude='*/data' --exclude='*/charts' \
+      --exclude='*.html' --exclude='*/timeline.json' --exclude='foreign-bin' * ) &&
+    ls -la "$OUT/i30.tgz"
 step "done in $(( $(date +%s) - T0 )) s"
