@@ -291,11 +291,11 @@ $(BUILD)/bench-tools/wait_pingpong: bench/cpu/wait_pingpong.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c17 -O2 -Wall -Wextra -Werror -pthread -o $@ $<
 
-$(BUILD)/bench-tools/tl_scale: bench/cpu/tl_scale.c $(call lib_of,timeline) $(call lib_of,common)
+$(BUILD)/bench-tools/tl_scale: bench/cpu/tl_scale.c bench/cpu/bench_time.h $(call lib_of,timeline) $(call lib_of,common)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(call lib_of,timeline) $(call lib_of,common) -lm -pthread
 
-$(BUILD)/bench-tools/imp_scale: bench/cpu/imp_scale.c $(call lib_of,import) $(call lib_of,timeline) $(call lib_of,common)
+$(BUILD)/bench-tools/imp_scale: bench/cpu/imp_scale.c bench/cpu/bench_time.h $(call lib_of,import) $(call lib_of,timeline) $(call lib_of,common)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(call lib_of,import) $(call lib_of,timeline) $(call lib_of,common) -lm -pthread -lsqlite3
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../common/json.h"
 #include "../common/outfile.h"
 #include "../prover/cuda/knobs.h"
@@ -34,13 +35,8 @@ static FILE *out; /* the table: stdout, or stderr when the JSON goes to stdout *
 static bench_rec *rec_add(const double *v, int n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bench_rec *rec_add(const double *v, int n, const char *fmt, ...)
 {
-    if (n_recs == cap_recs) {
-        size_t cap = cap_recs ? 2 * cap_recs : 64;
-        bench_rec *r = realloc(recs, cap * sizeof *r);
-        if (!r) return NULL;
-        recs = r;
-        cap_recs = cap;
-    }
+    if (!gs_grow(&recs, &cap_recs, n_recs, sizeof *recs, 64))
+        return NULL;
     bench_rec *r = &recs[n_recs++];
     va_list ap;
     va_start(ap, fmt);

@@ -48,13 +48,11 @@ GS_TEST(cli_merge_two_engine_runs)
     const char *d = gs_test_tmpdir();
     char ini[1024], cmd[8192], out[16384];
     snprintf(ini, sizeof ini, "%s/tiny.ini", d);
-    FILE *f = fopen(ini, "w");
-    GS_REQUIRE(f);
-    fputs("[engine]\nsynth_threads = 1\ngpu_workers = 1\nprove_threads = 1\nseed = 5\n"
-          "trim = under_lock\nverify = after_unlock\n"
-          "[jobs]\nkinds = circuit:1\ncount = 4\ninterarrival = fixed:5ms\nsize_map = circuit:9\n"
-          "replay = timed\n[inject.tracker_hold]\ndist = fixed:20ms\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(
+        ini, "[engine]\nsynth_threads = 1\ngpu_workers = 1\nprove_threads = 1\nseed = 5\n"
+             "trim = under_lock\nverify = after_unlock\n"
+             "[jobs]\nkinds = circuit:1\ncount = 4\ninterarrival = fixed:5ms\nsize_map = circuit:9\n"
+             "replay = timed\n[inject.tracker_hold]\ndist = fixed:20ms\n"));
     /* Two processes started together. */
     snprintf(cmd, sizeof cmd,
              "%s run %s --out %s/a --quiet --no-report >%s/a.log 2>&1 & "

@@ -1,4 +1,5 @@
 /* Recursive-descent JSON parser; see json.h. */
+#include "grow.h"
 #include "json.h"
 
 #include <errno.h>
@@ -14,63 +15,18 @@ typedef struct {
     int line;
     const char *line_start;
     gs_err *err;
-    gs_json_arena *a;        /* NULL: malloc'd tree (gs_json_free) */
+    gs_arena *a;             /* NULL: malloc'd tree (gs_json_free) */
     int hit_end;             /* a string ran to the end of the text */
 } parser;
 
 /* ---- allocation: the heap, or the parser's arena -------------------------- */
 
-typedef struct gs_json_block {
-    struct gs_json_block *next;
-    size_t used, cap;
-    max_align_t data[];
-} gs_json_block;
-
-static void *arena_alloc(gs_json_arena *a, size_t n)
+/* n bytes of the arena (chunks of 64 KiB), rounded up to keep every node
+ * aligned to max_align_t. */
+static void *arena_alloc(gs_arena *a, size_t n)
 {
     n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
-    gs_json_block *b = a->head;
-    if (!b || b->cap - b->used < n) {
-        size_t cap = n > 65536 ? n : 65536;
-        gs_json_block *nb = malloc(sizeof *nb + cap);
-        if (!nb)
-            return NULL;
-        nb->next = b;
-        nb->used = 0;
-        nb->cap = cap;
-        a->head = b = nb;
-    }
-    void *r = (char *)b->data + b->used;
-    b->used += n;
-    return r;
-}
-
-void gs_json_arena_init(gs_json_arena *a)
-{
-    a->head = NULL;
-}
-
-void gs_json_arena_reset(gs_json_arena *a)
-{
-    /* Keep the newest block (the largest needed lately), free the rest. */
-    gs_json_block *b = a->head;
-    if (!b)
-        return;
-    for (gs_json_block *o = b->next, *nx; o; o = nx) {
-        nx = o->next;
-        free(o);
-    }
-    b->next = NULL;
-    b->used = 0;
-}
-
-void gs_json_arena_free(gs_json_arena *a)
-{
-    for (gs_json_block *b = a->head, *nx; b; b = nx) {
-        nx = b->next;
-        free(b);
-    }
-    a->head = NULL;
+    return gs_arena_alloc(a, n, 65536);
 }
 
 static void *jalloc(parser *p, size_t n)
@@ -427,7 +383,7 @@ void gs_json_free(gs_json *j)
 
 /* prefix: stop after the value (*used bytes, *lines newlines), else the
  * text must hold nothing more; *short_input: it failed at the end of text. */
-static gs_status parse_root_x(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+static gs_status parse_root_x(gs_arena *a, gs_json **out, const char *text, size_t len,
                               const char *name, gs_err *err, int prefix, size_t *used,
                               int *lines, int *short_input)
 {
@@ -457,7 +413,7 @@ static gs_status parse_root_x(gs_json_arena *a, gs_json **out, const char *text,
     return GS_OK;
 }
 
-static gs_status parse_root(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+static gs_status parse_root(gs_arena *a, gs_json **out, const char *text, size_t len,
                             const char *name, gs_err *err)
 {
     size_t used;
@@ -465,7 +421,7 @@ static gs_status parse_root(gs_json_arena *a, gs_json **out, const char *text, s
     return parse_root_x(a, out, text, len, name, err, 0, &used, &lines, &short_input);
 }
 
-gs_status gs_json_parse_prefix_in(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+gs_status gs_json_parse_prefix_in(gs_arena *a, gs_json **out, const char *text, size_t len,
                                   const char *name, gs_err *err, size_t *used, int *lines,
                                   int *short_input)
 {
@@ -478,7 +434,7 @@ gs_status gs_json_parse(gs_json **out, const char *text, size_t len,
     return parse_root(NULL, out, text, len, name, err);
 }
 
-gs_status gs_json_parse_in(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+gs_status gs_json_parse_in(gs_arena *a, gs_json **out, const char *text, size_t len,
                            const char *name, gs_err *err)
 {
     return parse_root(a, out, text, len, name, err);
@@ -493,15 +449,10 @@ gs_status gs_json_parse_file(gs_json **out, const char *path, gs_err *err)
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
-        if (len == cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return gs_err_set(err, GS_ERR_NOMEM, "json", path, "reading");
-            }
-            buf = nb;
+        if (!gs_grow(&buf, &cap, len, 1, 65536)) {
+            free(buf);
+            fclose(f);
+            return gs_err_set(err, GS_ERR_NOMEM, "json", path, "reading");
         }
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;

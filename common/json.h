@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 
+#include "arena.h"
 #include "status.h"
 
 typedef enum { GS_JSON_NULL, GS_JSON_BOOL, GS_JSON_NUMBER, GS_JSON_STRING,
@@ -33,16 +34,10 @@ typedef struct gs_json {
 gs_status gs_json_parse(gs_json **out, const char *text, size_t len,
                         const char *name, gs_err *err);
 /* Parsing many small documents (a trace's events, one at a time): the tree
- * goes into an arena (blocks of 64 KiB, reused) instead of one malloc per
- * node.  It is valid until gs_json_arena_reset/free; never gs_json_free
- * it.  Errors as gs_json_parse. */
-typedef struct gs_json_arena {
-    struct gs_json_block *head;
-} gs_json_arena;
-void gs_json_arena_init(gs_json_arena *a);
-void gs_json_arena_reset(gs_json_arena *a);
-void gs_json_arena_free(gs_json_arena *a);
-gs_status gs_json_parse_in(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+ * goes into an arena (arena.h; chunks of 64 KiB, reused after
+ * gs_arena_reset) instead of one malloc per node.  It is valid until
+ * gs_arena_reset/free; never gs_json_free it.  Errors as gs_json_parse. */
+gs_status gs_json_parse_in(gs_arena *a, gs_json **out, const char *text, size_t len,
                            const char *name, gs_err *err);
 /* The first value of text (after blanks) into the arena, whatever follows
  * it: *used bytes up to its end, *lines newlines in them; on failure
@@ -50,7 +45,7 @@ gs_status gs_json_parse_in(gs_json_arena *a, gs_json **out, const char *text, si
  * it).  A value the text ends inside of never succeeds, except a bare
  * number or literal: callers wanting a complete value check it is an
  * object or array. */
-gs_status gs_json_parse_prefix_in(gs_json_arena *a, gs_json **out, const char *text, size_t len,
+gs_status gs_json_parse_prefix_in(gs_arena *a, gs_json **out, const char *text, size_t len,
                                   const char *name, gs_err *err, size_t *used, int *lines,
                                   int *short_input);
 /* Reads and parses a whole file. */

@@ -1,5 +1,6 @@
 /* Atomic output files and whole-file reads (see outfile.h). */
 #define _XOPEN_SOURCE 700
+#include "grow.h"
 #include "outfile.h"
 
 #include <errno.h>
@@ -56,18 +57,11 @@ gs_status gs_read_file(char **out, size_t *len, const char *path, gs_err *err)
     FILE *f = fopen(path, "rb");
     if (!f)
         return gs_err_set(err, GS_ERR_IO, "input", path, "cannot open: %s", strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        goto nomem;
+    size_t cap = 0, n = 0;
+    char *buf = NULL;
     for (;;) {
-        if (n + 1 >= cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb)
-                goto nomem;
-            buf = nb;
-            cap *= 2;
-        }
+        if (!gs_grow(&buf, &cap, n + 1, 1, 1 << 16))   /* room for the NUL */
+            goto nomem;
         size_t got = fread(buf + n, 1, cap - n - 1, f);
         n += got;
         if (got == 0)

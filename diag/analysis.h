@@ -64,12 +64,7 @@
     X(GS_CAUSE_WAKEUP_COMPUTE, "wakeup/host_compute", "the launching thread waits for another thread's signal (work, an event); the end of its wake-up chain runs host code") \
     X(GS_CAUSE_WAKEUP_SYNC, "wakeup/cuda_sync", "the launching thread waits for another thread's signal; the end of its wake-up chain waits in a CUDA synchronize call") \
     X(GS_CAUSE_WAKEUP_BLOCKED, "wakeup/blocked", "the launching thread waits for another thread's signal; the end of its wake-up chain is itself blocked (I/O, sleep, a wait with no waker known)")
-typedef enum {
-#define GS_X(e, n, d) e,
-    GS_CAUSE_TABLE(GS_X)
-#undef GS_X
-    GS_CAUSE_COUNT
-} gs_cause;
+typedef enum { GS_CAUSE_TABLE(GS_XT_ID) GS_CAUSE_COUNT } gs_cause;
 const char *gs_cause_name(gs_cause c);
 const char *gs_cause_description(gs_cause c);
 int gs_cause_from_name(gs_cause *out, const char *name);

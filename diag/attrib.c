@@ -37,6 +37,7 @@
  * lock.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "../common/grow.h"
 #include "attrib.h"
 
 #include <stdlib.h>
@@ -172,14 +173,8 @@ static int emit(lane_segs *L, int64_t t0, int64_t t1, uint32_t inner, uint32_t o
         L->v[L->n - 1].t1 = t1;
         return 1;
     }
-    if (L->n == L->cap) {
-        size_t cap = L->cap ? L->cap * 2 : 64;
-        seg *nv = realloc(L->v, cap * sizeof *nv);
-        if (!nv)
-            return 0;
-        L->v = nv;
-        L->cap = cap;
-    }
+    if (!gs_grow(&L->v, &L->cap, L->n, sizeof *L->v, 64))
+        return 0;
     L->v[L->n++] = (seg){t0, t1, inner, outer};
     return 1;
 }
@@ -352,14 +347,8 @@ void gs_attrib_destroy(gs_attrib *at)
 
 static int bp_add(gs_attrib *at, int64_t t)
 {
-    if (at->n_bp == at->cap_bp) {
-        size_t cap = at->cap_bp ? at->cap_bp * 2 : 64;
-        int64_t *nb = realloc(at->bp, cap * sizeof *nb);
-        if (!nb)
-            return 0;
-        at->bp = nb;
-        at->cap_bp = cap;
-    }
+    if (!gs_grow(&at->bp, &at->cap_bp, at->n_bp, sizeof *at->bp, 64))
+        return 0;
     at->bp[at->n_bp++] = t;
     return 1;
 }
@@ -380,14 +369,8 @@ int gs_attrib_push_piece(gs_gap_piece **v, size_t *n, size_t *cap, gs_gap_piece 
         (*v)[*n - 1].end_ns = p.end_ns;
         return 1;
     }
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 256;
-        gs_gap_piece *nv = realloc(*v, nc * sizeof *nv);
-        if (!nv)
-            return 0;
-        *v = nv;
-        *cap = nc;
-    }
+    if (!gs_grow(v, cap, *n, sizeof **v, 256))
+        return 0;
     (*v)[(*n)++] = p;
     return 1;
 }

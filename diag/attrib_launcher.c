@@ -27,6 +27,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "../common/grow.h"
+#include "../common/imap.h"
 #include "attrib.h"
 #include "launcher_int.h"
 
@@ -36,54 +37,13 @@
 
 /* ---- small helpers ------------------------------------------------------------ */
 
-static int imap_init(imap *m, size_t expect)
+/* k -> v unless k is there (the first wins).  The maps are sized for
+ * every key up front; INT64_MIN, no correlation id a capture holds, is left
+ * out. */
+static void corr_note(gs_imap *m, int64_t k, int64_t v)
 {
-    size_t cap = 16;
-    while (cap < expect * 2 + 16)
-        cap *= 2;
-    m->key = malloc(cap * sizeof *m->key);
-    m->val = malloc(cap * sizeof *m->val);
-    m->cap = cap;
-    m->n = 0;
-    if (!m->key || !m->val)
-        return 0;
-    for (size_t i = 0; i < cap; i++)
-        m->key[i] = INT64_MIN;
-    return 1;
-}
-
-static size_t imap_slot(const imap *m, int64_t k)
-{
-    uint64_t h = (uint64_t)k * 0x9e3779b97f4a7c15ull;
-    size_t i = (size_t)(h >> 17) & (m->cap - 1);
-    while (m->key[i] != INT64_MIN && m->key[i] != k)
-        i = (i + 1) & (m->cap - 1);
-    return i;
-}
-
-/* Sets k -> v unless k is present (first wins).  Capacity was sized for
- * every insertion up front, so the table never fills. */
-static void imap_put_first(imap *m, int64_t k, int32_t v)
-{
-    if (k == INT64_MIN || m->n * 2 + 2 > m->cap)
-        return;
-    size_t i = imap_slot(m, k);
-    if (m->key[i] == INT64_MIN) {
-        m->key[i] = k;
-        m->val[i] = v;
-        m->n++;
-    }
-}
-
-static int imap_get(const imap *m, int64_t k, int32_t *v)
-{
-    if (!m->cap || k == INT64_MIN)
-        return 0;
-    size_t i = imap_slot(m, k);
-    if (m->key[i] != k)
-        return 0;
-    *v = m->val[i];
-    return 1;
+    if (k != INT64_MIN)
+        (void)gs_imap_add(m, k, v);
 }
 
 /* The integer value of `key` in "k=v;k=v" args; 0 when absent or not an
@@ -183,8 +143,8 @@ gs_launcher *gs_launcher_create(const gs_span *sp, size_t n_sp, const gs_lane_in
         n_calls += is_cuda_call(&sp[i]);
         n_copies += sp[i].kind == GS_SPAN_COPY;
     }
-    if (!L->st || !L->ops || !L->holds || !imap_init(&L->corr_lane, n_calls) ||
-        !imap_init(&L->pageable, n_copies))
+    if (!L->st || !L->ops || !L->holds || !gs_imap_init(&L->corr_lane, n_calls) ||
+        !gs_imap_init(&L->pageable, n_copies))
         goto fail;
     for (size_t i = 0; i < n_sp; i++) {
         const gs_span *s = &sp[i];
@@ -194,9 +154,9 @@ gs_launcher *gs_launcher_create(const gs_span *sp, size_t n_sp, const gs_lane_in
             L->ops[L->n_ops++] = (devop){li->device, s->start_ns, (uint32_t)i};
             if (s->kind == GS_SPAN_COPY && strstr(s->args, "pageable=1") &&
                 gs_ln_arg_i64(s->args, "corr", &corr))
-                imap_put_first(&L->pageable, ckey(li->process, corr), 1);
+                corr_note(&L->pageable, ckey(li->process, corr), 1);
         } else if (is_cuda_call(s) && gs_ln_arg_i64(s->args, "corr", &corr)) {
-            imap_put_first(&L->corr_lane, ckey(li->process, corr), s->lane);
+            corr_note(&L->corr_lane, ckey(li->process, corr), s->lane);
         } else if (s->kind == GS_SPAN_LOCK_HOLD && s->end_ns > s->start_ns) {
             L->holds[L->n_holds++] = (hold){s->name, s->start_ns, s->end_ns, s->lane, li->process};
         }
@@ -239,10 +199,8 @@ void gs_launcher_destroy(gs_launcher *L)
     free(L->ops);
     free(L->launcher);
     free(L->holds);
-    free(L->corr_lane.key);
-    free(L->corr_lane.val);
-    free(L->pageable.key);
-    free(L->pageable.val);
+    gs_imap_free(&L->corr_lane);
+    gs_imap_free(&L->pageable);
     for (size_t i = 0; i < L->n_det; i++)
         free(L->det[i].text);
     free(L->det);
@@ -324,10 +282,9 @@ static int classify(const gs_launcher *L, const uint32_t *act, size_t n, int32_t
             continue;
         }
         if (is_cuda_call(s)) {
-            int64_t corr;
-            int32_t v;
+            int64_t corr, v;
             if (gs_ln_arg_i64(s->args, "corr", &corr) &&
-                imap_get(&L->pageable, ckey(L->info[s->lane]->process, corr), &v))
+                gs_imap_get(&L->pageable, ckey(L->info[s->lane]->process, corr), &v))
                 pageable = 1;
             sync |= !strncmp(nm, "cuda_sync:", 10);
         }
@@ -454,8 +411,8 @@ static int32_t launcher_of(gs_launcher *L, size_t op)
     if (gs_ln_arg_i64(s->args, "launch_lane", &v) && v >= 0 && (size_t)v < L->n_lanes &&
         L->info[v]->role != GS_ROLE_DEVICE && L->info[v]->process == proc)
         lane = (int32_t)v;
-    else if (gs_ln_arg_i64(s->args, "corr", &v) && !imap_get(&L->corr_lane, ckey(proc, v), &lane))
-        lane = -1;
+    else if (gs_ln_arg_i64(s->args, "corr", &v) && gs_imap_get(&L->corr_lane, ckey(proc, v), &v))
+        lane = (int32_t)v;
     L->launcher[op] = lane;
     return lane;
 }

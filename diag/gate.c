@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../common/json.h"
 #include "../common/outfile.h"
 
@@ -28,14 +29,8 @@ void gs_gate_result_free(gs_gate_result *res)
 static gs_status add(gs_gate_result *res, const char *name, const char *op, double value,
                      double limit, const char *unit, const char *detail)
 {
-    if (res->n == res->cap) {
-        size_t cap = res->cap ? res->cap * 2 : 16;
-        gs_gate_check *nc = realloc(res->checks, cap * sizeof *nc);
-        if (!nc)
-            return GS_ERR_NOMEM;
-        res->checks = nc;
-        res->cap = cap;
-    }
+    if (!gs_grow(&res->checks, &res->cap, res->n, sizeof *res->checks, 16))
+        return GS_ERR_NOMEM;
     gs_gate_check *c = &res->checks[res->n++];
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "%s", name);

@@ -6,16 +6,8 @@
 
 #include "analysis.h"
 
-static const char *const cause_names[] = {
-#define GS_X(e, n, d) n,
-    GS_CAUSE_TABLE(GS_X)
-#undef GS_X
-};
-static const char *const cause_desc[] = {
-#define GS_X(e, n, d) d,
-    GS_CAUSE_TABLE(GS_X)
-#undef GS_X
-};
+static const char *const cause_names[] = {GS_CAUSE_TABLE(GS_XT_COL2)};
+static const char *const cause_desc[] = {GS_CAUSE_TABLE(GS_XT_COL3)};
 _Static_assert(sizeof cause_names / sizeof cause_names[0] == GS_CAUSE_COUNT, "cause table");
 
 /* Families (analysis.h, gs_cause_family): one entry per cause, in table
@@ -60,24 +52,11 @@ const char *gs_cause_family(gs_cause c)
     return (unsigned)c < GS_CAUSE_COUNT && cause_family[c] ? cause_family[c] : "other";
 }
 
-const char *gs_cause_name(gs_cause c)
-{
-    return (unsigned)c < GS_CAUSE_COUNT ? cause_names[c] : "?";
-}
+GS_XT_DEFINE_NAMES_OR(gs_cause, gs_cause, cause_names, GS_CAUSE_COUNT, "?")
 
 const char *gs_cause_description(gs_cause c)
 {
     return (unsigned)c < GS_CAUSE_COUNT ? cause_desc[c] : "?";
-}
-
-int gs_cause_from_name(gs_cause *out, const char *name)
-{
-    for (int i = 0; i < GS_CAUSE_COUNT; i++)
-        if (!strcmp(name, cause_names[i])) {
-            *out = (gs_cause)i;
-            return 1;
-        }
-    return 0;
 }
 
 int gs_cause_matches(gs_cause c, const char *name)

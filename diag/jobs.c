@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "../common/grow.h"
 #include "../common/outfile.h"
 
 #define JOBS_HEADER "id,kind,partitions,status,verified,intended_ns,submitted_ns,done_ns,error"
@@ -146,14 +147,9 @@ gs_status gs_jobs_read_csv(gs_job_record **out, size_t *n, const char *path, gs_
                             "bad field (id, kind, partitions, status, verified -1..1, times >= -1)");
             goto fail;
         }
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 64;
-            gs_job_record *nv = realloc(v, cap * sizeof *nv);
-            if (!nv) {
-                st = gs_err_set(err, GS_ERR_NOMEM, "jobs csv", path, "out of memory");
-                goto fail;
-            }
-            v = nv;
+        if (!gs_grow(&v, &cap, *n, sizeof *v, 64)) {
+            st = gs_err_set(err, GS_ERR_NOMEM, "jobs csv", path, "out of memory");
+            goto fail;
         }
         gs_job_record *j = &v[(*n)++];
         memset(j, 0, sizeof *j);

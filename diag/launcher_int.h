@@ -6,6 +6,7 @@
 #ifndef GS_DIAG_LAUNCHER_INT_H
 #define GS_DIAG_LAUNCHER_INT_H
 
+#include "../common/imap.h"
 #include "attrib.h"
 
 /* Lane state codes, in precedence order (diag/README.md, "Attribution of
@@ -49,13 +50,6 @@ typedef struct hold {
     int32_t lane, proc;
 } hold;
 
-/* int64 -> int32 open-addressing map (correlation ids). */
-typedef struct imap {
-    int64_t *key;
-    int32_t *val;
-    size_t cap, n;
-} imap;
-
 typedef struct detail {
     gs_cause cause;
     char *text;
@@ -74,8 +68,8 @@ struct gs_launcher {
     int32_t *launcher;    /* per device op: launcher lane, -2 not yet resolved, -1 none */
     hold *holds;          /* LOCK_HOLD spans sorted by (process, lock, start) */
     size_t n_holds;
-    imap corr_lane;       /* ckey(process, corr) -> lane of the cuda:* call */
-    imap pageable;        /* ckeys of COPY spans with pageable=1 */
+    gs_imap corr_lane;    /* ckey(process, corr) -> lane of the cuda:* call */
+    gs_imap pageable;     /* ckeys of COPY spans with pageable=1 */
     detail *det;
     size_t n_det, cap_det;
 };

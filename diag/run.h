@@ -40,12 +40,6 @@ gs_status gs_run_locate(gs_run *r, const char *dir_or_csv, gs_err *err);
 /* Writes DIR/summary.json (schema: diag/README.md, "summary.json"). */
 gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err);
 
-/* Writes the plot data files into DIR/data/ (columns: report/README.md,
- * "Data files").  util_bins.dat has at most GS_UTIL_BINS_MAX bins per
- * device: a longer span widens the bin (and says so in the file). */
-#define GS_UTIL_BINS_MAX 100000
-gs_status gs_plot_data_write(const gs_run *r, gs_err *err);
-
 /* The entries of a run directory that `analyze` and `report` write
  * (summary.json, data, charts, report.md, report.html, timeline.json),
  * NULL-terminated: what a failed command removes (common/outdir.h). */

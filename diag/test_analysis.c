@@ -5,9 +5,9 @@
 
 #include "../test/test.h"
 #include "analysis.h"
+#include "test_diag_util.h"
 #include "../timeline/tl_internal.h"
 
-#define MS 1000000LL
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 
 static const gs_device_analysis *dev_of(const gs_analysis *a, int32_t d)
@@ -33,10 +33,8 @@ GS_TEST(diag_analysis_unions_and_gaps)
     gs_tl_span(s1, GS_SPAN_COPY, "h2d", 0, 0, 90 * MS, 110 * MS, 0, NULL);
     /* Host spans outside the device span do not widen it. */
     gs_tl_span(drv, GS_SPAN_STEP, "setup", -1, -1, -50 * MS, 600 * MS, 0, NULL);
-    gs_analysis *a = NULL;
-    gs_err err;
-    gs_err_clear(&err);
-    GS_REQUIRE(gs_analyze(&a, tl, NULL, &err) == GS_OK);
+    gs_analysis *a = td_analyse(tl);
+    GS_REQUIRE(a);
     GS_REQUIRE(a->n_dev == 1);
     const gs_device_analysis *d = &a->dev[0];
     GS_CHECK_EQ_INT(d->n_ops, 6);
@@ -114,10 +112,8 @@ GS_TEST(diag_analysis_cause_changes_mid_gap)
     gs_tl_span(fin, GS_SPAN_STEP, "malloc_trim", 1, 0, 50 * MS, 85 * MS, 0, NULL);
     gs_tl_span(fin, GS_SPAN_STEP, "verify", 1, 0, 85 * MS, 95 * MS, 0, NULL);
     gs_tl_span(fin, GS_SPAN_LOCK_HOLD, "tracker", 1, 0, 30 * MS, 100 * MS, 0, "result");
-    gs_analysis *a = NULL;
-    gs_err err;
-    gs_err_clear(&err);
-    GS_REQUIRE(gs_analyze(&a, tl, NULL, &err) == GS_OK);
+    gs_analysis *a = td_analyse(tl);
+    GS_REQUIRE(a);
     const gs_device_analysis *d = dev_of(a, 0);
     GS_REQUIRE(d && d->n_gaps == 1);
     GS_CHECK(NEAR(cause_ms(d, GS_CAUSE_QUEUE_EMPTY), 30));
@@ -180,10 +176,8 @@ GS_TEST(diag_analysis_precedence)
     gs_tl_span(g1, GS_SPAN_KERNEL, "ntt", 2, 0, 0, 10 * MS, 0, NULL);
     gs_tl_span(g1, GS_SPAN_KERNEL, "ntt", 2, 1, 40 * MS, 50 * MS, 0, NULL);
     gs_tl_span(w3, GS_SPAN_STEP, "handoff", 2, 0, 5 * MS, 25 * MS, 0, NULL);
-    gs_analysis *a = NULL;
-    gs_err err;
-    gs_err_clear(&err);
-    GS_REQUIRE(gs_analyze(&a, tl, NULL, &err) == GS_OK);
+    gs_analysis *a = td_analyse(tl);
+    GS_REQUIRE(a);
     GS_REQUIRE(a->n_dev == 2);
     const gs_device_analysis *d0 = dev_of(a, 0), *d1 = dev_of(a, 1);
     GS_REQUIRE(d0 && d1);
@@ -222,10 +216,8 @@ GS_TEST(diag_analysis_finish_in_worker)
     gs_tl_span(w1, GS_SPAN_STEP, "status_check", 1, 1, 70 * MS, 75 * MS, 0, NULL);
     gs_tl_span(w1, GS_SPAN_STEP, "host_prep", 1, 1, 75 * MS, 90 * MS, 0, NULL);
     gs_tl_span(w2, GS_SPAN_STEP, "queue_wait", -1, -1, 50 * MS, 100 * MS, 0, NULL);
-    gs_analysis *a = NULL;
-    gs_err err;
-    gs_err_clear(&err);
-    GS_REQUIRE(gs_analyze(&a, tl, NULL, &err) == GS_OK);
+    gs_analysis *a = td_analyse(tl);
+    GS_REQUIRE(a);
     const gs_device_analysis *d = dev_of(a, 0);
     GS_REQUIRE(d && d->n_gaps == 1);
     GS_CHECK(NEAR(cause_ms(d, GS_CAUSE_FINISH_IN_WORKER), 40));   /* 10..50 */
@@ -269,10 +261,8 @@ GS_TEST(diag_analysis_random_vs_bruteforce)
             gs_tl_span(w, GS_SPAN_STEP, steps[gs_rng_below(r, 5)], 0, 0, t, t + len, 0, NULL);
             t += len + (int64_t)gs_rng_below(r, 3);
         }
-        gs_analysis *a = NULL;
-        gs_err err;
-        gs_err_clear(&err);
-        GS_REQUIRE(gs_analyze(&a, tl, NULL, &err) == GS_OK);
+        gs_analysis *a = td_analyse(tl);
+        GS_REQUIRE(a);
         int64_t first = -1, last = -1, busy = 0, kb = 0, cb = 0;
         for (int64_t t = 0; t < T; t++)
             if (kern[t] || copy[t]) {
@@ -331,14 +321,11 @@ GS_TEST(diag_analysis_device_lane_without_ops)
 {
     char path[600];
     snprintf(path, sizeof path, "%s/spans.csv", gs_test_tmpdir());
-    FILE *f = fopen(path, "w");
-    GS_REQUIRE(f);
-    fputs("# gapscope timeline v1\n"
-          "# lane 0,device,0,0,gpu0/stream0\n"
-          "# lane 1,gpu_worker,0,-1,gpu_worker/0.0\n"
-          "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args\n"
-          "0,100,1,step,queue_wait,-1,-1,0,-1,0,\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(path, "# gapscope timeline v1\n"
+                                        "# lane 0,device,0,0,gpu0/stream0\n"
+                                        "# lane 1,gpu_worker,0,-1,gpu_worker/0.0\n"
+                                        "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args\n"
+                                        "0,100,1,step,queue_wait,-1,-1,0,-1,0,\n"));
     gs_timeline *tl;
     gs_err err;
     gs_err_clear(&err);

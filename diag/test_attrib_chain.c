@@ -14,8 +14,7 @@
 #include "../test/test.h"
 #include "../timeline/merge.h"
 #include "analysis.h"
-
-#define MS 1000000LL
+#include "test_diag_util.h"
 
 typedef struct fx {
     gs_timeline *tl;
@@ -33,10 +32,7 @@ static int fx_init(fx *f)
         snprintf(nm, sizeof nm, "thread/%d t%c", 101 + i, 'A' + i);
         f->t[i] = gs_tl_lane_open(f->tl, nm, GS_ROLE_THREAD, -1, -1);
     }
-    char args[64];
-    snprintf(args, sizeof args, "corr=2;launch_lane=%d", (int)gs_tl_lane_id(f->L));
-    gs_tl_span(f->dev, GS_SPAN_KERNEL, "k", -1, -1, 0, 10 * MS, 0, "corr=1");
-    gs_tl_span(f->dev, GS_SPAN_KERNEL, "k", -1, -1, 110 * MS, 120 * MS, 0, args);
+    td_kernels(f->dev, "k", f->L, NULL);
     return 1;
 }
 
@@ -50,22 +46,6 @@ static void wait(gs_tl_lane *l, const char *name, gs_tl_lane *holder, int64_t a,
 {
     gs_tl_wait(l, name, holder ? id(holder) : -1, a * MS, b * MS, args);
 }
-
-static void step(gs_tl_lane *l, const char *name, int64_t a, int64_t b, const char *args)
-{
-    gs_tl_span(l, GS_SPAN_STEP, name, -1, -1, a * MS, b * MS, 0, args);
-}
-
-static gs_analysis *analyse(fx *f)
-{
-    gs_analysis *a = NULL;
-    gs_err err;
-    gs_err_clear(&err);
-    return gs_analyze(&a, f->tl, NULL, &err) == GS_OK ? a : NULL;
-}
-
-#define NEAR_MS(a, c, v) GS_CHECK_MSG(fabs((a)->cause_s[c] * 1e3 - (v)) < 1e-6, "%s: %.6f ms, want %d", \
-                                      gs_cause_name(c), (a)->cause_s[c] * 1e3, (int)(v))
 
 static const char *detail_of(const gs_analysis *a, gs_cause c)
 {
@@ -84,11 +64,11 @@ GS_TEST(diag_chain_three_hops_to_a_trim)
     gs_tl_lane *A = f.t[0], *B = f.t[1];
     wait(f.L, "cond:0x10", A, 10, 110, "wait=event;mech=interpose;stack=3");
     wait(A, "futex:0x20", B, 0, 100, "wait=event;mech=interpose;wstack=4");
-    step(B, "malloc_trim", 0, 100, "stack=5");
-    step(A, "state:running", 100, 110, NULL);
+    td_step(B, "malloc_trim", 0, 100, "stack=5");
+    td_step(A, "state:running", 100, 110, NULL);
     gs_timeline_meta_set(f.tl, "stack.3", "main;blocking_pool;wait");
     gs_timeline_meta_set(f.tl, "stack.5", "main;finalize;malloc_trim");
-    gs_analysis *a = analyse(&f);
+    gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     NEAR_MS(a, GS_CAUSE_LOCK_WAIT_TRIM, 90);
     /* A's run after the trim is in the same wait of L: the trim makes the
@@ -136,13 +116,13 @@ GS_TEST(diag_chain_event_wait_with_a_trim_is_the_lock)
     gs_tl_lane *A = f.t[0], *B = f.t[1];
     wait(f.L, "futex:0x10", A, 10, 60, "wait=event");
     wait(A, "futex:0x20", NULL, 10, 20, "wait=event");
-    step(A, "state:running", 20, 30, NULL);
-    step(A, "malloc_trim", 30, 55, NULL);
-    step(A, "state:running", 55, 60, NULL);
+    td_step(A, "state:running", 20, 30, NULL);
+    td_step(A, "malloc_trim", 30, 55, NULL);
+    td_step(A, "state:running", 55, 60, NULL);
     wait(f.L, "futex:0x10", B, 60, 110, "wait=event");
-    step(B, "state:running", 0, 200, NULL);
-    step(A, "malloc_trim", 70, 90, NULL);
-    gs_analysis *a = analyse(&f);
+    td_step(B, "state:running", 0, 200, NULL);
+    td_step(A, "malloc_trim", 70, 90, NULL);
+    gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     NEAR_MS(a, GS_CAUSE_LOCK_WAIT_BLOCKED, 10);
     NEAR_MS(a, GS_CAUSE_LOCK_WAIT_COMPUTE, 10 + 5);
@@ -205,9 +185,9 @@ GS_TEST(diag_chain_lock_event_gil_and_no_waker)
     wait(f.L, "gil:0x4", A, 70, 110, "wait=gil");
     gs_tl_span(B, GS_SPAN_LOCK_HOLD, "gil:0x4", -1, -1, 60 * MS, 90 * MS, 0, "from=releases");
     gs_tl_span(A, GS_SPAN_LOCK_HOLD, "gil:0x4", -1, -1, 90 * MS, 110 * MS, 0, "from=releases");
-    step(A, "state:running", 0, 200, NULL);
-    step(B, "state:running", 0, 200, NULL);
-    gs_analysis *a = analyse(&f);
+    td_step(A, "state:running", 0, 200, NULL);
+    td_step(B, "state:running", 0, 200, NULL);
+    gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     NEAR_MS(a, GS_CAUSE_LOCK_WAIT_COMPUTE, 20);
     NEAR_MS(a, GS_CAUSE_WAKEUP_COMPUTE, 20);
@@ -243,11 +223,11 @@ GS_TEST(diag_chain_cycles_depth_and_memory_release)
     wait(f.L, "futex:0x2", f.t[1], 40, 80, NULL);
     for (int i = 1; i < 9; i++)
         wait(f.t[i], "futex:0x3", f.t[i + 1], 40, 80, NULL);
-    step(f.t[9], "malloc_trim", 0, 200, NULL);
+    td_step(f.t[9], "malloc_trim", 0, 200, NULL);
     wait(f.L, "futex:0x4", f.t[1], 80, 100, "wait=event");
-    step(f.t[1], "memory_release", 80, 100, "rss_drop_kb=100000");
-    step(f.L, "memory_release", 100, 110, NULL);
-    gs_analysis *a = analyse(&f);
+    td_step(f.t[1], "memory_release", 80, 100, "rss_drop_kb=100000");
+    td_step(f.L, "memory_release", 100, 110, NULL);
+    gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     if (gs_test_verbose())
         for (size_t i = 0; i < a->n_details; i++)
@@ -283,13 +263,13 @@ GS_TEST(diag_chain_merged_processes_stay_apart)
         gs_tl_lane *A = f[k].t[0], *B = f[k].t[1];
         wait(f[k].L, "cond:0x10", A, 10, 110, "wait=event;stack=3");
         wait(A, k ? "futex:0x30" : "futex:0x20", B, 0, 100, "wait=event");
-        step(B, "malloc_trim", 0, 100, "stack=5");
-        step(A, "state:running", 100, 110, NULL);
+        td_step(B, "malloc_trim", 0, 100, "stack=5");
+        td_step(A, "state:running", 100, 110, NULL);
         gs_timeline_meta_set(f[k].tl, "stack.3", frames[k][0]);
         gs_timeline_meta_set(f[k].tl, "stack.5", frames[k][1]);
     }
     gs_tl_span(f[1].t[2], GS_SPAN_LOCK_HOLD, "futex:0x20", -1, -1, 0, 100 * MS, 0, NULL);
-    step(f[1].t[2], "state:running", 0, 100, NULL);
+    td_step(f[1].t[2], "state:running", 0, 100, NULL);
     gs_tl_merge_in in[2] = {{f[0].tl, "a", 0}, {f[1].tl, "b", 0}};
     gs_timeline *m = NULL;
     gs_err err;

@@ -13,8 +13,7 @@
 
 #include "../test/test.h"
 #include "analysis.h"
-
-#define MS 1000000LL
+#include "test_diag_util.h"
 
 typedef struct fixture {
     gs_timeline *tl;
@@ -30,34 +29,9 @@ static int fixture_init(fixture *f, const char *launch_args)
     f->dev = gs_tl_lane_open(f->tl, "gpu0/stream7", GS_ROLE_DEVICE, 0, 7);
     f->launcher = gs_tl_lane_open(f->tl, "thread/101 main", GS_ROLE_THREAD, -1, -1);
     f->holder = gs_tl_lane_open(f->tl, "thread/102 worker", GS_ROLE_THREAD, -1, -1);
-    char args[128];
-    if (!launch_args) {
-        snprintf(args, sizeof args, "corr=2;launch_lane=%d", (int)gs_tl_lane_id(f->launcher));
-        launch_args = args;
-    }
-    gs_tl_span(f->dev, GS_SPAN_KERNEL, "gemm", -1, -1, 0, 10 * MS, 0, "corr=1");
-    gs_tl_span(f->dev, GS_SPAN_KERNEL, "gemm", -1, -1, 110 * MS, 120 * MS, 0, launch_args);
+    td_kernels(f->dev, "gemm", f->launcher, launch_args);
     return f->dev && f->launcher && f->holder;
 }
-
-static void step(gs_tl_lane *l, const char *name, int64_t a_ms, int64_t b_ms, const char *args)
-{
-    gs_tl_span(l, GS_SPAN_STEP, name, -1, -1, a_ms * MS, b_ms * MS, 0, args);
-}
-
-static gs_analysis *analyse(fixture *f)
-{
-    gs_analysis *a = NULL;
-    gs_err err;
-    gs_err_clear(&err);
-    if (gs_analyze(&a, f->tl, NULL, &err) != GS_OK)
-        return NULL;
-    return a;
-}
-
-static double ms(const gs_analysis *a, gs_cause c) { return a->cause_s[c] * 1e3; }
-#define NEAR_MS(a, c, v) GS_CHECK_MSG(fabs(ms(a, c) - (v)) < 1e-6, "%s: %.6f ms, want %.6f", \
-                                      gs_cause_name(c), ms(a, c), (double)(v))
 
 /* Every idle instant has one cause: the causes sum to the 100 ms gap. */
 static void check_total(const gs_analysis *a)
@@ -73,8 +47,8 @@ GS_TEST(diag_launcher_no_launcher_is_other)
 {
     fixture f;
     GS_REQUIRE(fixture_init(&f, "corr=99"));   /* no cuda:* call with corr 99 */
-    step(f.launcher, "state:futex", 0, 200, NULL);
-    gs_analysis *a = analyse(&f);
+    td_step(f.launcher, "state:futex", 0, 200, NULL);
+    gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     check_total(a);
     NEAR_MS(a, GS_CAUSE_OTHER, 100);
@@ -92,20 +66,20 @@ GS_TEST(diag_launcher_state_precedence)
     fixture f;
     GS_REQUIRE(fixture_init(&f, NULL));
     gs_tl_lane *L = f.launcher;
-    step(L, "state:running", 20, 30, NULL);
-    step(L, "state:runnable", 30, 40, NULL);
-    step(L, "state:sleep", 40, 50, NULL);
-    step(L, "state:io", 50, 60, NULL);
-    step(L, "state:futex", 60, 80, NULL);
-    step(L, "state:io", 70, 80, NULL);
-    step(L, "state:sleep", 70, 80, NULL);
-    step(L, "state:runnable", 70, 80, NULL);
-    step(L, "state:running", 70, 80, NULL);
-    step(L, "cuda_sync:cudaStreamSynchronize", 80, 90, "corr=5");
-    step(L, "state:futex", 80, 90, NULL);
-    step(L, "state:running", 90, 100, NULL);
-    step(L, "malloc_trim", 90, 100, NULL);
-    gs_analysis *a = analyse(&f);
+    td_step(L, "state:running", 20, 30, NULL);
+    td_step(L, "state:runnable", 30, 40, NULL);
+    td_step(L, "state:sleep", 40, 50, NULL);
+    td_step(L, "state:io", 50, 60, NULL);
+    td_step(L, "state:futex", 60, 80, NULL);
+    td_step(L, "state:io", 70, 80, NULL);
+    td_step(L, "state:sleep", 70, 80, NULL);
+    td_step(L, "state:runnable", 70, 80, NULL);
+    td_step(L, "state:running", 70, 80, NULL);
+    td_step(L, "cuda_sync:cudaStreamSynchronize", 80, 90, "corr=5");
+    td_step(L, "state:futex", 80, 90, NULL);
+    td_step(L, "state:running", 90, 100, NULL);
+    td_step(L, "malloc_trim", 90, 100, NULL);
+    gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     check_total(a);
     NEAR_MS(a, GS_CAUSE_OTHER, 20);   /* [10, 20) and [100, 110) */
@@ -145,14 +119,14 @@ GS_TEST(diag_launcher_lock_wait_by_holder_activity)
     int32_t H = gs_tl_lane_id(f.holder);
     gs_tl_lock_wait(f.launcher, "mutex:0xabc", H, -1, -1, 10 * MS, 110 * MS);
     gs_tl_span(f.holder, GS_SPAN_LOCK_HOLD, "mutex:0xabc", -1, -1, 0, 60 * MS, 0, NULL);
-    step(f.holder, "malloc_trim", 10, 30, NULL);
-    step(f.holder, "cuda_sync:cudaDeviceSynchronize", 30, 40, NULL);
-    step(f.holder, "nvtx:prep", 40, 50, NULL);
-    step(f.holder, "state:futex", 50, 60, NULL);
-    step(f.holder, "state:running", 80, 110, NULL);
+    td_step(f.holder, "malloc_trim", 10, 30, NULL);
+    td_step(f.holder, "cuda_sync:cudaDeviceSynchronize", 30, 40, NULL);
+    td_step(f.holder, "nvtx:prep", 40, 50, NULL);
+    td_step(f.holder, "state:futex", 50, 60, NULL);
+    td_step(f.holder, "state:running", 80, 110, NULL);
     /* The launcher's own state under the wait does not matter. */
-    step(f.launcher, "state:futex", 10, 110, NULL);
-    gs_analysis *a = analyse(&f);
+    td_step(f.launcher, "state:futex", 10, 110, NULL);
+    gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     check_total(a);
     NEAR_MS(a, GS_CAUSE_LOCK_WAIT_TRIM, 20);
@@ -178,8 +152,8 @@ GS_TEST(diag_launcher_lock_wait_holder_unknown)
     gs_tl_lock_wait(f.launcher, "mutex:?", -1, -1, -1, 10 * MS, 60 * MS);
     gs_tl_lock_wait(f.launcher, "mutex:0x1", -1, -1, -1, 60 * MS, 110 * MS);
     gs_tl_span(f.holder, GS_SPAN_LOCK_HOLD, "mutex:0x2", -1, -1, 0, 200 * MS, 0, NULL);
-    step(f.holder, "malloc_trim", 0, 200, NULL);
-    gs_analysis *a = analyse(&f);
+    td_step(f.holder, "malloc_trim", 0, 200, NULL);
+    gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     check_total(a);
     NEAR_MS(a, GS_CAUSE_LOCK_WAIT_OTHER, 100);
@@ -197,10 +171,10 @@ GS_TEST(diag_launcher_pageable_copy_and_corr_fallback)
     fixture f;
     GS_REQUIRE(fixture_init(&f, "corr=2"));
     gs_tl_span(f.dev, GS_SPAN_COPY, "h2d", -1, -1, 200 * MS, 210 * MS, 0, "bytes=1024;pageable=1;corr=3");
-    step(f.launcher, "cuda_sync:cudaMemcpy", 30, 60, "corr=3");
-    step(f.launcher, "state:io", 30, 60, NULL);   /* pageable beats the sampled state too */
-    step(f.launcher, "cuda:cudaLaunchKernel", 60, 110, "corr=2");
-    gs_analysis *a = analyse(&f);
+    td_step(f.launcher, "cuda_sync:cudaMemcpy", 30, 60, "corr=3");
+    td_step(f.launcher, "state:io", 30, 60, NULL);   /* pageable beats the sampled state too */
+    td_step(f.launcher, "cuda:cudaLaunchKernel", 60, 110, "corr=2");
+    gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     /* The copy at 200 ms widens the span: a second gap [120, 200) ended by
      * a copy whose launcher (corr 3) is known: nothing on it then: other. */
@@ -218,10 +192,10 @@ GS_TEST(diag_launcher_nvtx_detail)
      * as detail; the analysis lists (cause, detail, idle). */
     fixture f;
     GS_REQUIRE(fixture_init(&f, NULL));
-    step(f.launcher, "nvtx:step", 10, 110, NULL);
-    step(f.launcher, "nvtx:tokenize", 20, 50, NULL);
-    step(f.launcher, "state:running", 10, 110, NULL);
-    gs_analysis *a = analyse(&f);
+    td_step(f.launcher, "nvtx:step", 10, 110, NULL);
+    td_step(f.launcher, "nvtx:tokenize", 20, 50, NULL);
+    td_step(f.launcher, "state:running", 10, 110, NULL);
+    gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     check_total(a);
     NEAR_MS(a, GS_CAUSE_HOST_COMPUTE, 100);
@@ -244,9 +218,9 @@ GS_TEST(diag_launcher_engine_timelines_keep_engine_rule)
     fixture f;
     GS_REQUIRE(fixture_init(&f, NULL));
     gs_tl_lane *w = gs_tl_lane_open(f.tl, "gpu_worker/0.0", GS_ROLE_GPU_WORKER, 0, -1);
-    step(w, "queue_wait", 5, 115, NULL);
-    step(f.launcher, "malloc_trim", 10, 110, NULL);
-    gs_analysis *a = analyse(&f);
+    td_step(w, "queue_wait", 5, 115, NULL);
+    td_step(f.launcher, "malloc_trim", 10, 110, NULL);
+    gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     GS_CHECK(a->dev[0].rule == GS_RULE_ENGINE);
     NEAR_MS(a, GS_CAUSE_QUEUE_EMPTY, 100);

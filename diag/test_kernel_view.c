@@ -22,8 +22,8 @@
 
 #include "../test/test.h"
 #include "analysis.h"
+#include "test_diag_util.h"
 
-#define MS 1000000LL
 
 static gs_timeline *timeline(int pageable)
 {
@@ -56,18 +56,10 @@ static gs_timeline *timeline(int pageable)
 
 static double ms(const double *cause_s, gs_cause c) { return cause_s[c] * 1e3; }
 
-static gs_analysis *analyse(gs_timeline *tl)
-{
-    gs_analysis *a = NULL;
-    gs_err err;
-    gs_err_clear(&err);
-    return tl && gs_analyze(&a, tl, NULL, &err) == GS_OK ? a : NULL;
-}
-
 GS_TEST(diag_kernel_view_pageable_copy_is_h2d_pageable)
 {
     gs_timeline *tl = timeline(1);
-    gs_analysis *a = analyse(tl);
+    gs_analysis *a = td_analyse(tl);
     GS_REQUIRE(a);
     const gs_device_analysis *d = &a->dev[0];
     /* Kernels-or-copies busy: one 20 ms gap, the launcher asleep. */
@@ -100,7 +92,7 @@ GS_TEST(diag_kernel_view_pageable_copy_is_h2d_pageable)
 GS_TEST(diag_kernel_view_pinned_copy_takes_the_launcher_state)
 {
     gs_timeline *tl = timeline(0);
-    gs_analysis *a = analyse(tl);
+    gs_analysis *a = td_analyse(tl);
     GS_REQUIRE(a);
     const gs_device_analysis *d = &a->dev[0];
     /* No pageable copy: every kernel gap takes the launcher's state. */
@@ -128,7 +120,7 @@ GS_TEST(diag_kernel_view_engine_timeline)
     gs_tl_span(dev, GS_SPAN_KERNEL, "ntt", 1, 1, 90 * MS, 100 * MS, 0, NULL);
     gs_tl_span(w, GS_SPAN_STEP, "prove_start", 1, 0, 0, 70 * MS, 0, NULL);
     gs_tl_span(w, GS_SPAN_STEP, "queue_wait", -1, -1, 70 * MS, 90 * MS, 0, NULL);
-    gs_analysis *a = analyse(tl);
+    gs_analysis *a = td_analyse(tl);
     GS_REQUIRE(a);
     GS_CHECK(fabs(ms(a->cause_s, GS_CAUSE_QUEUE_EMPTY) - 20) < 1e-6 && fabs(a->idle_s - 0.02) < 1e-9);
     GS_CHECK(fabs(ms(a->kcause_s, GS_CAUSE_H2D_PAGEABLE) - 40) < 1e-6);

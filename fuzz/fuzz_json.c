@@ -17,21 +17,6 @@
 #include "../prover/io/io.h"
 #include "fz.h"
 
-/* Reads two files and aborts unless they are identical. */
-static void same_files(const char *a, const char *b, const char *what)
-{
-    char *x = NULL, *y = NULL;
-    size_t nx, ny;
-    gs_err err;
-    gs_err_clear(&err);
-    if (gs_read_file(&x, &nx, a, &err) != GS_OK || gs_read_file(&y, &ny, b, &err) != GS_OK)
-        fz_fail("%s: cannot read back: %s", what, err.msg);
-    if (nx != ny || memcmp(x, y, nx))
-        fz_fail("%s: write(read(write(read(x)))) differs from write(read(x))", what);
-    free(x);
-    free(y);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gs_json *j = NULL;
@@ -58,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             gs_proof_json_read(&proof, a, &err) != GS_OK ||
             gs_proof_json_write(b, &proof, &err) != GS_OK)
             fz_fail("proof round trip: %s", err.msg);
-        same_files(a, b, "proof.json");
+        fz_same_files(a, b, "proof.json");
     }
 
     gs_scalar *pub = NULL;
@@ -75,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             gs_public_json_write(b, pub, n, &err) != GS_OK)
             fz_fail("public round trip: %s", err.msg);
         free(pub);
-        same_files(a, b, "public.json");
+        fz_same_files(a, b, "public.json");
     }
 
     gs_vk vk;
@@ -89,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (gs_vk_json_read(&vk, a, &err) != GS_OK || gs_vk_json_write(b, &vk, &err) != GS_OK)
             fz_fail("vk round trip: %s", err.msg);
         gs_vk_free(&vk);
-        same_files(a, b, "verification_key.json");
+        fz_same_files(a, b, "verification_key.json");
     }
     static const char *const left[] = {"in.json", "a.json", "b.json", NULL};
     fz_expect_files(left);

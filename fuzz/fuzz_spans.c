@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "../diag/run.h"
+#include "../report/datafiles.h"
 #include "../common/json.h"
 #include "../model/model.h"
 #include "../test/pfdecode.h"

@@ -135,3 +135,18 @@ void fz_check_error(gs_status st, const gs_err *err, const char *path, int need_
         fz_fail("the message names no position (path:line or path@offset) in %s: %s", path,
                 err->msg);
 }
+
+void fz_same_files(const char *a, const char *b, const char *what)
+{
+    char *x = NULL, *y = NULL;
+    size_t nx, ny;
+    gs_err err;
+    gs_err_clear(&err);
+    if (gs_read_file(&x, &nx, a, &err) != GS_OK || gs_read_file(&y, &ny, b, &err) != GS_OK)
+        fz_fail("%s: cannot read back: %s", what, err.msg);
+    if (nx != ny || memcmp(x, y, nx))
+        fz_fail("%s: write(read(write(read(x)))) differs from write(read(x))", what);
+    free(x);
+    free(y);
+}
+

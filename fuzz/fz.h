@@ -63,6 +63,10 @@ void fz_summary_check(const struct gs_run *r, const char *path);
  * accepted timeline is in range) and checks its summary.json. */
 void fz_analysis_outputs(struct gs_timeline *tl);
 
+/* Aborts unless files a and b hold the same bytes (a writer's second
+ * round trip against its first); what names the format. */
+void fz_same_files(const char *a, const char *b, const char *what);
+
 /* 1 when the string s, written by gs_json_str, reads back as back. */
 int fz_json_same(const char *s, const char *back);
 /* Aborts unless member key of o is x as gs_json_num wrote it (10 digits;

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
+#include "../common/imap.h"
 #include "graph.h"
 
 #define EPS_NS 50000
@@ -50,31 +52,17 @@ typedef struct lanev {
 
 static int push(lanev *v, size_t i)
 {
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 64;
-        size_t *ni = realloc(v->ix, cap * sizeof *ni);
-        if (!ni)
-            return 0;
-        v->ix = ni;
-        v->cap = cap;
-    }
+    if (!gs_grow(&v->ix, &v->cap, v->n, sizeof *v->ix, 64))
+        return 0;
     v->ix[v->n++] = i;
     return 1;
 }
 
-typedef struct corr_ent {
-    int64_t corr;
-    int64_t node;
-} corr_ent;
-
-static int64_t corr_find(const corr_ent *h, size_t cap, int64_t corr)
+/* The host call of correlation id corr, -1 when none. */
+static int64_t corr_find(const gs_imap *h, int64_t corr)
 {
-    for (size_t i = (size_t)((uint64_t)corr * 0x9e3779b97f4a7c15ULL % cap);; i = (i + 1) % cap) {
-        if (h[i].node < 0)
-            return -1;
-        if (h[i].corr == corr)
-            return h[i].node;
-    }
+    int64_t node;
+    return gs_imap_get(h, corr, &node) ? node : -1;
 }
 
 static int cmp_node(const void *a, const void *b)
@@ -124,8 +112,7 @@ gs_status gs_graph_build(gs_graph **out, gs_timeline *tl, gs_err *err)
     char *leaf = calloc(ns ? ns : 1, 1);
     int64_t **per = calloc(nl ? nl : 1, sizeof *per);
     size_t *per_n = calloc(nl ? nl : 1, sizeof *per_n);
-    corr_ent *h = NULL;
-    size_t hcap = 0;
+    gs_imap h = {0};   /* corr -> host call */
     gs_status st = GS_OK;
     if (!g || !lv || !leaf || !per || !per_n)
         goto nomem;
@@ -206,19 +193,12 @@ gs_status gs_graph_build(gs_graph **out, gs_timeline *tl, gs_err *err)
         per[l][per_n[l]++] = (int64_t)i;
     }
     /* corr -> host call. */
-    hcap = 2 * g->nn + 1;
-    if (!(h = malloc(hcap * sizeof *h)))
+    if (!gs_imap_init(&h, g->nn))
         goto nomem;
-    for (size_t i = 0; i < hcap; i++)
-        h[i].node = -1;
     for (size_t i = 0; i < g->nn; i++) {
         int64_t c = g->n[i].kind != GS_GN_DEVICE ? arg_i64(g->n[i].sp->args, "corr") : -1;
-        if (c < 0 || corr_find(h, hcap, c) >= 0)
-            continue;
-        size_t k = (size_t)((uint64_t)c * 0x9e3779b97f4a7c15ULL % hcap);
-        while (h[k].node >= 0)
-            k = (k + 1) % hcap;
-        h[k] = (corr_ent){.corr = c, .node = (int64_t)i};
+        if (c >= 0)
+            (void)gs_imap_add(&h, c, (int64_t)i);   /* sized for every node: cannot fail */
     }
     for (size_t i = 0; i < g->nn; i++) {
         gs_gnode *x = &g->n[i];
@@ -226,7 +206,7 @@ gs_status gs_graph_build(gs_graph **out, gs_timeline *tl, gs_err *err)
             continue;
         int64_t c = arg_i64(x->sp->args, "corr"), ll = arg_i64(x->sp->args, "launch_lane");
         if (c >= 0)
-            x->launch = corr_find(h, hcap, c);
+            x->launch = corr_find(&h, c);
         if (x->launch < 0 && ll >= 0 && (size_t)ll < nl && per_n[ll])
             x->launch = last_at(g->n, per[ll], per_n[ll], x->s, 0);
         if (x->launch >= 0 && g->n[x->launch].s > x->s)
@@ -311,7 +291,7 @@ done:
     free(per_n);
     free(lv);
     free(leaf);
-    free(h);
+    gs_imap_free(&h);
     if (st != GS_OK) {
         gs_graph_destroy(g);
         return st;

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../common/outfile.h"
 #include "../common/pshare.h"
 #include "../timeline/timeline.h"
@@ -118,14 +119,8 @@ static int job_note(fitctx *c, const gs_span *s)
 {
     if (s->job < 0 || job_find(c, s->job))
         return 1;
-    if (c->n_jobs == c->cap_jobs) {
-        size_t cap = c->cap_jobs ? 2 * c->cap_jobs : 64;
-        job_rec *nj = realloc(c->jobs, cap * sizeof *nj);
-        if (!nj)
-            return 0;
-        c->jobs = nj;
-        c->cap_jobs = cap;
-    }
+    if (!gs_grow(&c->jobs, &c->cap_jobs, c->n_jobs, sizeof *c->jobs, 64))
+        return 0;
     char kb[32];
     gs_job_kind k;
     job_rec *j = &c->jobs[c->n_jobs++];
@@ -181,14 +176,8 @@ inst *gs_mi_inst_add(stage *s, int kind, uint32_t log, int64_t job, int32_t part
     for (size_t k = p->n; k-- > 0;)
         if (p->in[k].job == job && p->in[k].part == part && job >= 0)
             return &p->in[k];
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 16;
-        inst *ni = realloc(p->in, cap * sizeof *ni);
-        if (!ni)
-            return NULL;
-        p->in = ni;
-        p->cap = cap;
-    }
+    if (!gs_grow(&p->in, &p->cap, p->n, sizeof *p->in, 16))
+        return NULL;
     inst *x = &p->in[p->n++];
     *x = (inst){.job = job, .part = part, .act = -1};
     return x;
@@ -196,14 +185,8 @@ inst *gs_mi_inst_add(stage *s, int kind, uint32_t log, int64_t job, int32_t part
 
 static int act_add(fitctx *c, const gs_span *s, double threads, int pool)
 {
-    if (c->n_acts == c->cap_acts) {
-        size_t cap = c->cap_acts ? 2 * c->cap_acts : 256;
-        act *na = realloc(c->acts, cap * sizeof *na);
-        if (!na)
-            return -1;
-        c->acts = na;
-        c->cap_acts = cap;
-    }
+    if (!gs_grow(&c->acts, &c->cap_acts, c->n_acts, sizeof *c->acts, 256))
+        return -1;
     act *a = &c->acts[c->n_acts];
     *a = (act){.t0 = s->start_ns, .t1 = s->end_ns, .threads = threads, .pool = pool,
                .measured = (s->flags & GS_SPAN_F_CPU) != 0, .cpu = (double)s->cpu_ns * 1e-9,

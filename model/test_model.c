@@ -56,12 +56,9 @@ GS_TEST(model_rejects_sizeless_timeline)
 {
     char path[600];
     snprintf(path, sizeof path, "%s/nosize.spans.csv", gs_test_tmpdir());
-    FILE *f = fopen(path, "w");
-    GS_REQUIRE(f);
-    fputs("# gapscope timeline v1\n# lane 0,device,0,0,gpu0/stream0\n"
-          "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args\n"
-          "100,200,0,kernel,msm_h,1,0,0,-1,0,\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(path, "# gapscope timeline v1\n# lane 0,device,0,0,gpu0/stream0\n"
+                                        "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args\n"
+                                        "100,200,0,kernel,msm_h,1,0,0,-1,0,\n"));
     gs_model *m = NULL;
     gs_err err;
     gs_err_clear(&err);

@@ -57,11 +57,8 @@ static gs_status read_text(const char *text, gs_err *err)
 {
     char path[600];
     snprintf(path, sizeof path, "%s/bad-profile.json", gs_test_tmpdir());
-    FILE *f = fopen(path, "w");
-    if (!f)
+    if (!gs_test_write_text(path, text))
         return GS_ERR_IO;
-    fputs(text, f);
-    fclose(f);
     gs_profile p;
     gs_err_clear(err);
     return gs_profile_read(&p, path, err);

@@ -1,6 +1,6 @@
 /*
  * Charts: runs gnuplot on the templates in plots/ over a run's data files
- * (gs_plot_data_write), writing DIR/charts/<name>.png and <name>.svg.
+ * (datafiles.h: gs_plot_data_write), writing DIR/charts/<name>.png and <name>.svg.
  *
  * Templates are found in, first match wins: plots_dir (if not NULL),
  * $GAPSCOPE_PLOTS, <dir of the gapscope binary>/../plots,

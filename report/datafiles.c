@@ -1,5 +1,5 @@
 /*
- * Plot data files (run.h, gs_plot_data_write): whitespace-separated
+ * Plot data files (datafiles.h, gs_plot_data_write): whitespace-separated
  * columns, "#" comment headers, one index block per device where noted
  * (blocks separated by two blank lines).  Times are seconds since the
  * timeline's first span (t0).  Columns: report/README.md, "Data files".
@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "data_internal.h"
+#include "datafiles.h"
 
 /* plots/common.gp and the templates hold one colour and label per cause. */
 _Static_assert(GS_CAUSE_COUNT == 31, "update plots/common.gp cause arrays and meta.gp");

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "charts.h"
+#include "datafiles.h"
 
 void gs_render_opts_defaults(gs_render_opts *o)
 {

@@ -14,6 +14,7 @@
 #include "../test/test.h"
 #include "../common/outfile.h"
 #include "export.h"
+#include "test_report_util.h"
 
 #if GS_HAVE_SQLITE
 #include <sqlite3.h>
@@ -58,11 +59,7 @@ static int write_run(const char *dir)
                    "status=ok;verified=1");
         t += 31 * MS;
     }
-    char p[700];
-    gs_err err;
-    gs_err_clear(&err);
-    snprintf(p, sizeof p, "%s/spans.csv", dir);
-    int ok = gs_timeline_write_csv(tl, p, &err) == GS_OK;
+    int ok = tr_write_spans(tl, dir);
     gs_timeline_destroy(tl);
     return ok;
 }

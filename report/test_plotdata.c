@@ -11,6 +11,7 @@
 
 #include "../test/test.h"
 #include "charts.h"
+#include "datafiles.h"
 #include "pixels.h"
 #include "../diag/run.h"
 #include "../common/outfile.h"

@@ -10,6 +10,7 @@
 #include "../common/outfile.h"
 #include "../test/test.h"
 #include "render.h"
+#include "test_report_util.h"
 
 #define MS 1000000LL
 
@@ -26,11 +27,7 @@ static int write_spans(const char *dir)
         gs_tl_span(w, GS_SPAN_STEP, "prove_start", i, 0, t - 2 * MS, t + 20 * MS, 0, NULL);
         gs_tl_span(dev, GS_SPAN_KERNEL, "msm", i, 0, t, t + 20 * MS, 0, NULL);
     }
-    char p[700];
-    gs_err err;
-    gs_err_clear(&err);
-    snprintf(p, sizeof p, "%s/spans.csv", dir);
-    int ok = gs_timeline_write_csv(tl, p, &err) == GS_OK;
+    int ok = tr_write_spans(tl, dir);
     gs_timeline_destroy(tl);
     return ok;
 }
@@ -140,10 +137,7 @@ GS_TEST(report_render_input_or_output_failure)
     snprintf(p, sizeof p, "%s/bad", dir);
     GS_REQUIRE(mkdir(p, 0777) == 0);
     snprintf(p, sizeof p, "%s/bad/spans.csv", dir);
-    FILE *f = fopen(p, "w");
-    GS_REQUIRE(f);
-    fputs("not,a,timeline\n1,2\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(p, "not,a,timeline\n1,2\n"));
     gs_err_clear(&err);
     snprintf(p, sizeof p, "%s/bad", dir);
     GS_CHECK(gs_render(&res, p, &o, &err) != GS_OK);

@@ -11,9 +11,11 @@
 
 #include "../test/test.h"
 #include "charts.h"
+#include "datafiles.h"
 #include "../diag/gate.h"
 #include "../common/outfile.h"
 #include "report.h"
+#include "test_report_util.h"
 #include "../diag/run.h"
 #include "../test/jsoncheck.h"
 
@@ -73,11 +75,7 @@ static int write_run(const char *dir, int parts, double trim_ms, int failed)
     gs_timeline *tl = pipeline(parts, trim_ms);
     if (!tl)
         return 0;
-    char p[700];
-    gs_err err;
-    gs_err_clear(&err);
-    snprintf(p, sizeof p, "%s/spans.csv", dir);
-    int ok = gs_timeline_write_csv(tl, p, &err) == GS_OK;
+    int ok = tr_write_spans(tl, dir);
     gs_job_record jobs[3];
     memset(jobs, 0, sizeof jobs);
     for (int i = 0; i < 3; i++) {
@@ -91,6 +89,9 @@ static int write_run(const char *dir, int parts, double trim_ms, int failed)
         jobs[i].done_ns = 1000 + (i + 1) * 1000000000LL;
     }
     snprintf(jobs[2].error, sizeof jobs[2].error, "inj @ x:1: \"boom\", failed");
+    char p[700];
+    gs_err err;
+    gs_err_clear(&err);
     snprintf(p, sizeof p, "%s/jobs.csv", dir);
     ok = ok && gs_jobs_write_csv(p, jobs, 3, &err) == GS_OK;
     gs_timeline_destroy(tl);
@@ -283,10 +284,8 @@ GS_TEST(diag_gate_checks_and_paired)
     GS_CHECK(gs_gate_limits_set(&l, NULL, "max_gap_p99", "5 parsecs", "--y", &err) == GS_ERR_ARG);
     char ini[700];
     snprintf(ini, sizeof ini, "%s/t.ini", gs_test_tmpdir());
-    FILE *f = fopen(ini, "w");
-    GS_REQUIRE(f);
-    fputs("[gate]\nmin_util = 0.8  # comment\n\n[cause_share]\nqueue_empty = 0.2\nbogus = 1\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(
+        ini, "[gate]\nmin_util = 0.8  # comment\n\n[cause_share]\nqueue_empty = 0.2\nbogus = 1\n"));
     gs_err_clear(&err);
     GS_CHECK(gs_gate_limits_load(&l, ini, &err) == GS_ERR_FORMAT);
     char where[800];
@@ -407,10 +406,7 @@ GS_TEST(diag_gate_cli_exit_codes)
     GS_REQUIRE(write_run(dir, 6, 30, 0));
     char a[1600], empty[700];
     snprintf(empty, sizeof empty, "%s/none.ini", dir);
-    FILE *f = fopen(empty, "w");
-    GS_REQUIRE(f);
-    fputs("# no limits: only the command line's\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(empty, "# no limits: only the command line's\n"));
     snprintf(a, sizeof a, "gate '%s' --thresholds '%s' --min-util 0.5 --max-gap-p99 100ms --quiet",
              dir, empty);
     GS_CHECK_EQ_INT(run_cli(a), 0);

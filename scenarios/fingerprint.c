@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/cpuinfo.h"
 #include "run.h"
 
 #define GS_VERSION_STRING "0.1.0"
@@ -101,24 +102,8 @@ void gs_fingerprint_get(gs_fingerprint *fp)
     gs_err_clear(&err);
     if (gs_sha256_file(fp->binary_sha256, "/proc/self/exe", &err) != GS_OK)
         snprintf(fp->binary_sha256, sizeof fp->binary_sha256, "unknown");
-    snprintf(fp->cpu, sizeof fp->cpu, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[512];
-        while (fgets(line, sizeof line, f))
-            if (!strncmp(line, "model name", 10)) {
-                char *c = strchr(line, ':');
-                if (c) {
-                    c++;
-                    while (*c == ' ')
-                        c++;
-                    c[strcspn(c, "\n")] = '\0';
-                    snprintf(fp->cpu, sizeof fp->cpu, "%s", c);
-                }
-                break;
-            }
-        fclose(f);
-    }
+    if (!gs_cpuinfo_field(fp->cpu, sizeof fp->cpu, "model name"))
+        snprintf(fp->cpu, sizeof fp->cpu, "unknown");
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     fp->threads = n > 0 ? (int)n : 1;
 }

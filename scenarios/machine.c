@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
+#include "../common/cpuinfo.h"
 #include "machine.h"
 
 void gs_machine_meta(gs_timeline *tl)
@@ -37,22 +38,8 @@ void gs_machine_meta(gs_timeline *tl)
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     snprintf(buf, sizeof buf, "%lld", pages > 0 && psz > 0 ? (long long)pages * psz : 0LL);
     gs_timeline_meta_set(tl, "host.mem_bytes", buf);
-    snprintf(buf, sizeof buf, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[256];
-        while (fgets(line, sizeof line, f))
-            if (!strncmp(line, "cpu MHz", 7)) {
-                char *c = strchr(line, ':');
-                if (c) {
-                    c += 1 + strspn(c + 1, " \t");
-                    c[strcspn(c, "\n")] = '\0';
-                    snprintf(buf, sizeof buf, "%s", c);
-                }
-                break;
-            }
-        fclose(f);
-    }
+    if (!gs_cpuinfo_field(buf, sizeof buf, "cpu MHz"))
+        snprintf(buf, sizeof buf, "unknown");
     gs_timeline_meta_set(tl, "host.cpu_mhz", buf);
     struct utsname u;
     if (uname(&u) == 0)

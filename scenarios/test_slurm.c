@@ -143,11 +143,8 @@ static int write_exec(const char *dir, const char *name, const char *text)
 {
     char p[800];
     snprintf(p, sizeof p, "%s/%s", dir, name);
-    FILE *f = fopen(p, "w");
-    if (!f)
+    if (!gs_test_write_text(p, text))
         return 0;
-    fputs(text, f);
-    fclose(f);
     return chmod(p, 0755) == 0;
 }
 

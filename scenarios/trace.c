@@ -183,14 +183,9 @@ gs_status gs_trace_read(gs_trace *out, const char *path, gs_err *err)
     size_t len = 0, cap = 0;
     gs_status st = GS_OK;
     for (;;) {
-        if (cap - len < 65536) {
-            cap = cap ? cap * 2 : 1 << 17;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                st = gs_err_set(err, GS_ERR_NOMEM, "trace", path, "out of memory");
-                goto done;
-            }
-            buf = nb;
+        if (!gs_grow_to(&buf, &cap, len + 65536, 1, 1 << 17)) {   /* 64 KiB a read */
+            st = gs_err_set(err, GS_ERR_NOMEM, "trace", path, "out of memory");
+            goto done;
         }
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;

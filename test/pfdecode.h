@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "../common/outfile.h"
 
 typedef struct { int32_t lane; int64_t start, end; const char *name; } pf_slice;
@@ -237,19 +238,11 @@ static void pf_event(pf_trace *t, pf_rd r, int64_t ts)
             return pf_fail(t, "slice without an interned name");
         pf_slice s = {k->lane, ts, ts, nm};
         if (type == 3) {
-            if (t->n_slices == t->cap_slices) {
-                t->cap_slices = t->cap_slices ? t->cap_slices * 2 : 256;
-                t->slices = realloc(t->slices, t->cap_slices * sizeof *t->slices);
-            }
-            if (t->slices)
+            if (gs_grow(&t->slices, &t->cap_slices, t->n_slices, sizeof *t->slices, 256))
                 t->slices[t->n_slices++] = s;
             return;
         }
-        if (k->n_open == k->cap_open) {
-            k->cap_open = k->cap_open ? k->cap_open * 2 : 8;
-            k->open = realloc(k->open, k->cap_open * sizeof *k->open);
-        }
-        if (k->open)
+        if (gs_grow(&k->open, &k->cap_open, k->n_open, sizeof *k->open, 8))
             k->open[k->n_open++] = s;
         return;
     }
@@ -261,11 +254,7 @@ static void pf_event(pf_trace *t, pf_rd r, int64_t ts)
     }
     pf_slice s = k->open[--k->n_open];
     s.end = ts;
-    if (t->n_slices == t->cap_slices) {
-        t->cap_slices = t->cap_slices ? t->cap_slices * 2 : 256;
-        t->slices = realloc(t->slices, t->cap_slices * sizeof *t->slices);
-    }
-    if (t->slices)
+    if (gs_grow(&t->slices, &t->cap_slices, t->n_slices, sizeof *t->slices, 256))
         t->slices[t->n_slices++] = s;
 }
 

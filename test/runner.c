@@ -1,6 +1,7 @@
 /* The test runner behind test/test.h; see there for options. */
 #define _GNU_SOURCE
 #include "test.h"
+#include "../common/hash.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -134,14 +135,6 @@ const char *gs_test_tmpdir(void)
     return cur_tmp;
 }
 
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 static int cmp_entry(const void *a, const void *b)
 {
     const test_entry *x = a, *y = b;
@@ -208,7 +201,7 @@ int main(int argc, char **argv)
         cur_name = tests[t].name;
         cur_failures = cur_skipped = 0;
         cur_tmp[0] = '\0';
-        gs_rng_seed(&cur_rng, run_seed ^ name_hash(cur_name));
+        gs_rng_seed(&cur_rng, run_seed ^ gs_fnv1a(cur_name));
         printf("[ RUN  ] %s\n", cur_name);
         fflush(stdout);
         struct timespec t0, t1;

@@ -390,10 +390,7 @@ static void put(const char *dir, const char *rel, const char *text)
     snprintf(cmd, sizeof cmd, "mkdir -p '%s'", path);
     GS_CHECK(system(cmd) == 0);
     *slash = '/';
-    FILE *f = fopen(path, "w");
-    GS_REQUIRE(f != NULL);
-    fputs(text, f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(path, text));
 }
 
 GS_TEST(layers_checker_finds_an_upward_include)

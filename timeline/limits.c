@@ -1,6 +1,7 @@
 /* The ranges of the timeline model's values (limits.h). */
 #include "limits.h"
 #include "timeline.h"
+#include "tl_internal.h"
 
 #include "../common/units.h"
 
@@ -121,4 +122,13 @@ gs_status gs_timeline_check(gs_timeline *tl, const char *what, const char *path,
                               (long long)sp[i].end_ns, why);
     }
     return GS_OK;
+}
+
+gs_status gs_tl_spans_to_write(const gs_span **sp, size_t *n, gs_timeline *tl, const char *what,
+                               const char *path, gs_err *err)
+{
+    *sp = gs_timeline_spans(tl, n);
+    if (!*sp && gs_tl_span_total(tl) > 0)
+        return gs_err_set(err, GS_ERR_NOMEM, what, path, "out of memory sorting spans");
+    return gs_timeline_check(tl, what, path, err);
 }

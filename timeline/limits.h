@@ -45,12 +45,7 @@
     X(GS_TLV_PART, "partition", -1, INT32_MAX)                                      \
     X(GS_TLV_FLAGS, "flags", 0, 0xffff)                                             \
     X(GS_TLV_COUNT, "count", 0, INT64_MAX)
-typedef enum {
-#define GS_X(e, n, lo, hi) e,
-    GS_TL_VALUE_TABLE(GS_X)
-#undef GS_X
-    GS_TLV_COUNT_
-} gs_tl_value;
+typedef enum { GS_TL_VALUE_TABLE(GS_XT_ID) GS_TLV_COUNT_ } gs_tl_value;
 
 const char *gs_tl_value_name(gs_tl_value v);
 int64_t gs_tl_value_min(gs_tl_value v);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "pbwrite.h"
 
 void gs_pb_init(gs_pb *pb)
@@ -31,18 +32,10 @@ static int room(gs_pb *pb, size_t n)
 {
     if (pb->oom)
         return 0;
-    if (pb->len + n <= pb->cap)
-        return 1;
-    size_t cap = pb->cap ? pb->cap : 256;
-    while (cap < pb->len + n)
-        cap *= 2;
-    uint8_t *b = realloc(pb->buf, cap);
-    if (!b) {
+    if (!gs_grow_to(&pb->buf, &pb->cap, pb->len + n, 1, 256)) {
         pb->oom = 1;
         return 0;
     }
-    pb->buf = b;
-    pb->cap = cap;
     return 1;
 }
 

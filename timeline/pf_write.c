@@ -19,9 +19,9 @@ void pw_init(pw *w, FILE *f)
     memset(w, 0, sizeof *w);
     w->f = f;
     gs_pb_init(&w->out);
-    gs_tl_strmap_init(&w->names);
-    gs_tl_strmap_init(&w->cats);
-    gs_tl_strmap_init(&w->anames);
+    gs_strmap_init(&w->names);
+    gs_strmap_init(&w->cats);
+    gs_strmap_init(&w->anames);
     w->anames.own = 1;   /* span args keys live in scratch buffers */
     w->next_uuid = 1;
 }
@@ -29,9 +29,9 @@ void pw_init(pw *w, FILE *f)
 void pw_deinit(pw *w)
 {
     gs_pb_deinit(&w->out);
-    gs_tl_strmap_free(&w->names);
-    gs_tl_strmap_free(&w->cats);
-    gs_tl_strmap_free(&w->anames);
+    gs_strmap_free(&w->names);
+    gs_strmap_free(&w->cats);
+    gs_strmap_free(&w->anames);
 }
 
 void pw_flush(pw *w)
@@ -108,9 +108,9 @@ uint64_t pw_intern_x(pw *w, pw_new *nw, int which, const char *s, int stable)
 {
     int added = 0;
     const char *stored = s;
-    gs_tl_strmap *m = which == PF_INT_NAMES ? &w->names
+    gs_strmap *m = which == PF_INT_NAMES ? &w->names
                     : which == PF_INT_CATS ? &w->cats : &w->anames;
-    uint64_t iid = gs_tl_strmap_get(m, s, stable, &added, &stored);
+    uint64_t iid = gs_strmap_get(m, s, stable, &added, &stored);
     if (!iid) {
         w->oom = 1;
         return 0;

@@ -41,11 +41,8 @@ static gs_status read_text(gs_timeline **tl, const char *text, gs_err *err)
 {
     char path[700];
     snprintf(path, sizeof path, "%s/l.csv", gs_test_tmpdir());
-    FILE *f = fopen(path, "w");
-    if (!f)
+    if (!gs_test_write_text(path, text))
         return GS_ERR_IO;
-    fputs(text, f);
-    fclose(f);
     gs_err_clear(err);
     return gs_timeline_read_csv(tl, path, err);
 }

@@ -89,11 +89,8 @@ GS_TEST(timeline_merge_renumbers_and_remaps)
         GS_CHECK_EQ_INT(gs_timeline_lane(back, l)->process, gs_timeline_lane(m, l)->process);
     gs_timeline_destroy(back);
     /* A process line for an undeclared lane is an error naming the line. */
-    FILE *f = fopen(p, "w");
-    GS_REQUIRE(f);
-    fputs("# gapscope timeline v1\n# lane 0,thread,-1,-1,t\n# process 1,2\n"
-          "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(p, "# gapscope timeline v1\n# lane 0,thread,-1,-1,t\n# process 1,2\n"
+                                     "start_ns,end_ns,lane,kind,name,job,part,flags,holder,value,args\n"));
     GS_CHECK(gs_timeline_read_csv(&back, p, &err) == GS_ERR_FORMAT && strstr(err.msg, ":3:"));
     /* An offset pushing a span past the time limit is refused. */
     in[1].offset_ns = GS_TL_TIME_LIMIT_NS;

@@ -210,10 +210,7 @@ static void expect_bad_csv(const char *body, int line, const char *needle)
 {
     char path[600];
     snprintf(path, sizeof path, "%s/bad.csv", gs_test_tmpdir());
-    FILE *f = fopen(path, "w");
-    GS_REQUIRE(f);
-    fputs(body, f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(path, body));
     gs_timeline *tl = (gs_timeline *)1;
     gs_err err;
     gs_err_clear(&err);
@@ -259,11 +256,8 @@ GS_TEST(diag_timeline_csv_malformed)
     /* A valid file with CRLF line ends and comments reads fine. */
     char path[600];
     snprintf(path, sizeof path, "%s/ok.csv", gs_test_tmpdir());
-    FILE *f = fopen(path, "w");
-    GS_REQUIRE(f);
-    fputs("# a comment\r\n# lane 0,device,0,0,gpu0/stream0\r\n" HDR
-          "1,2,0,copy,h2d,-1,-1,2,-1,0.5,pageable=1\r\n\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(path, "# a comment\r\n# lane 0,device,0,0,gpu0/stream0\r\n" HDR
+                                        "1,2,0,copy,h2d,-1,-1,2,-1,0.5,pageable=1\r\n\n"));
     gs_timeline *tl = NULL;
     gs_err err;
     gs_err_clear(&err);

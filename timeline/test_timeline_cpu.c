@@ -14,11 +14,8 @@ static const char *tmp_csv(const char *name, const char *body)
 {
     static char path[600];
     snprintf(path, sizeof path, "%s/%s", gs_test_tmpdir(), name);
-    FILE *f = fopen(path, "w");
-    if (!f)
+    if (!gs_test_write_text(path, body))
         return NULL;
-    fputs(body, f);
-    fclose(f);
     return path;
 }
 

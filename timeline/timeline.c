@@ -3,8 +3,8 @@
  *
  * Design.  Each lane is a separately allocated object whose address never
  * changes; it owns a singly linked list of span chunks and an arena of
- * string chunks.  A lane's chunks grow as it does: GS_TL_CHUNK spans
- * (GS_TL_ARENA bytes of strings) doubling while under 1 MiB, then 4 MiB
+ * strings (common/arena.h, GS_TL_ARENA-byte chunks).  A lane's span chunks
+ * grow as it does: GS_TL_CHUNK spans doubling while under 1 MiB, then 4 MiB
  * blocks on transparent huge pages, mapped and unmapped whole (gs_big_map,
  * common/bigmem.h): a 4.6M-span import touched 400 MB of span and string
  * chunks a 4 KiB page fault at a time, a second of system time in this VM
@@ -26,8 +26,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tl_internal.h"
+#include "../common/arena.h"
 #include "../common/bigmem.h"
 #include "../common/clock.h"
+#include "../common/grow.h"
+#include "../common/hash.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -47,18 +50,12 @@ typedef struct span_chunk {
 } span_chunk;
 #define GS_TL_CHUNK_MAX ((GS_TL_BLOCK_MAX - sizeof(span_chunk)) / sizeof(gs_span))
 
-typedef struct arena_chunk {
-    struct arena_chunk *next;
-    size_t used, cap;
-    char data[];
-} arena_chunk;
-
 struct gs_tl_lane {
     gs_timeline *tl;
     gs_lane_info info;
     span_chunk *head, *tail;   /* written by the lane's one writer */
     size_t n;
-    arena_chunk *arena;
+    gs_arena arena;
     const char *intern[GS_TL_INTERN];
 };
 
@@ -77,48 +74,13 @@ struct gs_timeline {
     size_t n_sorted;
 };
 
-static const char *const role_names[] = {
-#define GS_X(e, n) n,
-    GS_ROLE_TABLE(GS_X)
-#undef GS_X
-};
+static const char *const role_names[] = {GS_ROLE_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof role_names / sizeof role_names[0] == GS_ROLE_COUNT, "role table");
-static const char *const kind_names[] = {
-#define GS_X(e, n) n,
-    GS_SPAN_KIND_TABLE(GS_X)
-#undef GS_X
-};
+static const char *const kind_names[] = {GS_SPAN_KIND_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof kind_names / sizeof kind_names[0] == GS_SPAN_KIND_COUNT, "kind table");
 
-const char *gs_role_name(gs_role r)
-{
-    return (unsigned)r < GS_ROLE_COUNT ? role_names[r] : "?";
-}
-
-int gs_role_from_name(gs_role *out, const char *name)
-{
-    for (int i = 0; i < GS_ROLE_COUNT; i++)
-        if (!strcmp(name, role_names[i])) {
-            *out = (gs_role)i;
-            return 1;
-        }
-    return 0;
-}
-
-const char *gs_span_kind_name(gs_span_kind k)
-{
-    return (unsigned)k < GS_SPAN_KIND_COUNT ? kind_names[k] : "?";
-}
-
-int gs_span_kind_from_name(gs_span_kind *out, const char *name)
-{
-    for (int i = 0; i < GS_SPAN_KIND_COUNT; i++)
-        if (!strcmp(name, kind_names[i])) {
-            *out = (gs_span_kind)i;
-            return 1;
-        }
-    return 0;
-}
+GS_XT_DEFINE_NAMES_OR(gs_role, gs_role, role_names, GS_ROLE_COUNT, "?")
+GS_XT_DEFINE_NAMES_OR(gs_span_kind, gs_span_kind, kind_names, GS_SPAN_KIND_COUNT, "?")
 
 gs_status gs_timeline_create(gs_timeline **out)
 {
@@ -149,7 +111,6 @@ static void chunk_free(void *p, size_t bytes)
 }
 
 #define SPAN_CHUNK_BYTES(cap) (sizeof(span_chunk) + (cap) * sizeof(gs_span))
-#define ARENA_CHUNK_BYTES(cap) (sizeof(arena_chunk) + (cap))
 
 static void lane_free(gs_tl_lane *l)
 {
@@ -157,10 +118,7 @@ static void lane_free(gs_tl_lane *l)
         nx = c->next;
         chunk_free(c, SPAN_CHUNK_BYTES(c->cap));
     }
-    for (arena_chunk *a = l->arena, *nx; a; a = nx) {
-        nx = a->next;
-        chunk_free(a, ARENA_CHUNK_BYTES(a->cap));
-    }
+    gs_arena_free(&l->arena);
     free((char *)l->info.name);
     free(l);
 }
@@ -202,15 +160,7 @@ void gs_timeline_meta_set(gs_timeline *tl, const char *key, const char *value)
             return;
         }
     char *k = strdup(key);
-    if (k && tl->n_meta == tl->cap_meta) {
-        size_t cap = tl->cap_meta ? tl->cap_meta * 2 : 16;
-        meta_kv *nm = realloc(tl->meta, cap * sizeof *nm);
-        if (nm) {
-            tl->meta = nm;
-            tl->cap_meta = cap;
-        }
-    }
-    if (!k || tl->n_meta == tl->cap_meta) {
+    if (!k || !gs_grow(&tl->meta, &tl->cap_meta, tl->n_meta, sizeof *tl->meta, 16)) {
         free(k);
         free(v);
         atomic_fetch_add(&tl->dropped, 1);
@@ -260,15 +210,9 @@ gs_tl_lane *gs_tl_lane_open(gs_timeline *tl, const char *name, gs_role role,
     l->tl = tl;
     l->info = (gs_lane_info){.role = role, .device = device, .stream = stream, .name = nm};
     pthread_mutex_lock(&tl->mu);
-    if (tl->n_lanes == tl->cap_lanes) {
-        size_t cap = tl->cap_lanes ? tl->cap_lanes * 2 : 32;
-        gs_tl_lane **nl = realloc(tl->lanes, cap * sizeof *nl);
-        if (!nl) {
-            pthread_mutex_unlock(&tl->mu);
-            goto fail;
-        }
-        tl->lanes = nl;
-        tl->cap_lanes = cap;
+    if (!gs_grow(&tl->lanes, &tl->cap_lanes, tl->n_lanes, sizeof *tl->lanes, 32)) {
+        pthread_mutex_unlock(&tl->mu);
+        goto fail;
     }
     l->info.id = (int32_t)tl->n_lanes;
     tl->lanes[tl->n_lanes++] = l;
@@ -308,40 +252,18 @@ const gs_lane_info *gs_timeline_lane(const gs_timeline *tl, int32_t id)
 
 /* ---- appending (lane writer only, no lock) ---------------------------- */
 
-/* FNV-1a, 64-bit (http://www.isthe.com/chongo/tech/comp/fnv/). */
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
-
 static const char *lane_str(gs_tl_lane *l, const char *s)
 {
     if (!s || !*s)
         return "";
-    size_t slot = (size_t)(str_hash(s) % GS_TL_INTERN);
+    size_t slot = (size_t)(gs_fnv1a(s) % GS_TL_INTERN);
     if (l->intern[slot] && !strcmp(l->intern[slot], s))
         return l->intern[slot];
     size_t len = strlen(s) + 1;
-    arena_chunk *a = l->arena;
-    if (!a || a->cap - a->used < len) {
-        size_t cap = !a ? GS_TL_ARENA : a->cap * 2 < GS_TL_SMALL_MAX ? a->cap * 2
-                                                                     : GS_TL_BLOCK_MAX - sizeof *a;
-        if (cap < len)
-            cap = len;
-        arena_chunk *na = chunk_alloc(ARENA_CHUNK_BYTES(cap));
-        if (!na)
-            return NULL;
-        na->next = a;
-        na->used = 0;
-        na->cap = cap;
-        l->arena = a = na;
-    }
-    char *p = a->data + a->used;
+    char *p = gs_arena_alloc(&l->arena, len, GS_TL_ARENA);
+    if (!p)
+        return NULL;
     memcpy(p, s, len);
-    a->used += len;
     l->intern[slot] = p;
     return p;
 }

@@ -45,12 +45,7 @@
     X(GS_ROLE_DEVICE, "device")           \
     X(GS_ROLE_OTHER, "other")             \
     X(GS_ROLE_THREAD, "thread")
-typedef enum {
-#define GS_X(e, n) e,
-    GS_ROLE_TABLE(GS_X)
-#undef GS_X
-    GS_ROLE_COUNT
-} gs_role;
+typedef enum { GS_ROLE_TABLE(GS_XT_ID) GS_ROLE_COUNT } gs_role;
 
 /* Span kinds.  X(enum, name) */
 #define GS_SPAN_KIND_TABLE(X)                 \
@@ -62,12 +57,7 @@ typedef enum {
     X(GS_SPAN_COPY, "copy")                   \
     X(GS_SPAN_COUNTER, "counter")             \
     X(GS_SPAN_MARK, "mark")
-typedef enum {
-#define GS_X(e, n) e,
-    GS_SPAN_KIND_TABLE(GS_X)
-#undef GS_X
-    GS_SPAN_KIND_COUNT
-} gs_span_kind;
+typedef enum { GS_SPAN_KIND_TABLE(GS_XT_ID) GS_SPAN_KIND_COUNT } gs_span_kind;
 
 /* Span flags. */
 #define GS_SPAN_F_INJECTED 0x1u   /* the work in this span was injected by a scenario */
@@ -224,12 +214,7 @@ gs_status gs_timeline_write_perfetto(gs_timeline *tl, const char *path, gs_err *
     X(GS_TRACE_CHROME, "chrome")            \
     X(GS_TRACE_PERFETTO, "perfetto")        \
     X(GS_TRACE_BOTH, "both")
-typedef enum {
-#define GS_X(e, n) e,
-    GS_TRACE_FORMAT_TABLE(GS_X)
-#undef GS_X
-    GS_TRACE_FORMAT_COUNT
-} gs_trace_format;
+typedef enum { GS_TRACE_FORMAT_TABLE(GS_XT_ID) GS_TRACE_FORMAT_COUNT } gs_trace_format;
 #define GS_TRACE_CHROME_MAX_SPANS 1000000u
 #define GS_TRACE_CHROME_FILE "timeline.json"
 #define GS_TRACE_PERFETTO_FILE "timeline.perfetto-trace"

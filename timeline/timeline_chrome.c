@@ -220,10 +220,8 @@ static void write_flow(FILE *f, gs_timeline *tl, const gs_span *sp, const gs_tl_
 gs_status gs_timeline_write_chrome(gs_timeline *tl, const char *path, gs_err *err)
 {
     size_t n;
-    const gs_span *sp = gs_timeline_spans(tl, &n);
-    if (!sp && gs_tl_span_total(tl) > 0)
-        return gs_err_set(err, GS_ERR_NOMEM, "timeline json", path, "out of memory sorting spans");
-    gs_status cst = gs_timeline_check(tl, "timeline json", path, err);
+    const gs_span *sp;
+    gs_status cst = gs_tl_spans_to_write(&sp, &n, tl, "timeline json", path, err);
     if (cst != GS_OK)
         return cst;
     gs_tl_flows fl;

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/grow.h"
 #include "tl_internal.h"
 
 #define CSV_FIELDS 11
@@ -53,14 +54,8 @@ static gs_status bad(reader *r, size_t line, const char *fmt, const char *detail
 
 static int fld_put(reader *r, int k, size_t *len, char c)
 {
-    if (*len + 1 >= r->cap[k]) {
-        size_t cap = r->cap[k] ? r->cap[k] * 2 : 64;
-        char *nb = realloc(r->fld[k], cap);
-        if (!nb)
-            return 0;
-        r->fld[k] = nb;
-        r->cap[k] = cap;
-    }
+    if (!gs_grow(&r->fld[k], &r->cap[k], *len + 1, 1, 64))   /* c and the NUL */
+        return 0;
     r->fld[k][(*len)++] = c;
     r->fld[k][*len] = '\0';
     return 1;

@@ -322,10 +322,8 @@ static void run_meta(pf *p, int64_t t0)
 gs_status gs_timeline_write_perfetto(gs_timeline *tl, const char *path, gs_err *err)
 {
     size_t n;
-    const gs_span *sp = gs_timeline_spans(tl, &n);
-    if (!sp && gs_tl_span_total(tl) > 0)
-        return gs_err_set(err, GS_ERR_NOMEM, "timeline perfetto", path, "out of memory sorting spans");
-    gs_status cst = gs_timeline_check(tl, "timeline perfetto", path, err);
+    const gs_span *sp;
+    gs_status cst = gs_tl_spans_to_write(&sp, &n, tl, "timeline perfetto", path, err);
     if (cst != GS_OK)
         return cst;
     pf p;

@@ -124,10 +124,8 @@ gs_status gs_timeline_write_csv(gs_timeline *tl, const char *path, gs_err *err)
 {
     gs_outfile of;
     size_t n;
-    const gs_span *sp = gs_timeline_spans(tl, &n);
-    if (!sp && gs_tl_span_total(tl) > 0)
-        return gs_err_set(err, GS_ERR_NOMEM, "timeline csv", path, "out of memory sorting spans");
-    gs_status st = gs_timeline_check(tl, "timeline csv", path, err);
+    const gs_span *sp;
+    gs_status st = gs_tl_spans_to_write(&sp, &n, tl, "timeline csv", path, err);
     if (st != GS_OK)
         return st;
     obuf *o = malloc(sizeof *o);

@@ -63,7 +63,7 @@ static size_t last_le(const src_rec *v, size_t n, const src_rec *key,
  * sort and are found by integer compares in the order names would give:
  * ids from a string map (1..n in order of first sight), rank[id]. */
 typedef struct {
-    gs_tl_strmap *m;
+    gs_strmap *m;
     const char **name;       /* by id - 1 */
     uint32_t *rank;          /* by id */
     size_t cap;
@@ -75,7 +75,7 @@ static uint64_t lock_id(lock_ranks *r, const char *name)
 {
     int added;
     const char *stored;
-    uint64_t id = gs_tl_strmap_get(r->m, name, 1, &added, &stored);
+    uint64_t id = gs_strmap_get(r->m, name, 1, &added, &stored);
     if (!added || !id)
         return id;
     if (!gs_grow(&r->name, &r->cap, id - 1, sizeof *r->name, 16))
@@ -104,7 +104,7 @@ static int lock_rank(lock_ranks *r)
     qsort(sorted, n, sizeof *sorted, cmp_name);
     for (size_t i = 0; i < n; i++) {
         /* equal contents share an id, so each name is found once */
-        uint64_t id = gs_tl_strmap_get(r->m, sorted[i], 0, &(int){0}, &(const char *){NULL});
+        uint64_t id = gs_strmap_get(r->m, sorted[i], 0, &(int){0}, &(const char *){NULL});
         r->rank[id] = (uint32_t)i;
     }
     free(sorted);
@@ -428,7 +428,7 @@ gs_status gs_tl_flows_build(gs_tl_flows *f, gs_timeline *tl, const gs_span *sp, 
     st = GS_OK;
 done:
     if (lr.m)
-        gs_tl_strmap_free(lr.m);
+        gs_strmap_free(lr.m);
     free(lr.m);
     free(lr.name);
     free(lr.rank);

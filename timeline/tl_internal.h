@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "../common/outfile.h"
+#include "../common/strmap.h"
 #include "timeline.h"
 
 /* Appends a fully specified span (all fields, including holder and value)
@@ -77,24 +78,10 @@ void gs_tl_flows_free(gs_tl_flows *f);
 const gs_tl_flow_in *gs_tl_flow_into(const gs_tl_flows *f, size_t *cur, size_t g, size_t span);
 uint32_t gs_tl_flows_from(const gs_tl_flows *f, size_t *cur, size_t g, size_t span, uint64_t *first);
 
-/* String -> 1, 2, 3, ... in order of first sight (tl_strmap.c).  Keys are
- * copied when `own` is set (before the first get), else they must outlive
- * the map.  `stable`: s's address holds these contents as long as the map
- * lives (lookups by address are then cached).  get returns 0 only when out
- * of memory; *added says the string was new (and the stored key, which
- * outlives the call, is *stored). */
-#define GS_TL_STRMAP_CACHE 4096
-typedef struct gs_tl_strmap {
-    const char **key;
-    uint64_t *val;
-    size_t n, cap;
-    int own;
-    const char *cache_key[GS_TL_STRMAP_CACHE];
-    uint64_t cache_val[GS_TL_STRMAP_CACHE];
-} gs_tl_strmap;
-void gs_tl_strmap_init(gs_tl_strmap *m);
-void gs_tl_strmap_free(gs_tl_strmap *m);
-uint64_t gs_tl_strmap_get(gs_tl_strmap *m, const char *s, int stable, int *added,
-                          const char **stored);
+/* What a writer of tl writes: its sorted spans (*sp, *n; NULL when there
+ * are none), after gs_timeline_check.  GS_ERR_NOMEM "out of memory sorting
+ * spans" or the check's GS_ERR_RANGE, as "what @ path: ...". */
+gs_status gs_tl_spans_to_write(const gs_span **sp, size_t *n, gs_timeline *tl, const char *what,
+                               const char *path, gs_err *err);
 
 #endif

@@ -52,7 +52,7 @@ enum {
 typedef struct pw {
     FILE *f;
     gs_pb out;                 /* packets not yet written to f */
-    gs_tl_strmap names, cats, anames;
+    gs_strmap names, cats, anames;
     int64_t ts_shift;          /* added to every time (0 unless a time is negative) */
     int64_t last_ts;           /* the main sequence's clock: times are deltas from it */
     uint64_t next_uuid;

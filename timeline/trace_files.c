@@ -15,27 +15,10 @@
 
 #include "tl_internal.h"
 
-static const char *const names[] = {
-#define GS_X(e, n) n,
-    GS_TRACE_FORMAT_TABLE(GS_X)
-#undef GS_X
-};
+static const char *const names[] = {GS_TRACE_FORMAT_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof names / sizeof names[0] == GS_TRACE_FORMAT_COUNT, "trace format table");
 
-const char *gs_trace_format_name(gs_trace_format f)
-{
-    return (unsigned)f < GS_TRACE_FORMAT_COUNT ? names[f] : "?";
-}
-
-int gs_trace_format_from_name(gs_trace_format *out, const char *name)
-{
-    for (int i = 0; i < GS_TRACE_FORMAT_COUNT; i++)
-        if (!strcmp(name, names[i])) {
-            *out = (gs_trace_format)i;
-            return 1;
-        }
-    return 0;
-}
+GS_XT_DEFINE_NAMES_OR(gs_trace_format, gs_trace_format, names, GS_TRACE_FORMAT_COUNT, "?")
 
 gs_trace_format gs_trace_format_pick(gs_timeline *tl, gs_trace_format f)
 {

@@ -14,6 +14,8 @@
 #ifndef GS_VOCAB_H
 #define GS_VOCAB_H
 
+#include "../common/xtable.h"
+
 #define GS_VOCAB_TABLE(X)                                                          \
     /* engine steps (STEP spans on the engine's lanes), in pipeline order */      \
     X(GS_V_SETUP, "setup")                     /* first use of a size: circuit, keys */ \
@@ -67,12 +69,7 @@
     X(GS_V_GPU_QUEUE_DEPTH, "gpu_queue_depth")                                     \
     X(GS_V_SYNTH_BUSY, "synth_busy")
 
-typedef enum {
-#define GS_X(e, n) e,
-    GS_VOCAB_TABLE(GS_X)
-#undef GS_X
-    GS_V_COUNT
-} gs_vocab;
+typedef enum { GS_VOCAB_TABLE(GS_XT_ID) GS_V_COUNT } gs_vocab;
 
 /* The name of v ("queue_wait"); NULL when out of range. */
 const char *gs_vocab_name(gs_vocab v);

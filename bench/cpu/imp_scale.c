@@ -26,22 +26,7 @@
 #include <time.h>
 
 #include "../../capture/import/import.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* user and system CPU seconds so far */
-static void usage_s(double *user, double *sys)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    *user = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
-    *sys = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-}
+#include "bench_time.h"
 
 /* Writes spans.csv and the trace file into dir, printing each one's time. */
 static int write_outputs(gs_timeline *tl, const char *dir, gs_err *err)

@@ -29,13 +29,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "common/json.h"
-
-static double cpu_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
+#include "bench_time.h"
 
 static long tokens;
 static int y_null(void *c) { (void)c; tokens++; return 1; }
@@ -55,8 +49,8 @@ static long gs_events(const char *buf, size_t len)
     if (!p || !(p = strchr(p, '[')))
         return -1;
     p++;
-    gs_json_arena a;
-    gs_json_arena_init(&a);
+    gs_arena a;
+    gs_arena_init(&a);
     long n = 0;
     const char *end = buf + len;
     while (p < end) {
@@ -80,11 +74,11 @@ static long gs_events(const char *buf, size_t len)
         }
         gs_json *ev;
         gs_err err;
-        gs_json_arena_reset(&a);
+        gs_arena_reset(&a);
         if (gs_json_parse_in(&a, &ev, st, (size_t)(p - st), "t", &err) == GS_OK)
             n++;
     }
-    gs_json_arena_free(&a);
+    gs_arena_free(&a);
     return n;
 }
 

@@ -27,33 +27,11 @@
 #include <unistd.h>
 
 #include "../../timeline/timeline.h"
+#include "bench_time.h"
 
 #define GPUS 8
 #define SYNTH 16
 #define FINS 2
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double cpu_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* user and system CPU seconds so far */
-static void usage_s(double *user, double *sys)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    *user = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
-    *sys = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-}
 
 static long long file_size(const char *dir, const char *name)
 {

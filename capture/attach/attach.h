@@ -145,12 +145,7 @@ void gs_attach_kernel_name(char *out, size_t n, const char *mangled);
 #define GS_TSTATE_TABLE(X) \
     X(GS_TS_RUNNING, "running") X(GS_TS_RUNNABLE, "runnable") X(GS_TS_FUTEX, "futex") \
     X(GS_TS_IO, "io") X(GS_TS_SLEEP, "sleep") X(GS_TS_STOPPED, "stopped") X(GS_TS_OTHER, "other")
-typedef enum {
-#define GS_X(e, n) e,
-    GS_TSTATE_TABLE(GS_X)
-#undef GS_X
-    GS_TS_COUNT
-} gs_tstate;
+typedef enum { GS_TSTATE_TABLE(GS_XT_ID) GS_TS_COUNT } gs_tstate;
 const char *gs_tstate_name(gs_tstate s);
 
 /* Classifies one sample.  st: the state letter of /proc/.../stat; sysno:

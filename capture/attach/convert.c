@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/imap.h"
 #include "../../common/paths.h"
 #include "convert_int.h"
 
@@ -48,47 +49,17 @@ static int cmp_api(const void *a, const void *b)
     return (int)y->rt - (int)x->rt;
 }
 
-typedef struct cmap {
-    uint64_t *key;
-    int32_t *val;
-    size_t cap;
-} cmap;
-
-static uint64_t ckey(int32_t pid, uint32_t corr)
+/* A call's key in the maps of correlation ids: (process, correlation id). */
+static int64_t ckey(int32_t pid, uint32_t corr)
 {
-    return ((uint64_t)(uint32_t)pid << 32 | corr) + 1;   /* 0 = empty */
+    return (int64_t)((uint64_t)(uint32_t)pid << 32 | corr);
 }
 
-static int cmap_init(cmap *m, size_t n)
+/* The call of key k in m (an index into the calls), -1 when none. */
+static int32_t call_of(const gs_imap *m, int64_t k)
 {
-    m->cap = 16;
-    while (m->cap < 2 * n + 16)
-        m->cap *= 2;
-    m->key = calloc(m->cap, sizeof *m->key);
-    m->val = calloc(m->cap, sizeof *m->val);
-    return m->key && m->val;
-}
-
-static void cmap_put(cmap *m, uint64_t k, int32_t v)
-{
-    size_t j = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (m->cap - 1);
-    while (m->key[j] && m->key[j] != k)
-        j = (j + 1) & (m->cap - 1);
-    if (!m->key[j]) {
-        m->key[j] = k;
-        m->val[j] = v;
-    }
-}
-
-static int32_t cmap_get(const cmap *m, uint64_t k)
-{
-    size_t j = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (m->cap - 1);
-    while (m->key[j]) {
-        if (m->key[j] == k)
-            return m->val[j];
-        j = (j + 1) & (m->cap - 1);
-    }
-    return -1;
+    int64_t v;
+    return gs_imap_get(m, k, &v) ? (int32_t)v : -1;
 }
 
 /* Calls that block the host until device work is done (timeline/SPANS.md,
@@ -113,14 +84,14 @@ static int is_sync_name(const char *n)
 
 /* The call a device operation or sync record names: a driver call inside a
  * runtime call stands for the runtime call. */
-static int32_t resolve_call(const gs_attach_raw *c, const cmap *rt, const cmap *drv, int32_t pid,
+static int32_t resolve_call(const gs_attach_raw *c, const gs_imap *rt, const gs_imap *drv, int32_t pid,
                             uint32_t rtcorr, uint32_t corr)
 {
-    int32_t a = rtcorr ? cmap_get(rt, ckey(pid, rtcorr)) : -1;
+    int32_t a = rtcorr ? call_of(rt, ckey(pid, rtcorr)) : -1;
     if (a < 0)
-        a = cmap_get(rt, ckey(pid, corr));
+        a = call_of(rt, ckey(pid, corr));
     if (a < 0) {
-        a = cmap_get(drv, ckey(pid, corr));
+        a = call_of(drv, ckey(pid, corr));
         if (a >= 0 && c->api.v[a].parent >= 0)
             a = c->api.v[a].parent;
     }
@@ -196,7 +167,7 @@ static int api_emitted(const gs_attach_call *a, int64_t min_ns)
 static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_convert_opts *o, gs_err *err)
 {
     gs_status st = GS_OK;
-    cmap rt = {0}, drv = {0};
+    gs_imap rt = {0}, drv = {0};
     lane_map lm = {0};
     uint32_t *tids = NULL;
 
@@ -213,13 +184,13 @@ static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_conver
             a->parent = (int32_t)cur;
         }
     }
-    if (!cmap_init(&rt, c->api.n) || !cmap_init(&drv, c->api.n)) {
+    if (!gs_imap_init(&rt, c->api.n) || !gs_imap_init(&drv, c->api.n)) {
         st = GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory");
         goto done;
     }
     for (size_t i = 0; i < c->api.n; i++) {
         gs_attach_call *a = &c->api.v[i];
-        cmap_put(a->rt ? &rt : &drv, ckey(a->pid, a->corr), (int32_t)i);
+        (void)gs_imap_add(a->rt ? &rt : &drv, ckey(a->pid, a->corr), (int64_t)i);   /* sized: cannot fail */
         a->sync = is_sync_name(a->name);
     }
     for (size_t i = 0; i < c->api.n; i++) {
@@ -297,7 +268,7 @@ static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_conver
         while (k < ndl && !(dls[k].pid == d->pid && dls[k].dev == d->dev && dls[k].stream == d->stream))
             k++;
         if (k == ndl) {
-            if (!gs_attach_grow((void **)&dls, &capdl, ndl + 1, sizeof *dls)) {
+            if (!gs_grow(&dls, &capdl, ndl, sizeof *dls, 256)) {
                 st = GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory");
                 free(dls);
                 goto done;
@@ -379,10 +350,8 @@ static gs_status build(gs_timeline *tl, gs_attach_raw *c, const gs_attach_conver
     }
     st = gs_attach_wake_emit(tl, c, lane_cb, &lm, err);
 done:
-    free(rt.key);
-    free(rt.val);
-    free(drv.key);
-    free(drv.val);
+    gs_imap_free(&rt);
+    gs_imap_free(&drv);
     free(lm.lane);
     free(tids);
     return st;
@@ -412,6 +381,8 @@ gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const cha
     gs_attach_raw *c = calloc(1, sizeof *c);
     if (!c)
         return GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory");
+    gs_strmap_init(&c->strs);
+    c->strs.own = 1;
     gs_status st = GS_OK;
     gs_timeline *tl = NULL;
     char **names = NULL;
@@ -426,7 +397,7 @@ gs_status gs_attach_convert(gs_timeline **out, gs_attach_stats *stats, const cha
         size_t l = strlen(e->d_name);
         if (l < 5 || strcmp(e->d_name + l - 4, ".rec"))
             continue;
-        if (!gs_attach_grow((void **)&names, &capn, nn + 1, sizeof *names) ||
+        if (!gs_grow(&names, &capn, nn, sizeof *names, 256) ||
             !(names[nn] = strdup(e->d_name))) {
             closedir(d);
             st = GS_ERR(err, GS_ERR_NOMEM, "attach", "out of memory");

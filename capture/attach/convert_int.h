@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "../../common/grow.h"
+#include "../../common/strmap.h"
 #include "attach.h"
 
 #define GS_ATTACH_KNAME_MAX 96   /* shortened kernel names (timeline/SPANS.md) */
@@ -68,9 +70,7 @@ typedef struct gs_attach_raw {
     GS_ATTACH_VEC(gs_attach_hrec) host;
     GS_ATTACH_VEC(gs_attach_sync) syncs;
     GS_ATTACH_VEC(gs_attach_comm) comms;
-    GS_ATTACH_VEC(char *) strs;         /* interned strings (owned) */
-    char **itab;              /* intern hash table */
-    size_t icap;
+    gs_strmap strs;           /* interned strings (owned: `own` set at creation) */
     char devname[16][128];
     char info[1024];
     gs_attach_stats st;
@@ -78,11 +78,9 @@ typedef struct gs_attach_raw {
     struct gs_attach_wraw *w;   /* NULL until a B U Q A J record or sched.rec is read */
 } gs_attach_raw;
 
-/* Grows *v (elements of elem bytes) to hold need; 0 when out of memory. */
-int gs_attach_grow(void **v, size_t *cap, size_t need, size_t elem);
 #define GS_ATTACH_PUSH(c, vec, val)                                                            \
     do {                                                                             \
-        if (!gs_attach_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v)) {    \
+        if (!gs_grow(&(vec).v, &(vec).cap, (vec).n, sizeof *(vec).v, 256)) {                 \
             (c)->oom = 1;                                                            \
             break;                                                                   \
         }                                                                            \

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/grow.h"
 #include "wake_int.h"
 
 typedef struct fsym {
@@ -144,14 +145,8 @@ const char *gs_elfsym_lookup(gs_elfsym *e, const char *path, uint64_t off)
         if (!strcmp(e->v[i].path, path))
             o = &e->v[i];
     if (!o) {
-        if (e->n == e->cap) {
-            size_t nc = e->cap ? 2 * e->cap : 8;
-            object *nv = realloc(e->v, nc * sizeof *nv);
-            if (!nv)
-                return NULL;
-            e->v = nv;
-            e->cap = nc;
-        }
+        if (!gs_grow(&e->v, &e->cap, e->n, sizeof *e->v, 8))
+            return NULL;
         o = &e->v[e->n];
         memset(o, 0, sizeof *o);
         if (!(o->path = strdup(path)))

@@ -82,65 +82,17 @@ cap:
         out[GS_ATTACH_KNAME_MAX] = '\0';
 }
 
-int gs_attach_grow(void **v, size_t *cap, size_t need, size_t elem)
+
+
+const char *gs_attach_intern(gs_attach_raw *c, const char *s)
 {
-    if (need <= *cap)
-        return 1;
-    size_t nc = *cap ? *cap * 2 : 256;
-    while (nc < need)
-        nc *= 2;
-    void *p = realloc(*v, nc * elem);
-    if (!p)
-        return 0;
-    *v = p;
-    *cap = nc;
-    return 1;
-}
-
-
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static const char *intern(gs_attach_raw *c, const char *s)
-{
-    if (c->strs.n * 2 >= c->icap) {
-        size_t nc = c->icap ? c->icap * 2 : 1024;
-        char **t = calloc(nc, sizeof *t);
-        if (!t) {
-            c->oom = 1;
-            return "";
-        }
-        for (size_t i = 0; i < c->icap; i++)
-            if (c->itab[i]) {
-                size_t j = hash_str(c->itab[i]) & (nc - 1);
-                while (t[j])
-                    j = (j + 1) & (nc - 1);
-                t[j] = c->itab[i];
-            }
-        free(c->itab);
-        c->itab = t;
-        c->icap = nc;
-    }
-    size_t j = hash_str(s) & (c->icap - 1);
-    while (c->itab[j]) {
-        if (!strcmp(c->itab[j], s))
-            return c->itab[j];
-        j = (j + 1) & (c->icap - 1);
-    }
-    char *d = strdup(s);
-    if (!d) {
+    int added;
+    const char *k;
+    if (!gs_strmap_get(&c->strs, s, 0, &added, &k)) {
         c->oom = 1;
         return "";
     }
-    GS_ATTACH_PUSH(c, c->strs, d);
-    c->itab[j] = d;
-    return d;
+    return k;
 }
 
 /* ---- parsing ------------------------------------------------------------------ */
@@ -274,8 +226,12 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         *off = o;
         return GS_OK;
     }
-    case 'K': {
-        if (!gs_attach_split(line, f, 6, &rest) || !gs_attach_nums(f, 6, u) || !*rest)
+    case 'K':     /* kernel: start end device context stream corr name */
+    case 'M':     /* copy: ... corr runtime-corr copy-kind src-kind dst-kind bytes */
+    case 'S': {   /* memset: ... corr bytes */
+        int k = t == 'K' ? 6 : t == 'M' ? 11 : 8;
+        if (!gs_attach_split(line, f, k, t == 'K' ? &rest : NULL) || !gs_attach_nums(f, k, u) ||
+            (t == 'K' && !*rest))
             goto bad;
         if (untimed(c, u))
             return GS_OK;
@@ -285,48 +241,31 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         GS_ATTACH_FIT(5, UINT32_MAX, "correlation id");
         gs_attach_op o = {ts, te, *pid, (uint32_t)u[2],
                     (uint32_t)u[4], (uint32_t)u[5], 0, GS_AOP_KERNEL, 0, 0, 0, 0, NULL, -1};
-        char nm[GS_ATTACH_KNAME_MAX + 8];
-        gs_attach_kernel_name(nm, sizeof nm, rest);
-        o.name = intern(c, nm[0] ? nm : "kernel");
+        if (t == 'K') {
+            char nm[GS_ATTACH_KNAME_MAX + 8];
+            gs_attach_kernel_name(nm, sizeof nm, rest);
+            o.name = gs_attach_intern(c, nm[0] ? nm : "kernel");
+            c->st.kernels++;
+        } else if (t == 'M') {
+            GS_ATTACH_FIT(6, UINT32_MAX, "runtime correlation id");
+            GS_ATTACH_FIT(7, UINT8_MAX, "copy kind");
+            GS_ATTACH_FIT(8, UINT8_MAX, "source memory kind");
+            GS_ATTACH_FIT(9, UINT8_MAX, "destination memory kind");
+            GS_ATTACH_FIT(10, INT64_MAX, "bytes");
+            o.rtcorr = (uint32_t)u[6];
+            o.type = GS_AOP_COPY;
+            o.copy_kind = (uint8_t)u[7];
+            o.src = (uint8_t)u[8];
+            o.dst = (uint8_t)u[9];
+            o.bytes = u[10];
+            c->st.copies++;
+        } else {
+            GS_ATTACH_FIT(6, INT64_MAX, "bytes");
+            o.type = GS_AOP_MEMSET;
+            o.bytes = u[6];
+            c->st.memsets++;
+        }
         GS_ATTACH_PUSH(c, c->ops, o);
-        c->st.kernels++;
-        return GS_OK;
-    }
-    case 'M': {
-        if (!gs_attach_split(line, f, 11, NULL) || !gs_attach_nums(f, 11, u))
-            goto bad;
-        if (untimed(c, u))
-            return GS_OK;
-        GS_ATTACH_TIMES(ts, te, *off);
-        GS_ATTACH_FIT(2, GS_TL_DEVICE_MAX, "device");
-        GS_ATTACH_FIT(4, INT32_MAX, "stream");
-        GS_ATTACH_FIT(5, UINT32_MAX, "correlation id");
-        GS_ATTACH_FIT(6, UINT32_MAX, "runtime correlation id");
-        GS_ATTACH_FIT(7, UINT8_MAX, "copy kind");
-        GS_ATTACH_FIT(8, UINT8_MAX, "source memory kind");
-        GS_ATTACH_FIT(9, UINT8_MAX, "destination memory kind");
-        GS_ATTACH_FIT(10, INT64_MAX, "bytes");
-        gs_attach_op o = {ts, te, *pid, (uint32_t)u[2],
-                    (uint32_t)u[4], (uint32_t)u[5], (uint32_t)u[6], GS_AOP_COPY, (uint8_t)u[7],
-                    (uint8_t)u[8], (uint8_t)u[9], u[10], NULL, -1};
-        GS_ATTACH_PUSH(c, c->ops, o);
-        c->st.copies++;
-        return GS_OK;
-    }
-    case 'S': {
-        if (!gs_attach_split(line, f, 8, NULL) || !gs_attach_nums(f, 8, u))
-            goto bad;
-        if (untimed(c, u))
-            return GS_OK;
-        GS_ATTACH_TIMES(ts, te, *off);
-        GS_ATTACH_FIT(2, GS_TL_DEVICE_MAX, "device");
-        GS_ATTACH_FIT(4, INT32_MAX, "stream");
-        GS_ATTACH_FIT(5, UINT32_MAX, "correlation id");
-        GS_ATTACH_FIT(6, INT64_MAX, "bytes");
-        gs_attach_op o = {ts, te, *pid, (uint32_t)u[2],
-                    (uint32_t)u[4], (uint32_t)u[5], 0, GS_AOP_MEMSET, 0, 0, 0, u[6], NULL, -1};
-        GS_ATTACH_PUSH(c, c->ops, o);
-        c->st.memsets++;
         return GS_OK;
     }
     case 'Y': {
@@ -357,7 +296,7 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         if (v && v[2] >= '0' && v[2] <= '9' && strspn(v + 2, "0123456789") == strlen(v + 2))
             *v = '\0';
         gs_attach_call a = {ts, te, *pid, (uint32_t)u[2],
-                     (uint32_t)u[3], (uint32_t)u[4], t == 'R', 0, 0, -1, intern(c, nm)};
+                     (uint32_t)u[3], (uint32_t)u[4], t == 'R', 0, 0, -1, gs_attach_intern(c, nm)};
         GS_ATTACH_PUSH(c, c->api, a);
         c->st.api_calls++;
         return GS_OK;
@@ -396,7 +335,7 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         } else {
             if (!*rest)
                 goto bad;
-            h.name = intern(c, rest);
+            h.name = gs_attach_intern(c, rest);
             c->st.nvtx++;
         }
         GS_ATTACH_PUSH(c, c->host, h);
@@ -425,7 +364,7 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         GS_ATTACH_FIT(2, INT32_MAX, "pid");
         GS_ATTACH_FIT(3, UINT32_MAX, "thread id");
         gs_attach_hrec h = {ts, te, (uint32_t)u[3], 0, (int32_t)u[2], 'P', 0,
-                      intern(c, f[4]), intern(c, f[5])};
+                      gs_attach_intern(c, f[4]), gs_attach_intern(c, f[5])};
         GS_ATTACH_PUSH(c, c->host, h);
         c->st.state_runs++;
         return GS_OK;
@@ -434,7 +373,7 @@ static gs_status parse_line(gs_attach_raw *c, char *line, const char *path, long
         if (!gs_attach_split(line, f, 2, &rest) || !gs_attach_nums(f, 2, u))
             goto bad;
         GS_ATTACH_FIT(1, UINT32_MAX, "thread id");
-        gs_attach_comm cr = {(uint32_t)u[1], intern(c, rest)};
+        gs_attach_comm cr = {(uint32_t)u[1], gs_attach_intern(c, rest)};
         GS_ATTACH_PUSH(c, c->comms, cr);
         return GS_OK;
     }
@@ -493,19 +432,11 @@ gs_status gs_attach_read_file(gs_attach_raw *c, const char *path, int kind, gs_e
 
 void gs_attach_ctx_free(gs_attach_raw *c)
 {
-    for (size_t i = 0; i < c->strs.n; i++)
-        free(c->strs.v[i]);
-    free(c->strs.v);
-    free(c->itab);
+    gs_strmap_free(&c->strs);
     free(c->ops.v);
     free(c->api.v);
     free(c->host.v);
     free(c->syncs.v);
     free(c->comms.v);
     gs_attach_wake_free(c);
-}
-
-const char *gs_attach_intern(gs_attach_raw *c, const char *s)
-{
-    return intern(c, s);
 }

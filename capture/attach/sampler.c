@@ -41,14 +41,11 @@
 #include <unistd.h>
 
 #include "../../common/clock.h"
+#include "../../common/grow.h"
 #include "attach.h"
 #include "sampler_int.h"
 
-static const char *const tstate_names[] = {
-#define GS_X(e, n) n,
-    GS_TSTATE_TABLE(GS_X)
-#undef GS_X
-};
+static const char *const tstate_names[] = {GS_TSTATE_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof tstate_names / sizeof tstate_names[0] == GS_TS_COUNT, "tstate table");
 
 const char *gs_tstate_name(gs_tstate s)
@@ -192,7 +189,7 @@ struct gs_sampler {
     size_t n, cap;
     pid_t *pids;
     gs_memrel_proc *procs;    /* parallel to pids */
-    size_t n_pids, cap_pids;
+    size_t n_pids, cap_pids, cap_procs;
     char *out;
     size_t out_len, out_cap;
     int oom;
@@ -213,17 +210,9 @@ static void out_printf(gs_sampler *s, const char *fmt, ...)
         return;
     if ((size_t)k >= sizeof line)
         k = (int)sizeof line - 1;
-    if (s->out_len + (size_t)k + 1 > s->out_cap) {
-        size_t nc = s->out_cap ? s->out_cap * 2 : 1 << 16;
-        while (nc < s->out_len + (size_t)k + 1)
-            nc *= 2;
-        char *p = realloc(s->out, nc);
-        if (!p) {
-            s->oom = 1;
-            return;
-        }
-        s->out = p;
-        s->out_cap = nc;
+    if (!gs_grow_to(&s->out, &s->out_cap, s->out_len + (size_t)k + 1, 1, 1 << 16)) {
+        s->oom = 1;
+        return;
     }
     memcpy(s->out + s->out_len, line, (size_t)k);
     s->out_len += (size_t)k;
@@ -268,18 +257,9 @@ static void add_pid(gs_sampler *s, pid_t pid)
     for (size_t i = 0; i < s->n_pids; i++)
         if (s->pids[i] == pid)
             return;
-    if (s->n_pids == s->cap_pids) {
-        size_t nc = s->cap_pids ? 2 * s->cap_pids : 8;
-        pid_t *p = realloc(s->pids, nc * sizeof *p);
-        if (!p)
-            return;
-        s->pids = p;
-        gs_memrel_proc *q = realloc(s->procs, nc * sizeof *q);
-        if (!q)
-            return;
-        s->procs = q;
-        s->cap_pids = nc;
-    }
+    if (!gs_grow(&s->pids, &s->cap_pids, s->n_pids, sizeof *s->pids, 8) ||
+        !gs_grow(&s->procs, &s->cap_procs, s->n_pids, sizeof *s->procs, 8))
+        return;
     gs_memrel_proc_init(&s->procs[s->n_pids], pid);
     s->pids[s->n_pids++] = pid;
 }
@@ -314,14 +294,8 @@ static void rescan(gs_sampler *s, int gen)
                 s->t[i].seen = gen;
                 continue;
             }
-            if (s->n == s->cap) {
-                size_t nc = s->cap ? 2 * s->cap : 64;
-                task *nt = realloc(s->t, nc * sizeof *nt);
-                if (!nt)
-                    break;
-                s->t = nt;
-                s->cap = nc;
-            }
+            if (!gs_grow(&s->t, &s->cap, s->n, sizeof *s->t, 64))
+                break;
             task *k = &s->t[s->n];
             memset(k, 0, sizeof *k);
             k->pid = s->pids[p];

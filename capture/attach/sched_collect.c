@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../common/grow.h"
 #include "../../common/rng.h"
 #include "attach.h"
 #include "sched_int.h"
@@ -67,15 +68,9 @@ static void add_pid(gs_sched *s, pid_t pid)
 {
     if (has_pid(s, (uint32_t)pid))
         return;
-    if (s->n_pids == s->cap_pids) {
-        size_t nc = s->cap_pids ? 2 * s->cap_pids : 8;
-        pid_t *p = realloc(s->pids, nc * sizeof *p);
-        if (!p) {
-            s->oom = 1;
-            return;
-        }
-        s->pids = p;
-        s->cap_pids = nc;
+    if (!gs_grow(&s->pids, &s->cap_pids, s->n_pids, sizeof *s->pids, 8)) {
+        s->oom = 1;
+        return;
     }
     s->pids[s->n_pids++] = pid;
 }

@@ -17,6 +17,7 @@
 
 #include "../../test/test.h"
 #include "attach.h"
+#include "test_attach_util.h"
 
 static const char *fixture(const char *rel, char *buf, size_t n)
 {
@@ -170,15 +171,6 @@ GS_TEST(attach_convert_fixture)
     gs_timeline_destroy(tl);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 GS_TEST(attach_convert_malformed)
 {
     static const struct {
@@ -193,7 +185,7 @@ GS_TEST(attach_convert_malformed)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char path[1100];
         snprintf(path, sizeof path, "%s/p5-0.rec", gs_test_tmpdir());
-        write_file(path, bad[i].text);
+        GS_REQUIRE(gs_test_write_text(path, bad[i].text));
         gs_timeline *tl = NULL;
         gs_err err;
         gs_err_clear(&err);
@@ -259,38 +251,19 @@ static gs_timeline *attach_probe(const char *opts, const char *args, char *out, 
     return tl;
 }
 
-static long field(const char *out, const char *key)
-{
-    const char *p = strstr(out, key);
-    return p ? strtol(p + strlen(key), NULL, 0) : -1;
-}
-
-static int32_t lane_of_tid(gs_timeline *tl, long tid)
-{
-    char pre[64];
-    snprintf(pre, sizeof pre, "thread/%ld", tid);
-    for (size_t i = 0; i < gs_timeline_lane_count(tl); i++) {
-        const gs_lane_info *l = gs_timeline_lane(tl, (int32_t)i);
-        size_t k = strlen(pre);
-        if (!strncmp(l->name, pre, k) && (l->name[k] == '\0' || l->name[k] == ' '))
-            return l->id;
-    }
-    return -1;
-}
-
 GS_TEST(attach_interposer_probe)
 {
     char out[1024];
     gs_timeline *tl = attach_probe("--hz 0 --no-cupti", "contend 150", out, sizeof out);
     if (!tl)
         return;
-    long holder = field(out, "holder="), waiter = field(out, "waiter="),
-         trimmer = field(out, "trimmer=");
+    long holder = tat_field(out, "holder="), waiter = tat_field(out, "waiter="),
+         trimmer = tat_field(out, "trimmer=");
     const char *m = strstr(out, "mutex=");
     GS_REQUIRE(holder > 0 && waiter > 0 && trimmer > 0 && m);
     char lock[64];
     snprintf(lock, sizeof lock, "mutex:%.*s", (int)strcspn(m + 6, "\n"), m + 6);
-    int32_t lh = lane_of_tid(tl, holder), lw = lane_of_tid(tl, waiter), lt = lane_of_tid(tl, trimmer);
+    int32_t lh = tat_lane_of_tid(tl, holder), lw = tat_lane_of_tid(tl, waiter), lt = tat_lane_of_tid(tl, trimmer);
     GS_REQUIRE(lh >= 0 && lw >= 0 && lt >= 0);
     size_t n;
     const gs_span *sp = gs_timeline_spans(tl, &n);
@@ -357,9 +330,9 @@ GS_TEST(attach_sampler_states)
     gs_timeline *tl = attach_probe("--no-preload --no-cupti --hz 500", "block 400", out, sizeof out);
     if (!tl)
         return;
-    long fu = field(out, "futexer="), sl = field(out, "sleeper="), sp_ = field(out, "spinner=");
+    long fu = tat_field(out, "futexer="), sl = tat_field(out, "sleeper="), sp_ = tat_field(out, "spinner=");
     GS_REQUIRE(fu > 0 && sl > 0 && sp_ > 0);
-    int32_t lf = lane_of_tid(tl, fu), ls = lane_of_tid(tl, sl), lp = lane_of_tid(tl, sp_);
+    int32_t lf = tat_lane_of_tid(tl, fu), ls = tat_lane_of_tid(tl, sl), lp = tat_lane_of_tid(tl, sp_);
     GS_REQUIRE(lf >= 0 && ls >= 0 && lp >= 0);
     GS_CHECK(strstr(gs_timeline_lane(tl, lf)->name, "futexer") != NULL);   /* comm from stat */
     size_t n;
@@ -401,7 +374,7 @@ GS_TEST(attach_cli_errors)
     gs_test_run(cmd, out, sizeof out);
     char path[1200];
     snprintf(path, sizeof path, "%s/p7-1.rec", raw);
-    write_file(path, "H gsattach 1 7 1 0 x\nK 1 2 0 0 0 1 k\nM 1 2 3\n");
+    GS_REQUIRE(gs_test_write_text(path, "H gsattach 1 7 1 0 x\nK 1 2 0 0 0 1 k\nM 1 2 3\n"));
     snprintf(cmd, sizeof cmd, "%s attach --convert %s/bad 2>&1; echo rc=$?", b, gs_test_tmpdir());
     gs_test_run(cmd, out, sizeof out);
     GS_CHECK_MSG(strstr(out, "p7-1.rec:3") && strstr(out, "rc=2"), "%s", out);

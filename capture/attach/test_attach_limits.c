@@ -21,11 +21,8 @@ static gs_status convert_text(gs_timeline **tl, gs_attach_stats *stats, const ch
     snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir -p %s", dir, dir);
     gs_test_run(cmd, out, sizeof out);
     snprintf(path, sizeof path, "%s/p5-0.rec", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
+    if (!gs_test_write_text(path, text))
         return GS_ERR_IO;
-    fputs(text, f);
-    fclose(f);
     gs_err_clear(err);
     *tl = NULL;
     return gs_attach_convert(tl, stats, dir, NULL, err);
@@ -50,6 +47,11 @@ GS_TEST(attach_limits_refused_with_file_and_line)
         {HDR "K 10 20 0 0 4294967296 1 k\n", "stream 4294967296"},
         {HDR "K 10 20 0 0 0 4294967296 k\n", "correlation id 4294967296"},
         {HDR "M 10 20 0 0 0 1 0 300 1 1 8\n", "copy kind 300"},
+        {HDR "M 10 20 0 0 0 1 4294967296 1 1 1 8\n", "runtime correlation id 4294967296"},
+        {HDR "M 10 20 0 0 0 1 0 1 1 1 9223372036854775808\n", "bytes 9223372036854775808"},
+        {HDR "M 10 20 0 0 2147483648 1 0 1 1 1 8\n", "stream 2147483648"},
+        {HDR "S 10 20 4096 0 0 1 8 1\n", "device 4096"},
+        {HDR "S 10 20 0 0 0 1 9223372036854775808 1\n", "bytes 9223372036854775808"},
         {HDR "R 10 20 4294967296 4 5 cudaFree\n", "thread id 4294967296"},
         {"H gsattach 1 4294967296 4 0 x\n", "pid 4294967296"},
         {HDR "X 1 9223372036854775807\nX 1 1\n", "dropped count"},
@@ -113,11 +115,8 @@ GS_TEST(attach_limits_cli_leaves_no_partial_run)
     snprintf(cmd, sizeof cmd, "mkdir -p %s", raw);
     gs_test_run(cmd, out, sizeof out);
     snprintf(path, sizeof path, "%s/p7-1.rec", raw);
-    FILE *f = fopen(path, "w");
-    GS_REQUIRE(f);
-    fputs("H gsattach 1 7 1 0 x\nK 10 20 0 0 0 1 k\n"
-          "K 9223372036854775000 9223372036854775807 0 0 0 2 k\n", f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(path, "H gsattach 1 7 1 0 x\nK 10 20 0 0 0 1 k\n"
+                                        "K 9223372036854775000 9223372036854775807 0 0 0 2 k\n"));
     snprintf(cmd, sizeof cmd, "%s attach --convert %s/run 2>&1; echo rc=$?; ls -A %s/run", b,
              gs_test_tmpdir(), gs_test_tmpdir());
     gs_test_run(cmd, out, sizeof out);

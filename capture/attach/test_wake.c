@@ -22,6 +22,7 @@
 #include "../../diag/analysis.h"
 #include "../../test/test.h"
 #include "attach.h"
+#include "test_attach_util.h"
 
 #define MAX_EV 64
 
@@ -46,19 +47,13 @@ static int foreign(char *buf, size_t n, const char *name)
     return 1;
 }
 
-static long key_long(const char *out, const char *key)
-{
-    const char *p = strstr(out, key);
-    return p ? strtol(p + strlen(key), NULL, 0) : -1;
-}
-
 /* The program's figures: "gap A B" lines and "<act> A B" lines. */
 static void parse_truth(truth *t, const char *out, const char *act)
 {
     memset(t, 0, sizeof *t);
-    t->launcher = key_long(out, "launcher=");
-    t->holder = key_long(out, "holder=");
-    t->wait_ns = key_long(out, "wait_ns=");
+    t->launcher = tat_field(out, "launcher=");
+    t->holder = tat_field(out, "holder=");
+    t->wait_ns = tat_field(out, "wait_ns=");
     size_t al = act ? strlen(act) : 0;
     for (const char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
         long long a, b;
@@ -199,19 +194,6 @@ static int run_measured(run *r, const char *name, const char *opts, const char *
     }
 }
 
-static int32_t lane_of_tid(gs_timeline *tl, long tid)
-{
-    char pre[64];
-    snprintf(pre, sizeof pre, "thread/%ld", tid);
-    size_t k = strlen(pre);
-    for (size_t i = 0; i < gs_timeline_lane_count(tl); i++) {
-        const gs_lane_info *l = gs_timeline_lane(tl, (int32_t)i);
-        if (!strncmp(l->name, pre, k) && (l->name[k] == '\0' || l->name[k] == ' '))
-            return l->id;
-    }
-    return -1;
-}
-
 /* |got - want| <= 10% of want. */
 #define WITHIN(what, got, want)                                                                \
     GS_CHECK_MSG(fabs((got) - (want)) <= 0.10 * (want) && (want) > 0,                          \
@@ -231,7 +213,7 @@ static const char *chain_of(const gs_analysis *a, gs_cause c)
 /* Every wait span of the launcher during a gap names `holder` as its holder. */
 static void check_waits(const run *r, long holder_tid, const char *use)
 {
-    int32_t L = lane_of_tid(r->tl, r->t.launcher), H = lane_of_tid(r->tl, holder_tid);
+    int32_t L = tat_lane_of_tid(r->tl, r->t.launcher), H = tat_lane_of_tid(r->tl, holder_tid);
     GS_REQUIRE(L >= 0 && H >= 0);
     size_t n, found = 0;
     const gs_span *sp = gs_timeline_spans(r->tl, &n);
@@ -345,7 +327,7 @@ GS_TEST(attach_wake_cond_handoff)
     run r;
     if (!run_measured(&r, "cond", "--wake interpose", "cond_handoff", "4 60", "work", cond_figures))
         return;
-    long producer = key_long(r.out, "producer=");
+    long producer = tat_field(r.out, "producer=");
     double W = (double)r.t.wait_ns * 1e-9;
     /* Waiting for work from a busy producer: the engine's queue_empty. */
     WITHIN("queue_empty family", gs_analysis_cause_idle(r.an, "queue_empty"), W);

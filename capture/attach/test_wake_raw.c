@@ -12,27 +12,15 @@
 
 #include "../../test/test.h"
 #include "attach.h"
+#include "test_attach_util.h"
 #include "sched_int.h"
-
-static int32_t lane_tid(gs_timeline *tl, long tid)
-{
-    char pre[32];
-    snprintf(pre, sizeof pre, "thread/%ld", tid);
-    size_t k = strlen(pre);
-    for (size_t i = 0; i < gs_timeline_lane_count(tl); i++) {
-        const gs_lane_info *l = gs_timeline_lane(tl, (int32_t)i);
-        if (!strncmp(l->name, pre, k) && (!l->name[k] || l->name[k] == ' '))
-            return l->id;
-    }
-    return -2;
-}
 
 /* The span of lane `tid` named name starting at start (ms); NULL if none. */
 static const gs_span *span(gs_timeline *tl, long tid, const char *name, double start_ms)
 {
     size_t n;
     const gs_span *sp = gs_timeline_spans(tl, &n);
-    int32_t l = lane_tid(tl, tid);
+    int32_t l = tat_lane_of_tid(tl, tid);
     for (size_t i = 0; i < n; i++)
         if (sp[i].lane == l && !strcmp(sp[i].name, name) &&
             sp[i].start_ns == (int64_t)(start_ms * 1e6))
@@ -62,7 +50,7 @@ GS_TEST(attach_wake_raw_fixture)
     GS_CHECK(!strcmp(gs_timeline_meta_get(tl, "stack.1"), "main;finalize;libfoo.so+0x10"));
     GS_CHECK(!strcmp(gs_timeline_meta_get(tl, "stack.2"),
                      "main;worker_loop;std::sys::sync::mutex::futex::Mutex::lock_contended"));
-    int32_t l102 = lane_tid(tl, 102), l106 = lane_tid(tl, 106), l109 = lane_tid(tl, 109);
+    int32_t l102 = tat_lane_of_tid(tl, 102), l106 = tat_lane_of_tid(tl, 106), l109 = tat_lane_of_tid(tl, 109);
     /* A futex lock: the wake left the word 0; paired by address. */
     const gs_span *w = span(tl, 101, "futex:0x1000", 1);
     GS_REQUIRE(w);
@@ -75,7 +63,7 @@ GS_TEST(attach_wake_raw_fixture)
     const gs_span *sp = gs_timeline_spans(tl, &n);
     int waits101 = 0;
     for (size_t i = 0; i < n; i++)
-        waits101 += sp[i].lane == lane_tid(tl, 101) && sp[i].kind == GS_SPAN_LOCK_WAIT;
+        waits101 += sp[i].lane == tat_lane_of_tid(tl, 101) && sp[i].kind == GS_SPAN_LOCK_WAIT;
     GS_CHECK_EQ_INT(waits101, 1);
     /* The trim's stack. */
     HAS(span(tl, 102, "malloc_trim", 7), "stack=1");
@@ -122,15 +110,6 @@ GS_TEST(attach_wake_raw_fixture)
     gs_timeline_destroy(tl);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 /* Case i: a folder holding file with text must be refused with GS_ERR_FORMAT,
  * no timeline, and a message holding where and needle. */
 static void refused(const char *tag, size_t i, const char *file, const char *text,
@@ -141,7 +120,7 @@ static void refused(const char *tag, size_t i, const char *file, const char *tex
     snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
     gs_test_run(cmd, out, sizeof out);
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    write_file(path, text);
+    GS_REQUIRE(gs_test_write_text(path, text));
     gs_timeline *tl = NULL;
     gs_err err;
     gs_err_clear(&err);
@@ -221,7 +200,7 @@ GS_TEST(attach_wake_raw_limits)
                 "Q 1 main;%s+0x10\n"
                 "U 4611686018427387900 7 futex 0x1 -2 4294967295 0\n",
              fifo);
-    write_file(path, text);
+    GS_REQUIRE(gs_test_write_text(path, text));
     gs_timeline *tl = NULL;
     gs_attach_stats st;
     gs_err err;

@@ -2,8 +2,8 @@
  * Helpers shared by the importers (internal to capture/import).
  *
  * imp_lanes: lanes by name, opened on first use (a timeline has no lookup
- * by name).  imp_imap: int64 -> int64 map (correlation ids, thread ids).
- * Both grow as needed; imp_*_free releases them.
+ * by name); it grows as needed, imp_lanes_free releases it.  The int64
+ * maps of correlation ids and thread ids are common/imap.h's.
  */
 #ifndef GS_IMP_INTERNAL_H
 #define GS_IMP_INTERNAL_H
@@ -12,13 +12,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../../common/imap.h"
 #include "import.h"
 
+struct gs_strmap;
 typedef struct imp_lanes {
     gs_timeline *tl;
-    char **name;
-    gs_tl_lane **lane;
-    size_t cap, n;
+    struct gs_strmap *names; /* name -> 1, 2, ... (allocated on first use) */
+    gs_tl_lane **lane;       /* by id - 1 */
+    size_t cap;
     int oom;                 /* an allocation failed (lookups then return NULL) */
 } imp_lanes;
 
@@ -27,21 +29,6 @@ void imp_lanes_free(imp_lanes *m);
 /* The lane called name (opened with role/device/stream when new), NULL on OOM. */
 gs_tl_lane *imp_lane(imp_lanes *m, const char *name, gs_role role, int32_t device,
                      int32_t stream);
-
-typedef struct imp_imap_ent {
-    int64_t key, val;
-} imp_imap_ent;
-typedef struct imp_imap {
-    imp_imap_ent *e;
-    size_t cap, n;
-    int has_empty;           /* the one key a slot cannot hold (INT64_MIN) */
-    int64_t empty_val;
-} imp_imap;
-
-int imp_imap_init(imp_imap *m);   /* 0 on OOM */
-void imp_imap_free(imp_imap *m);
-int imp_imap_put(imp_imap *m, int64_t k, int64_t v);   /* overwrites; 0 on OOM */
-int imp_imap_get(const imp_imap *m, int64_t k, int64_t *v);
 
 /* Times an importer accepts: timeline/limits.h (GS_TLV_TIME); offsets and
  * sums of times go through gs_tl_time_add, differences through gs_tl_sub. */

@@ -10,15 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/bigmem.h"
+#include "../../common/grow.h"
 #include "../../common/outfile.h"
+#include "../../common/strmap.h"
 #include "imp_internal.h"
 
-static const char *const format_names[] = {
-#define GS_X(e, n) n,
-    GS_IMPORT_FORMAT_TABLE(GS_X)
-#undef GS_X
-};
+static const char *const format_names[] = {GS_IMPORT_FORMAT_TABLE(GS_XT_COL2)};
 _Static_assert(sizeof format_names / sizeof format_names[0] == GS_IMPORT_FORMAT_COUNT,
                "format table");
 
@@ -29,11 +26,11 @@ const char *gs_import_format_name(gs_import_format f)
 
 int gs_import_format_from_name(gs_import_format *out, const char *name)
 {
-    for (int i = 0; i < GS_IMPORT_FORMAT_COUNT; i++)
-        if (!strcmp(name, format_names[i])) {
-            *out = (gs_import_format)i;
-            return 1;
-        }
+    int i = gs_xt_index(format_names, GS_IMPORT_FORMAT_COUNT, name);
+    if (i >= 0) {
+        *out = (gs_import_format)i;
+        return 1;
+    }
     if (!strcmp(name, "daemon_log") || !strcmp(name, "log")) {
         *out = GS_IMPORT_DAEMON_LOG;
         return 1;
@@ -197,46 +194,11 @@ void imp_lanes_init(imp_lanes *m, gs_timeline *tl)
 
 void imp_lanes_free(imp_lanes *m)
 {
-    for (size_t i = 0; i < m->cap; i++)
-        free(m->name[i]);
-    free(m->name);
+    if (m->names)
+        gs_strmap_free(m->names);
+    free(m->names);
     free(m->lane);
     memset(m, 0, sizeof *m);
-}
-
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static int lanes_grow(imp_lanes *m)
-{
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    char **nn = calloc(cap, sizeof *nn);
-    gs_tl_lane **nl = calloc(cap, sizeof *nl);
-    if (!nn || !nl) {
-        free(nn);
-        free(nl);
-        return 0;
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->name[i])
-            continue;
-        size_t j = (size_t)str_hash(m->name[i]) & (cap - 1);
-        while (nn[j])
-            j = (j + 1) & (cap - 1);
-        nn[j] = m->name[i];
-        nl[j] = m->lane[i];
-    }
-    free(m->name);
-    free(m->lane);
-    m->name = nn;
-    m->lane = nl;
-    m->cap = cap;
-    return 1;
 }
 
 gs_tl_lane *imp_lane(imp_lanes *m, const char *name, gs_role role, int32_t device,
@@ -244,127 +206,26 @@ gs_tl_lane *imp_lane(imp_lanes *m, const char *name, gs_role role, int32_t devic
 {
     if (m->oom)
         return NULL;
-    if ((m->n + 1) * 2 > m->cap && !lanes_grow(m)) {
-        m->oom = 1;
-        return NULL;
+    if (!m->names) {
+        if (!(m->names = malloc(sizeof *m->names)))
+            goto oom;
+        gs_strmap_init(m->names);
+        m->names->own = 1;
     }
-    size_t j = (size_t)str_hash(name) & (m->cap - 1);
-    while (m->name[j]) {
-        if (!strcmp(m->name[j], name))
-            return m->lane[j];
-        j = (j + 1) & (m->cap - 1);
-    }
-    char *copy = strdup(name);
-    gs_tl_lane *l = copy ? gs_tl_lane_open(m->tl, name, role, device, stream) : NULL;
-    if (!l) {
-        free(copy);
-        m->oom = 1;
-        return NULL;
-    }
-    m->name[j] = copy;
-    m->lane[j] = l;
-    m->n++;
-    return l;
-}
-
-/* ---- int64 map ----------------------------------------------------------------------- */
-
-/* Open addressing over (key, value) pairs side by side (one cache line a
- * probe); an empty slot holds IMAP_EMPTY as its key, and that key itself,
- * should a caller use it, is kept apart.
- *
- * Keys that follow each other stay together: a key's low IMAP_RUN_BITS
- * bits place it inside a run of slots, the rest (mixed) choose the run.
- * Correlation ids count up, so a trace's puts and gets walk the table a
- * run at a time instead of one cache miss each (with the whole key mixed,
- * a 1 GB trace's 1.5M correlation ids cost ~14% of its import in misses on
- * a 64 MB table); keys that are already hashes spread as before. */
-#define IMAP_EMPTY INT64_MIN
-#define IMAP_RUN_BITS 4
-
-static void imap_clear(imp_imap_ent *e, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        e[i].key = IMAP_EMPTY;
-}
-
-int imp_imap_init(imp_imap *m)
-{
-    memset(m, 0, sizeof *m);
-    m->cap = 64;
-    m->e = malloc(m->cap * sizeof *m->e);
-    if (!m->e) {
-        m->cap = 0;
-        return 0;
-    }
-    imap_clear(m->e, m->cap);
-    return 1;
-}
-
-void imp_imap_free(imp_imap *m)
-{
-    free(m->e);
-    memset(m, 0, sizeof *m);
-}
-
-static size_t imap_slot(const imp_imap_ent *e, size_t cap, int64_t k)
-{
-    uint64_t u = (uint64_t)k, h = u >> IMAP_RUN_BITS;
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-    h ^= h >> 31;
-    size_t i = (size_t)((h << IMAP_RUN_BITS) | (u & ((1u << IMAP_RUN_BITS) - 1))) & (cap - 1);
-    while (e[i].key != IMAP_EMPTY && e[i].key != k)
-        i = (i + 1) & (cap - 1);
-    return i;
-}
-
-int imp_imap_put(imp_imap *m, int64_t k, int64_t v)
-{
-    if (!m->cap)
-        return 0;
-    if (k == IMAP_EMPTY) {
-        m->n += !m->has_empty;
-        m->has_empty = 1;
-        m->empty_val = v;
-        return 1;
-    }
-    if ((m->n + 1) * 2 > m->cap) {
-        size_t cap = m->cap * 2;
-        imp_imap_ent *ne = gs_big_alloc_dense(cap * sizeof *ne);
-        if (!ne)
-            return 0;
-        imap_clear(ne, cap);
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->e[i].key != IMAP_EMPTY)
-                ne[imap_slot(ne, cap, m->e[i].key)] = m->e[i];
-        free(m->e);
-        m->e = ne;
-        m->cap = cap;
-    }
-    size_t i = imap_slot(m->e, m->cap, k);
-    if (m->e[i].key == IMAP_EMPTY) {
-        m->e[i].key = k;
-        m->n++;
-    }
-    m->e[i].val = v;
-    return 1;
-}
-
-int imp_imap_get(const imp_imap *m, int64_t k, int64_t *v)
-{
-    if (!m->cap)
-        return 0;
-    if (k == IMAP_EMPTY) {
-        if (m->has_empty)
-            *v = m->empty_val;
-        return m->has_empty;
-    }
-    size_t i = imap_slot(m->e, m->cap, k);
-    if (m->e[i].key == IMAP_EMPTY)
-        return 0;
-    *v = m->e[i].val;
-    return 1;
+    int added;
+    const char *stored;
+    uint64_t id = gs_strmap_get(m->names, name, 0, &added, &stored);
+    if (!id)
+        goto oom;
+    if (!added)
+        return m->lane[id - 1];
+    if (!gs_grow(&m->lane, &m->cap, id - 1, sizeof *m->lane, 64) ||
+        !(m->lane[id - 1] = gs_tl_lane_open(m->tl, name, role, device, stream)))
+        goto oom;
+    return m->lane[id - 1];
+oom:
+    m->oom = 1;   /* every later lookup fails too */
+    return NULL;
 }
 
 /* ---- small text helpers ------------------------------------------------------------------ */

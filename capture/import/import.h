@@ -51,12 +51,7 @@
     X(GS_IMPORT_CHROME, "chrome")            \
     X(GS_IMPORT_NSYS, "nsys")                \
     X(GS_IMPORT_DAEMON_LOG, "daemon-log")
-typedef enum {
-#define GS_X(e, n) e,
-    GS_IMPORT_FORMAT_TABLE(GS_X)
-#undef GS_X
-    GS_IMPORT_FORMAT_COUNT
-} gs_import_format;
+typedef enum { GS_IMPORT_FORMAT_TABLE(GS_XT_ID) GS_IMPORT_FORMAT_COUNT } gs_import_format;
 
 const char *gs_import_format_name(gs_import_format f);
 int gs_import_format_from_name(gs_import_format *out, const char *name);

@@ -51,13 +51,15 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../../common/grow.h"
+#include "../../common/hash.h"
 #include "../../common/json.h"
 #include "imp_internal.h"
 
 /* ---- per-import state ----------------------------------------------------------- */
 
 typedef struct strtab {
-    imp_imap idx;            /* key -> index into s */
+    gs_imap idx;            /* key -> index into s */
     char **s;
     size_t n, cap;
 } strtab;
@@ -68,23 +70,17 @@ static int strtab_put(strtab *t, int64_t key, const char *v)
     char *c = strdup(v);
     if (!c)
         return 0;
-    if (imp_imap_get(&t->idx, key, &i)) {
+    if (gs_imap_get(&t->idx, key, &i)) {
         free(t->s[i]);
         t->s[i] = c;
         return 1;
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 32;
-        char **ns = realloc(t->s, cap * sizeof *ns);
-        if (!ns) {
-            free(c);
-            return 0;
-        }
-        t->s = ns;
-        t->cap = cap;
+    if (!gs_grow(&t->s, &t->cap, t->n, sizeof *t->s, 32)) {
+        free(c);
+        return 0;
     }
     t->s[t->n] = c;
-    if (!imp_imap_put(&t->idx, key, (int64_t)t->n)) {
+    if (!gs_imap_put(&t->idx, key, (int64_t)t->n)) {
         free(c);
         return 0;
     }
@@ -95,7 +91,7 @@ static int strtab_put(strtab *t, int64_t key, const char *v)
 static const char *strtab_get(const strtab *t, int64_t key)
 {
     int64_t i;
-    return imp_imap_get(&t->idx, key, &i) ? t->s[i] : NULL;
+    return gs_imap_get(&t->idx, key, &i) ? t->s[i] : NULL;
 }
 
 static void strtab_free(strtab *t)
@@ -103,7 +99,7 @@ static void strtab_free(strtab *t)
     for (size_t i = 0; i < t->n; i++)
         free(t->s[i]);
     free(t->s);
-    imp_imap_free(&t->idx);
+    gs_imap_free(&t->idx);
 }
 
 typedef struct open_ev {
@@ -122,33 +118,33 @@ typedef struct chrome {
     int own;                 /* gapscope's timeline.json */
     int64_t base_ns;         /* added to every ts */
     strtab thread_names;     /* key(pid, tid) -> name */
-    imp_imap corr_lane;      /* correlation -> pass-1 thread (index into p1_*) */
-    imp_imap flow_src;       /* ac2g flow id -> pass-1 thread */
-    imp_imap p1_idx;         /* key2(pid, tid) -> pass-1 thread */
+    gs_imap corr_lane;      /* correlation -> pass-1 thread (index into p1_*) */
+    gs_imap flow_src;       /* ac2g flow id -> pass-1 thread */
+    gs_imap p1_idx;         /* key2(pid, tid) -> pass-1 thread */
     int64_t *p1_pid, *p1_tid;
     int64_t *p1_lane;        /* lane id of each pass-1 thread, once opened */
-    size_t n_p1, cap_p1;
-    gs_json_arena arena;     /* the event being read (the tree reader) */
+    size_t n_p1, cap_p1_pid, cap_p1_tid, cap_p1_lane;
+    gs_arena arena;          /* the event being read (the tree reader) */
     imp_scan_level scan_top, scan_args;   /* the field scan's keys (ev_fields) */
     imp_cut_words p1_words;  /* strings that make an event matter to pass 1 */
     char *scratch;           /* the field scan's values, NUL-terminated */
     size_t cap_scratch;
     int tree_only;           /* GS_IMPORT_JSON_TREE set: every event through the tree reader */
-    imp_imap lane_idx;       /* lane key -> index into lane_of */
+    gs_imap lane_idx;       /* lane key -> index into lane_of */
     gs_tl_lane **lane_of;
     size_t n_lane_of, cap_lane_of;
     strtab kernel_names;     /* hash of a kernel's full name -> its span name */
     strtab api_names;        /* hash of a CUDA API call's name -> its span name */
     char **mtext;            /* thread_name M events, as text (gapscope's own format) */
     long *mline;
-    size_t n_m, cap_m;
-    imp_imap flow_dst;       /* key(pid, tid, ts) -> flow id */
+    size_t n_m, cap_mtext, cap_mline;
+    gs_imap flow_dst;       /* key(pid, tid, ts) -> flow id */
     /* gapscope's own format */
-    imp_imap own_lane;       /* tid -> lane id */
+    gs_imap own_lane;       /* tid -> lane id */
     gs_tl_lane **own_lanes;  /* by lane id (of this import) */
     int32_t *own_ids;
-    size_t n_own, cap_own;
-    imp_imap own_tid;        /* tid -> index into own_lanes (holder_lane) */
+    size_t n_own, cap_own_lanes, cap_own_ids;
+    gs_imap own_tid;        /* tid -> index into own_lanes (holder_lane) */
     open_ev *open;           /* B events waiting for their E */
     size_t n_open, cap_open;
     int oom;
@@ -403,7 +399,7 @@ static void own_lane_open(chrome *c, const gs_json *ev, long line)
     if (!jint(ev, "pid", &pid) || !jint(ev, "tid", &tid) || !nm)
         return;
     int64_t have;
-    if (imp_imap_get(&c->own_lane, key2(pid, tid), &have))
+    if (gs_imap_get(&c->own_lane, key2(pid, tid), &have))
         return;
     gs_role role;
     int64_t dev = -1, stream = -1;
@@ -428,24 +424,13 @@ static void own_lane_open(chrome *c, const gs_json *ev, long line)
         return;
     }
     gs_tl_lane *l = gs_tl_lane_open(c->tl, nm, role, (int32_t)dev, (int32_t)stream);
-    if (c->n_own == c->cap_own) {
-        size_t cap = c->cap_own ? c->cap_own * 2 : 32;
-        gs_tl_lane **nl = realloc(c->own_lanes, cap * sizeof *nl);
-        if (!nl) {
-            c->oom = 1;
-            return;
-        }
-        c->own_lanes = nl;
-        int32_t *ni = realloc(c->own_ids, cap * sizeof *ni);
-        if (!ni) {
-            c->oom = 1;
-            return;
-        }
-        c->own_ids = ni;
-        c->cap_own = cap;
+    if (!gs_grow(&c->own_lanes, &c->cap_own_lanes, c->n_own, sizeof *c->own_lanes, 32) ||
+        !gs_grow(&c->own_ids, &c->cap_own_ids, c->n_own, sizeof *c->own_ids, 32)) {
+        c->oom = 1;
+        return;
     }
-    if (!l || !imp_imap_put(&c->own_lane, key2(pid, tid), (int64_t)c->n_own) ||
-        !imp_imap_put(&c->own_tid, tid, (int64_t)c->n_own)) {
+    if (!l || !gs_imap_put(&c->own_lane, key2(pid, tid), (int64_t)c->n_own) ||
+        !gs_imap_put(&c->own_tid, tid, (int64_t)c->n_own)) {
         c->oom = 1;
         return;
     }
@@ -513,7 +498,7 @@ static void own_event(chrome *c, const gs_json *ev, long line)
     }
     int64_t pid, tid, ts, dur = 0, li, x;
     if (!jint(ev, "pid", &pid) || !jint(ev, "tid", &tid) ||
-        !imp_imap_get(&c->own_lane, key2(pid, tid), &li)) {
+        !gs_imap_get(&c->own_lane, key2(pid, tid), &li)) {
         skip(c, "event on a track with no thread_name", line);
         return;
     }
@@ -547,7 +532,7 @@ static void own_event(chrome *c, const gs_json *ev, long line)
          * name (files from before holder_lane; names of one run are unique). */
         const char *hn = jstr(args, "holder");
         if (jown(args, "holder_lane", &x) && x < INT64_MAX &&
-            imp_imap_get(&c->own_tid, x + 1, &li)) {
+            gs_imap_get(&c->own_tid, x + 1, &li)) {
             s.holder = c->own_ids[li];
         } else {
             for (size_t i = 0; hn && i < c->n_own && s.holder < 0; i++) {
@@ -604,22 +589,16 @@ static void own_event(chrome *c, const gs_json *ev, long line)
 static gs_tl_lane *lane_cached(chrome *c, int64_t key)
 {
     int64_t i;
-    return imp_imap_get(&c->lane_idx, key, &i) ? c->lane_of[i] : NULL;
+    return gs_imap_get(&c->lane_idx, key, &i) ? c->lane_of[i] : NULL;
 }
 
 static gs_tl_lane *lane_remember(chrome *c, int64_t key, gs_tl_lane *l)
 {
     if (!l)
         return NULL;
-    if (c->n_lane_of == c->cap_lane_of) {
-        size_t cap = c->cap_lane_of ? c->cap_lane_of * 2 : 64;
-        gs_tl_lane **nl = realloc(c->lane_of, cap * sizeof *nl);
-        if (!nl)
-            return l;   /* uncached, still right */
-        c->lane_of = nl;
-        c->cap_lane_of = cap;
-    }
-    if (imp_imap_put(&c->lane_idx, key, (int64_t)c->n_lane_of))
+    if (!gs_grow(&c->lane_of, &c->cap_lane_of, c->n_lane_of, sizeof *c->lane_of, 64))
+        return l;   /* uncached, still right */
+    if (gs_imap_put(&c->lane_idx, key, (int64_t)c->n_lane_of))
         c->lane_of[c->n_lane_of++] = l;
     return l;
 }
@@ -673,23 +652,13 @@ static ev_class classify(const char *cat)
 static int64_t p1_ref(chrome *c, int64_t pid, int64_t tid)
 {
     int64_t i;
-    if (imp_imap_get(&c->p1_idx, key2(pid, tid), &i))
+    if (gs_imap_get(&c->p1_idx, key2(pid, tid), &i))
         return i;
-    if (c->n_p1 == c->cap_p1) {
-        size_t cap = c->cap_p1 ? c->cap_p1 * 2 : 16;
-        int64_t *np = realloc(c->p1_pid, cap * sizeof *np);
-        if (np)
-            c->p1_pid = np;
-        int64_t *nt = np ? realloc(c->p1_tid, cap * sizeof *nt) : NULL;
-        if (nt)
-            c->p1_tid = nt;
-        int64_t *nl = nt ? realloc(c->p1_lane, cap * sizeof *nl) : NULL;
-        if (!nl)
-            return -1;
-        c->p1_lane = nl;
-        c->cap_p1 = cap;
-    }
-    if (!imp_imap_put(&c->p1_idx, key2(pid, tid), (int64_t)c->n_p1))
+    if (!gs_grow(&c->p1_pid, &c->cap_p1_pid, c->n_p1, sizeof *c->p1_pid, 16) ||
+        !gs_grow(&c->p1_tid, &c->cap_p1_tid, c->n_p1, sizeof *c->p1_tid, 16) ||
+        !gs_grow(&c->p1_lane, &c->cap_p1_lane, c->n_p1, sizeof *c->p1_lane, 16))
+        return -1;
+    if (!gs_imap_put(&c->p1_idx, key2(pid, tid), (int64_t)c->n_p1))
         return -1;
     c->p1_pid[c->n_p1] = pid;
     c->p1_tid[c->n_p1] = tid;
@@ -742,7 +711,7 @@ static void kineto_index(chrome *c, const ev_fields *f)
         int64_t corr;
         if (vint_r(f->v[A_CORR], &corr) == 1) {
             int64_t t = p1_ref(c, pid, tid);
-            if (t < 0 || !imp_imap_put(&c->corr_lane, corr, t))
+            if (t < 0 || !gs_imap_put(&c->corr_lane, corr, t))
                 c->oom = 1;
         }
         return;
@@ -753,9 +722,9 @@ static void kineto_index(chrome *c, const ev_fields *f)
             return;
         if (!strcmp(ph, "s")) {
             int64_t t = p1_ref(c, pid, tid);
-            if (t < 0 || !imp_imap_put(&c->flow_src, id, t))
+            if (t < 0 || !gs_imap_put(&c->flow_src, id, t))
                 c->oom = 1;
-        } else if (!imp_imap_put(&c->flow_dst, key3(pid, tid, ts), id)) {
+        } else if (!gs_imap_put(&c->flow_dst, key3(pid, tid, ts), id)) {
             c->oom = 1;
         }
     }
@@ -817,9 +786,7 @@ static void put_arg(char *a, size_t n, size_t *k, const char *key, int64_t v)
  * without its version suffix), once per distinct name (by its hash). */
 static const char *api_span_name(chrome *c, const char *name, char *buf, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (const char *q = name; *q; q++)
-        h = (h ^ (unsigned char)*q) * 1099511628211ull;
+    uint64_t h = gs_fnv1a(name);
     const char *known = strtab_get(&c->api_names, (int64_t)h);
     if (known)
         return known;
@@ -869,9 +836,9 @@ static void kineto_complete(chrome *c, const ev_fields *f, int64_t ts, int64_t d
             fail_line(c, line, "a device event needs a device >= 0:", name);
             return;
         }
-        if (!(has_corr && imp_imap_get(&c->corr_lane, corr, &launch)) &&
-            imp_imap_get(&c->flow_dst, key3(pid, tid, ts), &id))
-            imp_imap_get(&c->flow_src, id, &launch);
+        if (!(has_corr && gs_imap_get(&c->corr_lane, corr, &launch)) &&
+            gs_imap_get(&c->flow_dst, key3(pid, tid, ts), &id))
+            gs_imap_get(&c->flow_src, id, &launch);
         launch = p1_lane_of(c, launch);
         int64_t dkey = key2(dev ^ 0x5bd1e995, stream) ^ 0x27d4eb2f165667c5ll;
         gs_tl_lane *lane = lane_cached(c, dkey);
@@ -891,9 +858,7 @@ static void kineto_complete(chrome *c, const ev_fields *f, int64_t ts, int64_t d
         if (cls == EV_KERNEL) {
             kind = GS_SPAN_KERNEL;
             /* Kernel names repeat: shortened once per distinct name (by its hash). */
-            uint64_t h = 1469598103934665603ull;
-            for (const char *q = name; *q; q++)
-                h = (h ^ (unsigned char)*q) * 1099511628211ull;
+            uint64_t h = gs_fnv1a(name);
             const char *shortn = strtab_get(&c->kernel_names, (int64_t)h);
             if (shortn) {
                 sn = shortn;
@@ -977,15 +942,9 @@ static int kineto_event(chrome *c, const ev_fields *f, long line)
     }
     int64_t key = key2(pid, tid);
     if (!strcmp(ph, "B")) {
-        if (c->n_open == c->cap_open) {
-            size_t cap = c->cap_open ? c->cap_open * 2 : 16;
-            open_ev *no = realloc(c->open, cap * sizeof *no);
-            if (!no) {
-                c->oom = 1;
-                return 0;
-            }
-            c->open = no;
-            c->cap_open = cap;
+        if (!gs_grow(&c->open, &c->cap_open, c->n_open, sizeof *c->open, 16)) {
+            c->oom = 1;
+            return 0;
         }
         c->open[c->n_open++] = (open_ev){key, ts, line, NULL};   /* the caller keeps its tree */
         return 1;
@@ -1017,18 +976,10 @@ static int kineto_event(chrome *c, const ev_fields *f, long line)
 /* A thread_name M event kept as text for gapscope's own format. */
 static void keep_mtext(chrome *c, const char *st, size_t n, long line)
 {
-    if (c->n_m == c->cap_m) {
-        size_t cap = c->cap_m ? c->cap_m * 2 : 32;
-        char **nt = realloc(c->mtext, cap * sizeof *nt);
-        if (nt)
-            c->mtext = nt;
-        long *nl = nt ? realloc(c->mline, cap * sizeof *nl) : NULL;
-        if (!nl) {
-            c->oom = 1;
-            return;
-        }
-        c->mline = nl;
-        c->cap_m = cap;
+    if (!gs_grow(&c->mtext, &c->cap_mtext, c->n_m, sizeof *c->mtext, 32) ||
+        !gs_grow(&c->mline, &c->cap_mline, c->n_m, sizeof *c->mline, 32)) {
+        c->oom = 1;
+        return;
     }
     char *t = strndup(st, n);
     if (!t) {
@@ -1179,7 +1130,7 @@ static int parse_in_place(chrome *c, imp_win *w, gs_json **ev, const char **st, 
         size_t used;
         int lines, short_input;
         gs_err_clear(&perr);
-        gs_json_arena_reset(&c->arena);
+        gs_arena_reset(&c->arena);
         if (gs_json_parse_prefix_in(&c->arena, ev, w->s, (size_t)(w->end - w->s), c->name, &perr,
                                     &used, &lines, &short_input) == GS_OK) {
             *st = w->s;
@@ -1201,7 +1152,7 @@ static void tree_event(chrome *c, const char *st, size_t n, long line, int pass)
     gs_err perr;
     gs_json *ev = NULL;
     gs_err_clear(&perr);
-    gs_json_arena_reset(&c->arena);
+    gs_arena_reset(&c->arena);
     if (gs_json_parse_in(&c->arena, &ev, st, n, c->name, &perr) != GS_OK)
         ev = NULL;
     if (perr.status == GS_ERR_NOMEM)
@@ -1475,7 +1426,7 @@ static gs_status chrome_run(gs_timeline *tl, gs_import_report *rep, imp_win *w, 
     c.name = name;
     c.err = err;
     imp_lanes_init(&c.lanes, tl);
-    gs_json_arena_init(&c.arena);
+    gs_arena_init(&c.arena);
     imp_scan_level_init(&c.scan_args, field_key + F_TOP, F_ALL - F_TOP, -1, NULL);
     imp_scan_level_init(&c.scan_top, field_key, F_TOP, F_ARGS, &c.scan_args);
     static const char *const p1_words[] = {"M", "cuda_runtime", "cuda_driver", "runtime",
@@ -1486,11 +1437,11 @@ static gs_status chrome_run(gs_timeline *tl, gs_import_report *rep, imp_win *w, 
     const char *tree = getenv("GS_IMPORT_JSON_TREE");
     c.tree_only = tree && *tree && strcmp(tree, "0");
     gs_status st = GS_OK;
-    if (!imp_imap_init(&c.thread_names.idx) || !imp_imap_init(&c.corr_lane) ||
-        !imp_imap_init(&c.flow_src) || !imp_imap_init(&c.flow_dst) || !imp_imap_init(&c.own_lane) ||
-        !imp_imap_init(&c.p1_idx) || !imp_imap_init(&c.lane_idx) ||
-        !imp_imap_init(&c.kernel_names.idx) || !imp_imap_init(&c.api_names.idx) ||
-        !imp_imap_init(&c.own_tid)) {
+    if (!gs_imap_init(&c.thread_names.idx, 0) || !gs_imap_init(&c.corr_lane, 0) ||
+        !gs_imap_init(&c.flow_src, 0) || !gs_imap_init(&c.flow_dst, 0) ||
+        !gs_imap_init(&c.own_lane, 0) || !gs_imap_init(&c.p1_idx, 0) ||
+        !gs_imap_init(&c.lane_idx, 0) || !gs_imap_init(&c.kernel_names.idx, 0) ||
+        !gs_imap_init(&c.api_names.idx, 0) || !gs_imap_init(&c.own_tid, 0)) {
         st = gs_err_set(err, GS_ERR_NOMEM, "import chrome", name, "out of memory");
         goto done;
     }
@@ -1524,18 +1475,18 @@ static gs_status chrome_run(gs_timeline *tl, gs_import_report *rep, imp_win *w, 
 done:
     imp_lanes_free(&c.lanes);
     strtab_free(&c.thread_names);
-    imp_imap_free(&c.corr_lane);
-    imp_imap_free(&c.flow_src);
-    imp_imap_free(&c.flow_dst);
-    imp_imap_free(&c.own_lane);
-    imp_imap_free(&c.p1_idx);
-    gs_json_arena_free(&c.arena);
+    gs_imap_free(&c.corr_lane);
+    gs_imap_free(&c.flow_src);
+    gs_imap_free(&c.flow_dst);
+    gs_imap_free(&c.own_lane);
+    gs_imap_free(&c.p1_idx);
+    gs_arena_free(&c.arena);
     free(c.scratch);
-    imp_imap_free(&c.lane_idx);
+    gs_imap_free(&c.lane_idx);
     free(c.lane_of);
     strtab_free(&c.kernel_names);
     strtab_free(&c.api_names);
-    imp_imap_free(&c.own_tid);
+    gs_imap_free(&c.own_tid);
     free(c.own_lanes);
     free(c.own_ids);
     free(c.p1_pid);

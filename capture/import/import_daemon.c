@@ -70,6 +70,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/grow.h"
+#include "../../common/hash.h"
 #include "imp_internal.h"
 
 #define MS 1000000LL
@@ -222,23 +224,10 @@ typedef struct dlog {
     size_t npend, cappend;
     size_t *open;            /* partitions between GPU_START and GPU_END, in order */
     size_t nopen, capopen;
-    imp_imap index;          /* part_key(job, part) -> index into p */
+    gs_imap index;          /* part_key(job, part) -> index into p */
     uint64_t recognized;
     int oom;
 } dlog;
-
-static int grow(void **v, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return 1;
-    size_t nc = *cap ? *cap * 2 : 64;
-    void *nv = realloc(*v, nc * elem);
-    if (!nv)
-        return 0;
-    *v = nv;
-    *cap = nc;
-    return 1;
-}
 
 static void skip(dlog *d, const char *reason, long line)
 {
@@ -249,29 +238,26 @@ static void skip(dlog *d, const char *reason, long line)
 
 static int64_t part_key(const char *job, int32_t p)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (const char *c = job; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    h = (h ^ (uint32_t)p) * 1099511628211ull;
+    uint64_t h = gs_fnv1a_step(gs_fnv1a(job), (uint32_t)p);
     return (int64_t)(h & 0x7fffffffffffffffull);
 }
 
 static part *find_part(dlog *d, const char *job, int32_t p, int create)
 {
     int64_t k = part_key(job, p), i;
-    if (imp_imap_get(&d->index, k, &i) && d->p[i].part == p && !strcmp(d->p[i].job, job))
+    if (gs_imap_get(&d->index, k, &i) && d->p[i].part == p && !strcmp(d->p[i].job, job))
         return &d->p[i];
-    if (imp_imap_get(&d->index, k, &i))   /* a hash collision: search */
+    if (gs_imap_get(&d->index, k, &i))   /* a hash collision: search */
         for (size_t j = 0; j < d->n; j++)
             if (d->p[j].part == p && !strcmp(d->p[j].job, job))
                 return &d->p[j];
     if (!create)
         return NULL;
-    if (!grow((void **)&d->p, &d->cap, d->n, sizeof *d->p)) {
+    if (!gs_grow(&d->p, &d->cap, d->n, sizeof *d->p, 64)) {
         d->oom = 1;
         return NULL;
     }
-    if (!imp_imap_get(&d->index, k, &i) && !imp_imap_put(&d->index, k, (int64_t)d->n)) {
+    if (!gs_imap_get(&d->index, k, &i) && !gs_imap_put(&d->index, k, (int64_t)d->n)) {
         d->oom = 1;
         return NULL;
     }
@@ -365,7 +351,7 @@ static void timeline_line(dlog *d, char *line, long ln)
                 d->pending[i] = d->pending[--d->npend];
                 break;
             }
-        if (!grow((void **)&d->open, &d->capopen, d->nopen, sizeof *d->open)) {
+        if (!gs_grow(&d->open, &d->capopen, d->nopen, sizeof *d->open, 64)) {
             d->oom = 1;
             return;
         }
@@ -522,7 +508,7 @@ static void tracing_line(dlog *d, const char *line, long ln)
             return;
         }
         fint(&fs, "partition", &pt);
-        if (!grow((void **)&d->pending, &d->cappend, d->npend, sizeof *d->pending)) {
+        if (!gs_grow(&d->pending, &d->cappend, d->npend, sizeof *d->pending, 64)) {
             d->oom = 1;
             return;
         }
@@ -539,7 +525,7 @@ static void tracing_line(dlog *d, const char *line, long ln)
             return;
         }
         fint(&fs, "partition", &pt);
-        if (!grow((void **)&d->t, &d->capt, d->nt, sizeof *d->t)) {
+        if (!gs_grow(&d->t, &d->capt, d->nt, sizeof *d->t, 64)) {
             d->oom = 1;
             return;
         }
@@ -558,7 +544,7 @@ static void tracing_line(dlog *d, const char *line, long ln)
             return;
         }
         fnum(&fs, "total_ms", &x.total_ms);
-        if (!grow((void **)&d->f, &d->capf, d->nf, sizeof *d->f)) {
+        if (!gs_grow(&d->f, &d->capf, d->nf, sizeof *d->f, 64)) {
             d->oom = 1;
             return;
         }
@@ -633,7 +619,7 @@ static void read_log(dlog *d, imp_win *w)
 
 static void dlog_free(dlog *d)
 {
-    imp_imap_free(&d->index);
+    gs_imap_free(&d->index);
     free(d->p);
     free(d->f);
     free(d->t);
@@ -821,8 +807,8 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
     int *lane_of = malloc(cap * sizeof *lane_of);
     hold_iv *holds = malloc((d->nf + 1) * sizeof *holds);
     wend *ends = NULL;
-    imp_imap w_end, w_prep_free;   /* per worker: latest GPU_END, last acquisition */
-    int maps = imp_imap_init(&w_end) + imp_imap_init(&w_prep_free);
+    gs_imap w_end, w_prep_free;   /* per worker: latest GPU_END, last acquisition */
+    int maps = gs_imap_init(&w_end, 0) + gs_imap_init(&w_prep_free, 0);
     size_t nh = 0;
     char nm[128], args[256];
     if (!v || !lane_of || !holds || maps != 2)
@@ -999,8 +985,8 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
          * and its wait there is for the worker's turn (ready_wait), not a
          * device mutex: the worker lane keeps one partition at a time. */
         int64_t busy_until = UNSET, prep_free = UNSET;
-        imp_imap_get(&w_end, w, &busy_until);
-        imp_imap_get(&w_prep_free, w, &prep_free);
+        gs_imap_get(&w_end, w, &busy_until);
+        gs_imap_get(&w_prep_free, w, &prep_free);
         int ahead = busy_until != UNSET && busy_until > p->start;
         gs_tl_lane *pl = l;
         if (ahead && acq < busy_until) {
@@ -1067,8 +1053,8 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
             gs_tl_span(pl, GS_SPAN_STEP, gs_vocab_name(GS_V_READY_WAIT), job, pt, cpu_end, acq, 0, "approx=1");
         else if (p->has_prelock)
             gs_tl_lock_wait(l, gs_vocab_name(GS_V_DEVICE_MUTEX), -1, job, pt, cpu_end, acq);
-        if (!imp_imap_put(&w_end, w, busy_until != UNSET && busy_until > end ? busy_until : end) ||
-            !imp_imap_put(&w_prep_free, w, acq))
+        if (!gs_imap_put(&w_end, w, busy_until != UNSET && busy_until > end ? busy_until : end) ||
+            !gs_imap_put(&w_prep_free, w, acq))
             goto nomem;
         int64_t busy_end;
         if (p->has_gpu) {
@@ -1111,8 +1097,8 @@ static gs_status build(dlog *d, gs_timeline *tl, const gs_import_options *opt, g
 nomem:
     st = gs_err_set(err, GS_ERR_NOMEM, "import daemon log", d->name, "out of memory");
 done:
-    imp_imap_free(&w_end);
-    imp_imap_free(&w_prep_free);
+    gs_imap_free(&w_end);
+    gs_imap_free(&w_prep_free);
     imp_lanes_free(&lanes);
     free(v);
     free(lane_of);
@@ -1128,7 +1114,7 @@ static gs_status parse_all(dlog *d, FILE *f, const uint8_t *data, size_t len, co
     memset(d, 0, sizeof *d);
     d->rep = rep;
     d->name = name;
-    if (!imp_imap_init(&d->index))
+    if (!gs_imap_init(&d->index, 0))
         return gs_err_set(err, GS_ERR_NOMEM, "import daemon log", name, "out of memory");
     imp_win w;
     if (f)

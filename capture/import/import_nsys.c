@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/grow.h"
 #include "imp_internal.h"
 
 #if GS_HAVE_SQLITE
@@ -58,11 +59,11 @@ typedef struct nsys {
     gs_import_report *rep;
     const char *name;
     imp_lanes lanes;
-    imp_imap str_idx;        /* StringIds id -> index into strs */
+    gs_imap str_idx;        /* StringIds id -> index into strs */
     char **strs;
     size_t n_strs, cap_strs;
-    imp_imap thread_name;    /* globalTid -> StringIds id */
-    imp_imap corr_lane;      /* key(pid, correlationId) -> lane id */
+    gs_imap thread_name;    /* globalTid -> StringIds id */
+    gs_imap corr_lane;      /* key(pid, correlationId) -> lane id */
     int oom;
     gs_err *err;
     int failed;              /* a value outside timeline/limits.h: err is set */
@@ -129,7 +130,7 @@ static const char *col_or(nsys *n, const char *t, const char *col, const char *d
 static const char *str_of(const nsys *n, sqlite3_int64 id)
 {
     int64_t i;
-    return imp_imap_get(&n->str_idx, id, &i) ? n->strs[i] : NULL;
+    return gs_imap_get(&n->str_idx, id, &i) ? n->strs[i] : NULL;
 }
 
 static void load_strings(nsys *n)
@@ -143,18 +144,12 @@ static void load_strings(nsys *n)
         const unsigned char *v = sqlite3_column_text(q, 1);
         if (!v)
             continue;
-        if (n->n_strs == n->cap_strs) {
-            size_t cap = n->cap_strs ? n->cap_strs * 2 : 256;
-            char **ns = realloc(n->strs, cap * sizeof *ns);
-            if (!ns) {
-                n->oom = 1;
-                break;
-            }
-            n->strs = ns;
-            n->cap_strs = cap;
+        if (!gs_grow(&n->strs, &n->cap_strs, n->n_strs, sizeof *n->strs, 256)) {
+            n->oom = 1;
+            break;
         }
         char *c = strdup((const char *)v);
-        if (!c || !imp_imap_put(&n->str_idx, sqlite3_column_int64(q, 0), (int64_t)n->n_strs)) {
+        if (!c || !gs_imap_put(&n->str_idx, sqlite3_column_int64(q, 0), (int64_t)n->n_strs)) {
             free(c);
             n->oom = 1;
             break;
@@ -173,7 +168,7 @@ static void load_threads_and_gpus(nsys *n)
         sqlite3_prepare_v2(n->db, "SELECT globalTid, nameId FROM ThreadNames", -1, &q, NULL) ==
             SQLITE_OK) {
         while (sqlite3_step(q) == SQLITE_ROW)
-            if (!imp_imap_put(&n->thread_name, sqlite3_column_int64(q, 0),
+            if (!gs_imap_put(&n->thread_name, sqlite3_column_int64(q, 0),
                               sqlite3_column_int64(q, 1)))
                 n->oom = 1;
         sqlite3_finalize(q);
@@ -204,7 +199,7 @@ static gs_tl_lane *thread_lane(nsys *n, sqlite3_int64 gtid)
 {
     char nm[300];
     int64_t sid;
-    const char *tn = imp_imap_get(&n->thread_name, gtid, &sid) ? str_of(n, sid) : NULL;
+    const char *tn = gs_imap_get(&n->thread_name, gtid, &sid) ? str_of(n, sid) : NULL;
     if (tn && *tn)
         snprintf(nm, sizeof nm, "thread/%lld %s", (long long)tid_of(gtid), tn);
     else
@@ -265,7 +260,7 @@ static void api_row(nsys *n, sqlite3_stmt *q, int64_t s, int64_t e)
         return;
     snprintf(args, sizeof args, "corr=%lld", (long long)corr);
     gs_tl_span(l, GS_SPAN_STEP, sname, -1, -1, s, e, 0, args);
-    if (!imp_imap_put(&n->corr_lane, corr_key(pid_of(g), corr), gs_tl_lane_id(l)))
+    if (!gs_imap_put(&n->corr_lane, corr_key(pid_of(g), corr), gs_tl_lane_id(l)))
         n->oom = 1;
     n->rep->used++;
 }
@@ -293,7 +288,7 @@ static gs_tl_lane *device_lane(nsys *n, sqlite3_stmt *q, const char *t, char *la
         return NULL;
     }
     *corr_out = corr;
-    if (imp_imap_get(&n->corr_lane, corr_key(pid, corr), &lane))
+    if (gs_imap_get(&n->corr_lane, corr_key(pid, corr), &lane))
         snprintf(launch, ln, ";launch_lane=%lld", (long long)lane);
     else
         launch[0] = '\0';
@@ -458,8 +453,8 @@ static gs_status nsys_import(gs_timeline *tl, gs_import_report *rep, const uint8
     imp_lanes_init(&n.lanes, tl);
     gs_status st = GS_OK;
     unsigned char *copy = path ? NULL : sqlite3_malloc64(len);
-    if ((!path && !copy) || !imp_imap_init(&n.str_idx) || !imp_imap_init(&n.thread_name) ||
-        !imp_imap_init(&n.corr_lane)) {
+    if ((!path && !copy) || !gs_imap_init(&n.str_idx, 0) || !gs_imap_init(&n.thread_name, 0) ||
+        !gs_imap_init(&n.corr_lane, 0)) {
         sqlite3_free(copy);
         st = gs_err_set(err, GS_ERR_NOMEM, "import nsys", name, "out of memory");
         goto done;
@@ -564,9 +559,9 @@ done:
     for (size_t i = 0; i < n.n_strs; i++)
         free(n.strs[i]);
     free(n.strs);
-    imp_imap_free(&n.str_idx);
-    imp_imap_free(&n.thread_name);
-    imp_imap_free(&n.corr_lane);
+    gs_imap_free(&n.str_idx);
+    gs_imap_free(&n.thread_name);
+    gs_imap_free(&n.corr_lane);
     return st;
 }
 

@@ -380,10 +380,7 @@ GS_TEST(import_chrome_scan_equals_tree)
     gs_timeline_destroy(tl);
     const char *files[] = {path, KINETO, "traces/torch-stall/torch-sleep-profile.json", own};
     for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
-        FILE *f = fopen(path, "w");
-        GS_REQUIRE(f);
-        fputs(texts[t], f);
-        fclose(f);
+        GS_REQUIRE(gs_test_write_text(path, texts[t]));
         GS_CHECK_MSG(same_import(path, NULL), "text %zu from memory", t);
         GS_CHECK_MSG(same_import(path, "16"), "text %zu with a 16-byte window", t);
     }

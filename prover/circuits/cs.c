@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/grow.h"
 #include "cs.h"
 
 static void fail(cs *s, gs_status st, const char *why)
@@ -77,16 +78,8 @@ static int grow_rows(cs *s)
 
 static int push_terms(cs_matrix *m, const cs_lc *lc)
 {
-    if (m->n_terms + lc->n > m->cap_terms) {
-        size_t cap = m->cap_terms ? 2 * m->cap_terms : 4096;
-        while (cap < m->n_terms + lc->n)
-            cap *= 2;
-        gs_lc_term *p = realloc(m->terms, cap * sizeof *p);
-        if (!p)
-            return 0;
-        m->terms = p;
-        m->cap_terms = cap;
-    }
+    if (!gs_grow_to(&m->terms, &m->cap_terms, m->n_terms + lc->n, sizeof *m->terms, 4096))
+        return 0;
     memcpy(m->terms + m->n_terms, lc->t, lc->n * sizeof *lc->t);
     m->n_terms += lc->n;
     return 1;

@@ -28,6 +28,7 @@
 
 #include "../../common/bigmem.h"
 #include "../../common/clock.h"
+#include "../../common/cpuinfo.h"
 #include "../../timeline/vocab.h"
 #include "../msm/msm.h"
 #include "backend.h"
@@ -323,28 +324,6 @@ static const gs_backend_ops cpu_ops = {
     .destroy = cpu_destroy,
 };
 
-/* "model name" from /proc/cpuinfo, or "unknown CPU". */
-static void cpu_model(char *buf, size_t len)
-{
-    snprintf(buf, len, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[256];
-    while (fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (!strncmp(line, "model name", 10) && colon) {
-            colon++;
-            while (*colon == ' ')
-                colon++;
-            colon[strcspn(colon, "\n")] = 0;
-            snprintf(buf, len, "%s", colon);
-            break;
-        }
-    }
-    fclose(f);
-}
-
 gs_status gs_backend_cpu_create(gs_backend **out, int threads, gs_err *err)
 {
     *out = NULL;
@@ -363,7 +342,8 @@ gs_status gs_backend_cpu_create(gs_backend **out, int threads, gs_err *err)
     }
     pthread_mutex_init(&im->mu, NULL);
     char model[120];
-    cpu_model(model, sizeof model);
+    if (!gs_cpuinfo_field(model, sizeof model, "model name"))
+        snprintf(model, sizeof model, "unknown CPU");
     snprintf(im->desc, sizeof im->desc, "%s, %u threads", model, gs_pool_width(im->pool));
     be->ops = &cpu_ops;
     be->device = -1;

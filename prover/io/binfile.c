@@ -1,5 +1,6 @@
 /* The iden3 binary container; see binfile.h. */
 #define _GNU_SOURCE
+#include "../../common/grow.h"
 #include "binfile.h"
 
 #include <errno.h>
@@ -211,17 +212,9 @@ void gs_binbuf_put(gs_binbuf *b, const void *p, size_t n)
 {
     if (b->oom)
         return;
-    if (b->len + n > b->cap) {
-        size_t nc = b->cap ? b->cap : 4096;
-        while (nc < b->len + n)
-            nc *= 2;
-        uint8_t *d = realloc(b->data, nc);
-        if (!d) {
-            b->oom = 1;
-            return;
-        }
-        b->data = d;
-        b->cap = nc;
+    if (!gs_grow_to(&b->data, &b->cap, b->len + n, 1, 4096)) {
+        b->oom = 1;
+        return;
     }
     memcpy(b->data + b->len, p, n);
     b->len += n;

@@ -108,8 +108,7 @@ static void *blocking(void *arg)
         ready = 0;
         pthread_mutex_unlock(&mu);
         int64_t b = now_ns();
-        printf("gap %lld %lld\n", (long long)a, (long long)b);
-        total += b - a;
+        gap_line(a, b, &total);
         atomic_store(&phase, -(it + 1));
     }
     printf("wait_ns=%lld\n", (long long)total);

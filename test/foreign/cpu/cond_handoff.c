@@ -67,8 +67,7 @@ static void *worker(void *arg)
         ready = 0;
         pthread_mutex_unlock(&mu);
         int64_t b = now_ns();
-        printf("gap %lld %lld\n", (long long)a, (long long)b);
-        total += b - a;
+        gap_line(a, b, &total);
         usleep(2000);   /* "launches" between items */
     }
     printf("wait_ns=%lld\n", (long long)total);

@@ -3,7 +3,8 @@
  * program that knows nothing of gapscope): the clock their ground truth is
  * printed in, and a raw futex mutex as Rust's std::sync::Mutex and glibc's
  * low-level lock build it (Drepper, "Futexes are tricky", mutex 2: 0 free,
- * 1 locked, 2 locked with waiters), driven through libc's syscall().
+ * 1 locked, 2 locked with waiters), driven through libc's syscall(); the
+ * ground-truth lines of the launcher's waits.
  */
 #ifndef GS_FOREIGN_CPU_H
 #define GS_FOREIGN_CPU_H
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +44,14 @@ static inline void futex_unlock(atomic_int *w)
 {
     if (atomic_exchange(w, 0) == 2)
         syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* One wait of the launcher, [a, b) ns: its "gap A B" ground-truth line,
+ * and its length added to *total (the "wait_ns=" line at the end). */
+static inline void gap_line(int64_t a, int64_t b, int64_t *total)
+{
+    printf("gap %lld %lld\n", (long long)a, (long long)b);
+    *total += b - a;
 }
 
 /* Waits (polling) until *phase == want: the programs' turn-taking. */

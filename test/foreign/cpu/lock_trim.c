@@ -105,8 +105,7 @@ static void *worker(void *arg)
         futex_lock(&lock_word);
         int64_t b = now_ns();
         futex_unlock(&lock_word);
-        printf("gap %lld %lld\n", (long long)a, (long long)b);
-        total += b - a;
+        gap_line(a, b, &total);
         atomic_store(&phase, -(it + 1));
     }
     printf("wait_ns=%lld\n", (long long)total);

@@ -1,32 +1,26 @@
 /*
- * String -> small integer map for the Perfetto writer's interning (event
- * names, categories, debug annotation names: tl_internal.h).  Open
- * addressing on an FNV-1a hash of the contents, with a direct-mapped cache
- * in front keyed by the string's address for strings whose address keeps
- * its contents (the timeline's, static ones): the timeline keeps one copy
- * of a repeated name per lane, so most lookups are one pointer compare.
+ * String -> 1, 2, 3, ... map (strmap.h): the Perfetto writer's interning
+ * and the trace writers' lock ranks (timeline/), the importers' lanes by
+ * name, attach's interned strings (capture/).  Open addressing on an
+ * FNV-1a hash of the contents, with a direct-mapped cache in front keyed by
+ * the string's address for strings whose address keeps its contents (the
+ * timeline's, static ones): the timeline keeps one copy of a repeated name
+ * per lane, so most lookups are one pointer compare.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tl_internal.h"
+#include "hash.h"
+#include "strmap.h"
 
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-void gs_tl_strmap_init(gs_tl_strmap *m)
+void gs_strmap_init(gs_strmap *m)
 {
     memset(m, 0, sizeof *m);
 }
 
-void gs_tl_strmap_free(gs_tl_strmap *m)
+void gs_strmap_free(gs_strmap *m)
 {
     for (size_t i = 0; m->own && i < m->cap; i++)
         free((char *)m->key[i]);
@@ -35,7 +29,7 @@ void gs_tl_strmap_free(gs_tl_strmap *m)
     memset(m, 0, sizeof *m);
 }
 
-static int grow(gs_tl_strmap *m)
+static int grow(gs_strmap *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 256;
     const char **nk = calloc(cap, sizeof *nk);
@@ -48,7 +42,7 @@ static int grow(gs_tl_strmap *m)
     for (size_t i = 0; i < m->cap; i++) {
         if (!m->key[i])
             continue;
-        size_t j = (size_t)str_hash(m->key[i]) & (cap - 1);
+        size_t j = (size_t)gs_fnv1a(m->key[i]) & (cap - 1);
         while (nk[j])
             j = (j + 1) & (cap - 1);
         nk[j] = m->key[i];
@@ -62,28 +56,32 @@ static int grow(gs_tl_strmap *m)
     return 1;
 }
 
-uint64_t gs_tl_strmap_get(gs_tl_strmap *m, const char *s, int stable, int *added,
-                          const char **stored)
+uint64_t gs_strmap_get(gs_strmap *m, const char *s, int stable, int *added,
+                       const char **stored)
 {
     *added = 0;
-    size_t c = ((uintptr_t)s >> 3) & (GS_TL_STRMAP_CACHE - 1);
-    if (stable && m->cache_key[c] == s)
+    size_t c = ((uintptr_t)s >> 3) & (GS_STRMAP_CACHE - 1);
+    if (stable && m->cache_key[c] == s) {
+        *stored = s;
         return m->cache_val[c];
+    }
     if ((m->n + 1) * 2 > m->cap && !grow(m))
         return 0;
-    size_t j = (size_t)str_hash(s) & (m->cap - 1);
+    size_t j = (size_t)gs_fnv1a(s) & (m->cap - 1);
     while (m->key[j]) {
         if (!strcmp(m->key[j], s)) {
             if (stable) {
                 m->cache_key[c] = s;
                 m->cache_val[c] = m->val[j];
             }
+            *stored = m->key[j];
             return m->val[j];
         }
         j = (j + 1) & (m->cap - 1);
     }
-    /* Without `own`, keys point into the timeline (or static strings),
-     * which outlive the map; the address cache is only for stable ones. */
+    /* Without `own`, keys are the callers' strings (the timeline's, static
+     * ones), which outlive the map; the address cache is only for stable
+     * ones. */
     const char *k = m->own ? strdup(s) : s;
     if (!k)
         return 0;
