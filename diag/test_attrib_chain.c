@@ -155,11 +155,11 @@ GS_TEST(diag_chain_lock_part_starts_at_the_trimmers_last_wake)
     wait(f.L, "futex:0x10", A, 10, 110, "wait=event");
     wait(A, "futex:0x20", NULL, 10, 30, "wait=event");   /* its timer: no waker */
     wait(A, "futex:0x20", C, 30, 60, "wait=event");
-    step(C, "state:running", 10, 60, NULL);
-    step(A, "state:running", 60, 70, NULL);
-    step(A, "malloc_trim", 70, 100, NULL);
-    step(A, "state:running", 100, 110, NULL);
-    gs_analysis *a = analyse(&f);
+    td_step(C, "state:running", 10, 60, NULL);
+    td_step(A, "state:running", 60, 70, NULL);
+    td_step(A, "malloc_trim", 70, 100, NULL);
+    td_step(A, "state:running", 100, 110, NULL);
+    gs_analysis *a = td_analyse(f.tl);
     GS_REQUIRE(a);
     NEAR_MS(a, GS_CAUSE_WAKEUP_BLOCKED, 20);
     NEAR_MS(a, GS_CAUSE_WAKEUP_COMPUTE, 30);
