@@ -195,7 +195,17 @@ static int walk(gs_launcher *L, int32_t self, int32_t wait0, int use, int probe,
         c = use == USE_LOCK ? GS_CAUSE_LOCK_WAIT_BLOCKED : GS_CAUSE_WAKEUP_BLOCKED;
     else
         c = use == USE_LOCK ? lock_cause(code) : event_cause(code);
-    int32_t det = gs_ln_intern(L, c, text);
+    /* A lock's wait that no thread blocked on as a lock (an async lock:
+     * its waiter parked as a task, the thread woken through the runtime)
+     * says so in the user's words before the hops. */
+    char said[sizeof text + 64];
+    const char *dt = text;
+    if (use == USE_LOCK && use_of(&L->sp[wait0]) != USE_LOCK) {
+        snprintf(said, sizeof said, "waited for a lock, through %d wake-up%s: %s", hops + 1,
+                 hops ? "s" : "", text);
+        dt = said;
+    }
+    int32_t det = gs_ln_intern(L, c, dt);
     if (det == -2)
         return 0;
     const gs_span *lw = &L->sp[waits[hops]];
