@@ -423,15 +423,8 @@ gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_confi
         }
     a->verdict_share = a->idle_s > 0 ? best / a->idle_s : 0;
     a->kverdict = top_cause(a->kcause_s, a->kidle_s, &a->kverdict_share);
-    free(trims);
-    free(trim_first);
-    free(lens);
-    free(devs);
-    gs_attrib_destroy(at);
     *out = a;
-    return GS_OK;
-nomem:
-    st = gs_err_set(err, GS_ERR_NOMEM, "analysis", "gs_analyze", "out of memory");
+    a = NULL;
 fail:
     free(trims);
     free(trim_first);
@@ -440,6 +433,9 @@ fail:
     gs_attrib_destroy(at);
     gs_analysis_destroy(a);
     return st;
+nomem:
+    st = gs_err_set(err, GS_ERR_NOMEM, "analysis", "gs_analyze", "out of memory");
+    goto fail;
 }
 
 const gs_cause_detail *gs_analysis_top_chain(const gs_analysis *a)

@@ -1,4 +1,5 @@
 /* summary.json (schema "gapscope.summary/1", documented in diag/README.md). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,17 +31,26 @@ static void count(FILE *f, int *first, const char *k, long v)
         fprintf(f, "%ld", v);
 }
 
+/* The keys mean, p50, p90, p99 and max, each ending in _<unit>, of v in
+ * that order. */
+static void spread(FILE *f, int *first, const char *unit, const double v[5])
+{
+    static const char *const names[5] = {"mean", "p50", "p90", "p99", "max"};
+    for (int i = 0; i < 5; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "%s_%s", names[i], unit);
+        num(f, first, k, v[i]);
+    }
+}
+
 static void gap_stats(FILE *f, const gs_gap_stats *g)
 {
     int first = 1;
     fputc('{', f);
     count(f, &first, "count", (long)g->count);
     num(f, &first, "total_s", g->total_s);
-    num(f, &first, "mean_ms", g->mean_ms);
-    num(f, &first, "p50_ms", g->p50_ms);
-    num(f, &first, "p90_ms", g->p90_ms);
-    num(f, &first, "p99_ms", g->p99_ms);
-    num(f, &first, "max_ms", g->max_ms);
+    spread(f, &first, "ms",
+           (const double[5]){g->mean_ms, g->p50_ms, g->p90_ms, g->p99_ms, g->max_ms});
     fprintf(f, ",\"micro\":{\"count\":%zu,\"total_s\":", g->micro_count);
     gs_json_num(f, g->micro_total_s);
     fprintf(f, "},\"macro\":{\"count\":%zu,\"total_s\":", g->macro_count);
@@ -333,11 +343,8 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
         gs_json_str(f, L->kind);
         fputs(":{", f);
         count(f, &lf, "count", (long)L->count);
-        num(f, &lf, "mean_s", L->mean_s);
-        num(f, &lf, "p50_s", L->p50_s);
-        num(f, &lf, "p90_s", L->p90_s);
-        num(f, &lf, "p99_s", L->p99_s);
-        num(f, &lf, "max_s", L->max_s);
+        spread(f, &lf, "s",
+               (const double[5]){L->mean_s, L->p50_s, L->p90_s, L->p99_s, L->max_s});
         fputc('}', f);
     }
     fprintf(f, "},\n\"injected\":{\"spans\":%zu,\"total_s\":", a->injected_spans);

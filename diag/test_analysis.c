@@ -55,8 +55,7 @@ GS_TEST(diag_analysis_unions_and_gaps)
     /* No GPU workers: all idle is "other". */
     GS_CHECK(NEAR(d->cause_s[GS_CAUSE_OTHER], 0.08));
     GS_CHECK(a->verdict == GS_CAUSE_OTHER && NEAR(a->verdict_share, 1.0));
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(tl);
+    td_free(a, tl);
 }
 
 GS_TEST(diag_analysis_percentiles)
@@ -93,10 +92,9 @@ static double cause_ms(const gs_device_analysis *d, gs_cause c)
 
 GS_TEST(diag_analysis_cause_changes_mid_gap)
 {
-    gs_timeline *tl;
-    GS_REQUIRE(gs_timeline_create(&tl) == GS_OK);
-    gs_tl_lane *s0 = gs_tl_lane_open(tl, "gpu0/stream0", GS_ROLE_DEVICE, 0, 0);
-    gs_tl_lane *w = gs_tl_lane_open(tl, "gpu_worker/0.0", GS_ROLE_GPU_WORKER, 0, -1);
+    gs_tl_lane *s0, *w;
+    gs_timeline *tl = td_engine(&s0, &w);
+    GS_REQUIRE(tl);
     gs_tl_lane *fin = gs_tl_lane_open(tl, "finalizer/0", GS_ROLE_FINALIZER, 0, -1);
     gs_tl_span(s0, GS_SPAN_KERNEL, "msm_h", 1, 0, 0, 10 * MS, 0, NULL);
     gs_tl_span(s0, GS_SPAN_KERNEL, "ntt", 1, 1, 110 * MS, 120 * MS, 0, NULL);
@@ -146,8 +144,7 @@ GS_TEST(diag_analysis_cause_changes_mid_gap)
     char v[512];
     gs_analysis_verdict(v, sizeof v, a);
     GS_CHECK(strstr(v, "tracker_lock/malloc_trim") && strstr(v, "35%"));
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(tl);
+    td_free(a, tl);
 }
 
 GS_TEST(diag_analysis_precedence)
@@ -195,8 +192,7 @@ GS_TEST(diag_analysis_precedence)
     GS_CHECK(NEAR(a->idle_s, 0.13));
     GS_CHECK(a->verdict == GS_CAUSE_QUEUE_EMPTY);
     GS_CHECK_EQ_INT(a->injected_spans, 1);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(tl);
+    td_free(a, tl);
 }
 
 /* The CPU G2 MSM run by the GPU worker itself (engine finish = worker): the
@@ -204,10 +200,9 @@ GS_TEST(diag_analysis_precedence)
  * outranks it (it is closer to launching device work). */
 GS_TEST(diag_analysis_finish_in_worker)
 {
-    gs_timeline *tl;
-    GS_REQUIRE(gs_timeline_create(&tl) == GS_OK);
-    gs_tl_lane *g0 = gs_tl_lane_open(tl, "gpu0/stream0", GS_ROLE_DEVICE, 0, 0);
-    gs_tl_lane *w1 = gs_tl_lane_open(tl, "gpu_worker/0.0", GS_ROLE_GPU_WORKER, 0, -1);
+    gs_tl_lane *g0, *w1;
+    gs_timeline *tl = td_engine(&g0, &w1);
+    GS_REQUIRE(tl);
     gs_tl_lane *w2 = gs_tl_lane_open(tl, "gpu_worker/0.1", GS_ROLE_GPU_WORKER, 0, -1);
     gs_tl_span(g0, GS_SPAN_KERNEL, "msm_b1", 1, 0, 0, 10 * MS, 0, NULL);
     gs_tl_span(g0, GS_SPAN_KERNEL, "ntt", 1, 1, 90 * MS, 100 * MS, 0, NULL);
@@ -224,8 +219,7 @@ GS_TEST(diag_analysis_finish_in_worker)
     GS_CHECK(NEAR(cause_ms(d, GS_CAUSE_QUEUE_EMPTY), 20));        /* 50..70 */
     GS_CHECK(NEAR(cause_ms(d, GS_CAUSE_HOST_PREP), 15));          /* 75..90 */
     GS_CHECK(a->verdict == GS_CAUSE_FINISH_IN_WORKER);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(tl);
+    td_free(a, tl);
 }
 
 /* Random device spans and worker states against a brute-force per-ns scan. */
@@ -294,8 +288,7 @@ GS_TEST(diag_analysis_random_vs_bruteforce)
             GS_CHECK(d->pieces[gp->first_piece + gp->n_pieces - 1].end_ns == gp->end_ns);
             GS_CHECK(!kern[gp->start_ns] && !copy[gp->start_ns] && (kern[gp->end_ns] || copy[gp->end_ns]));
         }
-        gs_analysis_destroy(a);
-        gs_timeline_destroy(tl);
+        td_free(a, tl);
         if (gs_test_failures())
             break;
     }
@@ -343,8 +336,7 @@ GS_TEST(diag_analysis_device_lane_without_ops)
     GS_CHECK(e->span_s == 0 && e->busy_s == 0 && e->util == 0 && e->n_gaps == 0);
     GS_CHECK(NEAR(d->span_s, 0.030) && NEAR(d->busy_s, 0.020));
     GS_CHECK(NEAR(a->span_s, 0.030) && NEAR(a->idle_s, 0.010));
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(tl);
+    td_free(a, tl);
 
     /* The file alone: nothing to analyse, said in words. */
     GS_REQUIRE(gs_timeline_read_csv(&tl, path, &err) == GS_OK);
@@ -353,8 +345,7 @@ GS_TEST(diag_analysis_device_lane_without_ops)
     char v[512];
     gs_analysis_verdict(v, sizeof v, a);
     GS_CHECK_MSG(strstr(v, "No device operations") != NULL, "verdict: %s", v);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(tl);
+    td_free(a, tl);
 }
 
 GS_TEST(diag_analysis_device_lane_with_only_counters)
@@ -369,8 +360,7 @@ GS_TEST(diag_analysis_device_lane_with_only_counters)
     GS_REQUIRE(a && a->n_dev == 1);
     GS_CHECK_EQ_INT(a->dev[0].n_ops, 0);
     GS_CHECK(a->dev[0].span_s == 0 && a->dev[0].n_gaps == 0 && a->span_s == 0);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(tl);
+    td_free(a, tl);
 }
 
 GS_TEST(diag_analysis_zero_length_and_inverted_ops)
@@ -390,8 +380,7 @@ GS_TEST(diag_analysis_zero_length_and_inverted_ops)
     char v[512];
     gs_analysis_verdict(v, sizeof v, a);
     GS_CHECK_MSG(strstr(v, "zero length") != NULL, "verdict: %s", v);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(tl);
+    td_free(a, tl);
 
     /* An inverted operation (end < start: gs_tl_span clamps it and the CSV
      * reader refuses it, so only a raw append, as an importer might do, gets
@@ -413,8 +402,7 @@ GS_TEST(diag_analysis_zero_length_and_inverted_ops)
     GS_CHECK(d->span_start_ns == 10 * MS && d->span_end_ns == 40 * MS);
     GS_CHECK(NEAR(d->span_s, 0.030) && NEAR(d->busy_s, 0.020) && NEAR(d->idle_s, 0.010));
     GS_CHECK(d->n_gaps == 1 && d->gaps[0].start_ns == 20 * MS && d->gaps[0].end_ns == 30 * MS);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(tl);
+    td_free(a, tl);
 }
 
 GS_TEST(diag_analysis_single_span)
@@ -431,18 +419,16 @@ GS_TEST(diag_analysis_single_span)
     char v[512];
     gs_analysis_verdict(v, sizeof v, a);
     GS_CHECK_MSG(strstr(v, "never went idle") != NULL, "verdict: %s", v);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(tl);
+    td_free(a, tl);
 }
 
 /* Appended out of order and overlapping on one lane (only a hand-made or
  * imported timeline looks like this): the same answer as a clean capture. */
 GS_TEST(diag_analysis_unsorted_overlapping_spans)
 {
-    gs_timeline *tl;
-    GS_REQUIRE(gs_timeline_create(&tl) == GS_OK);
-    gs_tl_lane *s0 = gs_tl_lane_open(tl, "gpu0/stream0", GS_ROLE_DEVICE, 0, 0);
-    gs_tl_lane *w = gs_tl_lane_open(tl, "gpu_worker/0.0", GS_ROLE_GPU_WORKER, 0, -1);
+    gs_tl_lane *s0, *w;
+    gs_timeline *tl = td_engine(&s0, &w);
+    GS_REQUIRE(tl);
     gs_tl_span(s0, GS_SPAN_KERNEL, "c", 0, 0, 80 * MS, 100 * MS, 0, NULL);
     gs_tl_span(s0, GS_SPAN_KERNEL, "a", 0, 0, 0, 30 * MS, 0, NULL);
     gs_tl_span(s0, GS_SPAN_KERNEL, "b", 0, 0, 20 * MS, 50 * MS, 0, NULL);   /* overlaps a */
@@ -463,8 +449,7 @@ GS_TEST(diag_analysis_unsorted_overlapping_spans)
     GS_CHECK(NEAR(sum, 0.030));
     for (size_t k = 1; k < d->n_pieces; k++)
         GS_CHECK(d->pieces[k].start_ns >= d->pieces[k - 1].end_ns);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(tl);
+    td_free(a, tl);
 }
 
 GS_TEST(diag_analysis_refuses_out_of_range_times)

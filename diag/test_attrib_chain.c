@@ -99,8 +99,7 @@ GS_TEST(diag_chain_three_hops_to_a_trim)
     GS_CHECK_MSG(strstr(verdict, "Chain (90.0 ms): waited for a lock, through 2 wake-ups: "
                                   "thread/100 launcher waits on cond:0x10") != NULL,
                  "%s", verdict);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(f.tl);
+    td_free(a, f.tl);
 }
 
 GS_TEST(diag_chain_event_wait_with_a_trim_is_the_lock)
@@ -138,8 +137,7 @@ GS_TEST(diag_chain_event_wait_with_a_trim_is_the_lock)
     GS_CHECK_MSG(fabs(fam * 1e3 - 50) < 1e-6, "tracker_lock %.6f ms, want 50", fam * 1e3);
     GS_CHECK_MSG(strstr(detail_of(a, GS_CAUSE_LOCK_WAIT_COMPUTE), "woken by thread/101 tA") != NULL,
                  "%s", detail_of(a, GS_CAUSE_LOCK_WAIT_COMPUTE));
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(f.tl);
+    td_free(a, f.tl);
 }
 
 GS_TEST(diag_chain_lock_part_starts_at_the_trimmers_last_wake)
@@ -168,8 +166,7 @@ GS_TEST(diag_chain_lock_part_starts_at_the_trimmers_last_wake)
     NEAR_MS(a, GS_CAUSE_LOCK_WAIT_TRIM, 30);
     NEAR_MS(a, GS_CAUSE_LOCK_WAIT_COMPUTE, 20);
     NEAR_MS(a, GS_CAUSE_LOCK_WAIT_BLOCKED, 0);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(f.tl);
+    td_free(a, f.tl);
 }
 
 GS_TEST(diag_chain_lock_event_gil_and_no_waker)
@@ -207,8 +204,7 @@ GS_TEST(diag_chain_lock_event_gil_and_no_waker)
     GS_CHECK_MSG(strstr(detail_of(a, GS_CAUSE_GIL_WAIT), "waits on gil:0x4 -> GIL held by thread/102 tB") != NULL,
                  "%s", detail_of(a, GS_CAUSE_GIL_WAIT));
     GS_CHECK(strstr(detail_of(a, GS_CAUSE_BLOCKED_FUTEX), "no holder or waker known") != NULL);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(f.tl);
+    td_free(a, f.tl);
 }
 
 GS_TEST(diag_chain_cycles_depth_and_memory_release)
@@ -246,8 +242,7 @@ GS_TEST(diag_chain_cycles_depth_and_memory_release)
         deep |= strstr(a->details[i].detail, "itself waiting") != NULL;
     }
     GS_CHECK(cycle && deep);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(f.tl);
+    td_free(a, f.tl);
 }
 
 GS_TEST(diag_chain_merged_processes_stay_apart)
@@ -295,8 +290,7 @@ GS_TEST(diag_chain_merged_processes_stay_apart)
         GS_CHECK_MSG(found, "capture %d's stacks not found (first: %s / %s)", k,
                      a->stacks[0].launcher, a->stacks[0].waker);
     }
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(m);
+    td_free(a, m);
     gs_timeline_destroy(f[0].tl);
     gs_timeline_destroy(f[1].tl);
 }

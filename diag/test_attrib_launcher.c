@@ -53,8 +53,7 @@ GS_TEST(diag_launcher_no_launcher_is_other)
     check_total(a);
     NEAR_MS(a, GS_CAUSE_OTHER, 100);
     GS_CHECK(a->dev[0].pieces[0].worker == -1);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(f.tl);
+    td_free(a, f.tl);
 }
 
 GS_TEST(diag_launcher_state_precedence)
@@ -102,8 +101,7 @@ GS_TEST(diag_launcher_state_precedence)
     for (size_t p = 0; p < a->dev[0].n_pieces; p++)
         GS_CHECK(a->dev[0].pieces[p].worker == gs_tl_lane_id(f.launcher) ||
                  a->dev[0].pieces[p].cause == GS_CAUSE_OTHER);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(f.tl);
+    td_free(a, f.tl);
 }
 
 GS_TEST(diag_launcher_lock_wait_by_holder_activity)
@@ -139,8 +137,7 @@ GS_TEST(diag_launcher_lock_wait_by_holder_activity)
     GS_CHECK(fabs(gs_analysis_cause_idle(a, "lock_wait") - 0.1) < 1e-9);
     for (size_t p = 0; p < a->dev[0].n_pieces; p++)
         GS_CHECK(a->dev[0].pieces[p].holder == H);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(f.tl);
+    td_free(a, f.tl);
 }
 
 GS_TEST(diag_launcher_lock_wait_holder_unknown)
@@ -157,8 +154,7 @@ GS_TEST(diag_launcher_lock_wait_holder_unknown)
     GS_REQUIRE(a);
     check_total(a);
     NEAR_MS(a, GS_CAUSE_LOCK_WAIT_OTHER, 100);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(f.tl);
+    td_free(a, f.tl);
 }
 
 GS_TEST(diag_launcher_pageable_copy_and_corr_fallback)
@@ -182,8 +178,7 @@ GS_TEST(diag_launcher_pageable_copy_and_corr_fallback)
     NEAR_MS(a, GS_CAUSE_H2D_PAGEABLE, 30);
     NEAR_MS(a, GS_CAUSE_HOST_COMPUTE, 50);
     NEAR_MS(a, GS_CAUSE_OTHER, 20 + 80);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(f.tl);
+    td_free(a, f.tl);
 }
 
 GS_TEST(diag_launcher_nvtx_detail)
@@ -207,8 +202,7 @@ GS_TEST(diag_launcher_nvtx_detail)
                  !strcmp(a->details[i].detail, "nvtx:step"));
         GS_CHECK(fabs(a->details[i].idle_s - want) < 1e-9);
     }
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(f.tl);
+    td_free(a, f.tl);
 }
 
 GS_TEST(diag_launcher_engine_timelines_keep_engine_rule)
@@ -226,8 +220,7 @@ GS_TEST(diag_launcher_engine_timelines_keep_engine_rule)
     NEAR_MS(a, GS_CAUSE_QUEUE_EMPTY, 100);
     NEAR_MS(a, GS_CAUSE_MALLOC_TRIM, 0);
     GS_CHECK(a->n_details == 0);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(f.tl);
+    td_free(a, f.tl);
 }
 
 /* The H200 captures of 2026-12-04 (traces/attach-h200/2026-12-04, README
@@ -298,8 +291,7 @@ GS_TEST(diag_launcher_h200_captures_2026_12_04)
     /* Attach also saw the key upload before the engine's first partition. */
     GS_CHECK(f1 < f0 - 1000000000LL);
     gs_analysis_destroy(na);
-    gs_analysis_destroy(aa);
-    gs_timeline_destroy(nt);
+    td_free(aa, nt);
     gs_timeline_destroy(at);
     static const char *trims[] = {"torch-trim-400", "torch-trim-1600"};
     for (int i = 0; i < 2; i++) {
@@ -309,7 +301,6 @@ GS_TEST(diag_launcher_h200_captures_2026_12_04)
         GS_REQUIRE(a);
         GS_CHECK_MSG(!strcmp(gs_cause_family(a->verdict), "malloc_trim") && a->verdict_share > 0.6,
                      "%s: verdict %s, %.2f", trims[i], gs_cause_name(a->verdict), a->verdict_share);
-        gs_analysis_destroy(a);
-        gs_timeline_destroy(tl);
+        td_free(a, tl);
     }
 }

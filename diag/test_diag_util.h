@@ -5,7 +5,8 @@
  * test_attrib_chain.c): one device stream with a kernel [0, 10) ms, an
  * idle gap [10, 110) ms and the kernel that ends it [110, 120) ms,
  * launched by one of the test's threads; steps in milliseconds; the idle
- * milliseconds of a cause.
+ * milliseconds of a cause; an engine timeline's first device and worker
+ * lanes; freeing an analysis with its timeline.
  */
 #ifndef GS_TEST_DIAG_UTIL_H
 #define GS_TEST_DIAG_UTIL_H
@@ -45,6 +46,30 @@ static inline gs_analysis *td_analyse(gs_timeline *tl)
     gs_err err;
     gs_err_clear(&err);
     return tl && gs_analyze(&a, tl, NULL, &err) == GS_OK ? a : NULL;
+}
+
+/* A new timeline holding the engine's first device stream, gpu0/stream0
+ * (*dev), and its first GPU worker, gpu_worker/0.0 (*w); NULL when out of
+ * memory. */
+static inline gs_timeline *td_engine(gs_tl_lane **dev, gs_tl_lane **w)
+{
+    gs_timeline *tl;
+    if (gs_timeline_create(&tl) != GS_OK)
+        return NULL;
+    *dev = gs_tl_lane_open(tl, "gpu0/stream0", GS_ROLE_DEVICE, 0, 0);
+    *w = gs_tl_lane_open(tl, "gpu_worker/0.0", GS_ROLE_GPU_WORKER, 0, -1);
+    if (!*dev || !*w) {
+        gs_timeline_destroy(tl);
+        return NULL;
+    }
+    return tl;
+}
+
+/* Frees an analysis and the timeline it was made from (either may be NULL). */
+static inline void td_free(gs_analysis *a, gs_timeline *tl)
+{
+    gs_analysis_destroy(a);
+    gs_timeline_destroy(tl);
 }
 
 static inline double td_ms(const gs_analysis *a, gs_cause c)

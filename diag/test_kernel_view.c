@@ -85,8 +85,7 @@ GS_TEST(diag_kernel_view_pageable_copy_is_h2d_pageable)
         GS_CHECK(gs_interval_overlap(d->kernel, d->n_kernel, d->kpieces[k].start_ns,
                                      d->kpieces[k].end_ns) == 0);
     }
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(tl);
+    td_free(a, tl);
 }
 
 GS_TEST(diag_kernel_view_pinned_copy_takes_the_launcher_state)
@@ -99,8 +98,7 @@ GS_TEST(diag_kernel_view_pinned_copy_takes_the_launcher_state)
     GS_CHECK(ms(d->kcause_s, GS_CAUSE_H2D_PAGEABLE) == 0);
     GS_CHECK(fabs(ms(d->kcause_s, GS_CAUSE_SLEEP) - 70) < 1e-6);
     GS_CHECK(a->kverdict == GS_CAUSE_SLEEP);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(tl);
+    td_free(a, tl);
 }
 
 GS_TEST(diag_kernel_view_engine_timeline)
@@ -108,11 +106,9 @@ GS_TEST(diag_kernel_view_engine_timeline)
     /* An engine timeline (GPU worker lane): the kernel gap filled by a
      * pageable copy is h2d_pageable, the pinned copy's stretch takes the
      * worker's state (prove_start: backend_host), the idle gap queue_empty. */
-    gs_timeline *tl;
-    GS_REQUIRE(gs_timeline_create(&tl) == GS_OK);
-    gs_tl_lane *dev = gs_tl_lane_open(tl, "gpu0/stream0", GS_ROLE_DEVICE, 0, 0);
-    gs_tl_lane *w = gs_tl_lane_open(tl, "gpu_worker/0.0", GS_ROLE_GPU_WORKER, 0, -1);
-    GS_REQUIRE(dev && w);
+    gs_tl_lane *dev, *w;
+    gs_timeline *tl = td_engine(&dev, &w);
+    GS_REQUIRE(tl);
     gs_tl_span(dev, GS_SPAN_KERNEL, "ntt", 1, 0, 0, 10 * MS, 0, NULL);
     gs_tl_span(dev, GS_SPAN_COPY, "h2d", 1, 0, 10 * MS, 50 * MS, 0, "pageable=1");
     gs_tl_span(dev, GS_SPAN_KERNEL, "msm", 1, 0, 50 * MS, 60 * MS, 0, NULL);
@@ -127,6 +123,5 @@ GS_TEST(diag_kernel_view_engine_timeline)
     GS_CHECK(fabs(ms(a->kcause_s, GS_CAUSE_BACKEND_HOST) - 10) < 1e-6);
     GS_CHECK(fabs(ms(a->kcause_s, GS_CAUSE_QUEUE_EMPTY) - 20) < 1e-6);
     GS_CHECK(a->verdict == GS_CAUSE_QUEUE_EMPTY && a->kverdict == GS_CAUSE_H2D_PAGEABLE);
-    gs_analysis_destroy(a);
-    gs_timeline_destroy(tl);
+    td_free(a, tl);
 }

@@ -72,6 +72,19 @@ gs_status gs_doc_close(gs_doc *d, int ok, gs_err *err)
     return a != GS_OK ? a : b;
 }
 
+/* text in both documents: md_pre text md_post in report.md (escaped for a
+ * table cell when cell), html_pre text html_post in report.html. */
+static void both(gs_doc *d, const char *md_pre, const char *md_post, const char *html_pre,
+                 const char *html_post, const char *text, int cell)
+{
+    fputs(md_pre, d->md.f);
+    md_esc(d->md.f, text, cell);
+    fputs(md_post, d->md.f);
+    fputs(html_pre, d->html.f);
+    html_esc(d->html.f, text);
+    fputs(html_post, d->html.f);
+}
+
 void gs_doc_h(gs_doc *d, int level, const char *text)
 {
     fprintf(d->md.f, "\n%.*s ", level, "######");
@@ -84,20 +97,11 @@ void gs_doc_h(gs_doc *d, int level, const char *text)
 
 void gs_doc_p(gs_doc *d, const char *bold, const char *text)
 {
-    if (bold) {
-        fputs("**", d->md.f);
-        md_esc(d->md.f, bold, 0);
-        fputs("** ", d->md.f);
-        fputs("<p class=\"verdict\"><b>", d->html.f);
-        html_esc(d->html.f, bold);
-        fputs("</b> ", d->html.f);
-    } else {
+    if (bold)
+        both(d, "**", "** ", "<p class=\"verdict\"><b>", "</b> ", bold, 0);
+    else
         fputs("<p>", d->html.f);
-    }
-    md_esc(d->md.f, text, 0);
-    fputs("\n\n", d->md.f);
-    html_esc(d->html.f, text);
-    fputs("</p>\n", d->html.f);
+    both(d, "", "\n\n", "", "</p>\n", text, 0);
 }
 
 void gs_doc_pf(gs_doc *d, const char *fmt, ...)
@@ -116,14 +120,8 @@ void gs_doc_table(gs_doc *d, int cols, const char *const *headers)
     d->table_cols = cols;
     fputs("<table><tr>", d->html.f);
     fputc('|', d->md.f);
-    for (int i = 0; i < cols; i++) {
-        fputc(' ', d->md.f);
-        md_esc(d->md.f, headers[i], 1);
-        fputs(" |", d->md.f);
-        fputs("<th>", d->html.f);
-        html_esc(d->html.f, headers[i]);
-        fputs("</th>", d->html.f);
-    }
+    for (int i = 0; i < cols; i++)
+        both(d, " ", " |", "<th>", "</th>", headers[i], 1);
     fputs("\n|", d->md.f);
     for (int i = 0; i < cols; i++)
         fputs(" --- |", d->md.f);
@@ -135,14 +133,8 @@ void gs_doc_row(gs_doc *d, const char *const *cells)
 {
     fputc('|', d->md.f);
     fputs("<tr>", d->html.f);
-    for (int i = 0; i < d->table_cols; i++) {
-        fputc(' ', d->md.f);
-        md_esc(d->md.f, cells[i] ? cells[i] : "", 1);
-        fputs(" |", d->md.f);
-        fputs("<td>", d->html.f);
-        html_esc(d->html.f, cells[i] ? cells[i] : "");
-        fputs("</td>", d->html.f);
-    }
+    for (int i = 0; i < d->table_cols; i++)
+        both(d, " ", " |", "<td>", "</td>", cells[i] ? cells[i] : "", 1);
     fputc('\n', d->md.f);
     fputs("</tr>\n", d->html.f);
 }
@@ -160,12 +152,7 @@ void gs_doc_list_item(gs_doc *d, const char *text)
         d->in_table = 2;
         fputs("<ul>\n", d->html.f);
     }
-    fputs("- ", d->md.f);
-    md_esc(d->md.f, text, 0);
-    fputc('\n', d->md.f);
-    fputs("<li>", d->html.f);
-    html_esc(d->html.f, text);
-    fputs("</li>\n", d->html.f);
+    both(d, "- ", "\n", "<li>", "</li>\n", text, 0);
 }
 
 void gs_doc_list_end(gs_doc *d)

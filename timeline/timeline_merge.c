@@ -182,15 +182,14 @@ gs_status gs_timeline_merge(gs_timeline **out, const gs_tl_merge_in *in, size_t 
     gs_timeline_meta_set(m, "merge.processes", b);
     gs_timeline_meta_set(m, "source", "merge");
     gs_tl_set_dropped(m, dropped + gs_timeline_dropped(m));
-    free(dm);
-    free(buf);
     *out = m;
-    return GS_OK;
-nomem:
-    st = gs_err_set(err, GS_ERR_NOMEM, "merge", "timeline", "out of memory");
+    m = NULL;
 fail:
     free(dm);
     free(buf);
     gs_timeline_destroy(m);
     return st;
+nomem:
+    st = gs_err_set(err, GS_ERR_NOMEM, "merge", "timeline", "out of memory");
+    goto fail;
 }

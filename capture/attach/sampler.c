@@ -476,6 +476,18 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
+/* Everything s holds (its thread is not running), and s itself. */
+static void free_sampler(gs_sampler *s)
+{
+    for (size_t p = 0; p < s->n_pids; p++)
+        gs_memrel_proc_close(&s->procs[p]);
+    free(s->t);
+    free(s->pids);
+    free(s->procs);
+    free(s->out);
+    free(s);
+}
+
 gs_status gs_sampler_start(gs_sampler **out, pid_t pid, const char *raw_dir, double hz,
                            gs_err *err)
 {
@@ -492,12 +504,7 @@ gs_status gs_sampler_start(gs_sampler **out, pid_t pid, const char *raw_dir, dou
     add_pid(s, pid);
     out_printf(s, "G %lld %g\n", (long long)gs_now_ns(), hz);
     if (pthread_create(&s->th, NULL, sampler_main, s) != 0) {
-        for (size_t p = 0; p < s->n_pids; p++)
-            gs_memrel_proc_close(&s->procs[p]);
-        free(s->procs);
-        free(s->out);
-        free(s->pids);
-        free(s);
+        free_sampler(s);
         return GS_ERR(err, GS_ERR_INTERNAL, "sampler", "pthread_create failed");
     }
     *out = s;
@@ -534,12 +541,6 @@ gs_status gs_sampler_stop(gs_sampler *s, long *rounds_out, int64_t *cost_ns_out,
             remove(tmp);
         }
     }
-    for (size_t p = 0; p < s->n_pids; p++)
-        gs_memrel_proc_close(&s->procs[p]);
-    free(s->t);
-    free(s->pids);
-    free(s->procs);
-    free(s->out);
-    free(s);
+    free_sampler(s);
     return st;
 }

@@ -111,12 +111,7 @@ GS_TEST(import_chrome_truncated_file)
 
 static gs_status load_text(gs_timeline **tl, gs_import_report *rep, const char *text, gs_err *err)
 {
-    gs_import_report_init(rep);
-    gs_err_clear(err);
-    if (gs_timeline_create(tl) != GS_OK)
-        return GS_ERR_NOMEM;
-    return gs_import_bytes(*tl, rep, (const uint8_t *)text, strlen(text), "t.json",
-                           GS_IMPORT_CHROME, NULL, err);
+    return imp_test_load_text(tl, rep, text, "t.json", GS_IMPORT_CHROME, err);
 }
 
 GS_TEST(import_chrome_malformed_input)
@@ -275,25 +270,7 @@ static int same_import(const char *path, const char *window)
                  : gs_import_bytes(b, &rb, (const uint8_t *)buf, len, path, GS_IMPORT_CHROME, NULL,
                                    &eb);
     unsetenv("GS_IMPORT_WINDOW");
-    ok = ok && sa == sb && !strcmp(ea.msg, eb.msg) && ra.used == rb.used &&
-         ra.ignored == rb.ignored && ra.n_skipped == rb.n_skipped &&
-         gs_timeline_lane_count(a) == gs_timeline_lane_count(b) &&
-         gs_timeline_meta_count(a) == gs_timeline_meta_count(b);
-    for (size_t i = 0; ok && i < gs_timeline_lane_count(a); i++)
-        ok = !strcmp(gs_timeline_lane(a, (int32_t)i)->name, gs_timeline_lane(b, (int32_t)i)->name);
-    size_t na = 0, nb = 0;
-    const gs_span *x = ok ? gs_timeline_spans(a, &na) : NULL, *y = ok ? gs_timeline_spans(b, &nb) : NULL;
-    ok = ok && na == nb;
-    for (size_t i = 0; ok && i < na; i++)
-        ok = x[i].start_ns == y[i].start_ns && x[i].end_ns == y[i].end_ns &&
-             x[i].lane == y[i].lane && x[i].kind == y[i].kind && x[i].job == y[i].job &&
-             x[i].part == y[i].part && x[i].flags == y[i].flags && x[i].holder == y[i].holder &&
-             x[i].cpu_ns == y[i].cpu_ns && x[i].value == y[i].value &&
-             !strcmp(x[i].name, y[i].name) && !strcmp(x[i].args, y[i].args);
-    for (size_t i = 0; ok && i < ra.n_skipped; i++)
-        ok = !strcmp(ra.skipped[i].reason, rb.skipped[i].reason) &&
-             !strcmp(ra.skipped[i].first, rb.skipped[i].first) &&   /* same lines */
-             ra.skipped[i].count == rb.skipped[i].count;
+    ok = ok && imp_test_same(sa, &ea, a, &ra, sb, &eb, b, &rb);
     gs_timeline_destroy(a);
     gs_timeline_destroy(b);
     free(buf);

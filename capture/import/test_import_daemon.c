@@ -93,12 +93,7 @@ GS_TEST(import_daemon_log_fixtures_are_the_script_output)
 
 static gs_status load_text(gs_timeline **tl, gs_import_report *rep, const char *text, gs_err *err)
 {
-    gs_import_report_init(rep);
-    gs_err_clear(err);
-    if (gs_timeline_create(tl) != GS_OK)
-        return GS_ERR_NOMEM;
-    return gs_import_bytes(*tl, rep, (const uint8_t *)text, strlen(text), "d.log",
-                           GS_IMPORT_DAEMON_LOG, NULL, err);
+    return imp_test_load_text(tl, rep, text, "d.log", GS_IMPORT_DAEMON_LOG, err);
 }
 
 /* One partition of job "a1", picked up at 100 ms after a finalizer holds the
@@ -357,8 +352,9 @@ GS_TEST(import_daemon_log_prepared_ahead)
 }
 
 /* The log streamed from its file (gs_import_file: a line at a time through
- * windows from 16 bytes up) gives what the import from memory gives:
- * spans, lanes, records used and ignored, skips and their first lines. */
+ * windows from 16 bytes up) gives what the import from memory gives
+ * (imp_test_same: spans, lanes, meta, records used and ignored, skips and
+ * their first lines). */
 static int same_streamed(const char *path, const char *window)
 {
     gs_timeline *a = NULL, *b = NULL;
@@ -372,21 +368,7 @@ static int same_streamed(const char *path, const char *window)
     setenv("GS_IMPORT_WINDOW", window, 1);
     gs_status sb = gs_import_file(b, &rb, path, GS_IMPORT_AUTO, NULL, &eb);
     unsetenv("GS_IMPORT_WINDOW");
-    int ok = sa == sb && !strcmp(ea.msg, eb.msg) && ra.used == rb.used &&
-             ra.ignored == rb.ignored && ra.n_skipped == rb.n_skipped &&
-             gs_timeline_lane_count(a) == gs_timeline_lane_count(b);
-    for (size_t i = 0; ok && i < ra.n_skipped; i++)
-        ok = !strcmp(ra.skipped[i].reason, rb.skipped[i].reason) &&
-             !strcmp(ra.skipped[i].first, rb.skipped[i].first) &&
-             ra.skipped[i].count == rb.skipped[i].count;
-    size_t na = 0, nb = 0;
-    const gs_span *x = ok ? gs_timeline_spans(a, &na) : NULL, *y = ok ? gs_timeline_spans(b, &nb) : NULL;
-    ok = ok && na == nb;
-    for (size_t i = 0; ok && i < na; i++)
-        ok = x[i].start_ns == y[i].start_ns && x[i].end_ns == y[i].end_ns &&
-             x[i].lane == y[i].lane && x[i].kind == y[i].kind && x[i].job == y[i].job &&
-             x[i].part == y[i].part && x[i].holder == y[i].holder && x[i].flags == y[i].flags &&
-             !strcmp(x[i].name, y[i].name) && !strcmp(x[i].args, y[i].args);
+    int ok = imp_test_same(sa, &ea, a, &ra, sb, &eb, b, &rb);
     gs_timeline_destroy(a);
     gs_timeline_destroy(b);
     return ok;

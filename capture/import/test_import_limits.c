@@ -15,13 +15,7 @@
 
 static gs_status load_json(gs_timeline **tl, const char *text, gs_err *err)
 {
-    gs_import_report rep;
-    gs_import_report_init(&rep);
-    gs_err_clear(err);
-    if (gs_timeline_create(tl) != GS_OK)
-        return GS_ERR_NOMEM;
-    return gs_import_bytes(*tl, &rep, (const uint8_t *)text, strlen(text), "t.json",
-                           GS_IMPORT_CHROME, NULL, err);
+    return imp_test_load_text(tl, NULL, text, "t.json", GS_IMPORT_CHROME, err);
 }
 
 /* Each input is refused with GS_ERR_FORMAT naming t.json:<line> and needle. */

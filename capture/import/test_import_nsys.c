@@ -10,7 +10,8 @@
 
 #define NSYS "test/fixtures/import/nsys-small.sqlite"
 
-static int have_sqlite(void)
+/* 1 (the test skipped) when the build has no SQLite importer. */
+static int skip_without_sqlite(void)
 {
     gs_timeline *tl;
     gs_err err;
@@ -19,15 +20,16 @@ static int have_sqlite(void)
         return 0;
     gs_status st = gs_import_nsys(tl, NULL, (const uint8_t *)"", 0, "probe", &err);
     gs_timeline_destroy(tl);
-    return st != GS_ERR_UNSUPPORTED;
+    if (st != GS_ERR_UNSUPPORTED)
+        return 0;
+    gs_test_skip("built without libsqlite3");
+    return 1;
 }
 
 GS_TEST(import_nsys_fixture)
 {
-    if (!have_sqlite()) {
-        gs_test_skip("built without libsqlite3");
+    if (skip_without_sqlite())
         return;
-    }
     gs_timeline *tl;
     gs_import_report rep;
     gs_err err;
@@ -71,10 +73,8 @@ GS_TEST(import_nsys_fixture)
 
 GS_TEST(import_nsys_bad_input)
 {
-    if (!have_sqlite()) {
-        gs_test_skip("built without libsqlite3");
+    if (skip_without_sqlite())
         return;
-    }
     gs_timeline *tl;
     gs_import_report rep;
     gs_err err;

@@ -31,6 +31,51 @@ static inline gs_status imp_test_load(gs_timeline **tl, gs_import_report *rep, c
     return st;
 }
 
+/* Imports text (named name in messages) into a new timeline; rep may be
+ * NULL (a report local to the call). */
+static inline gs_status imp_test_load_text(gs_timeline **tl, gs_import_report *rep,
+                                           const char *text, const char *name,
+                                           gs_import_format fmt, gs_err *err)
+{
+    gs_import_report local;
+    if (!rep)
+        rep = &local;
+    gs_import_report_init(rep);
+    gs_err_clear(err);
+    if (gs_timeline_create(tl) != GS_OK)
+        return GS_ERR_NOMEM;
+    return gs_import_bytes(*tl, rep, (const uint8_t *)text, strlen(text), name, fmt, NULL, err);
+}
+
+/* Whether two imports of one input gave the same: status and message,
+ * records used and ignored, skips (reasons, first places, counts), lanes
+ * (by name), meta keys and spans field for field. */
+static inline int imp_test_same(gs_status sa, const gs_err *ea, gs_timeline *a,
+                                const gs_import_report *ra, gs_status sb, const gs_err *eb,
+                                gs_timeline *b, const gs_import_report *rb)
+{
+    int ok = a && b && sa == sb && !strcmp(ea->msg, eb->msg) && ra->used == rb->used &&
+             ra->ignored == rb->ignored && ra->n_skipped == rb->n_skipped &&
+             gs_timeline_lane_count(a) == gs_timeline_lane_count(b) &&
+             gs_timeline_meta_count(a) == gs_timeline_meta_count(b);
+    for (size_t i = 0; ok && i < ra->n_skipped; i++)
+        ok = !strcmp(ra->skipped[i].reason, rb->skipped[i].reason) &&
+             !strcmp(ra->skipped[i].first, rb->skipped[i].first) &&
+             ra->skipped[i].count == rb->skipped[i].count;
+    for (size_t i = 0; ok && i < gs_timeline_lane_count(a); i++)
+        ok = !strcmp(gs_timeline_lane(a, (int32_t)i)->name, gs_timeline_lane(b, (int32_t)i)->name);
+    size_t na = 0, nb = 0;
+    const gs_span *x = ok ? gs_timeline_spans(a, &na) : NULL, *y = ok ? gs_timeline_spans(b, &nb) : NULL;
+    ok = ok && na == nb;
+    for (size_t i = 0; ok && i < na; i++)
+        ok = x[i].start_ns == y[i].start_ns && x[i].end_ns == y[i].end_ns &&
+             x[i].lane == y[i].lane && x[i].kind == y[i].kind && x[i].job == y[i].job &&
+             x[i].part == y[i].part && x[i].flags == y[i].flags && x[i].holder == y[i].holder &&
+             x[i].cpu_ns == y[i].cpu_ns && x[i].value == y[i].value &&
+             !strcmp(x[i].name, y[i].name) && !strcmp(x[i].args, y[i].args);
+    return ok;
+}
+
 static inline gs_analysis *imp_test_analyse(gs_timeline *tl)
 {
     gs_analysis *a = NULL;

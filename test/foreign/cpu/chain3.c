@@ -103,9 +103,7 @@ static void *blocking(void *arg)
         await_phase(&phase, it + 1);
         int64_t a = now_ns();
         pthread_mutex_lock(&mu);
-        while (!ready)
-            pthread_cond_wait(&cv, &mu);
-        ready = 0;
+        cond_take(&cv, &mu, &ready);
         pthread_mutex_unlock(&mu);
         int64_t b = now_ns();
         gap_line(a, b, &total);

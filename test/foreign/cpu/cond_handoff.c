@@ -62,9 +62,7 @@ static void *worker(void *arg)
         int64_t a = now_ns();
         pthread_mutex_lock(&mu);
         atomic_store(&want, it + 1);
-        while (!ready)
-            pthread_cond_wait(&cv, &mu);
-        ready = 0;
+        cond_take(&cv, &mu, &ready);
         pthread_mutex_unlock(&mu);
         int64_t b = now_ns();
         gap_line(a, b, &total);

@@ -3,13 +3,15 @@
  * program that knows nothing of gapscope): the clock their ground truth is
  * printed in, and a raw futex mutex as Rust's std::sync::Mutex and glibc's
  * low-level lock build it (Drepper, "Futexes are tricky", mutex 2: 0 free,
- * 1 locked, 2 locked with waiters), driven through libc's syscall(); the
- * ground-truth lines of the launcher's waits.
+ * 1 locked, 2 locked with waiters), driven through libc's syscall(); a
+ * condition variable's hand-off; the ground-truth lines of the launcher's
+ * waits.
  */
 #ifndef GS_FOREIGN_CPU_H
 #define GS_FOREIGN_CPU_H
 
 #include <linux/futex.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdatomic.h>
@@ -44,6 +46,14 @@ static inline void futex_unlock(atomic_int *w)
 {
     if (atomic_exchange(w, 0) == 2)
         syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* With mu held: waits on cv until *ready, and takes it (*ready = 0). */
+static inline void cond_take(pthread_cond_t *cv, pthread_mutex_t *mu, int *ready)
+{
+    while (!*ready)
+        pthread_cond_wait(cv, mu);
+    *ready = 0;
 }
 
 /* One wait of the launcher, [a, b) ns: its "gap A B" ground-truth line,
