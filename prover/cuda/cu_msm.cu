@@ -200,8 +200,14 @@ static int plan_msm(msm_plan *p, size_t n, int window, unsigned t, int g2)
     p->B = 1u << (p->c - 1);
     p->K = p->ngrp << p->c;
     p->s1log = level1_chunk_log(p->ntot_max, ba_on(g2));
-    p->t1max = (uint32_t)(p->ntot_max >> p->s1log) + p->K + 1;
-    p->t2max = p->t1max / MSM_S2 + p->K + 1;
+    /* Partials: level 1 makes at most one per chunk plus one per key whose
+     * entries start inside a chunk, and a group's keys are its digits 0 ..
+     * B (K = ngrp 2^c counts twice that); each later level at most its
+     * input / S2 plus one per key.  (The bound was ngrp 2^c per term before
+     * 2026-12-06: 2.6 GB more scratch for c = 20 at 2^26 without copies.) */
+    uint32_t nkeys = p->ngrp * (p->B + 1);
+    p->t1max = (uint32_t)(p->ntot_max >> p->s1log) + nkeys + 2;
+    p->t2max = p->t1max / MSM_S2 + nkeys + 1;
     p->L = p->B < seg_len() ? p->B : seg_len();
     p->T = p->B / p->L;
     /* Levels a bucket of t * n entries could need (flat chunks: one more
