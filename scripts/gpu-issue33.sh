@@ -45,30 +45,11 @@ BUDGET=${BUDGET:-520}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/log.txt") 2>&1
 T0=$(date +%s)
-step() { echo "=== $(date +%T) +$(($(date +%s) - T0))s $*"; }
-# A step's timeout: what it asks for, at most what is left (25 s kept for
-# the table); 1 when nothing is left (bench skips the step; `timeout 0`
-# would mean no limit at all).
-tmo() {
-    local want=$1 left=$((BUDGET - 25 - ($(date +%s) - T0)))
-    [ "$left" -lt "$want" ] && want=$left
-    [ "$want" -lt 10 ] && want=1
-    echo "$want"
-}
+KEEP=25
 G=$B/gapscope
 T=$B/test/all
-bench() { # TIMEOUT NAME ARGS...: one cuda-bench run, its JSON as $OUT/NAME.json
-    local t=$1 name=$2
-    shift 2
-    if [ "$t" -le 1 ]; then
-        echo "(no time left: $name skipped)"
-        return 1
-    fi
-    timeout "$t" "$G" cuda-bench "$@" --json "$OUT/$name.json" 2>&1
-    local rc=$?
-    [ "$rc" -eq 124 ] && echo "(timed out after $t s: $name cut short)"
-    return "$rc"
-}
+# step, tmo (a step's timeout inside $BUDGET, KEEP s kept for the table), bench
+. "$(cd "$(dirname "$0")" && pwd)/gpu_steps.sh"
 
 step env
 nvidia-smi -L

@@ -74,47 +74,69 @@ def cell(v, base):
     return "%.1f %+.1f%%" % (v, 100.0 * (v - base) / base)
 
 
-def main():
-    if len(sys.argv) < 2:
-        print(__doc__)
-        return 2
-    out = sys.argv[1]
-    files = {f: medians(os.path.join(out, f)) for _, f, _ in COLUMNS}
+def load(out, columns):
+    """{file: medians} of the columns' files and ntt.json under out."""
+    files = {c[1]: medians(os.path.join(out, c[1])) for c in columns}
     files["ntt.json"] = medians(os.path.join(out, "ntt.json"))
+    return files
+
+
+def set_table(title, columns, files, first="default"):
+    """One row per knob set of the columns' files (`first` on top), one
+    column per (header, file, pattern[, base file]): the median and its
+    change against the default row of the base file (its own by default)."""
     tags = []
-    for _, f, _ in COLUMNS:
-        for t in sets_of(files[f]):
+    for c in columns:
+        for t in sets_of(files[c[1]]):
             if t not in tags:
                 tags.append(t)
-    if "default" in tags:
-        tags.remove("default")
-        tags.insert(0, "default")
-    print("Table 1: median ms per knob set (change against default)")
-    widths = [max(26, max((len(t) for t in tags), default=0))] + [max(15, len(h)) for h, _, _ in COLUMNS]
-    print("  ".join(h.ljust(w) for h, w in zip(["set"] + [h for h, _, _ in COLUMNS], widths)))
+    for t in ("default", first):
+        if t in tags:
+            tags.remove(t)
+            tags.insert(0, t)
+    print(title)
+    widths = [max(26, max((len(t) for t in tags), default=0))] + [max(15, len(c[0])) for c in columns]
+    print("  ".join(h.ljust(w) for h, w in zip(["set"] + [c[0] for c in columns], widths)))
     for t in tags:
         row = [t]
-        for h, f, pat in COLUMNS:
-            base = find(files[f], pat, "default")
-            row.append(cell(find(files[f], pat, t), base if t != "default" else None))
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
-    for k, f in (("24", "prove24.json"), ("26", "prove26.json"), ("27", "p27.json")):
-        recs = files[f]
-        if not recs:
-            continue
-        bl = "/bool90" if k == "27" else ""
-        print("\nTable 2: prove 2^%s%s stages (median ms, stream spans)" % (k, bl))
-        print("  ".join(s.ljust(10) for s in ["set".ljust(26)] + STAGES))
-        for t in sets_of(recs):
-            row = [t.ljust(26)]
-            for s in STAGES:
-                v = find(recs, r"cuda/prove/%s%s/direct/%s{set}$" % (k, bl, s), t)
-                row.append("-" if v is None else "%.1f" % v)
-            print("  ".join(c.ljust(10) for c in row))
+        for c in columns:
+            bf = c[3] if len(c) > 3 else c[1]
+            base = find(files[bf], c[2], "default")
+            v = find(files[c[1]], c[2], t)
+            row.append(cell(v, base if (t != "default" or bf != c[1]) else None))
+        print("  ".join(x.ljust(w) for x, w in zip(row, widths)))
+
+
+def stage_table(recs, k, name, bl=""):
+    """The prove stages per set of one prove file (k: its log size)."""
+    if not recs:
+        return
+    print("\nTable 2: prove 2^%s%s stages, %s (median ms, stream spans)" % (k, bl, name))
+    print("  ".join(s.ljust(10) for s in ["set".ljust(26)] + STAGES))
+    for t in sets_of(recs):
+        row = [t.ljust(26)]
+        for s in STAGES:
+            v = find(recs, r"cuda/prove/%s%s/direct/%s{set}$" % (k, bl, s), t)
+            row.append("-" if v is None else "%.1f" % v)
+        print("  ".join(c.ljust(10) for c in row))
+
+
+def ntt_line(files):
     ntt = files["ntt.json"]
     if ntt:
         print("\nNTT (median ms): " + ", ".join("2^%s %.3f" % (n.rsplit("/", 1)[1], v)
                                                for n, v in sorted(ntt.items())))
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    files = load(sys.argv[1], COLUMNS)
+    set_table("Table 1: median ms per knob set (change against default)", COLUMNS, files)
+    for k, f in (("24", "prove24.json"), ("26", "prove26.json"), ("27", "p27.json")):
+        stage_table(files[f], k, f, "/bool90" if k == "27" else "")
+    ntt_line(files)
     return 0
 
 

@@ -318,6 +318,14 @@ static gs_status plan_copies(cuda_impl *im, const gs_pk *pk, gs_err *err)
     return GS_OK;
 }
 
+/* The window a proof asks of a set's plan: the one its copies were
+ * precomputed for, or, for a set without copies (t = 1), 0: the MSM's
+ * automatic window under the knobs in force at this proof (msm_c, msm_win,
+ * msm_glv), so a driver that changes them between proofs (cuda-bench
+ * --sets) gets them; the planner at load_pk saw the same window unless a
+ * knob changed since (the scratch then grows on demand). */
+static int plan_window(unsigned c, unsigned t) { return t > 1 ? (int)c : 0; }
+
 /* Caller holds im->mu. */
 static gs_status load_locked(cuda_impl *im, const gs_pk *pk, gs_err *err)
 {
@@ -498,7 +506,7 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
     }
     /* Stream 0: the witness's preparation (the host waits for it) and the
      * three witness MSMs. */
-    TRY(gs_cu_msm_prepare(d, im->d_w, nv, (int)im->c_w, im->t_w, 0, NULL, NULL, err));
+    TRY(gs_cu_msm_prepare(d, im->d_w, nv, plan_window(im->c_w, im->t_w), im->t_w, 0, NULL, NULL, err));
     TRY(gs_cu_mark(d, M_PREP_W, err));
     TRY(gs_cu_msm_g1_prepared(d, 1, im->d_c, nc, np + 1, err));
     TRY(gs_cu_mark(d, M_MSM_L, err));
@@ -524,7 +532,7 @@ static gs_status device_part(cuda_impl *im, const gs_pk *pk, const gs_assignment
     /* Stream 0 once both are done: H. */
     TRY(gs_cu_stream_wait(d, 0, 1, err));
     TRY(gs_cu_mark(d, M_H0, err));
-    TRY(gs_cu_msm_prepare(d, dh, n, (int)im->c_h, im->t_h, 0, NULL, NULL, err));
+    TRY(gs_cu_msm_prepare(d, dh, n, plan_window(im->c_h, im->t_h), im->t_h, 0, NULL, NULL, err));
     TRY(gs_cu_msm_g1_prepared(d, 0, im->d_h, n, 0, err));
     TRY(gs_cu_mark(d, M_MSM_H, err));
     if (ps->g2_dev && old) TRY(enqueue_b2(im, err));

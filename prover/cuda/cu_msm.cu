@@ -97,10 +97,18 @@ static unsigned windows_of(unsigned c) { return windows_bits(c, 255); }
  * a whole extra window for the last carry, so the small-n formula steps
  * over them.  n is rounded to the nearer power of two (a witness of
  * 2^20 + 1% wires is a 2^20 case, not a 2^21 one). */
-static unsigned auto_window(size_t n)
+/* The automatic window of a plan without copies.  G1 from 2^24 points:
+ * c = 20 (13 windows; the knob msm_win = new, the default), measured on
+ * the H100 on 2026-12-06 with the flat level 1 and product scanning
+ * (bench/RESULTS.md, "Issue 33 levers measured on an H100"): 2^24 125.0 ms
+ * at c = 16 -> 120.4, 2^26 463.2 at c = 18 -> 418.5 (c = 22: 165.8 /
+ * 440.7).  Below 2^24, G2 at every size and msm_win = old: the table of
+ * 2026-12-02 (per-bucket level 1), 16 up to 2^25, 18 from 2^26. */
+static unsigned auto_window(size_t n, int g2)
 {
     unsigned lg = ilog2_ceil(n + n / 2) - 1; /* round(log2 n) for n >= 2 */
     if (n < 2) lg = 0;
+    if (!g2 && lg >= 24 && gs_cu_knob_is(GS_CU_K_MSM_WIN, "new")) return 20;
     if (lg >= 26) return 18;
     if (lg >= 21) return 16;
     int c = (int)lg - 8;
@@ -127,6 +135,18 @@ static unsigned level1_chunk_log(uint64_t ntot, int ba)
 }
 
 static double msm_cost(size_t n, unsigned c, unsigned t, int glv);
+
+/* The bucket reduction's segment: MSM_SEG buckets per thread, or the knob
+ * msm_seg (16..1024, a power of two).  A thread's running sums cost two
+ * additions per bucket, its closing jL * R a double-and-add of up to c - 1
+ * bits (~1.5 (c - 1) additions) per segment: ~0.9 additions per bucket at
+ * 32 and c = 20, ~0.45 at 64, ~0.22 at 128, with fewer threads (13 x 2^19
+ * buckets / 128 = 53K, one wave of 3 blocks of 128 per SM on 132 SMs). */
+static uint32_t seg_len(void)
+{
+    int v = gs_cu_knob(GS_CU_K_MSM_SEG);
+    return v >= 16 && v <= 1024 && (v & (v - 1)) == 0 ? (uint32_t)v : MSM_SEG;
+}
 
 /* The window of a GLV plan (no copies): the modelled cheapest from 6 to 22
  * bits for 2n entries of 128-bit halves (msm_cost), e.g. c = 19 (7 windows)
@@ -164,7 +184,7 @@ static int plan_msm(msm_plan *p, size_t n, int window, unsigned t, int g2)
     p->n = n;
     p->glv = t == 1 && glv_on(g2) && n <= ((size_t)1 << 27);
     int forced = gs_cu_knob(GS_CU_K_MSM_C);
-    int c = window > 0 ? window : forced != GS_CU_AUTO ? forced : (int)auto_window(n);
+    int c = window > 0 ? window : forced != GS_CU_AUTO ? forced : (int)auto_window(n, g2);
     if (p->glv) c = (int)glv_window(n);
     if (c < 4 || c > 24) return 0;
     p->c = (unsigned)c;
@@ -180,9 +200,15 @@ static int plan_msm(msm_plan *p, size_t n, int window, unsigned t, int g2)
     p->B = 1u << (p->c - 1);
     p->K = p->ngrp << p->c;
     p->s1log = level1_chunk_log(p->ntot_max, ba_on(g2));
-    p->t1max = (uint32_t)(p->ntot_max >> p->s1log) + p->K + 1;
-    p->t2max = p->t1max / MSM_S2 + p->K + 1;
-    p->L = p->B < MSM_SEG ? p->B : MSM_SEG;
+    /* Partials: level 1 makes at most one per chunk plus one per key whose
+     * entries start inside a chunk, and a group's keys are its digits 0 ..
+     * B (K = ngrp 2^c counts twice that); each later level at most its
+     * input / S2 plus one per key.  (The bound was ngrp 2^c per term before
+     * 2026-12-06: 2.6 GB more scratch for c = 20 at 2^26 without copies.) */
+    uint32_t nkeys = p->ngrp * (p->B + 1);
+    p->t1max = (uint32_t)(p->ntot_max >> p->s1log) + nkeys + 2;
+    p->t2max = p->t1max / MSM_S2 + nkeys + 1;
+    p->L = p->B < seg_len() ? p->B : seg_len();
     p->T = p->B / p->L;
     /* Levels a bucket of t * n entries could need (flat chunks: one more
      * partial when its entries start inside a chunk). */
@@ -1024,7 +1050,7 @@ static double msm_cost(size_t n, unsigned c, unsigned t, int glv)
 
 extern "C" double gs_cu_msm_pick(size_t n, unsigned max_copies, int wide, unsigned *c, unsigned *t)
 {
-    unsigned bc = auto_window(n), bt = 1;
+    unsigned bc = auto_window(n, 0), bt = 1;
     if (max_copies > 1 && n >= 2 && n <= ((size_t)1 << 27)) {
         double best = -1;
         unsigned cdef = 20;
@@ -1047,7 +1073,7 @@ extern "C" double gs_cu_msm_pick(size_t n, unsigned max_copies, int wide, unsign
     bc = knob_or(GS_CU_K_MSM_C, bc);
     bt = knob_or(GS_CU_K_MSM_T, bt);
     if (bt > max_copies) bt = max_copies ? max_copies : 1;
-    if (bc < 4 || bc > 24) bc = auto_window(n);
+    if (bc < 4 || bc > 24) bc = auto_window(n, 0);
     *c = bc;
     *t = bt;
     return msm_cost(n, bc, bt, 0);

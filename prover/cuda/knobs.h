@@ -76,6 +76,11 @@ extern "C" {
       "MSM window plans with copies: widest window considered; auto: 20 (22/24 for a wide standalone MSM)") \
     X(MSM_C, "msm_c", "GS_CU_MSM_C", GS_CU_KF_AUTO, 4, 24, "auto", NULL,                            \
       "MSM window bits of every plan; auto: planned (gs_cu_msm_pick)")                              \
+    X(MSM_WIN, "msm_win", "GS_CU_MSM_WIN", 0, 0, 1, "new", "new|old",                               \
+      "automatic window of G1 plans without copies: c = 20 from 2^24 points (new, measured on the H100 " \
+      "2026-12-06), or the table of 2026-12-02 (old: 16 up to 2^25, 18 from 2^26); G2 keeps the old; per MSM") \
+    X(MSM_SEG, "msm_seg", "GS_CU_MSM_SEG", GS_CU_KF_POW2, 16, 1024, "32", NULL,                     \
+      "MSM bucket reduction: buckets per thread's running sums (one double-and-add by jL per thread); per MSM") \
     X(MSM_T, "msm_t", "GS_CU_MSM_T", GS_CU_KF_AUTO, 1, 16, "auto", NULL,                            \
       "MSM precomputed copies used by every plan (at most those present); auto: planned")           \
     X(MSM_GLV, "msm_glv", "GS_CU_MSM_GLV", 0, 0, 1, "0", NULL,                                      \

@@ -10,13 +10,18 @@
  *            bucket sets), 61 distinct points (P + P and P - P pairs),
  *            points at infinity; and with GLV plans (the combination);
  *   h_first  the witness MSMs after the H chain;
+ *   msm_seg  the bucket reduction's segment (16 .. 1024 buckets per
+ *            thread, also past the bucket count), at the planned windows
+ *            and at forced ones up to 20 (the automatic window of G1
+ *            plans without copies from 2^24 points, msm_win = new), G1
+ *            and G2, copies and skips;
  * scalars random, edge (0, 1, r - 1, powers of two), all equal, {0, 1, 2},
  * 0/1 only and 90% 0/1.  Then whole proofs under each lever's settings,
  * with the G2 MSM on the CPU and on the device, on a key with precomputed
  * copies and on one without (where GLV applies): equal to the CPU
  * backend's proofs and verifying.  One test per lever and combination
- * (cuda_msm_glv / _ba / _combo (both), cuda_prove_h_first / _ba / _glv / _combo,
- * each _vs_cpu), which scripts/gpu-issue33.sh runs in separate processes:
+ * (cuda_msm_glv / _ba / _combo (both) / _seg, cuda_prove_h_first / _ba / _glv /
+ * _combo / _seg, each _vs_cpu), which scripts/gpu-issue33.sh runs in separate processes:
  * a lever that faults the device leaves the others' verdicts standing.
  *
  * Settings go through gs_cu_knob_set (the configured values); a knob's
@@ -180,9 +185,29 @@ GS_TEST(cuda_msm_combo_vs_cpu)
     if (tcu_need_device()) ba_vs_cpu(1);
 }
 
+/* The bucket reduction's segments, each on the light G1 cases, forced
+ * windows up to 20 and G2; the prepared MSMs (copies, skips) at two. */
+GS_TEST(cuda_msm_seg_vs_cpu)
+{
+    if (!tcu_need_device()) return;
+    static const int segs[] = { 16, 64, 128, 1024 };
+    static const tcu_msm_case forced[] = { { 20000, 0, 20 }, { 20000, 7, 18 }, { 5000, 1, 6 } };
+    static const tcu_msm_case g2_cases[] = { { 1000, 1, 0 }, { 4096, 0, 7 }, { 4096, 2, 16 } };
+    int seg = gs_cu_knob(GS_CU_K_MSM_SEG);
+    for (size_t i = 0; i < NCASES(segs); i++) {
+        if (gs_test_quick() && i % 2 == 0) continue;
+        gs_cu_knob_set(GS_CU_K_MSM_SEG, segs[i]);
+        g1_all(1);
+        tcu_msm_vs_cpu(&tcu_g1_oracle, forced, NCASES(forced), 4093, inf_at, 2, 20000);
+        tcu_msm_vs_cpu(&tcu_g2_oracle, g2_cases, NCASES(g2_cases), 1021, inf_at, 2, 4096);
+        if (segs[i] == 64 || segs[i] == 1024) prepared_all();
+    }
+    gs_cu_knob_set(GS_CU_K_MSM_SEG, seg);
+}
+
 /* The levers' settings for whole proofs, by the test that runs them
- * (lever: 0 h_first, 1 msm_ba, 2 msm_glv, 3 both): knob ids and values
- * (-1 ends). */
+ * (lever: 0 h_first, 1 msm_ba, 2 msm_glv, 3 both, 4 msm_seg and msm_win):
+ * knob ids and values (-1 ends). */
 static const struct {
     int lever;
     const char *name;
@@ -194,6 +219,9 @@ static const struct {
       { 1, 256, 2 } },
     { 2, "msm_glv", { GS_CU_K_MSM_GLV, -1 }, { 1 } },
     { 3, "msm_glv + msm_ba", { GS_CU_K_MSM_GLV, GS_CU_K_MSM_BA, -1 }, { 1, 1 } },
+    { 4, "msm_seg 128", { GS_CU_K_MSM_SEG, -1 }, { 128 } },
+    { 4, "msm_seg 16, msm_win old", { GS_CU_K_MSM_SEG, GS_CU_K_MSM_WIN, -1 }, { 16, 1 } },
+    { 4, "msm_c 20 (the prove's plans without copies take it per proof)", { GS_CU_K_MSM_C, -1 }, { 20 } },
 };
 
 /* Witness kinds beyond the consistent one: 1 edge values (0, 1, r - 1 every
@@ -310,6 +338,11 @@ GS_TEST(cuda_prove_combo_vs_cpu)
     if (tcu_need_device()) prove_lever_vs_cpu(3);
 }
 
+GS_TEST(cuda_prove_seg_vs_cpu)
+{
+    if (tcu_need_device()) prove_lever_vs_cpu(4);
+}
+
 #else /* !GS_HAVE_CUDA */
 
 GS_TEST(cuda_msm_glv_vs_cpu) { tcu_need_device(); }
@@ -319,5 +352,7 @@ GS_TEST(cuda_prove_h_first_vs_cpu) { tcu_need_device(); }
 GS_TEST(cuda_prove_ba_vs_cpu) { tcu_need_device(); }
 GS_TEST(cuda_prove_glv_vs_cpu) { tcu_need_device(); }
 GS_TEST(cuda_prove_combo_vs_cpu) { tcu_need_device(); }
+GS_TEST(cuda_msm_seg_vs_cpu) { tcu_need_device(); }
+GS_TEST(cuda_prove_seg_vs_cpu) { tcu_need_device(); }
 
 #endif

@@ -29,6 +29,8 @@ static const struct { gs_cu_knob_id k; int v; } was[] = {
     {GS_CU_K_MSM_FLAT, 1},
     {GS_CU_K_MSM_CMAX, GS_CU_AUTO},  /* 20, or 22 / 24 for a wide MSM */
     {GS_CU_K_MSM_C, GS_CU_AUTO},
+    {GS_CU_K_MSM_WIN, 0},            /* issue 33 (2026-12-06): c = 20 from 2^24 without copies */
+    {GS_CU_K_MSM_SEG, 32},           /* MSM_SEG */
     {GS_CU_K_MSM_T, GS_CU_AUTO},
     {GS_CU_K_MSM_GLV, 0},            /* issue 33: off until measured */
     {GS_CU_K_MSM_BA, 0},
