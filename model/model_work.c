@@ -195,7 +195,7 @@ gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_e
          * synth.c); nothing the capture or a profile measures tells
          * whether the host runs it slower (H200 r3: 1.07 cs per partition
          * after the pool filled, as its base seeds; H100 r3s3: 1.17 against
-         * 0.94-1.05, the run's verify and epilogue slow too). */
+         * 0.94-1.05 in its base seeds, model/MODEL.md 7.3). */
         n = strlen(notes);
         snprintf(notes + n, cap - n, "Synthesis into the direct pool's reused page-locked buffers is costed as the "
                  "capture's synthesis into its own buffers (no capture or profile times it).\n");

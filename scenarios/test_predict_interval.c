@@ -186,10 +186,10 @@ GS_TEST(predict_cli_interval_and_whatif)
 }
 
 /* A change the modelled run does not feel says so: on the H200 r3 base
- * (6 synthesis threads, queue_empty, the GPU queue never above 2) a queue
- * depth of 4 binds nothing, and the prediction is the capture's own
+ * (6 synthesis threads, queue_empty) a queue depth of 4 and direct
+ * staging bind nothing, and the prediction is the capture's own
  * utilization with an effect of 0; 12 synthesis threads move it by tens of
- * points.  Both effects land in the run's metadata. */
+ * points.  The effect lands in the run's metadata. */
 GS_TEST(predict_interval_says_when_a_change_moves_nothing)
 {
     static const char *const base[] = {"traces/h200-r3/base/base-1"};
@@ -208,6 +208,17 @@ GS_TEST(predict_interval_says_when_a_change_moves_nothing)
     GS_REQUIRE(gs_timeline_read_csv(&tl, sp, &err) == GS_OK);
     const char *e = gs_timeline_meta_get(tl, "prediction.effect"), *u = gs_timeline_meta_get(tl, "prediction.unchanged");
     GS_CHECK(e && fabs(atof(e) - p.effect) < 1e-5 && u && fabs(atof(u) - p.unchanged) < 1e-5);
+    gs_timeline_destroy(tl);
+    /* Direct staging from a pinned capture: the staging gaps go, nothing
+     * else the run waits on; synthesis into the pool's buffers is the
+     * capture's, and model.assumed says so (MODEL.md 7.3). */
+    if (!predict_iv(base, 1, "engine.staging=direct", "iv-direct", &p, &r))
+        return;
+    GS_CHECK_MSG(p.has_effect && fabs(p.effect) < GS_PREDICT_NO_EFFECT, "direct: effect %+.4f", p.effect);
+    snprintf(sp, sizeof sp, "%s/spans.csv", r.dir);
+    GS_REQUIRE(gs_timeline_read_csv(&tl, sp, &err) == GS_OK);
+    const char *as = gs_timeline_meta_get(tl, "model.assumed");
+    GS_CHECK_MSG(as && strstr(as, "Synthesis into the direct pool"), "model.assumed: %s", as ? as : "(none)");
     gs_timeline_destroy(tl);
     if (!predict_iv(base, 1, "engine.synth_threads=12", "iv-s12-effect", &p, &r))
         return;

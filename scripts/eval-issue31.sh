@@ -23,9 +23,10 @@
 # interval): the spread the fitted seed alone brings.  --own adds, per
 # change, its own capture predicted as captured and with the changed
 # setting put back to base-1's (the setting's effect on that run's host:
-# what the engine's waits make of it there) and base-1's point scaled by
+# what the engine's waits make of it there) and base-1's prediction scaled by
 # the ratio of the two runs' synthesis CPU per partition after the first
-# round (the device's span starts after it): a diagnostic of a miss, not
+# round (the device's span starts after it; meaningful where the change
+# leaves synthesis the bottleneck): a diagnostic of a miss, not
 # a prediction (it reads the held-out run).  The main table's "effect" is
 # prediction.effect: the change on base-1's own model.
 set -u
@@ -170,14 +171,14 @@ if [ "$SEEDS" = 1 ]; then
     done <<< "$CASES"
 fi
 # --own: each change on its own capture's model, as captured and with the
-# setting put back to base-1's; base-1's point scaled by the synthesis ratio.
+# setting put back to base-1's; base-1's prediction of the change scaled by
+# the synthesis ratio.
 if [ "$OWN" = 1 ]; then
     echo
-    echo "| case | captured | its own model | setting put back there | base-1's point | x synthesis ratio (base-1 / run, after the first round) |"
+    echo "| case | captured | its own model | setting put back there | base-1's prediction | x synthesis ratio (base-1 / run, after the first round) |"
     echo "| --- | --- | --- | --- | --- | --- |"
     PROF=()
     [ -f "$B1/machine-profile.json" ] && PROF=(--profile "$B1/machine-profile.json")
-    REPS=0 predict own-base "$B1"
     while read -r name sets; do
         run=$(find_run "$name")
         [ -n "$run" ] || continue
@@ -189,7 +190,7 @@ if [ "$OWN" = 1 ]; then
         done
         REPS=0 predict "own-$name" "$run" "${PROF[@]}"
         REPS=0 predict "back-$name" "$run" "${PROF[@]}" "${back[@]}"
-        python3 - "$name" "$run" "$T/own-$name" "$T/back-$name" "$T/own-base" "$B1" <<'PY'
+        python3 - "$name" "$run" "$T/own-$name" "$T/back-$name" "$T/$name" "$B1" <<'PY'
 import csv, json, sys
 name, run, own, back, base, b1 = sys.argv[1:]
 def util(d):
