@@ -145,6 +145,8 @@ if [ -n "$TT" ] && [ -n "$TN" ]; then
         --out "$T/whatif-io" > "$T/whatif-io.log" 2>&1
     row "torch (diagnostic): stall and cold-start io gone vs no stall" "$TN" "$T/whatif-io" 5
 fi
+PROF=()   # base-1's machine profile, for the --seeds and --own models
+[ -f "$B1/machine-profile.json" ] && PROF=(--profile "$B1/machine-profile.json")
 # --seeds: every change from each base seed alone (base-1's profile), as
 # legitimate a base as base-1: how far the answer moves with the seed the
 # model was fitted on (the host's run-to-run speed; model/MODEL.md 7.1).
@@ -152,8 +154,6 @@ if [ "$SEEDS" = 1 ]; then
     echo
     echo "| case | from base-1 | from base-2 | from base-3 | captured |"
     echo "| --- | --- | --- | --- | --- |"
-    PROF=()
-    [ -f "$B1/machine-profile.json" ] && PROF=(--profile "$B1/machine-profile.json")
     while read -r name sets; do
         run=$(find_run "$name")
         [ -n "$run" ] || continue
@@ -177,11 +177,8 @@ if [ "$OWN" = 1 ]; then
     echo
     echo "| case | captured | its own model | setting put back there | base-1's prediction | x synthesis ratio (base-1 / run, after the first round) |"
     echo "| --- | --- | --- | --- | --- | --- |"
-    PROF=()
-    [ -f "$B1/machine-profile.json" ] && PROF=(--profile "$B1/machine-profile.json")
     while read -r name sets; do
-        run=$(find_run "$name")
-        [ -n "$run" ] || continue
+        run=$(find_run "$name") && [ -n "$run" ] || continue
         back=()
         for s in $sets; do
             k=${s%%=*}
