@@ -190,6 +190,15 @@ gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_e
                  "capture: %.2f GB/s assumed (%s).\n", gs_model_pin_gbps(m),
                  gs_model_pin_gbps(m) == GS_MODEL_PIN_GBPS ? "the H200 capture h200-backlog-s12-direct"
                                                            : "the machine profile");
+        /* Synthesis itself: the same witness run, its outputs written into
+         * a reused pool buffer instead of fresh memory (prover/circuits/
+         * synth.c); nothing the capture or a profile measures tells
+         * whether the host runs it slower (H200 r3: 1.07 cs per partition
+         * after the pool filled, as its base seeds; H100 r3s3: 1.17 against
+         * 0.94-1.05 in its base seeds, model/MODEL.md 7.3). */
+        n = strlen(notes);
+        snprintf(notes + n, cap - n, "Synthesis into the direct pool's reused page-locked buffers is costed as the "
+                 "capture's synthesis into its own buffers (no capture or profile times it).\n");
     }
     for (size_t i = 0; notes && i < sizeof optional / sizeof optional[0]; i++)
         if (gs_model_find(m, optional[i].name, optional[i].where) < 0) {

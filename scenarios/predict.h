@@ -39,6 +39,10 @@ typedef struct gs_util_summary gs_util_summary;
  * on unequal vCPUs (drawn separately, about 4.5% with 6 threads) leaves
  * 10.6%. */
 #define GS_PREDICT_HOST_SD 0.106
+/* Half a point: the changed and the unchanged run of one model differ by
+ * 0.0-0.1 points when the change binds nothing (H100 r3s3: queue_depth 4,
+ * prep inline, trim after unlock, staging direct on base-3's model). */
+#define GS_PREDICT_NO_EFFECT 0.005
 /* Replicates by default (gapscope predict --reps). */
 #define GS_PREDICT_REPS 5
 
@@ -52,6 +56,13 @@ typedef struct gs_prediction {
     double rep[GS_PREDICT_MAX_REPS];
     int n_rep;
     double cause_agree;             /* share of replicates with the point's top cause */
+    /* With --set changes: the first capture's model run unchanged, and
+     * the changes' effect on it (its changed prediction less that run's
+     * util).  A change the modelled run does not feel (|effect| under
+     * GS_PREDICT_NO_EFFECT) predicts the capture's own utilization: what
+     * a run of it shows beyond that is the host's run-to-run speed. */
+    int has_effect;
+    double unchanged, effect;
     char cause[48];
     double share;
 } gs_prediction;

@@ -18,7 +18,8 @@
  *               demand when given, else GS_PREDICT_HOST_SD);
  *   residual    the model's reproduction error on the first capture
  *               (|predicted - captured| with no change; a run of its
- *               own when the scenario was changed).
+ *               own when the scenario was changed, which also gives the
+ *               changes' effect on the model: prediction.effect).
  * lo = min(point, repeats, replicates) - residual,
  * hi = max(point, repeats, replicates) + residual, within [0, 1]: about a
  * 90% interval, the replicates' extremes being the host's 5th and 95th
@@ -157,8 +158,12 @@ gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_m
         char tmp_tr[GS_SCN_PATH_MAX] = "";
         if ((st = gs_capture_resolve(&c, o->capture, err)) == GS_OK &&
             (st = gs_predict_scenario(&s0, &c, m, NULL, 0, tmp_tr, sizeof tmp_tr, 1, err)) == GS_OK &&
-            (st = scratch_run(s0, m, tmp, k++, &u, err)) == GS_OK)
+            (st = scratch_run(s0, m, tmp, k++, &u, err)) == GS_OK) {
             out->residual = fabs(u.util - cap[0]);
+            out->has_effect = 1;
+            out->unchanged = u.util;
+            out->effect = point->util - u.util;
+        }
         if (tmp_tr[0])
             unlink(tmp_tr);
         gs_scenario_destroy(s0);
@@ -213,6 +218,12 @@ gs_status gs_prediction_write_meta(const gs_prediction *p, const char *spans_csv
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         snprintf(b, sizeof b, "%.6f", v[i]);
         gs_timeline_meta_set(tl, keys[i], b);
+    }
+    if (p->has_effect) {
+        snprintf(b, sizeof b, "%.6f", p->unchanged);
+        gs_timeline_meta_set(tl, "prediction.unchanged", b);
+        snprintf(b, sizeof b, "%.6f", p->effect);
+        gs_timeline_meta_set(tl, "prediction.effect", b);
     }
     snprintf(b, sizeof b, "%d", p->n_captures);
     gs_timeline_meta_set(tl, "prediction.captures", b);

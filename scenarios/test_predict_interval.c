@@ -184,3 +184,47 @@ GS_TEST(predict_cli_interval_and_whatif)
     snprintf(args, sizeof args, "predict '%s/traces/h200-g2dev' --reps 99", root());
     GS_CHECK_EQ_INT(run_cli(args, out), 2);
 }
+
+/* A change the modelled run does not feel says so: on the H200 r3 base
+ * (6 synthesis threads, queue_empty) a queue depth of 4 and direct
+ * staging bind nothing, and the prediction is the capture's own
+ * utilization with an effect of 0; 12 synthesis threads move it by tens of
+ * points.  The effect lands in the run's metadata. */
+GS_TEST(predict_interval_says_when_a_change_moves_nothing)
+{
+    static const char *const base[] = {"traces/h200-r3/base/base-1"};
+    gs_prediction p;
+    gs_run_result r;
+    if (!predict_iv(base, 1, "engine.queue_depth=4", "iv-qd4", &p, &r))
+        return;
+    GS_CHECK(p.has_effect);
+    GS_CHECK_MSG(fabs(p.effect) < GS_PREDICT_NO_EFFECT, "queue_depth 4: effect %+.4f", p.effect);
+    GS_CHECK_MSG(fabs(p.unchanged - p.point) < GS_PREDICT_NO_EFFECT && fabs(p.unchanged - p.captured) < 0.03,
+                 "unchanged %.3f, point %.3f, captured %.3f", p.unchanged, p.point, p.captured);
+    char sp[700];
+    snprintf(sp, sizeof sp, "%s/spans.csv", r.dir);
+    gs_timeline *tl = NULL;
+    gs_err err;
+    GS_REQUIRE(gs_timeline_read_csv(&tl, sp, &err) == GS_OK);
+    const char *e = gs_timeline_meta_get(tl, "prediction.effect"), *u = gs_timeline_meta_get(tl, "prediction.unchanged");
+    GS_CHECK(e && fabs(atof(e) - p.effect) < 1e-5 && u && fabs(atof(u) - p.unchanged) < 1e-5);
+    gs_timeline_destroy(tl);
+    /* Direct staging from a pinned capture: the staging gaps go, nothing
+     * else the run waits on; synthesis into the pool's buffers is the
+     * capture's, and model.assumed says so (MODEL.md 7.3). */
+    if (!predict_iv(base, 1, "engine.staging=direct", "iv-direct", &p, &r))
+        return;
+    GS_CHECK_MSG(p.has_effect && fabs(p.effect) < GS_PREDICT_NO_EFFECT, "direct: effect %+.4f", p.effect);
+    snprintf(sp, sizeof sp, "%s/spans.csv", r.dir);
+    GS_REQUIRE(gs_timeline_read_csv(&tl, sp, &err) == GS_OK);
+    const char *as = gs_timeline_meta_get(tl, "model.assumed");
+    GS_CHECK_MSG(as && strstr(as, "Synthesis into the direct pool"), "model.assumed: %s", as ? as : "(none)");
+    gs_timeline_destroy(tl);
+    if (!predict_iv(base, 1, "engine.synth_threads=12", "iv-s12-effect", &p, &r))
+        return;
+    GS_CHECK_MSG(p.has_effect && p.effect > 0.2, "synth_threads 12: effect %+.3f", p.effect);
+    /* No change, no effect to state. */
+    if (!predict_iv(base, 1, NULL, "iv-none", &p, &r))
+        return;
+    GS_CHECK(!p.has_effect);
+}

@@ -2,7 +2,7 @@
 # Issue 31's evaluation, on the workstation, of the captures
 # scripts/gpu-issue31.sh took on the H200:
 #
-#   scripts/eval-issue31.sh CAPTURE_DIR [--reps N] [--seeds]
+#   scripts/eval-issue31.sh CAPTURE_DIR [--reps N] [--seeds] [--own]
 #
 # CAPTURE_DIR holds the unpacked groups (base/, changes/, torch/) or every
 # run folder directly.  Each changed setting is predicted from the base
@@ -20,17 +20,27 @@
 # CAPTURE_DIR (predictions go to a scratch folder).  A diagnostic row
 # replays the torch what-if with the cold start's io gone too.  --seeds
 # adds a table of every change predicted from each base seed alone (no
-# interval): the spread the fitted seed alone brings.
+# interval): the spread the fitted seed alone brings.  --own adds, per
+# change, its own capture predicted as captured and with the changed
+# setting put back to base-1's (the setting's effect on that run's host:
+# what the engine's waits make of it there) and base-1's prediction scaled by
+# the ratio of the two runs' synthesis CPU per partition after the first
+# round (the device's span starts after it; meaningful where the change
+# leaves synthesis the bottleneck): a diagnostic of a miss, not
+# a prediction (it reads the held-out run).  The main table's "effect" is
+# prediction.effect: the change on base-1's own model.
 set -u
-D=${1:?usage: eval-issue31.sh CAPTURE_DIR [--reps N] [--seeds]}
+D=${1:?usage: eval-issue31.sh CAPTURE_DIR [--reps N] [--seeds] [--own]}
 shift
 G=${GS:-build-cpu/gapscope}
 REPS=6
 SEEDS=0
+OWN=0
 while [ $# -gt 0 ]; do
     case $1 in
     --reps) REPS=${2:?--reps N}; shift 2 ;;
     --seeds) SEEDS=1; shift ;;
+    --own) OWN=1; shift ;;
     *) echo "eval-issue31: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -71,7 +81,7 @@ def load(p):
 caps = [load(c) for c in cap.split(",")]
 p = load(pred)
 if p is None or None in caps:
-    print("| %s | (no prediction or capture) | | | | | | |" % label)
+    print("| %s | (no prediction or capture) | | | | | | | |" % label)
     sys.exit(0)
 cu = sum(c["util"] for c in caps) / len(caps)
 m = p["meta"]
@@ -82,8 +92,9 @@ same = top(p) == top(caps[0]) or cu >= 0.99
 err = 100 * (pu - cu)
 inside = lo <= cu <= hi
 ok = abs(err) <= limit and same
-print("| %s | %.1f%% [%.1f, %.1f] %s | %.1f%%%s %s | %+.1f | %s | %s | %s |" % (
-    label, 100 * pu, 100 * lo, 100 * hi, top(p), 100 * cu,
+eff = "%+.1f" % (100 * float(m["prediction.effect"])) if "prediction.effect" in m else "-"
+print("| %s | %.1f%% [%.1f, %.1f] %s | %s | %.1f%%%s %s | %+.1f | %s | %s | %s |" % (
+    label, 100 * pu, 100 * lo, 100 * hi, top(p), eff, 100 * cu,
     " (mean of %d)" % len(caps) if len(caps) > 1 else "", top(caps[0]), err,
     "yes" if inside else "**no**", "yes" if ok else "**no**", " / ".join(synth_cs(c) for c in cap.split(","))))
 PY
@@ -93,8 +104,8 @@ predict() {   # out-name captures... -- sets...
     "$G" predict "$@" --reps "$REPS" --no-report --quiet --out "$T/$out" > "$T/$out.log" 2>&1 ||
         { echo "predict $out failed:" >&2; tail -3 "$T/$out.log" >&2; }
 }
-echo "| case | predicted [interval] cause | captured cause | error (points) | inside | within limit, same cause | captured synthesis (cs/partition) |"
-echo "| --- | --- | --- | --- | --- | --- | --- |"
+echo "| case | predicted [interval] cause | effect on base-1's model (points) | captured cause | error (points) | inside | within limit, same cause | captured synthesis (cs/partition) |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 predict repro "$B1"
 row "reproduce base-1 (limit 3)" "$B1" "$T/repro" 3
 if [ -n "$REP" ]; then
@@ -113,7 +124,7 @@ trim-after engine.trim=after_unlock
 g2cpu-s12 engine.g2=cpu engine.synth_threads=12'
 while read -r name sets; do
     run=$(find_run "$name")
-    [ -n "$run" ] || { echo "| $name | (not captured) | | | | | |"; continue; }
+    [ -n "$run" ] || { echo "| $name | (not captured) | | | | | | |"; continue; }
     args=()
     for s in $sets; do args+=(--set "$s"); done
     predict "$name" "$B1" "${args[@]}"
@@ -134,6 +145,8 @@ if [ -n "$TT" ] && [ -n "$TN" ]; then
         --out "$T/whatif-io" > "$T/whatif-io.log" 2>&1
     row "torch (diagnostic): stall and cold-start io gone vs no stall" "$TN" "$T/whatif-io" 5
 fi
+PROF=()   # base-1's machine profile, for the --seeds and --own models
+[ -f "$B1/machine-profile.json" ] && PROF=(--profile "$B1/machine-profile.json")
 # --seeds: every change from each base seed alone (base-1's profile), as
 # legitimate a base as base-1: how far the answer moves with the seed the
 # model was fitted on (the host's run-to-run speed; model/MODEL.md 7.1).
@@ -141,8 +154,6 @@ if [ "$SEEDS" = 1 ]; then
     echo
     echo "| case | from base-1 | from base-2 | from base-3 | captured |"
     echo "| --- | --- | --- | --- | --- |"
-    PROF=()
-    [ -f "$B1/machine-profile.json" ] && PROF=(--profile "$B1/machine-profile.json")
     while read -r name sets; do
         run=$(find_run "$name")
         [ -n "$run" ] || continue
@@ -157,5 +168,47 @@ if [ "$SEEDS" = 1 ]; then
             line="$line | $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=json.load(open(sys.argv[2])); print("%.1f%% (%+.1f)" % (100*d["util"], 100*(d["util"]-c["util"])))' "$T/seed$i-$name/summary.json" "$run/summary.json" 2>/dev/null || echo '(failed)')"
         done
         echo "$line | $(python3 -c 'import json,sys; print("%.1f%%" % (100*json.load(open(sys.argv[1]))["util"]))' "$run/summary.json") |"
+    done <<< "$CASES"
+fi
+# --own: each change on its own capture's model, as captured and with the
+# setting put back to base-1's; base-1's prediction of the change scaled by
+# the synthesis ratio.
+if [ "$OWN" = 1 ]; then
+    echo
+    echo "| case | captured | its own model | setting put back there | base-1's prediction | x synthesis ratio (base-1 / run, after the first round) |"
+    echo "| --- | --- | --- | --- | --- | --- |"
+    while read -r name sets; do
+        run=$(find_run "$name") && [ -n "$run" ] || continue
+        back=()
+        for s in $sets; do
+            k=${s%%=*}
+            v=$(sed -n "s/^# meta scenario\.$k=//p" "$B1/spans.csv" | head -1)
+            back+=(--set "$k=$v")
+        done
+        REPS=0 predict "own-$name" "$run" "${PROF[@]}"
+        REPS=0 predict "back-$name" "$run" "${PROF[@]}" "${back[@]}"
+        python3 - "$name" "$run" "$T/own-$name" "$T/back-$name" "$T/$name" "$B1" <<'PY'
+import csv, json, sys
+name, run, own, back, base, b1 = sys.argv[1:]
+def util(d):
+    try:
+        return json.load(open(d + "/summary.json"))["util"]
+    except (OSError, ValueError, KeyError):
+        return None
+def later_synth(d):
+    """Mean synthesis CPU per partition after the first round (cs)."""
+    rows = csv.reader(l for l in open(d + "/spans.csv") if not l.startswith("#"))
+    head = next(rows)
+    si, li, ci, ni = head.index("start_ns"), head.index("lane"), head.index("cpu_ns"), head.index("name")
+    v = sorted((int(r[si]), r[li], int(r[ci])) for r in rows if len(r) > ci and r[ni] == "synth" and r[ci])
+    n = len({x[1] for x in v})
+    rest = [x[2] / 1e9 for x in v[n:]]
+    return sum(rest) / len(rest) if rest else None
+f = lambda x: "%.1f%%" % (100 * x) if x is not None else "-"
+c, o, b, p = util(run), util(own), util(back), util(base)
+s1, sr = later_synth(b1), later_synth(run)
+sc = p * s1 / sr if p is not None and s1 and sr else None
+print("| %s | %s | %s | %s | %s | %s (%.2f / %.2f cs) |" % (name, f(c), f(o), f(b), f(p), f(sc), s1 or 0, sr or 0))
+PY
     done <<< "$CASES"
 fi
