@@ -56,6 +56,10 @@ B1=$(find_run base-1); B2=$(find_run base-2); B3=$(find_run base-3)
 REP=""
 [ -n "$B2" ] && REP="$REP $B2"
 [ -n "$B3" ] && REP="$REP $B3"
+for k in 4 5 6 7 8 9; do   # bases of further rounds (gpu-issue31.sh ROUNDS)
+    b=$(find_run "base-$k")
+    [ -n "$b" ] && REP="$REP $b"
+done
 row() {   # label captured-dir predicted-dir limit
     python3 - "$@" <<'PY'
 import csv, json, sys
@@ -132,6 +136,12 @@ while read -r name sets; do
     if [ -n "$REP" ]; then
         predict "$name-rep" "$B1" $REP "${args[@]}"
         row "$name with repeats" "$run" "$T/$name-rep" 5
+        runs=$run   # the change's own repeats (NAME-r2...): judged against their mean
+        for k in 2 3 4 5 6 7 8 9; do
+            r=$(find_run "$name-r$k")
+            [ -n "$r" ] && runs="$runs,$r"
+        done
+        [ "$runs" != "$run" ] && row "$name with repeats, against the mean of its runs" "$runs" "$T/$name-rep" 5
     fi
 done <<< "$CASES"
 TT=$(find_run torch-trim); TN=$(find_run torch-none)

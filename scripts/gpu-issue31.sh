@@ -87,8 +87,32 @@ run changes qd4 --set engine.queue_depth=4; pack changes
 run changes trim-after --set engine.trim=after_unlock; pack changes
 run changes g2cpu-s12 --set engine.g2=cpu --set engine.synth_threads=12; pack changes
 
+# ROUNDS=N (default 1): N-1 more rounds of a base (seeds S0+3...) and the
+# changes in REPEAT (default: the ones whose effect the model puts at zero,
+# where one run's host speed decides), each with the round's seed (S0+r-1),
+# as NAME-rR: eval-issue31.sh judges them against the mean of their runs.
+ROUNDS=${ROUNDS:-1}
+REPEAT=${REPEAT:-gpuw2 prep-inline direct qd4 trim-after}
+set_of() {
+    case $1 in
+    synth12) echo engine.synth_threads=12 ;; synth4) echo engine.synth_threads=4 ;;
+    gpuw2) echo engine.gpu_workers=2 ;; g2cpu) echo engine.g2=cpu ;;
+    prep-inline) echo engine.prep=inline ;; direct) echo engine.staging=direct ;;
+    qd4) echo engine.queue_depth=4 ;; trim-after) echo engine.trim=after_unlock ;;
+    esac
+}
+for ((r = 2; r <= ROUNDS; r++)); do
+    step "3.$r round $r of the repeated changes"
+    run base "base-$((r + 2))" --set engine.seed=$((S0 + r + 1)); pack base
+    for c in $REPEAT; do
+        run changes "$c-r$r" --set "$(set_of "$c")" --set engine.seed=$((S0 + r - 1)); pack changes
+    done
+done
+
 step "4 torch with and without its stall, under attach"
-if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+if [ "${TORCH:-1}" = 0 ]; then
+    echo "TORCH=0: step 4 skipped"
+elif python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
     timeout 60 python3 scripts/torch_stall.py none --iters 3 > /dev/null 2>&1
     for m in trim none; do
         timeout 60 "$G" attach --out "$W/torch/torch-$m" --no-report -- \
