@@ -61,7 +61,7 @@ const char *gs_json_type_name(gs_json_type t);
 /* ---- writing (json_write.c) ---- */
 #include <stdio.h>
 /* Writes s as a JSON string literal (with quotes): invalid UTF-8 bytes
- * become U+FFFD, control characters \u00XX. */
+ * become U+FFFD, control characters \u00XX; NULL is "". */
 void gs_json_str(FILE *f, const char *s);
 /* Writes v with 10 significant digits; NaN and infinities as null. */
 void gs_json_num(FILE *f, double v);

@@ -6,7 +6,7 @@
 /* Writes s as a JSON string; invalid UTF-8 bytes become U+FFFD (RFC 8259). */
 void gs_json_str(FILE *f, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
     fputc('"', f);
     while (*p) {
         unsigned c = *p;

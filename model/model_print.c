@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/json.h"
 #include "../common/outfile.h"
 #include "../prover/engine/engine.h"
 #include "model_int.h"
@@ -57,20 +58,6 @@ void gs_model_print(const gs_model *m, FILE *f)
         fprintf(f, "assumed:\n%s", m->notes);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 gs_status gs_model_write_json(const gs_model *m, const char *path, gs_err *err)
 {
     gs_outfile o;
@@ -79,7 +66,7 @@ gs_status gs_model_write_json(const gs_model *m, const char *path, gs_err *err)
         return st;
     FILE *f = o.f;
     fprintf(f, "{\"format\":\"gapscope-model\",\"version\":1,\n\"source\":");
-    json_str(f, m->source);
+    gs_json_str(f, m->source);
     static const char *const keys[] = {"gapscope.version", "build.git_rev", "build.binary_sha256",
                                        "host.cpu", "host.cores", "host.threads", "host.mem_bytes",
                                        "host.cpu_mhz", "backend", "device.0.name",
@@ -91,20 +78,20 @@ gs_status gs_model_write_json(const gs_model *m, const char *path, gs_err *err)
         if (!v)
             continue;
         fprintf(f, "%s", first ? "" : ",");
-        json_str(f, keys[i]);
+        gs_json_str(f, keys[i]);
         fputc(':', f);
-        json_str(f, v);
+        gs_json_str(f, v);
         first = 0;
     }
     fprintf(f, "},\n\"machine\":{\"cores\":%d,\"devices\":%d,\"gpu_worker_spin\":%.6g},\n", m->cores,
             m->devices, m->spin);
     fprintf(f, "\"cpu_demand\":\"%s\",\n\"assumed\":", m->cpu_measured ? "measured" : "inferred");
-    json_str(f, m->notes);
+    gs_json_str(f, m->notes);
     fprintf(f, ",\n\"stages\":[");
     for (int i = 0; i < m->n; i++) {
         const stage *s = &m->st[i];
         fprintf(f, "%s\n {\"name\":", i ? "," : "");
-        json_str(f, s->name);
+        gs_json_str(f, s->name);
         fprintf(f, ",\"where\":\"%s\",\"unit\":\"%s\",\"pageable\":%s,\"threads\":%d,\"pool\":%s,"
                    "\"per_partition_of_job\":%s,\"emergent\":%s,\"cpu_measured\":%d,\"cpu_inferred\":%d",
                 gs_model_where_name(s->where), s->where == GS_WHERE_CPU ? "core_seconds" : "seconds",

@@ -54,6 +54,23 @@ GS_TEST(trace_write_read_roundtrip)
                          units[k], i, (long long)t.a[i].t_ns, (long long)u.a[i].t_ns);
         gs_trace_free(&u);
     }
+    /* A description with bytes that are not UTF-8 (a truncated name, a
+     * Latin-1 file) is written as valid JSON (each bad byte as U+FFFD, not as raw
+     * bytes a strict reader refuses) that reads back. */
+    snprintf(t.description, sizeof t.description, "caf\xe9 \xff end");
+    GS_REQUIRE(gs_trace_write(&t, path, "ms", &err) == GS_OK);
+    GS_REQUIRE(gs_trace_read(&u, path, &err) == GS_OK);
+    GS_CHECK_MSG(!strncmp(u.description, "caf", 3), "%s", u.description);
+    gs_trace_free(&u);
+    FILE *fp = fopen(path, "rb");
+    GS_REQUIRE(fp);
+    char buf[4096];
+    size_t nb = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[nb] = '\0';
+    GS_CHECK_MSG(!strchr(buf, (char)0xe9) && !strchr(buf, (char)0xff) &&
+                     strstr(buf, "\"caf\\ufffd \\ufffd end\"") != NULL,
+                 "%.200s", buf);
     gs_trace_free(&t);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../common/grow.h"
+#include "../common/json.h"
 #include "../timeline/limits.h"
 #include "scn_internal.h"
 #include "trace.h"
@@ -213,20 +214,6 @@ done:
     return st;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", (unsigned char)*s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 gs_status gs_trace_write(const gs_trace *t, const char *path, const char *time_unit, gs_err *err)
 {
     double unit;
@@ -242,11 +229,11 @@ gs_status gs_trace_write(const gs_trace *t, const char *path, const char *time_u
             GS_TRACE_VERSION, time_unit, t->n);
     if (t->description[0]) {
         fputs(",\"description\":", f);
-        json_str(f, t->description);
+        gs_json_str(f, t->description);
     }
     if (t->generator[0]) {
         fputs(",\"generator\":", f);
-        json_str(f, t->generator);
+        gs_json_str(f, t->generator);
     }
     fputs("}\n", f);
     for (size_t i = 0; i < t->n; i++) {
