@@ -179,7 +179,7 @@ static int convert_and_report_in(const char *dir, const gs_attach_result *res, c
                                  const gs_attach_opts *ao, const gs_attach_convert_opts *co,
                                  int report)
 {
-    char raw[2100], path[2100];
+    char raw[2100];
     snprintf(raw, sizeof raw, "%s/attach-raw", dir);
     gs_timeline *tl = NULL;
     gs_attach_stats stats;
@@ -212,12 +212,7 @@ static int convert_and_report_in(const char *dir, const gs_attach_result *res, c
         gs_timeline_meta_set(tl, "attach.sampler_cpu_ms", b);
     }
     int rc = 0;
-    snprintf(path, sizeof path, "%s/spans.csv", dir);
-    if (gs_timeline_write_csv(tl, path, &err) != GS_OK) {
-        fprintf(stderr, "gapscope attach: %s\n", err.msg);
-        rc = 3;
-    }
-    if (rc == 0 && gs_timeline_write_traces(tl, dir, GS_TRACE_AUTO, NULL, &err) != GS_OK) {
+    if (gs_timeline_write_run(tl, dir, GS_TRACE_AUTO, NULL, &err) != GS_OK) {   /* spans.csv + trace */
         fprintf(stderr, "gapscope attach: %s\n", err.msg);
         rc = 3;
     }

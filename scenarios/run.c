@@ -672,10 +672,7 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     sampler = NULL;
     if (st != GS_OK)
         goto fail;
-    path_in(path, sizeof path, res->dir, "spans.csv");
-    if ((st = gs_timeline_write_csv(tl, path, err)) != GS_OK)
-        goto fail;
-    if ((st = gs_timeline_write_traces(tl, res->dir, GS_TRACE_AUTO, NULL, err)) != GS_OK)
+    if ((st = gs_timeline_write_run(tl, res->dir, GS_TRACE_AUTO, NULL, err)) != GS_OK)   /* spans.csv + trace */
         goto fail;
     if (!o->quiet)
         fprintf(stderr, "gapscope: %zu jobs done in %.1f s: %zu completed, %zu failed, %zu verified%s%s%s\n", nr,
