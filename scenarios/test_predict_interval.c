@@ -15,6 +15,7 @@
 
 #include "../diag/gate.h"
 #include "../diag/run.h"
+#include "../report/report.h"
 #include "../test/test.h"
 #include "predict.h"
 
@@ -209,6 +210,21 @@ GS_TEST(predict_interval_says_when_a_change_moves_nothing)
     const char *e = gs_timeline_meta_get(tl, "prediction.effect"), *u = gs_timeline_meta_get(tl, "prediction.unchanged");
     GS_CHECK(e && fabs(atof(e) - p.effect) < 1e-5 && u && fabs(atof(u) - p.unchanged) < 1e-5);
     gs_timeline_destroy(tl);
+    /* The report says it in words, beside the interval. */
+    gs_run run;
+    GS_REQUIRE(gs_run_load(&run, r.dir, NULL, &err) == GS_OK);
+    gs_report_opts ro;
+    gs_report_opts_defaults(&ro);
+    ro.charts_note = "not drawn in this test";
+    GS_CHECK(gs_report_write(&run, &ro, &err) == GS_OK);
+    gs_run_free(&run);
+    snprintf(sp, sizeof sp, "%s/report.md", r.dir);
+    FILE *f = fopen(sp, "r");
+    GS_REQUIRE(f);
+    static char md[1 << 16];
+    md[fread(md, 1, sizeof md - 1, f)] = '\0';
+    fclose(f);
+    GS_CHECK_MSG(strstr(md, "nothing in the modelled run waits on what it changes") != NULL, "%.300s", md);
     /* Direct staging from a pinned capture: the staging gaps go, nothing
      * else the run waits on; synthesis into the pool's buffers is the
      * capture's, and model.assumed says so (MODEL.md 7.3). */
