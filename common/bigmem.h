@@ -60,7 +60,7 @@ struct gs_pool;
  * touches of a fresh block fault in parallel, each thread on its own pages,
  * instead of in whichever decoder thread writes first while the other waits
  * on the same page (in this VM a cold huge page costs ~2.5 ms).  p NULL or
- * bytes 0: nothing. */
+ * bytes 0: nothing.  (bigmem_prefault.c.) */
 void gs_big_prefault(void *p, size_t bytes, struct gs_pool *pool);
 
 #endif
