@@ -54,7 +54,10 @@ gs_status gs_scenario_load(gs_scenario **out, const char *path, gs_err *err)
     return finish(out, s, gs_scn_ini_parse_file(s, path, err), err);
 }
 
-gs_status gs_scenario_set(gs_scenario *s, const char *assignment, const char *where, gs_err *err)
+/* One assignment applied, the cross-field checks (gs_scn_finalize) not yet
+ * run: a batch of them is finalized once, so their order does not matter
+ * (enabled = yes before the dist it needs). */
+static gs_status set_raw(gs_scenario *s, const char *assignment, const char *where, gs_err *err)
 {
     char buf[1024];
     if (strlen(assignment) >= sizeof buf)
@@ -70,7 +73,23 @@ gs_status gs_scenario_set(gs_scenario *s, const char *assignment, const char *wh
         return gs_err_set(err, GS_ERR_FORMAT, "scenario", where,
                           "expected section.key=value (e.g. engine.trim=after_unlock), got '%s'", assignment);
     *dot = '\0';
-    gs_status st = gs_scn_apply(s, buf, dot + 1, eq + 1, where, NULL, err);
+    return gs_scn_apply(s, buf, dot + 1, eq + 1, where, NULL, err);
+}
+
+gs_status gs_scenario_set(gs_scenario *s, const char *assignment, const char *where, gs_err *err)
+{
+    gs_status st = set_raw(s, assignment, where, err);
+    if (st == GS_OK)
+        st = gs_scn_finalize(s, err);
+    return st;
+}
+
+gs_status gs_scenario_set_all(gs_scenario *s, const char *const *sets, int nsets, const char *where,
+                              gs_err *err)
+{
+    gs_status st = GS_OK;
+    for (int k = 0; st == GS_OK && k < nsets; k++)
+        st = set_raw(s, sets[k], where, err);
     if (st == GS_OK)
         st = gs_scn_finalize(s, err);
     return st;
@@ -85,8 +104,8 @@ gs_status gs_scenario_apply_cli(gs_scenario *s, const char *seed, const char *co
         snprintf(buf, sizeof buf, "engine.seed=%s", seed);
         st = gs_scenario_set(s, buf, "--seed", err);
     }
-    for (int k = 0; st == GS_OK && k < nsets; k++)
-        st = gs_scenario_set(s, sets[k], "--set", err);
+    if (st == GS_OK)
+        st = gs_scenario_set_all(s, sets, nsets, "--set", err);
     if (st == GS_OK)
         st = gs_scenario_validate(s, err);
     return st;

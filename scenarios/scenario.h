@@ -86,9 +86,15 @@ gs_status gs_scenario_new(gs_scenario **out, gs_err *err);
 gs_status gs_scenario_load(gs_scenario **out, const char *path, gs_err *err);
 /* Applies "section.key=value" (for --set); where names the origin. */
 gs_status gs_scenario_set(gs_scenario *s, const char *assignment, const char *where, gs_err *err);
+/* Applies every assignment, then the cross-field checks once: the batch's
+ * order does not matter ("inject.x.enabled=yes" may come before the
+ * "inject.x.dist=..." it needs); a later assignment to the same key wins. */
+gs_status gs_scenario_set_all(gs_scenario *s, const char *const *sets, int nsets, const char *where,
+                              gs_err *err);
 /* The command line's overrides, in the order every command applies them:
- * engine.seed from --seed (when seed is not NULL), then each --set in turn,
- * then gs_scenario_validate.  Errors name "--seed" or "--set". */
+ * engine.seed from --seed (when seed is not NULL), then the --set batch
+ * (gs_scenario_set_all), then gs_scenario_validate.  Errors name "--seed"
+ * or "--set". */
 gs_status gs_scenario_apply_cli(gs_scenario *s, const char *seed, const char *const *sets, int nsets,
                                 gs_err *err);
 /* Parses INI text as if it were a file named `name` (tests, --set batches). */

@@ -19,8 +19,8 @@ static gs_status check_side(const char *path, const gs_slurm_gate_spec *g, gs_er
 {
     gs_scenario *s = NULL;
     gs_status st = gs_scenario_load(&s, path, err);
-    for (int k = 0; k < g->n_sets && st == GS_OK; k++)
-        st = gs_scenario_set(s, g->sets[k], "--set", err);
+    if (st == GS_OK)
+        st = gs_scenario_set_all(s, (const char *const *)g->sets, g->n_sets, "--set", err);
     if (st == GS_OK)
         st = gs_scenario_validate(s, err);
     gs_scenario_destroy(s);

@@ -259,8 +259,7 @@ gs_status gs_sweep_plan_scenario(const gs_sweep_plan *p, int i, gs_scenario **ou
     if (p->model)
         st = gs_predict_scenario(&s, &p->cap, p->model, o->sets, o->n_sets, tmp, tmp_cap, 1, err);
     else if ((st = gs_scenario_load(&s, o->scenario, err)) == GS_OK)
-        for (int k = 0; k < o->n_sets && st == GS_OK; k++)
-            st = gs_scenario_set(s, o->sets[k], "--set", err);
+        st = gs_scenario_set_all(s, o->sets, o->n_sets, "--set", err);
     int pt = p->order[i].point;
     for (int k = 0; k < nv && st == GS_OK; k++) {
         if (pt < 0) { /* baseline: varied injections off */

@@ -167,6 +167,26 @@ GS_TEST(scenario_g2_placement)
     }
 }
 
+/* A --set batch is order-free: an injection enabled before the dist it
+ * needs is fine; one with no dist at all is still refused, naming --set. */
+GS_TEST(scenario_set_batch_any_order)
+{
+    static const char *const good_sets[] = {"inject.tracker_hold.enabled=yes", "inject.tracker_hold.dist=fixed:200ms"};
+    static const char *const bad_sets[] = {"inject.tracker_hold.enabled=yes"};
+    gs_scenario *s;
+    gs_err err;
+    GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
+    GS_CHECK_MSG(gs_scenario_apply_cli(s, NULL, good_sets, 2, &err) == GS_OK, "%s", err.msg);
+    GS_CHECK(s->engine.inj[GS_INJ_TRACKER_HOLD].enabled);
+    gs_scenario_destroy(s);
+    GS_REQUIRE(gs_scenario_new(&s, &err) == GS_OK);
+    gs_err_clear(&err);
+    gs_status bst = gs_scenario_apply_cli(s, NULL, bad_sets, 1, &err);
+    GS_CHECK_MSG(bst != GS_OK, "status %d", (int)bst);
+    GS_CHECK_MSG(strstr(err.msg, "needs dist") && strstr(err.msg, "--set"), "%s", err.msg);
+    gs_scenario_destroy(s);
+}
+
 GS_TEST(scenario_dump_roundtrip)
 {
     gs_scenario *s, *t;
