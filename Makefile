@@ -229,6 +229,19 @@ $(BUILD)/obj/%.o: %.c $(CUDA_STAMP)
 $(BUILD)/obj/capture/import/%.o: CFLAGS += -DGS_HAVE_SQLITE=$(HAVE_SQLITE)
 $(BUILD)/obj/report/%.o: CFLAGS += -DGS_HAVE_SQLITE=$(HAVE_SQLITE)
 
+# The commit a binary was built from, compiled into it (fingerprint.c's
+# GS_GIT_REV): a binary carried to another machine (the GPU box) reports
+# its build, not the checkout it happens to run in.  The stamp is rewritten
+# only when the revision changes, so a commit rebuilds one object.  Outside a
+# git checkout: "unknown" (fingerprint.c then asks the tree at run time).
+GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell \
+	git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --quiet HEAD -- 2>/dev/null && echo -dirty)
+GIT_REV_STAMP := $(BUILD)/obj/.git_rev
+$(shell mkdir -p $(BUILD)/obj && [ "$$(cat $(GIT_REV_STAMP) 2>/dev/null)" = "$(GIT_REV)" ] || \
+	echo "$(GIT_REV)" > $(GIT_REV_STAMP))
+$(BUILD)/obj/scenarios/fingerprint.o: $(GIT_REV_STAMP)
+$(BUILD)/obj/scenarios/fingerprint.o: CFLAGS += -DGS_GIT_REV='"$(GIT_REV)"'
+
 $(BUILD)/obj/%.o: %.cu $(CUDA_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O3 $(NVCC_ARCH) -DGS_HAVE_CUDA=1 -Xcompiler -Wall,-fno-strict-aliasing -lineinfo -MMD -MP -MF $(@:.o=.d) -c $< -o $@

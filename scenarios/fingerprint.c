@@ -2,9 +2,12 @@
  * The build and host fingerprint written into every run's metadata
  * (timeline/SPANS.md keys gapscope.version, build.git_rev, build.binary_sha256,
  * host.cpu, host.threads) and printed by `gapscope version`, so a report
- * says exactly which binary on which machine produced it.  The revision is
- * never borrowed from a repository the build tree merely sits in (see
- * git_rev); the binary's SHA-256 identifies the build in every case.
+ * says exactly which binary on which machine produced it.  A build made in
+ * a git checkout carries its commit (the Makefile's GS_GIT_REV), so a binary
+ * carried to a GPU box reports its build, not the checkout it runs in; a
+ * build made without git asks the tree around the binary at run time, and
+ * never borrows a repository that tree merely sits in (see git_rev).  The
+ * binary's SHA-256 identifies the build in every case.
  */
 #define _GNU_SOURCE
 #include <libgen.h>
