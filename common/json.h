@@ -63,6 +63,10 @@ const char *gs_json_type_name(gs_json_type t);
 /* Writes s as a JSON string literal (with quotes): invalid UTF-8 bytes
  * become U+FFFD, control characters \u00XX; NULL is "". */
 void gs_json_str(FILE *f, const char *s);
+/* The length (1-4) of the well-formed UTF-8 sequence at s (RFC 3629: no
+ * overlong forms, surrogates or code points past U+10FFFF); 0 when s starts
+ * with a byte that begins none, or at its terminating NUL. */
+size_t gs_utf8_valid_len(const char *s);
 /* Writes v with 10 significant digits; NaN and infinities as null. */
 void gs_json_num(FILE *f, double v);
 

@@ -3,6 +3,25 @@
 
 #include <math.h>
 
+size_t gs_utf8_valid_len(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    unsigned c = p[0];
+    if (c < 0x80)
+        return c ? 1 : 0;
+    int n = c >= 0xf0 && c < 0xf5 ? 3 : c >= 0xe0 && c < 0xf0 ? 2 : c >= 0xc2 && c < 0xe0 ? 1 : -1;
+    if (n < 0)
+        return 0;
+    for (int i = 1; i <= n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if (n == 2 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)))
+        return 0;
+    if (n == 3 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)))
+        return 0;
+    return (size_t)n + 1;
+}
+
 /* Writes s as a JSON string; invalid UTF-8 bytes become U+FFFD (RFC 8259). */
 void gs_json_str(FILE *f, const char *s)
 {
@@ -21,17 +40,10 @@ void gs_json_str(FILE *f, const char *s)
             fputc((int)c, f);
             p++;
         } else {
-            int n = c >= 0xf0 && c < 0xf5 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 && c < 0xe0 ? 1 : -1;
-            int ok = n > 0 && c < 0xf5;
-            for (int i = 1; ok && i <= n; i++)
-                ok = (p[i] & 0xc0) == 0x80;
-            if (ok && n == 2 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)))
-                ok = 0;
-            if (ok && n == 3 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)))
-                ok = 0;
-            if (ok) {
-                fwrite(p, 1, (size_t)n + 1, f);
-                p += n + 1;
+            size_t n = gs_utf8_valid_len((const char *)p);
+            if (n) {
+                fwrite(p, 1, n, f);
+                p += n;
             } else {
                 fputs("\\ufffd", f);
                 p++;

@@ -63,3 +63,21 @@ GS_TEST(json_depth_limit)
     GS_CHECK_EQ_INT(parse(s, &j, &e), GS_ERR_FORMAT);
     GS_CHECK(strstr(e.msg, "too deep") != NULL);
 }
+
+/* gs_utf8_valid_len: well-formed sequences by length, and each way a
+ * sequence is ill-formed (RFC 3629 table 3-7). */
+GS_TEST(json_utf8_valid_len)
+{
+    static const struct { const char *s; size_t n; } cases[] = {
+        {"a", 1}, {"", 0}, {"\xc3\xa9", 2}, {"\xe2\x82\xac", 3}, {"\xf0\x9f\x98\x80", 4},
+        {"\xc0\xaf", 0},          /* overlong */
+        {"\xc3", 0},              /* cut short by the end */
+        {"\xe0\x80\xaf", 0},      /* overlong 3-byte */
+        {"\xed\xa0\x80", 0},      /* a surrogate */
+        {"\xf4\x90\x80\x80", 0},  /* past U+10FFFF */
+        {"\xf5\x80\x80\x80", 0}, {"\x80", 0}, {"\xe9 x", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        GS_CHECK_MSG(gs_utf8_valid_len(cases[i].s) == cases[i].n, "case %zu: %zu, want %zu", i,
+                     gs_utf8_valid_len(cases[i].s), cases[i].n);
+}

@@ -1,7 +1,9 @@
 /*
  * One flat JSON object per line (the trace format's lines): string, number,
  * true/false/null values; nesting is refused.  Strict RFC 8259 escapes;
- * non-ASCII \u escapes become '?' (names and notes are ASCII).
+ * non-ASCII \u escapes become '?' (names and notes are ASCII); raw UTF-8 is
+ * kept when well-formed, a byte that begins no sequence becomes '?', so
+ * what is read writes back as it was read (gs_json_str keeps valid UTF-8).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/json.h"
 #include "trace_json.h"
 
 const char *gs_json_skip_ws(const char *p, const char *end)
@@ -28,6 +31,23 @@ static const char *parse_string(char *dst, size_t cap, const char *p, const char
         if ((unsigned char)c < 0x20) {
             *why = "control character in string";
             return NULL;
+        }
+        if ((unsigned char)c >= 0x80) {   /* raw UTF-8 kept when well-formed, else '?' */
+            char seq[5] = {0};
+            size_t avail = (size_t)(end - (p - 1));
+            memcpy(seq, p - 1, avail < 4 ? avail : 4);
+            size_t len = gs_utf8_valid_len(seq);
+            if (len > 1) {
+                if (n + len >= cap) {
+                    *why = "string too long";
+                    return NULL;
+                }
+                memcpy(dst + n, p - 1, len);
+                n += len;
+                p += len - 1;
+                continue;
+            }
+            c = '?';
         }
         if (c == '\\') {
             if (p >= end) {
