@@ -10,9 +10,10 @@
  *
  * Files: clock.c the operating system's clocks (it calls nothing else
  * here); vclock.c the virtual clock, and the three calls above, which read
- * its state (it sleeps outside the clock through clock.c); pshare.c the
- * processor-sharing rule of the modelled CPU.  Calls run one way only:
- * vclock.c -> clock.c, pshare.c.
+ * its state (it sleeps outside the clock through clock.c); vclock_wait.c
+ * its wrapped conditions and mutexes (state shared through vclock_int.h);
+ * pshare.c the processor-sharing rule of the modelled CPU.  Calls run one
+ * way only: vclock.c, vclock_wait.c -> clock.c, pshare.c.
  *
  * gs_vt: a virtual clock with a modelled CPU, so the real engine (its
  * threads, queues, locks and policies) can run a whole capture's worth of
@@ -22,13 +23,24 @@
  * Model.  While the clock is on, gs_now_ns() returns virtual time and
  * time only moves when every participating thread waits: in a modelled
  * sleep (gs_vt_sleep: device work, injected delays), in modelled CPU work
- * (gs_vt_cpu), or blocked in one of the wrapped waits below.  The thread
- * that makes the last participant wait advances the clock to the next
- * event (the earliest sleep end or CPU-work completion), wakes the threads
- * whose work ended there, and so on.  Real code between waits takes no
- * virtual time.  A discrete-event simulation driven by real threads: the
- * engine's own synchronization decides what runs next, exactly as in a
- * real run.
+ * (gs_vt_cpu), or blocked in one of the wrapped waits below.  Real code
+ * between waits takes no virtual time.  A discrete-event simulation driven
+ * by real threads: the engine's own synchronization decides what runs
+ * next, exactly as in a real run.
+ *
+ * Determinism: one participant at a time.  Participants run one at a
+ * time, each until it waits or exits (it "holds the turn"); the turn then
+ * goes to the first ready participant, and virtual time moves to the next
+ * event (the earliest sleep end or CPU-work completion) only when nobody
+ * is ready.  Participants become ready in a fixed order: those whose work
+ * ends at the same virtual instant in the order they started it; the one
+ * a signal or an unlock wakes is the first that blocked on that object
+ * (a broadcast: all, in that order); a spawned thread in spawn order.  So
+ * the interleaving of the real code, who takes a contended lock first and
+ * every span are a function of the inputs alone, not of the host's
+ * scheduling or load: the same run gives the same result to the
+ * nanosecond.  The price is that participants never run in parallel in
+ * real time (their real code is short: the work is modelled).
  *
  * CPU.  Modelled CPU work is processor sharing on `cores` modelled cores,
  * the rule of pshare.h: with T runnable threads of CPU work, each advances
@@ -42,27 +54,35 @@
  * core_ns is work at speed 1; the CPU it consumes (gs_vt_thread_cpu_ns) is
  * its share's.
  *
- * Accounting.  `active` counts participants that are running.  A waiter
- * decrements it before it blocks; a waker (signal, broadcast, unlock of a
- * wrapped mutex) increments it on the woken thread's behalf before the OS
- * wakes it, keeping a per-object credit, so no thread is ever counted as
- * waiting while it is about to run: the clock cannot move past an event a
- * runnable thread has yet to react to.  Creators count a thread before
- * pthread_create (gs_vt_spawn), the thread leaves with gs_vt_exit.  Only
- * waits that can last across virtual time need wrapping (queue conditions,
- * the tracker lock, the device mutex, key creation); mutexes held only
- * around real code may stay plain: a thread blocked on one counts as
- * running, so the clock waits for it.
+ * Waits.  Every wait of a participant that can last across virtual time
+ * must be one of the calls below: modelled work, or a wrapped condition
+ * or mutex (queue conditions, the tracker lock, the device mutex, key
+ * creation), so the clock knows the participant waits and who it waits
+ * for.  Mutexes held only around real code may stay plain: a participant
+ * never gives the turn up holding one.  Rules this asks of callers while
+ * the clock runs: a participant does not wait in modelled time (sleep,
+ * CPU, a wrapped wait) while holding a plain mutex another participant
+ * takes; the mutex given to gs_vt_cond_wait is a plain one; a participant
+ * joins only threads that have already left the clock (gs_vt_exit); a
+ * condition waited on with gs_vt_cond_wait is signalled with
+ * gs_vt_cond_signal/broadcast.  Creators register a thread before
+ * pthread_create (gs_vt_spawn, which waits until the previously spawned
+ * thread entered, so registration order is spawn order); the thread enters
+ * with gs_vt_enter (waiting for its turn) and leaves with gs_vt_exit.
+ * Threads outside the clock run freely and are not made repeatable.
  *
- * Lifecycle: gs_vt_start (the caller becomes a participant) -> the run ->
- * gs_vt_stop (every wait passes at once and the clock freezes: shutdown,
- * joins) -> gs_vt_end (gs_now_ns is real time again).  One clock per
- * process.  Every function is a plain pass-through (pthread call, real
- * sleep) while the clock is off, and for threads that are not participants.
+ * Lifecycle: gs_vt_start (the caller becomes a participant, holding the
+ * turn) -> the run -> gs_vt_stop (every wait passes at once, threads run
+ * in parallel again and the clock freezes: shutdown, joins) -> gs_vt_end
+ * (gs_now_ns is real time again; every participant thread has ended).
+ * One clock per process.  Every function is a plain pass-through (pthread
+ * call, real sleep) while the clock is off, and for threads that are not
+ * participants.
  *
- * Lock order: a caller's mutex (queue, keys, ...) -> vt.mu.  The wrapped
- * mutex functions take vt.mu first and only trylock/unlock the wrapped
- * mutex under it, which never blocks.
+ * Lock order: a caller's mutex (queue, keys, ...) -> the clock's lock.
+ * The wrapped mutex functions take the clock's lock first and only
+ * trylock/unlock the wrapped mutex under it, which never blocks (a wrapped
+ * mutex held by a thread outside the clock is waited for outside it).
  */
 #ifndef GS_CLOCK_H
 #define GS_CLOCK_H
@@ -146,9 +166,9 @@ int64_t gs_vt_now(void);
 int gs_vt_stalled(void);
 
 /* Thread lifecycle (no-ops when the clock is off). */
-void gs_vt_spawn(void);          /* before pthread_create of a participant */
+void gs_vt_spawn(void);          /* before pthread_create of a participant (waits for the last one's enter) */
 void gs_vt_spawn_failed(void);   /* that pthread_create failed */
-void gs_vt_enter(void);          /* first thing in the new thread */
+void gs_vt_enter(void);          /* first thing in the new thread; returns on its turn */
 void gs_vt_exit(void);           /* last thing in it */
 
 /* Modelled work by the calling participant. */
@@ -172,7 +192,8 @@ int64_t gs_vt_thread_cpu_ns(void);
 /* 1 when the calling thread takes part in the clock. */
 int gs_vt_participant(void);
 
-/* Wrapped waits: the pthread call when off. */
+/* Wrapped waits: the pthread call when off.  For a participant: the
+ * waiters of one object wake first blocked, first woken (Determinism). */
 int gs_vt_cond_wait(pthread_cond_t *cv, pthread_mutex_t *mu);
 void gs_vt_cond_signal(pthread_cond_t *cv);
 void gs_vt_cond_broadcast(pthread_cond_t *cv);

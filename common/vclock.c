@@ -3,80 +3,65 @@
  * the time every caller reads: gs_now_ns, gs_sleep_ns and gs_thread_cpu_ns
  * consult the clock's state here first and fall through to the operating
  * system's clocks (clock.c) when no virtual clock concerns the caller.
+ * The wrapped conditions and mutexes are in vclock_wait.c; the state both
+ * files share, in vclock_int.h.
  *
- * State.  One process-wide clock: its lock vt.mu guards the participant
- * count, the list of waiters (each a struct on its waiting thread's stack:
- * a timer with a wake time, or CPU work with the core-ns it still needs),
- * and the per-object credits of wrapped conditions and mutexes (a small
- * table keyed by the object's address: nb = registered waiters not yet
- * credited, cr = credits not yet taken).  The virtual time itself is an
- * atomic so gs_now_ns() reads it without the lock.
+ * State.  One process-wide clock: its lock vt.mu guards the participants
+ * (one vt_part each, made in registration order), the turn (vt.run: the
+ * one participant allowed to run), the ready queue, the list of waiters
+ * (each a struct on its waiting thread's stack: a timer with a wake time,
+ * or CPU work with the core-ns it still needs) and the per-object queues
+ * of wrapped conditions and mutexes (a small table keyed by the object's
+ * address).  The virtual time itself is an atomic so gs_now_ns() reads it
+ * without the lock.
  *
- * Advancing.  advance() runs, under vt.mu, in the thread that made the
- * participant count drop to 0.  Each step: processor-sharing rates of the
- * CPU waiters (pshare.h, offered in start order: the waiter list stays in
- * start order because removal keeps order), the next event (earliest
- * timer, or the CPU waiter that finishes first at its rate), progress of
- * every CPU waiter over the step, then every waiter whose event has come is
- * marked done and counted running again, and vt.cv is broadcast.  It loops
- * until some thread is running.  Rounding: a CPU finish time is rounded up
- * to the next nanosecond, so the waiter that set the step is always done.
+ * The turn.  Exactly one participant runs at a time: the one holding the
+ * turn.  It keeps it until it waits (modelled work, a wrapped wait) or
+ * exits; then hand_on() gives the turn to the first participant of the
+ * ready queue, and only when that queue is empty does advance() move
+ * virtual time.  A participant enters the ready queue when its modelled
+ * work ends (advance, in waiter order), when a signal, broadcast or unlock
+ * picks it (first blocked, first picked), or when it was spawned (spawn
+ * order).  Every choice is a fixed function of what the participants did
+ * before, never of how the operating system scheduled them, so a run is
+ * repeatable to the nanosecond: the same inputs give the same interleaving
+ * of the real code, the same lock order and the same spans (model/MODEL.md,
+ * "Determinism").
+ *
+ * Advancing.  advance() runs, under vt.mu, when the turn is given up and
+ * nobody is ready.  Each step: processor-sharing rates of the CPU waiters
+ * (pshare.h, offered in start order: the waiter list stays in start order
+ * because removal keeps order), the next event (earliest timer, or the CPU
+ * waiter that finishes first at its rate), progress of every CPU waiter
+ * over the step, then every waiter whose event has come is marked done and
+ * queued ready, in list order.  It loops until someone is ready.  Rounding:
+ * a CPU finish time is rounded up to the next nanosecond, so the waiter
+ * that set the step is always done.
  */
 #define _GNU_SOURCE
 #include "grow.h"
-#include "clock.h"
+#include "vclock_int.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { VT_OFF, VT_ON, VT_STOPPED };
-enum { W_TIMER, W_CPU };
+#define vt gs_vti /* this file's name for the clock's state (vclock_int.h) */
 
-typedef struct waiter {
-    int kind;
-    int idle;              /* timer that is a poll, not work */
-    int64_t wake;          /* timer */
-    double rem;            /* CPU: core-ns left */
-    int threads, pool;     /* CPU: most threads, pool (-1 none) */
-    int cls;               /* CPU: speed class (-1 none) */
-    double th, rate, occ;  /* CPU: threads, rate and cores occupied this step */
-    double used;           /* CPU: core-ns consumed (its share, whatever its speed) */
-    double tsum, tdur;     /* CPU: runnable threads x ns over its run, and the ns */
-    int done;
-} waiter;
+vt_state gs_vti = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+atomic_int gs_vti_state;
 
-#define REC_MAX 256
-typedef struct rec {
-    const void *key;
-    int nb, cr;
-} rec;
-
-static struct {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    gs_vt_cfg cfg;
-    int active;            /* participants running (counted) */
-    int pending_spawn;     /* counted threads that have not entered yet */
-    int load;              /* gs_vt_load threads */
-    waiter **w;
-    size_t n, cap;
-    rec recs[REC_MAX];
-    int stalled;
-    double last_busy;
-    double runnable;       /* T of the last rates() */
-} vt = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
-
-static atomic_int g_state;
 static atomic_llong g_now;
 static atomic_uint g_gen;
 static _Thread_local unsigned tls_gen;
 static _Thread_local int64_t tls_cpu;
+static _Thread_local vt_part *tls_me;
 
-int gs_vt_on(void) { return atomic_load_explicit(&g_state, memory_order_acquire) == VT_ON; }
+static int on_locked(void) { return atomic_load(&gs_vti_state) == VT_ON; }
 
-int gs_vt_virtual(void) { return atomic_load_explicit(&g_state, memory_order_acquire) != VT_OFF; }
+int gs_vt_on(void) { return atomic_load_explicit(&gs_vti_state, memory_order_acquire) == VT_ON; }
+
+int gs_vt_virtual(void) { return atomic_load_explicit(&gs_vti_state, memory_order_acquire) != VT_OFF; }
 
 int64_t gs_vt_now(void) { return (int64_t)atomic_load_explicit(&g_now, memory_order_acquire); }
 
@@ -85,6 +70,8 @@ int gs_vt_participant(void)
     return tls_gen != 0 && tls_gen == atomic_load_explicit(&g_gen, memory_order_relaxed) &&
            gs_vt_virtual();
 }
+
+vt_part *gs_vti_self(void) { return gs_vt_participant() ? tls_me : NULL; }
 
 int gs_vt_stalled(void)
 {
@@ -101,26 +88,6 @@ int64_t gs_vt_thread_cpu_ns(void) { return gs_vt_participant() ? tls_cpu : 0; }
 int64_t gs_now_ns(void) { return gs_vt_virtual() ? gs_vt_now() : gs_real_now_ns(); }
 
 int64_t gs_thread_cpu_ns(void) { return gs_vt_participant() ? tls_cpu : gs_real_thread_cpu_ns(); }
-
-/* ---- credits ------------------------------------------------------------ */
-
-/* Caller holds vt.mu. */
-static rec *rec_of(const void *key, int create)
-{
-    size_t h = ((uintptr_t)key >> 4) * 0x9e3779b97f4a7c15ULL % REC_MAX;
-    for (size_t i = 0; i < REC_MAX; i++) {
-        rec *r = &vt.recs[(h + i) % REC_MAX];
-        if (r->key == key)
-            return r;
-        if (!r->key) {
-            if (!create)
-                return NULL;
-            r->key = key;
-            return r;
-        }
-    }
-    abort(); /* more than REC_MAX wrapped objects: a bug in the caller */
-}
 
 /* ---- advancing ---------------------------------------------------------- */
 
@@ -150,10 +117,10 @@ static void report_busy(double busy)
     vt.last_busy = busy;
 }
 
-/* Caller holds vt.mu and has just stopped counting itself. */
+/* Caller holds vt.mu; nobody holds the turn and nobody is ready. */
 static void advance(void)
 {
-    while (vt.active == 0 && atomic_load(&g_state) == VT_ON) {
+    while (!vt.ready.head && on_locked()) {
         if (vt.n == 0) {
             vt.stalled = 1;
             report_busy(0);
@@ -163,7 +130,7 @@ static void advance(void)
         int64_t now = gs_vt_now(), next = INT64_MAX;
         int only_idle = 1;
         for (size_t i = 0; i < vt.n; i++) {
-            waiter *w = vt.w[i];
+            vt_waiter *w = vt.w[i];
             int64_t t = w->wake;
             if (w->kind == W_CPU)
                 t = w->rem <= 0 ? now : now + (int64_t)ceil(w->rem / w->rate);
@@ -184,35 +151,67 @@ static void advance(void)
             }
         atomic_store_explicit(&g_now, next, memory_order_release);
         size_t k = 0;
-        int woke = 0;
         for (size_t i = 0; i < vt.n; i++) {
-            waiter *w = vt.w[i];
+            vt_waiter *w = vt.w[i];
             int done = w->kind == W_TIMER ? w->wake <= next : w->rem <= 0.5 * w->rate + 1e-9;
             if (done) {
                 w->done = 1;
-                vt.active++;
-                woke++;
+                gs_vti_push(&vt.ready, w->p);
             } else {
                 vt.w[k++] = w;
             }
         }
         vt.n = k;
-        if (woke)
-            pthread_cond_broadcast(&vt.cv);
     }
 }
 
-/* Caller holds vt.mu: the calling participant stops running. */
-static void stop_running(void)
+/* ---- the turn ------------------------------------------------------------ */
+
+/* Caller holds vt.mu.  When nobody holds the turn: gives it to the first
+ * ready participant, advancing virtual time first if nobody is ready. */
+static void hand_on(void)
 {
-    vt.active--;
-    if (vt.active == 0)
+    if (vt.run || !on_locked())
+        return;
+    if (!vt.ready.head)
         advance();
+    vt_part *p = gs_vti_pop(&vt.ready);
+    if (p) {
+        vt.run = p;
+        pthread_cond_signal(&p->cv);
+    }
 }
 
-static void start_running(void) { vt.active++; }
+void gs_vti_ready(vt_part *p)
+{
+    gs_vti_push(&vt.ready, p);
+    hand_on();
+}
+
+void gs_vti_block(vt_part *me)
+{
+    if (vt.run == me) {
+        vt.run = NULL;
+        hand_on();
+    }
+    while (vt.run != me && on_locked())
+        pthread_cond_wait(&me->cv, &vt.mu);
+}
 
 /* ---- lifecycle ---------------------------------------------------------- */
+
+/* Caller holds vt.mu: a new participant, last in registration order. */
+static vt_part *part_new(void)
+{
+    vt_part *p = calloc(1, sizeof *p);
+    if (!p)
+        abort(); /* cannot model without memory for a participant */
+    pthread_cond_init(&p->cv, NULL);
+    p->id = ++vt.n_parts;
+    p->all = vt.all;
+    vt.all = p;
+    return p;
+}
 
 gs_status gs_vt_start(const gs_vt_cfg *cfg, int64_t t0_ns, gs_err *err)
 {
@@ -220,22 +219,25 @@ gs_status gs_vt_start(const gs_vt_cfg *cfg, int64_t t0_ns, gs_err *err)
         return GS_ERR(err, GS_ERR_ARG, "vclock", "need >= 1 core and at most %d pools",
                       GS_VT_MAX_POOLS);
     pthread_mutex_lock(&vt.mu);
-    if (atomic_load(&g_state) != VT_OFF) {
+    if (atomic_load(&gs_vti_state) != VT_OFF) {
         pthread_mutex_unlock(&vt.mu);
         return GS_ERR(err, GS_ERR_STATE, "vclock", "a virtual clock is already running");
     }
     vt.cfg = *cfg;
-    vt.active = 1;
-    vt.pending_spawn = 0;
+    vt.ready = (vt_queue){0};
+    vt.pending = NULL;
+    vt.all = NULL;
+    vt.n_parts = 0;
     vt.load = 0;
     vt.n = 0;
     vt.stalled = 0;
     vt.last_busy = 0;
     memset(vt.recs, 0, sizeof vt.recs);
+    vt.run = tls_me = part_new();
     atomic_store(&g_now, t0_ns);
     tls_gen = atomic_fetch_add(&g_gen, 1) + 1;
     tls_cpu = 0;
-    atomic_store_explicit(&g_state, VT_ON, memory_order_release);
+    atomic_store_explicit(&gs_vti_state, VT_ON, memory_order_release);
     pthread_mutex_unlock(&vt.mu);
     return GS_OK;
 }
@@ -243,12 +245,15 @@ gs_status gs_vt_start(const gs_vt_cfg *cfg, int64_t t0_ns, gs_err *err)
 void gs_vt_stop(void)
 {
     pthread_mutex_lock(&vt.mu);
-    if (atomic_load(&g_state) == VT_ON) {
-        atomic_store(&g_state, VT_STOPPED);
+    if (on_locked()) {
+        atomic_store(&gs_vti_state, VT_STOPPED);
         report_busy(0);
         for (size_t i = 0; i < vt.n; i++)
             vt.w[i]->done = 1;
         vt.n = 0;
+        vt.run = NULL;
+        for (vt_part *p = vt.all; p; p = p->all)
+            pthread_cond_broadcast(&p->cv);
         pthread_cond_broadcast(&vt.cv);
     }
     pthread_mutex_unlock(&vt.mu);
@@ -258,12 +263,21 @@ void gs_vt_end(void)
 {
     gs_vt_stop();
     pthread_mutex_lock(&vt.mu);
-    atomic_store(&g_state, VT_OFF);
+    atomic_store(&gs_vti_state, VT_OFF);
     free(vt.w);
     vt.w = NULL;
     vt.n = vt.cap = 0;
+    while (vt.all) {
+        vt_part *p = vt.all;
+        vt.all = p->all;
+        pthread_cond_destroy(&p->cv);
+        free(p);
+    }
+    vt.ready = (vt_queue){0};
+    vt.pending = NULL;
     pthread_mutex_unlock(&vt.mu);
     tls_gen = 0;
+    tls_me = NULL;
 }
 
 void gs_vt_spawn(void)
@@ -271,9 +285,13 @@ void gs_vt_spawn(void)
     if (!gs_vt_on() || !gs_vt_participant())
         return;
     pthread_mutex_lock(&vt.mu);
-    if (atomic_load(&g_state) == VT_ON) {
-        vt.active++;
-        vt.pending_spawn++;
+    /* One spawn pending at a time, so each thread claims the participant
+     * made for it (spawn order is registration order). */
+    while (vt.pending && on_locked())
+        pthread_cond_wait(&vt.cv, &vt.mu);
+    if (on_locked()) {
+        vt.pending = part_new();
+        gs_vti_push(&vt.ready, vt.pending);
     }
     pthread_mutex_unlock(&vt.mu);
 }
@@ -283,9 +301,10 @@ void gs_vt_spawn_failed(void)
     if (!gs_vt_on() || !gs_vt_participant())
         return;
     pthread_mutex_lock(&vt.mu);
-    if (atomic_load(&g_state) == VT_ON && vt.pending_spawn > 0) {
-        vt.pending_spawn--;
-        stop_running();
+    if (on_locked() && vt.pending) {
+        gs_vti_remove(&vt.ready, vt.pending);
+        vt.pending = NULL;
+        pthread_cond_broadcast(&vt.cv);
     }
     pthread_mutex_unlock(&vt.mu);
 }
@@ -295,10 +314,15 @@ void gs_vt_enter(void)
     if (!gs_vt_on())
         return;
     pthread_mutex_lock(&vt.mu);
-    if (atomic_load(&g_state) == VT_ON && vt.pending_spawn > 0) {
-        vt.pending_spawn--;
+    if (on_locked() && vt.pending) {
+        vt_part *me = vt.pending;
+        vt.pending = NULL;
+        pthread_cond_broadcast(&vt.cv);
         tls_gen = atomic_load(&g_gen);
         tls_cpu = 0;
+        tls_me = me;
+        while (vt.run != me && on_locked())
+            pthread_cond_wait(&me->cv, &vt.mu);
     }
     pthread_mutex_unlock(&vt.mu);
 }
@@ -308,24 +332,30 @@ void gs_vt_exit(void)
     if (!gs_vt_participant())
         return;
     pthread_mutex_lock(&vt.mu);
-    if (atomic_load(&g_state) == VT_ON)
-        stop_running();
+    if (on_locked()) {
+        if (vt.run == tls_me) {
+            vt.run = NULL;
+            hand_on();
+        } else {
+            gs_vti_remove(&vt.ready, tls_me);
+        }
+    }
     pthread_mutex_unlock(&vt.mu);
     tls_gen = 0;
+    tls_me = NULL;
 }
 
 /* ---- modelled work ------------------------------------------------------ */
 
-/* Waits until w is done (or the clock stops).  Caller holds vt.mu and is
- * counted running; w is filled in. */
-static void wait_on(waiter *w)
+/* Waits until w is done (or the clock stops).  Caller holds vt.mu and the
+ * turn, the clock is on; w is filled in. */
+static void wait_on(vt_waiter *w)
 {
     if (!gs_grow(&vt.w, &vt.cap, vt.n, sizeof *vt.w, 64))
         abort(); /* cannot model without memory for a pointer list */
+    w->p = tls_me;
     vt.w[vt.n++] = w;
-    stop_running();
-    while (!w->done && atomic_load(&g_state) == VT_ON)
-        pthread_cond_wait(&vt.cv, &vt.mu);
+    gs_vti_block(tls_me);
 }
 
 static void sleep_common(int64_t ns, int idle)
@@ -337,8 +367,8 @@ static void sleep_common(int64_t ns, int idle)
     if (ns <= 0)
         return;
     pthread_mutex_lock(&vt.mu);
-    if (atomic_load(&g_state) == VT_ON) {
-        waiter w = {.kind = W_TIMER, .idle = idle, .wake = gs_vt_now() + ns, .pool = -1};
+    if (on_locked()) {
+        vt_waiter w = {.kind = W_TIMER, .idle = idle, .wake = gs_vt_now() + ns, .pool = -1};
         wait_on(&w);
     }
     pthread_mutex_unlock(&vt.mu);
@@ -369,9 +399,9 @@ void gs_vt_cpu_runnable(int64_t core_ns, int threads, int pool, int cls, double 
         return;
     pthread_mutex_lock(&vt.mu);
     int64_t used = core_ns;
-    if (atomic_load(&g_state) == VT_ON) {
-        waiter w = {.kind = W_CPU, .rem = (double)core_ns, .threads = threads < 1 ? 1 : threads,
-                    .pool = pool < vt.cfg.n_pools ? pool : -1, .cls = cls};
+    if (on_locked()) {
+        vt_waiter w = {.kind = W_CPU, .rem = (double)core_ns, .threads = threads < 1 ? 1 : threads,
+                       .pool = pool < vt.cfg.n_pools ? pool : -1, .cls = cls};
         wait_on(&w);
         used = (int64_t)llround(w.used);
         if (runnable && w.tdur > 0)
@@ -389,128 +419,5 @@ void gs_vt_load(int delta)
     vt.load += delta;
     if (vt.load < 0)
         vt.load = 0;
-    pthread_mutex_unlock(&vt.mu);
-}
-
-/* ---- wrapped waits ------------------------------------------------------ */
-
-/* Caller holds vt.mu and the clock is on.  A thread about to block on key
- * (a condition or a mutex) stops counting as running. */
-static void block_on(const void *key)
-{
-    rec_of(key, 1)->nb++;
-    stop_running();
-}
-
-/* Caller holds vt.mu and the clock is on.  A thread that blocked on key is
- * back: it uses up a credit (a signal or an unlock counted it as running
- * already), or else leaves the blocked count and runs again. */
-static void back_from(const void *key)
-{
-    rec *r = rec_of(key, 1);
-    if (r->cr > 0) {
-        r->cr--;
-    } else {
-        r->nb--;
-        start_running();
-    }
-}
-
-int gs_vt_cond_wait(pthread_cond_t *cv, pthread_mutex_t *mu)
-{
-    if (!gs_vt_on() || !gs_vt_participant())
-        return pthread_cond_wait(cv, mu);
-    pthread_mutex_lock(&vt.mu);
-    int counted = atomic_load(&g_state) == VT_ON;
-    if (counted)
-        block_on(cv);
-    pthread_mutex_unlock(&vt.mu);
-    int rc = pthread_cond_wait(cv, mu);
-    pthread_mutex_lock(&vt.mu);
-    if (counted && atomic_load(&g_state) == VT_ON)
-        back_from(cv);
-    pthread_mutex_unlock(&vt.mu);
-    return rc;
-}
-
-static void credit(const void *key, int all)
-{
-    pthread_mutex_lock(&vt.mu);
-    if (atomic_load(&g_state) == VT_ON) {
-        rec *r = rec_of(key, 0);
-        if (r && r->nb > 0) {
-            int k = all ? r->nb : 1;
-            r->nb -= k;
-            r->cr += k;
-            vt.active += k;
-        }
-    }
-    pthread_mutex_unlock(&vt.mu);
-}
-
-void gs_vt_cond_signal(pthread_cond_t *cv)
-{
-    if (gs_vt_on())
-        credit(cv, 0);
-    pthread_cond_signal(cv);
-}
-
-void gs_vt_cond_broadcast(pthread_cond_t *cv)
-{
-    if (gs_vt_on())
-        credit(cv, 1);
-    pthread_cond_broadcast(cv);
-}
-
-int gs_vt_mutex_lock(pthread_mutex_t *mu)
-{
-    if (!gs_vt_on() || !gs_vt_participant()) {
-        pthread_mutex_lock(mu);
-        return 0;
-    }
-    pthread_mutex_lock(&vt.mu);
-    if (atomic_load(&g_state) != VT_ON) {
-        pthread_mutex_unlock(&vt.mu);
-        pthread_mutex_lock(mu);
-        return 0;
-    }
-    if (pthread_mutex_trylock(mu) == 0) {
-        /* Taken while a credited waiter is still blocked: that waiter
-         * waits again, so it no longer counts as running. */
-        rec *r = rec_of(mu, 0);
-        if (r && r->cr > 0) {
-            r->cr--;
-            r->nb++;
-            vt.active--; /* never 0 here: this thread still runs */
-        }
-        pthread_mutex_unlock(&vt.mu);
-        return 0;
-    }
-    block_on(mu);
-    pthread_mutex_unlock(&vt.mu);
-    pthread_mutex_lock(mu);
-    pthread_mutex_lock(&vt.mu);
-    if (atomic_load(&g_state) == VT_ON)
-        back_from(mu);
-    pthread_mutex_unlock(&vt.mu);
-    return 1;
-}
-
-void gs_vt_mutex_unlock(pthread_mutex_t *mu)
-{
-    if (!gs_vt_on() || !gs_vt_participant()) {
-        pthread_mutex_unlock(mu);
-        return;
-    }
-    pthread_mutex_lock(&vt.mu);
-    if (atomic_load(&g_state) == VT_ON) {
-        rec *r = rec_of(mu, 0);
-        if (r && r->nb > 0) {
-            r->nb--;
-            r->cr++;
-            vt.active++;
-        }
-    }
-    pthread_mutex_unlock(mu);
     pthread_mutex_unlock(&vt.mu);
 }
