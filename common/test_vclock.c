@@ -365,3 +365,64 @@ GS_TEST(vclock_reports_the_runnable_threads_a_task_ran_with)
     gs_vt_cpu_runnable(S, 1, -1, -1, &r);
     GS_CHECK(r == 0);
 }
+
+/* Determinism (clock.h): four threads wake at the same virtual instant and
+ * each takes a wrapped mutex, holding it across 1 ms of modelled time.
+ * They run one at a time in the order they started their sleep (spawn
+ * order), so they queue on the mutex in that order and get it first
+ * blocked, first served: 0, 1, 2, 3, at 1 s + 0, 1, 2, 3 ms, every run.
+ * With the threads run in parallel the order was the host's. */
+typedef struct order_run {
+    pthread_mutex_t mu;
+    int order[4], n;
+    int64_t at[4];
+} order_run;
+
+typedef struct order_arg {
+    order_run *r;
+    int id;
+} order_arg;
+
+static void *order_main(void *arg)
+{
+    order_arg *a = arg;
+    gs_vt_enter();
+    gs_vt_sleep(S);
+    gs_vt_mutex_lock(&a->r->mu);
+    a->r->at[a->r->n] = gs_now_ns();
+    a->r->order[a->r->n++] = a->id;
+    gs_vt_sleep(S / 1000);
+    gs_vt_mutex_unlock(&a->r->mu);
+    gs_vt_exit();
+    return NULL;
+}
+
+GS_TEST(vclock_same_instant_wakes_run_in_a_fixed_order)
+{
+    gs_vt_cfg cfg = {.cores = 2};
+    for (int round = 0; round < 5; round++) {
+        order_run r = {.n = 0};
+        pthread_mutex_init(&r.mu, NULL);
+        order_arg a[4];
+        pthread_t th[4];
+        gs_err err;
+        gs_err_clear(&err);
+        GS_REQUIRE(gs_vt_start(&cfg, 0, &err) == GS_OK);
+        for (int i = 0; i < 4; i++) {
+            a[i] = (order_arg){.r = &r, .id = i};
+            gs_vt_spawn();
+            GS_REQUIRE(pthread_create(&th[i], NULL, order_main, &a[i]) == 0);
+        }
+        gs_vt_sleep(2 * S);
+        for (int i = 0; i < 4; i++)
+            pthread_join(th[i], NULL);
+        gs_vt_end();
+        pthread_mutex_destroy(&r.mu);
+        GS_CHECK_EQ_INT(r.n, 4);
+        for (int i = 0; i < 4 && i < r.n; i++) {
+            GS_CHECK_MSG(r.order[i] == i, "round %d: thread %d took the mutex %s", round, r.order[i],
+                         i == 0 ? "first" : "out of spawn order");
+            GS_CHECK_EQ_INT(r.at[i], S + i * (S / 1000));
+        }
+    }
+}
