@@ -145,8 +145,15 @@ static gs_status field_batch(gs_cu_dev *d, H *out, const H *a, const H *b, size_
         int fv = cu_fv_bits() & (CU_FV_SQR | CU_FV_LAZY);
         typedef cu_fe<cu_cfgv<cu_fp_cfg, CU_FV_SQR>> Fs;
         typedef cu_fe<cu_cfgv<cu_fp_cfg, 0>> Fm;
+        typedef cu_fe<cu_cfgv<cu_fp_cfg, CU_FV_SQR | CU_FV_KMUL>> Fk;
         if constexpr (std::is_same<F, cu_fp>::value) {
-            if (fv == (CU_FV_SQR | CU_FV_LAZY))
+            /* The knob msm_kmul: Fp's multiplications by Karatsuba (lazy with
+             * GS_CU_FV's lazy bit, as the MSM's level 1 takes them). */
+            if (gs_cu_knob(GS_CU_K_MSM_KMUL) && (fv & CU_FV_LAZY))
+                k_fp_op_v<Fk::cfg, true><<<nb, 128, 0, d->stream>>>((Fk *)dout, (Fk *)da, (Fk *)db, n, op);
+            else if (gs_cu_knob(GS_CU_K_MSM_KMUL))
+                k_fp_op_v<Fk::cfg, false><<<nb, 128, 0, d->stream>>>((Fk *)dout, (Fk *)da, (Fk *)db, n, op);
+            else if (fv == (CU_FV_SQR | CU_FV_LAZY))
                 k_fp_op_v<Fs::cfg, true><<<nb, 128, 0, d->stream>>>((Fs *)dout, (Fs *)da, (Fs *)db, n, op);
             else if (fv == CU_FV_LAZY)
                 k_fp_op_v<Fm::cfg, true><<<nb, 128, 0, d->stream>>>((Fm *)dout, (Fm *)da, (Fm *)db, n, op);
