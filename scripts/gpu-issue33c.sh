@@ -19,8 +19,8 @@
 #               keep their kernels.
 #
 #  1. the CUDA tests with the defaults (a failure stops the call), then
-#     the lever's: the Fp field test with the knob on (lazy and reduced
-#     forms against the CPU, edges at the top of [0, 2p)), the MSM and
+#     the lever's: the Fp field test with the knob on (the lazy
+#     multiplication against the CPU, inputs lifted to [p, 2p)), the MSM and
 #     prove tests of test_cuda_levers.c (_kmul_vs), and the MSM / prove
 #     tests with GS_CU_MSM_KMUL=1 (--quick): a failure leaves it out;
 #  2. G1 MSM: 2^20 checked against the CPU under every set, 2^24 and 2^26
@@ -64,10 +64,9 @@ elif [ "$rc" -ne 0 ]; then
     step "the default CUDA tests failed: no measurements (fix first)"
     exit 1
 fi
-step "1b lever msm_kmul: field (lazy, then reduced), MSM and prove tests"
+step "1b lever msm_kmul: field (the lazy multiplication), MSM and prove tests"
 OK=1
 GS_CU_MSM_KMUL=1 gtest "$(tmo 20)" --only cuda_field_fp_ops || OK=0
-GS_CU_MSM_KMUL=1 GS_CU_FV=0 gtest "$(tmo 20)" --only cuda_field_fp_ops || OK=0
 if [ $OK = 1 ]; then
     gtest "$(tmo 60)" --only _kmul_vs
     rc=$?
@@ -98,6 +97,10 @@ step "2d G1 MSM 2^24, 16 precomputed copies (the prove's plan, c = 20)"
 bench "$(tmo 25)" msmcp --msm 24 --copies 16 --reps 5 --sets "$SETS"
 step "3a prove 2^24, SRS resident, G2 on the device, direct staging"
 bench "$(tmo 45)" prove24 --prove 24 --staging direct --g2-device --reps 5 --sets "$S2"
+
+step "3b field chains (G/s; fp_mul_lazy_kara: the lever's multiplication alone)"
+t=$(tmo 20)
+[ "$t" -gt 1 ] && timeout "$t" "$G" cuda-bench --field --reps 3 2>&1 | grep -E "^field|error"
 
 step "4 table (medians, ms)"
 D=$(cd "$(dirname "$0")" && pwd)

@@ -41,8 +41,8 @@
  * runs on the device (GS_CU_FV, cu_msm.cu): CU_FV_SQR = fe_sqr by the
  * dedicated squaring (fe_sqr_ps) instead of fe_mul(a, a). */
 #define CU_FV_SQR 2
-/* CU_FV_KMUL = fe_mul / fe_mul_lz by Karatsuba (fe_mul_kara; Fp only; set
- * by the knob msm_kmul for G1's level 1, not by GS_CU_FV). */
+/* CU_FV_KMUL = fe_mul_lz by Karatsuba (fe_mul_kara; Fp only; set by the
+ * knob msm_kmul for G1's level 1, not by GS_CU_FV). */
 #define CU_FV_KMUL 128
 
 struct cu_fp_cfg {
@@ -373,15 +373,19 @@ CU_DEV void fe_mul_kara(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
 }
 
 /* The multiplication every fe_mul / fe_mul_lz uses: product scanning
- * (GS_CU_MUL_CIOS=1 at build time: CIOS, for A/B builds), or Karatsuba
- * where the configuration's variant has CU_FV_KMUL (the knob msm_kmul). */
+ * (GS_CU_MUL_CIOS=1 at build time: CIOS, for A/B builds), or for fe_mul_lz
+ * Karatsuba where the configuration's variant has CU_FV_KMUL (the knob
+ * msm_kmul: the madd's hot multiplications; fe_mul, e.g. in the inlined
+ * rare doubling, stays product scanning: with Karatsuba there too the
+ * level-1 kernel spilled, 168 registers + 24 bytes of spills + a 216-byte
+ * frame, against 168 + a 152-byte frame without spills). */
 template <class C, bool FULL>
 CU_DEV void fe_mul_impl(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
 {
 #if defined(GS_CU_MUL_CIOS) && GS_CU_MUL_CIOS
     fe_mul_cios<C, FULL>(r, a, b);
 #else
-    if constexpr ((C::VAR & CU_FV_KMUL) != 0) fe_mul_kara<C, FULL>(r, a, b);
+    if constexpr ((C::VAR & CU_FV_KMUL) != 0 && !FULL) fe_mul_kara<C, FULL>(r, a, b);
     else fe_mul_ps<C, FULL>(r, a, b);
 #endif
 }
