@@ -40,30 +40,12 @@ T0=$(date +%s)
 KEEP=10
 G=$B/gapscope
 T=$B/test/all
+# step, tmo, bench, gtest, env_step, default_tests
 . "$(cd "$(dirname "$0")" && pwd)/gpu_steps.sh"
-gtest() { # TIMEOUT ARGS...: the test runner, its verdict lines; the runner's status
-    local t=$1
-    shift
-    GS_REQUIRE_GPU=1 GS_BIN=$G timeout "$t" "$T" "$@" 2>&1 | grep -E "FAIL|passed"
-    return "${PIPESTATUS[0]}"
-}
 failed() { [ "$1" -ne 124 ] && [ "$1" -ne 0 ]; }
 
-step env
-nvidia-smi -L
-nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
-"$G" version || exit 1
-
-step "1a cuda tests, defaults"
-gtest "$(tmo 100)" --only cuda --skip cuda_attach_kernels --skip _ba_ --skip _glv_ --skip h_first \
-    --skip combo --skip _seg_ --skip _kmul_
-rc=$?
-if [ "$rc" -eq 124 ]; then
-    echo "(the tests were cut short at their timeout: measuring anyway, the table is unchecked)"
-elif [ "$rc" -ne 0 ]; then
-    step "the default CUDA tests failed: no measurements (fix first)"
-    exit 1
-fi
+env_step
+default_tests "$(tmo 100)" --skip _ba_ --skip _glv_ --skip h_first --skip combo --skip _seg_ --skip _kmul_
 step "1b lever msm_kmul: field (the lazy multiplication), MSM and prove tests"
 OK=1
 GS_CU_MSM_KMUL=1 gtest "$(tmo 20)" --only cuda_field_fp_ops || OK=0
