@@ -13,8 +13,8 @@
  *   sa sb = sa' sb' + (alpha sb' + beta sa') 2^192 + alpha beta 2^384,
  * three 6 x 6 products (108 instead of 144), then the 24-word T = a b is
  * reduced by product scanning (kr_col: column K of T + M p, m_K from its
- * low word for K < 12): 252 products in all, against ~150 more additions
- * on the ALU pipe.  The column sums of T + M p are those of fe_mul_ps, so
+ * low word for K < 12): 252 products in all, against ~110 more additions
+ * and subtractions (PTX: add/sub 288 -> 399) on the ALU pipe.  The column sums of T + M p are those of fe_mul_ps, so
  * M is the same and so is the result (t = (a b + M p) / R): every bound of
  * fe_mul_ps / fe_mul_lz holds (a, b < 2p: t < 1.41 p).
  *
