@@ -38,19 +38,10 @@
 # msmcp22, prove24, prove24c22, prove26, ntt .json.  Each step has its own
 # timeout inside $BUDGET seconds (default 330), so a call cut short keeps
 # what was done.
-set -u
-B=${1:?usage: gpu-issue33b.sh BIN_DIR}
-OUT=${OUT:-/tmp/issue33b-out}
-BUDGET=${BUDGET:-330}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/log.txt") 2>&1
-T0=$(date +%s)
-KEEP=10
-G=$B/gapscope
-T=$B/test/all
-# step, tmo (a step's timeout inside $BUDGET, KEEP s kept for the table), bench,
-# gtest, env_step, default_tests
+# call_init, step, tmo (a step's timeout inside $BUDGET, KEEP s kept for the
+# table), bench, gtest, env_step, default_tests
 . "$(cd "$(dirname "$0")" && pwd)/gpu_steps.sh"
+call_init "${1:?usage: gpu-issue33b.sh BIN_DIR}" /tmp/issue33b-out 330
 
 env_step
 default_tests "$(tmo 120)" --skip _ba_ --skip _glv_ --skip h_first --skip combo --skip _seg_ --skip _kmul_

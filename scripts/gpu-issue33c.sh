@@ -30,18 +30,9 @@
 #  4. the table (scripts/gpu_issue33c_table.py).
 # Out ($OUT): log.txt (the table at its end) and msm24, msm26, msmcp,
 # prove24 .json.
-set -u
-B=${1:?usage: gpu-issue33c.sh BIN_DIR}
-OUT=${OUT:-/tmp/issue33c-out}
-BUDGET=${BUDGET:-280}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/log.txt") 2>&1
-T0=$(date +%s)
-KEEP=10
-G=$B/gapscope
-T=$B/test/all
-# step, tmo, bench, gtest, env_step, default_tests
+# call_init, step, tmo, bench, gtest, env_step, default_tests
 . "$(cd "$(dirname "$0")" && pwd)/gpu_steps.sh"
+call_init "${1:?usage: gpu-issue33c.sh BIN_DIR}" /tmp/issue33c-out 280
 failed() { [ "$1" -ne 124 ] && [ "$1" -ne 0 ]; }
 
 env_step

@@ -2,7 +2,21 @@
 # gpu-issue33c.sh): the step banner, the per-step timeout inside a budget,
 # one cuda-bench run to a JSON, the test runner's verdicts and the default
 # tests' gate.  Expects T0 (start, epoch s), BUDGET (s), KEEP (s kept for
-# the table), G (gapscope), T (test/all) and OUT (the output folder).
+# the table), G (gapscope), T (test/all) and OUT (the output folder), or
+# call_init to set them.
+# call_init BIN_DIR OUT_DEFAULT BUDGET_DEFAULT: the call's settings (OUT and
+# BUDGET from the environment when set), the log ($OUT/log.txt) started.
+call_init() {
+    set -u
+    G=$1/gapscope
+    T=$1/test/all
+    OUT=${OUT:-$2}
+    BUDGET=${BUDGET:-$3}
+    KEEP=10
+    mkdir -p "$OUT"
+    exec > >(tee "$OUT/log.txt") 2>&1
+    T0=$(date +%s)
+}
 step() { echo "=== $(date +%T) +$(($(date +%s) - T0))s $*"; }
 # A step's timeout: what it asks for, at most what is left (KEEP s kept for
 # the table); 1 when nothing is left (bench skips the step; `timeout 0`
