@@ -162,6 +162,7 @@ static gs_status run_field(gs_cu_bench *b, const gs_cuda_bench_opts *o, gs_err *
     fprintf(out, "field  Fp sqr as mul %.2f G/s, sqr %.2f G/s, lazy mul %.2f G/s, lazy sqr %.2f G/s\n", g[2],
             g[3], g[4], g[5]);
     fprintf(out, "field  CIOS forms: Fp lazy mul %.2f G/s, Fr mul %.2f G/s\n", g[6], g[7]);
+    fprintf(out, "field  Karatsuba (msm_kmul): Fp lazy mul %.2f G/s\n", g[8]);
     fflush(out);
 fail:
     return st;

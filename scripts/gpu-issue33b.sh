@@ -38,40 +38,13 @@
 # msmcp22, prove24, prove24c22, prove26, ntt .json.  Each step has its own
 # timeout inside $BUDGET seconds (default 330), so a call cut short keeps
 # what was done.
-set -u
-B=${1:?usage: gpu-issue33b.sh BIN_DIR}
-OUT=${OUT:-/tmp/issue33b-out}
-BUDGET=${BUDGET:-330}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/log.txt") 2>&1
-T0=$(date +%s)
-KEEP=10
-G=$B/gapscope
-T=$B/test/all
-# step, tmo (a step's timeout inside $BUDGET, KEEP s kept for the table), bench
+# call_init, step, tmo (a step's timeout inside $BUDGET, KEEP s kept for the
+# table), bench, gtest, env_step, default_tests
 . "$(cd "$(dirname "$0")" && pwd)/gpu_steps.sh"
-gtest() { # TIMEOUT ARGS...: the test runner, its verdict lines; the runner's status
-    local t=$1
-    shift
-    GS_REQUIRE_GPU=1 GS_BIN=$G timeout "$t" "$T" "$@" 2>&1 | grep -E "FAIL|passed"
-    return "${PIPESTATUS[0]}"
-}
+call_init "${1:?usage: gpu-issue33b.sh BIN_DIR}" /tmp/issue33b-out 330
 
-step env
-nvidia-smi -L
-nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
-"$G" version || exit 1
-
-step "1a cuda tests, defaults"
-gtest "$(tmo 120)" --only cuda --skip cuda_attach_kernels --skip _ba_ --skip _glv_ --skip h_first \
-    --skip combo --skip _seg_
-rc=$?
-if [ "$rc" -eq 124 ]; then
-    echo "(the tests were cut short at their timeout: measuring anyway, the table is unchecked)"
-elif [ "$rc" -ne 0 ]; then
-    step "the default CUDA tests failed: no measurements (fix first)"
-    exit 1
-fi
+env_step
+default_tests "$(tmo 120)" --skip _ba_ --skip _glv_ --skip h_first --skip combo --skip _seg_ --skip _kmul_
 step "1b lever msm_seg (and msm_win=old, msm_c=20 in whole proofs)"
 OK_SEG=1
 gtest "$(tmo 75)" --only _seg_vs

@@ -35,9 +35,10 @@ void gs_cu_bench_close(gs_cu_bench *b);
 const char *gs_cu_bench_device(const gs_cu_bench *b);
 
 /* ---- field: dependent Montgomery multiply chains over the whole chip ---- */
-#define GS_CU_BENCH_FIELD_KINDS 8
+#define GS_CU_BENCH_FIELD_KINDS 9
 /* "fp_mul", "fr_mul", "fp_sqr_mul" (squaring as a multiply), "fp_sqr",
- * "fp_mul_lazy", "fp_sqr_lazy", "fp_mul_lazy_cios", "fr_mul_cios". */
+ * "fp_mul_lazy", "fp_sqr_lazy", "fp_mul_lazy_cios", "fr_mul_cios",
+ * "fp_mul_lazy_kara" (the knob msm_kmul's multiplication). */
 const char *gs_cu_bench_field_name(int kind);
 /* One run of kind (< GS_CU_BENCH_FIELD_KINDS): ns per operation of the chip. */
 gs_status gs_cu_bench_field(gs_cu_bench *b, int kind, double *ns_per_op, gs_err *err);

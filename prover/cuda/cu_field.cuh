@@ -34,11 +34,16 @@
 
 #define CU_DEV __device__ __forceinline__
 
+#include "cu_field_kara.cuh"
+
 /* Field descriptors: limb count, -p^-1 mod 2^32, p and R mod p by limb. */
 /* Variant bits of a field configuration (cu_fe<C> with C::VAR), for A/B
  * runs on the device (GS_CU_FV, cu_msm.cu): CU_FV_SQR = fe_sqr by the
  * dedicated squaring (fe_sqr_ps) instead of fe_mul(a, a). */
 #define CU_FV_SQR 2
+/* CU_FV_KMUL = fe_mul_lz by Karatsuba (fe_mul_kara; Fp only; set by the
+ * knob msm_kmul for G1's level 1, not by GS_CU_FV). */
+#define CU_FV_KMUL 128
 
 struct cu_fp_cfg {
     static constexpr int N = 12;
@@ -352,15 +357,36 @@ CU_DEV void fe_mul_ps(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
     fe_ps<C, FULL, false>(r, a, b);
 }
 
+/* r = a b R^-1 by Karatsuba + a separate reduction (cu_field_kara.cuh;
+ * Fp only, the same value as fe_mul_ps). */
+template <class C, bool FULL>
+CU_DEV void fe_mul_kara(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
+{
+    uint32_t t[C::N + 1];
+    km_mont_kara<C>(t, a.l, b.l);
+    if constexpr (FULL) {
+        fe_final_sub<C>(r, t);
+    } else {
+#pragma unroll
+        for (int i = 0; i < C::N; i++) r.l[i] = t[i];
+    }
+}
+
 /* The multiplication every fe_mul / fe_mul_lz uses: product scanning
- * (GS_CU_MUL_CIOS=1 at build time: CIOS, for A/B builds). */
+ * (GS_CU_MUL_CIOS=1 at build time: CIOS, for A/B builds), or for fe_mul_lz
+ * Karatsuba where the configuration's variant has CU_FV_KMUL (the knob
+ * msm_kmul: the madd's hot multiplications; fe_mul, e.g. in the inlined
+ * rare doubling, stays product scanning: with Karatsuba there too the
+ * level-1 kernel spilled, 168 registers + 24 bytes of spills + a 216-byte
+ * frame, against 168 + a 152-byte frame without spills). */
 template <class C, bool FULL>
 CU_DEV void fe_mul_impl(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
 {
 #if defined(GS_CU_MUL_CIOS) && GS_CU_MUL_CIOS
     fe_mul_cios<C, FULL>(r, a, b);
 #else
-    fe_mul_ps<C, FULL>(r, a, b);
+    if constexpr ((C::VAR & CU_FV_KMUL) != 0 && !FULL) fe_mul_kara<C, FULL>(r, a, b);
+    else fe_mul_ps<C, FULL>(r, a, b);
 #endif
 }
 

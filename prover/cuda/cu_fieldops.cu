@@ -145,8 +145,13 @@ static gs_status field_batch(gs_cu_dev *d, H *out, const H *a, const H *b, size_
         int fv = cu_fv_bits() & (CU_FV_SQR | CU_FV_LAZY);
         typedef cu_fe<cu_cfgv<cu_fp_cfg, CU_FV_SQR>> Fs;
         typedef cu_fe<cu_cfgv<cu_fp_cfg, 0>> Fm;
+        typedef cu_fe<cu_cfgv<cu_fp_cfg, CU_FV_SQR | CU_FV_KMUL>> Fk;
         if constexpr (std::is_same<F, cu_fp>::value) {
-            if (fv == (CU_FV_SQR | CU_FV_LAZY))
+            /* The knob msm_kmul with GS_CU_FV's lazy bit: the lazy
+             * multiplication by Karatsuba, as the MSM's level 1 takes it. */
+            if (gs_cu_knob(GS_CU_K_MSM_KMUL) && (fv & CU_FV_LAZY))
+                k_fp_op_v<Fk::cfg, true><<<nb, 128, 0, d->stream>>>((Fk *)dout, (Fk *)da, (Fk *)db, n, op);
+            else if (fv == (CU_FV_SQR | CU_FV_LAZY))
                 k_fp_op_v<Fs::cfg, true><<<nb, 128, 0, d->stream>>>((Fs *)dout, (Fs *)da, (Fs *)db, n, op);
             else if (fv == CU_FV_LAZY)
                 k_fp_op_v<Fm::cfg, true><<<nb, 128, 0, d->stream>>>((Fm *)dout, (Fm *)da, (Fm *)db, n, op);
@@ -238,6 +243,7 @@ extern "C" gs_status gs_cu_field_bench(gs_cu_dev *d, int kind, double *mul_per_s
     case 5: return field_bench<Cs, 3>(d, mul_per_s, err);
     case 6: return field_bench<Cm, 4>(d, mul_per_s, err);
     case 7: return field_bench<cu_fr_cfg, 5>(d, mul_per_s, err);
+    case 8: return field_bench<cu_cfgv<cu_fp_cfg, CU_FV_KMUL>, 2>(d, mul_per_s, err);
     default: return GS_ERR(err, GS_ERR_ARG, "cuda", "field bench kind %d", kind);
     }
 }

@@ -465,7 +465,7 @@ struct fv_flat_args {
 template <int FV, int MINB, bool GLV = false>
 static void fv_flat(unsigned blocks, cudaStream_t s, const fv_flat_args &a)
 {
-    typedef cu_fe<cu_cfgv<cu_fp_cfg, FV & CU_FV_SQR>> FF;
+    typedef cu_fe<cu_cfgv<cu_fp_cfg, FV & (CU_FV_SQR | CU_FV_KMUL)>> FF;
     k_accum_flat<FF, (FV & CU_FV_INL) != 0, (FV & CU_FV_LAZY) != 0, MINB, (FV & CU_FV_CALL) != 0, GLV>
         <<<blocks, 128, 0, s>>>(
         (cu_xyzz<FF> *)a.part, a.coff, a.bstart, a.keys, a.vals, a.ntot, a.c,
@@ -489,7 +489,11 @@ static int fv_launch_flat(int fv, int minb, unsigned blocks, cudaStream_t s, con
         fv_flat<23, 3, true>(blocks, s, a);
         return 1;
     }
+    /* The knob msm_kmul: the same kernels with the Karatsuba multiplication
+     * (CU_FV_KMUL in the field variant), built for MINB 2 and 3. */
+    if (gs_cu_knob(GS_CU_K_MSM_KMUL)) fv |= CU_FV_KMUL;
     FV_CASE(23, 2) FV_CASE(23, 3) FV_CASE(23, 4)
+    FV_CASE(23 | CU_FV_KMUL, 2) FV_CASE(23 | CU_FV_KMUL, 3)
 #undef FV_CASE
     return 0;
 }
@@ -908,8 +912,8 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
                 fv_flat_args a = { b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel],
                                    ntot, p.c, pts, stride, (uint32_t)skip, p.jshift, p.s1log, glv };
                 if (!fv_launch_flat(cu_fv_bits() & (7 | CU_FV_CALL), cu_msm_minb(), nb1, s, a))
-                    return GS_ERR(err, GS_ERR_ARG, "msm", "GS_CU_FV = %d / GS_CU_MSM_MINB = %d: no such "
-                                  "variant", cu_fv_bits(), cu_msm_minb());
+                    return GS_ERR(err, GS_ERR_ARG, "msm", "GS_CU_FV = %d / GS_CU_MSM_MINB = %d / msm_kmul = %d: "
+                                  "no such variant", cu_fv_bits(), cu_msm_minb(), gs_cu_knob(GS_CU_K_MSM_KMUL));
             }
         } else {
             k_accum1<F><<<nblk(p.t1max, 128), 128, 0, s>>>((X *)b.part[0], b.coff[0], p.K, b.bstart,

@@ -89,6 +89,10 @@ extern "C" {
     X(MSM_BA, "msm_ba", "GS_CU_MSM_BA", 0, 0, 1, "0", NULL,                                         \
       "G1 MSM level 1: each chunk's same-bucket entry pairs added in affine, one inversion per chunk " \
       "(Montgomery's trick), before the XYZZ additions (1); chunk size msm_s1; per MSM")              \
+    X(MSM_KMUL, "msm_kmul", "GS_CU_MSM_KMUL", 0, 0, 1, "0", NULL,                                   \
+      "G1 MSM level 1 (plans without GLV): the madd's multiplications by one level of Karatsuba on " \
+      "six-word halves and a separate reduction (252 products instead of 288, cu_field_kara.cuh; 1); " \
+      "msm_minb 2 and 3 built; per MSM")                                                            \
     X(KEY_COPIES, "key_copies", "GS_CU_COPIES", GS_CU_KF_ONCE, 1, 16, "16", NULL,                   \
       "resident key: at most this many precomputed window copies per G1 point set; at load_pk")     \
     X(STREAM_ORDER, "stream_order", "GS_CU_ORDER", 0, 0, 1, "new", "new|old",                       \
