@@ -68,7 +68,12 @@ static const char *draw_charts(gs_render_result *res, const gs_render_opts *o, c
     say(o, 1, "%s", cerr.msg);
     if (res->charts_drawn > 0)
         return NULL;
-    snprintf(note, cap, "Charts were not drawn: %s", cerr.msg);
+    /* The report is read where the run directory travels: its note drops
+     * the error's location (this directory, as the command named it). */
+    char where[4200];
+    snprintf(where, sizeof where, "charts @ %s: ", res->run.dir);
+    const char *why = strncmp(cerr.msg, where, strlen(where)) ? cerr.msg : cerr.msg + strlen(where);
+    snprintf(note, cap, "Charts were not drawn: %s", why);
     return note;
 }
 

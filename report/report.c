@@ -446,7 +446,17 @@ gs_status gs_report_write(const gs_run *r, const gs_report_opts *o, gs_err *err)
                          "synthesis); \"GPU n\" one track per device stream.  Arrows (flows) join "
                          "each prove_start to its device work.  Press W/S to zoom, A/D to pan.");
     gs_doc_list_end(&d);
-    gs_doc_pf(&d, "Source timeline: %s.  Re-render with `gapscope report %s` (no re-run needed).",
-              r->spans, r->dir);
+    /* Paths in what a run directory holds are relative (traces/README.md):
+     * the timeline to this directory; the directory to where the command
+     * ran when it lies below it, else by its name from the folder holding
+     * it (a path climbing out would spell the machine's folders). */
+    char spans_rel[4096], dir_rel[4096];
+    gs_path_rel(spans_rel, sizeof spans_rel, r->spans, r->dir);
+    gs_path_rel(dir_rel, sizeof dir_rel, r->dir, ".");
+    int below = dir_rel[0] != '/' && strncmp(dir_rel, "..", 2) != 0;
+    gs_doc_pf(&d, "Source timeline: %s in this run directory.  Re-render with `gapscope report %s`%s "
+                  "(no re-run needed).",
+              spans_rel, below ? dir_rel : label && label[1] ? label + 1 : r->dir,
+              below ? "" : " from the folder that holds this run directory");
     return gs_doc_close(&d, 1, err);
 }

@@ -58,6 +58,28 @@ static int report_says(const char *dir, const char *a, const char *b)
     return ok;
 }
 
+/* 1 when report.md names the run directory dir (as given, or as Markdown
+ * escapes it): what a run directory holds names no machine path. */
+static int report_names_dir(const char *dir)
+{
+    char p[700], esc[1400], *md = NULL;
+    size_t n, k = 0;
+    gs_err err;
+    gs_err_clear(&err);
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    if (gs_read_file(&md, &n, p, &err) != GS_OK)
+        return 0;
+    for (const char *c = dir; *c && k + 2 < sizeof esc; c++) {
+        if (*c == '_')
+            esc[k++] = '\\';
+        esc[k++] = *c;
+    }
+    esc[k] = '\0';
+    int named = strstr(md, dir) || strstr(md, esc);
+    free(md);
+    return named;
+}
+
 static gs_render_opts quiet_opts(void)
 {
     gs_render_opts o;
@@ -117,6 +139,8 @@ GS_TEST(report_render_without_gnuplot)
     GS_CHECK_OK(st);
     GS_CHECK_EQ_INT(res.charts_drawn, 0);
     report_says(dir, "Charts were not drawn: ", "gnuplot not found");
+    report_says(dir, "Source timeline: spans.csv in this run directory.", NULL);
+    GS_CHECK_MSG(dir[0] != '/' || !report_names_dir(dir), "report.md names %s", dir);
     gs_render_result_free(&res);
 }
 

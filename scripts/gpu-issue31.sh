@@ -37,7 +37,11 @@
 set -u
 B=${1:?usage: gpu-issue31.sh BIN_DIR}
 OUT=${OUT:-/tmp/issue31-out}
-W=/tmp/gs31
+# The run directories inside the tree (runs/ is ignored by git): the paths a
+# run records to the files it names (scenario.jobs.trace) climb only to the
+# tree, never through the machine's folders (traces/README.md).
+W=$PWD/runs/gs31
+rm -rf "$W"
 mkdir -p "$OUT" "$W/base" "$W/changes" "$W/torch"
 exec > >(tee "$OUT/log.txt") 2>&1
 step() { echo "=== $(date +%T) $*"; }
