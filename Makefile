@@ -208,7 +208,7 @@ $(ATTACH_PROBE): capture/attach/probe/gs_attach_probe.c
 	$(CC) -std=c17 -O1 -g -Wall -Wextra -Werror -pthread \
 	    $(if $(filter 1,$(HAVE_CUPTI)),-DGS_HAVE_NVTX=1 -I$(CUDA_HOME)/include,) -o $@ $< -ldl
 
-ALL_TESTS := $(foreach l,$(LAYERS),$(call tests_of,$(l))) test/test_layers.c
+ALL_TESTS := $(foreach l,$(LAYERS),$(call tests_of,$(l))) test/test_layers.c test/test_traces.c
 TEST_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(ALL_TESTS) test/runner.c)
 ALL_LIBS  := $(call libs_for,cli)
 
