@@ -274,9 +274,14 @@ int gs_ln_chain_pieces(gs_launcher *L, int32_t self, int32_t wait, int64_t p, in
          * across malloc_trim relayed as a wake-up (a tokio mutex: the
          * releasing task wakes the waiter's runtime thread): that part of
          * it is the lock's, what its holder did before the trim too. */
-        lock_from = lock_part_start(L, self, wait);
-        if (lock_from < 0)
-            return 0;
+        if (L->lock_part_wait != wait) {
+            lock_from = lock_part_start(L, self, wait);
+            if (lock_from < 0)
+                return 0;
+            L->lock_part_wait = wait;
+            L->lock_part_from = lock_from;
+        }
+        lock_from = L->lock_part_from;
     }
     int64_t t = p;
     while (t < q) {

@@ -135,6 +135,7 @@ gs_launcher *gs_launcher_create(const gs_span *sp, size_t n_sp, const gs_lane_in
     L->n_sp = n_sp;
     L->info = info;
     L->n_lanes = n_lanes;
+    L->lock_part_wait = -1;
     L->st = calloc(n_lanes + 1, sizeof *L->st);
     L->ops = malloc((n_sp + 1) * sizeof *L->ops);
     L->holds = malloc((n_sp + 1) * sizeof *L->holds);

@@ -72,6 +72,10 @@ struct gs_launcher {
     gs_imap pageable;     /* ckeys of COPY spans with pageable=1 */
     detail *det;
     size_t n_det, cap_det;
+    /* attrib_chain.c: where the last event wait asked about turns into a
+     * lock's wait (a wait spanning several gaps is probed once). */
+    int32_t lock_part_wait;   /* -1: none yet */
+    int64_t lock_part_from;
 };
 
 
