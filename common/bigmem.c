@@ -6,8 +6,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define HUGE_PAGE ((size_t)2 << 20)
-
 static int advise_enabled(void)
 {
     static int v = -1; /* read once; a race reads the same value twice */
@@ -23,7 +21,7 @@ static int advise_enabled(void)
 static void *huge_aligned(size_t bytes, size_t advised)
 {
     void *p = NULL;
-    if (posix_memalign(&p, HUGE_PAGE, bytes) != 0)
+    if (posix_memalign(&p, GS_HUGE_PAGE, bytes) != 0)
         return NULL;
     (void)madvise(p, advised, MADV_HUGEPAGE);
     return p;
@@ -41,7 +39,7 @@ void *gs_big_alloc(size_t bytes)
     /* Only the whole huge pages are advised: the tail stays on 4 KiB pages,
      * so no block is rounded up in resident memory (a 3.3 MiB array would
      * otherwise hold 4 MiB; at 2^14 that took the peak RSS past 2x the key). */
-    return huge_aligned(bytes, bytes & ~(HUGE_PAGE - 1));
+    return huge_aligned(bytes, bytes & ~(GS_HUGE_PAGE - 1));
 }
 
 static size_t page_round(size_t bytes)
@@ -53,7 +51,7 @@ void *gs_big_map(size_t bytes)
 {
     size_t len = page_round(bytes ? bytes : 1);
     int huge = len >= GS_BIG_MIN && advise_enabled();
-    size_t span = len + (huge ? HUGE_PAGE : 0);
+    size_t span = len + (huge ? GS_HUGE_PAGE : 0);
     if (len < bytes || span < len)
         return NULL;
     char *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -61,12 +59,12 @@ void *gs_big_map(size_t bytes)
         return NULL;
     if (!huge)
         return m;
-    char *a = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    char *a = (char *)(((uintptr_t)m + GS_HUGE_PAGE - 1) & ~(uintptr_t)(GS_HUGE_PAGE - 1));
     if (a > m)
         munmap(m, (size_t)(a - m));
     if (m + span > a + len)
         munmap(a + len, (size_t)(m + span - (a + len)));
-    (void)madvise(a, len & ~(HUGE_PAGE - 1), MADV_HUGEPAGE);
+    (void)madvise(a, len & ~(GS_HUGE_PAGE - 1), MADV_HUGEPAGE);
     return a;
 }
 
@@ -78,8 +76,8 @@ void gs_big_unmap(void *p, size_t bytes)
 
 void gs_big_advise(void *p, size_t bytes)
 {
-    uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-    uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t a = ((uintptr_t)p + GS_HUGE_PAGE - 1) & ~(uintptr_t)(GS_HUGE_PAGE - 1);
+    uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)(GS_HUGE_PAGE - 1);
     if (p && bytes >= GS_BIG_ADVISE_MIN && e > a && advise_enabled())
         (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
 }
@@ -88,7 +86,7 @@ void *gs_big_alloc_dense(size_t bytes)
 {
     if (bytes < ((size_t)1 << 20) || !advise_enabled())
         return malloc(bytes ? bytes : 1);
-    size_t whole = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    size_t whole = (bytes + GS_HUGE_PAGE - 1) & ~(GS_HUGE_PAGE - 1);
     return whole < bytes ? NULL : huge_aligned(whole, whole);
 }
 

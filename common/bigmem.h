@@ -24,6 +24,9 @@
  * witness, w, its Montgomery copy and a/b/c are 2 MiB each: 2,500 faults,
  * bench/RESULTS.md.) */
 #define GS_BIG_MIN ((size_t)2 << 20)
+/* The transparent huge page's size on x86-64 (what blocks align to and
+ * advice covers). */
+#define GS_HUGE_PAGE ((size_t)2 << 20)
 
 void *gs_big_alloc(size_t bytes);
 /* The same, zeroed, n * size bytes (NULL when that overflows); calloc below
