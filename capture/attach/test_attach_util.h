@@ -1,7 +1,7 @@
 /*
  * Helpers of the attach tests (test_attach.c, test_wake.c,
  * test_wake_raw.c): a thread's lane by its tid, a number a test program
- * printed.
+ * printed (integer or decimal).
  */
 #ifndef GS_TEST_ATTACH_UTIL_H
 #define GS_TEST_ATTACH_UTIL_H
@@ -33,6 +33,14 @@ static inline long tat_field(const char *out, const char *key)
 {
     const char *p = strstr(out, key);
     return p ? strtol(p + strlen(key), NULL, 0) : -1;
+}
+
+/* The same for a decimal number (strtod): "\"wait_s\":" in a program's
+ * GROUND_TRUTH JSON line, say; -1 when key is not there. */
+static inline double tat_num(const char *out, const char *key)
+{
+    const char *p = strstr(out, key);
+    return p ? strtod(p + strlen(key), NULL) : -1;
 }
 
 #endif

@@ -482,14 +482,6 @@ GS_TEST(attach_wake_summary_and_report)
  * malloc_trim time, within 10% (1.004-1.016 and 0.99-1.00 in six runs
  * here); on both wake-up mechanisms where the scheduler's tracepoints are
  * allowed. */
-static double gt_num(const char *out, const char *key)
-{
-    char k[64];
-    snprintf(k, sizeof k, "\"%s\":", key);
-    const char *p = strstr(out, k);
-    return p ? strtod(p + strlen(k), NULL) : -1;
-}
-
 static int tokio_run(const char *name, const char *opts, double *wait_s, double *trim_s,
                      gs_timeline **tl, gs_analysis **an)
 {
@@ -507,8 +499,8 @@ static int tokio_run(const char *name, const char *opts, double *wait_s, double 
     snprintf(path, sizeof path, "%s --cpu-only --iters 30 --kernel-ms 80 --frag-mib 32", prog);
     int rc = capture(dir, opts, path, out, sizeof out);
     GS_CHECK_MSG(rc == 0, "%s: exit %d", path, rc);
-    *wait_s = gt_num(out, "wait_s");
-    *trim_s = gt_num(out, "trim_s");
+    *wait_s = tat_num(out, "\"wait_s\":");
+    *trim_s = tat_num(out, "\"trim_s\":");
     snprintf(path, sizeof path, "%s/attach-raw/p999999-0-planted.rec", dir);
     FILE *f = rc ? NULL : fopen(path, "w");
     if (!f)
