@@ -120,10 +120,7 @@ QSETS="default"
 [ $OK_BA = 1 ] && QSETS="$QSETS;msm_ba=1;msm_ba=1,msm_minb=2"
 
 step "2a G1 MSM 2^20 against the CPU under every set"
-t=$(tmo 60)
-if [ "$t" -gt 1 ]; then
-    timeout "$t" "$G" cuda-bench --msm 20 --check --reps 1 --sets "$MSETS" 2>&1 | grep -E "msm_g1|error"
-fi
+check20 "$(tmo 60)" "$MSETS"
 step "2b G1 MSM 2^24, no copies"
 bench "$(tmo 50)" msm24 --msm 24 --reps 5 --sets "$MSETS"
 step "2c G1 MSM 2^26, no copies"

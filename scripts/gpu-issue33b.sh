@@ -73,12 +73,9 @@ P26SETS="default"
 P26SETS="$P26SETS;msm_win=old"
 
 step "2a G1 MSM 2^20 against the CPU under every set (and c = 20, 22 with the segments)"
-t=$(tmo 40)
-if [ "$t" -gt 1 ]; then
-    CHK="$M26SETS;msm_c=20"
-    [ $OK_SEG = 1 ] && CHK="$CHK;msm_c=20,msm_seg=128;msm_c=22,msm_seg=1024;msm_seg=16"
-    timeout "$t" "$G" cuda-bench --msm 20 --check --reps 1 --sets "$CHK" 2>&1 | grep -E "msm_g1|error"
-fi
+CHK="$M26SETS;msm_c=20"
+[ $OK_SEG = 1 ] && CHK="$CHK;msm_c=20,msm_seg=128;msm_c=22,msm_seg=1024;msm_seg=16"
+check20 "$(tmo 40)" "$CHK"
 step "2b G1 MSM 2^24, no copies"
 bench "$(tmo 30)" msm24 --msm 24 --reps 5 --sets "$MSETS"
 step "2c G1 MSM 2^26, no copies"

@@ -59,9 +59,7 @@ S2="default"
 [ $OK = 1 ] && S2="$S2;msm_kmul=1"
 
 step "2a G1 MSM 2^20 against the CPU under every set"
-t=$(tmo 30)
-[ "$t" -gt 1 ] && timeout "$t" "$G" cuda-bench --msm 20 --check --reps 1 --sets "$SETS;msm_c=20,msm_kmul=1" \
-    2>&1 | grep -E "msm_g1|error"
+check20 "$(tmo 30)" "$SETS;msm_c=20,msm_kmul=1"
 step "2b G1 MSM 2^24, no copies"
 bench "$(tmo 30)" msm24 --msm 24 --reps 5 --sets "$SETS"
 step "2c G1 MSM 2^26, no copies"

@@ -1,6 +1,6 @@
 # Sourced by the one-call device scripts (gpu-issue33.sh, gpu-issue33b.sh,
 # gpu-issue33c.sh): the step banner, the per-step timeout inside a budget,
-# one cuda-bench run to a JSON, the test runner's verdicts and the default
+# one cuda-bench run to a JSON, the 2^20 MSM check, the test runner's verdicts and the default
 # tests' gate.  Expects T0 (start, epoch s), BUDGET (s), KEEP (s kept for
 # the table), G (gapscope), T (test/all) and OUT (the output folder), or
 # call_init to set them.
@@ -38,6 +38,13 @@ bench() { # TIMEOUT NAME ARGS...: one cuda-bench run, its JSON as $OUT/NAME.json
     local rc=$?
     [ "$rc" -eq 124 ] && echo "(timed out after $t s: $name cut short)"
     return "$rc"
+}
+check20() { # TIMEOUT SETS: the 2^20 G1 MSM of every knob set checked against the CPU
+    if [ "$1" -le 1 ]; then
+        echo "(no time left: the 2^20 check skipped)"
+        return 1
+    fi
+    timeout "$1" "$G" cuda-bench --msm 20 --check --reps 1 --sets "$2" 2>&1 | grep -E "msm_g1|error"
 }
 gtest() { # TIMEOUT ARGS...: the test runner, its verdict lines; the runner's status
     local t=$1
