@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/outfile.h"
 #include "../test/test.h"
 #include "trace.h"
 
@@ -62,15 +63,13 @@ GS_TEST(trace_write_read_roundtrip)
     GS_REQUIRE(gs_trace_read(&u, path, &err) == GS_OK);
     GS_CHECK_MSG(!strncmp(u.description, "caf", 3), "%s", u.description);
     gs_trace_free(&u);
-    FILE *fp = fopen(path, "rb");
-    GS_REQUIRE(fp);
-    char buf[4096];
-    size_t nb = fread(buf, 1, sizeof buf - 1, fp);
-    fclose(fp);
-    buf[nb] = '\0';
-    GS_CHECK_MSG(!strchr(buf, (char)0xe9) && !strchr(buf, (char)0xff) &&
+    char *buf = NULL;
+    size_t nb;
+    GS_REQUIRE(gs_read_file(&buf, &nb, path, &err) == GS_OK);
+    GS_CHECK_MSG(!memchr(buf, 0xe9, nb) && !memchr(buf, 0xff, nb) &&
                      strstr(buf, "\"caf\\ufffd \\ufffd end\"") != NULL,
                  "%.200s", buf);
+    free(buf);
     gs_trace_free(&t);
 }
 
