@@ -210,13 +210,11 @@ int gs_scn_cmd_predict(int argc, char **argv)
                 printf("captured:  GPU util %.1f%%, top cause %s %.0f%% of %.3f s idle%s\n", 100 * c.util,
                        c.cause, 100 * c.share, c.idle_s, nsets ? " (before the --set changes)" : "");
         }
-        if (pred.has_effect && fabs(pred.effect) < GS_PREDICT_NO_EFFECT)
-            printf("change:    %+.1f points on the capture's model (%.1f%% unchanged): nothing in the modelled run "
-                   "waits on what the --set changes, so the prediction is the capture's own; a run of it differs "
-                   "by the host's run-to-run speed (the interval)\n", 100 * pred.effect, 100 * pred.unchanged);
-        else if (pred.has_effect)
-            printf("change:    %+.1f points on the capture's model (%.1f%% unchanged)\n", 100 * pred.effect,
-                   100 * pred.unchanged);
+        if (pred.has_effect) {
+            char said[400];
+            gs_prediction_change_text(said, sizeof said, &pred);
+            printf("change:    %s\n", said);
+        }
     }
     char report[GS_SCN_PATH_MAX + 32];
     snprintf(report, sizeof report, "%s/report.html", res.dir);

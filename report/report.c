@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "report.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,21 +61,9 @@ static void summary_section(gs_doc *d, const gs_run *r)
                          "setting, replicates drawn from the capture, the reproduction residual; "
                          "model/MODEL.md, \"Uncertainty\"). A gate on this run checks the interval's low end.",
                       100 * atof(u), 100 * atof(lo), 100 * atof(hi), nc ? nc : "1");
-        const char *ef = gs_timeline_meta_get(r->tl, "prediction.effect"),
-                   *un = gs_timeline_meta_get(r->tl, "prediction.unchanged");
-        if (ef && un) {
-            /* What the --set change itself did on the capture's model (its
-             * interval is mostly the host's run-to-run speed). */
-            double e = 100 * atof(ef);
-            if (fabs(e) < 0.5)
-                gs_doc_pf(d, "The change moves the capture's own model by %+.1f points (%.1f%% unchanged): "
-                             "nothing in the modelled run waits on what it changes, so a run of it differs "
-                             "from the capture by the host's run-to-run speed (the interval).",
-                          e, 100 * atof(un));
-            else
-                gs_doc_pf(d, "The change moves the capture's own model by %+.1f points (%.1f%% unchanged).", e,
-                          100 * atof(un));
-        }
+        const char *ch = gs_timeline_meta_get(r->tl, "prediction.change");
+        if (ch && ch[0])   /* what the --set changes did on the capture's own model */
+            gs_doc_pf(d, "The change: %s.", ch);
     }
     gs_doc_table(d, 15, h);
     for (size_t i = 0; i < a->n_dev; i++) {

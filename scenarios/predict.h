@@ -91,7 +91,12 @@ void gs_predict_profile_path(char *out, size_t cap, const gs_predict_opts *o, co
  * directory.  m's replicate state is restored. */
 gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_model *m, const gs_scenario *s,
                               const gs_util_summary *point, gs_err *err);
-/* Adds p as prediction.* metadata to a run directory's spans.csv. */
+/* What the --set changes did on the capture's own model, in words (""
+ * without an effect): the CLI's "change:" line and, through
+ * prediction.change, the report's. */
+void gs_prediction_change_text(char *out, size_t cap, const gs_prediction *p);
+/* Adds p as prediction.* metadata to a run directory's spans.csv
+ * (prediction.change: gs_prediction_change_text). */
 gs_status gs_prediction_write_meta(const gs_prediction *p, const char *spans_csv, gs_err *err);
 
 /* GPU utilization and top idle cause of a timeline (diag's analysis):

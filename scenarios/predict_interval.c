@@ -200,6 +200,21 @@ out:
     return st;
 }
 
+void gs_prediction_change_text(char *out, size_t cap, const gs_prediction *p)
+{
+    if (!p->has_effect)
+        snprintf(out, cap, "%s", "");
+    else if (fabs(p->effect) < GS_PREDICT_NO_EFFECT)
+        snprintf(out, cap,
+                 "%+.1f points on the capture's model (%.1f%% unchanged): nothing in the modelled run "
+                 "waits on what the --set changes, so the prediction is the capture's own; a run of it "
+                 "differs by the host's run-to-run speed (the interval)",
+                 100 * p->effect, 100 * p->unchanged);
+    else
+        snprintf(out, cap, "%+.1f points on the capture's model (%.1f%% unchanged)", 100 * p->effect,
+                 100 * p->unchanged);
+}
+
 gs_status gs_prediction_write_meta(const gs_prediction *p, const char *spans_csv, gs_err *err)
 {
     gs_timeline *tl = NULL;
@@ -224,6 +239,9 @@ gs_status gs_prediction_write_meta(const gs_prediction *p, const char *spans_csv
         gs_timeline_meta_set(tl, "prediction.unchanged", b);
         snprintf(b, sizeof b, "%.6f", p->effect);
         gs_timeline_meta_set(tl, "prediction.effect", b);
+        char said[400];
+        gs_prediction_change_text(said, sizeof said, p);
+        gs_timeline_meta_set(tl, "prediction.change", said);
     }
     snprintf(b, sizeof b, "%d", p->n_captures);
     gs_timeline_meta_set(tl, "prediction.captures", b);

@@ -219,7 +219,7 @@ GS_TEST(predict_interval_says_when_a_change_moves_nothing)
     GS_CHECK(gs_report_write(&run, &ro, &err) == GS_OK);
     gs_run_free(&run);
     snprintf(sp, sizeof sp, "%s/report.md", r.dir);
-    GS_CHECK_MSG(file_has(sp, "nothing in the modelled run waits on what it changes"), "%s", sp);
+    GS_CHECK_MSG(file_has(sp, "nothing in the modelled run waits on what the --set changes"), "%s", sp);
     /* Direct staging from a pinned capture: the staging gaps go, nothing
      * else the run waits on; synthesis into the pool's buffers is the
      * capture's, and model.assumed says so (MODEL.md 7.3). */
