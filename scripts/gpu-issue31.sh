@@ -71,6 +71,11 @@ run() {   # group name [--set ...]
     "$G" analyze "$W/$grp/$name" 2>&1 | sed -n 2p
 }
 
+# ROUND0=K (K > 1): a second call going on from the first's rounds, from
+# round K (with ROUNDS=M), steps 1-3 skipped; unpack its groups beside the
+# first call's.
+R0=${ROUND0:-2}
+if [ "$R0" -le 2 ]; then
 step "1 calibrate (profile beside the base)"
 mkdir -p "$W/base/base-1"
 timeout 90 "$G" calibrate --log 20 --msm-log 18 --threads 32 --capture "$W/base/base-1" 2>&1 | tail -10
@@ -90,6 +95,7 @@ run base base-3 --set engine.seed=$((S0 + 2)); pack base
 run changes qd4 --set engine.queue_depth=4; pack changes
 run changes trim-after --set engine.trim=after_unlock; pack changes
 run changes g2cpu-s12 --set engine.g2=cpu --set engine.synth_threads=12; pack changes
+fi
 
 # ROUNDS=N (default 1): N-1 more rounds of a base (seeds S0+3...) and the
 # changes in REPEAT (default: the ones whose effect the model puts at zero,
@@ -97,19 +103,22 @@ run changes g2cpu-s12 --set engine.g2=cpu --set engine.synth_threads=12; pack ch
 # as NAME-rR: eval-issue31.sh judges them against the mean of their runs.
 ROUNDS=${ROUNDS:-1}
 REPEAT=${REPEAT:-gpuw2 prep-inline direct qd4 trim-after}
-set_of() {
+set_of() {   # change -> its --set arguments
     case $1 in
-    synth12) echo engine.synth_threads=12 ;; synth4) echo engine.synth_threads=4 ;;
-    gpuw2) echo engine.gpu_workers=2 ;; g2cpu) echo engine.g2=cpu ;;
-    prep-inline) echo engine.prep=inline ;; direct) echo engine.staging=direct ;;
-    qd4) echo engine.queue_depth=4 ;; trim-after) echo engine.trim=after_unlock ;;
+    synth12) echo --set engine.synth_threads=12 ;; synth4) echo --set engine.synth_threads=4 ;;
+    gpuw2) echo --set engine.gpu_workers=2 ;; g2cpu) echo --set engine.g2=cpu ;;
+    prep-inline) echo --set engine.prep=inline ;; direct) echo --set engine.staging=direct ;;
+    qd4) echo --set engine.queue_depth=4 ;; trim-after) echo --set engine.trim=after_unlock ;;
+    g2cpu-s12) echo --set engine.g2=cpu --set engine.synth_threads=12 ;;
+    *) echo "unknown change $1" >&2; return 1 ;;
     esac
 }
-for ((r = 2; r <= ROUNDS; r++)); do
+for ((r = R0; r <= ROUNDS; r++)); do
     step "3.$r round $r of the repeated changes"
     run base "base-$((r + 2))" --set engine.seed=$((S0 + r + 1)); pack base
     for c in $REPEAT; do
-        run changes "$c-r$r" --set "$(set_of "$c")" --set engine.seed=$((S0 + r - 1)); pack changes
+        # shellcheck disable=SC2046  # the --set pairs split on purpose
+        run changes "$c-r$r" $(set_of "$c") --set engine.seed=$((S0 + r - 1)); pack changes
     done
 done
 

@@ -20,6 +20,8 @@
  * Threads: synth threads only touch the partition they popped; the
  * tracker lock is taken only to settle a dropped partition.
  */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +250,7 @@ static gs_status synth_one(struct gs_engine *e, gs_worker *w, gs_part *p, gs_err
     if (e->cfg.direct && (s = pin_take(e, w->lane, p, err)) != GS_OK)
         return s;
     synth_busy(e, 1);
+    int cpu0 = sched_getcpu();
     int64_t t0 = gs_now_ns(), c0 = gs_task_cpu_ns();
     if (e->cfg.work)
         s = e->cfg.work->run(e->cfg.work, GS_WORK_SYNTH, &j->spec, part, err);
@@ -260,11 +263,16 @@ static gs_status synth_one(struct gs_engine *e, gs_worker *w, gs_part *p, gs_err
     if (s == GS_OK)
         s = gs_inject(e, GS_INJ_SYNTH, w->lane, j, part, NULL, err);
     int64_t t1 = gs_now_ns(), c1 = gs_task_cpu_ns();
+    int cpu1 = sched_getcpu();
     synth_busy(e, -1);
     if (w->lane) {
-        char args[96];
-        snprintf(args, sizeof args, "log=%u;domain=%u;seed=%llu", j->spec.log_constraints,
-                 p->has_as ? p->as.domain_size : 0, (unsigned long long)seed);
+        /* cpu, cpu_end: the vCPU a real synthesis started and ended on
+         * (the model's placement, MODEL.md 4: vCPUs of one host differ). */
+        char args[128];
+        int n = snprintf(args, sizeof args, "log=%u;domain=%u;seed=%llu", j->spec.log_constraints,
+                         p->has_as ? p->as.domain_size : 0, (unsigned long long)seed);
+        if (!e->cfg.work)   /* a modelled step ran on no vCPU of its own */
+            snprintf(args + n, sizeof args - (size_t)n, ";cpu=%d;cpu_end=%d", cpu0, cpu1);
         gs_tl_span_cpu(w->lane, GS_SPAN_STEP, gs_vocab_name(GS_V_SYNTH), gs_jid(j), part, t0, t1,
                        s == GS_OK ? 0 : GS_SPAN_F_FAILED, args, c1 - c0);
     }
