@@ -97,6 +97,19 @@ static int calibrate_main(int argc, char **argv)
             printf("  (threads' spread %.0f%%)", 100 * p.cls[k].lane_cv);
         printf("\n");
     }
+    if (p.n_cpus > 0) {
+        /* The vCPUs one by one: a guest's vCPUs can differ (a host
+         * hyperthread sibling busy with another guest, steal time). */
+        printf("vCPUs      synthesis speed on each vCPU alone, relative to their mean (all busy: second line)\n");
+        for (int a = 0; a < 2; a++) {
+            printf("%-10s", a ? "  all busy" : "  alone");
+            for (int i = 0; i < p.n_cpus; i++)
+                printf(" %d:%.2f", i, a ? p.cpu_loaded[i] : p.cpu_solo[i]);
+            printf("  (spread %.0f%%)\n", 100 * gs_profile_cpu_spread(&p, a));
+        }
+        printf("  two lone passes differ %.0f%% on average%s\n", 100 * p.cpu_drift,
+               p.cpu_drift > 0.05 ? ": the vCPUs' speeds move while measured (other guests' load)" : "");
+    }
     printf("host copy %.2f GB/s, page-locking %.2f GB/s\nwrote %s\n", p.copy_gbps, p.pin_gbps, path);
     return 0;
 }

@@ -31,6 +31,7 @@
 #define _GNU_SOURCE
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,9 @@ typedef struct level {
     pthread_cond_t cv;
     int go;                   /* 1: start (every thread created), -1: give up */
     double cpu[MAX_T];        /* per thread: CPU seconds per unit */
+    double wall[MAX_T];       /* per thread: wall seconds per unit */
+    int pin[MAX_T];           /* per thread: the vCPU it runs on, -1 any (pinned: 1) */
+    int pinned;
     gs_status st[MAX_T];
 } level;
 
@@ -81,7 +85,14 @@ static void *unit_main(void *p)
         pthread_cond_wait(&lv->cv, &lv->mu);
     int go = lv->go;
     pthread_mutex_unlock(&lv->mu);
-    double c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
+    if (lv->pinned && lv->pin[a->i] >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(lv->pin[a->i], &set);
+        if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
+            go = -1; /* an offline or forbidden vCPU: the level fails */
+    }
+    double c0 = now_s(CLOCK_THREAD_CPUTIME_ID), w0 = now_s(CLOCK_MONOTONIC);
     gs_status st = go > 0 ? GS_OK : GS_ERR_INTERNAL;
     for (int r = 0; r < lv->reps && st == GS_OK; r++) {
         if (lv->kind == 0) {
@@ -95,6 +106,7 @@ static void *unit_main(void *p)
         }
     }
     lv->cpu[a->i] = (now_s(CLOCK_THREAD_CPUTIME_ID) - c0) / lv->reps;
+    lv->wall[a->i] = (now_s(CLOCK_MONOTONIC) - w0) / lv->reps;
     lv->st[a->i] = st;
     return NULL;
 }
@@ -234,6 +246,78 @@ out:
     return st;
 }
 
+/* The vCPUs one by one (MODEL.md 4, "unequal vCPUs"): one synthesis
+ * thread pinned to each online vCPU alone, every vCPU busy at once (one
+ * pinned thread each), then each alone again; wall time per unit (a
+ * vCPU's steal time and a busy hyperthread sibling on the host both show
+ * in it, not in the thread's CPU time).  Speeds relative to their mean;
+ * drift: how far the two lone passes differ (the map's staleness).  The
+ * circuit at 2^min(log, 18): about 0.2 s a unit. */
+static gs_status cpus_map(gs_profile *p, const gs_calibrate_opts *o, int cpus, gs_err *err)
+{
+    if (cpus > GS_PROFILE_CPUS || cpus > MAX_T)
+        return GS_OK; /* a host too wide for the map: the profile goes without */
+    gs_circuit *c = NULL;
+    gs_assignment wit = {0};
+    gs_pk pk;
+    level *lv = calloc(1, sizeof *lv);
+    double *solo2 = calloc((size_t)cpus, sizeof *solo2);
+    gs_status st = lv && solo2 ? circuit_of(&c, &pk, &wit, p->log < 18 ? p->log : 18, err)
+                               : GS_ERR(err, GS_ERR_NOMEM, "calibrate", "out of memory");
+    double mean, cv;
+    for (int pass = 0; pass < 3 && st == GS_OK; pass++) {
+        double *out = pass == 0 ? p->cpu_solo : pass == 1 ? p->cpu_loaded : solo2;
+        if (pass == 1) {
+            *lv = (level){.kind = 0, .c = c, .pk = &pk, .reps = 1, .pinned = 1};
+            for (int i = 0; i < cpus; i++)
+                lv->pin[i] = i;
+            if ((st = run_level(lv, cpus, &mean, &cv, err)) != GS_OK)
+                break;
+            for (int i = 0; i < cpus; i++)
+                out[i] = lv->wall[i];
+            continue;
+        }
+        for (int i = 0; i < cpus && st == GS_OK; i++) {
+            *lv = (level){.kind = 0, .c = c, .pk = &pk, .reps = 1, .pinned = 1};
+            lv->pin[0] = i;
+            if ((st = run_level(lv, 1, &mean, &cv, err)) == GS_OK)
+                out[i] = lv->wall[0];
+        }
+    }
+    if (st == GS_OK) {
+        /* Seconds per unit -> speed relative to the mean vCPU's. */
+        double *v[] = {p->cpu_solo, p->cpu_loaded, solo2};
+        for (int a = 0; a < 3; a++) {
+            double m = 0;
+            for (int i = 0; i < cpus; i++)
+                m += 1.0 / v[a][i] / cpus;
+            for (int i = 0; i < cpus; i++)
+                v[a][i] = 1.0 / v[a][i] / m;
+        }
+        double d = 0;
+        for (int i = 0; i < cpus; i++) {
+            d += fabs(p->cpu_solo[i] - solo2[i]) / cpus;
+            p->cpu_solo[i] = 0.5 * (p->cpu_solo[i] + solo2[i]);
+        }
+        p->cpu_drift = d;
+        p->n_cpus = cpus;
+        if (!o->quiet) {
+            double lo = INFINITY, hi = 0;
+            for (int i = 0; i < cpus; i++) {
+                lo = fmin(lo, p->cpu_solo[i]);
+                hi = fmax(hi, p->cpu_solo[i]);
+            }
+            fprintf(stderr, "calibrate: vCPUs alone %.2f..%.2f of their mean, all busy %.0f%% spread, passes differ %.0f%%\n",
+                    lo, hi, 100 * gs_profile_cpu_spread(p, 1), 100 * d);
+        }
+    }
+    gs_assignment_free(&wit);
+    gs_circuit_destroy(c);
+    free(lv);
+    free(solo2);
+    return st;
+}
+
 /* The CPU G2 MSM on pools of T threads. */
 static gs_status msm_class(gs_profile *p, const gs_calibrate_opts *o, const int *lad, int nl, int cpus, gs_err *err)
 {
@@ -346,6 +430,8 @@ gs_status gs_calibrate(gs_profile *p, const gs_calibrate_opts *o, gs_err *err)
     int lad[32];
     int nl = ladder(cpus, o->max_threads, lad);
     gs_status st = threads_classes(p, o, lad, nl, cpus, err);
+    if (st == GS_OK)
+        st = cpus_map(p, o, cpus, err);
     if (st == GS_OK)
         st = msm_class(p, o, lad, nl, cpus, err);
     if (st != GS_OK)

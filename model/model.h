@@ -200,6 +200,7 @@ double gs_model_host_spread(const gs_model *m);
 void gs_model_print_speed(const gs_model *m, FILE *f);
 
 /* ---- machine profile (model_profile.c, gapscope calibrate) ---- */
+#define GS_PROFILE_CPUS 256
 typedef struct gs_profile_class {
     int n;
     double threads[24], speed[24];   /* speed: one thread's work per core-second at T, 1 at T = 1 */
@@ -218,7 +219,17 @@ typedef struct gs_profile {
      * "msm_scalars":"witness"), or uniform random ones (0: "random", and
      * every profile from before the field), which cost the MSM more. */
     int msm_witness;
+    /* The vCPUs one by one (calibrate's map; n_cpus 0: not measured):
+     * synthesis speed on each vCPU, relative to the mean vCPU's, alone
+     * (mean of two passes) and with every vCPU busy; drift: the mean
+     * difference between the two lone passes. */
+    int n_cpus;
+    double cpu_solo[GS_PROFILE_CPUS], cpu_loaded[GS_PROFILE_CPUS];
+    double cpu_drift;
 } gs_profile;
+/* The spread (coefficient of variation) of the vCPUs' speeds: alone
+ * (loaded 0) or all busy (1); 0 without a map. */
+double gs_profile_cpu_spread(const gs_profile *p, int loaded);
 gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err);
 gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err);
 /* The CPU G2 MSM's demand (core-seconds at one thread's speed) for n

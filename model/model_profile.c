@@ -73,7 +73,24 @@ gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
         gs_json_num(f, c->lane_cv);
         fputc('}', f);
     }
-    fprintf(f, "\n}}\n");
+    fprintf(f, "\n}");
+    if (p->n_cpus > 0) {
+        const char *arr[] = {"solo", "loaded"};
+        const double *v[] = {p->cpu_solo, p->cpu_loaded};
+        fprintf(f, ",\n\"cpus\":{");
+        for (int a = 0; a < 2; a++) {
+            fprintf(f, "%s\"%s\":[", a ? "," : "", arr[a]);
+            for (int i = 0; i < p->n_cpus; i++) {
+                fputs(i ? "," : "", f);
+                gs_json_num(f, v[a][i]);
+            }
+            fputc(']', f);
+        }
+        fprintf(f, ",\"drift\":");
+        gs_json_num(f, p->cpu_drift);
+        fputc('}', f);
+    }
+    fprintf(f, "}\n");
     return gs_out_close(&o, !ferror(f), err);
 }
 
@@ -173,9 +190,43 @@ gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err)
         if ((st = num(c, "lane_cv", 0, 10, &pc->lane_cv, path, err)) != GS_OK)
             goto out;
     }
+    const gs_json *cp = gs_json_get(j, "cpus");   /* optional: calibrate's vCPU map */
+    if (cp) {
+        const gs_json *so = cp->type == GS_JSON_OBJECT ? gs_json_get(cp, "solo") : NULL,
+                      *lo = cp->type == GS_JSON_OBJECT ? gs_json_get(cp, "loaded") : NULL;
+        if (!so || !lo || so->type != GS_JSON_ARRAY || lo->type != GS_JSON_ARRAY || so->n != lo->n ||
+            so->n < 1 || so->n > GS_PROFILE_CPUS) {
+            st = bad(err, path, cp, "\"cpus\": {\"solo\":[...], \"loaded\":[...]} of one length (1..256)");
+            goto out;
+        }
+        for (size_t q = 0; q < so->n; q++) {
+            const gs_json *a = &so->items[q], *b = &lo->items[q];
+            if (a->type != GS_JSON_NUMBER || b->type != GS_JSON_NUMBER || !(a->number > 0 && a->number < 100) ||
+                !(b->number > 0 && b->number < 100)) {
+                st = bad(err, path, a->type == GS_JSON_NUMBER ? b : a, "vCPU speeds: numbers in (0, 100)");
+                goto out;
+            }
+            p->cpu_solo[q] = a->number;
+            p->cpu_loaded[q] = b->number;
+        }
+        if ((st = num(cp, "drift", 0, 100, &p->cpu_drift, path, err)) != GS_OK)
+            goto out;
+        p->n_cpus = (int)so->n;
+    }
 out:
     gs_json_free(j);
     return st;
+}
+
+double gs_profile_cpu_spread(const gs_profile *p, int loaded)
+{
+    const double *v = loaded ? p->cpu_loaded : p->cpu_solo;
+    double m = 0, s2 = 0;
+    for (int i = 0; i < p->n_cpus; i++)
+        m += v[i] / p->n_cpus;
+    for (int i = 0; i < p->n_cpus; i++)
+        s2 += (v[i] / m - 1) * (v[i] / m - 1);
+    return p->n_cpus > 1 ? sqrt(s2 / (p->n_cpus - 1)) : 0;
 }
 
 void gs_profile_find(char *out, size_t cap, const char *given, const char *capture_dir)

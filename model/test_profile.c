@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../test/test.h"
 #include "model.h"
@@ -47,6 +48,21 @@ GS_TEST(profile_calibrate_round_trip)
         for (int i = 0; i < p.cls[k].n; i++)
             GS_CHECK(fabs(q.cls[k].speed[i] - p.cls[k].speed[i]) <= 1e-9 * p.cls[k].speed[i]);
     }
+    /* The vCPU map: every online vCPU, speeds relative to the mean vCPU's
+     * (all busy: 1 exactly; alone: the mean of two passes, each 1), read
+     * back. */
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    GS_CHECK_EQ_INT(p.n_cpus, (int)online);
+    GS_CHECK_EQ_INT(q.n_cpus, p.n_cpus);
+    double ms = 0, ml = 0;
+    for (int i = 0; i < p.n_cpus; i++) {
+        GS_CHECK(p.cpu_solo[i] > 0.2 && p.cpu_solo[i] < 5 && p.cpu_loaded[i] > 0.2 && p.cpu_loaded[i] < 5);
+        GS_CHECK(fabs(q.cpu_solo[i] - p.cpu_solo[i]) <= 1e-9 && fabs(q.cpu_loaded[i] - p.cpu_loaded[i]) <= 1e-9);
+        ml += p.cpu_loaded[i] / p.n_cpus;
+        ms += p.cpu_solo[i] / p.n_cpus;
+    }
+    GS_CHECK_MSG(fabs(ml - 1) < 1e-9 && fabs(ms - 1) < 0.1, "mean speeds %.4f alone, %.4f all busy", ms, ml);
+    GS_CHECK(fabs(q.cpu_drift - p.cpu_drift) <= 1e-9 && p.cpu_drift >= 0);
     /* Too small a size is refused. */
     o.log = 5;
     gs_err_clear(&err);
@@ -82,6 +98,10 @@ GS_TEST(profile_rejects_malformed_files)
          "one length"},
         {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":4},\"log\":18,\"copy_gbps\":1,"
          "\"pin_gbps\":0,\"msm_scalars\":\"small\",\"classes\":{}}", "msm_scalars"},
+        {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":2},\"log\":18,\"copy_gbps\":1,"
+         "\"pin_gbps\":0,\"classes\":{},\"cpus\":{\"solo\":[1,1],\"loaded\":[1],\"drift\":0}}", "one length"},
+        {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":2},\"log\":18,\"copy_gbps\":1,"
+         "\"pin_gbps\":0,\"classes\":{},\"cpus\":{\"solo\":[1,0],\"loaded\":[1,1],\"drift\":0}}", "vCPU speeds"},
         {"{\"format\":", "profile"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
