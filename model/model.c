@@ -190,7 +190,12 @@ static int act_add(fitctx *c, const gs_span *s, double threads, int pool)
     act *a = &c->acts[c->n_acts];
     *a = (act){.t0 = s->start_ns, .t1 = s->end_ns, .threads = threads, .pool = pool,
                .measured = (s->flags & GS_SPAN_F_CPU) != 0, .cpu = (double)s->cpu_ns * 1e-9,
-               .cls = gs_mi_speed_class(s->name), .lane = s->lane};
+               .cls = gs_mi_speed_class(s->name), .lane = s->lane, .vcpu0 = -1, .vcpu1 = -1};
+    char b[24];
+    if (a->cls == GS_SPEED_SYNTH && gs_mi_arg_str(s->args, "cpu", b, sizeof b)) {
+        a->vcpu0 = atoi(b);
+        a->vcpu1 = gs_mi_arg_str(s->args, "cpu_end", b, sizeof b) ? atoi(b) : a->vcpu0;
+    }
     return (int)c->n_acts++;
 }
 
@@ -353,6 +358,8 @@ static int summarize(gs_model *m, fitctx *c)
                      * threads over the class's slowdown there. */
                     double secs = (double)(a->t1 - a->t0) * 1e-9;
                     x->v /= gs_mi_slowdown(m, a->cls, secs > 0 ? a->tload / secs : 1);
+                    /* And at the host's mean vCPU, where the map says. */
+                    x->v *= gs_mi_placement(m, a);
                 }
             }
             p->sorted = malloc((p->n ? p->n : 1) * sizeof *p->sorted);
@@ -671,6 +678,15 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
     if (!gs_mi_staging_fit(&c, sp, n) || !summarize(m, &c)) {
         st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
         goto fail;
+    }
+    if (m->placed > 0) {
+        char f[160];
+        snprintf(f, sizeof f, "%d synthesis steps say their vCPU; on the profile's vCPU map they ran at %.3f",
+                 m->placed, m->place_f);
+        gs_mi_note(m, "Placement: %s of a thread on a vCPU drawn at random: their demand is put at the host's "
+                      "mean vCPU (a fresh run places its threads anew) and the interval draws vCPUs from the "
+                      "map%s.\n",
+                   f, "");
     }
     int inferred = 0;
     for (int i = 0; i < m->n; i++)

@@ -120,6 +120,13 @@ struct gs_model {
      * CPU demand, and draws instead of the captured partitions' values. */
     double scale[GS_MODEL_SPEED_CLASSES];
     int draw;
+    /* Placement (model_speed.c, gs_mi_placement): with a profile's vCPU
+     * map and a capture whose synthesis spans say their vCPU, the
+     * synthesis demand is put at the host's mean vCPU; placed: how many
+     * instances, place_f: the captured vCPUs' mean speed relative to a
+     * thread on a vCPU drawn at random (1 = average placement). */
+    int placed;
+    double place_f;
 };
 
 /* A CPU instance's span for the inference. */
@@ -134,6 +141,7 @@ typedef struct act {
     double tload;    /* runnable threads x seconds over the span (the inference's T) */
     int cls, lane;   /* speed class (model_speed.c), the span's lane */
     int stage;       /* its stage's index */
+    int vcpu0, vcpu1; /* the vCPU a synthesis started and ended on (args cpu, cpu_end), -1 unknown */
 } act;
 
 typedef struct job_rec {
@@ -170,6 +178,11 @@ const size_rec *gs_mi_size_find(const gs_model *m, int kind, uint32_t log);
 int gs_mi_speed_class(const char *stage_name);
 void gs_mi_speed_fit(fitctx *c);
 double gs_mi_slowdown(const gs_model *m, int cls, double runnable);
+/* A synthesis instance's factor to the host's mean vCPU: its vCPU's speed
+ * (the profile's map, at its runnable threads' share of the cores) times
+ * E[1/speed] over the host's vCPUs; 1 without a map, without the span's
+ * vCPU or for another class.  Counts it in m->placed, m->place_f. */
+double gs_mi_placement(gs_model *m, const act *a);
 /* Reads the profile at path into m's profile curves and rates (model_profile.c).
  * After the fit, gs_mi_profile_lend adds the CPU G2 MSM (msm_b2, cpu) when
  * the capture ran it on the device only and the profile timed it (0 out

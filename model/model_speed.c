@@ -96,6 +96,34 @@ double gs_mi_slowdown(const gs_model *m, int cls, double t)
     return 1.0;
 }
 
+/* The map's speed of vCPU c relative to the mean vCPU's, with the
+ * runnable threads' share w of the cores: alone at w = 0, all busy at 1. */
+static double vcpu_speed(const gs_profile *p, int c, double w)
+{
+    return (1 - w) * p->cpu_solo[c] + w * p->cpu_loaded[c];
+}
+
+double gs_mi_placement(gs_model *m, const act *a)
+{
+    const gs_profile *p = &m->prof_data;
+    if (!m->profile[0] || p->n_cpus < 2 || a->cls != GS_SPEED_SYNTH || a->vcpu0 < 0 || a->vcpu1 < 0 ||
+        a->vcpu0 >= p->n_cpus || a->vcpu1 >= p->n_cpus || p->cores != m->cores)
+        return 1.0;
+    double secs = (double)(a->t1 - a->t0) * 1e-9, t = secs > 0 ? a->tload / secs : 1;
+    double w = p->n_cpus > 1 ? (t - 1) / (p->n_cpus - 1) : 0;
+    w = w < 0 ? 0 : w > 1 ? 1 : w;
+    /* The work W = demand x v (the vCPU's speed; its two ends averaged:
+     * a thread that moved ran on both); on a vCPU drawn at random it
+     * takes W x E[1/v] on average. */
+    double v = 0.5 * (vcpu_speed(p, a->vcpu0, w) + vcpu_speed(p, a->vcpu1, w)), e = 0;
+    for (int c = 0; c < p->n_cpus; c++)
+        e += 1.0 / vcpu_speed(p, c, w) / p->n_cpus;
+    double f = v * e;
+    m->place_f = (m->place_f * m->placed + f) / (m->placed + 1);
+    m->placed++;
+    return f;
+}
+
 double gs_model_speed(const gs_model *m, int cls, double runnable)
 {
     return 1.0 / gs_mi_slowdown(m, cls, runnable);
@@ -295,7 +323,19 @@ void gs_model_replicate(gs_model *m, uint64_t r, uint64_t n_reps, const int *thr
         const speed_curve *c = &m->speed[k];
         int n = threads && threads[k] > 0 ? threads[k] : 0;
         double f = 1.0;
-        if (n > 0 && c->n_lane > 1) {
+        const gs_profile *p = &m->prof_data;
+        if (n > 0 && k == GS_SPEED_SYNTH && m->placed > 0) {
+            /* Placed at the host's mean vCPU (gs_mi_placement): n
+             * threads on vCPUs drawn from the map (the guest's scheduler
+             * knows no vCPU from another), relative to that mean. */
+            double w = p->n_cpus > 1 ? (double)(n - 1) / (p->n_cpus - 1) : 0, e = 0;
+            w = w > 1 ? 1 : w;
+            for (int q = 0; q < p->n_cpus; q++)
+                e += 1.0 / vcpu_speed(p, q, w) / p->n_cpus;
+            f = 0;
+            for (int i = 0; i < n; i++)
+                f += e * vcpu_speed(p, (int)(unit(&s) * p->n_cpus) % p->n_cpus, w) / n;
+        } else if (n > 0 && c->n_lane > 1) {
             /* The mean speed of n threads landing on the captured
              * threads' vCPUs, drawn with replacement. */
             f = 0;
