@@ -679,6 +679,14 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
         st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
         goto fail;
     }
+    if (m->profile[0] && m->prof_data.n_cpus >= 2 && !gs_mi_map_steady(&m->prof_data)) {
+        char a[160];
+        snprintf(a, sizeof a, "two lone passes differ %.0f%% on average, the vCPUs %.0f%%",
+                 100 * m->prof_data.cpu_drift, 100 * gs_profile_cpu_spread(&m->prof_data, 0));
+        gs_mi_note(m, "Placement: the profile's vCPU map is not steady (%s): what it shows is the host's load "
+                      "moving while it was measured, not vCPUs that differ, so synthesis keeps the capture's own "
+                      "placement%s.\n", a, "");
+    }
     if (m->placed > 0) {
         char f[160];
         snprintf(f, sizeof f, "%d synthesis steps say their vCPU; on the profile's vCPU map they ran at %.3f",

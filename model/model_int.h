@@ -183,6 +183,11 @@ double gs_mi_slowdown(const gs_model *m, int cls, double runnable);
  * E[1/speed] over the host's vCPUs; 1 without a map, without the span's
  * vCPU or for another class.  Counts it in m->placed, m->place_f. */
 double gs_mi_placement(gs_model *m, const act *a);
+/* A map is used only when the vCPUs differ more than the map's two lone
+ * passes do (drift < GS_MAP_STEADY x the vCPUs' spread): else what it
+ * shows is the host's load moving while it was measured, not vCPUs. */
+#define GS_MAP_STEADY 0.5
+int gs_mi_map_steady(const gs_profile *p);
 /* Reads the profile at path into m's profile curves and rates (model_profile.c).
  * After the fit, gs_mi_profile_lend adds the CPU G2 MSM (msm_b2, cpu) when
  * the capture ran it on the device only and the profile timed it (0 out

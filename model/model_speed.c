@@ -96,6 +96,11 @@ double gs_mi_slowdown(const gs_model *m, int cls, double t)
     return 1.0;
 }
 
+int gs_mi_map_steady(const gs_profile *p)
+{
+    return p->n_cpus >= 2 && p->cpu_drift < GS_MAP_STEADY * gs_profile_cpu_spread(p, 0);
+}
+
 /* The map's speed of vCPU c relative to the mean vCPU's, with the
  * runnable threads' share w of the cores: alone at w = 0, all busy at 1. */
 static double vcpu_speed(const gs_profile *p, int c, double w)
@@ -106,7 +111,7 @@ static double vcpu_speed(const gs_profile *p, int c, double w)
 double gs_mi_placement(gs_model *m, const act *a)
 {
     const gs_profile *p = &m->prof_data;
-    if (!m->profile[0] || p->n_cpus < 2 || a->cls != GS_SPEED_SYNTH || a->vcpu0 < 0 || a->vcpu1 < 0 ||
+    if (!m->profile[0] || !gs_mi_map_steady(p) || a->cls != GS_SPEED_SYNTH || a->vcpu0 < 0 || a->vcpu1 < 0 ||
         a->vcpu0 >= p->n_cpus || a->vcpu1 >= p->n_cpus || p->cores != m->cores)
         return 1.0;
     double secs = (double)(a->t1 - a->t0) * 1e-9, t = secs > 0 ? a->tload / secs : 1;
@@ -324,7 +329,7 @@ void gs_model_replicate(gs_model *m, uint64_t r, uint64_t n_reps, const int *thr
         int n = threads && threads[k] > 0 ? threads[k] : 0;
         double f = 1.0;
         const gs_profile *p = &m->prof_data;
-        if (n > 0 && k == GS_SPEED_SYNTH && m->placed > 0) {
+        if (n > 0 && k == GS_SPEED_SYNTH && m->placed > 0 && gs_mi_map_steady(p)) {
             /* Placed at the host's mean vCPU (gs_mi_placement): n
              * threads on vCPUs drawn from the map (the guest's scheduler
              * knows no vCPU from another), relative to that mean. */

@@ -220,8 +220,9 @@ GS_TEST(profile_lend_gives_way_to_a_borrowed_capture)
  * and the other ten at 0.64 of the mean: each synthesis instance's demand
  * is put at the host's mean vCPU, x 1.6 * E[1/v] = 1.6 * (6/1.6 +
  * 10/0.64) / 16 = 1.9375 against the same profile without a map; the
- * notes say so.  A placement dropped, or a map read from the wrong
- * vCPUs, fails it. */
+ * notes say so; a map whose passes differ as much as its vCPUs is not
+ * used.  A placement dropped, or a map read from the wrong vCPUs, fails
+ * it. */
 GS_TEST(profile_vcpu_map_puts_synthesis_at_the_mean_vcpu)
 {
     char src[600], dst[600], with[600], without[600];
@@ -276,4 +277,22 @@ GS_TEST(profile_vcpu_map_puts_synthesis_at_the_mean_vcpu)
     GS_CHECK(strstr(gs_model_notes(mo), "Placement: ") == NULL);
     gs_model_destroy(mw);
     gs_model_destroy(mo);
+    /* The same map whose two lone passes differed more than half the
+     * vCPUs' spread (0.45 against 0.45): the host's load moving, not
+     * vCPUs: not used, and said. */
+    FILE *h = fopen(with, "w");
+    GS_REQUIRE(h);
+    fprintf(h, "%s,\"cpus\":{\"solo\":[", head);
+    for (int a = 0; a < 2; a++) {
+        for (int c = 0; c < 16; c++)
+            fprintf(h, "%s%g", c ? "," : "", c < 6 ? 1.6 : 0.64);
+        fprintf(h, a ? "],\"drift\":0.45}}\n" : "],\"loaded\":[");
+    }
+    fclose(h);
+    GS_REQUIRE(gs_model_load_profiled(&mw, dst, with, &err) == GS_OK);
+    a = gs_model_find(mw, "synth", GS_WHERE_CPU);
+    GS_REQUIRE(gs_model_cost(mw, a, 3, 20, 1, 0, 0, &x, &err) == GS_OK);
+    GS_CHECK_MSG(fabs(x / y - 1) < 1e-9, "unsteady map: %.5f / %.5f", x, y);
+    GS_CHECK(strstr(gs_model_notes(mw), "vCPU map is not steady") != NULL);
+    gs_model_destroy(mw);
 }
