@@ -127,6 +127,13 @@ double gs_model_device_spin(const gs_model *m);
  * machine profile's, else GS_MODEL_PIN_GBPS). */
 double gs_model_pin_bytes(const gs_model *m, int kind, uint32_t log);
 double gs_model_pin_gbps(const gs_model *m);
+/* engine.g2 = cpu predicted from a capture that ran the G2 MSM on the
+ * device: the CUDA backend's copy of the witness for the CPU G2 MSM
+ * (fresh memory, one thread, inside prove_start while the device works),
+ * seconds of one thread at the profile's state_copy_gbps; 0 when the
+ * capture ran g2 = cpu (its own prove_host holds it) or no profile
+ * measured the rate. */
+double gs_model_state_copy_s(const gs_model *m, int kind, uint32_t log);
 
 /* ---- a prove's device schedule (model_sched.c) ---- */
 typedef enum { GS_MODEL_STAGING_PINNED, GS_MODEL_STAGING_PAGEABLE, GS_MODEL_STAGING_DIRECT,
@@ -214,6 +221,7 @@ typedef struct gs_profile {
     uint32_t msm_log;                /* the CPU G2 MSM's points (log2) */
     gs_profile_class cls[GS_MODEL_SPEED_CLASSES];
     double copy_gbps, pin_gbps;      /* 0: not measured */
+    double state_copy_gbps;          /* one thread's copy of the witness into fresh memory, 0 not measured */
     char build[64];
     /* msm_b2's scalars: a witness of the engine's circuit (1, written
      * "msm_scalars":"witness"), or uniform random ones (0: "random", and

@@ -6,7 +6,7 @@
  * File (JSON, version 1):
  *   {"format":"gapscope-profile","version":1,
  *    "host":{"cpu":"...","cores":16},"build":"<git rev>","log":18,
- *    "copy_gbps":6.1,"pin_gbps":0,"msm_scalars":"witness",
+ *    "copy_gbps":6.1,"pin_gbps":0,"msm_scalars":"witness","state_copy_gbps":2.5,
  *    "classes":{"synth":{"threads":[1,2,4,...],"speed":[1,0.98,...],
  *                         "cpu_s":[...],"lane_cv":0.12}, ...}}
  * speed[i]: the work one thread does per CPU second with threads[i]
@@ -16,6 +16,8 @@
  * one G2 MSM); lane_cv: the spread of the threads' speeds at the largest
  * count (unequal cores).  copy_gbps: a host copy into a buffer (the
  * staging of pinned copies); pin_gbps: page-locking (0: not measured);
+ * state_copy_gbps (optional): one thread copying the witness into fresh
+ * memory, the CUDA backend's state for the CPU G2 MSM;
  * msm_scalars: what msm_b2 multiplied, "witness" (a witness of the
  * engine's circuit, as the engine's B G2 MSM) or "random" (uniform
  * scalars; a profile without the field, from before calibrate used the
@@ -51,6 +53,10 @@ gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
     fprintf(f, ",\"pin_gbps\":");
     gs_json_num(f, p->pin_gbps);
     fprintf(f, ",\"msm_scalars\":\"%s\"", p->msm_witness ? "witness" : "random");
+    if (p->state_copy_gbps > 0) {
+        fprintf(f, ",\"state_copy_gbps\":");
+        gs_json_num(f, p->state_copy_gbps);
+    }
     fprintf(f, ",\n\"classes\":{");
     int first = 1;
     for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++) {
@@ -151,6 +157,9 @@ gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err)
     }
     if ((st = num(j, "copy_gbps", 0, 1e4, &p->copy_gbps, path, err)) != GS_OK ||
         (st = num(j, "pin_gbps", 0, 1e4, &p->pin_gbps, path, err)) != GS_OK)
+        goto out;
+    if (gs_json_get(j, "state_copy_gbps") &&
+        (st = num(j, "state_copy_gbps", 0, 1e4, &p->state_copy_gbps, path, err)) != GS_OK)
         goto out;
     const gs_json *ms = gs_json_get(j, "msm_scalars");
     if (ms && (ms->type != GS_JSON_STRING || (strcmp(ms->text, "witness") && strcmp(ms->text, "random")))) {

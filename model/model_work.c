@@ -200,6 +200,19 @@ gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_e
         snprintf(notes + n, cap - n, "Synthesis into the direct pool's reused page-locked buffers is costed as the "
                  "capture's synthesis into its own buffers (no capture or profile times it).\n");
     }
+    const char *g2 = gs_model_meta(m, "scenario.engine.g2");
+    if (!cfg->g2_on_device && g2 && !strcmp(g2, "device") && notes) {
+        size_t n = strlen(notes);
+        double s = n_sizes > 0 ? gs_model_state_copy_s(m, kinds[0], logs[0]) : 0;
+        if (s > 0)
+            snprintf(notes + n, cap - n, "engine.g2 = cpu from a capture with the G2 MSM on the device: the backend's "
+                     "copy of the witness for it (one thread, fresh memory, while the device works) is %.1f ms of "
+                     "CPU at the profile's rate.\n", 1e3 * s);
+        else
+            snprintf(notes + n, cap - n, "engine.g2 = cpu from a capture with the G2 MSM on the device: the backend's "
+                     "copy of the witness for it (one thread, while the device works) is not modelled: no machine "
+                     "profile timed it (gapscope calibrate).\n");
+    }
     for (size_t i = 0; notes && i < sizeof optional / sizeof optional[0]; i++)
         if (gs_model_find(m, optional[i].name, optional[i].where) < 0) {
             size_t n = strlen(notes);
