@@ -398,3 +398,85 @@ GS_TEST(predict_sweep)
     GS_CHECK_EQ_INT(rows, 3); /* two points and the baseline */
     GS_CHECK_MSG(u4 > 0 && u6 > u4 + 0.1, "util at 4 threads %.3f, at 6 %.3f", u4, u6);
 }
+
+static int cmp_d(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Median wall time (ms) of a run directory's prove_start steps. */
+static double prove_start_ms(const char *dir)
+{
+    char path[700], line[4096];
+    snprintf(path, sizeof path, "%s/spans.csv", dir);
+    FILE *f = fopen(path, "r");
+    double v[4096];
+    int n = 0;
+    while (f && n < 4096 && fgets(line, sizeof line, f)) {
+        long long t0, t1;
+        char kind[32], name[64];
+        if (line[0] != '#' && sscanf(line, "%lld,%lld,%*d,%31[^,],%63[^,],", &t0, &t1, kind, name) == 4 &&
+            !strcmp(kind, "step") && !strcmp(name, "prove_start"))
+            v[n++] = (double)(t1 - t0) * 1e-6;
+    }
+    if (f)
+        fclose(f);
+    qsort(v, (size_t)n, sizeof v[0], cmp_d);
+    return n ? v[n / 2] : -1;
+}
+
+/* engine.g2 = cpu from a G2-on-device capture (traces/h100-r3s4-g2cpu,
+ * its calibrate beside base-1: the witness copy into fresh memory at
+ * 1.02 GB/s, 33 ms for 2^20 wires): the CUDA backend copies the witness
+ * for the CPU G2 MSM on the worker while the device works, which the
+ * capture's prove_host never held.  With 12 synthesis threads the copy
+ * outlasts the device part: prove_start longer than without the profile's
+ * rate by half the copy's time at least, and no longer than the captured
+ * runs' (157 ms; the model without it: 64). */
+GS_TEST(predict_g2cpu_runs_the_witness_copy_beside_the_device)
+{
+    const char *cap = "traces/h100-r3s4-g2cpu/base-1";
+    char prof[600], noprof[600], with[600], without[600];
+    snprintf(prof, sizeof prof, "%s/%s/machine-profile.json", root(), cap);
+    snprintf(noprof, sizeof noprof, "%s/noscp.json", gs_test_tmpdir());
+    FILE *in = fopen(prof, "r"), *out = fopen(noprof, "w");
+    GS_REQUIRE(in && out);
+    char buf[65536];
+    size_t len = fread(buf, 1, sizeof buf - 1, in);
+    buf[len] = '\0';
+    char *k = strstr(buf, ",\"state_copy_gbps\":");
+    GS_REQUIRE(k);
+    char *e = k + 1;
+    while (*e && *e != ',' && *e != '}')
+        e++;
+    fwrite(buf, 1, (size_t)(k - buf), out);
+    fputs(e, out);
+    fclose(in);
+    fclose(out);
+    const char *sets[2] = {"engine.g2=cpu", "engine.synth_threads=12"};
+    char capture[600];
+    snprintf(capture, sizeof capture, "%s/%s", root(), cap);
+    snprintf(with, sizeof with, "%s/scp-with", gs_test_tmpdir());
+    snprintf(without, sizeof without, "%s/scp-without", gs_test_tmpdir());
+    const char *dirs[2] = {with, without}, *profs[2] = {NULL, noprof};
+    for (int i = 0; i < 2; i++) {
+        gs_predict_opts o = {.capture = capture, .profile = profs[i], .sets = sets, .n_sets = 2,
+                             .run = {.out_dir = dirs[i], .quiet = 1, .no_charts = 1}};
+        gs_run_result r;
+        gs_err err;
+        gs_err_clear(&err);
+        gs_status st = gs_scn_predict(&o, &r, &err);
+        GS_CHECK_MSG(st == GS_OK, "%s", err.msg);
+        if (st != GS_OK)
+            return;
+    }
+    double a = prove_start_ms(with), b = prove_start_ms(without);
+    char cap12[600];
+    snprintf(cap12, sizeof cap12, "%s/traces/h100-r3s4-g2cpu/g2cpu-s12", root());
+    double c = prove_start_ms(cap12);
+    if (gs_test_verbose())
+        printf("  prove_start: %.1f ms with the copy, %.1f without, captured %.1f\n", a, b, c);
+    GS_CHECK_MSG(a > b + 0.5 * 32.0 * (1 << 20) / 1.022e9 * 1e3 && a < c, "prove_start %.1f ms with the copy, %.1f "
+                 "without, captured %.1f", a, b, c);
+}
