@@ -37,6 +37,19 @@
 #include "../common/outfile.h"
 #include "model_int.h"
 
+/* "name":[v0,v1,...] for each of na arrays of n numbers, comma-separated. */
+static void arrays(FILE *f, const char *const *name, const double *const *v, int na, int n)
+{
+    for (int a = 0; a < na; a++) {
+        fprintf(f, "%s\"%s\":[", a ? "," : "", name[a]);
+        for (int i = 0; i < n; i++) {
+            fputs(i ? "," : "", f);
+            gs_json_num(f, v[a][i]);
+        }
+        fputc(']', f);
+    }
+}
+
 gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
 {
     gs_outfile o;
@@ -67,14 +80,7 @@ gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
         first = 0;
         const char *arr[] = {"threads", "speed", "cpu_s"};
         const double *v[] = {c->threads, c->speed, c->cpu_s};
-        for (int a = 0; a < 3; a++) {
-            fprintf(f, "%s\"%s\":[", a ? "," : "", arr[a]);
-            for (int i = 0; i < c->n; i++) {
-                fputs(i ? "," : "", f);
-                gs_json_num(f, v[a][i]);
-            }
-            fputc(']', f);
-        }
+        arrays(f, arr, v, 3, c->n);
         fprintf(f, ",\"lane_cv\":");
         gs_json_num(f, c->lane_cv);
         fputc('}', f);
@@ -84,14 +90,7 @@ gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
         const char *arr[] = {"solo", "loaded"};
         const double *v[] = {p->cpu_solo, p->cpu_loaded};
         fprintf(f, ",\n\"cpus\":{");
-        for (int a = 0; a < 2; a++) {
-            fprintf(f, "%s\"%s\":[", a ? "," : "", arr[a]);
-            for (int i = 0; i < p->n_cpus; i++) {
-                fputs(i ? "," : "", f);
-                gs_json_num(f, v[a][i]);
-            }
-            fputc(']', f);
-        }
+        arrays(f, arr, v, 2, p->n_cpus);
         fprintf(f, ",\"drift\":");
         gs_json_num(f, p->cpu_drift);
         fputc('}', f);

@@ -223,6 +223,22 @@ GS_TEST(profile_lend_gives_way_to_a_borrowed_capture)
     gs_model_destroy(m);
 }
 
+/* A profile (head: its fields up to "classes":{...}) with a map of 16
+ * vCPUs, 0..5 at 1.6 and the others at 0.64, alone and all busy. */
+static int write_map(const char *path, const char *head, double drift)
+{
+    FILE *g = fopen(path, "w");
+    if (!g)
+        return 0;
+    fprintf(g, "%s,\"cpus\":{\"solo\":[", head);
+    for (int a = 0; a < 2; a++) {
+        for (int c = 0; c < 16; c++)
+            fprintf(g, "%s%g", c ? "," : "", c < 6 ? 1.6 : 0.64);
+        fprintf(g, a ? "],\"drift\":%g}}\n" : "],\"loaded\":[", drift);
+    }
+    return fclose(g) == 0;
+}
+
 /* Placement: traces/h200-r3's base-1 with its synthesis spans put on
  * vCPUs 0..5 (synth/i on vCPU i) and a map where those six run at 1.6
  * and the other ten at 0.64 of the mean: each synthesis instance's demand
@@ -260,17 +276,11 @@ GS_TEST(profile_vcpu_map_puts_synthesis_at_the_mean_vcpu)
                        "\"copy_gbps\":6,\"pin_gbps\":0,\"classes\":{}";
     snprintf(with, sizeof with, "%s/map.json", gs_test_tmpdir());
     snprintf(without, sizeof without, "%s/nomap.json", gs_test_tmpdir());
-    FILE *f = fopen(without, "w"), *g = fopen(with, "w");
-    GS_REQUIRE(f && g);
+    FILE *f = fopen(without, "w");
+    GS_REQUIRE(f);
     fprintf(f, "%s}\n", head);
-    fprintf(g, "%s,\"cpus\":{\"solo\":[", head);
-    for (int a = 0; a < 2; a++) {
-        for (int c = 0; c < 16; c++)
-            fprintf(g, "%s%g", c ? "," : "", c < 6 ? 1.6 : 0.64);
-        fprintf(g, a ? "],\"drift\":0.01}}\n" : "],\"loaded\":[");
-    }
     fclose(f);
-    fclose(g);
+    GS_REQUIRE(write_map(with, head, 0.01));
     gs_model *mw = NULL, *mo = NULL;
     gs_err err;
     gs_err_clear(&err);
@@ -288,15 +298,7 @@ GS_TEST(profile_vcpu_map_puts_synthesis_at_the_mean_vcpu)
     /* The same map whose two lone passes differed more than half the
      * vCPUs' spread (0.45 against 0.45): the host's load moving, not
      * vCPUs: not used, and said. */
-    FILE *h = fopen(with, "w");
-    GS_REQUIRE(h);
-    fprintf(h, "%s,\"cpus\":{\"solo\":[", head);
-    for (int a = 0; a < 2; a++) {
-        for (int c = 0; c < 16; c++)
-            fprintf(h, "%s%g", c ? "," : "", c < 6 ? 1.6 : 0.64);
-        fprintf(h, a ? "],\"drift\":0.45}}\n" : "],\"loaded\":[");
-    }
-    fclose(h);
+    GS_REQUIRE(write_map(with, head, 0.45));
     GS_REQUIRE(gs_model_load_profiled(&mw, dst, with, &err) == GS_OK);
     a = gs_model_find(mw, "synth", GS_WHERE_CPU);
     GS_REQUIRE(gs_model_cost(mw, a, 3, 20, 1, 0, 0, &x, &err) == GS_OK);
