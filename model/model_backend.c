@@ -146,12 +146,26 @@ static gs_status model_prove_start(gs_backend *be, const gs_pk *pk, const gs_ass
          * the prove's host tail. */
         int spin = gs_model_device_spin(im->m) >= 0.5;
         /* With the G2 MSM on the CPU, the worker copies the witness for
-         * it while the device works (gs_model_state_copy_s): CPU work of
-         * its thread, the device's time elapsing meanwhile. */
-        int64_t left = ns_of(plan.device_end);
+         * it once the witness MSMs (msm_l, msm_a, msm_b1) are done, while
+         * the device works on (gs_model_state_copy_s; the CUDA backend's
+         * device_part): CPU work of its thread, the device's time
+         * elapsing meanwhile. */
+        int64_t left = ns_of(plan.device_end), c0 = gs_now_ns();
         double wc = st->g2_dev ? 0 : gs_model_state_copy_s(im->m, st->kind, st->log);
         if (wc > 0) {
-            int64_t c0 = gs_now_ns();
+            double wf = 0;
+            for (int i = 0; i < plan.n; i++) {
+                gs_model_where w;
+                const char *name = gs_model_stage_at(im->m, plan.stage[i], &w);
+                if ((gs_vocab_is(name, GS_V_MSM_L) || gs_vocab_is(name, GS_V_MSM_A) ||
+                     gs_vocab_is(name, GS_V_MSM_B1)) && plan.t1[i] > wf)
+                    wf = plan.t1[i];
+            }
+            if (spin)
+                gs_vt_load(1);
+            gs_vt_sleep(ns_of(wf));
+            if (spin)
+                gs_vt_load(-1);
             gs_vt_cpu_class(ns_of(wc), 1, -1, GS_SPEED_OTHER);
             left -= gs_now_ns() - c0;
             if (left < 0)

@@ -430,10 +430,11 @@ static double prove_start_ms(const char *dir)
  * its calibrate beside base-1: the witness copy into fresh memory at
  * 1.02 GB/s, 33 ms for 2^20 wires): the CUDA backend copies the witness
  * for the CPU G2 MSM on the worker while the device works, which the
- * capture's prove_host never held.  With 12 synthesis threads the copy
- * outlasts the device part: prove_start longer than without the profile's
- * rate by half the copy's time at least, and no longer than the captured
- * runs' (157 ms; the model without it: 64). */
+ * capture's prove_host never held; it starts once the witness MSMs are
+ * done.  With 12 synthesis threads it outlasts the device part:
+ * prove_start longer than without the profile's rate by half the copy's
+ * time at least, and no longer than the captured runs' (157 ms; the model
+ * 134 with it, 64 without). */
 GS_TEST(predict_g2cpu_runs_the_witness_copy_beside_the_device)
 {
     const char *cap = "traces/h100-r3s4-g2cpu/base-1";
