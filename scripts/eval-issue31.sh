@@ -61,7 +61,7 @@ for k in 4 5 6 7 8 9; do   # bases of further rounds (gpu-issue31.sh ROUNDS)
     [ -n "$b" ] && REP="$REP $b"
 done
 row() {   # label captured-dir predicted-dir limit
-    python3 - "$@" <<'PY'
+    python3 - "$@" "$T/rows.tsv" <<'PY'
 import csv, json, sys
 label, cap, pred, limit = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 def synth_cs(d):
@@ -101,6 +101,8 @@ print("| %s | %.1f%% [%.1f, %.1f] %s | %s | %.1f%%%s %s | %+.1f | %s | %s | %s |
     label, 100 * pu, 100 * lo, 100 * hi, top(p), eff, 100 * cu,
     " (mean of %d)" % len(caps) if len(caps) > 1 else "", top(caps[0]), err,
     "yes" if inside else "**no**", "yes" if ok else "**no**", " / ".join(synth_cs(c) for c in cap.split(","))))
+with open(sys.argv[5], "a") as f:   # for the verdict (judged() below)
+    f.write("%s\t%d\t%d\t%+.1f\n" % (label, ok, inside, err))
 PY
 }
 predict() {   # out-name captures... -- sets...
@@ -144,6 +146,29 @@ while read -r name sets; do
         [ "$runs" != "$run" ] && row "$name with repeats, against the mean of its runs" "$runs" "$T/$name-rep" 5
     fi
 done <<< "$CASES"
+# The verdict as the issue judges: per change its row against the mean of
+# its runs when it was repeated, else with the base seeds as repeats, else
+# the single run; the reproduction against the seeds' mean when there are
+# seeds.
+python3 - "$T/rows.tsv" <<'PY'
+import sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+best = {}
+rank = lambda lab: 2 if "against the mean of its runs" in lab or "mean of the base seeds" in lab else \
+    1 if "with repeats" in lab else 0
+for lab, ok, ins, err in rows:
+    key = "reproduce" if lab.startswith("reproduce") else lab.split(":")[0].split(" with ")[0]
+    if key.startswith("torch"):
+        continue
+    if key not in best or rank(lab) > rank(best[key][0]):
+        best[key] = (lab, ok == "1", ins == "1", err)
+n = len(best)
+print("\nverdict: %d of %d within the limit with the captured top cause, %d of %d inside the interval%s" % (
+    sum(v[1] for v in best.values()), n, sum(v[2] for v in best.values()), n,
+    "; not: " + ", ".join("%s (%s%s%s)" % (k, v[3], "" if v[1] else ", limit or cause",
+                                           "" if v[2] else ", outside") for k, v in best.items()
+                          if not (v[1] and v[2])) if not all(v[1] and v[2] for v in best.values()) else ""))
+PY
 TT=$(find_run torch-trim); TN=$(find_run torch-none)
 if [ -n "$TT" ] && [ -n "$TN" ]; then
     "$G" predict "$TT" --what-if remove:malloc_trim --no-report --quiet --out "$T/whatif" > "$T/whatif.log" 2>&1
