@@ -4,8 +4,9 @@
  *
  * Measures this machine's profile (model/calibrate.c): how synthesis,
  * the GPU worker's host prep and the CPU G2 MSM slow as threads are
- * added, the pinned staging copy beside busy synthesis threads, a host
- * copy's bandwidth and (with CUDA) page-locking, and writes
+ * added, the pinned staging copy beside busy synthesis threads, the
+ * vCPUs one by one, a host copy's bandwidth, the witness's copy into
+ * fresh memory and (with CUDA) page-locking, and writes
  * it as JSON (model/MODEL.md, "Host contention").  Run it once per
  * machine, on the machine the captures come from: `gapscope predict`
  * reads DIR/machine-profile.json beside a capture, or --profile.
@@ -46,9 +47,11 @@ static const gs_cli_spec calibrate_spec = {
              "GPU worker's host prep and the CPU G2 MSM with 1, 2, 4, ... threads (up to twice the\n"
              "CPUs), each thread's CPU time per unit of work, so the slowdown beyond fair sharing\n"
              "(memory bandwidth, SMT siblings, clocks under load) is what is measured; the pinned\n"
-             "staging copy's wall time beside 0, 2, 4, ... busy synthesis threads; then a host\n"
-             "copy and (CUDA) page-locking.  gapscope predict uses it for every stage the capture\n"
-             "cannot tell (model/MODEL.md).\n\n",
+             "staging copy's wall time beside 0, 2, 4, ... busy synthesis threads; the vCPUs one\n"
+             "by one (a synthesis thread pinned to each, alone twice and all busy: whether this\n"
+             "guest's vCPUs differ, or the host's load moves); then a host copy, the witness's\n"
+             "copy into fresh memory (the CPU G2 MSM's state) and (CUDA) page-locking.  gapscope\n"
+             "predict uses it for every stage the capture cannot tell (model/MODEL.md).\n\n",
     .opts = calibrate_opts,
     .bad = "unexpected argument '%s' (--help for usage)",
     .no_usage = GS_CLI_USAGE_OPT | GS_CLI_USAGE_ARG,
