@@ -164,9 +164,9 @@ CU_OBJS := $(patsubst %.cu,$(BUILD)/obj/%.o,$(CU_SRCS))
 ATTACH_SO    := $(BUILD)/lib/libgsattach.so
 AUDIT_SO     := $(BUILD)/lib/libgsaudit.so
 ATTACH_PROBE := $(BUILD)/test/gs-attach-probe
-ATTACH_SRCS  := $(filter-out %/inject_audit.c,$(wildcard capture/attach/inject/*.c))
-AUDIT_SRCS   := capture/attach/inject/inject_audit.c capture/attach/inject/inject_out.c \
-                capture/attach/inject/inject_stack.c
+ATTACH_SRCS  := $(filter-out %/inject_audit.c,$(wildcard inject/*.c))
+AUDIT_SRCS   := inject/inject_audit.c inject/inject_out.c \
+                inject/inject_stack.c
 # CPU-only programs of other shapes, run under attach by the tests (test/foreign/cpu/).
 FOREIGN_CPU  := $(patsubst test/foreign/cpu/%.c,$(BUILD)/test/foreign/%,$(wildcard test/foreign/cpu/*.c))
 # The tokio daemon of test/foreign/gpu, built without CUDA (its cpu_shim.c)
@@ -181,10 +181,10 @@ HAVE_CUPTI   := $(if $(wildcard $(CUDA_HOME)/include/cupti.h),1,0)
 ATTACH_CFLAGS := -std=c17 $(OPT) -g -Wall -Wextra -Werror -pthread -fPIC -shared -fvisibility=hidden \
 	$(if $(filter 1,$(HAVE_CUPTI)),-DGS_HAVE_CUPTI=1 -I$(CUDA_HOME)/include \
 	-DGS_CUPTI_DEFAULT='"$(CUDA_HOME)/lib64/libcupti.so"',)
-$(ATTACH_SO): $(ATTACH_SRCS) capture/attach/inject/inject.h
+$(ATTACH_SO): $(ATTACH_SRCS) inject/inject.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ATTACH_CFLAGS) -o $@ $(ATTACH_SRCS) -ldl
-$(AUDIT_SO): $(AUDIT_SRCS) capture/attach/inject/inject.h
+$(AUDIT_SO): $(AUDIT_SRCS) inject/inject.h
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -DGS_HAVE_CUPTI=1,$(ATTACH_CFLAGS)) -o $@ $(AUDIT_SRCS) -ldl
 $(BUILD)/test/foreign/%: test/foreign/cpu/%.c test/foreign/cpu/foreign.h
@@ -293,7 +293,7 @@ bench: deps $(BUILD)/bench/gsbench
 # runs where /proc/cpuinfo lists avx512ifma).
 BENCH_TOOLS := $(BUILD)/bench-tools/tl_scale $(BUILD)/bench-tools/imp_scale \
                $(if $(filter x86_64,$(shell uname -m)),$(BUILD)/bench-tools/ifma_mul) \
-               $(BUILD)/bench-tools/wait_pingpong \
+               $(BUILD)/bench-tools/wait_pingpong $(BUILD)/bench-tools/engine_overhead \
                $(if $(filter 1,$(CUDA)),$(patsubst bench/cuda/%.cu,$(BUILD)/bench-tools/%,$(wildcard bench/cuda/*.cu)))
 
 $(BUILD)/bench-tools/ifma_mul: bench/cpu/ifma_mul.c $(call lib_of,field) $(call lib_of,common)
@@ -303,6 +303,10 @@ $(BUILD)/bench-tools/ifma_mul: bench/cpu/ifma_mul.c $(call lib_of,field) $(call 
 $(BUILD)/bench-tools/wait_pingpong: bench/cpu/wait_pingpong.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c17 -O2 -Wall -Wextra -Werror -pthread -o $@ $<
+
+$(BUILD)/bench-tools/engine_overhead: bench/cpu/engine_overhead.c $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(ALL_LIBS) $(LDLIBS_CUDA) $(LDLIBS)
 
 $(BUILD)/bench-tools/tl_scale: bench/cpu/tl_scale.c bench/cpu/bench_time.h $(call lib_of,timeline) $(call lib_of,common)
 	@mkdir -p $(dir $@)

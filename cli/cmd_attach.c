@@ -17,7 +17,7 @@
 #include "../capture/attach/attach.h"
 #include "../common/paths.h"
 #include "../diag/run.h"
-#include "../timeline/merge.h"
+#include "../timeline/tl_merge.h"
 #include "../scenarios/run.h"
 #include "../common/outdir.h"
 #include "cli.h"

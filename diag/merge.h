@@ -10,7 +10,7 @@
 #ifndef GS_DIAG_MERGE_H
 #define GS_DIAG_MERGE_H
 
-#include "../timeline/merge.h"
+#include "../timeline/tl_merge.h"
 
 #define GS_MERGE_MAX 64
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../test/test.h"
-#include "../timeline/merge.h"
+#include "../timeline/tl_merge.h"
 #include "analysis.h"
 #include "test_diag_util.h"
 
@@ -247,7 +247,7 @@ GS_TEST(diag_chain_cycles_depth_and_memory_release)
 
 GS_TEST(diag_chain_merged_processes_stay_apart)
 {
-    /* Two captures merged (timeline/merge.h): each the three-hop chain of
+    /* Two captures merged (timeline/tl_merge.h): each the three-hop chain of
      * diag_chain_three_hops_to_a_trim with its own stack ids' frames (the
      * second's futex at 0x30); the second also has a LOCK_HOLD of 0x20, the
      * first's futex address, on a computing thread (another program).  Each device's chain stays in

@@ -1,6 +1,6 @@
 /*
  * Several captures in one run (diag/merge.h, diag/fleet.h,
- * timeline/merge.h): clocks aligned from the anchors, each device's
+ * timeline/tl_merge.h): clocks aligned from the anchors, each device's
  * figures those of its own capture, a planted shared stall found as idle
  * that lines up, independent idle not, and captures that cannot be
  * aligned refused.

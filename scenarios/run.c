@@ -24,7 +24,7 @@
 #include "../common/outfile.h"
 #include "../common/clock.h"
 #include "../common/paths.h"
-#include "../timeline/merge.h"
+#include "../timeline/tl_merge.h"
 #include "machine.h"
 #include "../model/model.h"
 #include "../prover/cuda/cuda.h"

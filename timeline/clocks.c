@@ -1,6 +1,6 @@
 /*
  * Clock anchors in a timeline's meta and how two captures' clocks relate
- * (merge.h).  Used by the capture sources (the engine's runs, attach) to
+ * (tl_merge.h).  Used by the capture sources (the engine's runs, attach) to
  * record the anchor, and by gapscope merge to align captures.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
+#include "tl_merge.h"
 
 static void set_i64(gs_timeline *tl, const char *key, int64_t v)
 {

@@ -1,4 +1,4 @@
-/* Clock anchors and merged timelines (merge.h): what a merge keeps,
+/* Clock anchors and merged timelines (tl_merge.h): what a merge keeps,
  * renumbers and remaps; the process lines of spans.csv round-trip and a
  * bad one is named by line. */
 #define _POSIX_C_SOURCE 200809L
@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "../test/test.h"
-#include "merge.h"
+#include "tl_merge.h"
 
 GS_TEST(timeline_clock_anchor_read)
 {

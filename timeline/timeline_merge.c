@@ -1,5 +1,5 @@
 /*
- * Merging captures into one timeline (merge.h): lanes appended with their
+ * Merging captures into one timeline (tl_merge.h): lanes appended with their
  * process, devices renumbered, times shifted, lane references remapped.
  * Called by diag's run-directory merge (gapscope merge).
  */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
+#include "tl_merge.h"
 #include "tl_internal.h"
 
 /* args with every "launch_lane=<id>" shifted by base; NULL when nothing

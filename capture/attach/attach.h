@@ -2,7 +2,9 @@
  * `gapscope attach`: a capture source for programs gapscope did not build.
  *
  * Pieces (this layer depends on timeline and common only):
- *   inject/      libgsattach.so, loaded into the program: CUPTI activity
+ *   inject/      (the top-level folder, outside every layer: it runs
+ *                inside the program, not in gapscope) libgsattach.so,
+ *                loaded into the program: CUPTI activity
  *                records (CUDA_INJECTION64_PATH), interposed
  *                pthread_mutex_lock/unlock and malloc_trim, waits and
  *                wakes (futex through syscall(), condvars, rwlocks,

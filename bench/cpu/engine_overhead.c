@@ -1,14 +1,10 @@
 /*
  * Timeline-capture overhead of the engine: the same run with capture on
  * (a gs_timeline) and off (tl = NULL), alternated, median wall time of
- * each.  Not part of the library (this folder is outside the layer's
- * wildcard); build against the layer archives:
+ * each.  A standalone measurement program (bench/cpu/), built by
+ * `make bench-tools` as build/bench-tools/engine_overhead:
  *
- *   make CUDA=0 build/lib/engine.a ... (or `make`), then
- *   cc -std=c17 -O2 -march=native -pthread -o build/engine_overhead \
- *      prover/engine/bench/overhead.c build/lib/{engine,diag,cuda,circuits,io,\
- *      groth16,msm,poly,pairing,curve,field,common}.a -lm
- *   build/engine_overhead [rounds=7] [jobs=8] [log=9] [trim policy=under_lock]
+ *   build/bench-tools/engine_overhead [rounds=7] [jobs=8] [log=9] [trim policy=under_lock]
  *
  * Each round creates a backend and an engine, warms the key cache with one
  * job (not timed), then times submit -> drain of `jobs` PoRep jobs of 3
@@ -25,8 +21,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "../../../common/clock.h"
-#include "../engine.h"
+#include "../../common/clock.h"
+#include "../../prover/engine/engine.h"
 
 static int cmp_d(const void *a, const void *b)
 {
