@@ -14,15 +14,21 @@ static int near(double a, double b, double rel) { return fabs(a - b) <= rel * fa
 
 static const char *root(void) { return getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : "."; }
 
+/* Loads the model of traces/<name> into *m; path gets the file's path. */
+static gs_status load_trace(gs_model **m, const char *name, char *path, size_t len, gs_err *err)
+{
+    snprintf(path, len, "%s/traces/%s", root(), name);
+    *m = NULL;
+    gs_err_clear(err);
+    return gs_model_load(m, path, err);
+}
+
 GS_TEST(model_fit_sample)
 {
-    const char *root = getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : ".";
     char path[600];
-    snprintf(path, sizeof path, "%s/traces/model-sample.spans.csv", root);
-    gs_model *m = NULL;
+    gs_model *m;
     gs_err err;
-    gs_err_clear(&err);
-    if (gs_model_load(&m, path, &err) != GS_OK) {
+    if (load_trace(&m, "model-sample.spans.csv", path, sizeof path, &err) != GS_OK) {
         if (err.status == GS_ERR_IO) {
             gs_test_skip("%s not found (run from the repository root)", path);
             return;
@@ -75,11 +81,9 @@ GS_TEST(model_rejects_sizeless_timeline)
 static void model_run(int devices)
 {
     char cap[600], text[1400];
-    snprintf(cap, sizeof cap, "%s/traces/h200-backlog.spans.csv", root());
-    gs_model *m = NULL;
+    gs_model *m;
     gs_err err;
-    gs_err_clear(&err);
-    GS_REQUIRE(gs_model_load(&m, cap, &err) == GS_OK);
+    GS_REQUIRE(load_trace(&m, "h200-backlog.spans.csv", cap, sizeof cap, &err) == GS_OK);
     snprintf(text, sizeof text,
              "[engine]\nbackend = model\nmodel_timeline = %s\nmodel_size_shift = 11\nsynth_threads = %d\n"
              "trim = off\nverify = after_unlock\ndevices = %d\n"
@@ -132,13 +136,10 @@ GS_TEST(model_backend_two_devices) { model_run(2); }
  * loads and yields stage times of the right magnitude for that GPU. */
 GS_TEST(model_fit_h200_capture)
 {
-    const char *root = getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : ".";
     char path[600];
-    snprintf(path, sizeof path, "%s/traces/h200-backlog.spans.csv", root);
-    gs_model *m = NULL;
+    gs_model *m;
     gs_err err;
-    gs_err_clear(&err);
-    GS_REQUIRE(gs_model_load(&m, path, &err) == GS_OK);
+    GS_REQUIRE(load_trace(&m, "h200-backlog.spans.csv", path, sizeof path, &err) == GS_OK);
     GS_CHECK(strstr(gs_model_source(m), "H200") != NULL);
     static const char *stages[] = {"h2d", "ntt", "msm_h", "msm_l", "msm_a", "msm_b1", "d2h"};
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {

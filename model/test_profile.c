@@ -120,13 +120,10 @@ GS_TEST(profile_serves_what_the_capture_cannot_tell)
     char prof[600], spans[600];
     snprintf(prof, sizeof prof, "%s/slow.json", gs_test_tmpdir());
     snprintf(spans, sizeof spans, "%s/traces/h200-g2dev/spans.csv", root());
-    FILE *f = fopen(prof, "w");
-    GS_REQUIRE(f);
-    fputs("{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cpu\":\"x\",\"cores\":16},\"log\":20,"
-          "\"copy_gbps\":6,\"pin_gbps\":0,\"classes\":{\"synth\":{\"threads\":[1,16],\"speed\":[1,0.5],"
-          "\"cpu_s\":[1,2],\"lane_cv\":0.1}}}",
-          f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(
+        prof, "{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cpu\":\"x\",\"cores\":16},\"log\":20,"
+              "\"copy_gbps\":6,\"pin_gbps\":0,\"classes\":{\"synth\":{\"threads\":[1,16],\"speed\":[1,0.5],"
+              "\"cpu_s\":[1,2],\"lane_cv\":0.1}}}"));
     gs_model *plain = NULL, *prof_m = NULL;
     gs_err err;
     gs_err_clear(&err);
@@ -157,15 +154,12 @@ GS_TEST(profile_staging_curve_never_rises)
     char prof[600], spans[600];
     snprintf(prof, sizeof prof, "%s/staging.json", gs_test_tmpdir());
     snprintf(spans, sizeof spans, "%s/traces/h200-r3/base/base-1/spans.csv", root());
-    FILE *f = fopen(prof, "w");
-    GS_REQUIRE(f);
-    fputs("{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cpu\":\"x\",\"cores\":16},\"log\":20,"
-          "\"copy_gbps\":6,\"pin_gbps\":0,\"classes\":{\"staging\":{\"threads\":[8,16,20,24],"
-          "\"speed\":[1,0.5,0.8,0.3],\"cpu_s\":[0.001,0.003,0.004,0.008],\"lane_cv\":0},"
-          "\"msm_b2\":{\"threads\":[1,2,4,6],\"speed\":[1,0.666,0.743,0.818],\"cpu_s\":[1,1.5,1.35,1.22],"
-          "\"lane_cv\":0}}}",
-          f);
-    fclose(f);
+    GS_REQUIRE(gs_test_write_text(
+        prof, "{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cpu\":\"x\",\"cores\":16},\"log\":20,"
+              "\"copy_gbps\":6,\"pin_gbps\":0,\"classes\":{\"staging\":{\"threads\":[8,16,20,24],"
+              "\"speed\":[1,0.5,0.8,0.3],\"cpu_s\":[0.001,0.003,0.004,0.008],\"lane_cv\":0},"
+              "\"msm_b2\":{\"threads\":[1,2,4,6],\"speed\":[1,0.666,0.743,0.818],\"cpu_s\":[1,1.5,1.35,1.22],"
+              "\"lane_cv\":0}}}"));
     gs_model *m = NULL;
     gs_err err;
     gs_err_clear(&err);

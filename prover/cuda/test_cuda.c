@@ -677,6 +677,14 @@ void tcu_key_free(tcu_key *k)
 }
 
 /* test_cuda_util.h */
+void tcu_random_rs(gs_scalar *r, gs_scalar *s)
+{
+    gs_fr f;
+    gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(r, &f);
+    gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(s, &f);
+}
+
+/* test_cuda_util.h */
 int tcu_prove_pair(gs_backend *gpu, gs_backend *cpu, const gs_pk *pk, const gs_assignment *as,
                       const gs_scalar *r, const gs_scalar *s, const gs_prove_opts *opts,
                       gs_proof *pg, gs_stage_list *sg, gs_err *e)
@@ -781,14 +789,11 @@ GS_TEST(cuda_prove_vs_cpu)
     };
     for (int round = 0; round < (int)(sizeof rounds / sizeof rounds[0]); round++) {
         gs_scalar r, s;
-        gs_fr f;
         int g2 = rounds[round].g2, old = rounds[round].old, pin = rounds[round].pin;
         memset(&r, 0, sizeof r);
         memset(&s, 0, sizeof s);
-        if (rounds[round].random) {
-            gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(&r, &f);
-            gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(&s, &f);
-        }
+        if (rounds[round].random)
+            tcu_random_rs(&r, &s);
         gs_prove_opts opts = { .pageable = rounds[round].pageable, .threads = 0,
                                .g2_on_device = g2 };
         gs_stage_list sg = { 0 };
@@ -883,9 +888,7 @@ GS_TEST(cuda_prove_vs_cpu)
     holed.b2 = b2h;
     for (int g2 = 1; g2 >= 0; g2--) {
         gs_scalar r, s;
-        gs_fr f;
-        gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(&r, &f);
-        gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(&s, &f);
+        tcu_random_rs(&r, &s);
         gs_prove_opts opts = { .pageable = 0, .threads = 0, .g2_on_device = g2 };
         gs_stage_list sg = { 0 };
         gs_proof pg;
@@ -906,7 +909,6 @@ GS_TEST(cuda_prove_vs_cpu)
         }
     for (int copies = 0; copies < 2; copies++) {
         gs_scalar r, s;
-        gs_fr f;
         if (copies) {
             gpu->ops->destroy(gpu);
             gpu = NULL;
@@ -916,8 +918,7 @@ GS_TEST(cuda_prove_vs_cpu)
             unsetenv("GS_CU_COPIES");
             CU_OK(cst);
         }
-        gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(&r, &f);
-        gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(&s, &f);
+        tcu_random_rs(&r, &s);
         for (int g2 = 0; g2 < 2; g2++) {
             gs_prove_opts opts = { .pageable = 0, .threads = 0, .g2_on_device = g2 };
             gs_stage_list sg = { 0 };

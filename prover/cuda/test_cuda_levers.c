@@ -315,9 +315,7 @@ static void prove_lever_vs_cpu(int lever)
                         gs_cu_knob_set((gs_cu_knob_id)prove_sets[si].k[j], prove_sets[si].v[j]);
                     witness_kind(&key.as, key.w, key.n_pub, kind);
                     gs_scalar r, s;
-                    gs_fr f;
-                    gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(&r, &f);
-                    gs_fr_random(&f, gs_test_rng()); gs_fr_to_scalar(&s, &f);
+                    tcu_random_rs(&r, &s);
                     gs_prove_opts opts = { .pageable = 0, .threads = 0, .g2_on_device = g2 };
                     gs_stage_list sg = { 0 };
                     gs_proof pg;

@@ -70,6 +70,9 @@ typedef struct {
 void tcu_msm_vs_cpu(const tcu_msm_oracle *o, const tcu_msm_case *cases, size_t ncases, size_t distinct,
                     const size_t *inf_at, size_t ninf, size_t quick_max);
 
+/* r and s for a proof: two random scalars from the test's generator. */
+void tcu_random_rs(gs_scalar *r, gs_scalar *s);
+
 /* One proof on each backend with the same r, s: 1 if they are equal, 0 if
  * not, -1 if a call failed (message in *e).  The CPU backend always runs
  * its own G2 MSM. */
