@@ -246,6 +246,26 @@ out:
     return st;
 }
 
+/* One synthesis unit on every vCPU, `together` threads pinned one to a
+ * vCPU at a time (1: each vCPU alone; cpus: all at once): each vCPU's
+ * wall seconds into out[vCPU]. */
+static gs_status pinned_pass(level *lv, const gs_circuit *c, const gs_pk *pk, int cpus, int together, double *out,
+                             gs_err *err)
+{
+    double mean, cv;
+    for (int i0 = 0; i0 < cpus; i0 += together) {
+        *lv = (level){.kind = 0, .c = c, .pk = pk, .reps = 1, .pinned = 1};
+        for (int i = 0; i < together; i++)
+            lv->pin[i] = i0 + i;
+        gs_status st = run_level(lv, together, &mean, &cv, err);
+        if (st != GS_OK)
+            return st;
+        for (int i = 0; i < together; i++)
+            out[i0 + i] = lv->wall[i];
+    }
+    return GS_OK;
+}
+
 /* The vCPUs one by one (MODEL.md 4, "unequal vCPUs"): one synthesis
  * thread pinned to each online vCPU alone, every vCPU busy at once (one
  * pinned thread each), then each alone again; wall time per unit (a
@@ -264,26 +284,13 @@ static gs_status cpus_map(gs_profile *p, const gs_calibrate_opts *o, int cpus, g
     double *solo2 = calloc((size_t)cpus, sizeof *solo2);
     gs_status st = lv && solo2 ? circuit_of(&c, &pk, &wit, p->log < 18 ? p->log : 18, err)
                                : GS_ERR(err, GS_ERR_NOMEM, "calibrate", "out of memory");
-    double mean, cv;
-    for (int pass = 0; pass < 3 && st == GS_OK; pass++) {
-        double *out = pass == 0 ? p->cpu_solo : pass == 1 ? p->cpu_loaded : solo2;
-        if (pass == 1) {
-            *lv = (level){.kind = 0, .c = c, .pk = &pk, .reps = 1, .pinned = 1};
-            for (int i = 0; i < cpus; i++)
-                lv->pin[i] = i;
-            if ((st = run_level(lv, cpus, &mean, &cv, err)) != GS_OK)
-                break;
-            for (int i = 0; i < cpus; i++)
-                out[i] = lv->wall[i];
-            continue;
-        }
-        for (int i = 0; i < cpus && st == GS_OK; i++) {
-            *lv = (level){.kind = 0, .c = c, .pk = &pk, .reps = 1, .pinned = 1};
-            lv->pin[0] = i;
-            if ((st = run_level(lv, 1, &mean, &cv, err)) == GS_OK)
-                out[i] = lv->wall[0];
-        }
-    }
+    /* Alone, all busy, alone again. */
+    if (st == GS_OK)
+        st = pinned_pass(lv, c, &pk, cpus, 1, p->cpu_solo, err);
+    if (st == GS_OK)
+        st = pinned_pass(lv, c, &pk, cpus, cpus, p->cpu_loaded, err);
+    if (st == GS_OK)
+        st = pinned_pass(lv, c, &pk, cpus, 1, solo2, err);
     if (st == GS_OK) {
         /* Seconds per unit -> speed relative to the mean vCPU's. */
         double *v[] = {p->cpu_solo, p->cpu_loaded, solo2};
