@@ -108,6 +108,16 @@ static double vcpu_speed(const gs_profile *p, int c, double w)
     return (1 - w) * p->cpu_solo[c] + w * p->cpu_loaded[c];
 }
 
+/* E[1/v] over the host's vCPUs at share w: a unit of work's mean time on
+ * a vCPU drawn at random, in units of the mean vCPU's. */
+static double mean_inv_speed(const gs_profile *p, double w)
+{
+    double e = 0;
+    for (int c = 0; c < p->n_cpus; c++)
+        e += 1.0 / vcpu_speed(p, c, w) / p->n_cpus;
+    return e;
+}
+
 double gs_mi_placement(gs_model *m, const act *a)
 {
     const gs_profile *p = &m->prof_data;
@@ -120,10 +130,8 @@ double gs_mi_placement(gs_model *m, const act *a)
     /* The work W = demand x v (the vCPU's speed; its two ends averaged:
      * a thread that moved ran on both); on a vCPU drawn at random it
      * takes W x E[1/v] on average. */
-    double v = 0.5 * (vcpu_speed(p, a->vcpu0, w) + vcpu_speed(p, a->vcpu1, w)), e = 0;
-    for (int c = 0; c < p->n_cpus; c++)
-        e += 1.0 / vcpu_speed(p, c, w) / p->n_cpus;
-    double f = v * e;
+    double v = 0.5 * (vcpu_speed(p, a->vcpu0, w) + vcpu_speed(p, a->vcpu1, w));
+    double f = v * mean_inv_speed(p, w);
     m->place_f = (m->place_f * m->placed + f) / (m->placed + 1);
     m->placed++;
     return f;
@@ -333,10 +341,9 @@ void gs_model_replicate(gs_model *m, uint64_t r, uint64_t n_reps, const int *thr
             /* Placed at the host's mean vCPU (gs_mi_placement): n
              * threads on vCPUs drawn from the map (the guest's scheduler
              * knows no vCPU from another), relative to that mean. */
-            double w = p->n_cpus > 1 ? (double)(n - 1) / (p->n_cpus - 1) : 0, e = 0;
+            double w = p->n_cpus > 1 ? (double)(n - 1) / (p->n_cpus - 1) : 0;
             w = w > 1 ? 1 : w;
-            for (int q = 0; q < p->n_cpus; q++)
-                e += 1.0 / vcpu_speed(p, q, w) / p->n_cpus;
+            double e = mean_inv_speed(p, w);
             f = 0;
             for (int i = 0; i < n; i++)
                 f += e * vcpu_speed(p, (int)(unit(&s) * p->n_cpus) % p->n_cpus, w) / n;
