@@ -173,6 +173,7 @@ typedef struct gs_model_plan {
     int pageable[GS_MODEL_PLAN_MAX];
     double t0[GS_MODEL_PLAN_MAX], t1[GS_MODEL_PLAN_MAX]; /* seconds from the base */
     double device_end;                /* last stage's end */
+    double witness_end;               /* the witness MSMs' (msm_l, msm_a, msm_b1) last end, 0 none */
     double total;                     /* + the prove's host tail */
     /* The host staging before the first stage (a pinned copy's): not in
      * t0/t1, the caller runs it first as CPU work of staging_threads

@@ -153,17 +153,9 @@ static gs_status model_prove_start(gs_backend *be, const gs_pk *pk, const gs_ass
         int64_t left = ns_of(plan.device_end), c0 = gs_now_ns();
         double wc = st->g2_dev ? 0 : gs_model_state_copy_s(im->m, st->kind, st->log);
         if (wc > 0) {
-            double wf = 0;
-            for (int i = 0; i < plan.n; i++) {
-                gs_model_where w;
-                const char *name = gs_model_stage_at(im->m, plan.stage[i], &w);
-                if ((gs_vocab_is(name, GS_V_MSM_L) || gs_vocab_is(name, GS_V_MSM_A) ||
-                     gs_vocab_is(name, GS_V_MSM_B1)) && plan.t1[i] > wf)
-                    wf = plan.t1[i];
-            }
             if (spin)
                 gs_vt_load(1);
-            gs_vt_sleep(ns_of(wf));
+            gs_vt_sleep(ns_of(plan.witness_end));
             if (spin)
                 gs_vt_load(-1);
             gs_vt_cpu_class(ns_of(wc), 1, -1, GS_SPEED_OTHER);

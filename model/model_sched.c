@@ -300,6 +300,9 @@ gs_status gs_model_prove_plan(gs_model_plan *out, const gs_model *m, const gs_mo
         out->t1[j] = out->t0[j] + dur;
         if (out->t1[j] > last)
             last = out->t1[j];
+        if ((gs_vocab_is(s->name, GS_V_MSM_L) || gs_vocab_is(s->name, GS_V_MSM_A) ||
+             gs_vocab_is(s->name, GS_V_MSM_B1)) && out->t1[j] > out->witness_end)
+            out->witness_end = out->t1[j];
         out->n = j + 1;
     }
     out->device_end = last;
