@@ -405,25 +405,25 @@ static int cmp_d(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-/* Median wall time (ms) of a run directory's prove_start steps. */
+/* Median wall time (ms) of a run directory's prove_start steps (read
+ * with the timeline's own CSV reader). */
 static double prove_start_ms(const char *dir)
 {
-    char path[700], line[4096];
+    char path[700];
     snprintf(path, sizeof path, "%s/spans.csv", dir);
-    FILE *f = fopen(path, "r");
+    gs_timeline *tl = NULL;
+    gs_err err;
+    if (gs_timeline_read_csv(&tl, path, &err) != GS_OK)
+        return -1;
+    size_t n, k = 0;
+    const gs_span *sp = gs_timeline_spans(tl, &n);
     double v[4096];
-    int n = 0;
-    while (f && n < 4096 && fgets(line, sizeof line, f)) {
-        long long t0, t1;
-        char kind[32], name[64];
-        if (line[0] != '#' && sscanf(line, "%lld,%lld,%*d,%31[^,],%63[^,],", &t0, &t1, kind, name) == 4 &&
-            !strcmp(kind, "step") && !strcmp(name, "prove_start"))
-            v[n++] = (double)(t1 - t0) * 1e-6;
-    }
-    if (f)
-        fclose(f);
-    qsort(v, (size_t)n, sizeof v[0], cmp_d);
-    return n ? v[n / 2] : -1;
+    for (size_t i = 0; i < n && k < 4096; i++)
+        if (sp[i].kind == GS_SPAN_STEP && !strcmp(sp[i].name, "prove_start"))
+            v[k++] = (double)(sp[i].end_ns - sp[i].start_ns) * 1e-6;
+    gs_timeline_destroy(tl);
+    qsort(v, k, sizeof v[0], cmp_d);
+    return k ? v[k / 2] : -1;
 }
 
 /* engine.g2 = cpu from a G2-on-device capture (traces/h100-r3s4-g2cpu,
