@@ -278,3 +278,61 @@ GS_TEST(whatif_removed_state_shortens_the_call_it_blocked_in)
     GS_CHECK_MSG(fabs(r.span_s - 0.0065) < 1e-5 && r.n_after == 0, "load wholly in io: span %.6f, %zu windows",
                  r.span_s, r.n_after);
 }
+
+/* The replayed timeline keeps the sampled thread states (whatif_out.c,
+ * carry_states), so diag attributes its gaps as it does the capture's: on
+ * a launcher (ms) that launches a [0, 0.1] (kernel [0.5, 1.5]), works
+ * [2, 4] and launches b [6, 6.1] (kernel [6.5, 7.5]), sampled running
+ * over [1.9, 6]: unedited the state is as captured; without the work the
+ * second launch begins at 2 + its captured 2 ms gap = 4, and the state,
+ * its start in the gap before the work (kept) and its end at that
+ * launch's start, runs [1.9, 4]; remove:state:running leaves it out. */
+static int state_replay(const char *edit, int64_t *a, int64_t *b)
+{
+    gs_timeline *tl = NULL, *out = NULL;
+    if (gs_timeline_create(&tl) != GS_OK)
+        return 0;
+    gs_tl_lane *l = gs_tl_lane_open(tl, "thread/1 prog", GS_ROLE_THREAD, -1, -1);
+    gs_tl_lane *d = gs_tl_lane_open(tl, "gpu0/stream7", GS_ROLE_DEVICE, 0, 7);
+    gs_tl_span(l, GS_SPAN_STEP, "cuda:cudaLaunchKernel", -1, -1, 0, MS / 10, 0, "corr=1");
+    gs_tl_span(d, GS_SPAN_KERNEL, "a", -1, -1, MS / 2, MS + MS / 2, 0, "corr=1;launch_lane=0");
+    gs_tl_span(l, GS_SPAN_STEP, "state:running", -1, -1, 19 * MS / 10, 6 * MS, 0, NULL);
+    gs_tl_span(l, GS_SPAN_STEP, "work", -1, -1, 2 * MS, 4 * MS, 0, NULL);
+    gs_tl_span(l, GS_SPAN_STEP, "cuda:cudaLaunchKernel", -1, -1, 6 * MS, 6 * MS + MS / 10, 0, "corr=2");
+    gs_tl_span(d, GS_SPAN_KERNEL, "b", -1, -1, 6 * MS + MS / 2, 7 * MS + MS / 2, 0, "corr=2;launch_lane=0");
+    gs_graph *g = NULL;
+    gs_whatif w;
+    gs_whatif_result r;
+    gs_err err;
+    gs_err_clear(&err);
+    int ok = gs_graph_build(&g, tl, &err) == GS_OK && (!edit || gs_whatif_parse(&w, edit, &err) == GS_OK) &&
+             gs_whatif_run(&r, &out, g, &w, edit ? 1 : 0, &err) == GS_OK;
+    GS_CHECK_MSG(ok, "%s: %s", edit ? edit : "no edit", err.msg);
+    int found = 0;
+    size_t n = 0;
+    const gs_span *sp = ok ? gs_timeline_spans(out, &n) : NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(sp[i].name, "state:running")) {
+            found++;
+            *a = sp[i].start_ns;
+            *b = sp[i].end_ns;
+            GS_CHECK_MSG(sp[i].lane == 0 && (sp[i].flags & GS_SPAN_F_MODELLED), "state on lane %d, flags %u",
+                         (int)sp[i].lane, (unsigned)sp[i].flags);
+        }
+    gs_timeline_destroy(out);
+    gs_graph_destroy(g);
+    gs_timeline_destroy(tl);
+    return ok ? found : -1;
+}
+
+GS_TEST(whatif_replayed_timeline_keeps_thread_states)
+{
+    int64_t a = 0, b = 0;
+    GS_CHECK_EQ_INT(state_replay(NULL, &a, &b), 1);
+    GS_CHECK_MSG(llabs(a - 19 * MS / 10) <= 1000 && llabs(b - 6 * MS) <= 1000, "unedited: [%lld, %lld] ns",
+                 (long long)a, (long long)b);
+    GS_CHECK_EQ_INT(state_replay("remove:work", &a, &b), 1);
+    GS_CHECK_MSG(llabs(a - 19 * MS / 10) <= 1000 && llabs(b - 4 * MS) <= 1000, "work gone: [%lld, %lld] ns",
+                 (long long)a, (long long)b);
+    GS_CHECK_EQ_INT(state_replay("remove:state:running", &a, &b), 0);
+}

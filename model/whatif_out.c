@@ -170,6 +170,90 @@ void gs_wi_path(const rctx *c, gs_whatif_result *res)
         }
 }
 
+/* One captured time t of a lane to its replayed time: inside a node,
+ * in proportion to the node's replayed duration; in the gap after it, in
+ * proportion to the replayed gap to the next; before the first or after
+ * the last, shifted with it.  ix: the lane's nodes by captured start. */
+static int64_t map_time(const rctx *c, const int64_t *ix, size_t n, int64_t t)
+{
+    const gs_gnode *nd = c->g->n;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (nd[ix[mid]].s <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return c->ns[ix[0]] - (nd[ix[0]].s - t);
+    int64_t k = ix[lo - 1];
+    if (t <= nd[k].e)
+        return nd[k].e > nd[k].s
+                   ? c->ns[k] + (int64_t)((double)(t - nd[k].s) * (double)(c->ne[k] - c->ns[k]) /
+                                          (double)(nd[k].e - nd[k].s))
+                   : c->ns[k];
+    if (lo == n)
+        return c->ne[k] + (t - nd[k].e);
+    int64_t j = ix[lo], cg = nd[j].s - nd[k].e, rg = c->ns[j] - c->ne[k];
+    if (cg <= 0 || rg <= 0)
+        return c->ne[k];
+    return c->ne[k] + (int64_t)((double)(t - nd[k].e) * (double)rg / (double)cg);
+}
+
+/* The sampled thread states (state:running, state:futex...) of lanes
+ * whose steps are nodes: not nodes themselves (graph.c), they are carried
+ * into the replayed timeline with both ends mapped through their lane's
+ * nodes (map_time), so that diag attributes the replayed gaps from the
+ * same evidence as the capture's (a gap the thread spent running is
+ * host compute).  A state the edits removed (remove:state:X), one squeezed
+ * to nothing, and the lanes whose nodes moved to a pool's lanes are left
+ * out.  Returns 0 when out of memory. */
+static int carry_states(const rctx *c, gs_tl_lane **lanes, size_t nl, const gs_whatif *w, int nw)
+{
+    const gs_graph *g = c->g;
+    size_t ns;
+    const gs_span *sp = gs_timeline_spans(g->tl, &ns);
+    size_t *cnt = calloc(nl + 1, sizeof *cnt), *at = calloc(nl + 1, sizeof *at);
+    char *skip = calloc(nl + 1, 1);
+    int64_t *ix = malloc((g->nn ? g->nn : 1) * sizeof *ix);
+    int ok = cnt && at && skip && ix;
+    for (size_t i = 0; ok && i < g->nn; i++) {
+        const gs_gnode *x = &g->n[i];
+        if (x->lane < 0 || (size_t)x->lane >= nl)
+            continue;
+        cnt[x->lane]++;
+        if ((c->vl && c->vl[i] >= 0) || !strncmp(x->sp->name, "state:", 6))
+            skip[x->lane] = 1;   /* moved to a pool, or a lane of states only (they are nodes) */
+    }
+    for (size_t l = 0; ok && l < nl; l++)
+        at[l + 1] = at[l] + cnt[l];
+    for (size_t l = 0; ok && l <= nl; l++)
+        cnt[l] = 0;
+    for (size_t i = 0; ok && i < g->nn; i++)   /* graph order is captured-start order */
+        if (g->n[i].lane >= 0 && (size_t)g->n[i].lane < nl)
+            ix[at[g->n[i].lane] + cnt[g->n[i].lane]++] = (int64_t)i;
+    for (size_t i = 0; ok && i < ns; i++) {
+        const gs_span *s = &sp[i];
+        if (s->kind != GS_SPAN_STEP || strncmp(s->name, "state:", 6) || s->lane < 0 || (size_t)s->lane >= nl ||
+            skip[s->lane] || !cnt[s->lane] || s->end_ns <= s->start_ns)
+            continue;
+        int gone = 0;
+        for (int e = 0; e < nw && !gone; e++)
+            gone = w[e].kind == GS_WI_REMOVE && gs_wi_match(w[e].what, s->name);
+        const int64_t *lix = ix + at[s->lane];
+        int64_t a = map_time(c, lix, cnt[s->lane], s->start_ns), b = map_time(c, lix, cnt[s->lane], s->end_ns);
+        if (!gone && b > a)
+            gs_tl_span(lanes[s->lane], GS_SPAN_STEP, s->name, s->job, s->part, a, b,
+                       (uint16_t)(s->flags | GS_SPAN_F_MODELLED), s->args);
+    }
+    free(cnt);
+    free(at);
+    free(skip);
+    free(ix);
+    return ok;
+}
+
 gs_status gs_wi_timeline(gs_timeline **out, const rctx *c, const gs_whatif *w, int nw, gs_err *err)
 {
     const gs_graph *g = c->g;
@@ -224,7 +308,12 @@ gs_status gs_wi_timeline(gs_timeline **out, const rctx *c, const gs_whatif *w, i
         gs_tl_span(lanes[s->lane], (gs_span_kind)s->kind, s->name, s->job, s->part, c->ns[g->box_first[b]],
                    c->ne[g->box_last[b]], (uint16_t)(s->flags | GS_SPAN_F_MODELLED), s->args);
     }
+    int carried = carry_states(c, lanes, nl, w, nw);
     free(lanes);
+    if (!carried) {
+        gs_timeline_destroy(tl);
+        return GS_ERR(err, GS_ERR_NOMEM, "what-if", "out of memory for the replayed timeline's thread states");
+    }
     *out = tl;
     return GS_OK;
 }
