@@ -75,9 +75,14 @@
 
 #if defined(__CUDACC__)
 #define GS_F48_HD static __host__ __device__ __forceinline__
-#define GS_F48_UNROLL _Pragma("unroll")
 #else
 #define GS_F48_HD static inline
+#endif
+/* Unrolled on the device (every index then a constant); the host's
+ * compilers would warn about the pragma. */
+#if defined(__CUDA_ARCH__)
+#define GS_F48_UNROLL _Pragma("unroll")
+#else
 #define GS_F48_UNROLL
 #endif
 
