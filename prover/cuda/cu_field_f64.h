@@ -94,19 +94,27 @@
 #define GS_F48_C100_52 1267650600228233905096330575872.0  /* 2^100 + 2^52 */
 #define GS_F48_PINV 0xfffcfffcfffdull                     /* -p^-1 mod 2^48 */
 
-/* p in 48-bit limbs, little-endian. */
+/* p in 48-bit limbs, little-endian (0xffffffffaaab, 0xb153ffffb9fe,
+ * 0xf6241eabfffe, 0x6730d2a0f6b0, 0x4b84f38512bf, 0x434bacd76477,
+ * 0xe69a4b1ba7b6, 0x1a0111ea397f; the test checks them against p's words).
+ * On the device from the constant bank: a DFMA reads it there directly,
+ * where an immediate double takes two moves into registers at every use. */
+#define GS_F48_P_INIT                                                                  \
+    {                                                                                  \
+        281474976688811.0, 194974335351294.0, 270634993844222.0, 113459389855408.0,    \
+        83034393350847.0, 73992301405303.0, 253550359455670.0, 28591897852287.0        \
+    }
+#if defined(__CUDACC__)
+static __constant__ double gs_f48_pc[8] = GS_F48_P_INIT;
+#endif
 GS_F48_HD double gs_f48_p(int j)
 {
-    switch (j) {
-    case 0: return 281474976688811.0;  /* 0xffffffffaaab */
-    case 1: return 194974335351294.0;  /* 0xb153ffffb9fe */
-    case 2: return 270634993844222.0;  /* 0xf6241eabfffe */
-    case 3: return 113459389855408.0;  /* 0x6730d2a0f6b0 */
-    case 4: return 83034393350847.0;   /* 0x4b84f38512bf */
-    case 5: return 73992301405303.0;   /* 0x434bacd76477 */
-    case 6: return 253550359455670.0;  /* 0xe69a4b1ba7b6 */
-    default: return 28591897852287.0;  /* 0x1a0111ea397f */
-    }
+#ifdef __CUDA_ARCH__
+    return gs_f48_pc[j];
+#else
+    static const double ph[8] = GS_F48_P_INIT;
+    return ph[j];
+#endif
 }
 
 /* Number of (i, j), 0 <= i, j < 8, with i + j = k. */
