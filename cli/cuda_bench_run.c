@@ -163,6 +163,8 @@ static gs_status run_field(gs_cu_bench *b, const gs_cuda_bench_opts *o, gs_err *
             g[3], g[4], g[5]);
     fprintf(out, "field  CIOS forms: Fp lazy mul %.2f G/s, Fr mul %.2f G/s\n", g[6], g[7]);
     fprintf(out, "field  Karatsuba (msm_kmul): Fp lazy mul %.2f G/s\n", g[8]);
+    fprintf(out, "field  FP64 pipe (msm_fmul): Fp lazy mul %.2f G/s, integer + FP64 chains side by side %.2f G/s\n",
+            g[9], g[10]);
     fflush(out);
 fail:
     return st;

@@ -35,10 +35,12 @@ void gs_cu_bench_close(gs_cu_bench *b);
 const char *gs_cu_bench_device(const gs_cu_bench *b);
 
 /* ---- field: dependent Montgomery multiply chains over the whole chip ---- */
-#define GS_CU_BENCH_FIELD_KINDS 9
+#define GS_CU_BENCH_FIELD_KINDS 11
 /* "fp_mul", "fr_mul", "fp_sqr_mul" (squaring as a multiply), "fp_sqr",
  * "fp_mul_lazy", "fp_sqr_lazy", "fp_mul_lazy_cios", "fr_mul_cios",
- * "fp_mul_lazy_kara" (the knob msm_kmul's multiplication). */
+ * "fp_mul_lazy_kara" (the knob msm_kmul's multiplication),
+ * "fp_mul_lazy_f64" (msm_fmul = 1's: on the FP64 pipe), "fp_mul_lazy_mix"
+ * (two independent chains, one integer and one FP64: msm_fmul = 2's pairs). */
 const char *gs_cu_bench_field_name(int kind);
 /* One run of kind (< GS_CU_BENCH_FIELD_KINDS): ns per operation of the chip. */
 gs_status gs_cu_bench_field(gs_cu_bench *b, int kind, double *ns_per_op, gs_err *err);

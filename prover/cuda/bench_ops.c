@@ -76,7 +76,7 @@ const char *gs_cu_bench_device(const gs_cu_bench *b) { return b->desc; }
 /* Kinds of gs_cu_field_bench (cuda_dev.h), in its order. */
 static const char *const field_names[GS_CU_BENCH_FIELD_KINDS] = {
     "fp_mul", "fr_mul", "fp_sqr_mul", "fp_sqr", "fp_mul_lazy", "fp_sqr_lazy", "fp_mul_lazy_cios",
-    "fr_mul_cios", "fp_mul_lazy_kara",
+    "fr_mul_cios", "fp_mul_lazy_kara", "fp_mul_lazy_f64", "fp_mul_lazy_mix",
 };
 
 const char *gs_cu_bench_field_name(int kind)

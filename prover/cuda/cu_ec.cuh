@@ -105,12 +105,14 @@ template <class F> CU_PT void xyzz_dbl_aff(cu_xyzz<F> &r, const F &x, const F &y
 /* The field operations of xyzz_add_aff_ops: reduced (any F; fe_sqr is the
  * configuration's squaring) or lazy (Fp only, see xyzz_add_aff_lz). */
 struct cu_ops_reduced {
+    static constexpr bool MUL2 = false; /* see ops_mul2 */
     template <class F> static CU_DEV void mul(F &r, const F &a, const F &b) { fe_mul(r, a, b); }
     template <class F> static CU_DEV void sqr(F &r, const F &a) { fe_sqr(r, a); }
     template <class F> static CU_DEV void sub(F &r, const F &a, const F &b) { fe_sub(r, a, b); }
     template <class F> static CU_DEV bool is_zero(const F &a) { return fe_is_zero(a); }
 };
 struct cu_ops_lazy {
+    static constexpr bool MUL2 = false;
     template <class F> static CU_DEV void mul(F &r, const F &a, const F &b) { fe_mul_lz(r, a, b); }
     template <class F> static CU_DEV void sqr(F &r, const F &a) { fe_sqr_lz(r, a); }
     template <class F> static CU_DEV void sub(F &r, const F &a, const F &b) { fe_sub_lz(r, a, b); }
@@ -186,6 +188,48 @@ template <class BASE, bool LZ> struct cu_ops_call : BASE {
 typedef cu_ops_call<cu_ops_lazy, true> cu_ops_lazy_call;
 typedef cu_ops_call<cu_ops_reduced, false> cu_ops_reduced_call;
 
+/* Two independent lazy multiplications in one out-of-line body (the knob
+ * msm_fmul = 2, CU_FV_FMIX): r.x = a1 b1 by product scanning on the
+ * integer pipe, r.y = a2 b2 on the FP64 pipe (cu_field_f64.h); inlined
+ * side by side, so the scheduler can issue the one while the other waits. */
+template <class C> struct cu_fe_pair {
+    cu_fe<C> x, y;
+};
+template <class C>
+static __device__ __noinline__ cu_fe_pair<C> fe_mul2_mix_byval(cu_fe<C> a1, cu_fe<C> b1, cu_fe<C> a2, cu_fe<C> b2)
+{
+    cu_fe_pair<C> r;
+    fe_mul_ps<C, false>(r.x, a1, b1);
+    fe_mul_f64<C>(r.y, a2, b2);
+    return r;
+}
+/* cu_ops_lazy_call whose independent pairs (ops_mul2) take
+ * fe_mul2_mix_byval. */
+struct cu_ops_lazy_call_mix : cu_ops_lazy_call {
+    static constexpr bool MUL2 = true;
+    template <class C>
+    static CU_DEV void mul2(cu_fe<C> &r1, const cu_fe<C> &a1, const cu_fe<C> &b1, cu_fe<C> &r2, const cu_fe<C> &a2,
+                            const cu_fe<C> &b2)
+    {
+        cu_fe_pair<C> r = fe_mul2_mix_byval<C>(a1, b1, a2, b2);
+        r1 = r.x;
+        r2 = r.y;
+    }
+};
+
+/* r1 = a1 b1, then r2 = a2 b2 (r2's operands never r1): OPS's mul twice,
+ * or its mul2 where it has one (OPS::MUL2). */
+template <class OPS, class F>
+CU_DEV void ops_mul2(F &r1, const F &a1, const F &b1, F &r2, const F &a2, const F &b2)
+{
+    if constexpr (OPS::MUL2) {
+        OPS::mul2(r1, a1, b1, r2, a2, b2);
+    } else {
+        OPS::mul(r1, a1, b1);
+        OPS::mul(r2, a2, b2);
+    }
+}
+
 /* cu_ops_reduced for G2 (Fp2) with the multiplication and squaring out of
  * line by value (cu_fp2.cuh's fe2_mul_call): the by-reference fe_mul of
  * Fp2 makes every call site store its operands to local memory. */
@@ -216,8 +260,7 @@ static __device__ __forceinline__ void xyzz_add_aff_ops(cu_xyzz<F> &acc, const c
         return;
     }
     F U2, S2, P, R, PP, PPP, Q, t;
-    OPS::mul(U2, p.x, acc.ZZ);
-    OPS::mul(S2, y, acc.ZZZ);
+    ops_mul2<OPS>(U2, p.x, acc.ZZ, S2, y, acc.ZZZ);
     OPS::sub(P, U2, acc.X);
     OPS::sub(R, S2, acc.Y);
     if (OPS::is_zero(P)) {
@@ -229,19 +272,16 @@ static __device__ __forceinline__ void xyzz_add_aff_ops(cu_xyzz<F> &acc, const c
         return;
     }
     OPS::sqr(PP, P);
-    OPS::mul(PPP, P, PP);
-    OPS::mul(Q, acc.X, PP);
+    ops_mul2<OPS>(PPP, P, PP, Q, acc.X, PP);
     OPS::sqr(t, R);
     OPS::sub(t, t, PPP);
     OPS::sub(t, t, Q);
     OPS::sub(t, t, Q);
     OPS::sub(Q, Q, t);
     acc.X = t;
-    OPS::mul(Q, R, Q);
-    OPS::mul(t, acc.Y, PPP);
+    ops_mul2<OPS>(Q, R, Q, t, acc.Y, PPP);
     OPS::sub(acc.Y, Q, t);
-    OPS::mul(acc.ZZ, acc.ZZ, PP);
-    OPS::mul(acc.ZZZ, acc.ZZZ, PPP);
+    ops_mul2<OPS>(acc.ZZ, acc.ZZ, PP, acc.ZZZ, acc.ZZZ, PPP);
 }
 
 template <class F, bool INL_DBL = false>

@@ -35,6 +35,7 @@
 #define CU_DEV __device__ __forceinline__
 
 #include "cu_field_kara.cuh"
+#include "cu_field_f64.h"
 
 /* Field descriptors: limb count, -p^-1 mod 2^32, p and R mod p by limb. */
 /* Variant bits of a field configuration (cu_fe<C> with C::VAR), for A/B
@@ -44,6 +45,14 @@
 /* CU_FV_KMUL = fe_mul_lz by Karatsuba (fe_mul_kara; Fp only; set by the
  * knob msm_kmul for G1's level 1, not by GS_CU_FV). */
 #define CU_FV_KMUL 128
+/* CU_FV_FMUL = fe_mul_lz on the FP64 pipe (fe_mul_f64, cu_field_f64.h;
+ * Fp only; the knob msm_fmul = 1 for G1's level 1).  CU_FV_FMIX = the
+ * madd's independent pairs of lazy multiplications as one call, one on
+ * the integer pipe and one on the FP64 pipe (cu_ec.cuh's
+ * cu_ops_lazy_call_mix; the knob msm_fmul = 2); fe_mul_lz alone stays
+ * product scanning.  Neither is a GS_CU_FV bit. */
+#define CU_FV_FMUL 256
+#define CU_FV_FMIX 512
 
 struct cu_fp_cfg {
     static constexpr int N = 12;
@@ -372,10 +381,19 @@ CU_DEV void fe_mul_kara(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
     }
 }
 
+/* r = a b R^-1 on the FP64 pipe (cu_field_f64.h: Fp only, lazy, the same
+ * words as fe_mul_ps without the final subtraction). */
+template <class C> CU_DEV void fe_mul_f64(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
+{
+    static_assert(C::N == 12, "the FP64 multiplication is Fp's");
+    gs_f48_mont_mul(r.l, a.l, b.l);
+}
+
 /* The multiplication every fe_mul / fe_mul_lz uses: product scanning
  * (GS_CU_MUL_CIOS=1 at build time: CIOS, for A/B builds), or for fe_mul_lz
  * Karatsuba where the configuration's variant has CU_FV_KMUL (the knob
- * msm_kmul: the madd's hot multiplications; fe_mul, e.g. in the inlined
+ * msm_kmul), on the FP64 pipe where it has CU_FV_FMUL (msm_fmul = 1):
+ * the madd's hot multiplications; fe_mul, e.g. in the inlined
  * rare doubling, stays product scanning: with Karatsuba there too the
  * level-1 kernel spilled, 168 registers + 24 bytes of spills + a 216-byte
  * frame, against 168 + a 152-byte frame without spills). */
@@ -386,6 +404,7 @@ CU_DEV void fe_mul_impl(cu_fe<C> &r, const cu_fe<C> &a, const cu_fe<C> &b)
     fe_mul_cios<C, FULL>(r, a, b);
 #else
     if constexpr ((C::VAR & CU_FV_KMUL) != 0 && !FULL) fe_mul_kara<C, FULL>(r, a, b);
+    else if constexpr ((C::VAR & CU_FV_FMUL) != 0 && !FULL) fe_mul_f64<C>(r, a, b);
     else fe_mul_ps<C, FULL>(r, a, b);
 #endif
 }

@@ -93,8 +93,12 @@ __global__ void k_fp_op_v(cu_fe<C> *out, const cu_fe<C> *a, const cu_fe<C> *b, s
 
 /* Chains for the throughput figures: KIND 0 = x <- x y, y <- y x (fe_mul);
  * 1 = x <- x^2 (fe_sqr of C's variant); 2 = fe_mul_lz; 3 = fe_sqr_lz;
- * 4 / 5 = CIOS lazy / reduced (fe_mul_cios, whatever fe_mul builds as).
- * Two operations per iteration, each depending on the one before. */
+ * 4 / 5 = CIOS lazy / reduced (fe_mul_cios, whatever fe_mul builds as);
+ * 6 = two independent lazy chains, x <- x y0 by product scanning on the
+ * integer pipe beside y <- y x0 on the FP64 pipe (x0, y0 the loaded
+ * values; the knob msm_fmul = 2's pairing).
+ * Two operations per iteration, each depending on the one before (6: on
+ * the one before in its own chain). */
 template <class C, int KIND>
 __global__ void k_field_chain(cu_fe<C> *io, int iters)
 {
@@ -102,6 +106,7 @@ __global__ void k_field_chain(cu_fe<C> *io, int iters)
     cu_fe<C> x, y;
     fe_load(x, &io[2 * i]);
     fe_load(y, &io[2 * i + 1]);
+    const cu_fe<C> x0 = x, y0 = y;
     for (int k = 0; k < iters; k++) {
         if constexpr (KIND == 0) {
             fe_mul(x, x, y);
@@ -115,13 +120,17 @@ __global__ void k_field_chain(cu_fe<C> *io, int iters)
         } else if constexpr (KIND == 4 || KIND == 5) {
             fe_mul_cios<C, KIND == 5>(x, x, y);
             fe_mul_cios<C, KIND == 5>(y, y, x);
+        } else if constexpr (KIND == 6) {
+            fe_mul_ps<C, false>(x, x, y0);
+            fe_mul_f64<C>(y, y, x0);
         } else {
             fe_sqr_lz(x, x);
             fe_sqr_lz(x, x);
         }
     }
-    if constexpr (KIND == 0 || KIND == 2 || KIND == 4 || KIND == 5) fe_store(&io[2 * i], x);
+    if constexpr (KIND == 0 || KIND == 2 || KIND == 4 || KIND == 5 || KIND == 6) fe_store(&io[2 * i], x);
     else fe_store(&io[2 * i + 1], x);
+    if constexpr (KIND == 6) fe_store(&io[2 * i + 1], y);
 }
 
 template <class F, class H>
@@ -146,11 +155,16 @@ static gs_status field_batch(gs_cu_dev *d, H *out, const H *a, const H *b, size_
         typedef cu_fe<cu_cfgv<cu_fp_cfg, CU_FV_SQR>> Fs;
         typedef cu_fe<cu_cfgv<cu_fp_cfg, 0>> Fm;
         typedef cu_fe<cu_cfgv<cu_fp_cfg, CU_FV_SQR | CU_FV_KMUL>> Fk;
+        typedef cu_fe<cu_cfgv<cu_fp_cfg, CU_FV_SQR | CU_FV_FMUL>> Ff;
         if constexpr (std::is_same<F, cu_fp>::value) {
             /* The knob msm_kmul with GS_CU_FV's lazy bit: the lazy
              * multiplication by Karatsuba, as the MSM's level 1 takes it. */
             if (gs_cu_knob(GS_CU_K_MSM_KMUL) && (fv & CU_FV_LAZY))
                 k_fp_op_v<Fk::cfg, true><<<nb, 128, 0, d->stream>>>((Fk *)dout, (Fk *)da, (Fk *)db, n, op);
+            /* The knob msm_fmul (1 or 2) likewise: the lazy multiplication
+             * on the FP64 pipe (cu_field_f64.h). */
+            else if (gs_cu_knob(GS_CU_K_MSM_FMUL) && (fv & CU_FV_LAZY))
+                k_fp_op_v<Ff::cfg, true><<<nb, 128, 0, d->stream>>>((Ff *)dout, (Ff *)da, (Ff *)db, n, op);
             else if (fv == (CU_FV_SQR | CU_FV_LAZY))
                 k_fp_op_v<Fs::cfg, true><<<nb, 128, 0, d->stream>>>((Fs *)dout, (Fs *)da, (Fs *)db, n, op);
             else if (fv == CU_FV_LAZY)
@@ -244,6 +258,8 @@ extern "C" gs_status gs_cu_field_bench(gs_cu_dev *d, int kind, double *mul_per_s
     case 6: return field_bench<Cm, 4>(d, mul_per_s, err);
     case 7: return field_bench<cu_fr_cfg, 5>(d, mul_per_s, err);
     case 8: return field_bench<cu_cfgv<cu_fp_cfg, CU_FV_KMUL>, 2>(d, mul_per_s, err);
+    case 9: return field_bench<cu_cfgv<cu_fp_cfg, CU_FV_FMUL>, 2>(d, mul_per_s, err);
+    case 10: return field_bench<Cm, 6>(d, mul_per_s, err);
     default: return GS_ERR(err, GS_ERR_ARG, "cuda", "field bench kind %d", kind);
     }
 }

@@ -393,13 +393,17 @@ __global__ void __launch_bounds__(128) k_accum1(cu_xyzz<F> *part, const uint32_t
 /* One bucket addition of level 1: acc += +-p (madd-2008-s), with the
  * variant's doubling inlined (INL), lazy reduction (LAZY, Fp only:
  * acc in [0, 2p) until xyzz_reduce) and the multiplications out of line
- * by value (CALL: with LAZY cu_ops_lazy_call, Fp; without, cu_ops_fp2_call,
- * Fp2). */
+ * by value (CALL: with LAZY cu_ops_lazy_call, Fp, or cu_ops_lazy_call_mix
+ * where the variant has CU_FV_FMIX; without, cu_ops_fp2_call, Fp2). */
 template <class F, bool INL, bool LAZY, bool CALL = false>
 CU_DEV void madd_v(cu_xyzz<F> &acc, const cu_aff<F> &p, bool neg)
 {
-    if constexpr (LAZY && CALL) xyzz_add_aff_lz<INL, typename F::cfg, cu_ops_lazy_call>(acc, p, neg);
-    else if constexpr (LAZY) xyzz_add_aff_lz<INL>(acc, p, neg);
+    if constexpr (LAZY && CALL) {
+        if constexpr ((F::cfg::VAR & CU_FV_FMIX) != 0)
+            xyzz_add_aff_lz<INL, typename F::cfg, cu_ops_lazy_call_mix>(acc, p, neg);
+        else
+            xyzz_add_aff_lz<INL, typename F::cfg, cu_ops_lazy_call>(acc, p, neg);
+    } else if constexpr (LAZY) xyzz_add_aff_lz<INL>(acc, p, neg);
     else if constexpr (CALL) xyzz_add_aff_ops<F, INL, cu_ops_fp2_call>(acc, p, neg);
     else xyzz_add_aff<F, INL>(acc, p, neg);
 }
@@ -465,7 +469,7 @@ struct fv_flat_args {
 template <int FV, int MINB, bool GLV = false>
 static void fv_flat(unsigned blocks, cudaStream_t s, const fv_flat_args &a)
 {
-    typedef cu_fe<cu_cfgv<cu_fp_cfg, FV & (CU_FV_SQR | CU_FV_KMUL)>> FF;
+    typedef cu_fe<cu_cfgv<cu_fp_cfg, FV & (CU_FV_SQR | CU_FV_KMUL | CU_FV_FMUL | CU_FV_FMIX)>> FF;
     k_accum_flat<FF, (FV & CU_FV_INL) != 0, (FV & CU_FV_LAZY) != 0, MINB, (FV & CU_FV_CALL) != 0, GLV>
         <<<blocks, 128, 0, s>>>(
         (cu_xyzz<FF> *)a.part, a.coff, a.bstart, a.keys, a.vals, a.ntot, a.c,
@@ -492,8 +496,16 @@ static int fv_launch_flat(int fv, int minb, unsigned blocks, cudaStream_t s, con
     /* The knob msm_kmul: the same kernels with the Karatsuba multiplication
      * (CU_FV_KMUL in the field variant), built for MINB 2 and 3. */
     if (gs_cu_knob(GS_CU_K_MSM_KMUL)) fv |= CU_FV_KMUL;
+    /* The knob msm_fmul: 1 the lazy multiplications on the FP64 pipe
+     * (CU_FV_FMUL), 2 each independent pair split between the pipes
+     * (CU_FV_FMIX); MINB 2 and 3, without msm_kmul. */
+    int fm = gs_cu_knob(GS_CU_K_MSM_FMUL);
+    if (fm == 1) fv |= CU_FV_FMUL;
+    else if (fm == 2) fv |= CU_FV_FMIX;
     FV_CASE(23, 2) FV_CASE(23, 3) FV_CASE(23, 4)
     FV_CASE(23 | CU_FV_KMUL, 2) FV_CASE(23 | CU_FV_KMUL, 3)
+    FV_CASE(23 | CU_FV_FMUL, 2) FV_CASE(23 | CU_FV_FMUL, 3)
+    FV_CASE(23 | CU_FV_FMIX, 2) FV_CASE(23 | CU_FV_FMIX, 3)
 #undef FV_CASE
     return 0;
 }
@@ -912,8 +924,9 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
                 fv_flat_args a = { b.part[0], b.coff[0], b.bstart, b.keys[pr->sel], b.vals[pr->sel],
                                    ntot, p.c, pts, stride, (uint32_t)skip, p.jshift, p.s1log, glv };
                 if (!fv_launch_flat(cu_fv_bits() & (7 | CU_FV_CALL), cu_msm_minb(), nb1, s, a))
-                    return GS_ERR(err, GS_ERR_ARG, "msm", "GS_CU_FV = %d / GS_CU_MSM_MINB = %d / msm_kmul = %d: "
-                                  "no such variant", cu_fv_bits(), cu_msm_minb(), gs_cu_knob(GS_CU_K_MSM_KMUL));
+                    return GS_ERR(err, GS_ERR_ARG, "msm", "GS_CU_FV = %d / GS_CU_MSM_MINB = %d / msm_kmul = %d / "
+                                  "msm_fmul = %d: no such variant", cu_fv_bits(), cu_msm_minb(),
+                                  gs_cu_knob(GS_CU_K_MSM_KMUL), gs_cu_knob(GS_CU_K_MSM_FMUL));
             }
         } else {
             k_accum1<F><<<nblk(p.t1max, 128), 128, 0, s>>>((X *)b.part[0], b.coff[0], p.K, b.bstart,

@@ -144,7 +144,9 @@ gs_status gs_cu_fp2_batch(gs_cu_dev *d, gs_fp2 *out, const gs_fp2 *a, const gs_f
  * subtraction (lazy), 5: dedicated lazy squaring (cu_field.cuh); 6 / 7:
  * the CIOS form of 4 / of the Fr multiply (fe_mul_cios), beside the
  * product scanning that fe_mul uses; 8: 4 by Karatsuba (fe_mul_kara, the
- * knob msm_kmul's level-1 multiplication). */
+ * knob msm_kmul's level-1 multiplication); 9: 4 on the FP64 pipe
+ * (fe_mul_f64, msm_fmul = 1); 10: two independent chains per thread, 4 on
+ * the integer pipe beside 9 (msm_fmul = 2's pairs). */
 gs_status gs_cu_field_bench(gs_cu_dev *d, int kind, double *mul_per_s, gs_err *err);
 
 /* ---- NTT over Fr ---------------------------------------------------------- */

@@ -93,6 +93,10 @@ extern "C" {
       "G1 MSM level 1 (plans without GLV): the madd's multiplications by one level of Karatsuba on " \
       "six-word halves and a separate reduction (252 products instead of 288, cu_field_kara.cuh; 1); " \
       "msm_minb 2 and 3 built; per MSM")                                                            \
+    X(MSM_FMUL, "msm_fmul", "GS_CU_MSM_FMUL", 0, 0, 2, "0", NULL,                                   \
+      "G1 MSM level 1 (plans without GLV): the madd's lazy multiplications on the FP64 pipe (8 limbs " \
+      "of 48 bits in doubles, cu_field_f64.h): all eight (1), or one of each independent pair beside " \
+      "an integer one (2); msm_minb 2 and 3 built; per MSM")                                         \
     X(KEY_COPIES, "key_copies", "GS_CU_COPIES", GS_CU_KF_ONCE, 1, 16, "16", NULL,                   \
       "resident key: at most this many precomputed window copies per G1 point set; at load_pk")     \
     X(STREAM_ORDER, "stream_order", "GS_CU_ORDER", 0, 0, 1, "new", "new|old",                       \

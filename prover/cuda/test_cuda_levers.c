@@ -18,13 +18,16 @@
  *   msm_kmul level 1's multiplications by Karatsuba (cu_field_kara.cuh),
  *            msm_minb 2 and 3, forced windows up to 20, copies and skips;
  *            GLV plans and G2 (which keep their kernels) with it on;
+ *   msm_fmul level 1's multiplications on the FP64 pipe (cu_field_f64.h),
+ *            all of them (1) or one of each pair (2), msm_minb 2 and 3,
+ *            the same cases as msm_kmul;
  * scalars random, edge (0, 1, r - 1, powers of two), all equal, {0, 1, 2},
  * 0/1 only and 90% 0/1.  Then whole proofs under each lever's settings,
  * with the G2 MSM on the CPU and on the device, on a key with precomputed
  * copies and on one without (where GLV applies): equal to the CPU
  * backend's proofs and verifying.  One test per lever and combination
- * (cuda_msm_glv / _ba / _combo (both) / _seg / _kmul, cuda_prove_h_first / _ba /
- * _glv / _combo / _seg / _kmul, each _vs_cpu), which scripts/gpu-issue33.sh runs in separate processes:
+ * (cuda_msm_glv / _ba / _combo (both) / _seg / _kmul / _fmul, cuda_prove_h_first / _ba /
+ * _glv / _combo / _seg / _kmul / _fmul, each _vs_cpu), which scripts/gpu-issue33.sh runs in separate processes:
  * a lever that faults the device leaves the others' verdicts standing.
  *
  * Settings go through gs_cu_knob_set (the configured values); a knob's
@@ -232,9 +235,38 @@ GS_TEST(cuda_msm_kmul_vs_cpu)
     gs_cu_knob_set(GS_CU_K_MSM_KMUL, km);
 }
 
+/* The FP64-pipe multiplications in level 1 (msm_fmul 1: all eight lazy
+ * ones; 2: one of each independent pair), each at both register budgets
+ * built (msm_minb 3, 2): the G1 cases (61 distinct points: P + P, P - P;
+ * in full for msm_fmul 1 at MINB 3, --quick's subset for the others),
+ * forced windows up to 20, prepared MSMs (copies, skips) at MINB 3; GLV
+ * plans and G2 keep their kernels (checked with the knob on all the same). */
+GS_TEST(cuda_msm_fmul_vs_cpu)
+{
+    if (!tcu_need_device()) return;
+    static const tcu_msm_case forced[] = { { 20000, 0, 20 }, { 20000, 7, 16 }, { 5000, 1, 6 } };
+    static const tcu_msm_case g2_cases[] = { { 1000, 1, 0 }, { 4096, 0, 7 } };
+    int fm = gs_cu_knob(GS_CU_K_MSM_FMUL), minb = gs_cu_knob(GS_CU_K_MSM_MINB);
+    for (int f = 1; f <= 2; f++) {
+        gs_cu_knob_set(GS_CU_K_MSM_FMUL, f);
+        for (int mb = 3; mb >= 2; mb--) {
+            gs_cu_knob_set(GS_CU_K_MSM_MINB, mb);
+            g1_all(mb == 2 || f == 2 || gs_test_quick());
+            tcu_msm_vs_cpu(&tcu_g1_oracle, forced, NCASES(forced), 4093, inf_at, 2, 20000);
+            if (mb == 3) prepared_all();
+        }
+        gs_cu_knob_set(GS_CU_K_MSM_MINB, minb);
+    }
+    int glv = knob_put(GS_CU_K_MSM_GLV, 1);
+    g1_all(1);
+    gs_cu_knob_set(GS_CU_K_MSM_GLV, glv);
+    tcu_msm_vs_cpu(&tcu_g2_oracle, g2_cases, NCASES(g2_cases), 1021, inf_at, 2, 4096);
+    gs_cu_knob_set(GS_CU_K_MSM_FMUL, fm);
+}
+
 /* The levers' settings for whole proofs, by the test that runs them
  * (lever: 0 h_first, 1 msm_ba, 2 msm_glv, 3 both, 4 msm_seg and msm_win,
- * 5 msm_kmul):
+ * 5 msm_kmul, 6 msm_fmul):
  * knob ids and values (-1 ends). */
 static const struct {
     int lever;
@@ -252,6 +284,10 @@ static const struct {
     { 4, "msm_c 20 (the prove's plans without copies take it per proof)", { GS_CU_K_MSM_C, -1 }, { 20 } },
     { 5, "msm_kmul", { GS_CU_K_MSM_KMUL, -1 }, { 1 } },
     { 5, "msm_kmul, msm_minb 2", { GS_CU_K_MSM_KMUL, GS_CU_K_MSM_MINB, -1 }, { 1, 2 } },
+    { 6, "msm_fmul 1", { GS_CU_K_MSM_FMUL, -1 }, { 1 } },
+    { 6, "msm_fmul 1, msm_minb 2", { GS_CU_K_MSM_FMUL, GS_CU_K_MSM_MINB, -1 }, { 1, 2 } },
+    { 6, "msm_fmul 2", { GS_CU_K_MSM_FMUL, -1 }, { 2 } },
+    { 6, "msm_fmul 2, msm_minb 2", { GS_CU_K_MSM_FMUL, GS_CU_K_MSM_MINB, -1 }, { 2, 2 } },
 };
 
 /* Witness kinds beyond the consistent one: 1 edge values (0, 1, r - 1 every
@@ -376,6 +412,11 @@ GS_TEST(cuda_prove_kmul_vs_cpu)
     if (tcu_need_device()) prove_lever_vs_cpu(5);
 }
 
+GS_TEST(cuda_prove_fmul_vs_cpu)
+{
+    if (tcu_need_device()) prove_lever_vs_cpu(6);
+}
+
 #else /* !GS_HAVE_CUDA */
 
 GS_TEST(cuda_msm_glv_vs_cpu) { tcu_need_device(); }
@@ -389,5 +430,7 @@ GS_TEST(cuda_msm_seg_vs_cpu) { tcu_need_device(); }
 GS_TEST(cuda_prove_seg_vs_cpu) { tcu_need_device(); }
 GS_TEST(cuda_msm_kmul_vs_cpu) { tcu_need_device(); }
 GS_TEST(cuda_prove_kmul_vs_cpu) { tcu_need_device(); }
+GS_TEST(cuda_msm_fmul_vs_cpu) { tcu_need_device(); }
+GS_TEST(cuda_prove_fmul_vs_cpu) { tcu_need_device(); }
 
 #endif

@@ -35,6 +35,7 @@ static const struct { gs_cu_knob_id k; int v; } was[] = {
     {GS_CU_K_MSM_GLV, 0},            /* issue 33: off until measured */
     {GS_CU_K_MSM_BA, 0},
     {GS_CU_K_MSM_KMUL, 0},           /* issue 33: off until measured */
+    {GS_CU_K_MSM_FMUL, 0},           /* issue 33: off until measured */
     {GS_CU_K_KEY_COPIES, 16},
     {GS_CU_K_STREAM_ORDER, 0},       /* not "old" */
     {GS_CU_K_H_FIRST, 0},            /* the witness MSMs beside the H chain */
