@@ -224,9 +224,13 @@ typedef struct gs_profile {
     double copy_gbps, pin_gbps;      /* 0: not measured */
     double state_copy_gbps;          /* one thread's copy of the witness into fresh memory, 0 not measured */
     char build[64];
-    /* msm_b2's scalars: a witness of the engine's circuit (1, written
-     * "msm_scalars":"witness"), or uniform random ones (0: "random", and
-     * every profile from before the field), which cost the MSM more. */
+    /* msm_b2's scalars: a witness of the engine's circuit on the wires
+     * of its B matrix, the others zero (2, "witness_b": the engine's B2
+     * points of the other wires are at infinity, which the MSM skips), on
+     * every wire (1, "witness": calibrate before that; the model scales
+     * it by the circuit's share of wires in B, gs_calibrate_b_share), or
+     * uniform random ones (0: "random", and every profile from before
+     * the field), which cost the MSM more. */
     int msm_witness;
     /* The vCPUs one by one (calibrate's map; n_cpus 0: not measured):
      * synthesis speed on each vCPU, relative to the mean vCPU's, alone
@@ -265,6 +269,11 @@ typedef struct gs_calibrate_opts {
     void (*pin_free)(gs_assignment *as);
 } gs_calibrate_opts;
 gs_status gs_calibrate(gs_profile *out, const gs_calibrate_opts *o, gs_err *err);
+/* The share of the engine circuit's wires that appear in its B matrix
+ * (at 2^12 constraints; 66.7%, the same within half a point from 2^10 to
+ * 2^20): the part of the B G2 MSM's points not at infinity.  0 when the
+ * circuit cannot be made. */
+double gs_calibrate_b_share(void);
 
 /* The fit as a table on f (one line per stage and size: n, median, p10,
  * p90, fit error) and as documented JSON (model/MODEL.md). */

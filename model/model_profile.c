@@ -18,10 +18,12 @@
  * staging of pinned copies); pin_gbps: page-locking (0: not measured);
  * state_copy_gbps (optional): one thread copying the witness into fresh
  * memory, the CUDA backend's state for the CPU G2 MSM;
- * msm_scalars: what msm_b2 multiplied, "witness" (a witness of the
- * engine's circuit, as the engine's B G2 MSM) or "random" (uniform
- * scalars; a profile without the field, from before calibrate used the
- * witness, is one).
+ * msm_scalars: what msm_b2 multiplied, "witness_b" (a witness of the
+ * engine's circuit on the wires of B, the others zero, as the engine's B
+ * G2 MSM, whose other points are at infinity), "witness" (the witness on
+ * every wire: calibrate before witness_b; lent scaled by the share of
+ * wires in B) or "random" (uniform scalars; a profile without the field,
+ * from before calibrate used the witness, is one).
  *
  * Reading checks every field (GS_ERR_FORMAT naming the file and what was
  * expected); the model takes the classes into its curves
@@ -65,7 +67,7 @@ gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
     gs_json_num(f, p->copy_gbps);
     fprintf(f, ",\"pin_gbps\":");
     gs_json_num(f, p->pin_gbps);
-    fprintf(f, ",\"msm_scalars\":\"%s\"", p->msm_witness ? "witness" : "random");
+    fprintf(f, ",\"msm_scalars\":\"%s\"", p->msm_witness == 2 ? "witness_b" : p->msm_witness ? "witness" : "random");
     if (p->state_copy_gbps > 0) {
         fprintf(f, ",\"state_copy_gbps\":");
         gs_json_num(f, p->state_copy_gbps);
@@ -161,11 +163,12 @@ gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err)
         (st = num(j, "state_copy_gbps", 0, 1e4, &p->state_copy_gbps, path, err)) != GS_OK)
         goto out;
     const gs_json *ms = gs_json_get(j, "msm_scalars");
-    if (ms && (ms->type != GS_JSON_STRING || (strcmp(ms->text, "witness") && strcmp(ms->text, "random")))) {
-        st = bad(err, path, ms, "\"msm_scalars\": \"witness\" or \"random\"");
+    if (ms && (ms->type != GS_JSON_STRING ||
+               (strcmp(ms->text, "witness_b") && strcmp(ms->text, "witness") && strcmp(ms->text, "random")))) {
+        st = bad(err, path, ms, "\"msm_scalars\": \"witness_b\", \"witness\" or \"random\"");
         goto out;
     }
-    p->msm_witness = ms && !strcmp(ms->text, "witness");
+    p->msm_witness = !ms ? 0 : !strcmp(ms->text, "witness_b") ? 2 : !strcmp(ms->text, "witness");
     for (size_t i = 0; i < cls->n; i++) {
         int k = 0;
         while (k < GS_MODEL_SPEED_CLASSES && strcmp(cls->keys[i], gs_model_speed_class_name(k)))
@@ -331,6 +334,14 @@ int gs_mi_profile_lend(gs_model *m)
     if (!m->profile[0] || gs_model_find(m, gs_vocab_name(GS_V_MSM_B2), GS_WHERE_CPU) >= 0 || !m->n_sizes ||
         gs_profile_msm_cs(&m->prof_data, 1024) <= 0)
         return 1;
+    /* A profile timed on every wire (msm_scalars "witness"): the engine's
+     * MSM skips B2's points at infinity, the wires outside B. */
+    double bshare = 1;
+    if (m->prof_data.msm_witness == 1) {
+        bshare = gs_calibrate_b_share();
+        if (!(bshare > 0 && bshare <= 1))
+            bshare = 1;
+    }
     stage *sg = gs_mi_stage_get(m, gs_vocab_name(GS_V_MSM_B2), GS_WHERE_CPU, 0);
     if (!sg)
         return 0;
@@ -343,17 +354,23 @@ int gs_mi_profile_lend(gs_model *m)
         inst *x = gs_mi_inst_add(sg, z->kind, z->log, -1, -1);
         if (!x)
             return 0;
-        x->v = x->wall = gs_profile_msm_cs(&m->prof_data, n);
+        x->v = x->wall = gs_profile_msm_cs(&m->prof_data, n) * bshare;
         point *p = &sg->pt[sg->n_pt - 1];
         if (!(p->sorted = malloc(sizeof *p->sorted)))
             return 0;
         p->sorted[0] = p->median = p->p10 = p->p90 = p->wall_median = x->v;
-        char what[96];
+        char what[96], how[320];
         snprintf(what, sizeof what, "%.3f cs per partition at 2^%u (%.0f points)", x->v, z->log, n);
+        snprintf(how, sizeof how,
+                 ", timed with the witness on every wire (calibrate before msm_scalars witness_b) and scaled by "
+                 "the share of the circuit's wires in B, %.1f%% (the other wires' B2 points are at infinity, "
+                 "which the MSM skips); re-run gapscope calibrate to time it as the engine runs it",
+                 100 * bshare);
         gs_mi_note(m, "Stage msm_b2 (cpu) lent by the machine profile: %s, its one-thread G2 MSM scaled "
                       "as n / log2 n%s.\n", what,
-                   m->prof_data.msm_witness
-                       ? ""
+                   m->prof_data.msm_witness == 2 ? ""
+                   : m->prof_data.msm_witness == 1
+                       ? how
                        : ", timed on uniform random scalars (a profile from before calibrate used the engine's "
                          "witness): the engine's witness repeats values, which the MSM merges, so this overstates "
                          "its G2 MSM (2.2x at 2^18 on the engine's circuit, model/MODEL.md 7.2); re-run "

@@ -41,8 +41,8 @@ GS_TEST(profile_calibrate_round_trip)
     GS_REQUIRE(gs_profile_write(&p, path, &err) == GS_OK);
     GS_REQUIRE(gs_profile_read(&q, path, &err) == GS_OK);
     GS_CHECK(q.cores == p.cores && q.log == 10 && !strcmp(q.host_cpu, "test cpu"));
-    GS_CHECK_MSG(p.msm_witness == 1 && q.msm_witness == 1, "msm_b2 on the witness: %d, read back %d", p.msm_witness,
-                 q.msm_witness);
+    GS_CHECK_MSG(p.msm_witness == 2 && q.msm_witness == 2, "msm_b2 on the witness of B's wires: %d, read back %d",
+                 p.msm_witness, q.msm_witness);
     for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++) {
         GS_CHECK_EQ_INT(q.cls[k].n, p.cls[k].n);
         for (int i = 0; i < p.cls[k].n; i++)
@@ -299,4 +299,50 @@ GS_TEST(profile_vcpu_map_puts_synthesis_at_the_mean_vcpu)
     GS_CHECK_MSG(fabs(x / y - 1) < 1e-9, "unsteady map: %.5f / %.5f", x, y);
     GS_CHECK(strstr(gs_model_notes(mw), "vCPU map is not steady") != NULL);
     gs_model_destroy(mw);
+}
+
+/* A profile whose CPU G2 MSM was timed with the witness on every wire
+ * (msm_scalars "witness", calibrate before witness_b) is lent scaled by
+ * the share of the engine circuit's wires in B: the engine's B2 points of
+ * the others are at infinity, which the MSM skips (at 2^16 on this
+ * workstation: the engine's MSM 0.293 s, every wire 0.423, the witness
+ * zero outside B 0.292; bench/RESULTS.md).  The same file marked
+ * witness_b is lent as timed. */
+GS_TEST(profile_lend_scales_an_every_wire_msm_to_b)
+{
+    double share = gs_calibrate_b_share();
+    GS_CHECK_MSG(share > 0.66 && share < 0.68, "share of wires in B %.4f", share);
+    char base[600], prof[600], wb[600];
+    snprintf(base, sizeof base, "%s/traces/h100-r3s4-g2cpu/base-1/spans.csv", root());
+    snprintf(prof, sizeof prof, "%s/traces/h100-r3s4-g2cpu/base-1/machine-profile.json", root());
+    snprintf(wb, sizeof wb, "%s/witness_b.json", gs_test_tmpdir());
+    FILE *in = fopen(prof, "r"), *out = fopen(wb, "w");
+    GS_REQUIRE(in && out);
+    static char buf[65536];
+    size_t len = fread(buf, 1, sizeof buf - 1, in);
+    buf[len] = '\0';
+    fclose(in);
+    char *k = strstr(buf, "\"msm_scalars\":\"witness\"");
+    GS_REQUIRE(k);
+    fwrite(buf, 1, (size_t)(k - buf), out);
+    fputs("\"msm_scalars\":\"witness_b\"", out);
+    fputs(k + strlen("\"msm_scalars\":\"witness\""), out);
+    fclose(out);
+    double cs[2] = {0, 0};
+    const char *paths[2] = {prof, wb};
+    for (int i = 0; i < 2; i++) {
+        gs_model *m = NULL;
+        gs_err err;
+        gs_err_clear(&err);
+        GS_REQUIRE(gs_model_load_profiled(&m, base, paths[i], &err) == GS_OK);
+        int s = gs_model_find(m, "msm_b2", GS_WHERE_CPU);
+        GS_CHECK(s >= 0 && gs_model_cost(m, s, 3, 20, 1, 0, 0, &cs[i], &err) == GS_OK);
+        if (i == 0)
+            GS_CHECK_MSG(strstr(gs_model_notes(m), "share of the circuit's wires in B"), "%s", gs_model_notes(m));
+        else
+            GS_CHECK(!strstr(gs_model_notes(m), "wires in B"));
+        gs_model_destroy(m);
+    }
+    GS_CHECK_MSG(cs[1] > 0 && fabs(cs[0] / cs[1] - share) < 1e-6, "every wire %.3f cs, witness_b %.3f (share %.4f)",
+                 cs[0], cs[1], share);
 }
