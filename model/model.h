@@ -134,6 +134,10 @@ double gs_model_pin_gbps(const gs_model *m);
  * capture ran g2 = cpu (its own prove_host holds it) or no profile
  * measured the rate. */
 double gs_model_state_copy_s(const gs_model *m, int kind, uint32_t log);
+/* The same copy's wall seconds while a CPU G2 MSM runs (the profile's
+ * state_copy_busy_gbps); 0 when not measured or when
+ * gs_model_state_copy_s is 0. */
+double gs_model_state_copy_busy_s(const gs_model *m, int kind, uint32_t log);
 
 /* ---- a prove's device schedule (model_sched.c) ---- */
 typedef enum { GS_MODEL_STAGING_PINNED, GS_MODEL_STAGING_PAGEABLE, GS_MODEL_STAGING_DIRECT,
@@ -223,6 +227,12 @@ typedef struct gs_profile {
     gs_profile_class cls[GS_MODEL_SPEED_CLASSES];
     double copy_gbps, pin_gbps;      /* 0: not measured */
     double state_copy_gbps;          /* one thread's copy of the witness into fresh memory, 0 not measured */
+    /* The same copy while the CPU G2 MSM runs on a pool of every CPU (the
+     * finalizers' load when engine.g2 = cpu keeps them busy; 0 not
+     * measured): on the H100 VMs it ran 10x slower than alone where the
+     * processor's share would make it 1.5x (fresh memory's page faults
+     * beside the MSM's own allocations). */
+    double state_copy_busy_gbps;
     char build[64];
     /* msm_b2's scalars: a witness of the engine's circuit on the wires
      * of its B matrix, the others zero (2, "witness_b": the engine's B2

@@ -20,12 +20,16 @@
  * GS_STAGE_F_MODELLED at their virtual times.
  * prove_finish: the CPU G2 MSM (unless it ran on the device) as CPU work
  * on this device's pool, then the epilogue as one thread of CPU work;
- * both reported as host stages.
+ * both reported as host stages.  With the G2 MSM on the CPU, prove_start
+ * copies the witness for it (gs_model_state_copy_s): CPU work of the
+ * worker, and at least the profile's busy copy time
+ * (gs_model_state_copy_busy_s) while one of prove_finish's MSMs runs.
  *
  * Lock order: impl->mu (the device mutex) only.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +44,7 @@ typedef struct {
     uint64_t seed;
     pthread_mutex_t mu;
     int b2_loaded;          /* under mu */
+    atomic_int msm_b2;      /* CPU G2 MSMs running (prove_finish) */
     char desc[480];
 } model_impl;
 
@@ -158,7 +163,15 @@ static gs_status model_prove_start(gs_backend *be, const gs_pk *pk, const gs_ass
             gs_vt_sleep(ns_of(plan.witness_end));
             if (spin)
                 gs_vt_load(-1);
+            int64_t w0 = gs_now_ns();
             gs_vt_cpu_class(ns_of(wc), 1, -1, GS_SPEED_OTHER);
+            /* Beside a CPU G2 MSM of this device's finalizers the copy
+             * lasts what calibrate measured there (wall), when that is
+             * longer than its share of the modelled CPU gave it. */
+            double busy = atomic_load(&im->msm_b2) > 0 ? gs_model_state_copy_busy_s(im->m, st->kind, st->log) : 0;
+            int64_t more = ns_of(busy) - (gs_now_ns() - w0);
+            if (more > 0)
+                gs_vt_sleep(more);
             left -= gs_now_ns() - c0;
             if (left < 0)
                 left = 0;
@@ -215,8 +228,14 @@ static gs_status model_prove_finish(gs_backend *be, gs_prove_state *st, gs_proof
             rc = GS_ERR(err, GS_ERR_UNSUPPORTED, "model backend",
                         "the G2 MSM on the CPU is not in the model (%s ran it on the device)",
                         gs_model_source(im->m));
-        else if ((rc = cpu(im, si, st, err)) == GS_OK)
-            push(stages, gs_vocab_name(GS_V_MSM_B2), GS_STAGE_HOST, -1, 0, t0, gs_now_ns(), GS_STAGE_F_MODELLED);
+        else {
+            atomic_fetch_add(&im->msm_b2, 1);
+            rc = cpu(im, si, st, err);
+            atomic_fetch_sub(&im->msm_b2, 1);
+            if (rc == GS_OK)
+                push(stages, gs_vocab_name(GS_V_MSM_B2), GS_STAGE_HOST, -1, 0, t0, gs_now_ns(),
+                     GS_STAGE_F_MODELLED);
+        }
     }
     int ep = gs_model_find(im->m, gs_vocab_name(GS_V_EPILOGUE), GS_WHERE_CPU);
     if (rc == GS_OK && ep >= 0) {
@@ -271,6 +290,7 @@ gs_status gs_backend_model_create(gs_backend **out, const gs_model *m, int devic
         free(im);
         return GS_ERR(err, GS_ERR_NOMEM, "model backend", "out of memory");
     }
+    atomic_init(&im->msm_b2, 0);
     be->ops = &model_ops;
     be->device = device;
     be->impl = im;

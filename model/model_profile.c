@@ -18,6 +18,8 @@
  * staging of pinned copies); pin_gbps: page-locking (0: not measured);
  * state_copy_gbps (optional): one thread copying the witness into fresh
  * memory, the CUDA backend's state for the CPU G2 MSM;
+ * state_copy_busy_gbps (optional): the same while a CPU G2 MSM runs on a
+ * pool of every CPU;
  * msm_scalars: what msm_b2 multiplied, "witness_b" (a witness of the
  * engine's circuit on the wires of B, the others zero, as the engine's B
  * G2 MSM, whose other points are at infinity), "witness" (the witness on
@@ -68,6 +70,10 @@ gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
     fprintf(f, ",\"pin_gbps\":");
     gs_json_num(f, p->pin_gbps);
     fprintf(f, ",\"msm_scalars\":\"%s\"", p->msm_witness == 2 ? "witness_b" : p->msm_witness ? "witness" : "random");
+    if (p->state_copy_busy_gbps > 0) {
+        fprintf(f, ",\"state_copy_busy_gbps\":");
+        gs_json_num(f, p->state_copy_busy_gbps);
+    }
     if (p->state_copy_gbps > 0) {
         fprintf(f, ",\"state_copy_gbps\":");
         gs_json_num(f, p->state_copy_gbps);
@@ -161,6 +167,9 @@ gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err)
         goto out;
     if (gs_json_get(j, "state_copy_gbps") &&
         (st = num(j, "state_copy_gbps", 0, 1e4, &p->state_copy_gbps, path, err)) != GS_OK)
+        goto out;
+    if (gs_json_get(j, "state_copy_busy_gbps") &&
+        (st = num(j, "state_copy_busy_gbps", 0, 1e4, &p->state_copy_busy_gbps, path, err)) != GS_OK)
         goto out;
     const gs_json *ms = gs_json_get(j, "msm_scalars");
     if (ms && (ms->type != GS_JSON_STRING ||

@@ -205,6 +205,13 @@ double gs_model_state_copy_s(const gs_model *m, int kind, uint32_t log)
     return copy_bytes(m, GS_V_H2D_W, kind, log) / (m->prof_data.state_copy_gbps * 1e9);
 }
 
+double gs_model_state_copy_busy_s(const gs_model *m, int kind, uint32_t log)
+{
+    if (!(gs_model_state_copy_s(m, kind, log) > 0) || !(m->prof_data.state_copy_busy_gbps > 0))
+        return 0;
+    return copy_bytes(m, GS_V_H2D_W, kind, log) / (m->prof_data.state_copy_busy_gbps * 1e9);
+}
+
 double gs_model_pin_gbps(const gs_model *m) { return m->pin_gbps > 0 ? m->pin_gbps : GS_MODEL_PIN_GBPS; }
 
 gs_status gs_model_prove_plan(gs_model_plan *out, const gs_model *m, const gs_model_prove_q *q,

@@ -30,6 +30,8 @@ GS_TEST(profile_calibrate_round_trip)
             GS_CHECK(p.cls[k].cpu_s[i] > 0 && p.cls[k].speed[i] > 0);
     }
     GS_CHECK(p.copy_gbps > 0);
+    GS_CHECK_MSG(p.state_copy_gbps > 0 && p.state_copy_busy_gbps > 0, "state copy %.3f GB/s alone, %.3f busy",
+                 p.state_copy_gbps, p.state_copy_busy_gbps);
     /* The staging copy (32 KiB at 2^10: one thread) alone, then beside 2
      * busy synthesis threads. */
     const gs_profile_class *sc = &p.cls[GS_SPEED_STAGING];
@@ -41,6 +43,8 @@ GS_TEST(profile_calibrate_round_trip)
     GS_REQUIRE(gs_profile_write(&p, path, &err) == GS_OK);
     GS_REQUIRE(gs_profile_read(&q, path, &err) == GS_OK);
     GS_CHECK(q.cores == p.cores && q.log == 10 && !strcmp(q.host_cpu, "test cpu"));
+    GS_CHECK_MSG(fabs(q.state_copy_busy_gbps - p.state_copy_busy_gbps) <= 1e-9 * p.state_copy_busy_gbps,
+                 "state copy busy %.6f read back %.6f", p.state_copy_busy_gbps, q.state_copy_busy_gbps);
     GS_CHECK_MSG(p.msm_witness == 2 && q.msm_witness == 2, "msm_b2 on the witness of B's wires: %d, read back %d",
                  p.msm_witness, q.msm_witness);
     for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++) {
