@@ -320,18 +320,7 @@ GS_TEST(profile_lend_scales_an_every_wire_msm_to_b)
     snprintf(base, sizeof base, "%s/traces/h100-r3s4-g2cpu/base-1/spans.csv", root());
     snprintf(prof, sizeof prof, "%s/traces/h100-r3s4-g2cpu/base-1/machine-profile.json", root());
     snprintf(wb, sizeof wb, "%s/witness_b.json", gs_test_tmpdir());
-    FILE *in = fopen(prof, "r"), *out = fopen(wb, "w");
-    GS_REQUIRE(in && out);
-    static char buf[65536];
-    size_t len = fread(buf, 1, sizeof buf - 1, in);
-    buf[len] = '\0';
-    fclose(in);
-    char *k = strstr(buf, "\"msm_scalars\":\"witness\"");
-    GS_REQUIRE(k);
-    fwrite(buf, 1, (size_t)(k - buf), out);
-    fputs("\"msm_scalars\":\"witness_b\"", out);
-    fputs(k + strlen("\"msm_scalars\":\"witness\""), out);
-    fclose(out);
+    GS_REQUIRE(gs_test_copy_edit(prof, wb, "\"msm_scalars\":\"witness\"", "\"msm_scalars\":\"witness_b\""));
     double cs[2] = {0, 0};
     const char *paths[2] = {prof, wb};
     for (int i = 0; i < 2; i++) {

@@ -426,6 +426,28 @@ static double prove_start_ms(const char *dir)
     return k ? v[k / 2] : -1;
 }
 
+/* engine.g2 = cpu with 12 synthesis threads predicted from capture cap
+ * (under the root) twice, with profs[i] (NULL: the capture's own) into
+ * dirs[i]; 0 (after a failed check) when one fails. */
+static int g2cpu_s12_pair(const char *cap, const char *const profs[2], const char *const dirs[2])
+{
+    const char *sets[2] = {"engine.g2=cpu", "engine.synth_threads=12"};
+    char capture[600];
+    snprintf(capture, sizeof capture, "%s/%s", root(), cap);
+    for (int i = 0; i < 2; i++) {
+        gs_predict_opts o = {.capture = capture, .profile = profs[i], .sets = sets, .n_sets = 2,
+                             .run = {.out_dir = dirs[i], .quiet = 1, .no_charts = 1}};
+        gs_run_result r;
+        gs_err err;
+        gs_err_clear(&err);
+        gs_status st = gs_scn_predict(&o, &r, &err);
+        GS_CHECK_MSG(st == GS_OK, "%s", err.msg);
+        if (st != GS_OK)
+            return 0;
+    }
+    return 1;
+}
+
 /* engine.g2 = cpu from a G2-on-device capture (traces/h100-r3s4-g2cpu,
  * its calibrate beside base-1: the witness copy into fresh memory at
  * 1.02 GB/s, 33 ms for 2^20 wires): the CUDA backend copies the witness
@@ -441,37 +463,28 @@ GS_TEST(predict_g2cpu_runs_the_witness_copy_beside_the_device)
     char prof[600], noprof[600], with[600], without[600];
     snprintf(prof, sizeof prof, "%s/%s/machine-profile.json", root(), cap);
     snprintf(noprof, sizeof noprof, "%s/noscp.json", gs_test_tmpdir());
-    FILE *in = fopen(prof, "r"), *out = fopen(noprof, "w");
-    GS_REQUIRE(in && out);
-    char buf[65536];
-    size_t len = fread(buf, 1, sizeof buf - 1, in);
-    buf[len] = '\0';
-    char *k = strstr(buf, ",\"state_copy_gbps\":");
-    GS_REQUIRE(k);
-    char *e = k + 1;
-    while (*e && *e != ',' && *e != '}')
-        e++;
-    fwrite(buf, 1, (size_t)(k - buf), out);
-    fputs(e, out);
-    fclose(in);
-    fclose(out);
-    const char *sets[2] = {"engine.g2=cpu", "engine.synth_threads=12"};
-    char capture[600];
-    snprintf(capture, sizeof capture, "%s/%s", root(), cap);
+    /* The rate's field and its value cut out. */
+    char field[64];
+    const char *v = NULL;
+    {
+        FILE *f = fopen(prof, "r");
+        static char buf[65536];
+        size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        buf[len] = '\0';
+        v = strstr(buf, ",\"state_copy_gbps\":");
+        size_t n = v ? strcspn(v + 1, ",}") + 1 : 0;
+        GS_REQUIRE(v && n < sizeof field);
+        memcpy(field, v, n);
+        field[n] = '\0';
+    }
+    GS_REQUIRE(gs_test_copy_edit(prof, noprof, field, ""));
     snprintf(with, sizeof with, "%s/scp-with", gs_test_tmpdir());
     snprintf(without, sizeof without, "%s/scp-without", gs_test_tmpdir());
-    const char *dirs[2] = {with, without}, *profs[2] = {NULL, noprof};
-    for (int i = 0; i < 2; i++) {
-        gs_predict_opts o = {.capture = capture, .profile = profs[i], .sets = sets, .n_sets = 2,
-                             .run = {.out_dir = dirs[i], .quiet = 1, .no_charts = 1}};
-        gs_run_result r;
-        gs_err err;
-        gs_err_clear(&err);
-        gs_status st = gs_scn_predict(&o, &r, &err);
-        GS_CHECK_MSG(st == GS_OK, "%s", err.msg);
-        if (st != GS_OK)
-            return;
-    }
+    const char *profs[2] = {NULL, noprof}, *dirs[2] = {with, without};
+    if (!g2cpu_s12_pair(cap, profs, dirs))
+        return;
     double a = prove_start_ms(with), b = prove_start_ms(without);
     char cap12[600];
     snprintf(cap12, sizeof cap12, "%s/traces/h100-r3s4-g2cpu/g2cpu-s12", root());
@@ -496,37 +509,16 @@ GS_TEST(predict_g2cpu_runs_the_witness_copy_beside_the_device)
 GS_TEST(predict_g2cpu_copies_the_witness_slower_beside_the_msm)
 {
     const char *cap = "traces/h100-r3s4-g2cpu/base-1";
-    char prof[600], busy[600], capture[600], d0[600], d1[600];
+    char prof[600], busy[600], d0[600], d1[600];
     snprintf(prof, sizeof prof, "%s/%s/machine-profile.json", root(), cap);
     snprintf(busy, sizeof busy, "%s/busy.json", gs_test_tmpdir());
-    FILE *in = fopen(prof, "r"), *out = fopen(busy, "w");
-    GS_REQUIRE(in && out);
-    static char buf[65536];
-    size_t len = fread(buf, 1, sizeof buf - 1, in);
-    buf[len] = '\0';
-    fclose(in);
-    char *k = strstr(buf, ",\"state_copy_gbps\":");
-    GS_REQUIRE(k);
-    fwrite(buf, 1, (size_t)(k - buf), out);
-    fputs(",\"state_copy_busy_gbps\":0.2", out);
-    fputs(k, out);
-    fclose(out);
-    const char *sets[2] = {"engine.g2=cpu", "engine.synth_threads=12"};
-    snprintf(capture, sizeof capture, "%s/%s", root(), cap);
+    GS_REQUIRE(gs_test_copy_edit(prof, busy, ",\"state_copy_gbps\":",
+                                 ",\"state_copy_busy_gbps\":0.2,\"state_copy_gbps\":"));
     snprintf(d0, sizeof d0, "%s/busy-without", gs_test_tmpdir());
     snprintf(d1, sizeof d1, "%s/busy-with", gs_test_tmpdir());
-    const char *dirs[2] = {d0, d1}, *profs[2] = {NULL, busy};
-    for (int i = 0; i < 2; i++) {
-        gs_predict_opts o = {.capture = capture, .profile = profs[i], .sets = sets, .n_sets = 2,
-                             .run = {.out_dir = dirs[i], .quiet = 1, .no_charts = 1}};
-        gs_run_result r;
-        gs_err err;
-        gs_err_clear(&err);
-        gs_status st = gs_scn_predict(&o, &r, &err);
-        GS_CHECK_MSG(st == GS_OK, "%s", err.msg);
-        if (st != GS_OK)
-            return;
-    }
+    const char *profs[2] = {NULL, busy}, *dirs[2] = {d0, d1};
+    if (!g2cpu_s12_pair(cap, profs, dirs))
+        return;
     double a = prove_start_ms(d0), b = prove_start_ms(d1);
     if (gs_test_verbose())
         printf("  prove_start: %.1f ms with the alone rate, %.1f with the busy one\n", a, b);

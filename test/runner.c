@@ -106,6 +106,25 @@ int gs_test_write_text(const char *path, const char *text)
     return fclose(f) == 0 && ok;
 }
 
+int gs_test_copy_edit(const char *src, const char *dst, const char *find, const char *repl)
+{
+    static char buf[65536];
+    FILE *in = fopen(src, "r");
+    if (!in)
+        return 0;
+    size_t len = fread(buf, 1, sizeof buf - 1, in);
+    int whole = feof(in);
+    fclose(in);
+    buf[len] = '\0';
+    char *k = whole ? strstr(buf, find) : NULL;
+    FILE *out = k ? fopen(dst, "w") : NULL;
+    if (!out)
+        return 0;
+    int ok = fwrite(buf, 1, (size_t)(k - buf), out) == (size_t)(k - buf) && fputs(repl, out) >= 0 &&
+             fputs(k + strlen(find), out) >= 0;
+    return fclose(out) == 0 && ok;
+}
+
 const char *gs_test_snarkjs(void)
 {
     static char path[1024];

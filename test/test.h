@@ -48,6 +48,10 @@ const char *gs_test_bin(void);
 int gs_test_sh(char *out, size_t len, const char *cmd);
 /* Writes text to path (created or truncated); 1 on success, else 0. */
 int gs_test_write_text(const char *path, const char *text);
+/* Copies the text file src (< 64 KiB) to dst with the first occurrence of
+ * find replaced by repl; 1 on success, 0 when find is not in it or a file
+ * fails. */
+int gs_test_copy_edit(const char *src, const char *dst, const char *find, const char *repl);
 /* snarkjs's command line ($GS_ROOT, else the current directory, then
  * node_modules/.bin/snarkjs), or NULL when it is not installed there. */
 const char *gs_test_snarkjs(void);
