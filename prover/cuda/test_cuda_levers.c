@@ -211,47 +211,22 @@ GS_TEST(cuda_msm_seg_vs_cpu)
     gs_cu_knob_set(GS_CU_K_MSM_SEG, seg);
 }
 
-/* Karatsuba multiplications in level 1 at both register budgets built
- * (msm_minb 2, 3): the G1 cases (61 distinct points: P + P, P - P), forced
- * windows up to 20, prepared MSMs (copies, skips); GLV plans and G2 keep
- * their kernels (checked with the knob on all the same). */
-GS_TEST(cuda_msm_kmul_vs_cpu)
+/* A level-1 multiplication lever, knob k at each of vals[0..nv), at both
+ * register budgets built (msm_minb 3, 2): the G1 cases (61 distinct
+ * points: P + P, P - P; in full for the first value at MINB 3, --quick's
+ * subset for the others), forced windows up to 20, prepared MSMs (copies,
+ * skips) at MINB 3; then, the last value still on, the GLV plans and G2,
+ * which keep their kernels. */
+static void lever_msm_vs_cpu(gs_cu_knob_id k, const int *vals, int nv)
 {
-    if (!tcu_need_device()) return;
     static const tcu_msm_case forced[] = { { 20000, 0, 20 }, { 20000, 7, 16 }, { 5000, 1, 6 } };
     static const tcu_msm_case g2_cases[] = { { 1000, 1, 0 }, { 4096, 0, 7 } };
-    int km = knob_put(GS_CU_K_MSM_KMUL, 1), minb = gs_cu_knob(GS_CU_K_MSM_MINB);
-    for (int mb = 3; mb >= 2; mb--) {
-        gs_cu_knob_set(GS_CU_K_MSM_MINB, mb);
-        g1_all(mb == 2 || gs_test_quick());
-        tcu_msm_vs_cpu(&tcu_g1_oracle, forced, NCASES(forced), 4093, inf_at, 2, 20000);
-        if (mb == 3) prepared_all();
-    }
-    gs_cu_knob_set(GS_CU_K_MSM_MINB, minb);
-    int glv = knob_put(GS_CU_K_MSM_GLV, 1);
-    g1_all(1);
-    gs_cu_knob_set(GS_CU_K_MSM_GLV, glv);
-    tcu_msm_vs_cpu(&tcu_g2_oracle, g2_cases, NCASES(g2_cases), 1021, inf_at, 2, 4096);
-    gs_cu_knob_set(GS_CU_K_MSM_KMUL, km);
-}
-
-/* The FP64-pipe multiplications in level 1 (msm_fmul 1: all eight lazy
- * ones; 2: one of each independent pair), each at both register budgets
- * built (msm_minb 3, 2): the G1 cases (61 distinct points: P + P, P - P;
- * in full for msm_fmul 1 at MINB 3, --quick's subset for the others),
- * forced windows up to 20, prepared MSMs (copies, skips) at MINB 3; GLV
- * plans and G2 keep their kernels (checked with the knob on all the same). */
-GS_TEST(cuda_msm_fmul_vs_cpu)
-{
-    if (!tcu_need_device()) return;
-    static const tcu_msm_case forced[] = { { 20000, 0, 20 }, { 20000, 7, 16 }, { 5000, 1, 6 } };
-    static const tcu_msm_case g2_cases[] = { { 1000, 1, 0 }, { 4096, 0, 7 } };
-    int fm = gs_cu_knob(GS_CU_K_MSM_FMUL), minb = gs_cu_knob(GS_CU_K_MSM_MINB);
-    for (int f = 1; f <= 2; f++) {
-        gs_cu_knob_set(GS_CU_K_MSM_FMUL, f);
+    int was = gs_cu_knob(k), minb = gs_cu_knob(GS_CU_K_MSM_MINB);
+    for (int i = 0; i < nv; i++) {
+        gs_cu_knob_set(k, vals[i]);
         for (int mb = 3; mb >= 2; mb--) {
             gs_cu_knob_set(GS_CU_K_MSM_MINB, mb);
-            g1_all(mb == 2 || f == 2 || gs_test_quick());
+            g1_all(mb == 2 || i > 0 || gs_test_quick());
             tcu_msm_vs_cpu(&tcu_g1_oracle, forced, NCASES(forced), 4093, inf_at, 2, 20000);
             if (mb == 3) prepared_all();
         }
@@ -261,7 +236,24 @@ GS_TEST(cuda_msm_fmul_vs_cpu)
     g1_all(1);
     gs_cu_knob_set(GS_CU_K_MSM_GLV, glv);
     tcu_msm_vs_cpu(&tcu_g2_oracle, g2_cases, NCASES(g2_cases), 1021, inf_at, 2, 4096);
-    gs_cu_knob_set(GS_CU_K_MSM_FMUL, fm);
+    gs_cu_knob_set(k, was);
+}
+
+/* Karatsuba multiplications in level 1 (msm_kmul 1). */
+GS_TEST(cuda_msm_kmul_vs_cpu)
+{
+    if (!tcu_need_device()) return;
+    static const int on[] = { 1 };
+    lever_msm_vs_cpu(GS_CU_K_MSM_KMUL, on, 1);
+}
+
+/* The FP64-pipe multiplications in level 1 (msm_fmul 1: all eight lazy
+ * ones; 2: one of each independent pair). */
+GS_TEST(cuda_msm_fmul_vs_cpu)
+{
+    if (!tcu_need_device()) return;
+    static const int vals[] = { 1, 2 };
+    lever_msm_vs_cpu(GS_CU_K_MSM_FMUL, vals, 2);
 }
 
 /* The levers' settings for whole proofs, by the test that runs them
