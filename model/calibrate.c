@@ -385,12 +385,14 @@ static void *msm_bg_main(void *p)
 }
 
 /* The witness's copy into fresh memory (state_copy_rate) while MSMs run
- * on a pool of every CPU, one per CPU at once (the engine's finalizers:
- * a backlog with the G2 MSM on the CPU kept 16 in flight on 16 vCPUs, each
- * allocating its buckets); 0 when they could not run. */
+ * on a pool of every CPU, one per CPU at once up to MAX_LOOPS (the
+ * engine's finalizers: a backlog with the G2 MSM on the CPU kept 16 in
+ * flight on 16 vCPUs, each allocating its buckets; the cap keeps the
+ * scratch of a many-core host's MSMs bounded); 0 when they could not
+ * run. */
 static double state_copy_busy_rate(uint32_t log, const gs_g2_affine *pts, const gs_scalar *sc, size_t n, int cpus)
 {
-    enum { MAX_LOOPS = 64 };
+    enum { MAX_LOOPS = 16 };
     msm_bg b = {.pts = pts, .sc = sc, .n = n};
     atomic_init(&b.stop, 0);
     gs_err err;
