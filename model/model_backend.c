@@ -23,7 +23,8 @@
  * both reported as host stages.  With the G2 MSM on the CPU, prove_start
  * copies the witness for it (gs_model_state_copy_s): CPU work of the
  * worker, and at least the profile's busy copy time
- * (gs_model_state_copy_busy_s) while one of prove_finish's MSMs runs.
+ * (gs_model_state_copy_busy_s) while one of prove_finish's MSMs runs on
+ * the host (any device's).
  *
  * Lock order: impl->mu (the device mutex) only.
  */
@@ -44,9 +45,15 @@ typedef struct {
     uint64_t seed;
     pthread_mutex_t mu;
     int b2_loaded;          /* under mu */
-    atomic_int msm_b2;      /* CPU G2 MSMs running (prove_finish) */
     char desc[480];
 } model_impl;
+
+/* CPU G2 MSMs running in prove_finish on this host, every device's (the
+ * witness copy's page faults meet them all).  One count for the process:
+ * the virtual clock that model runs need is the process's own, one run at
+ * a time (common/clock.h), and every increment is paired with its
+ * decrement. */
+static atomic_int host_msm_b2;
 
 struct gs_prove_state {
     int64_t job;
@@ -165,10 +172,10 @@ static gs_status model_prove_start(gs_backend *be, const gs_pk *pk, const gs_ass
                 gs_vt_load(-1);
             int64_t w0 = gs_now_ns();
             gs_vt_cpu_class(ns_of(wc), 1, -1, GS_SPEED_OTHER);
-            /* Beside a CPU G2 MSM of this device's finalizers the copy
+            /* Beside a CPU G2 MSM of the host's finalizers the copy
              * lasts what calibrate measured there (wall), when that is
              * longer than its share of the modelled CPU gave it. */
-            double busy = atomic_load(&im->msm_b2) > 0 ? gs_model_state_copy_busy_s(im->m, st->kind, st->log) : 0;
+            double busy = atomic_load(&host_msm_b2) > 0 ? gs_model_state_copy_busy_s(im->m, st->kind, st->log) : 0;
             int64_t more = ns_of(busy) - (gs_now_ns() - w0);
             if (more > 0)
                 gs_vt_sleep(more);
@@ -229,9 +236,9 @@ static gs_status model_prove_finish(gs_backend *be, gs_prove_state *st, gs_proof
                         "the G2 MSM on the CPU is not in the model (%s ran it on the device)",
                         gs_model_source(im->m));
         else {
-            atomic_fetch_add(&im->msm_b2, 1);
+            atomic_fetch_add(&host_msm_b2, 1);
             rc = cpu(im, si, st, err);
-            atomic_fetch_sub(&im->msm_b2, 1);
+            atomic_fetch_sub(&host_msm_b2, 1);
             if (rc == GS_OK)
                 push(stages, gs_vocab_name(GS_V_MSM_B2), GS_STAGE_HOST, -1, 0, t0, gs_now_ns(),
                      GS_STAGE_F_MODELLED);
@@ -290,7 +297,6 @@ gs_status gs_backend_model_create(gs_backend **out, const gs_model *m, int devic
         free(im);
         return GS_ERR(err, GS_ERR_NOMEM, "model backend", "out of memory");
     }
-    atomic_init(&im->msm_b2, 0);
     be->ops = &model_ops;
     be->device = device;
     be->impl = im;
