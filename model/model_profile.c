@@ -351,6 +351,12 @@ int gs_mi_profile_lend(gs_model *m)
         if (!(bshare > 0 && bshare <= 1))
             bshare = 1;
     }
+    char how[320];
+    snprintf(how, sizeof how,
+             ", timed with the witness on every wire (calibrate before msm_scalars witness_b) and scaled by "
+             "the share of the circuit's wires in B, %.1f%% (the other wires' B2 points are at infinity, "
+             "which the MSM skips); re-run gapscope calibrate to time it as the engine runs it",
+             100 * bshare);
     stage *sg = gs_mi_stage_get(m, gs_vocab_name(GS_V_MSM_B2), GS_WHERE_CPU, 0);
     if (!sg)
         return 0;
@@ -368,13 +374,8 @@ int gs_mi_profile_lend(gs_model *m)
         if (!(p->sorted = malloc(sizeof *p->sorted)))
             return 0;
         p->sorted[0] = p->median = p->p10 = p->p90 = p->wall_median = x->v;
-        char what[96], how[320];
+        char what[96];
         snprintf(what, sizeof what, "%.3f cs per partition at 2^%u (%.0f points)", x->v, z->log, n);
-        snprintf(how, sizeof how,
-                 ", timed with the witness on every wire (calibrate before msm_scalars witness_b) and scaled by "
-                 "the share of the circuit's wires in B, %.1f%% (the other wires' B2 points are at infinity, "
-                 "which the MSM skips); re-run gapscope calibrate to time it as the engine runs it",
-                 100 * bshare);
         gs_mi_note(m, "Stage msm_b2 (cpu) lent by the machine profile: %s, its one-thread G2 MSM scaled "
                       "as n / log2 n%s.\n", what,
                    m->prof_data.msm_witness == 2 ? ""

@@ -197,19 +197,24 @@ double gs_model_pin_bytes(const gs_model *m, int kind, uint32_t log)
     return copy_bytes(m, GS_V_H2D_W, kind, log) + copy_bytes(m, GS_V_H2D, kind, log);
 }
 
-double gs_model_state_copy_s(const gs_model *m, int kind, uint32_t log)
+/* The witness copy at gbps, when the capture ran the G2 MSM on the
+ * device and its profile timed the copy alone; else 0. */
+static double state_copy_at(const gs_model *m, int kind, uint32_t log, double gbps)
 {
     const char *g2 = gs_model_meta(m, "scenario.engine.g2");
-    if (!g2 || strcmp(g2, "device") || !m->profile[0] || !(m->prof_data.state_copy_gbps > 0))
+    if (!g2 || strcmp(g2, "device") || !m->profile[0] || !(m->prof_data.state_copy_gbps > 0) || !(gbps > 0))
         return 0;
-    return copy_bytes(m, GS_V_H2D_W, kind, log) / (m->prof_data.state_copy_gbps * 1e9);
+    return copy_bytes(m, GS_V_H2D_W, kind, log) / (gbps * 1e9);
+}
+
+double gs_model_state_copy_s(const gs_model *m, int kind, uint32_t log)
+{
+    return state_copy_at(m, kind, log, m->prof_data.state_copy_gbps);
 }
 
 double gs_model_state_copy_busy_s(const gs_model *m, int kind, uint32_t log)
 {
-    if (!(gs_model_state_copy_s(m, kind, log) > 0) || !(m->prof_data.state_copy_busy_gbps > 0))
-        return 0;
-    return copy_bytes(m, GS_V_H2D_W, kind, log) / (m->prof_data.state_copy_busy_gbps * 1e9);
+    return state_copy_at(m, kind, log, m->prof_data.state_copy_busy_gbps);
 }
 
 double gs_model_pin_gbps(const gs_model *m) { return m->pin_gbps > 0 ? m->pin_gbps : GS_MODEL_PIN_GBPS; }

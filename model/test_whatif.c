@@ -229,6 +229,21 @@ GS_TEST(whatif_more_threads_drain_a_pool)
     gs_timeline_destroy(tl);
 }
 
+/* tl replayed with one edit (NULL: none) into r and, when out is not
+ * NULL, the replayed timeline; 0 after a failed check. */
+static int replay_edit(gs_timeline *tl, const char *edit, gs_whatif_result *r, gs_timeline **out)
+{
+    gs_graph *g = NULL;
+    gs_whatif w;
+    gs_err err;
+    gs_err_clear(&err);
+    int ok = gs_graph_build(&g, tl, &err) == GS_OK && (!edit || gs_whatif_parse(&w, edit, &err) == GS_OK) &&
+             gs_whatif_run(r, out, g, &w, edit ? 1 : 0, &err) == GS_OK;
+    GS_CHECK_MSG(ok, "%s: %s", edit ? edit : "no edit", err.msg);
+    gs_graph_destroy(g);
+    return ok;
+}
+
 /* remove:state:X inside a call: the launcher's library load [0.2, 10.2]
  * ms was sampled in state io over [2.2, 8.2] (reading it from disk), its
  * first kernel [0.5, 1.5] launched before it, the second launched after
@@ -253,14 +268,7 @@ static int io_replay(int64_t io0, int64_t io1, gs_whatif_result *r)
                "corr=2");
     gs_tl_span(d, GS_SPAN_KERNEL, "b", -1, -1, 10 * MS + 7 * MS / 10, 15 * MS + 7 * MS / 10, 0,
                "corr=2;launch_lane=0");
-    gs_graph *g = NULL;
-    gs_whatif w;
-    gs_err err;
-    gs_err_clear(&err);
-    int ok = gs_graph_build(&g, tl, &err) == GS_OK && gs_whatif_parse(&w, "remove:state:io", &err) == GS_OK &&
-             gs_whatif_run(r, NULL, g, &w, 1, &err) == GS_OK;
-    GS_CHECK_MSG(ok, "%s", err.msg);
-    gs_graph_destroy(g);
+    int ok = replay_edit(tl, "remove:state:io", r, NULL);
     gs_timeline_destroy(tl);
     return ok;
 }
@@ -300,14 +308,8 @@ static int state_replay(const char *edit, int64_t *a, int64_t *b)
     gs_tl_span(l, GS_SPAN_STEP, "work", -1, -1, 2 * MS, 4 * MS, 0, NULL);
     gs_tl_span(l, GS_SPAN_STEP, "cuda:cudaLaunchKernel", -1, -1, 6 * MS, 6 * MS + MS / 10, 0, "corr=2");
     gs_tl_span(d, GS_SPAN_KERNEL, "b", -1, -1, 6 * MS + MS / 2, 7 * MS + MS / 2, 0, "corr=2;launch_lane=0");
-    gs_graph *g = NULL;
-    gs_whatif w;
     gs_whatif_result r;
-    gs_err err;
-    gs_err_clear(&err);
-    int ok = gs_graph_build(&g, tl, &err) == GS_OK && (!edit || gs_whatif_parse(&w, edit, &err) == GS_OK) &&
-             gs_whatif_run(&r, &out, g, &w, edit ? 1 : 0, &err) == GS_OK;
-    GS_CHECK_MSG(ok, "%s: %s", edit ? edit : "no edit", err.msg);
+    int ok = replay_edit(tl, edit, &r, &out);
     int found = 0;
     size_t n = 0;
     const gs_span *sp = ok ? gs_timeline_spans(out, &n) : NULL;
@@ -320,7 +322,6 @@ static int state_replay(const char *edit, int64_t *a, int64_t *b)
                          (int)sp[i].lane, (unsigned)sp[i].flags);
         }
     gs_timeline_destroy(out);
-    gs_graph_destroy(g);
     gs_timeline_destroy(tl);
     return ok ? found : -1;
 }

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../common/outfile.h"
 #include "../test/test.h"
 #include "predict.h"
 
@@ -464,21 +465,16 @@ GS_TEST(predict_g2cpu_runs_the_witness_copy_beside_the_device)
     snprintf(prof, sizeof prof, "%s/%s/machine-profile.json", root(), cap);
     snprintf(noprof, sizeof noprof, "%s/noscp.json", gs_test_tmpdir());
     /* The rate's field and its value cut out. */
-    char field[64];
-    const char *v = NULL;
-    {
-        FILE *f = fopen(prof, "r");
-        static char buf[65536];
-        size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-        if (f)
-            fclose(f);
-        buf[len] = '\0';
-        v = strstr(buf, ",\"state_copy_gbps\":");
-        size_t n = v ? strcspn(v + 1, ",}") + 1 : 0;
-        GS_REQUIRE(v && n < sizeof field);
-        memcpy(field, v, n);
-        field[n] = '\0';
-    }
+    char field[64], *text = NULL;
+    size_t len;
+    gs_err err;
+    GS_REQUIRE(gs_read_file(&text, &len, prof, &err) == GS_OK);
+    const char *v = strstr(text, ",\"state_copy_gbps\":");
+    size_t n = v ? strcspn(v + 1, ",}") + 1 : 0;
+    if (v && n < sizeof field)
+        snprintf(field, sizeof field, "%.*s", (int)n, v);
+    free(text);
+    GS_REQUIRE(v && n < sizeof field);
     GS_REQUIRE(gs_test_copy_edit(prof, noprof, field, ""));
     snprintf(with, sizeof with, "%s/scp-with", gs_test_tmpdir());
     snprintf(without, sizeof without, "%s/scp-without", gs_test_tmpdir());

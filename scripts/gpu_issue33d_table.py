@@ -6,7 +6,8 @@ the FP64 pipe (the knob msm_fmul) against the defaults, from the call's
   python3 scripts/gpu_issue33d_table.py OUT_DIR
 
 Reads OUT_DIR/{msm24,msm26,msmcp,prove24,field}.json (a missing or cut-short
-file is a '-', never an error).  Reuses gpu_issue33_table.py's readers.
+file is a '-', never an error).  Reuses gpu_issue33_table.py's readers and
+gpu_issue33c_table.py's columns.
 Table 3: the field chains' rates (G mul/s = 1 / the median ns per
 operation of the chip) of the lazy multiplications.
 """
@@ -14,13 +15,7 @@ import os
 import sys
 
 from gpu_issue33_table import load, medians, set_table, stage_table
-
-COLUMNS = [
-    ("msm 2^24", "msm24.json", r"cuda/msm_g1/24{set}$"),
-    ("msm 2^26", "msm26.json", r"cuda/msm_g1/26{set}$"),
-    ("msm 2^24 cp", "msmcp.json", r"cuda/msm_g1_c20t\d+/24{set}$"),
-    ("prove 2^24", "prove24.json", r"cuda/prove/24/direct{set}$"),
-]
+from gpu_issue33c_table import COLUMNS  # the same four medians as the kmul call
 CHAINS = [
     ("fp_mul_lazy", "integer, product scanning (the default)"),
     ("fp_mul_lazy_f64", "FP64 pipe (msm_fmul=1)"),

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "test.h"
 #include "../common/hash.h"
+#include "../common/outfile.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -108,21 +109,19 @@ int gs_test_write_text(const char *path, const char *text)
 
 int gs_test_copy_edit(const char *src, const char *dst, const char *find, const char *repl)
 {
-    static char buf[65536];
-    FILE *in = fopen(src, "r");
-    if (!in)
+    char *buf = NULL;
+    size_t len;
+    gs_err err;
+    if (gs_read_file(&buf, &len, src, &err) != GS_OK)
         return 0;
-    size_t len = fread(buf, 1, sizeof buf - 1, in);
-    int whole = feof(in);
-    fclose(in);
-    buf[len] = '\0';
-    char *k = whole ? strstr(buf, find) : NULL;
+    char *k = strstr(buf, find);
     FILE *out = k ? fopen(dst, "w") : NULL;
-    if (!out)
-        return 0;
-    int ok = fwrite(buf, 1, (size_t)(k - buf), out) == (size_t)(k - buf) && fputs(repl, out) >= 0 &&
+    int ok = out && fwrite(buf, 1, (size_t)(k - buf), out) == (size_t)(k - buf) && fputs(repl, out) >= 0 &&
              fputs(k + strlen(find), out) >= 0;
-    return fclose(out) == 0 && ok;
+    if (out && fclose(out) != 0)
+        ok = 0;
+    free(buf);
+    return ok;
 }
 
 const char *gs_test_snarkjs(void)

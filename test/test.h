@@ -48,7 +48,7 @@ const char *gs_test_bin(void);
 int gs_test_sh(char *out, size_t len, const char *cmd);
 /* Writes text to path (created or truncated); 1 on success, else 0. */
 int gs_test_write_text(const char *path, const char *text);
-/* Copies the text file src (< 64 KiB) to dst with the first occurrence of
+/* Copies the text file src to dst with the first occurrence of
  * find replaced by repl; 1 on success, 0 when find is not in it or a file
  * fails. */
 int gs_test_copy_edit(const char *src, const char *dst, const char *find, const char *repl);
