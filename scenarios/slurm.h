@@ -114,6 +114,7 @@ typedef struct gs_slurm_task {
     char state[32];                 /* Slurm's last word, or LOST / NO-STATUS */
     char node[128], host[128], gpus[64];  /* from the status file (node also from Slurm) */
     int exit_code;                  /* the task's exit status (-1: unknown) */
+    double start_s, end_s;          /* the task's own clock (date +%s.%N) at its start and end (0: unknown) */
     char why[256];                  /* failed: what happened */
     double gone_s;                  /* internal: when it was first missing from every record */
 } gs_slurm_task;
@@ -158,6 +159,17 @@ void gs_slurm_array_counts(const gs_slurm_array *a, int counts[GS_TASK_PHASE_COU
 /* Lines "  task 5 (job 1234_5): CANCELLED on node1, exit 143" of the tasks
  * not done, then how to resume and cancel; `cmd` names the command. */
 void gs_slurm_array_report(const gs_slurm_array *a, const char *cmd, FILE *f);
+
+/* Marks in beside[i] (n of them) every task marked in ran that ran on the
+ * same host (host, else node) as another such task at the same time, by
+ * the start and end its status file gives: their timings include each
+ * other's load.  Tasks without both times are not marked.  Returns how
+ * many were marked. */
+int gs_slurm_array_beside(const gs_slurm_array *a, const unsigned char *ran, unsigned char *beside);
+/* The line a driver prints when gs_slurm_array_beside marked k of n runs
+ * ("8 of 18 runs ran beside another run on the same host ...: submit with
+ * --sbatch --exclusive ..."), without the newline. */
+void gs_slurm_beside_note(char *out, size_t cap, int k, int n);
 
 /* Single-quotes s for a POSIX shell into out ('it'\''s').  0 when it does
  * not fit. */

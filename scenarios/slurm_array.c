@@ -170,6 +170,8 @@ static int read_status(gs_slurm_array *a, int i)
             snprintf(t->host, sizeof t->host, "%s", v);
         else if (!strcmp(line, "gpus"))
             snprintf(t->gpus, sizeof t->gpus, "%s", v);
+        else if (!strcmp(line, "start") || !strcmp(line, "end")) /* "%N" where date has none: whole seconds */
+            *(!strcmp(line, "start") ? &t->start_s : &t->end_s) = strtod(v, NULL);
         else if (!strcmp(line, "exit") && *v) {
             t->exit_code = atoi(v);
             have_exit = 1;
@@ -177,6 +179,32 @@ static int read_status(gs_slurm_array *a, int i)
     }
     fclose(f);
     return have_exit;
+}
+
+int gs_slurm_array_beside(const gs_slurm_array *a, const unsigned char *ran, unsigned char *beside)
+{
+    int k = 0;
+    for (int i = 0; i < a->n; i++) {
+        const gs_slurm_task *t = &a->t[i];
+        const char *h = t->host[0] ? t->host : t->node;
+        beside[i] = 0;
+        for (int j = 0; j < a->n && !beside[i] && ran[i] && *h && t->start_s > 0 && t->end_s > 0; j++) {
+            const gs_slurm_task *u = &a->t[j];
+            beside[i] = j != i && ran[j] && u->start_s > 0 && u->end_s > 0 &&
+                        !strcmp(h, u->host[0] ? u->host : u->node) && t->start_s < u->end_s && u->start_s < t->end_s;
+        }
+        k += beside[i];
+    }
+    return k;
+}
+
+void gs_slurm_beside_note(char *out, size_t cap, int k, int n)
+{
+    snprintf(out, cap,
+             "%d of %d runs ran beside another run on the same host at the same time: their timings include each "
+             "other's load (CPU, memory bandwidth, PCIe, and the GPU where they share one).  To measure each run "
+             "alone, submit with --sbatch --exclusive (a node per task) or --array-max 1",
+             k, n);
 }
 
 /* Runs a query command; "Invalid job id" (jobs the controller forgot) is an empty answer. */

@@ -89,6 +89,14 @@ gs_status gs_slurm_gate_runs(const gs_slurm_gate_spec *g, const gs_slurm_opts *o
     }
     if (c[GS_TASK_DONE] < total)
         gs_slurm_array_report(&a, "gate", stderr);
+    unsigned char *beside = calloc((size_t)total, 1);
+    int nb = beside ? gs_slurm_array_beside(&a, done, beside) : 0;
+    if (nb) { /* paired base and head beside each other share the load alike; still, say so */
+        char note[512];
+        gs_slurm_beside_note(note, sizeof note, nb, c[GS_TASK_DONE]);
+        fprintf(stderr, "gapscope gate: %s\n", note);
+    }
+    free(beside);
 done:
     gs_slurm_array_close(&a);
     return st;

@@ -107,12 +107,12 @@ static void write_script(FILE *f, const gs_slurm_array *a, const char *spec, con
                "  echo \"host=$(hostname 2>/dev/null)\"\n"
                "  echo \"gpus=${CUDA_VISIBLE_DEVICES:-${SLURM_JOB_GPUS:-}}\"\n"
                "  echo \"gpu_model=$gpu_model\"\n"
-               "  echo \"start=$(date +%%s)\"\n"
+               "  echo \"start=$(date +%%s.%%N)\"\n"
                "} > \"$status.tmp\" && mv -f \"$status.tmp\" \"$status\"\n");
     fprintf(f, "sig=\ntrap 'sig=TERM' TERM\n");
     fputs(body, f);
     fprintf(f, "rc=$?\n"
-               "{ cat \"$status\"; echo \"end=$(date +%%s)\"; echo \"signal=$sig\"; echo \"exit=$rc\"; } "
+               "{ cat \"$status\"; echo \"end=$(date +%%s.%%N)\"; echo \"signal=$sig\"; echo \"exit=$rc\"; } "
                "> \"$status.tmp\" && mv -f \"$status.tmp\" \"$status\"\n"
                "exit $rc\n");
 }

@@ -119,7 +119,8 @@ static gs_status write_tasks_csv(const gs_slurm_array *a, const gs_sweep_plan *p
 
 /* slurm.md: jobs, hardware classes, per-class points, tasks not done. */
 static gs_status write_md(const gs_slurm_array *a, const gs_sweep_plan *plan, const gs_run_result *rows,
-                          const unsigned char *ran, char (*hw)[HW_MAX], int *n_classes, gs_err *err)
+                          const unsigned char *ran, const unsigned char *beside, char (*hw)[HW_MAX], int *n_classes,
+                          gs_err *err)
 {
     char path[GS_SCN_PATH_MAX + 32], jobs_path[GS_SCN_PATH_MAX + 16], line[256];
     const char *cls[MAX_CLASSES];
@@ -169,6 +170,19 @@ static gs_status write_md(const gs_slurm_array *a, const gs_sweep_plan *plan, co
         }
         fprintf(f, "| %s | %d | %s |\n", cls[k], n, hosts);
     }
+    int nb = 0, nr = 0;
+    for (int i = 0; i < a->n; i++)
+        nb += beside[i], nr += ran[i];
+    if (nb) {
+        char note[512];
+        gs_slurm_beside_note(note, sizeof note, nb, nr);
+        fprintf(f, "\n**%s.**  The runs that did (task: host):", note);
+        for (int i = 0, k = 0; i < a->n; i++)
+            if (beside[i] && k++ < 40)
+                fprintf(f, "%s %d: %s", k > 1 ? "," : "", i, a->t[i].host[0] ? a->t[i].host : a->t[i].node);
+        fprintf(f, "%s\n", nb > 40 ? ", ..." : "");
+    } else if (nr)
+        fprintf(f, "\nNo two runs ran on one host at the same time (by their start and end in the status files).\n");
     if (nc <= 1)
         fprintf(f, "\nEvery run ran on the same hardware class: the points compare like with like.\n");
     else {
@@ -228,7 +242,7 @@ gs_status gs_slurm_sweep(const gs_sweep_opts *sw, const gs_slurm_opts *o, int *f
     gs_slurm_array a;
     memset(&a, 0, sizeof a);
     gs_run_result *rows = NULL;
-    unsigned char *ran = NULL;
+    unsigned char *ran = NULL, *beside = NULL;
     char(*hw)[HW_MAX] = NULL;
     char *body = malloc(65536);
     *failed = 0;
@@ -243,8 +257,9 @@ gs_status gs_slurm_sweep(const gs_sweep_opts *sw, const gs_slurm_opts *o, int *f
         goto done;
     rows = calloc((size_t)total, sizeof *rows);
     ran = calloc((size_t)total, 1);
+    beside = calloc((size_t)total, 1);
     hw = calloc((size_t)total, sizeof *hw);
-    if (!rows || !ran || !hw) {
+    if (!rows || !ran || !beside || !hw) {
         st = GS_ERR(err, GS_ERR_NOMEM, "sweep", "out of memory");
         goto done;
     }
@@ -272,11 +287,18 @@ gs_status gs_slurm_sweep(const gs_sweep_opts *sw, const gs_slurm_opts *o, int *f
         }
         snprintf(rows[i].dir, sizeof rows[i].dir, "%s", dir);
     }
-    int nc = 0;
+    int nc = 0, nb = gs_slurm_array_beside(&a, ran, beside), nr = 0;
     if ((st = gs_sweep_plan_tables(plan, rows, ran, total, err)) != GS_OK ||
         (st = write_tasks_csv(&a, plan, rows, hw, err)) != GS_OK ||
-        (st = write_md(&a, plan, rows, ran, hw, &nc, err)) != GS_OK)
+        (st = write_md(&a, plan, rows, ran, beside, hw, &nc, err)) != GS_OK)
         goto done;
+    for (int i = 0; i < total; i++)
+        nr += ran[i];
+    if (nb) {
+        char note[512];
+        gs_slurm_beside_note(note, sizeof note, nb, nr);
+        fprintf(stderr, "gapscope sweep: %s (%s/slurm.md lists them)\n", note, sw->out_dir);
+    }
     if (nc > 1)
         fprintf(stderr, "gapscope sweep: the runs ran on %d hardware classes: the tables mix them (%s/slurm.md "
                         "splits each point by class)\n", nc, sw->out_dir);
@@ -288,6 +310,7 @@ done:
     free(body);
     free(rows);
     free(ran);
+    free(beside);
     free(hw);
     return st;
 }

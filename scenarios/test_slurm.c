@@ -220,4 +220,61 @@ GS_TEST(slurm_sweep_through_stand_in_commands)
     csv = slurp(p);
     GS_CHECK_MSG(csv && !strstr(csv, ",,,,,,,,") && strstr(csv, "sw/run-001"), "%s", csv ? csv : "(none)");
     free(csv);
+    /* The stand-in runs one task at a time: slurm.md says none shared a host. */
+    snprintf(p, sizeof p, "%s/sw/slurm.md", d);
+    md = slurp(p);
+    GS_CHECK_MSG(md && strstr(md, "No two runs ran on one host at the same time"), "%s", md ? md : "(none)");
+    free(md);
+    /* Tasks 0 and 2 as if they had run side by side on fakenode (their
+     * status files say when): a merge again names them and says how to
+     * measure each alone; task 1 (its own time) is not named. */
+    for (int i = 0; i < 3; i += 2) {
+        snprintf(p, sizeof p, "%s/sw/slurm/task-%03d.status", d, i);
+        char *stf = slurp(p), *keep = stf ? strstr(stf, "start=") : NULL, *e = keep ? strstr(keep, "end=") : NULL;
+        GS_REQUIRE(stf && keep && e && strchr(e, '\n'));
+        *keep = '\0';
+        char text[4096];
+        snprintf(text, sizeof text, "%sstart=1000.5\nend=%s\n%s", stf, i ? "1003.25" : "1002", strchr(e, '\n') + 1);
+        GS_REQUIRE(gs_test_write_text(p, text));
+        free(stf);
+    }
+    snprintf(cmd, sizeof cmd, "PATH=%s:$PATH %s sweep %s %s --out %s/sw --resume", fakes, b, scn, args, d);
+    GS_CHECK_EQ_INT(gs_test_sh(out, sizeof out, cmd), 0);
+    GS_CHECK_MSG(strstr(out, "2 of 3 runs ran beside another run on the same host") && strstr(out, "--exclusive"),
+                 "%s", out);
+    snprintf(p, sizeof p, "%s/sw/slurm.md", d);
+    md = slurp(p);
+    const char *did = md ? strstr(md, "The runs that did (task: host): 0: ") : NULL;
+    GS_CHECK_MSG(did && strstr(did, ", 2: ") && !strstr(did, " 1: "), "%s", md ? md : "(none)");
+    free(md);
+}
+
+/* Which runs shared a host at the same time: overlap on one host only,
+ * touching ends are not overlap, unknown times and tasks that did not run
+ * are never marked. */
+GS_TEST(slurm_beside_by_host_and_time)
+{
+    gs_slurm_task t[6];
+    memset(t, 0, sizeof t);
+    const char *host[] = {"a", "a", "b", "a", "", "a"};
+    double t0[] = {10, 12, 11, 20, 10, 0}, t1[] = {15, 14, 13, 25, 30, 0};
+    for (int i = 0; i < 6; i++) {
+        snprintf(t[i].host, sizeof t[i].host, "%s", host[i]);
+        t[i].start_s = t0[i], t[i].end_s = t1[i];
+    }
+    snprintf(t[4].node, sizeof t[4].node, "b"); /* no host: its node names it (b, beside task 2) */
+    t[3].start_s = 15;                          /* starts as task 0 ends: not beside */
+    gs_slurm_array a;
+    memset(&a, 0, sizeof a);
+    a.n = 6, a.t = t;
+    unsigned char ran[6] = {1, 1, 1, 1, 1, 1}, beside[6];
+    GS_CHECK_EQ_INT(gs_slurm_array_beside(&a, ran, beside), 4);
+    GS_CHECK(beside[0] && beside[1] && beside[2] && !beside[3] && beside[4] && !beside[5]);
+    ran[1] = 0; /* failed: neither it nor its overlap counts */
+    GS_CHECK_EQ_INT(gs_slurm_array_beside(&a, ran, beside), 2);
+    GS_CHECK(!beside[0] && !beside[1] && beside[2] && beside[4]);
+    char note[512];
+    gs_slurm_beside_note(note, sizeof note, 2, 5);
+    GS_CHECK_MSG(!strncmp(note, "2 of 5 runs ran beside another run", 34) && strstr(note, "--sbatch --exclusive"),
+                 "%s", note);
 }
