@@ -22,7 +22,10 @@
  * speed[T] = cpu[1] / cpu[T]; lane_cv is the spread of the threads'
  * speeds at T = the CPU count (unequal cores).  The staging class: the
  * pinned staging copy's wall time beside 0..2C busy synthesis threads
- * (calibrate_staging.c).  Then a host copy with the
+ * (calibrate_staging.c).  The witness's copy into fresh memory (the
+ * CUDA backend's state for the CPU G2 MSM) alone, beside CPU G2 MSMs on
+ * every CPU, and beside those and B busy synthesis threads (B = 0 and
+ * the ladder's counts up to the CPUs).  Then a host copy with the
  * CUDA backend's 8 threads (copy_gbps) and, with the CUDA backend, one
  * page-locked staging buffer of 2^log through the caller's allocator
  * (pin_gbps; 0 without one: the CLI passes the CUDA backend's).
@@ -362,6 +365,7 @@ double gs_calibrate_b_share(void)
 }
 
 static double state_copy_rate(uint32_t log);
+static double state_copy_mean(uint32_t log, int reps);
 
 /* A CPU G2 MSM over and over on a pool until told to stop (the busy
  * finalizers of engine.g2 = cpu, for the state copy beside them). */
@@ -388,32 +392,61 @@ static void *msm_bg_main(void *p)
  * on a pool of every CPU, one per CPU at once up to MAX_LOOPS (the
  * engine's finalizers: a backlog with the G2 MSM on the CPU kept 16 in
  * flight on 16 vCPUs, each allocating its buckets; the cap keeps the
- * scratch of a many-core host's MSMs bounded); 0 when they could not
- * run. */
-static double state_copy_busy_rate(uint32_t log, const gs_g2_affine *pts, const gs_scalar *sc, size_t n, int cpus)
+ * scratch of a many-core host's MSMs bounded), into
+ * p->state_copy_busy_gbps (0 when they could not run); then, with the
+ * MSMs still running, beside B busy synthesis threads of the engine's
+ * circuit at 2^p->log for B = 0 and the ladder's counts up to the CPUs
+ * (the engine's synthesis workers: their partitions' fresh memory meets
+ * the copy's page faults too), the mean of 5 copies each, into
+ * p->scs_* (no rows when the circuit cannot be made). */
+static void state_copy_load(gs_profile *p, const gs_calibrate_opts *o, const gs_g2_affine *pts, const gs_scalar *sc,
+                            size_t n, int cpus, const int *lad, int nl)
 {
+    uint32_t log = p->log;
     enum { MAX_LOOPS = 16 };
     msm_bg b = {.pts = pts, .sc = sc, .n = n};
     atomic_init(&b.stop, 0);
     gs_err err;
     gs_err_clear(&err);
     if (gs_pool_create(&b.pool, (unsigned)cpus, &err) != GS_OK)
-        return 0;
+        return;
     pthread_t th[MAX_LOOPS];
     int k = 0;
     while (k < cpus && k < MAX_LOOPS && pthread_create(&th[k], NULL, msm_bg_main, &b) == 0)
         k++;
-    double rate = 0;
     if (k > 0) {
         struct timespec d = {0, 300000000}; /* the MSMs under way */
         nanosleep(&d, NULL);
-        rate = state_copy_rate(log);
+        p->state_copy_busy_gbps = state_copy_rate(log);
     }
+    gs_circuit *c = NULL;
+    gs_assignment wit = {0};
+    gs_pk pk;
+    gs_mi_synth_bg *bg = NULL;
+    if (k > 0 && circuit_of(&c, &pk, &wit, log, &err) == GS_OK && (bg = gs_mi_synth_bg_new(c, &pk)))
+        for (int i = -1; i < nl && p->scs_n < 24; i++) {
+            int want = i < 0 ? 0 : lad[i];
+            if ((i >= 0 && want < 2) || want > cpus || !gs_mi_synth_bg_grow(bg, want))
+                continue;
+            struct timespec settle = {0, 50 * 1000000L};
+            nanosleep(&settle, NULL);
+            double t = state_copy_mean(log, 5);
+            if (!(t > 0))
+                break;
+            p->scs_synth[p->scs_n] = want;
+            p->scs_gbps[p->scs_n] = (double)((size_t)32 << log) / t / 1e9;
+            if (!o->quiet)
+                fprintf(stderr, "calibrate: witness copy beside %d G2 MSMs and B=%-3d synthesis threads %.3f GB/s "
+                        "(mean of 5)\n", k, want, p->scs_gbps[p->scs_n]);
+            p->scs_n++;
+        }
+    gs_mi_synth_bg_free(bg);
+    gs_assignment_free(&wit);
+    gs_circuit_destroy(c);
     atomic_store(&b.stop, 1);
     for (int i = 0; i < k; i++)
         pthread_join(th[i], NULL);
     gs_pool_destroy(b.pool);
-    return rate;
 }
 
 /* The CPU G2 MSM on pools of T threads. */
@@ -481,7 +514,7 @@ static gs_status msm_class(gs_profile *p, const gs_calibrate_opts *o, const int 
         pc->n++;
     }
     if (st == GS_OK)
-        p->state_copy_busy_gbps = state_copy_busy_rate(o->log, pts, sc, n, cpus);
+        state_copy_load(p, o, pts, sc, n, cpus, lad, nl);
 out:
     gs_assignment_free(&wit);
     gs_circuit_destroy(c);
@@ -515,16 +548,16 @@ out:
 
 /* The CUDA backend's copy of the witness for the CPU G2 MSM (engine.g2 =
  * cpu): one thread, a fresh malloc of 2^log x 32 bytes (mmap'd: its pages
- * faulted in by the copy) and a memcpy into it, the median of 3, GB/s. */
-static double state_copy_rate(uint32_t log)
+ * faulted in by the copy) and a memcpy into it, reps times (at most 8):
+ * the wall seconds of each into t, sorted; 0 when out of memory. */
+static int state_copy_times(uint32_t log, int reps, double *t)
 {
     size_t len = (size_t)32 << log;
     char *src = malloc(len);
-    double t[3] = {0, 0, 0};
     if (!src)
         return 0;
     memset(src, 3, len);
-    for (int r = 0; r < 3; r++) {
+    for (int r = 0; r < reps; r++) {
         double t0 = now_s(CLOCK_MONOTONIC);
         char *dst = malloc(len);
         if (!dst)
@@ -535,8 +568,32 @@ static double state_copy_rate(uint32_t log)
         free(dst);
     }
     free(src);
-    qsort(t, 3, sizeof t[0], gs_mi_cmp_d);
-    return t[1] > 0 ? (double)len / t[1] / 1e9 : 0;
+    qsort(t, (size_t)reps, sizeof t[0], gs_mi_cmp_d);
+    return 1;
+}
+
+/* The median of 3 as GB/s (0: not measured). */
+static double state_copy_rate(uint32_t log)
+{
+    double t[3] = {0, 0, 0};
+    return state_copy_times(log, 3, t) && t[1] > 0 ? (double)((size_t)32 << log) / t[1] / 1e9 : 0;
+}
+
+/* The mean of reps (at most 8) in seconds: beside busy threads most
+ * copies run at their pace and some wait for a core, and a prediction
+ * adds up the expected time (0: not measured). */
+static double state_copy_mean(uint32_t log, int reps)
+{
+    double t[8] = {0}, s = 0;
+    reps = reps < 1 ? 1 : reps > 8 ? 8 : reps;
+    if (!state_copy_times(log, reps, t))
+        return 0;
+    for (int r = 0; r < reps; r++) {
+        if (!(t[r] > 0))
+            return 0;
+        s += t[r] / reps;
+    }
+    return s;
 }
 
 /* One page-locked staging buffer of 2^log through the caller's allocator

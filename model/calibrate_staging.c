@@ -41,6 +41,15 @@ typedef struct bg {
     int i;
 } bg;
 
+struct gs_mi_synth_bg {
+    const gs_circuit *c;
+    const gs_pk *pk;
+    atomic_int stop;
+    int n;
+    pthread_t th[MAX_BG];
+    bg args[MAX_BG];
+};
+
 static void *bg_main(void *p)
 {
     bg *b = p;
@@ -53,6 +62,42 @@ static void *bg_main(void *p)
         gs_assignment_free(&as);
     }
     return NULL;
+}
+
+gs_mi_synth_bg *gs_mi_synth_bg_new(const gs_circuit *c, const gs_pk *pk)
+{
+    gs_mi_synth_bg *b = calloc(1, sizeof *b);
+    if (b) {
+        b->c = c;
+        b->pk = pk;
+        atomic_init(&b->stop, 0);
+    }
+    return b;
+}
+
+int gs_mi_synth_bg_grow(gs_mi_synth_bg *b, int want)
+{
+    if (want > MAX_BG)
+        return 0;
+    while (b->n < want) {
+        b->args[b->n] = (bg){.c = b->c, .pk = b->pk, .stop = &b->stop, .i = b->n};
+        if (pthread_create(&b->th[b->n], NULL, bg_main, &b->args[b->n]) != 0)
+            return 0;
+        b->n++;
+    }
+    return 1;
+}
+
+int gs_mi_synth_bg_count(const gs_mi_synth_bg *b) { return b ? b->n : 0; }
+
+void gs_mi_synth_bg_free(gs_mi_synth_bg *b)
+{
+    if (!b)
+        return;
+    atomic_store(&b->stop, 1);
+    for (int i = 0; i < b->n; i++)
+        pthread_join(b->th[i], NULL);
+    free(b);
 }
 
 typedef struct part {
@@ -105,13 +150,10 @@ gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_p
     size_t len = (size_t)32 << p->log;
     int k = len >= ((size_t)4 << 20) ? GS_MODEL_COPY_THREADS : 1;
     char *src = malloc(len), *dst = malloc(len);
-    pthread_t th[MAX_BG];
-    bg args[MAX_BG];
-    atomic_int stop = 0;
-    int nb = 0;
+    gs_mi_synth_bg *b = gs_mi_synth_bg_new(c, pk);
     double share0 = 1;
     gs_status st = GS_OK;
-    if (!src || !dst) {
+    if (!src || !dst || !b) {
         st = GS_ERR(err, GS_ERR_NOMEM, "calibrate", "staging buffers of %zu bytes", len);
         goto out;
     }
@@ -123,13 +165,10 @@ gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_p
         int want = i < 0 ? 0 : lad[i];
         if (want == 1 || want > MAX_BG)
             continue;
-        while (nb < want) {
-            args[nb] = (bg){.c = c, .pk = pk, .stop = &stop, .i = nb};
-            if (pthread_create(&th[nb], NULL, bg_main, &args[nb]) != 0) {
-                st = GS_ERR(err, GS_ERR_INTERNAL, "calibrate", "could start only %d of %d threads", nb, want);
-                goto out;
-            }
-            nb++;
+        if (!gs_mi_synth_bg_grow(b, want)) {
+            st = GS_ERR(err, GS_ERR_INTERNAL, "calibrate", "could start only %d of %d threads",
+                        gs_mi_synth_bg_count(b), want);
+            goto out;
         }
         struct timespec settle = {0, 20 * 1000000L};
         nanosleep(&settle, NULL);
@@ -159,9 +198,7 @@ gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_p
         pc->n++;
     }
 out:
-    atomic_store(&stop, 1);
-    for (int i = 0; i < nb; i++)
-        pthread_join(th[i], NULL);
+    gs_mi_synth_bg_free(b);
     free(src);
     free(dst);
     return st;

@@ -134,10 +134,15 @@ double gs_model_pin_gbps(const gs_model *m);
  * capture ran g2 = cpu (its own prove_host holds it) or no profile
  * measured the rate. */
 double gs_model_state_copy_s(const gs_model *m, int kind, uint32_t log);
-/* The same copy's wall seconds while a CPU G2 MSM runs (the profile's
+/* The same copy's wall seconds while a CPU G2 MSM runs beside `synth`
+ * busy synthesis threads (the profile's state_copy_synth rows,
+ * interpolated linearly and held flat outside; without them its
  * state_copy_busy_gbps); 0 when not measured or when
  * gs_model_state_copy_s is 0. */
-double gs_model_state_copy_busy_s(const gs_model *m, int kind, uint32_t log);
+double gs_model_state_copy_busy_s(const gs_model *m, int kind, uint32_t log, double synth);
+/* Synthesis threads in modelled CPU work at this moment of the model run
+ * (model_work.c). */
+int gs_model_synth_busy(void);
 
 /* ---- a prove's device schedule (model_sched.c) ---- */
 typedef enum { GS_MODEL_STAGING_PINNED, GS_MODEL_STAGING_PAGEABLE, GS_MODEL_STAGING_DIRECT,
@@ -233,6 +238,14 @@ typedef struct gs_profile {
      * processor's share would make it 1.5x (fresh memory's page faults
      * beside the MSM's own allocations). */
     double state_copy_busy_gbps;
+    /* The same beside the MSMs and B synthesis threads of the engine's
+     * circuit (row i: B = scs_synth[i], the copy's mean GB/s of 5; 0 rows:
+     * not measured, state_copy_busy_gbps alone counts): in the H100
+     * captures of round 3 session 6 the engine's copy beside 6 synthesis
+     * threads took 2.3x and beside 12 3.2x what calibrate timed beside
+     * the MSMs alone (36-56 ms against 17). */
+    int scs_n;
+    double scs_synth[24], scs_gbps[24];
     char build[64];
     /* msm_b2's scalars: a witness of the engine's circuit on the wires
      * of its B matrix, the others zero (2, "witness_b": the engine's B2

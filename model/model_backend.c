@@ -23,8 +23,9 @@
  * both reported as host stages.  With the G2 MSM on the CPU, prove_start
  * copies the witness for it (gs_model_state_copy_s): CPU work of the
  * worker, and at least the profile's busy copy time
- * (gs_model_state_copy_busy_s) while one of prove_finish's MSMs runs on
- * the host (any device's).
+ * (gs_model_state_copy_busy_s, at the synthesis threads busy when it
+ * starts) while one of prove_finish's MSMs runs on the host (any
+ * device's).
  *
  * Lock order: impl->mu (the device mutex) only.
  */
@@ -175,7 +176,9 @@ static gs_status model_prove_start(gs_backend *be, const gs_pk *pk, const gs_ass
             /* Beside a CPU G2 MSM of the host's finalizers the copy
              * lasts what calibrate measured there (wall), when that is
              * longer than its share of the modelled CPU gave it. */
-            double busy = atomic_load(&host_msm_b2) > 0 ? gs_model_state_copy_busy_s(im->m, st->kind, st->log) : 0;
+            double busy = atomic_load(&host_msm_b2) > 0
+                              ? gs_model_state_copy_busy_s(im->m, st->kind, st->log, gs_model_synth_busy())
+                              : 0;
             int64_t more = ns_of(busy) - (gs_now_ns() - w0);
             if (more > 0)
                 gs_vt_sleep(more);

@@ -215,6 +215,16 @@ typedef struct gs_circuit gs_circuit;
 double gs_mi_staging_copy(char *dst, const char *src, size_t len, int k);
 gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_pk *pk, const int *lad, int nl,
                                   int cpus, int quiet, gs_err *err);
+/* Busy synthesis threads of circuit c (keys pk), each synthesizing
+ * partitions until freed (checked between partitions), for calibrate's
+ * measurements beside them.  grow: up to `want` running (never fewer);
+ * 0 when a thread could not start (count says how many run).  free:
+ * stops and joins them. */
+typedef struct gs_mi_synth_bg gs_mi_synth_bg;
+gs_mi_synth_bg *gs_mi_synth_bg_new(const gs_circuit *c, const gs_pk *pk);
+int gs_mi_synth_bg_grow(gs_mi_synth_bg *b, int want);
+int gs_mi_synth_bg_count(const gs_mi_synth_bg *b);
+void gs_mi_synth_bg_free(gs_mi_synth_bg *b);
 
 /* The schedule of one prove_start (span index i; model_sched.c): gap
  * stages, the tail (prove_host), streams and dependencies.  0 when out of

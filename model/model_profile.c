@@ -19,7 +19,9 @@
  * state_copy_gbps (optional): one thread copying the witness into fresh
  * memory, the CUDA backend's state for the CPU G2 MSM;
  * state_copy_busy_gbps (optional): the same while a CPU G2 MSM runs on a
- * pool of every CPU;
+ * pool of every CPU; state_copy_synth (optional): {"synth":[B...],
+ * "gbps":[...]}, the same beside those MSMs and B busy synthesis threads
+ * (B ascending from 0);
  * msm_scalars: what msm_b2 multiplied, "witness_b" (a witness of the
  * engine's circuit on the wires of B, the others zero, as the engine's B
  * G2 MSM, whose other points are at infinity), "witness" (the witness on
@@ -77,6 +79,13 @@ gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
     if (p->state_copy_gbps > 0) {
         fprintf(f, ",\"state_copy_gbps\":");
         gs_json_num(f, p->state_copy_gbps);
+    }
+    if (p->scs_n > 0) {
+        const char *arr[] = {"synth", "gbps"};
+        const double *v[] = {p->scs_synth, p->scs_gbps};
+        fprintf(f, ",\n\"state_copy_synth\":{");
+        arrays(f, arr, v, 2, p->scs_n);
+        fputc('}', f);
     }
     fprintf(f, ",\n\"classes\":{");
     int first = 1;
@@ -171,6 +180,27 @@ gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err)
     if (gs_json_get(j, "state_copy_busy_gbps") &&
         (st = num(j, "state_copy_busy_gbps", 0, 1e4, &p->state_copy_busy_gbps, path, err)) != GS_OK)
         goto out;
+    const gs_json *scs = gs_json_get(j, "state_copy_synth");
+    if (scs) {
+        const gs_json *x = scs->type == GS_JSON_OBJECT ? gs_json_get(scs, "synth") : NULL;
+        const gs_json *y = scs->type == GS_JSON_OBJECT ? gs_json_get(scs, "gbps") : NULL;
+        if (!x || !y || x->type != GS_JSON_ARRAY || y->type != GS_JSON_ARRAY || x->n < 1 || x->n > 24 ||
+            y->n != x->n) {
+            st = bad(err, path, scs, "\"state_copy_synth\": {\"synth\":[...],\"gbps\":[...]} of one length (1..24)");
+            goto out;
+        }
+        for (size_t q = 0; q < x->n; q++)
+            if (x->items[q].type != GS_JSON_NUMBER || y->items[q].type != GS_JSON_NUMBER ||
+                !(x->items[q].number >= 0) || (q && !(x->items[q].number > x->items[q - 1].number)) ||
+                !(y->items[q].number > 0 && y->items[q].number <= 1e4)) {
+                st = bad(err, path, &x->items[q], "\"state_copy_synth\": synth counts ascending from 0 or more, "
+                                                  "gbps in (0, 1e4]");
+                goto out;
+            }
+        for (size_t q = 0; q < x->n; q++)
+            p->scs_synth[q] = x->items[q].number, p->scs_gbps[q] = y->items[q].number;
+        p->scs_n = (int)x->n;
+    }
     const gs_json *ms = gs_json_get(j, "msm_scalars");
     if (ms && (ms->type != GS_JSON_STRING ||
                (strcmp(ms->text, "witness_b") && strcmp(ms->text, "witness") && strcmp(ms->text, "random")))) {

@@ -212,9 +212,26 @@ double gs_model_state_copy_s(const gs_model *m, int kind, uint32_t log)
     return state_copy_at(m, kind, log, m->prof_data.state_copy_gbps);
 }
 
-double gs_model_state_copy_busy_s(const gs_model *m, int kind, uint32_t log)
+double gs_model_state_copy_busy_s(const gs_model *m, int kind, uint32_t log, double synth)
 {
-    return state_copy_at(m, kind, log, m->prof_data.state_copy_busy_gbps);
+    const gs_profile *p = &m->prof_data;
+    double g = p->state_copy_busy_gbps;
+    if (p->scs_n > 0) {
+        /* Seconds per byte interpolated between the rows (a copy's time
+         * adds up; its rate does not). */
+        int i = 1;
+        while (i < p->scs_n && synth > p->scs_synth[i])
+            i++;
+        if (synth <= p->scs_synth[0] || p->scs_n == 1)
+            g = p->scs_gbps[0];
+        else if (i == p->scs_n)
+            g = p->scs_gbps[p->scs_n - 1];
+        else {
+            double f = (synth - p->scs_synth[i - 1]) / (p->scs_synth[i] - p->scs_synth[i - 1]);
+            g = 1.0 / ((1 - f) / p->scs_gbps[i - 1] + f / p->scs_gbps[i]);
+        }
+    }
+    return state_copy_at(m, kind, log, g);
 }
 
 double gs_model_pin_gbps(const gs_model *m) { return m->pin_gbps > 0 ? m->pin_gbps : GS_MODEL_PIN_GBPS; }

@@ -17,12 +17,20 @@
  * Threads: run() is called from every engine thread; it reads the model
  * only.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/clock.h"
 #include "model_work.h"
+
+/* Synthesis threads in modelled CPU work now: one count for the process,
+ * as the virtual clock is (one model run at a time; model_backend.c's
+ * MSM count likewise), every increment paired with its decrement. */
+static atomic_int synth_busy;
+
+int gs_model_synth_busy(void) { return atomic_load(&synth_busy); }
 
 typedef struct work_impl {
     gs_work_model wm;
@@ -65,8 +73,12 @@ static gs_status work_run(gs_work_model *wm, gs_work_unit u, const gs_job_spec *
         gs_vt_sleep(ns);
     } else {
         int pool;
-        int threads = gs_model_stage_threads(w->m, si, &pool);
-        gs_vt_cpu_class(ns, threads, -1, gs_model_stage_class(w->m, si));
+        int threads = gs_model_stage_threads(w->m, si, &pool), cls = gs_model_stage_class(w->m, si);
+        if (cls == GS_SPEED_SYNTH)
+            atomic_fetch_add(&synth_busy, threads);
+        gs_vt_cpu_class(ns, threads, -1, cls);
+        if (cls == GS_SPEED_SYNTH)
+            atomic_fetch_sub(&synth_busy, threads);
     }
     return GS_OK;
 }

@@ -37,6 +37,15 @@ GS_TEST(profile_calibrate_round_trip)
     const gs_profile_class *sc = &p.cls[GS_SPEED_STAGING];
     GS_CHECK_MSG(sc->n == 2 && sc->threads[0] == 1 && sc->threads[1] == 3 && sc->speed[0] == 1 && sc->cpu_s[1] > 0,
                  "staging: %d rows", sc->n);
+    /* The witness copy beside the MSMs and B = 0, then 2 busy synthesis
+     * threads (the ladder's counts from 2 up to the CPUs, here 2 at
+     * most), read back. */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    GS_CHECK_MSG(p.scs_n == (ncpu >= 2 ? 2 : 1) && p.scs_synth[0] == 0 && (p.scs_n < 2 || p.scs_synth[1] == 2),
+                 "state copy rows: %d", p.scs_n);
+    for (int i = 0; i < p.scs_n; i++)
+        GS_CHECK_MSG(p.scs_gbps[i] > 0, "state copy beside %g synthesis threads: %g GB/s", p.scs_synth[i],
+                     p.scs_gbps[i]);
     snprintf(p.host_cpu, sizeof p.host_cpu, "test cpu");
     char path[600];
     snprintf(path, sizeof path, "%s/profile.json", gs_test_tmpdir());
@@ -45,6 +54,9 @@ GS_TEST(profile_calibrate_round_trip)
     GS_CHECK(q.cores == p.cores && q.log == 10 && !strcmp(q.host_cpu, "test cpu"));
     GS_CHECK_MSG(fabs(q.state_copy_busy_gbps - p.state_copy_busy_gbps) <= 1e-9 * p.state_copy_busy_gbps,
                  "state copy busy %.6f read back %.6f", p.state_copy_busy_gbps, q.state_copy_busy_gbps);
+    GS_CHECK_EQ_INT(q.scs_n, p.scs_n);
+    for (int i = 0; i < p.scs_n; i++)
+        GS_CHECK(q.scs_synth[i] == p.scs_synth[i] && fabs(q.scs_gbps[i] - p.scs_gbps[i]) <= 1e-9 * p.scs_gbps[i]);
     GS_CHECK_MSG(p.msm_witness == 2 && q.msm_witness == 2, "msm_b2 on the witness of B's wires: %d, read back %d",
                  p.msm_witness, q.msm_witness);
     for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++) {
@@ -106,6 +118,12 @@ GS_TEST(profile_rejects_malformed_files)
          "\"pin_gbps\":0,\"classes\":{},\"cpus\":{\"solo\":[1,1],\"loaded\":[1],\"drift\":0}}", "one length"},
         {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":2},\"log\":18,\"copy_gbps\":1,"
          "\"pin_gbps\":0,\"classes\":{},\"cpus\":{\"solo\":[1,0],\"loaded\":[1,1],\"drift\":0}}", "vCPU speeds"},
+        {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":2},\"log\":18,\"copy_gbps\":1,"
+         "\"pin_gbps\":0,\"state_copy_synth\":{\"synth\":[0,2],\"gbps\":[1]},\"classes\":{}}", "one length"},
+        {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":2},\"log\":18,\"copy_gbps\":1,"
+         "\"pin_gbps\":0,\"state_copy_synth\":{\"synth\":[2,2],\"gbps\":[1,1]},\"classes\":{}}", "ascending"},
+        {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":2},\"log\":18,\"copy_gbps\":1,"
+         "\"pin_gbps\":0,\"state_copy_synth\":{\"synth\":[0,2],\"gbps\":[1,0]},\"classes\":{}}", "gbps in"},
         {"{\"format\":", "profile"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

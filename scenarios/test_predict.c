@@ -520,3 +520,41 @@ GS_TEST(predict_g2cpu_copies_the_witness_slower_beside_the_msm)
         printf("  prove_start: %.1f ms with the alone rate, %.1f with the busy one\n", a, b);
     GS_CHECK_MSG(a > 0 && b > a + 40, "prove_start %.1f ms alone, %.1f busy", a, b);
 }
+
+/* The witness copy beside the MSMs and B busy synthesis threads
+ * (calibrate's state_copy_synth rows), at the synthesis threads busy when
+ * it starts.  The same g2cpu-s12 prediction (traces/h100-r3s4-g2cpu,
+ * whose profile copies alone at 1.02 GB/s: 33 ms of CPU, about 70 at its
+ * share of the loaded host, so a busy rate binds only above that) with a
+ * busy rate of 1.95 GB/s alone (a: 17 ms, does not bind), with rows that
+ * say the same at every B (b: 0 and 64 threads both 1.95; as a, to the
+ * microsecond), and with rows slowing it beside synthesis (c: 0.3 GB/s
+ * beside 6 threads, 0.2 beside 12: 112 and 168 ms; on the H100 VMs of
+ * round 3 session 6 the engine's copies beside 6 and 12 threads took
+ * 2.3x and 3.2x what calibrate timed beside the MSMs alone): the copies
+ * run while synthesis works through the backlog, so prove_start's median
+ * grows by several tens of ms. */
+GS_TEST(predict_g2cpu_witness_copy_slows_with_busy_synthesis)
+{
+    const char *cap = "traces/h100-r3s4-g2cpu/base-1";
+    static const char *const rows[3] = {"", ",\"state_copy_synth\":{\"synth\":[0,64],\"gbps\":[1.95,1.95]}",
+                                        ",\"state_copy_synth\":{\"synth\":[0,6,12],\"gbps\":[1.95,0.3,0.2]}"};
+    char prof[600], pr[3][600], dir[3][600];
+    double ms[3];
+    snprintf(prof, sizeof prof, "%s/%s/machine-profile.json", root(), cap);
+    for (int i = 0; i < 3; i++) {
+        char with[300];
+        snprintf(with, sizeof with, ",\"state_copy_busy_gbps\":1.95%s,\"state_copy_gbps\":", rows[i]);
+        snprintf(pr[i], sizeof pr[i], "%s/scs-%d.json", gs_test_tmpdir(), i);
+        GS_REQUIRE(gs_test_copy_edit(prof, pr[i], ",\"state_copy_gbps\":", with));
+        snprintf(dir[i], sizeof dir[i], "%s/scs-%d", gs_test_tmpdir(), i);
+        const char *profs[2] = {pr[i], pr[i]}, *dirs[2] = {dir[i], dir[i]};
+        if (!g2cpu_s12_pair(cap, profs, dirs))
+            return;
+        ms[i] = prove_start_ms(dir[i]);
+    }
+    if (gs_test_verbose())
+        printf("  prove_start: %.1f ms busy rate alone, %.1f flat rows, %.1f slowing rows\n", ms[0], ms[1], ms[2]);
+    GS_CHECK_MSG(ms[0] > 0 && fabs(ms[1] - ms[0]) < 1e-3 && ms[2] > ms[0] + 30,
+                 "prove_start %.1f ms busy alone, %.1f flat rows, %.1f slowing rows", ms[0], ms[1], ms[2]);
+}

@@ -241,8 +241,111 @@ if [ -n "$TT" ] && [ -n "$TN" ]; then
         --out "$T/whatif-io" > "$T/whatif-io.log" 2>&1
     row "torch (diagnostic): stall and cold-start io gone vs no stall" "$TN" "$T/whatif-io" 5
 fi
-PROF=()   # base-1's machine profile, for the --seeds and --own models
+PROF=()   # base-1's machine profile, for the --seeds, --own and seed-matched models
 [ -f "$B1/machine-profile.json" ] && PROF=(--profile "$B1/machine-profile.json")
+# Seed-matched: every run of a change predicted from the base captured
+# with the same seed (the same job mix and witnesses; engine.seed in its
+# scenario.ini), never from its own capture; per change the mean of those
+# predictions against the mean of the runs, and the paired effect (run -
+# base of its seed) against the predicted one.  The seed moves a run's
+# util by several points (the witnesses decide the MSMs' buckets, the
+# heap the trims): judged against bases of other seeds, a change the
+# model puts at zero inherits that spread.  Runs without a base of their
+# seed are left out (counted).
+if [ -n "$REP" ]; then
+    cases=()
+    while read -r name sets; do
+        run=$(find_run "$name") && [ -n "$run" ] || continue
+        runs=$run
+        for k in 2 3 4 5 6 7 8 9; do r=$(find_run "$name-r$k"); [ -n "$r" ] && runs="$runs,$r"; done
+        cases+=("$name|$sets|$runs")
+    done <<< "$CASES"
+    python3 - "$G" "$T" "$REPS" "${PROF[@]:1}" -- "$B1" $REP -- "${cases[@]}" <<'PY'
+import json, re, statistics as st, subprocess, sys
+g, t, reps = sys.argv[1:4]
+a = sys.argv[4:]
+c1 = a.index("--")
+prof = a[:c1]
+c2 = a.index("--", c1 + 1)
+bases, cases = a[c1 + 1:c2], a[c2 + 1:]
+def seed(d):
+    m = re.search(r"^\s*seed\s*=\s*(\d+)", open(d + "/scenario.ini").read(), re.M)
+    return m.group(1) if m else None
+def summ(d):
+    return json.load(open(d + "/summary.json"))
+def util(s):
+    return 100 * float(s.get("meta", {}).get("prediction.util", s["util"]))
+def shares(s):
+    return {c.get("cause", "-"): float(c.get("share", 0)) for c in s.get("causes") or []}
+by_seed = {}
+for b in bases:
+    by_seed.setdefault(seed(b), []).append(b)
+def base_of(r):
+    """The base of run r's seed: its round's (gpu-issue31.sh: NAME-rR
+    beside base-(R+2), round 1 beside base-1) when that one has the seed,
+    else the first of that seed."""
+    c = by_seed.get(seed(r)) or []
+    m = re.search(r"-r(\d+)/*$", r)
+    want = "base-%d" % (int(m.group(1)) + 2) if m else "base-1"
+    for b in c:
+        if re.search(r"(^|/)%s/*$" % want, b):
+            return b
+    return c[0] if c else None
+done = {}
+def predict(base, sets, tag):
+    key = (base, tuple(sets))
+    if key not in done:
+        out = "%s/sm-%d" % (t, len(done))
+        args = [g, "predict", base] + (["--profile", prof[0]] if prof else []) + \
+            [x for s in sets for x in ("--set", s)] + ["--reps", reps, "--no-report", "--quiet", "--out", out]
+        r = subprocess.run(args, capture_output=True, text=True)
+        done[key] = summ(out) if r.returncode == 0 else None
+    return done[key]
+print("\n| change (seed-matched) | seeds | predicted (mean) [interval] cause | captured (mean) cause | error | inside | within 5, same cause | paired effect captured (2 se) | predicted effect | consistent |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+n = ok = cons = ncons = 0
+for c in cases:
+    name, sets, runs = c.split("|")
+    sets = sets.split()
+    pu, cu, lo, hi, pe, ce, seeds, skipped = [], [], [], [], [], [], [], 0
+    psh, csh = {}, {}
+    for r in runs.split(","):
+        b = base_of(r)
+        p = predict(b, sets, name) if b else None
+        p0 = predict(b, [], "repro") if b else None
+        if p is None or p0 is None:
+            skipped += 1
+            continue
+        cs, bs = summ(r), summ(b)
+        m = p.get("meta", {})
+        pu.append(util(p)); cu.append(util(cs)); seeds.append(seed(r))
+        lo.append(100 * float(m.get("prediction.util_lo", p["util"])))
+        hi.append(100 * float(m.get("prediction.util_hi", p["util"])))
+        pe.append(util(p) - util(p0)); ce.append(util(cs) - util(bs))
+        for k, v in shares(p).items(): psh[k] = psh.get(k, 0) + v
+        for k, v in shares(cs).items(): csh[k] = csh.get(k, 0) + v
+    if not pu:
+        print("| %s | (no base of its seeds) | | | | | | | | |" % name)
+        continue
+    mp, mc, ml, mh = st.mean(pu), st.mean(cu), st.mean(lo), st.mean(hi)
+    ptop = max(psh, key=psh.get) if psh else "-"
+    ctop = max(csh, key=csh.get) if csh else "-"
+    same = ptop == ctop or mc >= 99
+    good = abs(mp - mc) <= 5 and same
+    n += 1; ok += good
+    se = (st.variance(ce) / len(ce)) ** 0.5 if len(ce) > 1 else None
+    consistent = se is not None and abs(st.mean(pe) - st.mean(ce)) <= max(2 * se, 0.5)
+    if se is not None:
+        ncons += 1; cons += consistent
+    print("| %s | %s%s | %.1f%% [%.1f, %.1f] %s | %.1f%% %s | %+.1f | %s | %s | %+.1f (%s) | %+.1f | %s |" % (
+        name, " ".join(seeds), " (%d without a base of their seed)" % skipped if skipped else "", mp, ml, mh, ptop,
+        mc, ctop, mp - mc, "yes" if ml <= mc <= mh else "**no**", "yes" if good else "**no**", st.mean(ce),
+        "%.1f" % (2 * se) if se is not None else "-", st.mean(pe),
+        ("yes" if consistent else "**no**") if se is not None else "-"))
+print("\nseed-matched verdict: %d of %d within 5 points with the captured top cause; paired effects consistent: %d of %d" % (
+    ok, n, cons, ncons))
+PY
+fi
 # --seeds: every change from each base seed alone (base-1's profile), as
 # legitimate a base as base-1: how far the answer moves with the seed the
 # model was fitted on (the host's run-to-run speed; model/MODEL.md 7.1).
