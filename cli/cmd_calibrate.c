@@ -50,7 +50,8 @@ static const gs_cli_spec calibrate_spec = {
              "staging copy's wall time beside 0, 2, 4, ... busy synthesis threads; the vCPUs one\n"
              "by one (a synthesis thread pinned to each, alone twice and all busy: whether this\n"
              "guest's vCPUs differ, or the host's load moves); then a host copy, the witness's\n"
-             "copy into fresh memory (the CPU G2 MSM's state) and (CUDA) page-locking.  gapscope\n"
+             "copy into fresh memory (the CPU G2 MSM's state: alone, beside the CPU G2 MSMs, and\n"
+             "beside those and 0, 2, 4, ... busy synthesis threads) and (CUDA) page-locking.  gapscope\n"
              "predict uses it for every stage the capture cannot tell (model/MODEL.md).\n\n",
     .opts = calibrate_opts,
     .bad = "unexpected argument '%s' (--help for usage)",
@@ -113,7 +114,15 @@ static int calibrate_main(int argc, char **argv)
         printf("  two lone passes differ %.0f%% on average%s\n", 100 * p.cpu_drift,
                p.cpu_drift > 0.05 ? ": the vCPUs' speeds move while measured (other guests' load)" : "");
     }
-    printf("host copy %.2f GB/s, page-locking %.2f GB/s\nwrote %s\n", p.copy_gbps, p.pin_gbps, path);
+    printf("host copy %.2f GB/s, page-locking %.2f GB/s\n", p.copy_gbps, p.pin_gbps);
+    if (p.state_copy_gbps > 0) {
+        printf("witness copy into fresh memory %.2f GB/s alone, beside the CPU G2 MSMs %.2f", p.state_copy_gbps,
+               p.state_copy_busy_gbps);
+        for (int i = 0; i < p.scs_n; i++)
+            printf("%s%g synthesis threads: %.2f", i ? ", " : "; and ", p.scs_synth[i], p.scs_gbps[i]);
+        printf("\n");
+    }
+    printf("wrote %s\n", path);
     return 0;
 }
 
