@@ -52,6 +52,13 @@ find_run() {   # name -> its folder
         [ -f "$p/spans.csv" ] && { echo "$p"; return; }
     done
 }
+runs_of() {   # change -> its run and its repeats (NAME-r2...), comma-separated ("" if none)
+    local run r k
+    run=$(find_run "$1")
+    [ -n "$run" ] || return 0
+    for k in 2 3 4 5 6 7 8 9; do r=$(find_run "$1-r$k"); [ -n "$r" ] && run="$run,$r"; done
+    echo "$run"
+}
 B1=$(find_run base-1); B2=$(find_run base-2); B3=$(find_run base-3)
 [ -n "$B1" ] || { echo "eval-issue31: no base-1 run under $D" >&2; exit 2; }
 REP=""
@@ -148,11 +155,7 @@ while read -r name sets; do
     if [ -n "$REP" ]; then
         predict "$name-rep" "$B1" $REP "${args[@]}"
         row "$name with repeats" "$run" "$T/$name-rep" 5
-        runs=$run   # the change's own repeats (NAME-r2...): judged against their mean
-        for k in 2 3 4 5 6 7 8 9; do
-            r=$(find_run "$name-r$k")
-            [ -n "$r" ] && runs="$runs,$r"
-        done
+        runs=$(runs_of "$name")   # the change's own repeats (NAME-r2...): judged against their mean
         [ "$runs" != "$run" ] && row "$name with repeats, against the mean of its runs" "$runs" "$T/$name-rep" 5
     fi
 done <<< "$CASES"
@@ -189,9 +192,7 @@ PY
 if [ -n "$REP" ]; then
     args=("$T" "$B1" $REP --)
     while read -r name sets; do
-        run=$(find_run "$name") && [ -n "$run" ] || continue
-        runs=$run
-        for k in 2 3 4 5 6 7 8 9; do r=$(find_run "$name-r$k"); [ -n "$r" ] && runs="$runs,$r"; done
+        runs=$(runs_of "$name") && [ -n "$runs" ] || continue
         args+=("$name=$runs")
     done <<< "$CASES"
     python3 - "${args[@]}" <<'PY'
@@ -255,9 +256,7 @@ PROF=()   # base-1's machine profile, for the --seeds, --own and seed-matched mo
 if [ -n "$REP" ]; then
     cases=()
     while read -r name sets; do
-        run=$(find_run "$name") && [ -n "$run" ] || continue
-        runs=$run
-        for k in 2 3 4 5 6 7 8 9; do r=$(find_run "$name-r$k"); [ -n "$r" ] && runs="$runs,$r"; done
+        runs=$(runs_of "$name") && [ -n "$runs" ] || continue
         cases+=("$name|$sets|$runs")
     done <<< "$CASES"
     python3 - "$G" "$T" "$REPS" "${PROF[@]:1}" -- "$B1" $REP -- "${cases[@]}" <<'PY'
