@@ -230,7 +230,15 @@ static void run_cluster_test(const char *d, const char *b)
         sscanf(strchr(sen_l, '\n') + 1, "inject.h2d,%d,%lf,%lf", &n1, &bl, &cl);
     if (sen_s && strchr(sen_s, '\n'))
         sscanf(strchr(sen_s, '\n') + 1, "inject.h2d,%d,%lf,%lf", &n2, &bs, &cs);
-    GS_CHECK_MSG(isfinite(bl) && isfinite(bs) && fabs(bl - bs) <= cl + cs && bl > 0,
+    /* The two slopes within their 95% intervals added, and 2% of the
+     * slope: a sweep's interval is its own regression's, blind to the
+     * drift between two sweeps minutes apart.  Over 18 pairs of sweeps on
+     * the 2-core CI machine (round 3 session 7) the difference had an sd
+     * of 0.126 s/s where the intervals imply about 0.065, the largest
+     * 0.287 of 0.358 allowed.  Two tasks at once on those 2 cores
+     * (without --exclusive) moved it 0.43: slurm.md's "no two runs on one
+     * host" check above names that case. */
+    GS_CHECK_MSG(isfinite(bl) && isfinite(bs) && fabs(bl - bs) <= cl + cs + 0.02 * fmax(bl, bs) && bl > 0,
                  "sensitivity: local %g +- %g, slurm %g +- %g", bl, cl, bs, cs);
     free(sen_l);
     free(sen_s);
