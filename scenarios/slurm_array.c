@@ -170,8 +170,10 @@ static int read_status(gs_slurm_array *a, int i)
             snprintf(t->host, sizeof t->host, "%s", v);
         else if (!strcmp(line, "gpus"))
             snprintf(t->gpus, sizeof t->gpus, "%s", v);
-        else if (!strcmp(line, "start") || !strcmp(line, "end")) /* "%N" where date has none: whole seconds */
-            *(!strcmp(line, "start") ? &t->start_s : &t->end_s) = strtod(v, NULL);
+        else if (!strcmp(line, "start")) /* "%N" where date has none: whole seconds */
+            t->start_s = strtod(v, NULL);
+        else if (!strcmp(line, "end"))
+            t->end_s = strtod(v, NULL);
         else if (!strcmp(line, "exit") && *v) {
             t->exit_code = atoi(v);
             have_exit = 1;

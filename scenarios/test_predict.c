@@ -428,25 +428,27 @@ static double prove_start_ms(const char *dir)
 }
 
 /* engine.g2 = cpu with 12 synthesis threads predicted from capture cap
- * (under the root) twice, with profs[i] (NULL: the capture's own) into
- * dirs[i]; 0 (after a failed check) when one fails. */
-static int g2cpu_s12_pair(const char *cap, const char *const profs[2], const char *const dirs[2])
+ * (under the root) with profile prof (NULL: the capture's own) into dir;
+ * 0 (after a failed check) when it fails. */
+static int g2cpu_s12(const char *cap, const char *prof, const char *dir)
 {
     const char *sets[2] = {"engine.g2=cpu", "engine.synth_threads=12"};
     char capture[600];
     snprintf(capture, sizeof capture, "%s/%s", root(), cap);
-    for (int i = 0; i < 2; i++) {
-        gs_predict_opts o = {.capture = capture, .profile = profs[i], .sets = sets, .n_sets = 2,
-                             .run = {.out_dir = dirs[i], .quiet = 1, .no_charts = 1}};
-        gs_run_result r;
-        gs_err err;
-        gs_err_clear(&err);
-        gs_status st = gs_scn_predict(&o, &r, &err);
-        GS_CHECK_MSG(st == GS_OK, "%s", err.msg);
-        if (st != GS_OK)
-            return 0;
-    }
-    return 1;
+    gs_predict_opts o = {.capture = capture, .profile = prof, .sets = sets, .n_sets = 2,
+                         .run = {.out_dir = dir, .quiet = 1, .no_charts = 1}};
+    gs_run_result r;
+    gs_err err;
+    gs_err_clear(&err);
+    gs_status st = gs_scn_predict(&o, &r, &err);
+    GS_CHECK_MSG(st == GS_OK, "%s", err.msg);
+    return st == GS_OK;
+}
+
+/* g2cpu_s12 twice, with profs[i] into dirs[i]. */
+static int g2cpu_s12_pair(const char *cap, const char *const profs[2], const char *const dirs[2])
+{
+    return g2cpu_s12(cap, profs[0], dirs[0]) && g2cpu_s12(cap, profs[1], dirs[1]);
 }
 
 /* engine.g2 = cpu from a G2-on-device capture (traces/h100-r3s4-g2cpu,
@@ -548,8 +550,7 @@ GS_TEST(predict_g2cpu_witness_copy_slows_with_busy_synthesis)
         snprintf(pr[i], sizeof pr[i], "%s/scs-%d.json", gs_test_tmpdir(), i);
         GS_REQUIRE(gs_test_copy_edit(prof, pr[i], ",\"state_copy_gbps\":", with));
         snprintf(dir[i], sizeof dir[i], "%s/scs-%d", gs_test_tmpdir(), i);
-        const char *profs[2] = {pr[i], pr[i]}, *dirs[2] = {dir[i], dir[i]};
-        if (!g2cpu_s12_pair(cap, profs, dirs))
+        if (!g2cpu_s12(cap, pr[i], dir[i]))
             return;
         ms[i] = prove_start_ms(dir[i]);
     }

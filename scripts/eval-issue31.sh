@@ -291,7 +291,7 @@ def base_of(r):
             return b
     return c[0] if c else None
 done = {}
-def predict(base, sets, tag):
+def predict(base, sets):
     key = (base, tuple(sets))
     if key not in done:
         out = "%s/sm-%d" % (t, len(done))
@@ -310,8 +310,8 @@ for c in cases:
     psh, csh = {}, {}
     for r in runs.split(","):
         b = base_of(r)
-        p = predict(b, sets, name) if b else None
-        p0 = predict(b, [], "repro") if b else None
+        p = predict(b, sets) if b else None
+        p0 = predict(b, []) if b else None
         if p is None or p0 is None:
             skipped += 1
             continue
