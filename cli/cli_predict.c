@@ -69,6 +69,35 @@ static const gs_cli_opt predict_opts[] = {
     GS_CLI_INCLUDE(output_opts),
     GS_CLI_END};
 
+/* The machine profile a prediction used, or that it had none: beyond the
+ * thread counts a capture shows, host contention then is ideal sharing,
+ * the optimistic side (model/MODEL.md 4). */
+static void print_profile(const gs_predict_opts *po, const gs_capture *cap)
+{
+    char path[GS_SCN_PATH_MAX];
+    gs_predict_profile_path(path, sizeof path, po, cap);
+    gs_profile p;
+    gs_err e;
+    gs_err_clear(&e);
+    if (!path[0]) {
+        /* calibrate --capture DIR writes DIR/machine-profile.json: the
+         * folder of the capture's spans, where predict looks. */
+        char dir[GS_SCN_PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", cap->spans);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        printf("profile:   none beside the capture: host contention beyond the thread counts it shows is ideal "
+               "sharing (optimistic); on the machine that captured it, once: gapscope calibrate --capture %s\n",
+               slash ? dir : ".");
+    }
+    else if (gs_profile_read(&p, path, &e) == GS_OK)
+        printf("profile:   %s (calibrate on %s, %d cores, build %s)\n", path, p.host_cpu[0] ? p.host_cpu : "an unnamed CPU",
+               p.cores, p.build[0] ? p.build : "unknown");
+    else
+        printf("profile:   %s\n", path);
+}
+
 static const gs_cli_spec predict_spec = {
     .cmd = "predict",
     .usage = "usage: gapscope predict CAPTURE [CAPTURE2...] [--set SECTION.KEY=VAL]... [options]\n"
@@ -202,7 +231,10 @@ int gs_scn_cmd_predict(int argc, char **argv)
                "reproduction residual %.1f points\n", pred.n_captures, pred.n_captures == 1 ? "" : "s",
                pred.n_rep, p.cause, 100 * pred.cause_agree, 100 * pred.host_sd, 100 * pred.residual);
         gs_capture cap;
-        if (gs_capture_resolve(&cap, capture, &err) == GS_OK && gs_util_summary_of(&c, cap.spans, &err) == GS_OK) {
+        int have_cap = gs_capture_resolve(&cap, capture, &err) == GS_OK;
+        if (have_cap)
+            print_profile(&po, &cap);
+        if (have_cap && gs_util_summary_of(&c, cap.spans, &err) == GS_OK) {
             if (pred.n_captures > 1)
                 printf("captured:  GPU util %.1f%% (mean of %d, sd %.1f)%s\n", 100 * pred.captured,
                        pred.n_captures, 100 * pred.captured_sd, nsets ? " (before the --set changes)" : "");

@@ -169,6 +169,14 @@ GS_TEST(predict_cli_interval_and_whatif)
              root(), gs_test_tmpdir());
     GS_CHECK_EQ_INT(run_cli(args, out), 0);
     GS_CHECK(file_has(out, "predicted: GPU util 96.8% [") && file_has(out, "interval:"));
+    /* No machine profile beside it: said, with the command that makes one. */
+    GS_CHECK(file_has(out, "profile:   none beside the capture") &&
+             file_has(out, "gapscope calibrate --capture ") && file_has(out, "traces/h200-g2dev\n"));
+    snprintf(args, sizeof args, "predict '%s/traces/h200-r3/base/base-1' --reps 0 --no-report --quiet --out '%s/cli-q'",
+             root(), gs_test_tmpdir());
+    GS_CHECK_EQ_INT(run_cli(args, out), 0);
+    GS_CHECK(file_has(out, "profile:   ") && file_has(out, "base-1/machine-profile.json (calibrate on ") &&
+             !file_has(out, "none beside"));
     snprintf(args, sizeof args,
              "predict '%s/traces/attach-h200/2026-12-04/torch-trim-400' --what-if remove:malloc_trim --no-report "
              "--quiet --out '%s/cli-w'", root(), gs_test_tmpdir());
