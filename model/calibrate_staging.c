@@ -33,6 +33,8 @@
 
 #define COPIES 15
 #define MAX_BG 256
+#define SRC_BYTES ((size_t)256 << 20) /* beyond a server's last-level cache */
+#define MAX_SRC 64
 
 typedef struct bg {
     const gs_circuit *c;
@@ -149,16 +151,33 @@ gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_p
 {
     size_t len = (size_t)32 << p->log;
     int k = len >= ((size_t)4 << 20) ? GS_MODEL_COPY_THREADS : 1;
-    char *src = malloc(len), *dst = malloc(len);
+    /* Sources in turn, SRC_BYTES together (at least 2): the engine's
+     * witness comes from memory, written by a synthesis thread partitions
+     * ago, not from the cache a copy of one buffer over and over reads
+     * from (the fresh H100 set of round 3 session 6: the engine's first
+     * copy took 1.4 ms with no synthesis beside it, 3.2 with 4-6 threads
+     * and 7.8 with 12, where one hot source gave 0.99, 0.83 and 1.82).
+     * GS_CALIBRATE_HOT_STAGING=1: one source (profiles before round 3
+     * session 8), for comparisons. */
+    const char *hot = getenv("GS_CALIBRATE_HOT_STAGING");
+    int nsrc = hot && !strcmp(hot, "1") ? 1 : (int)((SRC_BYTES + len - 1) / len);
+    nsrc = nsrc < 1 ? 1 : nsrc > MAX_SRC ? MAX_SRC : nsrc;
+    if (nsrc == 1 && !(hot && !strcmp(hot, "1")))
+        nsrc = 2;
+    char *src[MAX_SRC] = {0}, *dst = malloc(len);
+    int have = 0;
+    while (have < nsrc && (src[have] = malloc(len)))
+        memset(src[have++], 1, len);
     gs_mi_synth_bg *b = gs_mi_synth_bg_new(c, pk);
     double share0 = 1;
     gs_status st = GS_OK;
-    if (!src || !dst || !b) {
+    if (!have || !dst || !b) {
         st = GS_ERR(err, GS_ERR_NOMEM, "calibrate", "staging buffers of %zu bytes", len);
         goto out;
     }
-    memset(src, 1, len);
+    p->staging_srcs = have;
     memset(dst, 2, len);
+    int next = 0;
     gs_profile_class *pc = &p->cls[GS_SPEED_STAGING];
     /* Background levels: 0 and the ladder's counts (2C at most). */
     for (int i = -1; i < nl && pc->n < 24; i++) {
@@ -173,9 +192,11 @@ gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_p
         struct timespec settle = {0, 20 * 1000000L};
         nanosleep(&settle, NULL);
         double t[COPIES];
-        gs_mi_staging_copy(dst, src, len, k);
+        gs_mi_staging_copy(dst, src[next], len, k);
+        next = (next + 1) % have;
         for (int r = 0; r < COPIES; r++) {
-            t[r] = gs_mi_staging_copy(dst, src, len, k);
+            t[r] = gs_mi_staging_copy(dst, src[next], len, k);
+            next = (next + 1) % have;
             struct timespec gap = {0, 2 * 1000000L};
             nanosleep(&gap, NULL);
         }
@@ -199,7 +220,8 @@ gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_p
     }
 out:
     gs_mi_synth_bg_free(b);
-    free(src);
+    for (int i = 0; i < have; i++)
+        free(src[i]);
     free(dst);
     return st;
 }

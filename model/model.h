@@ -246,6 +246,10 @@ typedef struct gs_profile {
      * the MSMs alone (36-56 ms against 17). */
     int scs_n;
     double scs_synth[24], scs_gbps[24];
+    /* The staging class's copies read this many source buffers in turn
+     * (256 MiB together: memory, as the engine's witness is); 1, and
+     * every profile from before the field: one source, from the cache. */
+    int staging_srcs;
     char build[64];
     /* msm_b2's scalars: a witness of the engine's circuit on the wires
      * of its B matrix, the others zero (2, "witness_b": the engine's B2

@@ -21,7 +21,8 @@
  * state_copy_busy_gbps (optional): the same while a CPU G2 MSM runs on a
  * pool of every CPU; state_copy_synth (optional): {"synth":[B...],
  * "gbps":[...]}, the same beside those MSMs and B busy synthesis threads
- * (B ascending from 0);
+ * (B ascending from 0); staging_srcs (optional, default 1): the source
+ * buffers the staging class's copies read in turn;
  * msm_scalars: what msm_b2 multiplied, "witness_b" (a witness of the
  * engine's circuit on the wires of B, the others zero, as the engine's B
  * G2 MSM, whose other points are at infinity), "witness" (the witness on
@@ -80,6 +81,8 @@ gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
         fprintf(f, ",\"state_copy_gbps\":");
         gs_json_num(f, p->state_copy_gbps);
     }
+    if (p->staging_srcs > 1)
+        fprintf(f, ",\"staging_srcs\":%d", p->staging_srcs);
     if (p->scs_n > 0) {
         const char *arr[] = {"synth", "gbps"};
         const double *v[] = {p->scs_synth, p->scs_gbps};
@@ -180,6 +183,12 @@ gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err)
     if (gs_json_get(j, "state_copy_busy_gbps") &&
         (st = num(j, "state_copy_busy_gbps", 0, 1e4, &p->state_copy_busy_gbps, path, err)) != GS_OK)
         goto out;
+    p->staging_srcs = 1;
+    if (gs_json_get(j, "staging_srcs")) {
+        if ((st = num(j, "staging_srcs", 1, 4096, &d, path, err)) != GS_OK)
+            goto out;
+        p->staging_srcs = (int)d;
+    }
     const gs_json *scs = gs_json_get(j, "state_copy_synth");
     if (scs) {
         const gs_json *x = scs->type == GS_JSON_OBJECT ? gs_json_get(scs, "synth") : NULL;

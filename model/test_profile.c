@@ -57,6 +57,10 @@ GS_TEST(profile_calibrate_round_trip)
     GS_CHECK_EQ_INT(q.scs_n, p.scs_n);
     for (int i = 0; i < p.scs_n; i++)
         GS_CHECK(q.scs_synth[i] == p.scs_synth[i] && fabs(q.scs_gbps[i] - p.scs_gbps[i]) <= 1e-9 * p.scs_gbps[i]);
+    /* The staging copies read sources in turn (256 MiB together, at most
+     * 64 of them: 64 of 32 KiB at 2^10), read back. */
+    GS_CHECK_MSG(p.staging_srcs == 64 && q.staging_srcs == 64, "staging sources %d, read back %d", p.staging_srcs,
+                 q.staging_srcs);
     GS_CHECK_MSG(p.msm_witness == 2 && q.msm_witness == 2, "msm_b2 on the witness of B's wires: %d, read back %d",
                  p.msm_witness, q.msm_witness);
     for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++) {

@@ -147,4 +147,15 @@ elif python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; th
 else
     echo "no torch with CUDA here: step 4 skipped"
 fi
+# HOT=1 (default on the call that calibrated): calibrate again at the end
+# with the staging class's copy from one source (the cache: profiles before
+# round 3 session 8, GS_CALIBRATE_HOT_STAGING=1) into base-1/profile-hot.json,
+# so the same captures are predicted with either staging curve
+# (--profile), and the host's drift over the call shows between the two.
+if [ "${HOT:-$([ "$R0" -le 2 ] && echo 1 || echo 0)}" = 1 ]; then
+    step "5 calibrate again, staging from one (cached) source: base-1/profile-hot.json"
+    GS_CALIBRATE_HOT_STAGING=1 timeout 90 "$G" calibrate --log 20 --msm-log 18 --threads 32 \
+        -o "$W/base/base-1/profile-hot.json" 2>&1 | grep -E "staging|synth  " | tail -12
+    pack base
+fi
 step done
