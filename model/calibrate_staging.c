@@ -153,12 +153,15 @@ gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_p
     int k = len >= ((size_t)4 << 20) ? GS_MODEL_COPY_THREADS : 1;
     /* Sources in turn, SRC_BYTES together (at least 2): the engine's
      * witness comes from memory, written by a synthesis thread partitions
-     * ago, not from the cache a copy of one buffer over and over reads
-     * from (the fresh H100 set of round 3 session 6: the engine's first
-     * copy took 1.4 ms with no synthesis beside it, 3.2 with 4-6 threads
-     * and 7.8 with 12, where one hot source gave 0.99, 0.83 and 1.82).
-     * GS_CALIBRATE_HOT_STAGING=1: one source (profiles before round 3
-     * session 8), for comparisons. */
+     * ago, not from the cache a copy of one buffer over and over may read
+     * from.  On the fresh H100 set of round 3 session 6 the engine's first
+     * copy (prove_start to h2d_w, the first prove left out) took 1.45 ms
+     * (median) with no synthesis beside it, 1.40 with 4-6 threads and
+     * 5.5 (p10 3.2, p90 6.6) with 11-12; one cached source gave 0.99,
+     * 0.83 (B = 6), 1.82 (12) and 3.19 ms (16).  Whether a copy from
+     * memory slows more is what scripts/gpu-issue31.sh's second profile
+     * (GS_CALIBRATE_HOT_STAGING=1: one source, as profiles before round 3
+     * session 8) measures beside this one. */
     const char *hot = getenv("GS_CALIBRATE_HOT_STAGING");
     int nsrc = hot && !strcmp(hot, "1") ? 1 : (int)((SRC_BYTES + len - 1) / len);
     nsrc = nsrc < 1 ? 1 : nsrc > MAX_SRC ? MAX_SRC : nsrc;

@@ -333,6 +333,46 @@ static void nonincreasing(double *v, int n)
             v[i++] = val[b];
 }
 
+/* The least-squares non-decreasing sequence: nonincreasing of -v. */
+static void nondecreasing(double *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        v[i] = -v[i];
+    nonincreasing(v, n);
+    for (int i = 0; i < n; i++)
+        v[i] = -v[i];
+}
+
+/* The staging class's speeds from its rows' wall times (calibrate_staging.c:
+ * the copy's mean wall beside B busy threads, T = B + its own): made
+ * non-decreasing first (more threads beside a copy never make it
+ * shorter), then speed = t(first) share(first) / (t share(T)), share =
+ * min(1, cores / T), so the model's copy (its work at its fair share, then
+ * g = 1 / speed; model_backend.c) lasts t(T) at each row.  Pooling the
+ * speeds instead, as for the other classes, pooled the wall's rise away
+ * where the copy's wall levels off beyond the cores while its share keeps
+ * falling: the H100 profile of traces/h100-r3s6-issue31, walls 1.82,
+ * 3.19, 2.87, 2.85 ms at T = 20, 24, 32, 40 on 16 cores, speeds 0.677,
+ * 0.463, 0.688, 0.865 pooled to 0.672 from T = 24 on, so a prove's
+ * first copy beside 12 synthesis threads (T about 22) was modelled at
+ * 2.8 ms where the engine took 3.6-7.1 (median 5.5).  0 when a row has no
+ * wall time (profiles whose rows lack cpu_s keep the speed path). */
+static int staging_from_walls(speed_curve *s, const gs_profile_class *c, int cores)
+{
+    double w[GS_SPEED_PTS];
+    int n = c->n < GS_SPEED_PTS ? c->n : GS_SPEED_PTS;
+    for (int i = 0; i < n; i++) {
+        if (!(c->cpu_s[i] > 0) || !(c->threads[i] > 0))
+            return 0;
+        w[i] = c->cpu_s[i];
+    }
+    nondecreasing(w, n);
+    double C = cores > 0 ? cores : 1, share0 = fmin(1.0, C / c->threads[0]);
+    for (int i = 0; i < n; i++)
+        s->pt_s[i] = w[0] * share0 / (w[i] * fmin(1.0, C / c->threads[i]));
+    return 1;
+}
+
 gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err)
 {
     gs_profile p;
@@ -352,6 +392,11 @@ gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err)
         s->source = GS_SPEED_SRC_PROFILE;
         s->n_pts = c->n;
         memcpy(s->pt_t, c->threads, sizeof(double) * (size_t)c->n);
+        if (k == GS_SPEED_STAGING && staging_from_walls(s, c, p.cores)) {
+            s->lane_cv = c->lane_cv;
+            s->beta_se = INFINITY;
+            continue;
+        }
         /* More threads never make a thread faster: a measured speed above
          * one thread's (noise, turbo settling) is taken as 1. */
         for (int i = 0; i < c->n; i++)

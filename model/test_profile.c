@@ -172,9 +172,14 @@ GS_TEST(profile_serves_what_the_capture_cannot_tell)
 }
 
 /* The staging copy's curve from a profile: base-1 of traces/h200-r3 never
- * ran its staging beyond the cores, so the profile's table is taken, made
- * non-increasing (a level timed faster than one with fewer threads beside
- * it is noise: 0.5 and 0.8 pool to 0.65); so is every class's. */
+ * ran its staging beyond the cores, so the profile's table is taken.  Its
+ * wall times are made non-decreasing (a level timed faster than one with
+ * fewer threads beside it is noise: 3 and 2 ms pool to 2.5) and the speeds
+ * follow from them, share min(1, 16 / T): 1, 1/2.5, 1/(2.5 x 0.8),
+ * 1/(8 x 2/3).  The speed at T = 20 is above T = 16's: the wall held
+ * while the share fell (the profile's own speed field, 0.5 0.8 0.3, is
+ * not read for staging when its walls are there).  Every other class's
+ * speeds are made non-increasing. */
 GS_TEST(profile_staging_curve_never_rises)
 {
     char prof[600], spans[600];
@@ -183,7 +188,7 @@ GS_TEST(profile_staging_curve_never_rises)
     GS_REQUIRE(gs_test_write_text(
         prof, "{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cpu\":\"x\",\"cores\":16},\"log\":20,"
               "\"copy_gbps\":6,\"pin_gbps\":0,\"classes\":{\"staging\":{\"threads\":[8,16,20,24],"
-              "\"speed\":[1,0.5,0.8,0.3],\"cpu_s\":[0.001,0.003,0.004,0.008],\"lane_cv\":0},"
+              "\"speed\":[1,0.5,0.8,0.3],\"cpu_s\":[0.001,0.003,0.002,0.008],\"lane_cv\":0},"
               "\"msm_b2\":{\"threads\":[1,2,4,6],\"speed\":[1,0.666,0.743,0.818],\"cpu_s\":[1,1.5,1.35,1.22],"
               "\"lane_cv\":0}}}"));
     gs_model *m = NULL;
@@ -191,10 +196,10 @@ GS_TEST(profile_staging_curve_never_rises)
     gs_err_clear(&err);
     GS_REQUIRE(gs_model_load_profiled(&m, spans, prof, &err) == GS_OK);
     GS_CHECK(fabs(gs_model_speed(m, GS_SPEED_STAGING, 8) - 1) < 1e-12);
-    GS_CHECK_MSG(fabs(gs_model_speed(m, GS_SPEED_STAGING, 16) - 0.65) < 1e-9 &&
-                     fabs(gs_model_speed(m, GS_SPEED_STAGING, 20) - 0.65) < 1e-9 &&
-                     fabs(gs_model_speed(m, GS_SPEED_STAGING, 24) - 0.3) < 1e-9,
-                 "speeds %.3f %.3f %.3f", gs_model_speed(m, GS_SPEED_STAGING, 16),
+    GS_CHECK_MSG(fabs(gs_model_speed(m, GS_SPEED_STAGING, 16) - 0.4) < 1e-9 &&
+                     fabs(gs_model_speed(m, GS_SPEED_STAGING, 20) - 0.5) < 1e-9 &&
+                     fabs(gs_model_speed(m, GS_SPEED_STAGING, 24) - 0.1875) < 1e-9,
+                 "speeds %.4f %.4f %.4f", gs_model_speed(m, GS_SPEED_STAGING, 16),
                  gs_model_speed(m, GS_SPEED_STAGING, 20), gs_model_speed(m, GS_SPEED_STAGING, 24));
     GS_CHECK(strstr(gs_model_notes(m), "Contention of staging") == NULL);
     /* Every class likewise (the fresh H100 set's synth ladder: 0.67 at 2
