@@ -182,11 +182,21 @@ gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_p
     memset(dst, 2, len);
     int next = 0;
     gs_profile_class *pc = &p->cls[GS_SPEED_STAGING];
-    /* Background levels: 0 and the ladder's counts (2C at most). */
-    for (int i = -1; i < nl && pc->n < 24; i++) {
-        int want = i < 0 ? 0 : lad[i];
-        if (want == 1 || want > MAX_BG)
-            continue;
+    /* Background levels: 0, 2, 4, ... up to the ladder's top (2C by
+     * default), a step of 2 unless that makes more than 24 rows: the copy's
+     * wall bends where the threads pass the cores (the H100 profile of
+     * traces/h100-r3s6-issue31: 1.82 ms at T = 20, 3.19 at 24), the
+     * engine's first copy beside 12 synthesis threads runs at about
+     * T = 22, and the ladder (..., 12, 16, 24) left that bend to a
+     * straight line between its levels. */
+    int top = 0;
+    for (int i = 0; i < nl; i++)
+        top = lad[i] > top ? lad[i] : top;
+    top = top > MAX_BG ? MAX_BG : top;
+    int step = 2;
+    while (top / step + 1 > 24)
+        step += 2;
+    for (int want = 0; want <= top && pc->n < 24; want += step) {
         if (!gs_mi_synth_bg_grow(b, want)) {
             st = GS_ERR(err, GS_ERR_INTERNAL, "calibrate", "could start only %d of %d threads",
                         gs_mi_synth_bg_count(b), want);

@@ -205,8 +205,9 @@ gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err);
 int gs_mi_staging_threads(const gs_model *m, double bytes);
 int gs_mi_staging_fit(fitctx *c, const gs_span *sp, size_t n);
 /* gapscope calibrate's staging class (calibrate_staging.c): a staging
- * copy of 32 x 2^p->log bytes timed beside 0 and each of the ladder's
- * lad[0..nl) busy synthesis threads of circuit c (keys pk) into
+ * copy of 32 x 2^p->log bytes timed beside 0, 2, 4, ... busy synthesis
+ * threads of circuit c (keys pk), up to the ladder lad[0..nl)'s top (a
+ * wider even step where that makes more than 24 rows), into
  * p->cls[GS_SPEED_STAGING]. */
 typedef struct gs_circuit gs_circuit;
 /* One staging copy of len bytes split over k threads (1..64), the
