@@ -84,17 +84,25 @@ run base base-1 --set engine.seed=$S0
 pack base
 
 step "3 one setting changed"
-run changes synth12 --set engine.synth_threads=12; pack changes
-run changes synth4 --set engine.synth_threads=4; pack changes
-run changes gpuw2 --set engine.gpu_workers=2; pack changes
-run base base-2 --set engine.seed=$((S0 + 1)); pack base
-run changes g2cpu --set engine.g2=cpu; pack changes
-run changes prep-inline --set engine.prep=inline; pack changes
-run changes direct --set engine.staging=direct; pack changes
-run base base-3 --set engine.seed=$((S0 + 2)); pack base
-run changes qd4 --set engine.queue_depth=4; pack changes
-run changes trim-after --set engine.trim=after_unlock; pack changes
-run changes g2cpu-s12 --set engine.g2=cpu --set engine.synth_threads=12; pack changes
+# CHANGES="a b ..." (default all): only these changes in step 3 and the two
+# later bases only with all of them (a short call: the staging A/B needs
+# base-1 and synth12).
+CHANGES=${CHANGES:-all}
+change() {   # name --set ... (step 3's changes, filtered by CHANGES)
+    case " $CHANGES " in *" all "*|*" $1 "*) run changes "$@"; pack changes ;; esac
+}
+base_mid() { [ "$CHANGES" = all ] && { run base "$@"; pack base; }; }
+change synth12 --set engine.synth_threads=12
+change synth4 --set engine.synth_threads=4
+change gpuw2 --set engine.gpu_workers=2
+base_mid base-2 --set engine.seed=$((S0 + 1))
+change g2cpu --set engine.g2=cpu
+change prep-inline --set engine.prep=inline
+change direct --set engine.staging=direct
+base_mid base-3 --set engine.seed=$((S0 + 2))
+change qd4 --set engine.queue_depth=4
+change trim-after --set engine.trim=after_unlock
+change g2cpu-s12 --set engine.g2=cpu --set engine.synth_threads=12
 fi
 
 # ROUNDS=N (default 1): N-1 more rounds of a base and the changes in
