@@ -163,10 +163,8 @@ gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_p
      * (GS_CALIBRATE_HOT_STAGING=1: one source, as profiles before round 3
      * session 8) measures beside this one. */
     const char *hot = getenv("GS_CALIBRATE_HOT_STAGING");
-    int nsrc = hot && !strcmp(hot, "1") ? 1 : (int)((SRC_BYTES + len - 1) / len);
-    nsrc = nsrc < 1 ? 1 : nsrc > MAX_SRC ? MAX_SRC : nsrc;
-    if (nsrc == 1 && !(hot && !strcmp(hot, "1")))
-        nsrc = 2;
+    int nsrc = (int)((SRC_BYTES + len - 1) / len);
+    nsrc = hot && !strcmp(hot, "1") ? 1 : nsrc < 2 ? 2 : nsrc > MAX_SRC ? MAX_SRC : nsrc;
     char *src[MAX_SRC] = {0}, *dst = malloc(len);
     int have = 0;
     while (have < nsrc && (src[have] = malloc(len)))

@@ -71,6 +71,17 @@ run() {   # group name [--set ...]
     "$G" analyze "$W/$grp/$name" 2>&1 | sed -n 2p
 }
 
+set_of() {   # change -> its --set arguments
+    case $1 in
+    synth12) echo --set engine.synth_threads=12 ;; synth4) echo --set engine.synth_threads=4 ;;
+    gpuw2) echo --set engine.gpu_workers=2 ;; g2cpu) echo --set engine.g2=cpu ;;
+    prep-inline) echo --set engine.prep=inline ;; direct) echo --set engine.staging=direct ;;
+    qd4) echo --set engine.queue_depth=4 ;; trim-after) echo --set engine.trim=after_unlock ;;
+    g2cpu-s12) echo --set engine.g2=cpu --set engine.synth_threads=12 ;;
+    *) echo "unknown change $1" >&2; return 1 ;;
+    esac
+}
+
 # ROUND0=K (K > 1): a second call going on from the first's rounds, from
 # round K (with ROUNDS=M), steps 1-3 skipped; unpack its groups beside the
 # first call's.
@@ -88,21 +99,22 @@ step "3 one setting changed"
 # later bases only with all of them (a short call: the staging A/B needs
 # base-1 and synth12).
 CHANGES=${CHANGES:-all}
-change() {   # name --set ... (step 3's changes, filtered by CHANGES)
-    case " $CHANGES " in *" all "*|*" $1 "*) run changes "$@"; pack changes ;; esac
+change() {   # name (step 3's changes, filtered by CHANGES; their --set pairs from set_of)
+    # shellcheck disable=SC2046  # the --set pairs split on purpose
+    case " $CHANGES " in *" all "*|*" $1 "*) run changes "$1" $(set_of "$1"); pack changes ;; esac
 }
 base_mid() { [ "$CHANGES" = all ] && { run base "$@"; pack base; }; }
-change synth12 --set engine.synth_threads=12
-change synth4 --set engine.synth_threads=4
-change gpuw2 --set engine.gpu_workers=2
+change synth12
+change synth4
+change gpuw2
 base_mid base-2 --set engine.seed=$((S0 + 1))
-change g2cpu --set engine.g2=cpu
-change prep-inline --set engine.prep=inline
-change direct --set engine.staging=direct
+change g2cpu
+change prep-inline
+change direct
 base_mid base-3 --set engine.seed=$((S0 + 2))
-change qd4 --set engine.queue_depth=4
-change trim-after --set engine.trim=after_unlock
-change g2cpu-s12 --set engine.g2=cpu --set engine.synth_threads=12
+change qd4
+change trim-after
+change g2cpu-s12
 fi
 
 # ROUNDS=N (default 1): N-1 more rounds of a base and the changes in
@@ -119,16 +131,6 @@ fi
 # ran with.
 ROUNDS=${ROUNDS:-1}
 REPEAT=${REPEAT:-gpuw2 prep-inline direct qd4 trim-after}
-set_of() {   # change -> its --set arguments
-    case $1 in
-    synth12) echo --set engine.synth_threads=12 ;; synth4) echo --set engine.synth_threads=4 ;;
-    gpuw2) echo --set engine.gpu_workers=2 ;; g2cpu) echo --set engine.g2=cpu ;;
-    prep-inline) echo --set engine.prep=inline ;; direct) echo --set engine.staging=direct ;;
-    qd4) echo --set engine.queue_depth=4 ;; trim-after) echo --set engine.trim=after_unlock ;;
-    g2cpu-s12) echo --set engine.g2=cpu --set engine.synth_threads=12 ;;
-    *) echo "unknown change $1" >&2; return 1 ;;
-    esac
-}
 for ((r = R0; r <= ROUNDS; r++)); do
     step "3.$r round $r of the repeated changes (seed $((S0 + r - 1)))"
     for c in $(printf '%s\n' base $REPEAT | shuf --random-source=<(yes "$S0.$r")); do
