@@ -83,13 +83,10 @@ static void print_profile(const gs_predict_opts *po, const gs_capture *cap)
         /* calibrate --capture DIR writes DIR/machine-profile.json: the
          * folder of the capture's spans, where predict looks. */
         char dir[GS_SCN_PATH_MAX];
-        snprintf(dir, sizeof dir, "%s", cap->spans);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
+        gs_predict_capture_dir(dir, sizeof dir, cap);
         printf("profile:   none beside the capture: host contention beyond the thread counts it shows is ideal "
                "sharing (optimistic); on the machine that captured it, once: gapscope calibrate --capture %s\n",
-               slash ? dir : ".");
+               dir);
     }
     else if (gs_profile_read(&p, path, &e) == GS_OK)
         printf("profile:   %s (calibrate on %s, %d cores, build %s)\n", path, p.host_cpu[0] ? p.host_cpu : "an unnamed CPU",

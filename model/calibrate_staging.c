@@ -170,7 +170,6 @@ gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_p
     while (have < nsrc && (src[have] = malloc(len)))
         memset(src[have++], 1, len);
     gs_mi_synth_bg *b = gs_mi_synth_bg_new(c, pk);
-    double share0 = 1;
     gs_status st = GS_OK;
     if (!have || !dst || !b) {
         st = GS_ERR(err, GS_ERR_NOMEM, "calibrate", "staging buffers of %zu bytes", len);
@@ -218,12 +217,10 @@ gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_p
         double mean = 0;
         for (int r = 0; r < COPIES; r++)
             mean += t[r] / COPIES;
-        double T = want + k, share = T > cpus ? (double)cpus / T : 1.0;
+        double T = want + k;
         pc->threads[pc->n] = T;
         pc->cpu_s[pc->n] = mean;
-        if (!pc->n)
-            share0 = share;
-        pc->speed[pc->n] = pc->cpu_s[0] * share0 / (mean * share);
+        pc->speed[pc->n] = gs_mi_wall_speed(pc->cpu_s[0], pc->threads[0], mean, T, cpus);
         if (!quiet)
             fprintf(stderr, "calibrate: staging   B=%-3d %.4f s per copy of %zu MiB on %d threads (mean of %d), "
                     "speed %.3f\n", want, mean, len >> 20, k, COPIES, pc->speed[pc->n]);

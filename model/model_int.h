@@ -198,6 +198,17 @@ int gs_mi_profile_lend(gs_model *m);
 void gs_mi_profile_unlend(gs_model *m, int k);
 gs_status gs_mi_profile_apply(gs_model *m, const char *path, gs_err *err);
 
+/* The staging class's speed of a copy that took wall w beside T runnable
+ * threads, against w0 at T0 (the class's first row), on C cores: its
+ * work per second beyond fair sharing, w0 share(T0) / (w share(T)),
+ * share(T) = min(1, C / T).  calibrate writes it into each row and the
+ * model derives it again from the rows' pooled walls (model_profile.c). */
+static inline double gs_mi_wall_speed(double w0, double t0, double w, double t, double cores)
+{
+    double s0 = t0 > cores ? cores / t0 : 1.0, s = t > cores ? cores / t : 1.0;
+    return w0 * s0 / (w * s);
+}
+
 /* The host staging before a prove's first copy (model_staging.c): the
  * copy's threads for a copy of bytes; after the speed fit, each staging
  * gap's runnable threads, the staging class's curve from the capture when

@@ -367,9 +367,9 @@ static int staging_from_walls(speed_curve *s, const gs_profile_class *c, int cor
         w[i] = c->cpu_s[i];
     }
     nondecreasing(w, n);
-    double C = cores > 0 ? cores : 1, share0 = fmin(1.0, C / c->threads[0]);
+    double C = cores > 0 ? cores : 1;
     for (int i = 0; i < n; i++)
-        s->pt_s[i] = w[0] * share0 / (w[i] * fmin(1.0, C / c->threads[i]));
+        s->pt_s[i] = gs_mi_wall_speed(w[0], c->threads[0], w[i], c->threads[i], C);
     return 1;
 }
 

@@ -324,15 +324,20 @@ void gs_util_summary_of_run(gs_util_summary *out, const gs_run_result *r)
     snprintf(out->cause, sizeof out->cause, "%s", gs_cause_name((gs_cause)top));
 }
 
-void gs_predict_profile_path(char *out, size_t cap, const gs_predict_opts *o, const gs_capture *c)
+void gs_predict_capture_dir(char *out, size_t cap, const gs_capture *c)
 {
-    char dir[GS_SCN_PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", c->spans);
-    char *slash = strrchr(dir, '/');
+    snprintf(out, cap, "%s", c->spans);
+    char *slash = strrchr(out, '/');
     if (slash)
         *slash = '\0';
     else
-        snprintf(dir, sizeof dir, ".");
+        snprintf(out, cap, ".");
+}
+
+void gs_predict_profile_path(char *out, size_t cap, const gs_predict_opts *o, const gs_capture *c)
+{
+    char dir[GS_SCN_PATH_MAX];
+    gs_predict_capture_dir(dir, sizeof dir, c);
     /* X.spans.csv with X/ beside it: the profile may sit in X/. */
     size_t n = strlen(c->spans), sl = strlen(".spans.csv");
     if (!o->profile && n > sl && !strcmp(c->spans + n - sl, ".spans.csv")) {

@@ -84,6 +84,9 @@ typedef struct gs_predict_opts {
 /* Fits the capture's model and runs its (changed) scenario on it; with
  * o->interval also the interval's runs. */
 gs_status gs_scn_predict(const gs_predict_opts *o, gs_run_result *res, gs_err *err);
+/* The folder of capture c's spans ("." for a bare file name): where
+ * calibrate --capture writes the profile predict finds. */
+void gs_predict_capture_dir(char *out, size_t cap, const gs_capture *c);
 /* The profile a prediction of capture c uses (out "" for none). */
 void gs_predict_profile_path(char *out, size_t cap, const gs_predict_opts *o, const gs_capture *c);
 /* The interval around point (the first capture's prediction of s on m):
