@@ -2,7 +2,7 @@
 # Issue 31's evaluation, on the workstation, of the captures
 # scripts/gpu-issue31.sh took on the H200:
 #
-#   scripts/eval-issue31.sh CAPTURE_DIR [--reps N] [--seeds] [--own]
+#   scripts/eval-issue31.sh CAPTURE_DIR [--reps N] [--seeds] [--own] [--profile FILE]
 #
 # CAPTURE_DIR holds the unpacked groups (base/, changes/, torch/) or every
 # run folder directly.  Each changed setting is predicted from the base
@@ -29,19 +29,25 @@
 # round (the device's span starts after it; meaningful where the change
 # leaves synthesis the bottleneck): a diagnostic of a miss, not
 # a prediction (it reads the held-out run).  The main table's "effect" is
-# prediction.effect: the change on base-1's own model.
+# prediction.effect: the change on base-1's own model.  --profile FILE
+# predicts every engine capture with that machine profile instead of the
+# one beside base-1 (gpu-issue31.sh's base-1/profile-hot.json: the staging
+# copy timed from one cached source, for the A/B against the cold one).
 set -u
-D=${1:?usage: eval-issue31.sh CAPTURE_DIR [--reps N] [--seeds] [--own]}
+D=${1:?usage: eval-issue31.sh CAPTURE_DIR [--reps N] [--seeds] [--own] [--profile FILE]}
 shift
 G=${GS:-build-cpu/gapscope}
 REPS=6
 SEEDS=0
 OWN=0
+PROF=()
 while [ $# -gt 0 ]; do
     case $1 in
     --reps) REPS=${2:?--reps N}; shift 2 ;;
     --seeds) SEEDS=1; shift ;;
     --own) OWN=1; shift ;;
+    --profile) [ -f "${2:-}" ] || { echo "eval-issue31: no profile ${2:-}" >&2; exit 2; }
+               PROF=(--profile "$2"); shift 2 ;;
     *) echo "eval-issue31: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -124,7 +130,7 @@ PY
 }
 predict() {   # out-name captures... -- sets...
     local out=$1; shift
-    "$G" predict "$@" --reps "$REPS" --no-report --quiet --out "$T/$out" > "$T/$out.log" 2>&1 ||
+    "$G" predict "$@" ${PROF[@]+"${PROF[@]}"} --reps "$REPS" --no-report --quiet --out "$T/$out" > "$T/$out.log" 2>&1 ||
         { echo "predict $out failed:" >&2; tail -3 "$T/$out.log" >&2; }
 }
 echo "| case | predicted [interval] cause | effect on base-1's model (points) | captured cause | error (points) | inside | within limit, same cause | captured synthesis (cs/partition) |"
@@ -242,8 +248,9 @@ if [ -n "$TT" ] && [ -n "$TN" ]; then
         --out "$T/whatif-io" > "$T/whatif-io.log" 2>&1
     row "torch (diagnostic): stall and cold-start io gone vs no stall" "$TN" "$T/whatif-io" 5
 fi
-PROF=()   # base-1's machine profile, for the --seeds, --own and seed-matched models
-[ -f "$B1/machine-profile.json" ] && PROF=(--profile "$B1/machine-profile.json")
+# base-1's machine profile (unless --profile named one), for the --seeds,
+# --own and seed-matched models
+[ ${#PROF[@]} -eq 0 ] && [ -f "$B1/machine-profile.json" ] && PROF=(--profile "$B1/machine-profile.json")
 # Seed-matched: every run of a change predicted from the base captured
 # with the same seed (the same job mix and witnesses; engine.seed in its
 # scenario.ini), never from its own capture; per change the mean of those
