@@ -162,7 +162,9 @@ gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_p
      * memory slows more is what scripts/gpu-issue31.sh's second profile
      * (GS_CALIBRATE_HOT_STAGING=1: one source, as profiles before round 3
      * session 8) measures beside this one. */
-    const char *hot = getenv("GS_CALIBRATE_HOT_STAGING");
+    const char *hot = getenv("GS_CALIBRATE_HOT_STAGING"), *spin = getenv("GS_CALIBRATE_STAGING_SPIN_MS");
+    double spin_ms = spin ? atof(spin) : 0;
+    spin_ms = spin_ms > 0 && spin_ms <= 1000 ? spin_ms : 0;
     int nsrc = (int)((SRC_BYTES + len - 1) / len);
     nsrc = hot && !strcmp(hot, "1") ? 1 : nsrc < 2 ? 2 : nsrc > MAX_SRC ? MAX_SRC : nsrc;
     char *src[MAX_SRC] = {0}, *dst = malloc(len);
@@ -176,6 +178,7 @@ gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_p
         goto out;
     }
     p->staging_srcs = have;
+    p->staging_spin_ms = spin_ms;
     memset(dst, 2, len);
     int next = 0;
     gs_profile_class *pc = &p->cls[GS_SPEED_STAGING];
@@ -205,10 +208,20 @@ gs_status gs_mi_calibrate_staging(gs_profile *p, const gs_circuit *c, const gs_p
         gs_mi_staging_copy(dst, src[next], len, k);
         next = (next + 1) % have;
         for (int r = 0; r < COPIES; r++) {
+            if (spin_ms > 0) {
+                /* GS_CALIBRATE_STAGING_SPIN_MS (an A/B, not the default):
+                 * the copy's caller busy before it, as the engine's GPU
+                 * worker spins out the previous proof (cudaDeviceSchedule
+                 * Auto) and then stages the next one. */
+                double end = now_s() + spin_ms * 1e-3;
+                while (now_s() < end)
+                    ;
+            }
             t[r] = gs_mi_staging_copy(dst, src[next], len, k);
             next = (next + 1) % have;
             struct timespec gap = {0, 2 * 1000000L};
-            nanosleep(&gap, NULL);
+            if (spin_ms <= 0)
+                nanosleep(&gap, NULL);
         }
         /* The mean, not the median: beside busy threads most copies run
          * at their share and some wait a scheduler slice for a core (the

@@ -250,6 +250,9 @@ typedef struct gs_profile {
      * (256 MiB together: memory, as the engine's witness is); 1, and
      * every profile from before the field: one source, from the cache. */
     int staging_srcs;
+    /* The staging copies' caller spun this long before each copy
+     * (GS_CALIBRATE_STAGING_SPIN_MS, an A/B); 0: it slept 2 ms. */
+    double staging_spin_ms;
     char build[64];
     /* msm_b2's scalars: a witness of the engine's circuit on the wires
      * of its B matrix, the others zero (2, "witness_b": the engine's B2

@@ -22,7 +22,9 @@
  * pool of every CPU; state_copy_synth (optional): {"synth":[B...],
  * "gbps":[...]}, the same beside those MSMs and B busy synthesis threads
  * (B ascending from 0); staging_srcs (optional, default 1): the source
- * buffers the staging class's copies read in turn;
+ * buffers the staging class's copies read in turn; staging_spin_ms
+ * (optional, default 0): the copies' caller spun this long before each
+ * (GS_CALIBRATE_STAGING_SPIN_MS; 0: it slept 2 ms);
  * msm_scalars: what msm_b2 multiplied, "witness_b" (a witness of the
  * engine's circuit on the wires of B, the others zero, as the engine's B
  * G2 MSM, whose other points are at infinity), "witness" (the witness on
@@ -83,6 +85,8 @@ gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
     }
     if (p->staging_srcs > 1)
         fprintf(f, ",\"staging_srcs\":%d", p->staging_srcs);
+    if (p->staging_spin_ms > 0)
+        fprintf(f, ",\"staging_spin_ms\":%.17g", p->staging_spin_ms);
     if (p->scs_n > 0) {
         const char *arr[] = {"synth", "gbps"};
         const double *v[] = {p->scs_synth, p->scs_gbps};
@@ -189,6 +193,10 @@ gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err)
             goto out;
         p->staging_srcs = (int)d;
     }
+    p->staging_spin_ms = 0;
+    if (gs_json_get(j, "staging_spin_ms") &&
+        (st = num(j, "staging_spin_ms", 0, 1000, &p->staging_spin_ms, path, err)) != GS_OK)
+        goto out;
     const gs_json *scs = gs_json_get(j, "state_copy_synth");
     if (scs) {
         const gs_json *x = scs->type == GS_JSON_OBJECT ? gs_json_get(scs, "synth") : NULL;

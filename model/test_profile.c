@@ -47,6 +47,10 @@ GS_TEST(profile_calibrate_round_trip)
         GS_CHECK_MSG(p.scs_gbps[i] > 0, "state copy beside %g synthesis threads: %g GB/s", p.scs_synth[i],
                      p.scs_gbps[i]);
     snprintf(p.host_cpu, sizeof p.host_cpu, "test cpu");
+    /* The caller slept between the copies (no GS_CALIBRATE_STAGING_SPIN_MS);
+     * a spinning caller's length is read back. */
+    GS_CHECK_MSG(p.staging_spin_ms == 0, "staging caller spun %g ms", p.staging_spin_ms);
+    p.staging_spin_ms = 50;
     char path[600];
     snprintf(path, sizeof path, "%s/profile.json", gs_test_tmpdir());
     GS_REQUIRE(gs_profile_write(&p, path, &err) == GS_OK);
@@ -61,6 +65,7 @@ GS_TEST(profile_calibrate_round_trip)
      * 64 of them: 64 of 32 KiB at 2^10), read back. */
     GS_CHECK_MSG(p.staging_srcs == 64 && q.staging_srcs == 64, "staging sources %d, read back %d", p.staging_srcs,
                  q.staging_srcs);
+    GS_CHECK_MSG(q.staging_spin_ms == 50, "staging caller's spin read back %g ms", q.staging_spin_ms);
     GS_CHECK_MSG(p.msm_witness == 2 && q.msm_witness == 2, "msm_b2 on the witness of B's wires: %d, read back %d",
                  p.msm_witness, q.msm_witness);
     for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++) {

@@ -464,10 +464,41 @@ static double model_speed(void *ctx, int cls, double runnable)
     return gs_model_speed(ctx, cls, runnable);
 }
 
+/* The [gpu] knobs: the captured device stages and host waits hold for the
+ * knobs the capture ran with (scenario.gpu.* in its metadata; a capture
+ * without them ran the defaults).  A knob set otherwise changes how the
+ * kernels run, or how the backend's host threads copy and wait (copy_threads,
+ * host_sync), which no capture of the other value tells: refused, naming
+ * the capture to take instead of a silent prediction of the old knob. */
+static gs_status check_gpu_knobs(const gs_model *model, const gs_scenario *s, gs_err *err)
+{
+    for (int k = 0; k < GS_CU_KNOB_COUNT; k++) {
+        const gs_cu_knob_def *d = gs_cu_knob_def_of((gs_cu_knob_id)k);
+        char key[96], want[64], had[64];
+        snprintf(key, sizeof key, "scenario.gpu.%s", d->key);
+        gs_cu_knob_format((gs_cu_knob_id)k, s->gpu[k], want, sizeof want);
+        const char *cap = gs_model_meta(model, key);
+        if (cap)
+            snprintf(had, sizeof had, "%s", cap);
+        else
+            gs_cu_knob_format((gs_cu_knob_id)k, gs_cu_knob_default((gs_cu_knob_id)k), had, sizeof had);
+        if (strcmp(want, had))
+            return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict",
+                          "gpu.%s = %s: the capture ran %s, and how the device kernels or the backend's host "
+                          "threads run under another value is not in it; capture once with --set gpu.%s=%s "
+                          "(gapscope run) and predict from that capture",
+                          d->key, want, had, d->key, want);
+    }
+    return GS_OK;
+}
+
 /* Can the model answer this scenario (every (kind, size) it replays)? */
 static gs_status check_model(const gs_model *model, const gs_scenario *s, const gs_trace *arr,
                              gs_timeline *tl, gs_err *err)
 {
+    gs_status gst = check_gpu_knobs(model, s, err);
+    if (gst != GS_OK)
+        return gst;
     int kinds[64];
     uint32_t logs[64];
     int n = 0;

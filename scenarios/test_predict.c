@@ -352,6 +352,11 @@ GS_TEST(predict_refuses_what_the_capture_cannot_answer)
             "bad-realtrim");
     /* Pinned staging from a direct capture needs the host's copy rate. */
     refused("traces/h200-backlog-s12-direct", "engine.staging=pinned", "machine profile", "bad-staging");
+    /* A [gpu] knob the capture did not run: the kernels' or the backend's
+     * host threads' times under it are not in the capture (it was ignored
+     * before, predicting the captured knob under the new name). */
+    refused("traces/h200-g2dev", "gpu.msm_c=22", "gpu.msm_c = 22: the capture ran auto", "bad-knob");
+    refused("traces/h200-g2dev", "gpu.host_sync=block", "--set gpu.host_sync=block", "bad-sync");
 }
 
 /* gapscope sweep --predict: every run a prediction of the capture's

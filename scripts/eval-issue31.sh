@@ -417,3 +417,58 @@ print("| %s | %s | %s | %s | %s | %s (%.2f / %.2f cs) |" % (name, f(c), f(o), f(
 PY
     done <<< "$CASES"
 fi
+# The prove's head (prove_start to the witness DMA h2d_w, the first prove
+# of a run left out: the GPU's idle time between proves) by the synthesis
+# threads busy when it starts, per run group: base, synth12 and, when the
+# call captured it (CHANGES=synth12-block), synth12 with the GPU worker
+# waiting asleep (gpu.host_sync = block; no prediction: the model refuses
+# a knob the capture did not run).  RESULTS.md "Issue 31: the GPU worker's
+# spin and the staging head".
+groups=()
+for g in base synth12 synth12-block; do
+    if [ "$g" = base ]; then runs=$(for k in 1 2 3 4 5 6 7 8 9; do find_run "base-$k"; done | paste -sd,)
+    else runs=$(runs_of "$g"); fi
+    [ -n "$runs" ] && groups+=("$g=$runs")
+done
+if [ ${#groups[@]} -gt 0 ]; then
+    python3 - "${groups[@]}" <<'PY'
+import csv, json, statistics as st, sys
+def heads(d):
+    rows = [r for r in csv.reader(l for l in open(d + "/spans.csv") if not l.startswith("#"))]
+    h = rows[0]
+    ix = {k: h.index(k) for k in ("start_ns", "kind", "name", "value")}
+    R = [(int(r[ix["start_ns"]]), r[ix["kind"]], r[ix["name"]], r[ix["value"]]) for r in rows[1:]]
+    busy = sorted((t, float(v or 0)) for t, k, n, v in R if k == "counter" and n == "synth_busy")
+    ps = sorted(t for t, k, n, v in R if k == "step" and n == "prove_start")
+    dma = sorted(t for t, k, n, v in R if n == "h2d_w")
+    out = []
+    for t0 in ps[1:]:
+        nxt = [x for x in dma if x >= t0]
+        if not nxt:
+            continue
+        b = 0
+        for t, v in busy:
+            if t > t0:
+                break
+            b = v
+        out.append((int(b), (nxt[0] - t0) / 1e6))
+    return out
+print("\n| runs | GPU util (mean) | heads at <= 6 synthesis threads busy: median (n) | at >= 7: median (p10-p90, n) |")
+print("| --- | --- | --- | --- |")
+for g in sys.argv[1:]:
+    name, runs = g.split("=", 1)
+    us, lo, hi = [], [], []
+    for d in runs.split(","):
+        try:
+            us.append(100 * json.load(open(d + "/summary.json"))["util"])
+        except (OSError, ValueError, KeyError):
+            pass
+        for b, h in heads(d):
+            (lo if b <= 6 else hi).append(h)
+    q = lambda v, p: sorted(v)[min(len(v) - 1, int(p * len(v)))]
+    print("| %s (%d) | %s | %s | %s |" % (
+        name, len(runs.split(",")), "%.1f%%" % st.mean(us) if us else "-",
+        "%.2f ms (%d)" % (st.median(lo), len(lo)) if lo else "-",
+        "%.2f ms (%.2f-%.2f, %d)" % (st.median(hi), q(hi, 0.1), q(hi, 0.9), len(hi)) if hi else "-"))
+PY
+fi

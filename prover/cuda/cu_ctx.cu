@@ -39,6 +39,18 @@ extern "C" gs_status gs_cu_dev_create(gs_cu_dev **out, int device, gs_err *err)
     if (!d) return GS_ERR(err, GS_ERR_NOMEM, "cuda", "context");
     d->device = device;
     CU_TRY_GO(cudaSetDevice(device));
+    {
+        /* How a host thread waits for this device (knob host_sync,
+         * GS_CU_SYNC): the runtime's default (auto) spins while the
+         * process has fewer contexts than CPUs, so a GPU worker waiting
+         * out a proof is a busy thread to the host's scheduler
+         * (traces/h100-r3s6-issue31: ~90% of prove_start's wall is CPU time).
+         * block: the worker sleeps until the device is done. */
+        static const unsigned sched[] = {cudaDeviceScheduleAuto, cudaDeviceScheduleSpin,
+                                         cudaDeviceScheduleYield, cudaDeviceScheduleBlockingSync};
+        int v = gs_cu_knob(GS_CU_K_HOST_SYNC);
+        if (v > 0 && v < 4) CU_TRY_GO(cudaSetDeviceFlags(sched[v]));
+    }
     CU_TRY_GO(cudaGetDeviceProperties(&prop, device));
     CU_TRY_GO(cudaDriverGetVersion(&drv));
     d->sm_count = prop.multiProcessorCount;

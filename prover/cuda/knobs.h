@@ -107,7 +107,11 @@ extern "C" {
     X(STREAM_PRIO, "stream_prio", "GS_CU_PRIO", GS_CU_KF_ONCE, 0, 1, "1", NULL,                     \
       "stream 1 (a/b/c, H NTTs) at the highest priority (1) or the default (0); at context creation") \
     X(COPY_THREADS, "copy_threads", "GS_CU_COPY_THREADS", 0, 1, 32, "8", NULL,                      \
-      "host threads copying into the pinned staging buffers; per copy")
+      "host threads copying into the pinned staging buffers; per copy")                             \
+    X(HOST_SYNC, "host_sync", "GS_CU_SYNC", GS_CU_KF_ONCE, 0, 3, "auto", "auto|spin|yield|block",   \
+      "how a host thread waits for the device (cudaDeviceSchedule*): the runtime's choice (auto: "   \
+      "spin while the process has fewer contexts than CPUs), spin, yield or block; at context "     \
+      "creation")
 
 typedef enum {
 #define GS_CU_KNOB_ID(id, key, env, fl, lo, hi, def, ch, help) GS_CU_K_##id,

@@ -41,6 +41,7 @@ static const struct { gs_cu_knob_id k; int v; } was[] = {
     {GS_CU_K_H_FIRST, 0},            /* the witness MSMs beside the H chain */
     {GS_CU_K_STREAM_PRIO, 1},        /* highest */
     {GS_CU_K_COPY_THREADS, 8},       /* PAR_COPY_DEFAULT */
+    {GS_CU_K_HOST_SYNC, 0},          /* auto: the runtime's spin-while-cores-spare */
 };
 
 GS_TEST(cuda_knobs_table_defaults)
