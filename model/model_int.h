@@ -112,6 +112,7 @@ struct gs_model {
     int copy_threads;        /* scenario.gpu.copy_threads, 0 unknown */
     double copy_gbps;        /* host copy into pinned memory, GB/s (profile), 0 unknown */
     double pin_gbps;         /* page-locking a pool buffer, GB/s, 0 unknown */
+    double slice_s;          /* staging's scheduler slice beyond the cores, s (model_staging.c) */
     speed_curve speed[GS_MODEL_SPEED_CLASSES];
     speed_curve prof[GS_MODEL_SPEED_CLASSES]; /* the machine profile's, source NONE without */
     char profile[400];       /* its path, "" none */
