@@ -171,20 +171,21 @@ fi
 # round 3 session 8, GS_CALIBRATE_HOT_STAGING=1) into base-1/profile-hot.json,
 # so the same captures are predicted with either staging curve
 # (--profile), and the host's drift over the call shows between the two.
-if [ "${HOT:-$([ "$R0" -le 2 ] && echo 1 || echo 0)}" = 1 ]; then
+CAL=$([ "$R0" -le 2 ] && echo 1 || echo 0)
+if [ "${HOT:-$CAL}" = 1 ]; then
     step "5 calibrate again, staging from one (cached) source: base-1/profile-hot.json"
     GS_CALIBRATE_HOT_STAGING=1 timeout 90 "$G" calibrate --log 20 --msm-log 18 --threads 32 \
         -o "$W/base/base-1/profile-hot.json" 2>&1 | grep -E "staging|synth  " | tail -12
     pack base
-    # SPIN=1 (default on the call that calibrated): once more with the
-    # staging copies' caller spinning 50 ms before each, as the engine's GPU
-    # worker spins out a proof (cudaDeviceScheduleAuto) before it stages the
-    # next: base-1/profile-spin.json (eval-issue31.sh --profile).
-    if [ "${SPIN:-1}" = 1 ]; then
-        step "5b calibrate again, the copy's caller spinning first: base-1/profile-spin.json"
-        GS_CALIBRATE_STAGING_SPIN_MS=50 timeout 90 "$G" calibrate --log 20 --msm-log 18 --threads 32 \
-            -o "$W/base/base-1/profile-spin.json" 2>&1 | grep -E "staging|synth  " | tail -12
-        pack base
-    fi
+fi
+# SPIN=1 (default on the call that calibrated; HOT=0 keeps it): once more
+# with the staging copies' caller spinning 50 ms before each, as the
+# engine's GPU worker spins out a proof (cudaDeviceScheduleAuto) before it
+# stages the next: base-1/profile-spin.json (eval-issue31.sh --profile).
+if [ "${SPIN:-$CAL}" = 1 ]; then
+    step "5b calibrate again, the copy's caller spinning first: base-1/profile-spin.json"
+    GS_CALIBRATE_STAGING_SPIN_MS=50 timeout 90 "$G" calibrate --log 20 --msm-log 18 --threads 32 \
+        -o "$W/base/base-1/profile-spin.json" 2>&1 | grep -E "staging|synth  " | tail -12
+    pack base
 fi
 step done
