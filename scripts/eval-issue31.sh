@@ -470,5 +470,36 @@ for g in sys.argv[1:]:
         name, len(runs.split(",")), "%.1f%%" % st.mean(us) if us else "-",
         "%.2f ms (%d)" % (st.median(lo), len(lo)) if lo else "-",
         "%.2f ms (%.2f-%.2f, %d)" % (st.median(hi), q(hi, 0.1), q(hi, 0.9), len(hi)) if hi else "-"))
+# The A/B of the knob: each synth12-block run against the synth12 run of
+# its seed (the same job mix, minutes apart), and the mean of the pairs
+# with its 2 se.
+def seed_util(d):
+    seed = None
+    for l in open(d + "/spans.csv"):
+        if not l.startswith("#"):
+            break
+        if l.startswith("# meta scenario.seed="):
+            seed = l.split("=", 1)[1].strip()
+    try:
+        return seed, 100 * json.load(open(d + "/summary.json"))["util"]
+    except (OSError, ValueError, KeyError):
+        return seed, None
+g = dict(a.split("=", 1) for a in sys.argv[1:])
+if "synth12" in g and "synth12-block" in g:
+    spin = dict(seed_util(d) for d in g["synth12"].split(","))
+    pairs = []
+    for d in g["synth12-block"].split(","):
+        s, u = seed_util(d)
+        if s in spin and u is not None and spin[s] is not None:
+            pairs.append((s, spin[s], u))
+    if pairs:
+        print("\n| seed | synth12 (worker spins) | synth12-block (worker sleeps) | difference (points) |")
+        print("| --- | --- | --- | --- |")
+        for s, a, b in pairs:
+            print("| %s | %.1f%% | %.1f%% | %+.1f |" % (s, a, b, b - a))
+        dd = [b - a for s, a, b in pairs]
+        se = st.stdev(dd) / len(dd) ** 0.5 if len(dd) > 1 else float("nan")
+        print("\nhost_sync = block against the spinning worker, seed-matched: %+.1f points (2 se %.1f, %d pairs)"
+              % (st.mean(dd), 2 * se, len(dd)))
 PY
 fi
