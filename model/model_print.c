@@ -54,6 +54,9 @@ void gs_model_print(const gs_model *m, FILE *f)
     gs_model_print_speed(m, f);
     if (m->spin > 0)
         fprintf(f, "GPU workers spin %.0f%% of a core while their device works\n", 100 * m->spin);
+    if (m->slice_s > 0)
+        fprintf(f, "a staging copy beyond the cores waits %.2f ms more (one scheduler slice, assumed)\n",
+                1e3 * m->slice_s);
     if (m->notes[0])
         fprintf(f, "assumed:\n%s", m->notes);
 }
@@ -83,8 +86,8 @@ gs_status gs_model_write_json(const gs_model *m, const char *path, gs_err *err)
         gs_json_str(f, v);
         first = 0;
     }
-    fprintf(f, "},\n\"machine\":{\"cores\":%d,\"devices\":%d,\"gpu_worker_spin\":%.6g},\n", m->cores,
-            m->devices, m->spin);
+    fprintf(f, "},\n\"machine\":{\"cores\":%d,\"devices\":%d,\"gpu_worker_spin\":%.6g,\"staging_slice_s\":%.6g},\n",
+            m->cores, m->devices, m->spin, m->slice_s);
     fprintf(f, "\"cpu_demand\":\"%s\",\n\"assumed\":", m->cpu_measured ? "measured" : "inferred");
     gs_json_str(f, m->notes);
     fprintf(f, ",\n\"stages\":[");
