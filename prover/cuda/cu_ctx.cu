@@ -25,6 +25,12 @@ extern "C" int gs_cu_device_count(void)
     return n;
 }
 
+/* cudaEventBlockingSync under host_sync = block (gs_cu_dev_create). */
+static unsigned blocking_events(void)
+{
+    return gs_cu_knob(GS_CU_K_HOST_SYNC) == 3 ? cudaEventBlockingSync : 0;
+}
+
 extern "C" gs_status gs_cu_dev_create(gs_cu_dev **out, int device, gs_err *err)
 {
     gs_status st = GS_OK;
@@ -73,11 +79,16 @@ extern "C" gs_status gs_cu_dev_create(gs_cu_dev **out, int device, gs_err *err)
     }
     d->stream = d->streams[0];
     CU_TRY_GO(cudaHostAlloc((void **)&d->cnt_host, 64, cudaHostAllocDefault));
-    for (int i = 0; i < GS_CU_MARKS; i++) CU_TRY_GO(cudaEventCreate(&d->mark[i]));
-    CU_TRY_GO(cudaEventCreate(&d->ref));
+    /* The events a host thread waits on (the marks: the witness MSMs'
+     * fetch; the staging chunks) block it too under host_sync = block:
+     * cudaEventSynchronize busy-waits on an event made without
+     * cudaEventBlockingSync, whatever the device's schedule flag. */
+    for (int i = 0; i < GS_CU_MARKS; i++)
+        CU_TRY_GO(cudaEventCreateWithFlags(&d->mark[i], cudaEventDefault | blocking_events()));
+    CU_TRY_GO(cudaEventCreateWithFlags(&d->ref, cudaEventDefault | blocking_events()));
     for (int i = 0; i < 2; i++) {
         CU_TRY_GO(cudaHostAlloc(&d->pin[i], GS_CU_PIN_CHUNK, cudaHostAllocDefault));
-        CU_TRY_GO(cudaEventCreateWithFlags(&d->pin_done[i], cudaEventDisableTiming));
+        CU_TRY_GO(cudaEventCreateWithFlags(&d->pin_done[i], cudaEventDisableTiming | blocking_events()));
     }
     CU_TRY_GO(cudaMalloc(&d->res_dev, GS_CU_SLOT_BYTES * GS_CU_MSM_SLOTS));
     CU_TRY_GO(cudaHostAlloc(&d->res_host, GS_CU_SLOT_BYTES * GS_CU_MSM_SLOTS, cudaHostAllocDefault));
