@@ -101,17 +101,22 @@ run base base-1 --set engine.seed=$S0
 pack base
 
 step "3 one setting changed"
-# CHANGES="a b ..." (default all: every change of set_of but synth12-block):
-# only these changes in step 3 and the two later bases only with all of
-# them (a short call: the staging A/B needs base-1 and synth12).
+# CHANGES="a b ..." (default all: every change of set_of but synth12-block;
+# "all synth12-block" adds it): only these changes in step 3 and the two
+# later bases only when every one of ALL is among them (a short call: the
+# staging A/B needs base-1 and synth12).
 ALL="synth12 synth4 gpuw2 g2cpu prep-inline direct qd4 trim-after g2cpu-s12"
 CHANGES=${CHANGES:-all}
-[ "$CHANGES" = all ] && CHANGES=$ALL
+CHANGES=${CHANGES//all/$ALL}
 change() {   # name (step 3's changes, filtered by CHANGES; their --set pairs from set_of)
     # shellcheck disable=SC2046  # the --set pairs split on purpose
     case " $CHANGES " in *" $1 "*) run changes "$1" $(set_of "$1"); pack changes ;; esac
 }
-base_mid() { [ "$CHANGES" = "$ALL" ] && { run base "$@"; pack base; }; }
+base_mid() {
+    local c
+    for c in $ALL; do case " $CHANGES " in *" $c "*) ;; *) return 0 ;; esac; done
+    run base "$@"; pack base
+}
 change synth12
 change synth12-block
 change synth4
