@@ -204,8 +204,8 @@ gs_status gs_model_prove_plan(gs_model_plan *out, const gs_model *m, const gs_mo
 double gs_model_speed(const gs_model *m, int cls, double runnable);
 /* The wait a staging copy takes beyond its slowdown when it starts with
  * more runnable threads than cores, seconds (0: none; model_staging.c):
- * one scheduler slice when the GPU worker spins and neither the capture
- * nor the machine profile timed such a copy. */
+ * one scheduler slice when neither the capture nor the machine profile
+ * timed such a copy. */
 double gs_model_staging_slice_s(const gs_model *m);
 /* Sets replicate r (1..n_reps) of a prediction's interval (0: the point
  * prediction, the captured values): every CPU demand of class k is

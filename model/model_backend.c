@@ -11,8 +11,8 @@
  * staging of the first copy as CPU work of the copy's threads at their
  * fair share of the modelled CPU, then the wait for cores beyond it (the
  * staging class's slowdown at the threads that ran beside it, and the
- * scheduler's slice when they outnumber the cores and the worker spins:
- * delays, model_staging.c), then each device stage in device order for its
+ * scheduler's slice when they outnumber the cores: delays,
+ * model_staging.c), then each device stage in device order for its
  * modelled time (a virtual sleep: the device is not the CPU), then the
  * fixed host part of a prove; while
  * the stages run the worker counts as gs_model_device_spin() of a busy
@@ -153,8 +153,8 @@ static gs_status model_prove_start(gs_backend *be, const gs_pk *pk, const gs_ass
         double g = T > 0 ? 1.0 / gs_model_speed(im->m, GS_SPEED_STAGING, T) : 1.0;
         if (g > 1)
             gs_vt_sleep((int64_t)((double)(gs_now_ns() - t) * (g - 1)));
-        /* A spinning worker's copy beyond the cores: one scheduler slice
-         * more (model_staging.c). */
+        /* A copy beyond the cores: one scheduler slice more
+         * (model_staging.c). */
         if (T > gs_model_cores(im->m) && gs_model_staging_slice_s(im->m) > 0)
             gs_vt_sleep(ns_of(gs_model_staging_slice_s(im->m)));
         t = gs_now_ns();

@@ -33,20 +33,21 @@
  * beside 0..2C synthesis threads); else beta = 0, ideal sharing (said in
  * the notes).
  *
- * The slice.  A GPU worker that spins through a prove (cudaDeviceScheduleAuto
- * with fewer contexts than CPUs: prove_start's CPU time near its wall)
- * stages the next witness as a spent thread.  Its copy, when it starts
- * with more runnable threads than cores, waits one scheduler slice for
- * its threads' cores: the captured head before h2d_w is a step, ~1.45 ms
+ * The slice.  The GPU worker stages the next witness after a prove it
+ * waited out (spinning: cudaDeviceScheduleAuto with fewer contexts than
+ * CPUs; or asleep: host_sync = block).  Its copy, when it starts with more
+ * runnable threads than cores, waits about one scheduler slice for its
+ * threads' cores: the captured head before h2d_w is a step, ~1.3-1.45 ms
  * up to 6 busy synthesis threads and ~5.5 ms from 7 on the 16-CPU H100
- * and H200 hosts (bench/RESULTS.md, "the staging head"), where the
- * slope above stays near 1 until well past the cores.  A capture with
- * copies on both sides of the cores has it in beta; a machine profile
- * whose copy's caller spun (staging_spin_ms > 0) has it in its table.
- * Otherwise, with the worker spinning, the model adds Linux's default
- * base slice for the captured CPUs (0.75 ms x (1 + log2 min(C, 8)):
- * 3 ms at C >= 8; kernel/sched/fair.c) to such a copy, and says so in
- * the notes (a prior, not measured on the machine).
+ * and H200 hosts, 5.6 ms with the worker spinning and 5.2 with it asleep
+ * (traces/h100-r3s10-issue31; bench/RESULTS.md, "the staging head"),
+ * where the slope above stays near 1 until well past the cores.  A
+ * capture with copies on both sides of the cores has it in beta; a
+ * machine profile whose copy's caller spun (staging_spin_ms > 0) has it
+ * in its table.  Otherwise the model adds Linux's default base slice for
+ * the captured CPUs (0.75 ms x (1 + log2 min(C, 8)): 3 ms at C >= 8;
+ * kernel/sched/fair.c) to such a copy, and says so in the notes (a prior,
+ * not measured on the machine).
  */
 #include <math.h>
 #include <stdio.h>
@@ -107,24 +108,22 @@ static void slice_prior(gs_model *m)
     const speed_curve *s = &m->speed[GS_SPEED_STAGING];
     int cores = m->cores > 0 ? m->cores : 1;
     m->slice_s = 0;
-    if (m->spin < 0.5 || s->source == GS_SPEED_SRC_CAPTURE ||
+    if (s->source == GS_SPEED_SRC_CAPTURE ||
         (s->source == GS_SPEED_SRC_PROFILE && m->prof_data.staging_spin_ms > 0))
         return;
     int k = cores < 8 ? cores : 8, lg = 0;
     while (k >>= 1)
         lg++;
     m->slice_s = 0.75e-3 * (1 + lg);
-    char a[160], b[320];
-    snprintf(a, sizeof a, "%.0f%% of prove_start on the CPU", 100 * m->spin);
-    snprintf(b, sizeof b, "%s; so a copy that starts with more runnable threads than the %d cores waits one "
+    char a[320];
+    snprintf(a, sizeof a, "%s; so a copy that starts with more runnable threads than the %d cores waits one "
              "scheduler slice more: Linux's default base slice, 0.75 ms x (1 + log2 min(%d, 8)) = %.2f ms",
              s->source == GS_SPEED_SRC_PROFILE ? "the machine profile timed its copy from a caller that slept"
                                                : "neither the capture nor a machine profile times such a copy",
              cores, cores, 1e3 * m->slice_s);
-    gs_mi_note(m, "Staging beyond the cores: the GPU worker spins through a prove (%s) and %s (a prior, not "
-                  "measured here; the step captured on 16-CPU H100 and H200 hosts is ~4 ms; "
-                  "GS_CALIBRATE_STAGING_SPIN_MS=50 gapscope calibrate times it on this machine).\n",
-               a, b);
+    gs_mi_note(m, "Staging beyond the cores: %s (a prior, not measured here; the step captured on 16-CPU H100 "
+                  "and H200 hosts is ~4 ms, with the GPU worker spinning or asleep; %s).\n",
+               a, "GS_CALIBRATE_STAGING_SPIN_MS=50 gapscope calibrate times it on this machine");
 }
 
 double gs_model_staging_slice_s(const gs_model *m) { return m->slice_s; }

@@ -105,7 +105,7 @@ GS_TEST(predict_staging_slows_with_the_hosts_load)
                  "beside 6: %.2f ms (the 6-thread base: %.2f ms)", cap12, p6, base);
     /* From the base (the capture cannot tell, no profile's staging):
      * processor sharing, 8 copy threads among 22 on 16 cores, and the
-     * spinning worker's slice (3 ms on 16 CPUs): near the captured. */
+     * scheduler's slice (3 ms on 16 CPUs): near the captured. */
     if (!predict_to("traces/h200-r3/base/base-1", "engine.synth_threads=12", "stg-12", &r))
         return;
     snprintf(path, sizeof path, "%s/spans.csv", r.dir);
@@ -132,7 +132,7 @@ GS_TEST(predict_staging_slice_only_where_unmeasured)
     double s0 = gs_model_staging_slice_s(m);
     int noted = strstr(gs_model_notes(m), "scheduler slice") != NULL;
     gs_model_destroy(m);
-    GS_CHECK_MSG(fabs(s0 - 3e-3) < 1e-9 && noted, "base (16 CPUs, spinning worker): slice %.6f s, noted %d", s0, noted);
+    GS_CHECK_MSG(fabs(s0 - 3e-3) < 1e-9 && noted, "base (16 CPUs): slice %.6f s, noted %d", s0, noted);
     /* Its 12-thread run measured the copies beyond the cores. */
     snprintf(cap, sizeof cap, "%s/traces/h200-r3/changes/synth12/spans.csv", root());
     GS_REQUIRE(gs_model_load(&m, cap, &err) == GS_OK);
