@@ -72,6 +72,9 @@ static void print_table(FILE *f, const gs_run *r)
                 a->kidle_s);
         print_causes(f, a->kcause_s, a->kidle_s);
     }
+    char spin[640];
+    if (gs_analysis_spin_note(spin, sizeof spin, a))
+        fprintf(f, "%s\n", spin);
     if (r->jobs.submitted >= 0)
         fprintf(f, "jobs (%s): %ld submitted, %ld completed, %ld failed, %ld verified\n",
                 r->jobs.source, r->jobs.submitted, r->jobs.completed, r->jobs.failed,

@@ -185,6 +185,14 @@ typedef struct gs_analysis {
     size_t injected_spans;
     double injected_s;
     double idle_during_trim_s;        /* summed over devices (see above) */
+    /* The GPU workers' device calls (prove_start steps of gpu_worker lanes
+     * that carry their CPU time): wall and CPU seconds, summed.  CPU near
+     * the wall is a worker spinning while its device works (the CUDA
+     * runtime's default wait with fewer contexts than CPUs), a core the
+     * host's other threads do not get (diag/README.md, "Worker spin").
+     * CUDA backend runs only (meta backend = cuda): on the CPU backend
+     * prove_start's CPU is the proof itself. */
+    double worker_call_s, worker_call_cpu_s;
     uint64_t dropped_spans;
     gs_cause verdict;          /* top cause (GS_CAUSE_OTHER when no idle) */
     double verdict_share;      /* its share of idle time, 0..1 */
@@ -199,6 +207,12 @@ typedef struct gs_analysis {
 gs_status gs_analyze(gs_analysis **out, gs_timeline *tl, const gs_analysis_config *cfg,
                      gs_err *err);
 void gs_analysis_destroy(gs_analysis *a);
+
+/* The worker-spin note (diag/README.md, "Worker spin"): fills buf and
+ * returns 1 when the GPU workers' device calls ran on a CPU for at least
+ * half their wall time, else returns 0 (buf ""). */
+int gs_analysis_spin_note(char *buf, size_t n, const gs_analysis *a);
+#define GS_SPIN_NOTE_MIN 0.5
 
 /* Idle seconds of the causes matching name_or_group (gs_cause_matches). */
 double gs_analysis_cause_idle(const gs_analysis *a, const char *name_or_group);

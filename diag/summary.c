@@ -315,6 +315,14 @@ gs_status gs_summary_write(const gs_run *r, const char *path, gs_err *err)
     num(f, &first, "busy_s", a->busy_s);
     num(f, &first, "idle_s", a->idle_s);
     num(f, &first, "idle_during_malloc_trim_s", a->idle_during_trim_s);
+    if (a->worker_call_s > 0) {
+        fputs(",\"gpu_worker_calls\":{", f);
+        int f2 = 1;
+        num(f, &f2, "wall_s", a->worker_call_s);
+        num(f, &f2, "cpu_s", a->worker_call_cpu_s);
+        num(f, &f2, "spin", a->worker_call_cpu_s / a->worker_call_s);
+        fputc('}', f);
+    }
     fputs(",\n", f);
     first = 1;
     key(f, &first, "gaps");

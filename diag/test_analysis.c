@@ -475,3 +475,47 @@ GS_TEST(diag_analysis_refuses_out_of_range_times)
     GS_CHECK_MSG(strstr(err.msg, "span 'far'") != NULL, "message: %s", err.msg);
     gs_timeline_destroy(tl);
 }
+
+/* The worker-spin note: a CUDA run whose GPU worker's device calls ran on
+ * a CPU for most of their wall gets it (with the numbers: two calls of
+ * 80 ms, 72 ms of CPU each: 90%); one that slept through them (8 ms of
+ * CPU each) does not, nor a CPU-backend run, whose prove_start is the
+ * proof itself. */
+static gs_analysis *spin_run(const char *backend, int64_t cpu_ms)
+{
+    gs_tl_lane *dev, *w;
+    gs_timeline *tl = td_engine(&dev, &w);
+    if (!tl)
+        return NULL;
+    if (backend)
+        gs_timeline_meta_set(tl, "backend", backend);
+    for (int k = 0; k < 2; k++) {
+        int64_t t = k * 100 * MS;
+        gs_tl_span_cpu(w, GS_SPAN_STEP, "prove_start", k, 0, t, t + 80 * MS, 0, NULL, cpu_ms * MS);
+        gs_tl_span(dev, GS_SPAN_KERNEL, "msm_a", k, 0, t + 2 * MS, t + 78 * MS, 0, NULL);
+    }
+    gs_analysis *a = td_analyse(tl);
+    gs_timeline_destroy(tl);
+    return a;
+}
+
+GS_TEST(diag_analysis_worker_spin_note)
+{
+    char buf[640];
+    gs_analysis *a = spin_run("cuda", 72);
+    GS_REQUIRE(a);
+    int on = gs_analysis_spin_note(buf, sizeof buf, a);
+    GS_CHECK_MSG(on && strstr(buf, "90% of their device calls' 0.16 s") && strstr(buf, "0.14 core-seconds") &&
+                     strstr(buf, "gpu.host_sync = block"),
+                 "spinning worker: %d '%s' (wall %.3f cpu %.3f)", on, buf, a->worker_call_s, a->worker_call_cpu_s);
+    gs_analysis_destroy(a);
+    a = spin_run("cuda", 8);
+    GS_REQUIRE(a);
+    on = gs_analysis_spin_note(buf, sizeof buf, a);
+    GS_CHECK_MSG(!on && !buf[0] && fabs(a->worker_call_cpu_s - 0.016) < 1e-9, "sleeping worker: %d '%s'", on, buf);
+    gs_analysis_destroy(a);
+    a = spin_run("cpu", 80);
+    GS_REQUIRE(a);
+    GS_CHECK_MSG(!gs_analysis_spin_note(buf, sizeof buf, a) && a->worker_call_s == 0, "CPU backend: '%s'", buf);
+    gs_analysis_destroy(a);
+}
