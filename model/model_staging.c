@@ -46,8 +46,8 @@
  * machine profile whose copy's caller spun (staging_spin_ms > 0) has it
  * in its table.  Otherwise the model adds Linux's default base slice for
  * the captured CPUs (0.75 ms x (1 + log2 min(C, 8)): 3 ms at C >= 8;
- * kernel/sched/fair.c) to such a copy, and says so in the notes (a prior,
- * not measured on the machine).
+ * kernel/sched/fair.c) to such a copy of a CUDA capture, and says so in
+ * the notes (a prior, not measured on the machine).
  */
 #include <math.h>
 #include <stdio.h>
@@ -107,8 +107,10 @@ static void slice_prior(gs_model *m)
 {
     const speed_curve *s = &m->speed[GS_SPEED_STAGING];
     int cores = m->cores > 0 ? m->cores : 1;
+    const char *be = gs_model_meta(m, "backend");
     m->slice_s = 0;
-    if (s->source == GS_SPEED_SRC_CAPTURE ||
+    /* The CUDA backend's staging only (the CPU backend stages nothing). */
+    if (!be || strcmp(be, "cuda") || s->source == GS_SPEED_SRC_CAPTURE ||
         (s->source == GS_SPEED_SRC_PROFILE && m->prof_data.staging_spin_ms > 0))
         return;
     int k = cores < 8 ? cores : 8, lg = 0;

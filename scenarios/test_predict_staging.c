@@ -119,8 +119,9 @@ GS_TEST(predict_staging_slows_with_the_hosts_load)
 
 /* The slice prior is taken only where nothing measured it: not when the
  * capture's copies ran on both sides of the cores (its beta has it), nor
- * with a profile whose copy's caller spun (staging_spin_ms), and it is
- * the kernel's default for the captured CPUs. */
+ * with a profile whose copy's caller spun (staging_spin_ms), nor on a CPU
+ * backend's capture (no staging); and it is the kernel's default for the
+ * captured CPUs. */
 GS_TEST(predict_staging_slice_only_where_unmeasured)
 {
     char cap[600], prof[600], spun[700];
@@ -165,4 +166,18 @@ GS_TEST(predict_staging_slice_only_where_unmeasured)
     double ss = gs_model_staging_slice_s(m);
     gs_model_destroy(m);
     GS_CHECK_MSG(ss == 0, "spinning caller's profile: slice %.6f s", ss);
+    /* The same capture said to be the CPU backend's. */
+    snprintf(spun, sizeof spun, "%s/cpu-backend.spans.csv", gs_test_tmpdir());
+    in = fopen(cap, "r");
+    out = fopen(spun, "w");
+    GS_REQUIRE(in && out);
+    char line[4096];
+    while (fgets(line, sizeof line, in))
+        fputs(strcmp(line, "# meta backend=cuda\n") ? line : "# meta backend=cpu\n", out);
+    fclose(in);
+    fclose(out);
+    GS_REQUIRE(gs_model_load(&m, spun, &err) == GS_OK);
+    double sc = gs_model_staging_slice_s(m);
+    gs_model_destroy(m);
+    GS_CHECK_MSG(sc == 0, "CPU backend: slice %.6f s", sc);
 }
