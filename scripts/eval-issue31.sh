@@ -425,7 +425,7 @@ fi
 # a knob the capture did not run).  RESULTS.md "Issue 31: the GPU worker's
 # spin and the staging head".
 groups=()
-for g in base synth12 synth12-block; do
+for g in base synth12 synth12-block synth12-block-hog; do
     if [ "$g" = base ]; then runs=$(for k in 1 2 3 4 5 6 7 8 9; do find_run "base-$k"; done | paste -sd,)
     else runs=$(runs_of "$g"); fi
     [ -n "$runs" ] && groups+=("$g=$runs")
@@ -485,21 +485,25 @@ def seed_util(d):
     except (OSError, ValueError, KeyError):
         return seed, None
 g = dict(a.split("=", 1) for a in sys.argv[1:])
-if "synth12" in g and "synth12-block" in g:
-    spin = dict(seed_util(d) for d in g["synth12"].split(","))
+# (A, B, what B is against A): synth12-block-hog runs beside one busy-loop
+# process outside gapscope (gpu-issue31.sh).
+for ga, gb, what in (("synth12", "synth12-block", "host_sync = block against the spinning worker"),
+                     ("synth12-block", "synth12-block-hog", "a busy-loop process beside the sleeping worker")):
+    if ga not in g or gb not in g:
+        continue
+    base = dict(seed_util(d) for d in g[ga].split(","))
     pairs = []
-    for d in g["synth12-block"].split(","):
+    for d in g[gb].split(","):
         s, u = seed_util(d)
-        if s in spin and u is not None and spin[s] is not None:
-            pairs.append((s, spin[s], u))
+        if s in base and u is not None and base[s] is not None:
+            pairs.append((s, base[s], u))
     if pairs:
-        print("\n| seed | synth12 (worker spins) | synth12-block (worker sleeps) | difference (points) |")
+        print("\n| seed | %s | %s | difference (points) |" % (ga, gb))
         print("| --- | --- | --- | --- |")
         for s, a, b in pairs:
             print("| %s | %.1f%% | %.1f%% | %+.1f |" % (s, a, b, b - a))
         dd = [b - a for s, a, b in pairs]
         se = st.stdev(dd) / len(dd) ** 0.5 if len(dd) > 1 else float("nan")
-        print("\nhost_sync = block against the spinning worker, seed-matched: %+.1f points (2 se %.1f, %d pairs)"
-              % (st.mean(dd), 2 * se, len(dd)))
+        print("\n%s, seed-matched: %+.1f points (2 se %.1f, %d pairs)" % (what, st.mean(dd), 2 * se, len(dd)))
 PY
 fi

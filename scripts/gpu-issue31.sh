@@ -61,13 +61,22 @@ step env; nvidia-smi -L; nproc; "$G" version || exit 1
 cp "$W/base/machine.txt" "$W/changes/machine.txt"
 
 run() {   # group name [--set ...]
-    local grp=$1 name=$2
+    local grp=$1 name=$2 hog=
     shift 2
     step "run $grp/$name $*"
     local seed=(--set engine.seed="$S0")
     case " $* " in *engine.seed=*) seed=() ;; esac
+    # A change named *-hog runs beside one busy-loop process outside
+    # gapscope (not in the timeline; said here and in RESULTS.md): a core
+    # held as a spinning GPU worker holds one, with the worker itself asleep.
+    case $name in *-hog | *-hog-r*)
+        sh -c 'while :; do :; done' & hog=$!
+        sleep 0.2
+        echo "(beside busy-loop process $hog, injected outside gapscope)" ;;
+    esac
     timeout 75 "$G" run scenarios/backlog-incident-gpu.ini --set engine.g2=device "${seed[@]}" "$@" \
         --no-report --quiet --out "$W/$grp/$name" 2>&1 | tail -2
+    [ -n "$hog" ] && kill "$hog" 2>/dev/null
     "$G" analyze "$W/$grp/$name" 2>&1 | sed -n 2p
 }
 
@@ -84,6 +93,12 @@ set_of() {   # change -> its --set arguments
     # and the staging head"); predict refuses it (another knob than the
     # capture's): judged against synth12 of the same round.
     synth12-block) echo --set engine.synth_threads=12 --set gpu.host_sync=block ;;
+    # The spin's cost to synthesis, its mechanism (RESULTS.md "Issue 31: a
+    # fresh H100 set, and the GPU worker's spin costs synthesis"): the
+    # worker asleep beside one busy-loop process (run() starts it).  Near
+    # synth12's util: any busy core costs synthesis (the host's capacity, a
+    # profile can time it); near synth12-block's: the CUDA poll itself.
+    synth12-block-hog) echo --set engine.synth_threads=12 --set gpu.host_sync=block ;;
     *) echo "unknown change $1" >&2; return 1 ;;
     esac
 }
@@ -119,6 +134,7 @@ base_mid() {
 }
 change synth12
 change synth12-block
+change synth12-block-hog
 change synth4
 change gpuw2
 base_mid base-2 --set engine.seed=$((S0 + 1))
