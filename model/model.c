@@ -670,6 +670,7 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
     m->spin = spin_den > 0 ? spin_num / spin_den : 0;
     if (m->spin > 1)
         m->spin = 1;
+    m->spin_fit = m->spin;
     if (!infer_cpu(&c, m->cores)) {
         st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
         goto fail;

@@ -121,6 +121,10 @@ int gs_model_device_order(const gs_model *m, int g2_on_device, int *idx, int cap
 /* CPU threads a GPU worker keeps busy while its device stages run
  * (prove_start's CPU time over its wall time, 0..1; 0 without CPU times). */
 double gs_model_device_spin(const gs_model *m);
+/* A run with the GPU workers asleep while their devices work (gpu.host_sync
+ * = block): gs_model_device_spin() 0 until called again with 0, which
+ * gives the fitted spin back. */
+void gs_model_set_worker_sleeps(gs_model *m, int sleeps);
 
 /* Bytes of one staging buffer of a (kind, log) partition (witness and
  * a, b, c) and the rate a pool buffer is page-locked at, GB/s (the

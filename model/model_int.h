@@ -100,7 +100,7 @@ struct gs_model {
     stage st[MAX_STAGES];
     int n;
     int cores, devices;
-    double spin;
+    double spin, spin_fit;   /* the worker's device spin: in effect, and as fitted */
     int cpu_measured;
     char source[400];
     char notes[2048];

@@ -40,6 +40,7 @@ const char *gs_model_source(const gs_model *m) { return m->source; }
 int gs_model_cpu_measured(const gs_model *m) { return m->cpu_measured; }
 const char *gs_model_notes(const gs_model *m) { return m->notes; }
 double gs_model_device_spin(const gs_model *m) { return m->spin; }
+void gs_model_set_worker_sleeps(gs_model *m, int sleeps) { m->spin = sleeps ? 0 : m->spin_fit; }
 int gs_model_n_stages(const gs_model *m) { return m->n; }
 
 const char *gs_model_stage_at(const gs_model *m, int i, gs_model_where *where)

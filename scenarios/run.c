@@ -470,8 +470,37 @@ static double model_speed(void *ctx, int cls, double runnable)
  * kernels run, or how the backend's host threads copy and wait (copy_threads,
  * host_sync), which no capture of the other value tells: refused, naming
  * the capture to take instead of a silent prediction of the old knob. */
-static gs_status check_gpu_knobs(const gs_model *model, const gs_scenario *s, gs_err *err)
+/* host_sync: how the GPU worker waits for its device (prover/cuda/knobs.h:
+ * 0 auto, 1 spin, 2 yield, 3 block).  What the model knows of it is the
+ * worker's CPU while its device works (gs_model_device_spin, from
+ * prove_start's CPU time): block from a capture that spun is a worker
+ * asleep (the block captures of traces/h100-r3s10-issue31: prove_start's
+ * CPU 10-15% of its wall; gs_scn_run sets it), auto and spin are the same
+ * wait with fewer contexts than CPUs.  Spinning from a capture asleep is
+ * refused: the spin slowed synthesis ~18% at 12 threads there, which a
+ * capture asleep cannot tell; yield, never captured, too.  Returns 1 when
+ * the change is modelled (note: what the prediction assumes). */
+static int host_sync_modelled(const gs_model *model, int want, int had, char *note, size_t n)
 {
+    (void)model;
+    if (want == 3 && had != 2) {
+        snprintf(note, n, "GPU workers asleep while their devices work (gpu.host_sync = block; the capture ran %s): "
+                          "not busy threads then (captures asleep: prove_start's CPU 10-15%% of its wall).\n",
+                 had == 0 ? "auto" : "spin");
+        return 1;
+    }
+    if ((want == 0 && had == 1) || (want == 1 && had == 0)) {
+        snprintf(note, n, "gpu.host_sync = %s from a capture that ran %s: the same spinning wait with fewer CUDA "
+                          "contexts than CPUs.\n", want ? "spin" : "auto", had ? "spin" : "auto");
+        return 1;
+    }
+    return 0;
+}
+
+static gs_status check_gpu_knobs(const gs_model *model, const gs_scenario *s, char *note, size_t n, gs_err *err)
+{
+    if (n)
+        note[0] = 0;
     for (int k = 0; k < GS_CU_KNOB_COUNT; k++) {
         const gs_cu_knob_def *d = gs_cu_knob_def_of((gs_cu_knob_id)k);
         char key[96], want[64], had[64];
@@ -482,6 +511,23 @@ static gs_status check_gpu_knobs(const gs_model *model, const gs_scenario *s, gs
             snprintf(had, sizeof had, "%s", cap);
         else
             gs_cu_knob_format((gs_cu_knob_id)k, gs_cu_knob_default((gs_cu_knob_id)k), had, sizeof had);
+        if (strcmp(want, had) && k == GS_CU_K_HOST_SYNC) {
+            int w = s->gpu[k], h = -1;
+            for (int v = 0; v < 4; v++) {
+                char b[32];
+                gs_cu_knob_format((gs_cu_knob_id)k, v, b, sizeof b);
+                if (!strcmp(b, had))
+                    h = v;
+            }
+            if (h >= 0 && host_sync_modelled(model, w, h, note, n))
+                continue;
+            if (h == 3 && (w == 0 || w == 1))
+                return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict",
+                              "gpu.host_sync = %s: the capture's GPU workers slept through the device work, and a "
+                              "spinning worker slowed synthesis ~18%% at 12 threads on a 16-vCPU H100 "
+                              "(traces/h100-r3s10-issue31), which a capture asleep cannot tell; capture once with "
+                              "--set gpu.host_sync=%s and predict from that capture", want, want);
+        }
         if (strcmp(want, had))
             return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict",
                           "gpu.%s = %s: the capture ran %s, and how the device kernels or the backend's host "
@@ -496,7 +542,8 @@ static gs_status check_gpu_knobs(const gs_model *model, const gs_scenario *s, gs
 static gs_status check_model(const gs_model *model, const gs_scenario *s, const gs_trace *arr,
                              gs_timeline *tl, gs_err *err)
 {
-    gs_status gst = check_gpu_knobs(model, s, err);
+    char sync_note[400];
+    gs_status gst = check_gpu_knobs(model, s, sync_note, sizeof sync_note, err);
     if (gst != GS_OK)
         return gst;
     int kinds[64];
@@ -518,8 +565,8 @@ static gs_status check_model(const gs_model *model, const gs_scenario *s, const 
                                        sizeof notes, err);
     if (st != GS_OK)
         return st;
-    char all[3200];
-    snprintf(all, sizeof all, "%s%s", gs_model_notes(model), notes);
+    char all[3600];
+    snprintf(all, sizeof all, "%s%s%s", gs_model_notes(model), notes, sync_note);
     gs_timeline_meta_set(tl, "model.capture", s->model_timeline);
     gs_timeline_meta_set(tl, "model.source", gs_model_source(model));
     const char *v = gs_model_meta(model, "build.git_rev");
@@ -577,6 +624,8 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
         /* A modelled run: everything is checked before any file is written. */
         if (!model && (st = gs_model_load(&model, s->model_timeline, err)) != GS_OK)
             goto fail;
+        /* The workers' wait (check_gpu_knobs says which changes hold). */
+        gs_model_set_worker_sleeps(model, s->gpu[GS_CU_K_HOST_SYNC] == 3);
         if ((st = check_model(model, s, &arr, tl, err)) != GS_OK ||
             (st = gs_model_work_create(&work, model, s->model_size_shift, s->engine.seed, err)) != GS_OK)
             goto fail;

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "../common/outfile.h"
+#include "../common/paths.h"
 #include "../test/test.h"
 #include "predict.h"
 
@@ -316,7 +317,10 @@ static int exists(const char *p)
 static void refused(const char *capture, const char *set, const char *want, const char *sub)
 {
     char cap[600], dir[600];
-    snprintf(cap, sizeof cap, "%s/%s", root(), capture);
+    if (capture[0] == '/')
+        snprintf(cap, sizeof cap, "%s", capture);
+    else
+        snprintf(cap, sizeof cap, "%s/%s", root(), capture);
     snprintf(dir, sizeof dir, "%s/%s", gs_test_tmpdir(), sub);
     /* set: one or more overrides separated by '|'. */
     char buf[600];
@@ -356,7 +360,73 @@ GS_TEST(predict_refuses_what_the_capture_cannot_answer)
      * host threads' times under it are not in the capture (it was ignored
      * before, predicting the captured knob under the new name). */
     refused("traces/h200-g2dev", "gpu.msm_c=22", "gpu.msm_c = 22: the capture ran auto", "bad-knob");
-    refused("traces/h200-g2dev", "gpu.host_sync=block", "--set gpu.host_sync=block", "bad-sync");
+    /* A wait no capture ran (yield); block is modelled (below). */
+    refused("traces/h200-g2dev", "gpu.host_sync=yield", "--set gpu.host_sync=yield", "bad-sync");
+}
+
+/* host_sync = block from a capture whose worker spun is modelled (the
+ * worker no busy thread while its device works, said in model.assumed);
+ * the reverse is refused, naming what a capture asleep cannot tell. */
+static const char *spans_of(const char *dir)
+{
+    static char p[700];
+    snprintf(p, sizeof p, "%s/spans.csv", dir);
+    return p;
+}
+
+GS_TEST(predict_host_sync_block_from_a_spinning_capture)
+{
+    char cap[600], dir[600], spans[700];
+    snprintf(cap, sizeof cap, "%s/traces/h200-g2dev", root());
+    snprintf(dir, sizeof dir, "%s/sync-block", gs_test_tmpdir());
+    const char *sets[1] = {"gpu.host_sync=block"};
+    gs_predict_opts o = {.capture = cap, .sets = sets, .n_sets = 1,
+                         .run = {.out_dir = dir, .quiet = 1, .no_charts = 1}};
+    gs_run_result r;
+    gs_err err;
+    gs_err_clear(&err);
+    gs_status st = gs_scn_predict(&o, &r, &err);
+    GS_CHECK_MSG(st == GS_OK, "block: %s", err.msg);
+    if (st != GS_OK)
+        return;
+    snprintf(spans, sizeof spans, "%s/spans.csv", r.dir);
+    gs_timeline *tl = NULL;
+    GS_REQUIRE(gs_timeline_read_csv(&tl, spans, &err) == GS_OK);
+    const char *as = gs_timeline_meta_get(tl, "model.assumed");
+    GS_CHECK_MSG(as && strstr(as, "GPU workers asleep"), "model.assumed: %s", as ? as : "(none)");
+    gs_timeline_destroy(tl);
+    /* The model's worker: asleep, then the fitted spin again. */
+    gs_model *m = NULL;
+    GS_REQUIRE(gs_model_load(&m, spans_of(cap), &err) == GS_OK);
+    double fit = gs_model_device_spin(m);
+    gs_model_set_worker_sleeps(m, 1);
+    double asleep = gs_model_device_spin(m);
+    gs_model_set_worker_sleeps(m, 0);
+    GS_CHECK_MSG(fit > 0.9 && asleep == 0 && gs_model_device_spin(m) == fit, "spin %.3f, asleep %.3f, back %.3f",
+                 fit, asleep, gs_model_device_spin(m));
+    gs_model_destroy(m);
+    /* The same capture said to have slept: spinning is refused. */
+    char d2[600], line[8192];
+    snprintf(d2, sizeof d2, "%s/asleep", gs_test_tmpdir());
+    GS_REQUIRE(gs_mkdir_p(d2, &err) == GS_OK);
+    const char *files[] = {"arrivals.jsonl", "scenario.ini", "spans.csv"};
+    for (int i = 0; i < 3; i++) {
+        char a[700], b[700];
+        snprintf(a, sizeof a, "%s/%s", cap, files[i]);
+        snprintf(b, sizeof b, "%s/%s", d2, files[i]);
+        FILE *in = fopen(a, "r"), *out = fopen(b, "w");
+        GS_REQUIRE(in && out);
+        int first = 1;
+        while (fgets(line, sizeof line, in)) {
+            fputs(line, out);
+            if (i == 2 && first)
+                fputs("# meta scenario.gpu.host_sync=block\n", out);
+            first = 0;
+        }
+        fclose(in);
+        fclose(out);
+    }
+    refused(d2, NULL, "slowed synthesis", "bad-spin");   /* d2: absolute (the test's tmpdir) */
 }
 
 /* gapscope sweep --predict: every run a prediction of the capture's
