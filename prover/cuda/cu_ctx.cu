@@ -81,8 +81,9 @@ extern "C" gs_status gs_cu_dev_create(gs_cu_dev **out, int device, gs_err *err)
     CU_TRY_GO(cudaHostAlloc((void **)&d->cnt_host, 64, cudaHostAllocDefault));
     /* The events a host thread waits on (the marks: the witness MSMs'
      * fetch; the staging chunks) block it too under host_sync = block:
-     * cudaEventSynchronize busy-waits on an event made without
-     * cudaEventBlockingSync, whatever the device's schedule flag. */
+     * the runtime documents that cudaEventSynchronize busy-waits on an
+     * event made without cudaEventBlockingSync (not measured here without
+     * the flag). */
     for (int i = 0; i < GS_CU_MARKS; i++)
         CU_TRY_GO(cudaEventCreateWithFlags(&d->mark[i], cudaEventDefault | blocking_events()));
     CU_TRY_GO(cudaEventCreateWithFlags(&d->ref, cudaEventDefault | blocking_events()));
