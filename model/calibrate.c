@@ -72,8 +72,20 @@ typedef struct level {
     double wall[MAX_T];       /* per thread: wall seconds per unit */
     int pin[MAX_T];           /* per thread: the vCPU it runs on, -1 any (pinned: 1) */
     int pinned;
+    int spinners;             /* threads in a busy loop beside the level */
     gs_status st[MAX_T];
 } level;
+
+static atomic_int spin_stop;
+
+static void *spinner_main(void *p)
+{
+    volatile unsigned long n = 0;
+    (void)p;
+    while (!atomic_load_explicit(&spin_stop, memory_order_relaxed))
+        n++;
+    return NULL;
+}
 
 typedef struct arg {
     level *lv;
@@ -123,6 +135,11 @@ static gs_status run_level(level *lv, int t, double *mean, double *cv, gs_err *e
     pthread_t th[MAX_T];
     arg a[MAX_T];
     int started = 0;
+    pthread_t sp[4];
+    int spun = 0;
+    atomic_store(&spin_stop, 0);
+    while (spun < lv->spinners && spun < 4 && pthread_create(&sp[spun], NULL, spinner_main, NULL) == 0)
+        spun++;
     pthread_mutex_init(&lv->mu, NULL);
     pthread_cond_init(&lv->cv, NULL);
     lv->go = 0;
@@ -140,6 +157,9 @@ static gs_status run_level(level *lv, int t, double *mean, double *cv, gs_err *e
     pthread_mutex_unlock(&lv->mu);
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
+    atomic_store(&spin_stop, 1);
+    for (int i = 0; i < spun; i++)
+        pthread_join(sp[i], NULL);
     pthread_cond_destroy(&lv->cv);
     pthread_mutex_destroy(&lv->mu);
     if (started < t)
@@ -241,6 +261,36 @@ static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, cons
             progress(o, gs_model_speed_class_name(k == 0 ? GS_SPEED_SYNTH : GS_SPEED_HOST_PREP), lad[i], mean, pc->speed[pc->n]);
             pc->n++;
         }
+    }
+    /* Synthesis beside one busy-loop thread (gs_profile.sbs_*): at 3/8
+     * and 3/4 of the CPUs (6 and 12 on 16), each against the same count
+     * alone just before it (the host drifts). */
+    if (st == GS_OK) {
+        *lv = (level){.kind = 0, .c = c, .pk = &pk, .wit = &wit, .reps = 1};
+        double one, cv;
+        if ((st = run_level(lv, 1, &one, &cv, err)) == GS_OK) {
+            lv->reps = one > 0 ? (int)ceil((o->unit_s > 0 ? o->unit_s : 0.2) / one) : 1;
+            if (lv->reps < 1)
+                lv->reps = 1;
+        }
+        int bs[2] = {3 * cpus / 8, 3 * cpus / 4};
+        for (int i = 0; i < 2 && st == GS_OK; i++) {
+            if (bs[i] < 1 || bs[i] + 1 > cpus || (i && bs[i] == bs[0]) || bs[i] > MAX_T)
+                continue;
+            double alone, beside;
+            lv->spinners = 0;
+            if ((st = run_level(lv, bs[i], &alone, &cv, err)) != GS_OK)
+                break;
+            lv->spinners = 1;
+            if ((st = run_level(lv, bs[i], &beside, &cv, err)) != GS_OK)
+                break;
+            p->sbs_synth[p->sbs_n] = bs[i];
+            p->sbs_slow[p->sbs_n++] = alone > 0 ? beside / alone : 1;
+            if (!o->quiet)
+                fprintf(stderr, "calibrate: synth     B=%-3d beside one busy-loop thread %.4f s CPU per unit, alone "
+                                "%.4f: %.3fx\n", bs[i], beside, alone, alone > 0 ? beside / alone : 1);
+        }
+        lv->spinners = 0;
     }
     /* The staging copy beside busy synthesis threads (calibrate_staging.c). */
     if (st == GS_OK)

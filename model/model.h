@@ -262,6 +262,14 @@ typedef struct gs_profile {
     /* The staging copies' caller spun this long before each copy
      * (GS_CALIBRATE_STAGING_SPIN_MS, an A/B); 0: it slept 2 ms. */
     double staging_spin_ms;
+    /* Synthesis at B threads beside one more thread in a busy loop, over
+     * the same B alone, CPU per unit (row i: B = sbs_synth[i]; 0 rows: not
+     * measured).  Beside a spinning GPU worker the engine's synthesis ran
+     * ~18% slower at 12 threads on a 16-vCPU H100 (CPU = wall) and not at
+     * 6 (traces/h100-r3s10-issue31): whether any busy core does that on
+     * the machine is what this times.  Not an input of predict yet. */
+    int sbs_n;
+    double sbs_synth[4], sbs_slow[4];
     char build[64];
     /* msm_b2's scalars: a witness of the engine's circuit on the wires
      * of its B matrix, the others zero (2, "witness_b": the engine's B2

@@ -87,6 +87,13 @@ gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
         fprintf(f, ",\"staging_srcs\":%d", p->staging_srcs);
     if (p->staging_spin_ms > 0)
         fprintf(f, ",\"staging_spin_ms\":%.17g", p->staging_spin_ms);
+    if (p->sbs_n > 0) {
+        const char *arr[] = {"synth", "slowdown"};
+        const double *v[] = {p->sbs_synth, p->sbs_slow};
+        fprintf(f, ",\n\"synth_beside_spin\":{");
+        arrays(f, arr, v, 2, p->sbs_n);
+        fputc('}', f);
+    }
     if (p->scs_n > 0) {
         const char *arr[] = {"synth", "gbps"};
         const double *v[] = {p->scs_synth, p->scs_gbps};
@@ -197,6 +204,26 @@ gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err)
     if (gs_json_get(j, "staging_spin_ms") &&
         (st = num(j, "staging_spin_ms", 0, 1000, &p->staging_spin_ms, path, err)) != GS_OK)
         goto out;
+    p->sbs_n = 0;
+    const gs_json *sbs = gs_json_get(j, "synth_beside_spin");
+    if (sbs) {
+        const gs_json *x = sbs->type == GS_JSON_OBJECT ? gs_json_get(sbs, "synth") : NULL;
+        const gs_json *y = sbs->type == GS_JSON_OBJECT ? gs_json_get(sbs, "slowdown") : NULL;
+        int ok = x && y && x->type == GS_JSON_ARRAY && y->type == GS_JSON_ARRAY && x->n >= 1 && x->n <= 4 &&
+                 y->n == x->n;
+        for (size_t q = 0; ok && q < x->n; q++)
+            ok = x->items[q].type == GS_JSON_NUMBER && y->items[q].type == GS_JSON_NUMBER &&
+                 x->items[q].number >= 1 && x->items[q].number <= 4096 && y->items[q].number > 0 &&
+                 y->items[q].number <= 100;
+        if (!ok) {
+            st = bad(err, path, sbs, "\"synth_beside_spin\": {\"synth\":[...],\"slowdown\":[...]} of one length "
+                                     "(1..4), synth counts 1..4096, slowdowns in (0, 100]");
+            goto out;
+        }
+        for (size_t q = 0; q < x->n; q++)
+            p->sbs_synth[q] = x->items[q].number, p->sbs_slow[q] = y->items[q].number;
+        p->sbs_n = (int)x->n;
+    }
     const gs_json *scs = gs_json_get(j, "state_copy_synth");
     if (scs) {
         const gs_json *x = scs->type == GS_JSON_OBJECT ? gs_json_get(scs, "synth") : NULL;

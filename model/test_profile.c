@@ -58,6 +58,18 @@ GS_TEST(profile_calibrate_round_trip)
     GS_CHECK(q.cores == p.cores && q.log == 10 && !strcmp(q.host_cpu, "test cpu"));
     GS_CHECK_MSG(fabs(q.state_copy_busy_gbps - p.state_copy_busy_gbps) <= 1e-9 * p.state_copy_busy_gbps,
                  "state copy busy %.6f read back %.6f", p.state_copy_busy_gbps, q.state_copy_busy_gbps);
+    /* Synthesis beside one busy-loop thread at 3/8 and 3/4 of the CPUs
+     * (each a count of 1 or more that leaves a CPU for the loop, the two
+     * distinct), read back. */
+    int want_sbs = 0, b0 = (int)(3 * ncpu / 8), b1 = (int)(3 * ncpu / 4);
+    want_sbs += b0 >= 1 && b0 + 1 <= ncpu;
+    want_sbs += b1 >= 1 && b1 + 1 <= ncpu && b1 != b0;
+    GS_CHECK_MSG(p.sbs_n == want_sbs, "synthesis beside a busy loop: %d rows, want %d", p.sbs_n, want_sbs);
+    for (int i = 0; i < p.sbs_n; i++)
+        GS_CHECK_MSG(p.sbs_slow[i] > 0, "beside a busy loop at B = %g: %g", p.sbs_synth[i], p.sbs_slow[i]);
+    GS_CHECK_EQ_INT(q.sbs_n, p.sbs_n);
+    for (int i = 0; i < p.sbs_n; i++)
+        GS_CHECK(q.sbs_synth[i] == p.sbs_synth[i] && fabs(q.sbs_slow[i] - p.sbs_slow[i]) <= 1e-9 * p.sbs_slow[i]);
     GS_CHECK_EQ_INT(q.scs_n, p.scs_n);
     for (int i = 0; i < p.scs_n; i++)
         GS_CHECK(q.scs_synth[i] == p.scs_synth[i] && fabs(q.scs_gbps[i] - p.scs_gbps[i]) <= 1e-9 * p.scs_gbps[i]);
@@ -133,6 +145,10 @@ GS_TEST(profile_rejects_malformed_files)
          "\"pin_gbps\":0,\"state_copy_synth\":{\"synth\":[2,2],\"gbps\":[1,1]},\"classes\":{}}", "ascending"},
         {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":2},\"log\":18,\"copy_gbps\":1,"
          "\"pin_gbps\":0,\"state_copy_synth\":{\"synth\":[0,2],\"gbps\":[1,0]},\"classes\":{}}", "gbps in"},
+        {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":2},\"log\":18,\"copy_gbps\":1,"
+         "\"pin_gbps\":0,\"synth_beside_spin\":{\"synth\":[6,12],\"slowdown\":[1]},\"classes\":{}}", "one length"},
+        {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":2},\"log\":18,\"copy_gbps\":1,"
+         "\"pin_gbps\":0,\"synth_beside_spin\":{\"synth\":[0],\"slowdown\":[1]},\"classes\":{}}", "synth counts 1"},
         {"{\"format\":", "profile"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
