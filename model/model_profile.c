@@ -59,6 +59,18 @@ static void arrays(FILE *f, const char *const *name, const double *const *v, int
     }
 }
 
+/* ,"name":{"synth":[...],"<val>":[...]} of n rows (nothing when n is 0). */
+static void pair_rows(FILE *f, const char *name, const char *val, const double *synth, const double *v, int n)
+{
+    if (n <= 0)
+        return;
+    const char *arr[] = {"synth", val};
+    const double *cols[] = {synth, v};
+    fprintf(f, ",\n\"%s\":{", name);
+    arrays(f, arr, cols, 2, n);
+    fputc('}', f);
+}
+
 gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
 {
     gs_outfile o;
@@ -87,20 +99,8 @@ gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
         fprintf(f, ",\"staging_srcs\":%d", p->staging_srcs);
     if (p->staging_spin_ms > 0)
         fprintf(f, ",\"staging_spin_ms\":%.17g", p->staging_spin_ms);
-    if (p->sbs_n > 0) {
-        const char *arr[] = {"synth", "slowdown"};
-        const double *v[] = {p->sbs_synth, p->sbs_slow};
-        fprintf(f, ",\n\"synth_beside_spin\":{");
-        arrays(f, arr, v, 2, p->sbs_n);
-        fputc('}', f);
-    }
-    if (p->scs_n > 0) {
-        const char *arr[] = {"synth", "gbps"};
-        const double *v[] = {p->scs_synth, p->scs_gbps};
-        fprintf(f, ",\n\"state_copy_synth\":{");
-        arrays(f, arr, v, 2, p->scs_n);
-        fputc('}', f);
-    }
+    pair_rows(f, "synth_beside_spin", "slowdown", p->sbs_synth, p->sbs_slow, p->sbs_n);
+    pair_rows(f, "state_copy_synth", "gbps", p->scs_synth, p->scs_gbps, p->scs_n);
     fprintf(f, ",\n\"classes\":{");
     int first = 1;
     for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++) {

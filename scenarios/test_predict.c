@@ -376,20 +376,14 @@ static const char *spans_of(const char *dir)
 
 GS_TEST(predict_host_sync_block_from_a_spinning_capture)
 {
-    char cap[600], dir[600], spans[700];
+    char cap[600], spans[700];
     snprintf(cap, sizeof cap, "%s/traces/h200-g2dev", root());
-    snprintf(dir, sizeof dir, "%s/sync-block", gs_test_tmpdir());
-    const char *sets[1] = {"gpu.host_sync=block"};
-    gs_predict_opts o = {.capture = cap, .sets = sets, .n_sets = 1,
-                         .run = {.out_dir = dir, .quiet = 1, .no_charts = 1}};
-    gs_run_result r;
+    gs_util_summary u;
     gs_err err;
     gs_err_clear(&err);
-    gs_status st = gs_scn_predict(&o, &r, &err);
-    GS_CHECK_MSG(st == GS_OK, "block: %s", err.msg);
-    if (st != GS_OK)
+    if (!predict("traces/h200-g2dev", "gpu.host_sync=block", "sync-block", &u, NULL))
         return;
-    snprintf(spans, sizeof spans, "%s/spans.csv", r.dir);
+    snprintf(spans, sizeof spans, "%s/sync-block/spans.csv", gs_test_tmpdir());
     gs_timeline *tl = NULL;
     GS_REQUIRE(gs_timeline_read_csv(&tl, spans, &err) == GS_OK);
     const char *as = gs_timeline_meta_get(tl, "model.assumed");
