@@ -240,6 +240,7 @@ static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, cons
         st = GS_ERR(err, GS_ERR_NOMEM, "calibrate", "out of memory");
         goto out;
     }
+    int synth_reps = 1;   /* the synthesis levels' units (for the busy-loop rows below) */
     for (int k = 0; k < 2 && st == GS_OK; k++) {
         gs_profile_class *pc = &p->cls[k == 0 ? GS_SPEED_SYNTH : GS_SPEED_HOST_PREP];
         *lv = (level){.kind = k, .c = c, .pk = &pk, .wit = &wit, .reps = 1};
@@ -250,6 +251,8 @@ static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, cons
         lv->reps = mean > 0 ? (int)ceil((o->unit_s > 0 ? o->unit_s : 0.2) / mean) : 1;
         if (lv->reps < 1)
             lv->reps = 1;
+        if (k == 0)
+            synth_reps = lv->reps;
         for (int i = 0; i < nl && st == GS_OK; i++) {
             if ((st = run_level(lv, lad[i], &mean, &cv, err)) != GS_OK)
                 break;
@@ -266,13 +269,8 @@ static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, cons
      * and 3/4 of the CPUs (6 and 12 on 16), each against the same count
      * alone just before it (the host drifts). */
     if (st == GS_OK) {
-        *lv = (level){.kind = 0, .c = c, .pk = &pk, .wit = &wit, .reps = 1};
-        double one, cv;
-        if ((st = run_level(lv, 1, &one, &cv, err)) == GS_OK) {
-            lv->reps = one > 0 ? (int)ceil((o->unit_s > 0 ? o->unit_s : 0.2) / one) : 1;
-            if (lv->reps < 1)
-                lv->reps = 1;
-        }
+        *lv = (level){.kind = 0, .c = c, .pk = &pk, .wit = &wit, .reps = synth_reps};
+        double cv;
         int bs[2] = {3 * cpus / 8, 3 * cpus / 4};
         for (int i = 0; i < 2 && st == GS_OK; i++) {
             if (bs[i] < 1 || bs[i] + 1 > cpus || (i && bs[i] == bs[0]) || bs[i] > MAX_T)
@@ -290,7 +288,6 @@ static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, cons
                 fprintf(stderr, "calibrate: synth     B=%-3d beside one busy-loop thread %.4f s CPU per unit, alone "
                                 "%.4f: %.3fx\n", bs[i], beside, alone, alone > 0 ? beside / alone : 1);
         }
-        lv->spinners = 0;
     }
     /* The staging copy beside busy synthesis threads (calibrate_staging.c). */
     if (st == GS_OK)

@@ -464,12 +464,6 @@ static double model_speed(void *ctx, int cls, double runnable)
     return gs_model_speed(ctx, cls, runnable);
 }
 
-/* The [gpu] knobs: the captured device stages and host waits hold for the
- * knobs the capture ran with (scenario.gpu.* in its metadata; a capture
- * without them ran the defaults).  A knob set otherwise changes how the
- * kernels run, or how the backend's host threads copy and wait (copy_threads,
- * host_sync), which no capture of the other value tells: refused, naming
- * the capture to take instead of a silent prediction of the old knob. */
 /* host_sync: how the GPU worker waits for its device (prover/cuda/knobs.h:
  * 0 auto, 1 spin, 2 yield, 3 block).  What the model knows of it is the
  * worker's CPU while its device works (gs_model_device_spin, from
@@ -479,24 +473,32 @@ static double model_speed(void *ctx, int cls, double runnable)
  * wait with fewer contexts than CPUs.  Spinning from a capture asleep is
  * refused: the spin slowed synthesis ~18% at 12 threads there, which a
  * capture asleep cannot tell; yield, never captured, too.  Returns 1 when
- * the change is modelled (note: what the prediction assumes). */
-static int host_sync_modelled(const gs_model *model, int want, int had, char *note, size_t n)
+ * the change (want != had) is modelled (note: what the prediction assumes). */
+static int host_sync_modelled(int want, int had, char *note, size_t n)
 {
-    (void)model;
-    if (want == 3 && had != 2) {
+    int spun = had == GS_CU_SYNC_AUTO || had == GS_CU_SYNC_SPIN;
+    if (want == GS_CU_SYNC_BLOCK && spun) {
         snprintf(note, n, "GPU workers asleep while their devices work (gpu.host_sync = block; the capture ran %s): "
                           "not busy threads then (captures asleep: prove_start's CPU 10-15%% of its wall).\n",
-                 had == 0 ? "auto" : "spin");
+                 had == GS_CU_SYNC_AUTO ? "auto" : "spin");
         return 1;
     }
-    if ((want == 0 && had == 1) || (want == 1 && had == 0)) {
+    if (spun && (want == GS_CU_SYNC_AUTO || want == GS_CU_SYNC_SPIN)) {
         snprintf(note, n, "gpu.host_sync = %s from a capture that ran %s: the same spinning wait with fewer CUDA "
-                          "contexts than CPUs.\n", want ? "spin" : "auto", had ? "spin" : "auto");
+                          "contexts than CPUs.\n", want == GS_CU_SYNC_SPIN ? "spin" : "auto",
+                 had == GS_CU_SYNC_SPIN ? "spin" : "auto");
         return 1;
     }
     return 0;
 }
 
+/* The [gpu] knobs: the captured device stages and host waits hold for the
+ * knobs the capture ran with (scenario.gpu.* in its metadata; a capture
+ * without them ran the defaults).  A knob set otherwise changes how the
+ * kernels run, or how the backend's host threads copy and wait (copy_threads,
+ * host_sync), which no capture of the other value tells: refused, naming
+ * the capture to take instead of a silent prediction of the old knob;
+ * host_sync's modelled changes (above) go into note. */
 static gs_status check_gpu_knobs(const gs_model *model, const gs_scenario *s, char *note, size_t n, gs_err *err)
 {
     if (n)
@@ -511,17 +513,12 @@ static gs_status check_gpu_knobs(const gs_model *model, const gs_scenario *s, ch
             snprintf(had, sizeof had, "%s", cap);
         else
             gs_cu_knob_format((gs_cu_knob_id)k, gs_cu_knob_default((gs_cu_knob_id)k), had, sizeof had);
-        if (strcmp(want, had) && k == GS_CU_K_HOST_SYNC) {
-            int w = s->gpu[k], h = -1;
-            for (int v = 0; v < 4; v++) {
-                char b[32];
-                gs_cu_knob_format((gs_cu_knob_id)k, v, b, sizeof b);
-                if (!strcmp(b, had))
-                    h = v;
-            }
-            if (h >= 0 && host_sync_modelled(model, w, h, note, n))
+        int h;
+        if (strcmp(want, had) && k == GS_CU_K_HOST_SYNC && gs_cu_knob_parse((gs_cu_knob_id)k, had, &h)) {
+            int w = s->gpu[k];
+            if (host_sync_modelled(w, h, note, n))
                 continue;
-            if (h == 3 && (w == 0 || w == 1))
+            if (h == GS_CU_SYNC_BLOCK && (w == GS_CU_SYNC_AUTO || w == GS_CU_SYNC_SPIN))
                 return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict",
                               "gpu.host_sync = %s: the capture's GPU workers slept through the device work, and a "
                               "spinning worker slowed synthesis ~18%% at 12 threads on a 16-vCPU H100 "
@@ -625,7 +622,7 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
         if (!model && (st = gs_model_load(&model, s->model_timeline, err)) != GS_OK)
             goto fail;
         /* The workers' wait (check_gpu_knobs says which changes hold). */
-        gs_model_set_worker_sleeps(model, s->gpu[GS_CU_K_HOST_SYNC] == 3);
+        gs_model_set_worker_sleeps(model, s->gpu[GS_CU_K_HOST_SYNC] == GS_CU_SYNC_BLOCK);
         if ((st = check_model(model, s, &arr, tl, err)) != GS_OK ||
             (st = gs_model_work_create(&work, model, s->model_size_shift, s->engine.seed, err)) != GS_OK)
             goto fail;

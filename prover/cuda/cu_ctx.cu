@@ -28,7 +28,7 @@ extern "C" int gs_cu_device_count(void)
 /* cudaEventBlockingSync under host_sync = block (gs_cu_dev_create). */
 static unsigned blocking_events(void)
 {
-    return gs_cu_knob(GS_CU_K_HOST_SYNC) == 3 ? cudaEventBlockingSync : 0;
+    return gs_cu_knob(GS_CU_K_HOST_SYNC) == GS_CU_SYNC_BLOCK ? cudaEventBlockingSync : 0;
 }
 
 extern "C" gs_status gs_cu_dev_create(gs_cu_dev **out, int device, gs_err *err)
@@ -52,10 +52,11 @@ extern "C" gs_status gs_cu_dev_create(gs_cu_dev **out, int device, gs_err *err)
          * out a proof is a busy thread to the host's scheduler
          * (traces/h100-r3s6-issue31: ~90% of prove_start's wall is CPU time).
          * block: the worker sleeps until the device is done. */
-        static const unsigned sched[] = {cudaDeviceScheduleAuto, cudaDeviceScheduleSpin,
-                                         cudaDeviceScheduleYield, cudaDeviceScheduleBlockingSync};
+        static const unsigned sched[] = {/* in GS_CU_SYNC_* order */ cudaDeviceScheduleAuto,
+                                         cudaDeviceScheduleSpin, cudaDeviceScheduleYield,
+                                         cudaDeviceScheduleBlockingSync};
         int v = gs_cu_knob(GS_CU_K_HOST_SYNC);
-        if (v > 0 && v < 4) CU_TRY_GO(cudaSetDeviceFlags(sched[v]));
+        if (v > GS_CU_SYNC_AUTO && v <= GS_CU_SYNC_BLOCK) CU_TRY_GO(cudaSetDeviceFlags(sched[v]));
     }
     CU_TRY_GO(cudaGetDeviceProperties(&prop, device));
     CU_TRY_GO(cudaDriverGetVersion(&drv));

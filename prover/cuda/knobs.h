@@ -120,6 +120,9 @@ typedef enum {
     GS_CU_KNOB_COUNT
 } gs_cu_knob_id;
 
+/* host_sync's values, in its choices' order ("auto|spin|yield|block"). */
+enum { GS_CU_SYNC_AUTO, GS_CU_SYNC_SPIN, GS_CU_SYNC_YIELD, GS_CU_SYNC_BLOCK };
+
 typedef struct gs_cu_knob_def {
     const char *key;       /* scenario key in [gpu]; cuda-bench flag with '-' for '_' */
     const char *env;       /* the environment variable that overrides it */
