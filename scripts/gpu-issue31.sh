@@ -54,7 +54,7 @@ G=$B/gapscope
 # SEED=N: another set of captures (base seeds N, N+1, N+2; every change with
 # seed N), held out from a model fitted on the first (default 27).
 S0=${SEED:-27}
-export GS_ATTACH_LIB=$PWD/$B/lib/libgsattach.so
+case $B in /*) export GS_ATTACH_LIB=$B/lib/libgsattach.so ;; *) export GS_ATTACH_LIB=$PWD/$B/lib/libgsattach.so ;; esac
 step env; nvidia-smi -L; nproc; "$G" version || exit 1
 { nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version,memory.total,power.limit \
       --format=csv; lscpu; free -b; uname -a; } > "$W/base/machine.txt" 2>&1
