@@ -51,12 +51,22 @@
 #include "model_int.h"
 
 #define MAX_T 256
+#define SBS_PAIRS 3 /* alone/beside pairs per busy-loop row (odd: a median) */
 
 static double now_s(clockid_t id)
 {
     struct timespec ts;
     clock_gettime(id, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The median of n values (n odd), without reordering v. */
+static double median_of(const double *v, int n)
+{
+    double t[SBS_PAIRS];
+    memcpy(t, v, (size_t)n * sizeof t[0]);
+    qsort(t, (size_t)n, sizeof t[0], gs_mi_cmp_d);
+    return t[n / 2];
 }
 
 typedef struct level {
@@ -266,8 +276,12 @@ static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, cons
         }
     }
     /* Synthesis beside one busy-loop thread (gs_profile.sbs_*): at 3/8
-     * and 3/4 of the CPUs (6 and 12 on 16), each against the same count
-     * alone just before it (the host drifts). */
+     * and 3/4 of the CPUs (6 and 12 on 16).  The host drifts: on a VM
+     * whose lone passes differ by 14% (traces/h100-r3s11-issue31 c) one
+     * pair could not tell a 5-10% cost.  So SBS_PAIRS pairs per count,
+     * alone and beside back to back in alternating order (ABBA: a drift
+     * that is linear over a pair of pairs cancels), and the median of
+     * the pairs' ratios. */
     if (st == GS_OK) {
         *lv = (level){.kind = 0, .c = c, .pk = &pk, .wit = &wit, .reps = synth_reps};
         double cv;
@@ -275,18 +289,27 @@ static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, cons
         for (int i = 0; i < 2 && st == GS_OK; i++) {
             if (bs[i] < 1 || bs[i] + 1 > cpus || (i && bs[i] == bs[0]) || bs[i] > MAX_T)
                 continue;
-            double alone, beside;
-            lv->spinners = 0;
-            if ((st = run_level(lv, bs[i], &alone, &cv, err)) != GS_OK)
+            double ratio[SBS_PAIRS];
+            for (int r = 0; r < SBS_PAIRS && st == GS_OK; r++) {
+                double t[2]; /* [0] alone, [1] beside */
+                for (int h = 0; h < 2 && st == GS_OK; h++) {
+                    lv->spinners = (h + r) % 2; /* r even: alone first */
+                    st = run_level(lv, bs[i], &t[lv->spinners], &cv, err);
+                }
+                ratio[r] = st == GS_OK && t[0] > 0 ? t[1] / t[0] : 1;
+            }
+            if (st != GS_OK)
                 break;
-            lv->spinners = 1;
-            if ((st = run_level(lv, bs[i], &beside, &cv, err)) != GS_OK)
-                break;
+            double med = median_of(ratio, SBS_PAIRS);
             p->sbs_synth[p->sbs_n] = bs[i];
-            p->sbs_slow[p->sbs_n++] = alone > 0 ? beside / alone : 1;
-            if (!o->quiet)
-                fprintf(stderr, "calibrate: synth     B=%-3d beside one busy-loop thread %.4f s CPU per unit, alone "
-                                "%.4f: %.3fx\n", bs[i], beside, alone, alone > 0 ? beside / alone : 1);
+            p->sbs_slow[p->sbs_n++] = med;
+            if (!o->quiet) {
+                fprintf(stderr, "calibrate: synth     B=%-3d beside one busy-loop thread / alone, %d pairs:", bs[i],
+                        SBS_PAIRS);
+                for (int r = 0; r < SBS_PAIRS; r++)
+                    fprintf(stderr, " %.3f", ratio[r]);
+                fprintf(stderr, "; median %.3fx\n", med);
+            }
         }
     }
     /* The staging copy beside busy synthesis threads (calibrate_staging.c). */

@@ -267,7 +267,10 @@ typedef struct gs_profile {
      * measured).  Beside a spinning GPU worker the engine's synthesis ran
      * ~18% slower at 12 threads on a 16-vCPU H100 (CPU = wall) and not at
      * 6 (traces/h100-r3s10-issue31): whether any busy core does that on
-     * the machine is what this times.  Not an input of predict yet. */
+     * the machine is what this times: the median of 3 alone/beside pairs
+     * in alternating order (profiles before round 3 session 11: one
+     * pair).  On a steady H100 it is 0.99 and the spin costs nothing
+     * (traces/h100-r3s11-issue31 a).  Not an input of predict yet. */
     int sbs_n;
     double sbs_synth[4], sbs_slow[4];
     char build[64];
