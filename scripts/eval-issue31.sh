@@ -453,11 +453,18 @@ def heads(d):
             b = v
         out.append((int(b), (nxt[0] - t0) / 1e6))
     return out
-print("\n| runs | GPU util (mean) | heads at <= 6 synthesis threads busy: median (n) | at >= 7: median (p10-p90, n) |")
-print("| --- | --- | --- | --- |")
+def synth_median(d):
+    """Median CPU seconds of the run's synth steps (the host's speed at its thread count; None without cpu_ns)."""
+    rows = csv.reader(l for l in open(d + "/spans.csv") if not l.startswith("#"))
+    h = next(rows)
+    ci, ki, ni = h.index("cpu_ns"), h.index("kind"), h.index("name")
+    v = [int(r[ci]) / 1e9 for r in rows if len(r) > ci and r[ki] == "step" and r[ni] == "synth" and r[ci]]
+    return st.median(v) if v else None
+print("\n| runs | GPU util (mean) | heads at <= 6 synthesis threads busy: median (n) | at >= 7: median (p10-p90, n) | synthesis per partition, cs (runs' medians: range, mean) |")
+print("| --- | --- | --- | --- | --- |")
 for g in sys.argv[1:]:
     name, runs = g.split("=", 1)
-    us, lo, hi = [], [], []
+    us, lo, hi, sy = [], [], [], []
     for d in runs.split(","):
         try:
             us.append(100 * json.load(open(d + "/summary.json"))["util"])
@@ -465,11 +472,15 @@ for g in sys.argv[1:]:
             pass
         for b, h in heads(d):
             (lo if b <= 6 else hi).append(h)
+        m = synth_median(d)
+        if m is not None:
+            sy.append(m)
     q = lambda v, p: sorted(v)[min(len(v) - 1, int(p * len(v)))]
-    print("| %s (%d) | %s | %s | %s |" % (
+    print("| %s (%d) | %s | %s | %s | %s |" % (
         name, len(runs.split(",")), "%.1f%%" % st.mean(us) if us else "-",
         "%.2f ms (%d)" % (st.median(lo), len(lo)) if lo else "-",
-        "%.2f ms (%.2f-%.2f, %d)" % (st.median(hi), q(hi, 0.1), q(hi, 0.9), len(hi)) if hi else "-"))
+        "%.2f ms (%.2f-%.2f, %d)" % (st.median(hi), q(hi, 0.1), q(hi, 0.9), len(hi)) if hi else "-",
+        "%.2f-%.2f, %.2f" % (min(sy), max(sy), st.mean(sy)) if sy else "-"))
 # The A/B of the knob: each synth12-block run against the synth12 run of
 # its seed (the same job mix, minutes apart), and the mean of the pairs
 # with its 2 se.
