@@ -72,7 +72,7 @@ static void print_table(FILE *f, const gs_run *r)
                 a->kidle_s);
         print_causes(f, a->kcause_s, a->kidle_s);
     }
-    char spin[640];
+    char spin[1024];
     if (gs_analysis_spin_note(spin, sizeof spin, a))
         fprintf(f, "%s\n", spin);
     if (r->jobs.submitted >= 0)

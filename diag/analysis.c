@@ -519,8 +519,10 @@ int gs_analysis_spin_note(char *buf, size_t n, const gs_analysis *a)
              "The GPU workers spin while their devices work: %.0f%% of their device calls' %.2f s (prove_start) "
              "ran on a CPU, %.2f core-seconds, %.2f cores over the device span's %.2f s.  A blocking wait "
              "(cudaDeviceScheduleBlockingSync; gapscope: gpu.host_sync = block) hands that core to the host's "
-             "other threads: on a 16-vCPU H100 host with 12 synthesis threads it raised util from 85.0%% to "
-             "95.7%% (5 seed-matched pairs, traces/h100-r3s10-issue31), with no clear change at 4-6 threads.",
+             "other threads.  What that is worth depends on the host: with 12 synthesis threads on 16-vCPU H100 "
+             "VMs it raised util from 85.0%% to 95.7%% where synthesis slowed as threads were added, and changed "
+             "nothing (97.3%% both) on a steady one (traces/h100-r3s10-issue31, h100-r3s11-issue31; "
+             "gapscope calibrate's synth_beside_spin tells the kind).",
              100 * a->worker_call_cpu_s / a->worker_call_s, a->worker_call_s, a->worker_call_cpu_s,
              span_s > 0 ? a->worker_call_cpu_s / span_s : 0.0, span_s);
     return 1;

@@ -210,7 +210,8 @@ void gs_analysis_destroy(gs_analysis *a);
 
 /* The worker-spin note (diag/README.md, "Worker spin"): fills buf and
  * returns 1 when the GPU workers' device calls ran on a CPU for at least
- * half their wall time, else returns 0 (buf ""). */
+ * half their wall time, else returns 0 (buf "").  The note takes up to
+ * ~700 bytes: give it 1024. */
 int gs_analysis_spin_note(char *buf, size_t n, const gs_analysis *a);
 #define GS_SPIN_NOTE_MIN 0.5
 

@@ -501,12 +501,12 @@ static gs_analysis *spin_run(const char *backend, int64_t cpu_ms)
 
 GS_TEST(diag_analysis_worker_spin_note)
 {
-    char buf[640];
+    char buf[1024];
     gs_analysis *a = spin_run("cuda", 72);
     GS_REQUIRE(a);
     int on = gs_analysis_spin_note(buf, sizeof buf, a);
     GS_CHECK_MSG(on && strstr(buf, "90% of their device calls' 0.16 s") && strstr(buf, "0.14 core-seconds") &&
-                     strstr(buf, "gpu.host_sync = block"),
+                     strstr(buf, "gpu.host_sync = block") && strstr(buf, "synth_beside_spin tells the kind)."),
                  "spinning worker: %d '%s' (wall %.3f cpu %.3f)", on, buf, a->worker_call_s, a->worker_call_cpu_s);
     gs_analysis_destroy(a);
     a = spin_run("cuda", 8);

@@ -173,7 +173,7 @@ static void causes_section(gs_doc *d, const gs_run *r)
                      "locks while it trims, so allocations on other threads (hand-off, staging, "
                      "synthesis) wait for it even when it runs outside the tracker lock.",
                   a->idle_during_trim_s, 100 * a->idle_during_trim_s / a->idle_s);
-    char spin[640];
+    char spin[1024];
     if (gs_analysis_spin_note(spin, sizeof spin, a))
         gs_doc_p(d, NULL, spin);
 }
