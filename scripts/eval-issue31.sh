@@ -133,6 +133,24 @@ predict() {   # out-name captures... -- sets...
     "$G" predict "$@" ${PROF[@]+"${PROF[@]}"} --reps "$REPS" --no-report --quiet --out "$T/$out" > "$T/$out.log" 2>&1 ||
         { echo "predict $out failed:" >&2; tail -3 "$T/$out.log" >&2; }
 }
+# The host, from the profile the predictions use: a steady host (vCPU
+# passes within a few %, synthesis flat with threads) against a shared one
+# (RESULTS.md "Issue 31: fresh sets on a steady and a noisy H100 host").
+python3 - "${PROF[1]:-$B1/machine-profile.json}" <<'PY'
+import json, sys
+try:
+    p = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    sys.exit(0)
+sy = p.get("classes", {}).get("synth", {})
+sp = [s for t, s in zip(sy.get("threads", []), sy.get("speed", [])) if t > 1]
+sbs = p.get("synth_beside_spin", {})
+print("host (%s): vCPU passes drift %s; synthesis speed at 2+ threads %s; beside one busy loop %s\n" % (
+    sys.argv[1].split("/")[-1],
+    "%.0f%%" % (100 * p["cpus"]["drift"]) if "drift" in p.get("cpus", {}) else "-",
+    "%.2f-%.2f of one thread's" % (min(sp), max(sp)) if sp else "-",
+    ", ".join("%.2fx at %g" % (v, t) for t, v in zip(sbs.get("synth", []), sbs.get("slowdown", []))) or "-"))
+PY
 echo "| case | predicted [interval] cause | effect on base-1's model (points) | captured cause | error (points) | inside | within limit, same cause | captured synthesis (cs/partition) |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 predict repro "$B1"
