@@ -60,13 +60,14 @@ static double now_s(clockid_t id)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The median of n values (n odd), without reordering v. */
-static double median_of(const double *v, int n)
+/* The median of the SBS_PAIRS ratios of a busy-loop row, v kept in its
+ * order (the progress line prints it). */
+static double pairs_median(const double v[SBS_PAIRS])
 {
     double t[SBS_PAIRS];
-    memcpy(t, v, (size_t)n * sizeof t[0]);
-    qsort(t, (size_t)n, sizeof t[0], gs_mi_cmp_d);
-    return t[n / 2];
+    memcpy(t, v, sizeof t);
+    qsort(t, SBS_PAIRS, sizeof t[0], gs_mi_cmp_d);
+    return t[SBS_PAIRS / 2];
 }
 
 typedef struct level {
@@ -300,7 +301,7 @@ static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, cons
             }
             if (st != GS_OK)
                 break;
-            double med = median_of(ratio, SBS_PAIRS);
+            double med = pairs_median(ratio);
             p->sbs_synth[p->sbs_n] = bs[i];
             p->sbs_slow[p->sbs_n++] = med;
             if (!o->quiet) {

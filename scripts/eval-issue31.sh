@@ -452,10 +452,13 @@ if [ ${#groups[@]} -gt 0 ]; then
     python3 - "${groups[@]}" <<'PY'
 import csv, json, statistics as st, sys
 def heads(d):
+    """The run's heads (busy synthesis threads, ms) and its median synth step CPU, s (None without cpu_ns)."""
     rows = [r for r in csv.reader(l for l in open(d + "/spans.csv") if not l.startswith("#"))]
     h = rows[0]
-    ix = {k: h.index(k) for k in ("start_ns", "kind", "name", "value")}
+    ix = {k: h.index(k) for k in ("start_ns", "kind", "name", "value", "cpu_ns")}
     R = [(int(r[ix["start_ns"]]), r[ix["kind"]], r[ix["name"]], r[ix["value"]]) for r in rows[1:]]
+    sy = [int(r[ix["cpu_ns"]]) / 1e9 for r in rows[1:]
+          if len(r) > ix["cpu_ns"] and r[ix["kind"]] == "step" and r[ix["name"]] == "synth" and r[ix["cpu_ns"]]]
     busy = sorted((t, float(v or 0)) for t, k, n, v in R if k == "counter" and n == "synth_busy")
     ps = sorted(t for t, k, n, v in R if k == "step" and n == "prove_start")
     dma = sorted(t for t, k, n, v in R if n == "h2d_w")
@@ -470,14 +473,7 @@ def heads(d):
                 break
             b = v
         out.append((int(b), (nxt[0] - t0) / 1e6))
-    return out
-def synth_median(d):
-    """Median CPU seconds of the run's synth steps (the host's speed at its thread count; None without cpu_ns)."""
-    rows = csv.reader(l for l in open(d + "/spans.csv") if not l.startswith("#"))
-    h = next(rows)
-    ci, ki, ni = h.index("cpu_ns"), h.index("kind"), h.index("name")
-    v = [int(r[ci]) / 1e9 for r in rows if len(r) > ci and r[ki] == "step" and r[ni] == "synth" and r[ci]]
-    return st.median(v) if v else None
+    return out, (st.median(sy) if sy else None)
 print("\n| runs | GPU util (mean) | heads at <= 6 synthesis threads busy: median (n) | at >= 7: median (p10-p90, n) | synthesis per partition, cs (runs' medians: range, mean) |")
 print("| --- | --- | --- | --- | --- |")
 for g in sys.argv[1:]:
@@ -488,9 +484,9 @@ for g in sys.argv[1:]:
             us.append(100 * json.load(open(d + "/summary.json"))["util"])
         except (OSError, ValueError, KeyError):
             pass
-        for b, h in heads(d):
+        hd, m = heads(d)
+        for b, h in hd:
             (lo if b <= 6 else hi).append(h)
-        m = synth_median(d)
         if m is not None:
             sy.append(m)
     q = lambda v, p: sorted(v)[min(len(v) - 1, int(p * len(v)))]
