@@ -97,14 +97,20 @@ def load(p):
     except OSError:
         return None
 caps = [load(c) for c in cap.split(",")]
-p = load(pred)
-if p is None or None in caps:
+# Several predicted folders (comma-separated: the what-if on each repeat of
+# the stalled run): their mean prediction and mean bounds.
+preds = [load(x) for x in pred.split(",")]
+p = preds[0]
+if None in preds or None in caps:
     print("| %s | (no prediction or capture) | | | | | | | |" % label)
     sys.exit(0)
 cu = sum(c["util"] for c in caps) / len(caps)
 m = p["meta"]
-pu = float(m.get("prediction.util", p["util"]))
-lo, hi = float(m.get("prediction.util_lo", pu)), float(m.get("prediction.util_hi", pu))
+def pred_of(q):
+    u = float(q["meta"].get("prediction.util", q["util"]))
+    return u, float(q["meta"].get("prediction.util_lo", u)), float(q["meta"].get("prediction.util_hi", u))
+pl = [pred_of(q) for q in preds]
+pu, lo, hi = (sum(x[i] for x in pl) / len(pl) for i in range(3))
 def mean_top(cs):
     """The cause with the largest idle share averaged over the runs (a
     run without a cause counts 0 for it): the top cause of the mean."""
@@ -259,6 +265,22 @@ TT=$(find_run torch-trim); TN=$(find_run torch-none)
 if [ -n "$TT" ] && [ -n "$TN" ]; then
     "$G" predict "$TT" --what-if remove:malloc_trim --no-report --quiet --out "$T/whatif" > "$T/whatif.log" 2>&1
     row "torch: stall gone (remove:malloc_trim) vs no stall" "$TN" "$T/whatif" 5
+    # With repeats (gpu-issue31.sh TORCH_REPS: the pairs in ABBA order):
+    # the what-if on every stalled run, their mean against the mean of the
+    # runs without the stall.
+    TTS=$(runs_of torch-trim); TNS=$(runs_of torch-none)
+    if [ "$TTS" != "$TT" ] && [ "$TNS" != "$TN" ]; then
+        wl=""; k=0
+        for r in ${TTS//,/ }; do
+            k=$((k + 1))
+            "$G" predict "$r" --what-if remove:malloc_trim --no-report --quiet --out "$T/whatif-$k" > /dev/null 2>&1
+            wl="$wl${wl:+,}$T/whatif-$k"
+        done
+        row "torch with repeats: stall gone, mean of $k what-ifs vs the mean of the runs without it" "$TNS" "$wl" 5
+        cu=""; for r in ${TTS//,/ } ${TNS//,/ }; do
+            cu="$cu $(basename "$r") $(python3 -c 'import json,sys; print("%.1f%%" % (100 * json.load(open(sys.argv[1] + "/summary.json"))["util"]))' "$r")"; done
+        echo; echo "torch runs:$cu"
+    fi
     sed -n '/critical path/,/^The GPU/p' "$T/whatif.log" | head -6
     # Not the criterion: the trim run was the device call's first torch
     # run; its cold start (libraries read from disk, state io) gone too.
@@ -532,3 +554,64 @@ for ga, gb, what in (("synth12", "synth12-block", "host_sync = block against the
         print("\n%s, seed-matched: %+.1f points (2 se %.1f, %d pairs)" % (what, st.mean(dd), 2 * se, len(dd)))
 PY
 fi
+# The host over the call: every engine run at base-1's synthesis threads
+# (the bases and the changes that leave synthesis alone), in the order the
+# call took them (clock.anchor.realtime_ns), with its util and median
+# synthesis CPU per partition, and the least-squares drift of that CPU over
+# the call.  On a host whose speed moves between runs (traces/h100-r3s12-
+# issue31/b: bases 38.7 -> 52.2% over four minutes as synthesis went from
+# 1.31 to 0.99 cs) a prediction from base-1 misses zero-effect changes by
+# the drift; the interval (host spread) is what covers it.
+python3 - "$B1" "$D" <<'PY'
+import csv, glob, json, os, statistics as st, sys
+def meta_and_synth(d):
+    meta, sy = {}, []
+    with open(d + "/spans.csv") as f:
+        head = None
+        for l in f:
+            if l.startswith("# meta "):
+                k, _, v = l[7:].strip().partition("=")
+                meta[k] = v
+            elif not l.startswith("#"):
+                head = l.strip().split(",")
+                break
+        if head is None or "cpu_ns" not in head:
+            return meta, None
+        ci, ki, ni = head.index("cpu_ns"), head.index("kind"), head.index("name")
+        for r in csv.reader(f):
+            if len(r) > ci and r[ki] == "step" and r[ni] == "synth" and r[ci]:
+                sy.append(int(r[ci]) / 1e9)
+    return meta, (st.median(sy) if sy else None)
+b1, root = sys.argv[1], sys.argv[2]
+m1, _ = meta_and_synth(b1)
+want = m1.get("scenario.engine.synth_threads")
+runs = []
+for s in glob.glob(root + "/**/spans.csv", recursive=True):
+    d = os.path.dirname(s)
+    if "/torch" in d or not os.path.exists(d + "/summary.json"):
+        continue
+    m, sy = meta_and_synth(d)
+    if m.get("scenario.engine.synth_threads") != want or m.get("scenario.engine.g2") != m1.get("scenario.engine.g2") \
+            or "clock.anchor.realtime_ns" not in m:
+        continue
+    try:
+        u = 100 * json.load(open(d + "/summary.json"))["util"]
+    except (OSError, ValueError, KeyError):
+        continue
+    runs.append((int(m["clock.anchor.realtime_ns"]) / 60e9, os.path.basename(d), u, sy))
+if len(runs) >= 3:
+    runs.sort()
+    t0 = runs[0][0]
+    xs = [(t - t0, s) for t, _, _, s in runs if s]
+    slope = None
+    if len(xs) >= 3:
+        mx, my = st.mean(x for x, _ in xs), st.mean(y for _, y in xs)
+        sxx = sum((x - mx) ** 2 for x, _ in xs)
+        slope = sum((x - mx) * (y - my) for x, y in xs) / sxx / my if sxx > 0 else None
+    print("\nthe host over the call (%d runs at %s synthesis threads, call order): synthesis CPU per partition "
+          "%s%%/min of its mean (least squares); bases: %s" % (
+              len(runs), want, "%+.1f" % (100 * slope) if slope is not None else "-",
+              ", ".join("%s %.1f%% (%.2f cs) at %.1f min" % (n, u, s or 0, t - t0)
+                        for t, n, u, s in runs if n.startswith("base-"))))
+    print("all: " + ", ".join("%s %.1f%%" % (n, u) for t, n, u, s in runs))
+PY

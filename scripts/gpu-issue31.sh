@@ -178,11 +178,18 @@ if [ "${TORCH:-1}" = 0 ]; then
     echo "TORCH=0: step 4 skipped"
 elif python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
     timeout 60 python3 scripts/torch_stall.py none --iters 3 > /dev/null 2>&1
-    for m in trim none; do
-        timeout 60 "$G" attach --out "$W/torch/torch-$m" --no-report -- \
-            python3 scripts/torch_stall.py "$m" 2>&1 | tail -2
-        "$G" analyze "$W/torch/torch-$m" 2>&1 | sed -n 2p
-        pack torch
+    # TORCH_REPS=K (default 3): K pairs, ABBA (trim none, none trim, ...),
+    # torch-trim, torch-none, then torch-trim-r2 ...: on a shared host two
+    # runs of the same program a minute apart differ by up to 16% of span
+    # (traces/h100-r3s12-issue31/b), so the what-if is judged on means.
+    for r in $(seq 1 "${TORCH_REPS:-3}"); do
+        sfx=$([ "$r" = 1 ] || echo "-r$r")
+        for m in $([ $((r % 2)) = 1 ] && echo trim none || echo none trim); do
+            timeout 60 "$G" attach --out "$W/torch/torch-$m$sfx" --no-report -- \
+                python3 scripts/torch_stall.py "$m" 2>&1 | tail -2
+            "$G" analyze "$W/torch/torch-$m$sfx" 2>&1 | sed -n 2p
+            pack torch
+        done
     done
 else
     echo "no torch with CUDA here: step 4 skipped"
