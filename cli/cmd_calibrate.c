@@ -114,6 +114,17 @@ static int calibrate_main(int argc, char **argv)
         printf("  two lone passes differ %.0f%% on average%s\n", 100 * p.cpu_drift,
                p.cpu_drift > 0.05 ? ": the vCPUs' speeds move while measured (other guests' load)" : "");
     }
+    if (p.sbs_n > 0 || p.sru_n > 0) {
+        /* CPU per unit against synthesis alone into fresh memory. */
+        printf("synthesis");
+        for (int i = 0; i < p.sbs_n; i++)
+            printf("%s%.3fx at %g", i ? ", " : " beside one busy loop ", p.sbs_slow[i], p.sbs_synth[i]);
+        for (int i = 0; i < p.sru_n; i++)
+            printf("%s%.3fx at %g", i ? ", " : p.sbs_n ? "; into reused buffers (staging = direct) "
+                                                        : " into reused buffers (staging = direct) ",
+                   p.sru_ratio[i], p.sru_synth[i]);
+        printf(" (CPU per unit)\n");
+    }
     printf("host copy %.2f GB/s, page-locking %.2f GB/s\n", p.copy_gbps, p.pin_gbps);
     if (p.state_copy_gbps > 0) {
         printf("witness copy into fresh memory %.2f GB/s alone, beside the CPU G2 MSMs %.2f", p.state_copy_gbps,

@@ -71,7 +71,7 @@ static double pairs_median(const double v[SBS_PAIRS])
 }
 
 typedef struct level {
-    int kind;                 /* 0 synth, 1 host prep */
+    int kind;                 /* 0 synth, 1 host prep, 2 synth into reuse[i] */
     int reps;
     const gs_circuit *c;
     const gs_pk *pk;
@@ -85,6 +85,7 @@ typedef struct level {
     int pinned;
     int spinners;             /* threads in a busy loop beside the level */
     gs_status st[MAX_T];
+    gs_assignment *reuse;     /* kind 2: thread i's buffer (MAX_T; written once before it is timed) */
 } level;
 
 static atomic_int spin_stop;
@@ -121,10 +122,21 @@ static void *unit_main(void *p)
         if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
             go = -1; /* an offline or forbidden vCPU: the level fails */
     }
-    double c0 = now_s(CLOCK_THREAD_CPUTIME_ID), w0 = now_s(CLOCK_MONOTONIC);
     gs_status st = go > 0 ? GS_OK : GS_ERR_INTERNAL;
+    gs_assignment *re = lv->kind == 2 && lv->reuse ? &lv->reuse[a->i] : NULL;
+    if (lv->kind == 2 && st == GS_OK) {
+        /* The pool's buffer: allocated and written once, untimed (the
+         * engine's pool fills before synthesis runs into it). */
+        if (!re)
+            st = GS_ERR_INTERNAL;
+        else if (!re->w && (st = gs_assignment_alloc(re, lv->pk->n_vars, lv->pk->domain_size, &err)) == GS_OK)
+            st = gs_circuit_synthesize_into(lv->c, lv->pk, 999, re, &err);
+    }
+    double c0 = now_s(CLOCK_THREAD_CPUTIME_ID), w0 = now_s(CLOCK_MONOTONIC);
     for (int r = 0; r < lv->reps && st == GS_OK; r++) {
-        if (lv->kind == 0) {
+        if (lv->kind == 2) {
+            st = gs_circuit_synthesize_into(lv->c, lv->pk, 1000u * (uint64_t)a->i + (uint64_t)r + 1, re, &err);
+        } else if (lv->kind == 0) {
             gs_assignment as;
             st = gs_circuit_synthesize(lv->c, lv->pk, 1000u * (uint64_t)a->i + (uint64_t)r + 1, &as, &err);
             if (st == GS_OK)
@@ -312,6 +324,48 @@ static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, cons
                 fprintf(stderr, "; median %.3fx\n", med);
             }
         }
+    }
+    /* Synthesis into reused buffers (staging = direct's pool) against
+     * into fresh memory (gs_profile.sru_*), at the busy-loop rows' counts,
+     * pairs in alternating order as there; the buffers are kept from one
+     * level to the next, as the pool keeps them. */
+    if (st == GS_OK) {
+        gs_assignment *reuse = calloc(MAX_T, sizeof *reuse);
+        if (!reuse)
+            st = GS_ERR(err, GS_ERR_NOMEM, "calibrate", "out of memory");
+        *lv = (level){.kind = 0, .c = c, .pk = &pk, .wit = &wit, .reps = synth_reps, .reuse = reuse};
+        double cv;
+        int bs[2] = {3 * cpus / 8, 3 * cpus / 4};
+        for (int i = 0; i < 2 && st == GS_OK; i++) {
+            if (bs[i] < 1 || bs[i] > cpus || (i && bs[i] == bs[0]) || bs[i] > MAX_T)
+                continue;
+            double ratio[SBS_PAIRS];
+            for (int r = 0; r < SBS_PAIRS && st == GS_OK; r++) {
+                double t[2]; /* [0] fresh, [1] reused */
+                for (int h = 0; h < 2 && st == GS_OK; h++) {
+                    int k = (h + r) % 2; /* r even: fresh first */
+                    lv->kind = k ? 2 : 0;
+                    st = run_level(lv, bs[i], &t[k], &cv, err);
+                }
+                ratio[r] = st == GS_OK && t[0] > 0 ? t[1] / t[0] : 1;
+            }
+            if (st != GS_OK)
+                break;
+            double med = pairs_median(ratio);
+            p->sru_synth[p->sru_n] = bs[i];
+            p->sru_ratio[p->sru_n++] = med;
+            if (!o->quiet) {
+                fprintf(stderr, "calibrate: synth     B=%-3d into reused buffers / into fresh memory, %d pairs:",
+                        bs[i], SBS_PAIRS);
+                for (int r = 0; r < SBS_PAIRS; r++)
+                    fprintf(stderr, " %.3f", ratio[r]);
+                fprintf(stderr, "; median %.3fx\n", med);
+            }
+        }
+        for (int i = 0; reuse && i < MAX_T; i++)
+            gs_assignment_free(&reuse[i]);
+        free(reuse);
+        lv->reuse = NULL;
     }
     /* The staging copy beside busy synthesis threads (calibrate_staging.c). */
     if (st == GS_OK)

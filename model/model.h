@@ -223,6 +223,14 @@ void gs_model_replicate(gs_model *m, uint64_t r, uint64_t n_reps, const int *thr
 /* The spread (coefficient of variation) of the captured synthesis
  * threads' speeds, 0 when unknown. */
 double gs_model_host_spread(const gs_model *m);
+/* What synthesis CPU costs at `threads` synthesis threads with staging
+ * `direct` (1: into the pool's reused buffers; 0: pinned or pageable,
+ * into fresh memory), relative to the capture's staging: the machine
+ * profile's synth_reused ratio at the nearest measured count (or its
+ * inverse from a direct capture to fresh memory); 1 when the staging
+ * writes the same kind of memory or the profile has no such row
+ * (*measured, may be NULL: 0 then, else 1). */
+double gs_model_synth_staging_scale(const gs_model *m, int direct, int threads, int *measured);
 void gs_model_print_speed(const gs_model *m, FILE *f);
 
 /* ---- machine profile (model_profile.c, gapscope calibrate) ---- */
@@ -273,6 +281,18 @@ typedef struct gs_profile {
      * (traces/h100-r3s11-issue31 a).  Not an input of predict yet. */
     int sbs_n;
     double sbs_synth[4], sbs_slow[4];
+    /* Synthesis at B threads into buffers each thread reuses (staging =
+     * direct's pool: written before, so no page faults) over the same B
+     * synthesizing into fresh memory as pinned and pageable staging do,
+     * CPU per unit: the median of 3 fresh/reused pairs in alternating
+     * order (row i: B = sru_synth[i]; 0 rows: not measured, and every
+     * profile before round 3 session 12).  On steady 16-vCPU H100 hosts
+     * the engine's direct runs spent 3-5% less synthesis CPU per
+     * partition than their pinned bases (traces/h100-r3s11-issue31 b,
+     * h100-r3s12-issue31 d).  predict scales synthesis by it between a
+     * capture's staging and direct (gs_model_synth_staging_scale). */
+    int sru_n;
+    double sru_synth[4], sru_ratio[4];
     char build[64];
     /* msm_b2's scalars: a witness of the engine's circuit on the wires
      * of its B matrix, the others zero (2, "witness_b": the engine's B2

@@ -100,6 +100,7 @@ gs_status gs_profile_write(const gs_profile *p, const char *path, gs_err *err)
     if (p->staging_spin_ms > 0)
         fprintf(f, ",\"staging_spin_ms\":%.17g", p->staging_spin_ms);
     pair_rows(f, "synth_beside_spin", "slowdown", p->sbs_synth, p->sbs_slow, p->sbs_n);
+    pair_rows(f, "synth_reused", "ratio", p->sru_synth, p->sru_ratio, p->sru_n);
     pair_rows(f, "state_copy_synth", "gbps", p->scs_synth, p->scs_gbps, p->scs_n);
     fprintf(f, ",\n\"classes\":{");
     int first = 1;
@@ -145,6 +146,36 @@ static gs_status num(const gs_json *o, const char *key, double lo, double hi, do
         return bad(err, path, v ? v : o, what);
     }
     *out = v->number;
+    return GS_OK;
+}
+
+/* A calibrate row of at most 4 thread counts (KEY: {"synth":[B...],
+ * YKEY:[v...]}): synth counts 1..4096, values in (0, 100]; absent: 0
+ * rows. */
+static gs_status small_rows(const gs_json *j, const char *key, const char *ykey, double *xs, double *ys, int *n,
+                            const char *path, gs_err *err)
+{
+    *n = 0;
+    const gs_json *r = gs_json_get(j, key);
+    if (!r)
+        return GS_OK;
+    const gs_json *x = r->type == GS_JSON_OBJECT ? gs_json_get(r, "synth") : NULL;
+    const gs_json *y = r->type == GS_JSON_OBJECT ? gs_json_get(r, ykey) : NULL;
+    int ok = x && y && x->type == GS_JSON_ARRAY && y->type == GS_JSON_ARRAY && x->n >= 1 && x->n <= 4 &&
+             y->n == x->n;
+    for (size_t q = 0; ok && q < x->n; q++)
+        ok = x->items[q].type == GS_JSON_NUMBER && y->items[q].type == GS_JSON_NUMBER && x->items[q].number >= 1 &&
+             x->items[q].number <= 4096 && y->items[q].number > 0 && y->items[q].number <= 100;
+    if (!ok) {
+        char what[160];
+        snprintf(what, sizeof what,
+                 "\"%s\": {\"synth\":[...],\"%s\":[...]} of one length (1..4), synth counts 1..4096, %ss in (0, 100]",
+                 key, ykey, ykey);
+        return bad(err, path, r, what);
+    }
+    for (size_t q = 0; q < x->n; q++)
+        xs[q] = x->items[q].number, ys[q] = y->items[q].number;
+    *n = (int)x->n;
     return GS_OK;
 }
 
@@ -204,26 +235,10 @@ gs_status gs_profile_read(gs_profile *p, const char *path, gs_err *err)
     if (gs_json_get(j, "staging_spin_ms") &&
         (st = num(j, "staging_spin_ms", 0, 1000, &p->staging_spin_ms, path, err)) != GS_OK)
         goto out;
-    p->sbs_n = 0;
-    const gs_json *sbs = gs_json_get(j, "synth_beside_spin");
-    if (sbs) {
-        const gs_json *x = sbs->type == GS_JSON_OBJECT ? gs_json_get(sbs, "synth") : NULL;
-        const gs_json *y = sbs->type == GS_JSON_OBJECT ? gs_json_get(sbs, "slowdown") : NULL;
-        int ok = x && y && x->type == GS_JSON_ARRAY && y->type == GS_JSON_ARRAY && x->n >= 1 && x->n <= 4 &&
-                 y->n == x->n;
-        for (size_t q = 0; ok && q < x->n; q++)
-            ok = x->items[q].type == GS_JSON_NUMBER && y->items[q].type == GS_JSON_NUMBER &&
-                 x->items[q].number >= 1 && x->items[q].number <= 4096 && y->items[q].number > 0 &&
-                 y->items[q].number <= 100;
-        if (!ok) {
-            st = bad(err, path, sbs, "\"synth_beside_spin\": {\"synth\":[...],\"slowdown\":[...]} of one length "
-                                     "(1..4), synth counts 1..4096, slowdowns in (0, 100]");
-            goto out;
-        }
-        for (size_t q = 0; q < x->n; q++)
-            p->sbs_synth[q] = x->items[q].number, p->sbs_slow[q] = y->items[q].number;
-        p->sbs_n = (int)x->n;
-    }
+    if ((st = small_rows(j, "synth_beside_spin", "slowdown", p->sbs_synth, p->sbs_slow, &p->sbs_n, path, err)) !=
+            GS_OK ||
+        (st = small_rows(j, "synth_reused", "ratio", p->sru_synth, p->sru_ratio, &p->sru_n, path, err)) != GS_OK)
+        goto out;
     const gs_json *scs = gs_json_get(j, "state_copy_synth");
     if (scs) {
         const gs_json *x = scs->type == GS_JSON_OBJECT ? gs_json_get(scs, "synth") : NULL;

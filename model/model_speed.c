@@ -365,6 +365,27 @@ double gs_model_host_spread(const gs_model *m)
     return c->lane_cv;
 }
 
+double gs_model_synth_staging_scale(const gs_model *m, int direct, int threads, int *measured)
+{
+    if (measured)
+        *measured = 0;
+    const char *cap = gs_model_meta(m, "scenario.engine.staging");
+    int cap_direct = cap && !strcmp(cap, "direct");
+    if (!cap || cap_direct == (direct != 0) || !m->profile[0] || m->prof_data.sru_n <= 0)
+        return 1;
+    const gs_profile *p = &m->prof_data;
+    int best = 0;
+    for (int i = 1; i < p->sru_n; i++)
+        if (fabs(p->sru_synth[i] - threads) < fabs(p->sru_synth[best] - threads))
+            best = i;
+    double r = p->sru_ratio[best];
+    if (!(r > 0))
+        return 1;
+    if (measured)
+        *measured = 1;
+    return direct ? r : 1 / r;
+}
+
 void gs_model_print_speed(const gs_model *m, FILE *f)
 {
     static const char *const src[] = {"none (ideal sharing)", "capture", "profile"};

@@ -37,6 +37,7 @@ typedef struct work_impl {
     const gs_model *m;
     int shift;
     uint64_t seed;
+    double synth_scale;   /* the config's staging against the capture's (gs_model_synth_staging_scale) */
     int stage[GS_WORK_COUNT];
 } work_impl;
 
@@ -68,6 +69,8 @@ static gs_status work_run(gs_work_model *wm, gs_work_unit u, const gs_job_spec *
         return rc;
     if (job && (u == GS_WORK_ASSEMBLE || u == GS_WORK_VERIFY))
         s *= job->partitions ? job->partitions : 1;
+    if (u == GS_WORK_SYNTH)
+        s *= w->synth_scale;
     int64_t ns = s > 0 ? (int64_t)(s * 1e9 + 0.5) : 0;
     if (unit_where(u) == GS_WHERE_FIXED) {
         gs_vt_sleep(ns);
@@ -83,8 +86,8 @@ static gs_status work_run(gs_work_model *wm, gs_work_unit u, const gs_job_spec *
     return GS_OK;
 }
 
-gs_status gs_model_work_create(gs_work_model **out, const gs_model *m, int size_shift, uint64_t seed,
-                               gs_err *err)
+gs_status gs_model_work_create(gs_work_model **out, const gs_model *m, const gs_engine_config *cfg,
+                               int size_shift, uint64_t seed, gs_err *err)
 {
     *out = NULL;
     work_impl *w = calloc(1, sizeof *w);
@@ -93,6 +96,7 @@ gs_status gs_model_work_create(gs_work_model **out, const gs_model *m, int size_
     w->m = m;
     w->shift = size_shift;
     w->seed = seed;
+    w->synth_scale = cfg ? gs_model_synth_staging_scale(m, cfg->direct, cfg->synth_threads, NULL) : 1;
     for (int u = 0; u < GS_WORK_COUNT; u++)
         w->stage[u] = gs_model_find(m, gs_work_unit_name((gs_work_unit)u), unit_where((gs_work_unit)u));
     w->wm.run = work_run;
@@ -202,15 +206,29 @@ gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_e
                  "capture: %.2f GB/s assumed (%s).\n", gs_model_pin_gbps(m),
                  gs_model_pin_gbps(m) == GS_MODEL_PIN_GBPS ? "the H200 capture h200-backlog-s12-direct"
                                                            : "the machine profile");
-        /* Synthesis itself: the same witness run, its outputs written into
-         * a reused pool buffer instead of fresh memory (prover/circuits/
-         * synth.c); nothing the capture or a profile measures tells
-         * whether the host runs it slower (H200 r3: 1.07 cs per partition
-         * after the pool filled, as its base seeds; H100 r3s3: 1.17 against
-         * 0.94-1.05 in its base seeds, model/MODEL.md 7.3). */
-        n = strlen(notes);
-        snprintf(notes + n, cap - n, "Synthesis into the direct pool's reused page-locked buffers is costed as the "
-                 "capture's synthesis into its own buffers (no capture or profile times it).\n");
+    }
+    /* Synthesis itself under another staging: the same witness run, its
+     * outputs written into a reused pool buffer instead of fresh memory
+     * (prover/circuits/synth.c), or back.  The machine profile's
+     * synth_reused row times the two (calibrate); without it the capture's
+     * synthesis is kept (H200 r3: 1.07 cs per partition after the pool
+     * filled, as its base seeds; H100 r3s3: 1.17 against 0.94-1.05; steady
+     * H100 hosts r3s11 b and r3s12 d: 3-5% less than their bases, MODEL.md
+     * 7.3). */
+    const char *cst = gs_model_meta(m, "scenario.engine.staging");
+    if (notes && cst && !strcmp(cst, "direct") != (cfg->direct != 0)) {
+        int measured;
+        double f = gs_model_synth_staging_scale(m, cfg->direct, cfg->synth_threads, &measured);
+        size_t n = strlen(notes);
+        if (measured)
+            snprintf(notes + n, cap - n, "Synthesis %s costs %.3fx the capture's CPU (the machine profile's "
+                     "synth_reused at the nearest count to %d threads).\n",
+                     cfg->direct ? "into the direct pool's reused buffers" : "into fresh memory (not the direct pool)",
+                     f, cfg->synth_threads);
+        else
+            snprintf(notes + n, cap - n, "Synthesis %s is costed as the capture's (no synth_reused row in a "
+                     "machine profile: gapscope calibrate times it).\n",
+                     cfg->direct ? "into the direct pool's reused buffers" : "into fresh memory (not the direct pool)");
     }
     const char *g2 = gs_model_meta(m, "scenario.engine.g2");
     if (!cfg->g2_on_device && g2 && !strcmp(g2, "device") && notes) {

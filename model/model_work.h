@@ -11,10 +11,12 @@
 #include "../prover/engine/engine.h"
 #include "model.h"
 
-/* A gs_work_model over m (borrowed; must outlive it).  size_shift is
- * added to every job's log_constraints; seed picks instance draws. */
-gs_status gs_model_work_create(gs_work_model **out, const gs_model *m, int size_shift, uint64_t seed,
-                               gs_err *err);
+/* A gs_work_model over m (borrowed; must outlive it) for the engine
+ * configuration cfg (NULL: the capture's; its staging scales synthesis,
+ * gs_model_synth_staging_scale).  size_shift is added to every job's
+ * log_constraints; seed picks instance draws. */
+gs_status gs_model_work_create(gs_work_model **out, const gs_model *m, const gs_engine_config *cfg,
+                               int size_shift, uint64_t seed, gs_err *err);
 void gs_model_work_destroy(gs_work_model *wm);
 
 /* Can m predict cfg for jobs of the n_sizes (kind, log) pairs given

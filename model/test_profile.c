@@ -13,6 +13,7 @@
 
 #include "../test/test.h"
 #include "model.h"
+#include "model_work.h"
 
 static const char *root(void) { return getenv("GS_SRC_ROOT") ? getenv("GS_SRC_ROOT") : "."; }
 
@@ -70,6 +71,16 @@ GS_TEST(profile_calibrate_round_trip)
     GS_CHECK_EQ_INT(q.sbs_n, p.sbs_n);
     for (int i = 0; i < p.sbs_n; i++)
         GS_CHECK(q.sbs_synth[i] == p.sbs_synth[i] && fabs(q.sbs_slow[i] - p.sbs_slow[i]) <= 1e-9 * p.sbs_slow[i]);
+    /* Synthesis into reused buffers against into fresh memory at the
+     * same counts (each 1..the CPUs, the two distinct), read back. */
+    int want_sru = (b0 >= 1 && b0 <= ncpu) + (b1 >= 1 && b1 <= ncpu && b1 != b0);
+    GS_CHECK_MSG(p.sru_n == want_sru, "synthesis into reused buffers: %d rows, want %d", p.sru_n, want_sru);
+    for (int i = 0; i < p.sru_n; i++)
+        GS_CHECK_MSG(p.sru_ratio[i] > 0.2 && p.sru_ratio[i] < 5, "reused / fresh at B = %g: %g", p.sru_synth[i],
+                     p.sru_ratio[i]);
+    GS_CHECK_EQ_INT(q.sru_n, p.sru_n);
+    for (int i = 0; i < p.sru_n; i++)
+        GS_CHECK(q.sru_synth[i] == p.sru_synth[i] && fabs(q.sru_ratio[i] - p.sru_ratio[i]) <= 1e-9 * p.sru_ratio[i]);
     GS_CHECK_EQ_INT(q.scs_n, p.scs_n);
     for (int i = 0; i < p.scs_n; i++)
         GS_CHECK(q.scs_synth[i] == p.scs_synth[i] && fabs(q.scs_gbps[i] - p.scs_gbps[i]) <= 1e-9 * p.scs_gbps[i]);
@@ -149,6 +160,8 @@ GS_TEST(profile_rejects_malformed_files)
          "\"pin_gbps\":0,\"synth_beside_spin\":{\"synth\":[6,12],\"slowdown\":[1]},\"classes\":{}}", "one length"},
         {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cores\":2},\"log\":18,\"copy_gbps\":1,"
          "\"pin_gbps\":0,\"synth_beside_spin\":{\"synth\":[0],\"slowdown\":[1]},\"classes\":{}}", "synth counts 1"},
+        {"{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cpu\":\"x\",\"cores\":1},\"log\":10,\"copy_gbps\":1,"
+         "\"pin_gbps\":0,\"synth_reused\":{\"synth\":[6],\"ratio\":[0]},\"classes\":{}}", "ratios in (0, 100]"},
         {"{\"format\":", "profile"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -267,6 +280,60 @@ GS_TEST(profile_lend_gives_way_to_a_borrowed_capture)
     GS_CHECK(!strstr(gs_model_notes(m), "lent by the machine profile") &&
              strstr(gs_model_notes(m), "in place of the machine profile's"));
     gs_model_destroy(m);
+}
+
+/* synth_reused: a pinned capture (traces/h200-r3 base-1) with a profile
+ * whose row says synthesis into reused buffers costs 0.90x at 6 threads
+ * and 0.95x at 12: staging = direct costs its synthesis that (the
+ * nearest count), pinned and pageable keep it, and the notes say so;
+ * without the row the scale is 1 and the notes say nothing measured it.
+ * A row read wrong, or applied to the capture's own staging, fails it. */
+GS_TEST(profile_synth_reused_scales_synthesis_under_direct)
+{
+    char cap[600], with[600], without[600];
+    snprintf(cap, sizeof cap, "%s/traces/h200-r3/base/base-1/spans.csv", root());
+    snprintf(with, sizeof with, "%s/sru.json", gs_test_tmpdir());
+    snprintf(without, sizeof without, "%s/nosru.json", gs_test_tmpdir());
+    const char *head = "{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cpu\":\"x\",\"cores\":16},\"log\":20,"
+                       "\"copy_gbps\":6,\"pin_gbps\":0";
+    FILE *f = fopen(with, "w");
+    GS_REQUIRE(f);
+    fprintf(f, "%s,\"synth_reused\":{\"synth\":[6,12],\"ratio\":[0.9,0.95]},\"classes\":{}}\n", head);
+    fclose(f);
+    GS_REQUIRE((f = fopen(without, "w")) != NULL);
+    fprintf(f, "%s,\"classes\":{}}\n", head);
+    fclose(f);
+    gs_model *m = NULL, *m0 = NULL;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_REQUIRE(gs_model_load_profiled(&m, cap, with, &err) == GS_OK);
+    GS_REQUIRE(gs_model_load_profiled(&m0, cap, without, &err) == GS_OK);
+    int meas = -1;
+    GS_CHECK(gs_model_synth_staging_scale(m, 1, 6, &meas) == 0.9 && meas == 1);
+    GS_CHECK(gs_model_synth_staging_scale(m, 1, 12, NULL) == 0.95);
+    GS_CHECK(gs_model_synth_staging_scale(m, 1, 8, NULL) == 0.9);
+    GS_CHECK(gs_model_synth_staging_scale(m, 1, 16, NULL) == 0.95);
+    GS_CHECK(gs_model_synth_staging_scale(m, 0, 6, &meas) == 1 && meas == 0);
+    GS_CHECK(gs_model_synth_staging_scale(m0, 1, 6, &meas) == 1 && meas == 0);
+    gs_engine_config cfg;
+    gs_engine_config_defaults(&cfg);
+    cfg.direct = 1;
+    cfg.synth_threads = 12;
+    cfg.g2_on_device = 1; /* as the capture ran */
+    int kinds[1] = {3};
+    uint32_t logs[1] = {20};
+    char notes[2048];
+    gs_status cs = gs_model_work_check(m, cap, &cfg, kinds, logs, 1, notes, sizeof notes, &err);
+    GS_CHECK_MSG(cs == GS_OK, "check: %s", err.msg);
+    GS_REQUIRE(cs == GS_OK);
+    GS_CHECK_MSG(strstr(notes, "reused buffers costs 0.950x the capture's CPU") != NULL, "notes: %s", notes);
+    GS_REQUIRE(gs_model_work_check(m0, cap, &cfg, kinds, logs, 1, notes, sizeof notes, &err) == GS_OK);
+    GS_CHECK_MSG(strstr(notes, "is costed as the capture's (no synth_reused row") != NULL, "notes: %s", notes);
+    cfg.direct = 0;
+    GS_REQUIRE(gs_model_work_check(m, cap, &cfg, kinds, logs, 1, notes, sizeof notes, &err) == GS_OK);
+    GS_CHECK_MSG(!strstr(notes, "synth_reused"), "notes: %s", notes);
+    gs_model_destroy(m);
+    gs_model_destroy(m0);
 }
 
 /* A profile (head: its fields up to "classes":{...}) with a map of 16

@@ -624,7 +624,7 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
         /* The workers' wait (check_gpu_knobs says which changes hold). */
         gs_model_set_worker_sleeps(model, s->gpu[GS_CU_K_HOST_SYNC] == GS_CU_SYNC_BLOCK);
         if ((st = check_model(model, s, &arr, tl, err)) != GS_OK ||
-            (st = gs_model_work_create(&work, model, s->model_size_shift, s->engine.seed, err)) != GS_OK)
+            (st = gs_model_work_create(&work, model, &s->engine, s->model_size_shift, s->engine.seed, err)) != GS_OK)
             goto fail;
     }
     if (o->out_dir)
