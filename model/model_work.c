@@ -213,8 +213,8 @@ gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_e
      * synth_reused row times the two (calibrate); without it the capture's
      * synthesis is kept (H200 r3: 1.07 cs per partition after the pool
      * filled, as its base seeds; H100 r3s3: 1.17 against 0.94-1.05; steady
-     * H100 hosts r3s11 b and r3s12 d: 3-5% less than their bases, MODEL.md
-     * 7.3). */
+     * H100 hosts r3s11 b and r3s12 d: 3-5% less than their bases; the row
+     * on r3s12 e predicted direct's +1.5 points to 0.0, MODEL.md 7.7). */
     const char *cst = gs_model_meta(m, "scenario.engine.staging");
     if (notes && cst && !strcmp(cst, "direct") != (cfg->direct != 0)) {
         int measured;
