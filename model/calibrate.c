@@ -248,6 +248,51 @@ static gs_status circuit_of(gs_circuit **c, gs_pk *pk, gs_assignment *wit, uint3
     return gs_circuit_synthesize(*c, pk, 7, wit, err);
 }
 
+enum { ABBA_SPIN, ABBA_REUSE };
+
+/* Synthesis rows at 3/8 and 3/4 of the CPUs (each 1 or more, the two
+ * distinct; ABBA_SPIN leaves a CPU for the loop): per count, SBS_PAIRS
+ * pairs of the reference and the variant back to back in alternating
+ * order (ABBA: a drift that is linear over a pair of pairs cancels), the
+ * median of the pairs' CPU-per-unit ratios variant / reference into
+ * ys[], the count into xs[].  ABBA_SPIN: beside one busy-loop thread /
+ * alone; ABBA_REUSE: into lv->reuse's buffers / into fresh memory. */
+static gs_status abba_rows(level *lv, int cpus, int what, double *xs, double *ys, int *n, int quiet, gs_err *err)
+{
+    static const char *const label[] = {"beside one busy-loop thread / alone",
+                                        "into reused buffers / into fresh memory"};
+    gs_status st = GS_OK;
+    double cv;
+    int bs[2] = {3 * cpus / 8, 3 * cpus / 4};
+    for (int i = 0; i < 2 && st == GS_OK; i++) {
+        if (bs[i] < 1 || bs[i] + (what == ABBA_SPIN) > cpus || (i && bs[i] == bs[0]) || bs[i] > MAX_T)
+            continue;
+        double ratio[SBS_PAIRS];
+        for (int r = 0; r < SBS_PAIRS && st == GS_OK; r++) {
+            double t[2]; /* [0] the reference, [1] the variant */
+            for (int h = 0; h < 2 && st == GS_OK; h++) {
+                int k = (h + r) % 2; /* r even: the reference first */
+                lv->spinners = what == ABBA_SPIN ? k : 0;
+                lv->kind = what == ABBA_REUSE && k ? 2 : 0;
+                st = run_level(lv, bs[i], &t[k], &cv, err);
+            }
+            ratio[r] = st == GS_OK && t[0] > 0 ? t[1] / t[0] : 1;
+        }
+        if (st != GS_OK)
+            break;
+        double med = pairs_median(ratio);
+        xs[*n] = bs[i];
+        ys[(*n)++] = med;
+        if (!quiet) {
+            fprintf(stderr, "calibrate: synth     B=%-3d %s, %d pairs:", bs[i], label[what], SBS_PAIRS);
+            for (int r = 0; r < SBS_PAIRS; r++)
+                fprintf(stderr, " %.3f", ratio[r]);
+            fprintf(stderr, "; median %.3fx\n", med);
+        }
+    }
+    return st;
+}
+
 /* synth and host prep over the ladder. */
 static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, const int *lad, int nl, int cpus,
                                  gs_err *err)
@@ -291,77 +336,20 @@ static gs_status threads_classes(gs_profile *p, const gs_calibrate_opts *o, cons
     /* Synthesis beside one busy-loop thread (gs_profile.sbs_*): at 3/8
      * and 3/4 of the CPUs (6 and 12 on 16).  The host drifts: on a VM
      * whose lone passes differ by 14% (traces/h100-r3s11-issue31 c) one
-     * pair could not tell a 5-10% cost.  So SBS_PAIRS pairs per count,
-     * alone and beside back to back in alternating order (ABBA: a drift
-     * that is linear over a pair of pairs cancels), and the median of
-     * the pairs' ratios. */
+     * pair could not tell a 5-10% cost, hence abba_rows' pairs. */
     if (st == GS_OK) {
         *lv = (level){.kind = 0, .c = c, .pk = &pk, .wit = &wit, .reps = synth_reps};
-        double cv;
-        int bs[2] = {3 * cpus / 8, 3 * cpus / 4};
-        for (int i = 0; i < 2 && st == GS_OK; i++) {
-            if (bs[i] < 1 || bs[i] + 1 > cpus || (i && bs[i] == bs[0]) || bs[i] > MAX_T)
-                continue;
-            double ratio[SBS_PAIRS];
-            for (int r = 0; r < SBS_PAIRS && st == GS_OK; r++) {
-                double t[2]; /* [0] alone, [1] beside */
-                for (int h = 0; h < 2 && st == GS_OK; h++) {
-                    lv->spinners = (h + r) % 2; /* r even: alone first */
-                    st = run_level(lv, bs[i], &t[lv->spinners], &cv, err);
-                }
-                ratio[r] = st == GS_OK && t[0] > 0 ? t[1] / t[0] : 1;
-            }
-            if (st != GS_OK)
-                break;
-            double med = pairs_median(ratio);
-            p->sbs_synth[p->sbs_n] = bs[i];
-            p->sbs_slow[p->sbs_n++] = med;
-            if (!o->quiet) {
-                fprintf(stderr, "calibrate: synth     B=%-3d beside one busy-loop thread / alone, %d pairs:", bs[i],
-                        SBS_PAIRS);
-                for (int r = 0; r < SBS_PAIRS; r++)
-                    fprintf(stderr, " %.3f", ratio[r]);
-                fprintf(stderr, "; median %.3fx\n", med);
-            }
-        }
+        st = abba_rows(lv, cpus, ABBA_SPIN, p->sbs_synth, p->sbs_slow, &p->sbs_n, o->quiet, err);
     }
     /* Synthesis into reused buffers (staging = direct's pool) against
-     * into fresh memory (gs_profile.sru_*), at the busy-loop rows' counts,
-     * pairs in alternating order as there; the buffers are kept from one
-     * level to the next, as the pool keeps them. */
+     * into fresh memory (gs_profile.sru_*), at the same counts, pairs in
+     * alternating order as there; the buffers are kept from one level to
+     * the next, as the pool keeps them. */
     if (st == GS_OK) {
         gs_assignment *reuse = calloc(MAX_T, sizeof *reuse);
-        if (!reuse)
-            st = GS_ERR(err, GS_ERR_NOMEM, "calibrate", "out of memory");
         *lv = (level){.kind = 0, .c = c, .pk = &pk, .wit = &wit, .reps = synth_reps, .reuse = reuse};
-        double cv;
-        int bs[2] = {3 * cpus / 8, 3 * cpus / 4};
-        for (int i = 0; i < 2 && st == GS_OK; i++) {
-            if (bs[i] < 1 || bs[i] > cpus || (i && bs[i] == bs[0]) || bs[i] > MAX_T)
-                continue;
-            double ratio[SBS_PAIRS];
-            for (int r = 0; r < SBS_PAIRS && st == GS_OK; r++) {
-                double t[2]; /* [0] fresh, [1] reused */
-                for (int h = 0; h < 2 && st == GS_OK; h++) {
-                    int k = (h + r) % 2; /* r even: fresh first */
-                    lv->kind = k ? 2 : 0;
-                    st = run_level(lv, bs[i], &t[k], &cv, err);
-                }
-                ratio[r] = st == GS_OK && t[0] > 0 ? t[1] / t[0] : 1;
-            }
-            if (st != GS_OK)
-                break;
-            double med = pairs_median(ratio);
-            p->sru_synth[p->sru_n] = bs[i];
-            p->sru_ratio[p->sru_n++] = med;
-            if (!o->quiet) {
-                fprintf(stderr, "calibrate: synth     B=%-3d into reused buffers / into fresh memory, %d pairs:",
-                        bs[i], SBS_PAIRS);
-                for (int r = 0; r < SBS_PAIRS; r++)
-                    fprintf(stderr, " %.3f", ratio[r]);
-                fprintf(stderr, "; median %.3fx\n", med);
-            }
-        }
+        st = reuse ? abba_rows(lv, cpus, ABBA_REUSE, p->sru_synth, p->sru_ratio, &p->sru_n, o->quiet, err)
+                   : GS_ERR(err, GS_ERR_NOMEM, "calibrate", "out of memory");
         for (int i = 0; reuse && i < MAX_T; i++)
             gs_assignment_free(&reuse[i]);
         free(reuse);
