@@ -251,7 +251,12 @@ int gs_scn_cmd_predict(int argc, char **argv)
         printf("report: %s\n", report);
     else
         printf("run directory: %s\n", res.dir);
-    if (res.verdict[0])
+    /* With repeats the prediction pools every capture's model; the run
+     * directory (and so its verdict) is the first capture's model run. */
+    if (res.verdict[0] && res.analyzed && pred.n_captures > 1)
+        printf("the run directory is the first capture's model run; the prediction above pools all %d: %s\n",
+               pred.n_captures, res.verdict);
+    else if (res.verdict[0])
         printf("%s\n", res.verdict);
     return res.failed || !res.drained ? 1 : 0;
 }

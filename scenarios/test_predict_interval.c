@@ -177,6 +177,17 @@ GS_TEST(predict_cli_interval_and_whatif)
     GS_CHECK_EQ_INT(run_cli(args, out), 0);
     GS_CHECK(file_has(out, "profile:   ") && file_has(out, "base-1/machine-profile.json (calibrate on ") &&
              !file_has(out, "none beside"));
+    /* One capture: the run directory's verdict as it is. */
+    GS_CHECK(file_has(out, "The GPU sat idle") && !file_has(out, "pools all"));
+    /* With a repeat the prediction pools both models, and the verdict
+     * line says its run directory is the first capture's model run. */
+    snprintf(args, sizeof args,
+             "predict '%s/traces/h200-r3/base/base-1' '%s/traces/h200-r3/base/base-2' --reps 0 --no-report --quiet "
+             "--out '%s/cli-q2'", root(), root(), gs_test_tmpdir());
+    GS_CHECK_EQ_INT(run_cli(args, out), 0);
+    GS_CHECK(file_has(out, "(mean of 2, sd ") &&
+             file_has(out, "the run directory is the first capture's model run; the prediction above pools all 2: "
+                           "The GPU sat idle"));
     snprintf(args, sizeof args,
              "predict '%s/traces/attach-h200/2026-12-04/torch-trim-400' --what-if remove:malloc_trim --no-report "
              "--quiet --out '%s/cli-w'", root(), gs_test_tmpdir());
