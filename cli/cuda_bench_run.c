@@ -18,6 +18,7 @@
 #include "../prover/cuda/knobs.h"
 #include "../prover/groth16/groth16.h"
 #include "cuda_bench.h"
+#include "../common/stats.h"
 
 /* Every timed repetition, for --json. */
 typedef struct {
@@ -48,18 +49,11 @@ static bench_rec *rec_add(const double *v, int n, const char *fmt, ...)
     return r;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median(const double *v, int n)
 {
     double s[GS_CU_BENCH_MAX_REPS];
     memcpy(s, v, (size_t)n * sizeof *v);
-    qsort(s, (size_t)n, sizeof *s, cmp_dbl);
-    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    return gs_median_sort(s, (size_t)n);
 }
 
 #define TRY(x) do { if ((st = (x)) != GS_OK) goto fail; } while (0)

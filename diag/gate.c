@@ -11,6 +11,7 @@
 #include "../common/grow.h"
 #include "../common/json.h"
 #include "../common/outfile.h"
+#include "../common/stats.h"
 
 void gs_gate_result_init(gs_gate_result *res, const char *mode)
 {
@@ -115,18 +116,6 @@ gs_status gs_gate_evaluate(gs_gate_result *res, const gs_run *r, const gs_gate_l
     return st;
 }
 
-static int cmp_d(const void *pa, const void *pb)
-{
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return (a > b) - (a < b);
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static double run_util(const gs_run *r)
 {
     return r->an->span_s > 0 ? r->an->busy_s / r->an->span_s : 0;
@@ -150,7 +139,7 @@ gs_status gs_gate_paired(gs_gate_result *res, const gs_run *const *base, size_t 
             h[i] = metric == 0 ? run_util(head[i]) : -head[i]->an->gap_stats.p99_ms;
         double u;
         double p = gs_mann_whitney_less(b, nb, h, nh, &u);
-        double mb = median(b, nb), mh = median(h, nh);
+        double mb = gs_median_sort(b, nb), mh = gs_median_sort(h, nh);
         double delta = mb - mh;   /* regression amount: util drop, or gap p99 increase */
         double floor_v = metric == 0 ? l->min_util_drop : l->min_gap_p99_increase_ms;
         int regress = p < l->alpha && delta >= floor_v;

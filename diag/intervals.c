@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "../common/stats.h"
 
 static const char *const cause_names[] = {GS_CAUSE_TABLE(GS_XT_COL2)};
 static const char *const cause_desc[] = {GS_CAUSE_TABLE(GS_XT_COL3)};
@@ -157,16 +158,10 @@ double gs_percentile(const double *sorted, size_t n, double p)
     return sorted[rank - 1];
 }
 
-static int cmp_d(const void *pa, const void *pb)
-{
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return (a > b) - (a < b);
-}
-
 void gs_gap_stats_compute(gs_gap_stats *st, double *len_s, size_t n, double micro_s)
 {
     memset(st, 0, sizeof *st);
-    qsort(len_s, n, sizeof *len_s, cmp_d);
+    qsort(len_s, n, sizeof *len_s, gs_cmp_double);
     st->count = n;
     for (size_t i = 0; i < n; i++) {
         st->total_s += len_s[i];

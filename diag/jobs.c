@@ -18,6 +18,7 @@
 #include "analysis.h"
 #include "../common/grow.h"
 #include "../common/outfile.h"
+#include "../common/stats.h"
 
 #define JOBS_HEADER "id,kind,partitions,status,verified,intended_ns,submitted_ns,done_ns,error"
 
@@ -178,12 +179,6 @@ fail:
     return st;
 }
 
-static int cmp_d(const void *pa, const void *pb)
-{
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return (a > b) - (a < b);
-}
-
 void gs_job_stats_from_records(gs_job_stats *st, const gs_job_record *jobs, size_t n)
 {
     memset(st, 0, sizeof *st);
@@ -221,7 +216,7 @@ void gs_job_stats_from_records(gs_job_stats *st, const gs_job_record *jobs, size
             lat[m] = (double)(r->done_ns - from) * 1e-9;
             sum += lat[m++];
         }
-        qsort(lat, m, sizeof *lat, cmp_d);
+        qsort(lat, m, sizeof *lat, gs_cmp_double);
         L->count = m;
         if (m) {
             L->mean_s = sum / (double)m;

@@ -49,6 +49,7 @@
 #include "../prover/engine/engine.h"
 #include "../prover/msm/msm.h"
 #include "model_int.h"
+#include "../common/stats.h"
 
 #define MAX_T 256
 #define SBS_PAIRS 3 /* alone/beside pairs per busy-loop row (odd: a median) */
@@ -66,8 +67,7 @@ static double pairs_median(const double v[SBS_PAIRS])
 {
     double t[SBS_PAIRS];
     memcpy(t, v, sizeof t);
-    qsort(t, SBS_PAIRS, sizeof t[0], gs_mi_cmp_d);
-    return t[SBS_PAIRS / 2];
+    return gs_median_sort(t, SBS_PAIRS);
 }
 
 typedef struct level {
@@ -681,7 +681,7 @@ static int state_copy_times(uint32_t log, int reps, double *t)
         free(dst);
     }
     free(src);
-    qsort(t, (size_t)reps, sizeof t[0], gs_mi_cmp_d);
+    qsort(t, (size_t)reps, sizeof t[0], gs_cmp_double);
     return 1;
 }
 

@@ -45,6 +45,7 @@
 #include "../timeline/timeline.h"
 #include "../prover/engine/engine.h"
 #include "model_int.h"
+#include "../common/stats.h"
 
 static const char *const where_names[] = {"device", "cpu", "fixed"};
 _Static_assert(sizeof where_names / sizeof where_names[0] == GS_WHERE_COUNT, "where names");
@@ -73,12 +74,6 @@ static const struct {
     {GS_V_VERIFY, GS_WHERE_CPU, 1},         {GS_V_LOAD_B2, GS_WHERE_FIXED, 0},
     {GS_V_PIN, GS_WHERE_FIXED, 0},
 };
-
-int gs_mi_cmp_d(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
 
 const char *gs_mi_arg_str(const char *args, const char *key, char *buf, size_t cap)
 {
@@ -372,8 +367,8 @@ static int summarize(gs_model *m, fitctx *c)
                 p->sorted[k] = p->in[k].v;
                 w[k] = p->in[k].wall;
             }
-            qsort(p->sorted, p->n, sizeof *p->sorted, gs_mi_cmp_d);
-            qsort(w, p->n, sizeof *w, gs_mi_cmp_d);
+            qsort(p->sorted, p->n, sizeof *p->sorted, gs_cmp_double);
+            qsort(w, p->n, sizeof *w, gs_cmp_double);
             p->median = gs_mi_pct(p->sorted, p->n, 0.5);
             p->p10 = gs_mi_pct(p->sorted, p->n, 0.1);
             p->p90 = gs_mi_pct(p->sorted, p->n, 0.9);
@@ -381,7 +376,7 @@ static int summarize(gs_model *m, fitctx *c)
             free(w);
         }
         if (n_rel) {
-            qsort(rel, n_rel, sizeof *rel, gs_mi_cmp_d);
+            qsort(rel, n_rel, sizeof *rel, gs_cmp_double);
             s->ps_err = gs_mi_pct(rel, n_rel, 0.5);
         }
         /* Size fit over the distinct sizes (medians, all kinds). */

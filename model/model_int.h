@@ -161,7 +161,6 @@ typedef struct fitctx {
 } fitctx;
 
 /* Fit helpers (model.c). */
-int gs_mi_cmp_d(const void *x, const void *y);
 double gs_mi_pct(const double *v, size_t n, double q);
 const char *gs_mi_arg_str(const char *args, const char *key, char *buf, size_t cap);
 uint32_t gs_mi_arg_uint(const char *args, const char *key);

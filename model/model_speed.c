@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "model_int.h"
+#include "../common/stats.h"
 
 /* The step each class but the last stands for; its name is the class's. */
 static const gs_vocab class_steps[] = {GS_V_SYNTH, GS_V_HOST_PREP, GS_V_MSM_B2};
@@ -198,7 +199,7 @@ static int fit_class(fitctx *c, int k, speed_curve *out)
     }
     if (n == 0)
         goto out;
-    qsort(ts, (size_t)n, sizeof *ts, gs_mi_cmp_d);
+    qsort(ts, (size_t)n, sizeof *ts, gs_cmp_double);
     out->t_lo = gs_mi_pct(ts, (size_t)n, 0.1);
     out->t_hi = gs_mi_pct(ts, (size_t)n, 0.9);
     double best = INFINITY, beta = 0;

@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "model_int.h"
+#include "../common/stats.h"
 
 /* Bytes at or above which the backend splits a staging copy over its
  * threads (prover/cuda/cu_ctx.cu, par_memcpy). */
@@ -170,7 +171,7 @@ int gs_mi_staging_fit(fitctx *c, const gs_span *sp, size_t n)
         }
     speed_curve *s = &m->speed[GS_SPEED_STAGING];
     if (nn) {
-        qsort(ts, (size_t)nn, sizeof *ts, gs_mi_cmp_d);
+        qsort(ts, (size_t)nn, sizeof *ts, gs_cmp_double);
         s->t_lo = gs_mi_pct(ts, (size_t)nn, 0.1);
         s->t_hi = gs_mi_pct(ts, (size_t)nn, 0.9);
     }

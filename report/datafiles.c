@@ -13,6 +13,7 @@
 
 #include "data_internal.h"
 #include "datafiles.h"
+#include "../common/stats.h"
 
 /* plots/common.gp and the templates hold one colour and label per cause. */
 _Static_assert(GS_CAUSE_COUNT == 31, "update plots/common.gp cause arrays and meta.gp");
@@ -39,12 +40,6 @@ gs_status gs_dfile_close(gs_dfile *d, int commit, gs_err *err)
     if (!d->o.f)
         return GS_OK;
     return gs_out_close(&d->o, commit, err);
-}
-
-static int cmp_d(const void *pa, const void *pb)
-{
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return (a > b) - (a < b);
 }
 
 typedef struct {
@@ -186,7 +181,7 @@ static gs_status write_gaps(const gs_run *r, gs_err *err)
         size_t m0 = m;
         for (size_t g = 0; g < D->n_gaps; g++)
             len[m++] = (double)(D->gaps[g].end_ns - D->gaps[g].start_ns) * 1e-6;
-        qsort(len + m0, D->n_gaps, sizeof *len, cmp_d);
+        qsort(len + m0, D->n_gaps, sizeof *len, gs_cmp_double);
         cdf_block(cdf.o.f, len + m0, D->n_gaps);
     }
     hist_write(hist.o.f, len, m);

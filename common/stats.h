@@ -1,0 +1,18 @@
+/*
+ * Small statistics over arrays of doubles, for every layer that reduces
+ * repeated measurements (the gate's paired runs, cuda-bench repetitions,
+ * calibrate's pairs, the model's quantiles, the report's distributions).
+ * Pure functions.
+ */
+#ifndef GS_STATS_H
+#define GS_STATS_H
+
+#include <stddef.h>
+
+/* qsort comparator: ascending doubles (NaN compares equal to everything). */
+int gs_cmp_double(const void *a, const void *b);
+/* The median of v[0..n): sorts v in place; an even n gives the mean of the
+ * two middle values; n == 0 gives 0. */
+double gs_median_sort(double *v, size_t n);
+
+#endif
