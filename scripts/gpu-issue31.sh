@@ -11,7 +11,7 @@
 # and carried; run from the repository root (scenarios/, traces/, scripts/).
 #
 #  1. gapscope calibrate: this host's profile (synthesis at 2^20, host prep,
-#     the CPU G2 MSM of 2^18 points, 1..32 threads; ~25 s), written into the
+#     the CPU G2 MSM of 2^18 points, 1..32 threads, and its pair rows; ~50 s), written into the
 #     base capture's folder where predict finds it (first: it also brings
 #     the host to the load it keeps for the rest);
 #  2. scenarios/backlog-incident-gpu.ini (30 PoRep partitions at 2^20, prep
