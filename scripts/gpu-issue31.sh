@@ -118,8 +118,7 @@ timeout 90 "$G" calibrate --log 20 --msm-log 18 --threads 32 --capture "$W/base/
 # seed-matched effect of the first round; WARMUP=0 as before.
 if [ "${WARMUP:-1}" = 1 ]; then
     step "2a warm-up: one base run, not kept"
-    timeout 75 "$G" run scenarios/backlog-incident-gpu.ini --set engine.g2=device --set engine.seed=$((S0 + 97)) \
-        --no-report --quiet --out "$W/warmup" > /dev/null 2>&1
+    run . warmup --set engine.seed=$((S0 + 97))
     rm -rf "$W/warmup"
 fi
 step "2 the base (seed $S0; $((S0 + 1)) and $((S0 + 2)) among the changes)"
