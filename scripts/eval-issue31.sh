@@ -270,8 +270,9 @@ if [ -n "$TT" ] && [ -n "$TN" ]; then
     # runs without the stall.
     TTS=$(runs_of torch-trim); TNS=$(runs_of torch-none)
     if [ "$TTS" != "$TT" ] && [ "$TNS" != "$TN" ]; then
-        wl=""; k=0
+        wl="$T/whatif"; k=1   # the first stalled run's what-if, from above
         for r in ${TTS//,/ }; do
+            [ "$r" = "$TT" ] && continue
             k=$((k + 1))
             "$G" predict "$r" --what-if remove:malloc_trim --no-report --quiet --out "$T/whatif-$k" > /dev/null 2>&1
             wl="$wl${wl:+,}$T/whatif-$k"
