@@ -521,8 +521,9 @@ int gs_analysis_spin_note(char *buf, size_t n, const gs_analysis *a)
              "(cudaDeviceScheduleBlockingSync; gapscope: gpu.host_sync = block) hands that core to the host's "
              "other threads.  What that is worth depends on the host: with 12 synthesis threads on 16-vCPU H100 "
              "VMs it raised util from 85.0%% to 95.7%% where synthesis slowed as threads were added, and changed "
-             "nothing (97.3%% both) on a steady one (traces/h100-r3s10-issue31, h100-r3s11-issue31; "
-             "gapscope calibrate's synth_beside_spin tells the kind).",
+             "nothing (97.3%% both) on a steady one (traces/h100-r3s10-issue31, h100-r3s11-issue31).  gapscope "
+             "calibrate's synth_beside_spin times synthesis beside one busy loop on the host; it read 0.88-1.11 "
+             "on hosts where the spin cost nothing and has not yet run on one where it did.",
              100 * a->worker_call_cpu_s / a->worker_call_s, a->worker_call_s, a->worker_call_cpu_s,
              span_s > 0 ? a->worker_call_cpu_s / span_s : 0.0, span_s);
     return 1;

@@ -506,7 +506,7 @@ GS_TEST(diag_analysis_worker_spin_note)
     GS_REQUIRE(a);
     int on = gs_analysis_spin_note(buf, sizeof buf, a);
     GS_CHECK_MSG(on && strstr(buf, "90% of their device calls' 0.16 s") && strstr(buf, "0.14 core-seconds") &&
-                     strstr(buf, "gpu.host_sync = block") && strstr(buf, "synth_beside_spin tells the kind)."),
+                     strstr(buf, "gpu.host_sync = block") && strstr(buf, "synth_beside_spin times synthesis beside one busy loop"),
                  "spinning worker: %d '%s' (wall %.3f cpu %.3f)", on, buf, a->worker_call_s, a->worker_call_cpu_s);
     gs_analysis_destroy(a);
     a = spin_run("cuda", 8);
