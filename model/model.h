@@ -123,7 +123,9 @@ int gs_model_device_order(const gs_model *m, int g2_on_device, int *idx, int cap
 double gs_model_device_spin(const gs_model *m);
 /* A run with the GPU workers asleep while their devices work (gpu.host_sync
  * = block): gs_model_device_spin() 0 until called again with 0, which
- * gives the fitted spin back. */
+ * gives the fitted spin back.  From a capture that slept itself
+ * (scenario.gpu.host_sync = block) the fitted spin is the asleep worker's
+ * CPU, and it stays. */
 void gs_model_set_worker_sleeps(gs_model *m, int sleeps);
 
 /* Bytes of one staging buffer of a (kind, log) partition (witness and

@@ -421,6 +421,15 @@ GS_TEST(predict_host_sync_block_from_a_spinning_capture)
         fclose(out);
     }
     refused(d2, NULL, "slowed synthesis", "bad-spin");   /* d2: absolute (the test's tmpdir) */
+    /* Block from that capture: its fitted worker CPU is an asleep worker's
+     * and stays (it was zeroed before). */
+    snprintf(spans, sizeof spans, "%s/spans.csv", d2);
+    GS_REQUIRE(gs_model_load(&m, spans, &err) == GS_OK);
+    fit = gs_model_device_spin(m);
+    gs_model_set_worker_sleeps(m, 1);
+    GS_CHECK_MSG(fit > 0 && gs_model_device_spin(m) == fit, "a block capture's spin %.3f, asleep %.3f", fit,
+                 gs_model_device_spin(m));
+    gs_model_destroy(m);
 }
 
 /* gapscope sweep --predict: every run a prediction of the capture's
