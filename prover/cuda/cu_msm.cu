@@ -1052,8 +1052,13 @@ static unsigned knob_or(gs_cu_knob_id k, unsigned dflt)
  * 2^26 with CU_FV_NCALL: c = 24 / 16 copies
  * 419.9 ms, c = 22 / 12 copies 427.4; before it, c = 22 with 8 / 12 / 16
  * copies 450 / 436 / 436 ms against 463 / - / 459 at c = 20, and with 4
- * copies 467 against 464, so not there.  Without copies the measured
- * automatic window wins.  glv: 2n entries of 128-bit halves (glv_window).
+ * copies 467 against 464, so not there.  For every caller it is 22 from
+ * just over 2^23 to 2^25 points with 6 copies or more: the 2^24 prove
+ * (plans H c = 22 t = 6, witness c = 22 t = 12) took 473.8 ms against
+ * 483.6 at 20 on the H200 and 491.7 against 501.1 on an H100 (two pairs),
+ * and 16 copies of 2^24 points 99.1 / 99.9 ms against 102.0 / 102.8
+ * (bench/RESULTS.md, round 3 sessions 3 and 13).  Without copies the
+ * measured automatic window wins.  glv: 2n entries of 128-bit halves (glv_window).
  */
 static double msm_cost(size_t n, unsigned c, unsigned t, int glv)
 {
@@ -1072,6 +1077,7 @@ extern "C" double gs_cu_msm_pick(size_t n, unsigned max_copies, int wide, unsign
         double best = -1;
         unsigned cdef = 20;
         if (wide && n >= ((size_t)1 << 26)) cdef = max_copies >= 11 ? 24 : max_copies >= 8 ? 22 : 20;
+        else if (n > ((size_t)1 << 23) && n <= ((size_t)1 << 25) && max_copies >= 6) cdef = 22;
         unsigned cmax = knob_or(GS_CU_K_MSM_CMAX, cdef);
         if (cmax > 24) cmax = 24;
         for (unsigned cc = 12; cc <= cmax; cc++) {

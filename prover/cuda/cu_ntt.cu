@@ -695,14 +695,18 @@ static gs_status bitrev(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const 
  * the H200, 2^24 4.75 vs 5.00 ms, 2^22 1.14 vs 1.25, 2^27 42.8 vs 43.3;
  * 64 fell behind from 2^25), GS_CU_NTT_MUL (generic: fe_mul instead of
  * fr_mul_fast) and GS_CU_NTT_R4 (1: the later passes take two stages per
- * trip through shared memory; 0: one; default: from 2^25 up, where with
- * 128 threads it measured 9.74 vs 9.85 ms at 2^25 and 42.8 vs 44.3 ms at
- * 2^27, and not below: 1.19 vs 1.14 ms at 2^22, even at 2^24),
+ * trip through shared memory; 0: one; default: two at every size but
+ * 2^22.  With 128 threads on the H200 two measured 9.74 vs 9.85 ms at
+ * 2^25, 42.8 vs 44.3 at 2^27, 4.73 vs 4.75 at 2^24, 2.30 vs 2.30 at
+ * 2^23, and 1.19 vs 1.14 at 2^22; on an H100 (bench/RESULTS.md, round 3
+ * sessions 12 and 13, twice each) 0.315 vs 0.349 at 2^20, 0.625 vs 0.676
+ * at 2^21, 2.195 vs 2.256 at 2^23, 4.51 vs 4.65 at 2^24, equal from 2^25,
+ * and 1.143 vs 1.120 at 2^22: slower there on both cards),
  * GS_CU_NTT_ORDER (1, default: a pass's blocks run group-fastest, sharing
  * twiddles; 0: column-slab fastest).  Sweep: bench/RESULTS.md. */
 struct ntt_cfg {
     bool old, fast, hi_fast;
-    unsigned r4; /* 0 off, 1 on, 2 from 2^25 up (launch_pass) */
+    unsigned r4; /* 0 off, 1 on, 2 every size but 2^22 (launch_pass) */
     unsigned tile_log, cols_log, threads;
 };
 
@@ -740,7 +744,7 @@ template <bool INV, bool F, int NT>
 static gs_status launch_pass(gs_cu_dev *d, cu_fr *x, unsigned L, unsigned s, unsigned k,
                              unsigned t, const ntt_cfg *cfg, gs_err *err)
 {
-    if (cfg->r4 == 1 || (cfg->r4 == 2 && L >= 25))
+    if (cfg->r4 == 1 || (cfg->r4 == 2 && L != 22))
         return launch_pass1<INV, F, true, NT>(d, x, L, s, k, t, cfg->hi_fast, err);
     return launch_pass1<INV, F, false, NT>(d, x, L, s, k, t, cfg->hi_fast, err);
 }

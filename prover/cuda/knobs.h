@@ -61,7 +61,7 @@ extern "C" {
     X(NTT_THREADS, "ntt_threads", "GS_CU_NTT_THREADS", GS_CU_KF_POW2, 64, 512, "128", NULL,         \
       "pass-fused NTT: threads per block; per NTT")                                                 \
     X(NTT_R4, "ntt_r4", "GS_CU_NTT_R4", GS_CU_KF_AUTO, 0, 1, "auto", NULL,                          \
-      "pass-fused NTT: later passes take two stages per trip (1) or one (0); auto: two from 2^25 up") \
+      "pass-fused NTT: later passes take two stages per trip (1) or one (0); auto: two but at 2^22") \
     X(NTT_ORDER, "ntt_order", "GS_CU_NTT_ORDER", 0, 0, 1, "1", NULL,                                \
       "pass-fused NTT: a pass's blocks run group-fastest, sharing twiddles (1), or column-slab fastest (0)") \
     X(MSM_FV, "msm_fv", "GS_CU_FV", 0, 0, 255, "127", NULL,                                         \
@@ -73,7 +73,7 @@ extern "C" {
     X(MSM_FLAT, "msm_flat", "GS_CU_MSM_FLAT", 0, 0, 1, "1", NULL,                                   \
       "MSM level 1: flat accumulation (1) or per-bucket chunks (0); per MSM")                       \
     X(MSM_CMAX, "msm_cmax", "GS_CU_MSM_CMAX", GS_CU_KF_AUTO, 0, 24, "auto", NULL,                   \
-      "MSM window plans with copies: widest window considered; auto: 20 (22/24 for a wide standalone MSM)") \
+      "MSM window plans with copies: widest window considered; auto: 20 (22 over 2^23..2^25 points with 6+ copies; 22/24 for a wide standalone MSM from 2^26)") \
     X(MSM_C, "msm_c", "GS_CU_MSM_C", GS_CU_KF_AUTO, 4, 24, "auto", NULL,                            \
       "MSM window bits of every plan; auto: planned (gs_cu_msm_pick)")                              \
     X(MSM_WIN, "msm_win", "GS_CU_MSM_WIN", 0, 0, 1, "new", "new|old",                               \

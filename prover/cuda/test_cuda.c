@@ -551,8 +551,9 @@ GS_TEST(cuda_msm_g2_vs_cpu)
  * with skip 0 and skip 3 (an MSM over a suffix, as L), for window plans
  * with t = 1 (no copies), t < nwin (several groups) and t = nwin (one set
  * of buckets, also at c = 22 and 24: the plans of 2^26 points with 8 / 11
- * or more copies); every scalar kind, points at infinity.  Each result equals
- * the CPU MSM of the suffix.  G2 over the same API (t = 1, skip) too.
+ * or more copies; and c = 22 with 6, the 2^24 prove's H plan); every
+ * scalar kind, points at infinity.  Each result equals the CPU MSM of the
+ * suffix.  G2 over the same API (t = 1, skip) too.
  */
 GS_TEST(cuda_msm_prepared_vs_cpu)
 {
@@ -577,7 +578,7 @@ GS_TEST(cuda_msm_prepared_vs_cpu)
     gs_g1_affine_set_inf(&p2[nmax - 1]);
     g2_o_points(q, 4096, 509);
     gs_g2_affine_set_inf(&q[9]);
-    static const struct { unsigned c, t; } plans[] = { { 13, 1 }, { 9, 4 }, { 12, 16 }, { 6, 16 }, { 22, 12 }, { 24, 11 } };
+    static const struct { unsigned c, t; } plans[] = { { 13, 1 }, { 9, 4 }, { 12, 16 }, { 6, 16 }, { 22, 12 }, { 22, 6 }, { 24, 11 } };
     CU_OK(gs_cu_alloc(d, (void **)&ds, nmax * sizeof *ds, &e));
     CU_OK(gs_cu_alloc(d, &dq, 4096 * 192, &e));
     CU_OK(gs_cu_g2_upload(d, dq, q, NULL, 4096, &e));
