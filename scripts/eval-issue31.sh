@@ -310,7 +310,7 @@ fi
 # on the base runs (log-log least squares; -1, fully synthesis-bound,
 # when fewer than 3 bases or its standard error is over 0.3).  On a noisy
 # host the paired effects swing with the host's speed in each run
-# (traces/h100-r3s13-issue31/a: bases 44-67%); held at one speed, what is
+# (traces/h100-r3s14-issue31/a: bases 44-67%); held at one speed, what is
 # left is the setting's own effect.  Judged (within 2 se, at least 0.5)
 # from 3 pairs up.  A diagnostic of the captures, not a prediction: it
 # reads the held-out runs' synthesis.

@@ -1057,7 +1057,7 @@ static unsigned knob_or(gs_cu_knob_id k, unsigned dflt)
  * (plans H c = 22 t = 6, witness c = 22 t = 12) took 473.8 ms against
  * 483.6 at 20 on the H200 and 491.7 against 501.1 on an H100 (two pairs),
  * and 16 copies of 2^24 points 99.1 / 99.9 ms against 102.0 / 102.8
- * (bench/RESULTS.md, round 3 sessions 3 and 13).  Without copies the
+ * (bench/RESULTS.md, round 3 sessions 3 and 14).  Without copies the
  * measured automatic window wins.  glv: 2n entries of 128-bit halves (glv_window).
  */
 static double msm_cost(size_t n, unsigned c, unsigned t, int glv)

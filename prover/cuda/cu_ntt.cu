@@ -699,9 +699,10 @@ static gs_status bitrev(gs_cu_dev *d, cu_fr *x, unsigned log_n, int mode, const 
  * 2^22.  With 128 threads on the H200 two measured 9.74 vs 9.85 ms at
  * 2^25, 42.8 vs 44.3 at 2^27, 4.73 vs 4.75 at 2^24, 2.30 vs 2.30 at
  * 2^23, and 1.19 vs 1.14 at 2^22; on an H100 (bench/RESULTS.md, round 3
- * sessions 12 and 13, twice each) 0.315 vs 0.349 at 2^20, 0.625 vs 0.676
- * at 2^21, 2.195 vs 2.256 at 2^23, 4.51 vs 4.65 at 2^24, equal from 2^25,
- * and 1.143 vs 1.120 at 2^22: slower there on both cards),
+ * sessions 12 and 14, twice each) 0.315 vs 0.349 at 2^20, 0.625 vs 0.676
+ * at 2^21, 2.195 vs 2.256 at 2^23, 4.51 vs 4.65 at 2^24, 9.32 vs 9.63 at
+ * 2^25, 41.0 vs 43.1 at 2^27, and 1.143 vs 1.120, then 1.131 vs 1.135, at
+ * 2^22: no gain there on either card),
  * GS_CU_NTT_ORDER (1, default: a pass's blocks run group-fastest, sharing
  * twiddles; 0: column-slab fastest).  Sweep: bench/RESULTS.md. */
 struct ntt_cfg {
