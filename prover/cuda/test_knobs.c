@@ -21,13 +21,13 @@ static const struct { gs_cu_knob_id k; int v; } was[] = {
     {GS_CU_K_NTT_TILE, 11},
     {GS_CU_K_NTT_COLS, 3},
     {GS_CU_K_NTT_THREADS, 128},
-    {GS_CU_K_NTT_R4, GS_CU_AUTO},    /* r4 = 2: from 2^25 up */
+    {GS_CU_K_NTT_R4, GS_CU_AUTO},    /* r4 = 2: every size but 2^22 */
     {GS_CU_K_NTT_ORDER, 1},
     {GS_CU_K_MSM_FV, 127},           /* CU_FV_DEFAULT */
     {GS_CU_K_MSM_MINB, 3},
     {GS_CU_K_MSM_S1, GS_CU_AUTO},    /* 128 from 2^29 entries, else MSM_S1 */
     {GS_CU_K_MSM_FLAT, 1},
-    {GS_CU_K_MSM_CMAX, GS_CU_AUTO},  /* 20, or 22 / 24 for a wide MSM */
+    {GS_CU_K_MSM_CMAX, GS_CU_AUTO},  /* 20, 22 over 2^23..2^25 with 6+ copies, 22 / 24 wide */
     {GS_CU_K_MSM_C, GS_CU_AUTO},
     {GS_CU_K_MSM_WIN, 0},            /* issue 33 (2026-12-06): c = 20 from 2^24 without copies */
     {GS_CU_K_MSM_SEG, 32},           /* MSM_SEG */
