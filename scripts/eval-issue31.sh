@@ -321,7 +321,7 @@ if [ -n "$REP" ]; then
         cases+=("$name|$sets|$runs")
     done <<< "$CASES"
     python3 - "$G" "$T" "$REPS" "${PROF[@]:1}" -- "$B1" $REP -- "${cases[@]}" <<'PY'
-import json, re, statistics as st, subprocess, sys
+import csv, functools, json, math, re, statistics as st, subprocess, sys
 g, t, reps = sys.argv[1:4]
 a = sys.argv[4:]
 c1 = a.index("--")
@@ -340,20 +340,14 @@ def shares(s):
 def top(s):
     sh = shares(s)
     return max(sh, key=sh.get) if sh else "-"
+@functools.lru_cache(maxsize=None)
 def synth_ms(d):
-    """Mean wall of d's step synth spans (ms), None without any."""
-    h, tot, k = None, 0, 0
-    for line in open(d + "/spans.csv"):
-        if line.startswith("#"):
-            continue
-        f = line.rstrip("\n").split(",")
-        if h is None:
-            h = {x: i for i, x in enumerate(f)}
-            continue
-        if f[h["kind"]] == "step" and f[h["name"]] == "synth":
-            tot += int(f[h["end_ns"]]) - int(f[h["start_ns"]])
-            k += 1
-    return tot / k / 1e6 if k else None
+    """Mean wall of d's step synth spans (ms), None without any (read once per run)."""
+    rows = csv.reader(l for l in open(d + "/spans.csv") if not l.startswith("#"))
+    h = {x: i for i, x in enumerate(next(rows))}
+    w = [int(r[h["end_ns"]]) - int(r[h["start_ns"]]) for r in rows
+         if len(r) > h["name"] and r[h["kind"]] == "step" and r[h["name"]] == "synth"]
+    return sum(w) / len(w) / 1e6 if w else None
 by_seed = {}
 for b in bases:
     by_seed.setdefault(seed(b), []).append(b)
@@ -380,8 +374,7 @@ def predict(base, sets):
         if done[key] is not None:
             done[key]["_synth_ms"] = synth_ms(out)
     return done[key]
-import math
-xy = [(math.log(synth_ms(b)), math.log(util(summ(b)))) for b in bases if synth_ms(b) and util(summ(b)) > 0]
+xy = [(math.log(w), math.log(u)) for w, u in ((synth_ms(b), util(summ(b))) for b in bases) if w and u > 0]
 beta, beta_how = -1.0, "fewer than 3 bases: -1"
 if len(xy) >= 3:
     mx, my = st.mean(x for x, _ in xy), st.mean(y for _, y in xy)
