@@ -15,7 +15,9 @@
  *                uploaded only when a proof first asks for the G2 MSM on the device
  *                (opts->g2_on_device), then stays resident with the rest:
  *                its non-infinity points, compacted, and their wire
- *                indices (B2 is sparse: only wires that occur in B).
+ *                indices (B2 is sparse: only wires that occur in B), with
+ *                the precomputed copies that fit (plan_b2; the knob
+ *                b2_copies caps them, 1 = none).
  *   prove_start  under the device mutex, on two streams:
  *                  stream 0: H2D of the witness (h2d_w), its scalar
  *                    preparation shared by the three witness MSMs (prep_w:
@@ -138,10 +140,12 @@ typedef struct {
     char plan[96];                /* the above as text (gs_cuda_backend_plan) */
     gs_fr *d_abc;              /* 3 * domain */
     gs_scalar *d_w;            /* n_vars */
-    /* B2, once a proof asked for it: b2_n non-infinity points (compact),
-     * their wire indices and the gathered witness scalars. */
+    /* B2, once a proof asked for it: b2_n non-infinity points (compact,
+     * each with t_b2 - 1 copies after the points), their wire indices and
+     * the gathered witness scalars; its MSM window c_b2. */
     int b2_loaded;
     size_t b2_n;
+    unsigned c_b2, t_b2;
     void *d_b2;
     uint32_t *d_b2_idx;
     gs_scalar *d_b2_w;
@@ -366,28 +370,61 @@ fail:
     return st;
 }
 
-/* Caller holds im->mu and has loaded pk: uploads B2 (compacted) if it is
- * not resident yet. */
+/* B2's window plan for its m compacted points: the modelled cheapest
+ * (gs_cu_msm_pick) with at most b2_copies precomputed copies (knobs.h,
+ * default 16) whose points, indices, scalars and MSM scratch fit in `fr`
+ * bytes of free device memory with 3 GiB to spare (the G1 sets are
+ * resident by then).  Copies cut B2's windows as they cut the G1 sets':
+ * 2^20 points take c = 20 and one set of buckets for 13 windows (t = 13)
+ * instead of 22 windows of c = 12 (bench/RESULTS.md, round 3 session 15). */
+static void plan_b2(cuda_impl *im, size_t m, size_t fr)
+{
+    unsigned mc = (unsigned)gs_cu_knob(GS_CU_K_B2_COPIES);
+    double best = -1;
+    if (mc < 1) mc = 1;
+    if (mc > 16) mc = 16;
+    gs_cu_msm_pick(m, 1, 0, &im->c_b2, &im->t_b2);
+    for (unsigned mt = 2; mt <= mc && m >= 2; mt++) {
+        unsigned c, t;
+        double cost = gs_cu_msm_pick(m, mt, 0, &c, &t);
+        size_t need = m * (192 * (size_t)t + 4 + 32) + gs_cu_msm_scratch_bytes(m, c, t, 1) + ((size_t)3 << 30);
+        if (t < 2 || need > fr || (best >= 0 && cost >= best)) continue;
+        best = cost;
+        im->c_b2 = c;
+        im->t_b2 = t;
+    }
+}
+
+/* Caller holds im->mu and has loaded pk: uploads B2 (compacted, with the
+ * copies plan_b2 chose) if it is not resident yet. */
 static gs_status load_b2_locked(cuda_impl *im, const gs_pk *pk, gs_err *err)
 {
     gs_status st = GS_OK;
     uint32_t *idx = NULL;
-    size_t m = 0;
+    size_t m = 0, fr, total;
     if (im->b2_loaded) return GS_OK;
+    if ((st = gs_cu_mem_info(im->dev, &fr, &total, err)) != GS_OK) return st;
     idx = malloc(((size_t)pk->n_vars + 1) * sizeof *idx);
     if (!idx) return GS_ERR(err, GS_ERR_NOMEM, "cuda prove", "B2 index of %u wires", pk->n_vars);
     for (uint32_t i = 0; i < pk->n_vars; i++)
         if (!pk->b2[i].inf) idx[m++] = i;
-    if ((st = gs_cu_alloc(im->dev, &im->d_b2, m * 192, err)) != GS_OK ||
+    plan_b2(im, m, fr);
+    if ((st = gs_cu_alloc(im->dev, &im->d_b2, m * 192 * im->t_b2, err)) != GS_OK ||
         (st = gs_cu_alloc(im->dev, (void **)&im->d_b2_idx, m * sizeof *idx, err)) != GS_OK ||
         (st = gs_cu_alloc(im->dev, (void **)&im->d_b2_w, m * sizeof(gs_scalar), err)) != GS_OK ||
         (st = gs_cu_upload(im->dev, im->d_b2_idx, idx, m * sizeof *idx, 0, err)) != GS_OK ||
         (st = gs_cu_g2_upload(im->dev, im->d_b2, pk->b2, idx, m, err)) != GS_OK ||
+        (st = gs_cu_g2_precompute(im->dev, im->d_b2, m, m, im->c_b2, im->t_b2, err)) != GS_OK ||
         (st = gs_cu_sync(im->dev, err)) != GS_OK)
         goto fail;
     free(idx);
     im->b2_n = m;
     im->b2_loaded = 1;
+    char *b2p = strstr(im->plan, ", B2 ");
+    if (b2p) *b2p = 0;
+    size_t used = strlen(im->plan);
+    if (im->t_b2 > 1) snprintf(im->plan + used, sizeof im->plan - used, ", B2 c=%u t=%u", im->c_b2, im->t_b2);
+    else snprintf(im->plan + used, sizeof im->plan - used, ", B2 no copies");
     return GS_OK;
 fail:
     free(idx);
@@ -459,7 +496,8 @@ static gs_status enqueue_b2(cuda_impl *im, gs_err *err)
     gs_cu_dev *d = im->dev;
     gs_status st;
     if ((st = gs_cu_gather_scalars(d, im->d_b2_w, im->d_w, im->d_b2_idx, im->b2_n, err)) != GS_OK ||
-        (st = gs_cu_msm_prepare(d, im->d_b2_w, im->b2_n, 0, 1, 1, NULL, NULL, err)) != GS_OK ||
+        (st = gs_cu_msm_prepare(d, im->d_b2_w, im->b2_n, plan_window(im->c_b2, im->t_b2), im->t_b2, 1,
+                                NULL, NULL, err)) != GS_OK ||
         (st = gs_cu_msm_g2_prepared(d, SLOT_B2, im->d_b2, im->b2_n, 0, err)) != GS_OK)
         return st;
     return gs_cu_mark(d, M_MSM_B2, err);

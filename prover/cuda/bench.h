@@ -107,6 +107,7 @@ typedef struct gs_cu_bench_proof {
     int64_t t0_ns;           /* prove_start called (gs_now_ns) */
     double start_ms, finish_ms;
     gs_stage_list stages;    /* what prove_start and prove_finish reported */
+    char plan[96];           /* the backend's MSM plan after it (B2's once a proof ran it) */
 } gs_cu_bench_proof;
 /* One proof (prove_start + prove_finish) of the set-up key; rep picks the
  * blinding r (3 + rep; s = 5). */

@@ -211,6 +211,7 @@ gs_status gs_cu_bench_prove(gs_cu_bench *b, int pageable, int g2_on_device, int 
     int64_t a2 = gs_now_ns();
     out->start_ms = (double)(a1 - out->t0_ns) * 1e-6;
     out->finish_ms = (double)(a2 - a1) * 1e-6;
+    gs_cuda_backend_plan(b->be, out->plan, sizeof out->plan);
     return st;
 }
 

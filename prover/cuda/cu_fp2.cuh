@@ -113,6 +113,20 @@ static __device__ __noinline__ cu_fp2 fe2_sqr_call(cu_fp2 a)
     return r;
 }
 
+/* r = a^-1 = (a0 - a1 u) / (a0^2 + a1^2) (u^2 = -1; 0 stays 0): one Fp
+ * inversion (Fermat), for one-time work (G2's precomputed copies). */
+static __device__ __noinline__ void fe_inv(cu_fp2 &r, const cu_fp2 &a)
+{
+    cu_fp n0, n1, ni;
+    fe_mul(n0, a.c0, a.c0);
+    fe_mul(n1, a.c1, a.c1);
+    fe_add(n0, n0, n1);
+    fe_inv(ni, n0);
+    fe_mul(r.c0, a.c0, ni);
+    fe_mul(n1, a.c1, ni);
+    fe_neg(r.c1, n1);
+}
+
 CU_DEV void fe_load(cu_fp2 &r, const cu_fp2 *p)
 {
     fe_load(r.c0, &p->c0);

@@ -52,9 +52,10 @@
  * skipped when accumulated; entries of scalars below `skip` are ignored
  * (an MSM over a suffix of the prepared scalars).
  *
- * Precomputed copies (gs_cu_g1_precompute): copy j = 2^(j c) P by c
- * doublings per copy in XYZZ, converted to affine with one Fermat
- * inversion per point (Montgomery's trick over its t - 1 copies).
+ * Precomputed copies (gs_cu_g1_precompute, gs_cu_g2_precompute): copy
+ * j = 2^(j c) P by c doublings per copy in XYZZ, converted to affine with
+ * one Fermat inversion per point (Montgomery's trick over its t - 1
+ * copies; G2's Fp2 inverse is one Fp inversion, cu_fp2.cuh).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -1162,10 +1163,10 @@ __global__ void __launch_bounds__(128) k_precompute(cu_aff<F> *pts, size_t strid
     }
 }
 
-extern "C" gs_status gs_cu_g1_precompute(gs_cu_dev *d, void *pts, size_t n, size_t stride,
-                                         unsigned c, unsigned t, gs_err *err)
+template <class F>
+static gs_status precompute(gs_cu_dev *d, void *pts, size_t n, size_t stride, unsigned c, unsigned t,
+                            gs_err *err)
 {
-    typedef cu_fp F;
     if (t <= 1 || n == 0) return GS_OK;
     if (t > 16 || c < 1 || c > 24 || stride < n)
         return GS_ERR(err, GS_ERR_ARG, "precompute", "t = %u, c = %u, stride %zu for %zu points",
@@ -1198,6 +1199,18 @@ extern "C" gs_status gs_cu_g1_precompute(gs_cu_dev *d, void *pts, size_t n, size
         st = GS_ERR(err, GS_ERR_CUDA, "precompute", "%s", cudaGetErrorString(e));
     cudaFree(tmp);
     return st;
+}
+
+extern "C" gs_status gs_cu_g1_precompute(gs_cu_dev *d, void *pts, size_t n, size_t stride,
+                                         unsigned c, unsigned t, gs_err *err)
+{
+    return precompute<cu_fp>(d, pts, n, stride, c, t, err);
+}
+
+extern "C" gs_status gs_cu_g2_precompute(gs_cu_dev *d, void *pts, size_t n, size_t stride,
+                                         unsigned c, unsigned t, gs_err *err)
+{
+    return precompute<cu_fp2>(d, pts, n, stride, c, t, err);
 }
 
 static size_t slot_point_size(const gs_cu_dev *d, int slot)

@@ -223,6 +223,10 @@ gs_status gs_cu_msm_g2_prepared(gs_cu_dev *d, int slot, const void *pts, size_t 
  * buffer of at most ~1.5 GiB (freed before returning, after a sync). */
 gs_status gs_cu_g1_precompute(gs_cu_dev *d, void *pts, size_t n, size_t stride, unsigned c,
                               unsigned t, gs_err *err);
+/* The same for n resident G2 points (192 bytes each: gs_cu_g2_upload's
+ * layout); the temporaries are batched under the same bound. */
+gs_status gs_cu_g2_precompute(gs_cu_dev *d, void *pts, size_t n, size_t stride, unsigned c,
+                              unsigned t, gs_err *err);
 /* The window plan for an MSM of n scalars over points with at most
  * max_copies precomputed copies: *c bits, *t copies used (t <= max_copies;
  * t = 1 gives the automatic window of gs_cu_msm_g1).  wide: consider the

@@ -99,6 +99,9 @@ extern "C" {
       "an integer one (2); msm_minb 2 and 3 built; per MSM")                                         \
     X(KEY_COPIES, "key_copies", "GS_CU_COPIES", GS_CU_KF_ONCE, 1, 16, "16", NULL,                   \
       "resident key: at most this many precomputed window copies per G1 point set; at load_pk")     \
+    X(B2_COPIES, "b2_copies", "GS_CU_B2_COPIES", GS_CU_KF_ONCE, 1, 16, "16", NULL,                  \
+      "resident key: at most this many precomputed window copies of B2's G2 points (1 = none); when " \
+      "a proof first runs the G2 MSM on the device")                                                \
     X(STREAM_ORDER, "stream_order", "GS_CU_ORDER", 0, 0, 1, "new", "new|old",                       \
       "prove stream plan: pipelined (new) or the one before issue 14 (old); per proof")            \
     X(H_FIRST, "h_first", "GS_CU_H_FIRST", 0, 0, 1, "0", NULL,                                      \

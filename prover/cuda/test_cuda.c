@@ -553,7 +553,7 @@ GS_TEST(cuda_msm_g2_vs_cpu)
  * of buckets, also at c = 22 and 24: the plans of 2^26 points with 8 / 11
  * or more copies; and c = 22 with 6, the 2^24 prove's H plan); every
  * scalar kind, points at infinity.  Each result equals the CPU MSM of the
- * suffix.  G2 over the same API (t = 1, skip) too.
+ * suffix.  G2 over the same API (t = 1, skip) too, and with copies.
  */
 GS_TEST(cuda_msm_prepared_vs_cpu)
 {
@@ -565,7 +565,7 @@ GS_TEST(cuda_msm_prepared_vs_cpu)
     gs_g1_affine *p1 = malloc(nmax * sizeof *p1), *p2 = malloc(nmax * sizeof *p2);
     gs_g2_affine *q = malloc(4096 * sizeof *q);
     gs_scalar *sc = malloc(nmax * sizeof *sc), *ds = NULL;
-    void *d1 = NULL, *d2 = NULL, *dq = NULL;
+    void *d1 = NULL, *d2 = NULL, *dq = NULL, *dq2 = NULL;
     gs_g1 got, want;
     gs_g2 got2, want2;
     if (!p1 || !p2 || !q || !sc) {
@@ -639,6 +639,34 @@ GS_TEST(cuda_msm_prepared_vs_cpu)
                          skip);
         }
     }
+    /* G2 with precomputed copies (gs_cu_g2_precompute; B2's plans in the
+     * prove): t < nwin (two groups), t = nwin (one set of buckets, c = 20
+     * t = 13: the plan of 2^20 B2 points), with skip 0 and 5. */
+    static const struct { unsigned c, t; } plans2[] = { { 9, 4 }, { 12, 16 }, { 20, 13 } };
+    for (size_t pl = 0; pl < sizeof plans2 / sizeof plans2[0]; pl++) {
+        unsigned c = plans2[pl].c, t = plans2[pl].t;
+        gs_cu_free(d, dq2);
+        dq2 = NULL;
+        CU_OK(gs_cu_alloc(d, &dq2, (size_t)t * 4096 * 192, &e));
+        CU_OK(gs_cu_g2_upload(d, dq2, q, NULL, 4096, &e));
+        CU_OK(gs_cu_g2_precompute(d, dq2, 4096, 4096, c, t, &e));
+        for (int kind = 0; kind <= 7; kind += 7) {
+            for (int skip = 0; skip <= 5; skip += 5) {
+                size_t n = 4096 + (size_t)skip;
+                if (n > nmax) n = nmax;
+                tcu_make_scalars(sc, n, kind);
+                CU_OK(gs_cu_upload(d, ds, sc, n * sizeof *sc, 0, &e));
+                CU_OK(gs_cu_msm_prepare(d, ds, n, (int)c, t, 1, NULL, NULL, &e));
+                CU_OK(gs_cu_msm_g2_prepared(d, 2, dq2, 4096, (size_t)skip, &e));
+                CU_OK(gs_cu_msm_fetch(d, 2, &e));
+                CU_OK(gs_cu_sync(d, &e));
+                CU_OK(gs_cu_msm_g2_result(d, 2, &got2, &e));
+                GS_REQUIRE(gs_msm_g2(&want2, q, sc + skip, n - (size_t)skip, NULL) == GS_OK);
+                GS_CHECK_MSG(gs_g2_eq(&got2, &want2), "prepared G2 MSM c %u t %u kind %d skip %d differs",
+                             c, t, kind, skip);
+            }
+        }
+    }
     /* Bad arguments: copies without a window; a stride below the points. */
     gs_err_clear(&e);
     GS_CHECK_EQ_INT(gs_cu_msm_prepare(d, ds, 100, 0, 4, 0, NULL, NULL, &e), GS_ERR_ARG);
@@ -649,6 +677,7 @@ done:
     gs_cu_free(d, d1);
     gs_cu_free(d, d2);
     gs_cu_free(d, dq);
+    gs_cu_free(d, dq2);
     gs_cu_free(d, ds);
     free(p1); free(p2); free(q); free(sc);
     gs_cu_dev_destroy(d);

@@ -37,6 +37,7 @@ static const struct { gs_cu_knob_id k; int v; } was[] = {
     {GS_CU_K_MSM_KMUL, 0},           /* issue 33: off until measured */
     {GS_CU_K_MSM_FMUL, 0},           /* issue 33: off until measured */
     {GS_CU_K_KEY_COPIES, 16},
+    {GS_CU_K_B2_COPIES, 16},         /* issue 33 (round 3 session 15): B2 with copies */
     {GS_CU_K_STREAM_ORDER, 0},       /* not "old" */
     {GS_CU_K_H_FIRST, 0},            /* the witness MSMs beside the H chain */
     {GS_CU_K_STREAM_PRIO, 1},        /* highest */
