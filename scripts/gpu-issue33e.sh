@@ -14,7 +14,8 @@
 #  2. the 2^24 prove with G2 on the device, B2 with its precomputed copies
 #     (the default) against b2_copies = 1 (none), ABAB, medians of 5;
 #  3. the NTT sweep of session 14's default (two stages per trip but 2^22)
-#     against one stage, ABAB in one process.
+#     against one stage, ABAB in one process;
+#  4. on an H200 with time left, the 2^26 prove pair of step 2.
 set -u
 B=${1:?usage: gpu-issue33e.sh BIN_DIR}
 OUT=${OUT:-/tmp/issue33e-out}
@@ -36,3 +37,12 @@ done > "$OUT/prove24.txt" 2>&1
 grep -E "==|plan after|total" "$OUT/prove24.txt"
 "$G" cuda-bench --ntt 20:27 --reps 9 --sets "default;ntt_r4=0;default;ntt_r4=0" > "$OUT/ntt.txt" 2>&1
 tail -4 "$OUT/ntt.txt"
+# 4. with time left, on an H200 only (a 2^26 key with its copies fills most
+#    of an H100), one 2^26 pair, medians of 3.
+if [ "$SECONDS" -lt 300 ] && nvidia-smi -L | grep -q H200; then
+    for k in "" 1; do
+        echo "== b2_copies=${k:-default} $(date +%T)"
+        env ${k:+GS_CU_B2_COPIES=$k} "$G" cuda-bench --prove 26:26 --g2-device --staging pinned --reps 3
+    done > "$OUT/prove26.txt" 2>&1
+    grep -E "==|plan after|total" "$OUT/prove26.txt"
+fi
