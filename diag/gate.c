@@ -121,6 +121,79 @@ static double run_util(const gs_run *r)
     return r->an->span_s > 0 ? r->an->busy_s / r->an->span_s : 0;
 }
 
+/* A run's probe: the mean of its before and after values (one when the
+ * other is missing), with its version and threads; 0 when it has none. */
+static int run_probe(const gs_run *r, double *v, long *version, long *threads)
+{
+    if (!r->tl) return 0;
+    const char *ver = gs_timeline_meta_get(r->tl, "host.probe.version");
+    const char *thr = gs_timeline_meta_get(r->tl, "host.probe.threads");
+    const char *when[2] = { "host.probe.before_msteps", "host.probe.after_msteps" };
+    double sum = 0;
+    int n = 0;
+    if (!ver || !thr) return 0;
+    for (int i = 0; i < 2; i++) {
+        const char *t = gs_timeline_meta_get(r->tl, when[i]);
+        char *end;
+        double x = t ? strtod(t, &end) : 0;
+        if (t && end != t && *end == 0 && x > 0 && isfinite(x)) {
+            sum += x;
+            n++;
+        }
+    }
+    if (n == 0) return 0;
+    *v = sum / n;
+    *version = strtol(ver, NULL, 10);
+    *threads = strtol(thr, NULL, 10);
+    return 1;
+}
+
+/* The paired gate's host note (gate.h: host_*). */
+static void host_speed(gs_gate_result *res, const gs_run *const *base, size_t nb,
+                       const gs_run *const *head, size_t nh, double *b, double *h)
+{
+    long v0 = -1, t0 = -1;
+    res->host_probe = 0;
+    res->host_differs = 0;
+    res->host_base = res->host_head = res->host_ratio = res->host_p = NAN;
+    for (size_t i = 0; i < nb + nh; i++) {
+        const gs_run *r = i < nb ? base[i] : head[i - nb];
+        double v;
+        long ver, thr;
+        if (!run_probe(r, &v, &ver, &thr)) {
+            snprintf(res->host_note, sizeof res->host_note,
+                     "host speed: not compared (%.300s has no host probe: a capture older than the probe, "
+                     "or a modelled run)", r->dir);
+            return;
+        }
+        if (i == 0) {
+            v0 = ver;
+            t0 = thr;
+        } else if (ver != v0 || thr != t0) {
+            snprintf(res->host_note, sizeof res->host_note,
+                     "host speed: not compared (probe version %ld on %ld threads in %.300s, %ld on %ld in the "
+                     "first run)", ver, thr, r->dir, v0, t0);
+            return;
+        }
+        if (i < nb) b[i] = v;
+        else h[i - nb] = v;
+    }
+    double u, mb = gs_median_sort(b, nb), mh = gs_median_sort(h, nh);
+    res->host_probe = 1;
+    res->host_base = mb;
+    res->host_head = mh;
+    res->host_ratio = mb > 0 ? mh / mb : NAN;
+    /* One-sided in the direction seen (a note, not a test of a hypothesis). */
+    res->host_p = mh < mb ? gs_mann_whitney_less(b, nb, h, nh, &u) : gs_mann_whitney_less(h, nh, b, nb, &u);
+    res->host_differs = fabs(res->host_ratio - 1) > GS_GATE_HOST_TOL;
+    snprintf(res->host_note, sizeof res->host_note,
+             "host speed (probe v%ld, %ld threads, median of each side): base %.1f, head %.1f Msteps/s, "
+             "head/base %.3f, one-sided Mann-Whitney p = %.3g%s", v0, t0, mb, mh, res->host_ratio, res->host_p,
+             res->host_differs ? "; the hosts differ by more than 15%: a util difference may be the host's, "
+                                 "not the code's (rerun both on one host: gate --slurm interleaves them)"
+                               : "");
+}
+
 gs_status gs_gate_paired(gs_gate_result *res, const gs_run *const *base, size_t nb,
                          const gs_run *const *head, size_t nh, const gs_gate_limits *l)
 {
@@ -160,6 +233,8 @@ gs_status gs_gate_paired(gs_gate_result *res, const gs_run *const *base, size_t 
                 res->pass &= res->checks[k].pass;
         }
     }
+    if (st == GS_OK)
+        host_speed(res, base, nb, head, nh, b, h);
 done:
     free(b);
     free(h);
@@ -193,6 +268,8 @@ void gs_gate_print(const gs_gate_result *res, FILE *f)
         check_line(line, sizeof line, &res->checks[i]);
         fprintf(f, "%s   (%s)\n", line, res->checks[i].detail);
     }
+    if (res->host_note[0])
+        fprintf(f, "note: %s\n", res->host_note);
     size_t failed = 0;
     for (size_t i = 0; i < res->n; i++)
         failed += !res->checks[i].pass;
@@ -232,6 +309,11 @@ gs_status gs_gate_write_junit(const gs_gate_result *res, const char *path, gs_er
         xml_esc(o.f, c->detail);
         fputs(")</system-out></testcase>\n", o.f);
     }
+    if (res->host_note[0]) {
+        fputs("  <system-out>", o.f);
+        xml_esc(o.f, res->host_note);
+        fputs("</system-out>\n", o.f);
+    }
     fputs("</testsuite>\n</testsuites>\n", o.f);
     return gs_out_close(&o, 1, err);
 }
@@ -260,6 +342,25 @@ gs_status gs_gate_write_json(const gs_gate_result *res, const char *path, gs_err
         gs_json_str(o.f, c->detail);
         fputc('}', o.f);
     }
-    fputs("]}\n", o.f);
+    fputc(']', o.f);
+    if (!strcmp(res->mode, "paired")) {
+        fputs(",\n\"host_speed\":{\"compared\":", o.f);
+        fputs(res->host_probe ? "true" : "false", o.f);
+        if (res->host_probe) {
+            fputs(",\"base_msteps\":", o.f);
+            gs_json_num(o.f, res->host_base);
+            fputs(",\"head_msteps\":", o.f);
+            gs_json_num(o.f, res->host_head);
+            fputs(",\"head_over_base\":", o.f);
+            gs_json_num(o.f, res->host_ratio);
+            fputs(",\"p\":", o.f);
+            gs_json_num(o.f, res->host_p);
+            fprintf(o.f, ",\"differs\":%s", res->host_differs ? "true" : "false");
+        }
+        fputs(",\"note\":", o.f);
+        gs_json_str(o.f, res->host_note);
+        fputc('}', o.f);
+    }
+    fputs("}\n", o.f);
     return gs_out_close(&o, 1, err);
 }

@@ -66,7 +66,21 @@ typedef struct gs_gate_result {
     size_t n, cap;
     int pass;                  /* all checks passed */
     char mode[16];             /* "single" or "paired" */
+    /* Paired: the hosts' speed by the probe each run recorded
+     * (common/hostprobe.h; meta host.probe.*): the median of each run's
+     * before/after mean over base and head, head / base, the one-sided
+     * Mann-Whitney p in the direction seen, and differs = 1 when head and
+     * base are more than GS_GATE_HOST_TOL apart.  A note, never a failed
+     * check: it says whether a util difference may be the host's.
+     * host_probe = 0 when some run has no probe (older captures, predicted
+     * runs) or the runs' probe versions or thread counts differ. */
+    int host_probe, host_differs;
+    double host_base, host_head, host_ratio, host_p;
+    char host_note[512];
 } gs_gate_result;
+
+/* Relative host-speed difference above which a paired gate notes it. */
+#define GS_GATE_HOST_TOL 0.15
 
 void gs_gate_result_init(gs_gate_result *res, const char *mode);
 void gs_gate_result_free(gs_gate_result *res);

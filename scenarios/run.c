@@ -17,12 +17,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../common/grow.h"
 #include "../diag/jobs.h"
 #include "../common/outdir.h"
 #include "../common/outfile.h"
 #include "../common/clock.h"
+#include "../common/hostprobe.h"
 #include "../common/paths.h"
 #include "../timeline/tl_merge.h"
 #include "machine.h"
@@ -107,6 +109,28 @@ static gs_status make_backends(gs_backend **be, int *n, gs_model **model, const 
         gs_timeline_meta_set(tl, key, desc ? desc : be[d]->ops->name);
     }
     return GS_OK;
+}
+
+/* The host-speed probe (common/hostprobe.h) on the run's synthesis
+ * threads (at most the online CPUs), into the meta host.probe.<when>_msteps
+ * (with host.probe.version and .threads): before the backends exist and
+ * after the engine is gone, so neither the run nor its code under test is
+ * in it.  A paired gate compares base and head hosts by it. */
+static void probe_meta(gs_timeline *tl, const gs_scenario *s, const char *when)
+{
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = s->engine.synth_threads > 0 ? s->engine.synth_threads : 1;
+    if (online > 0 && threads > online) threads = (int)online;
+    double v = gs_host_probe(threads);
+    char key[64], buf[32];
+    snprintf(buf, sizeof buf, "%d", GS_HOST_PROBE_VERSION);
+    gs_timeline_meta_set(tl, "host.probe.version", buf);
+    snprintf(buf, sizeof buf, "%d", threads);
+    gs_timeline_meta_set(tl, "host.probe.threads", buf);
+    snprintf(key, sizeof key, "host.probe.%s_msteps", when);
+    if (v > 0) snprintf(buf, sizeof buf, "%.1f", v);
+    else snprintf(buf, sizeof buf, "unavailable");
+    gs_timeline_meta_set(tl, key, buf);
 }
 
 /* The scenario's metadata, with no absolute path (the run directory is
@@ -651,6 +675,8 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
      * creation on; back to their defaults when the run ends). */
     for (int k = 0; k < GS_CU_KNOB_COUNT; k++)
         gs_cu_knob_set((gs_cu_knob_id)k, s->gpu[k]);
+    if (!work)
+        probe_meta(tl, s, "before");
     st = make_backends(be, &nbe, &model, s, tl, o->quiet, err);
     if (st == GS_OK && !o->quiet)
         fprintf(stderr, "gapscope: %s: %zu jobs, backend %s x%d, %d synth threads, %d GPU worker%s, trim %s, "
@@ -747,6 +773,8 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     }
     gs_cpu_sampler_stop(sampler);
     sampler = NULL;
+    if (st == GS_OK && !work)
+        probe_meta(tl, s, "after");
     if (st != GS_OK)
         goto fail;
     if ((st = gs_timeline_write_run(tl, res->dir, GS_TRACE_AUTO, NULL, err)) != GS_OK)   /* spans.csv + trace */
