@@ -338,6 +338,89 @@ GS_TEST(diag_gate_checks_and_paired)
     gs_timeline_destroy(tl);
 }
 
+/* The paired gate's host note: runs whose probes (meta host.probe.*) say
+ * the head ran on a 40% slower host get a note (differs, ratio, p) and no
+ * failed check of its own; equal hosts none; a run without a probe, or
+ * probes of another version or thread count, leave the hosts uncompared;
+ * gate.json carries host_speed. */
+GS_TEST(diag_gate_host_speed)
+{
+    enum { N = 5 };
+    gs_run base[N], head[N];
+    const gs_run *pb[N], *ph[N];
+    gs_err err;
+    gs_err_clear(&err);
+    for (int i = 0; i < N; i++) {
+        memset(&base[i], 0, sizeof base[i]);
+        memset(&head[i], 0, sizeof head[i]);
+        base[i].tl = pipeline(6, 2);
+        head[i].tl = pipeline(6, 2);
+        GS_REQUIRE(base[i].tl && head[i].tl && gs_analyze(&base[i].an, base[i].tl, NULL, &err) == GS_OK &&
+                   gs_analyze(&head[i].an, head[i].tl, NULL, &err) == GS_OK);
+        char v[32];
+        for (int side = 0; side < 2; side++) {
+            gs_timeline *t = side ? head[i].tl : base[i].tl;
+            gs_timeline_meta_set(t, "host.probe.version", "1");
+            gs_timeline_meta_set(t, "host.probe.threads", "6");
+            snprintf(v, sizeof v, "%.1f", (side ? 120.0 : 200.0) + i);
+            gs_timeline_meta_set(t, "host.probe.before_msteps", v);
+            snprintf(v, sizeof v, "%.1f", (side ? 124.0 : 204.0) + i);
+            gs_timeline_meta_set(t, "host.probe.after_msteps", v);
+        }
+        pb[i] = &base[i];
+        ph[i] = &head[i];
+    }
+    gs_gate_limits l;
+    gs_gate_limits_init(&l);
+    gs_gate_result res;
+    gs_gate_result_init(&res, "paired");
+    GS_CHECK_OK(gs_gate_paired(&res, pb, N, ph, N, &l));
+    GS_CHECK(res.pass && res.n == 2);
+    GS_CHECK(res.host_probe && res.host_differs);
+    GS_CHECK_MSG(fabs(res.host_base - 204) < 1e-9 && fabs(res.host_head - 124) < 1e-9, "%g %g", res.host_base,
+                 res.host_head);
+    GS_CHECK(fabs(res.host_ratio - 124.0 / 204) < 1e-9 && res.host_p < 0.01);
+    GS_CHECK_MSG(strstr(res.host_note, "differ by more than 15%"), "%s", res.host_note);
+    char json[700];
+    snprintf(json, sizeof json, "%s/gate-host.json", gs_test_tmpdir());
+    GS_CHECK_OK(gs_gate_write_json(&res, json, &err));
+    char *text = slurp(gs_test_tmpdir(), "gate-host.json");
+    GS_CHECK(text && strstr(text, "\"host_speed\":{\"compared\":true") && strstr(text, "\"differs\":true"));
+    free(text);
+    gs_gate_result_free(&res);
+    /* The same hosts: compared, no difference noted. */
+    gs_gate_result_init(&res, "paired");
+    GS_CHECK_OK(gs_gate_paired(&res, pb, N, pb, N, &l));
+    GS_CHECK(res.host_probe && !res.host_differs && fabs(res.host_ratio - 1) < 1e-12);
+    GS_CHECK(!strstr(res.host_note, "differ by"));
+    gs_gate_result_free(&res);
+    /* Another thread count in one run: not compared. */
+    gs_timeline_meta_set(head[2].tl, "host.probe.threads", "4");
+    gs_gate_result_init(&res, "paired");
+    GS_CHECK_OK(gs_gate_paired(&res, pb, N, ph, N, &l));
+    GS_CHECK(!res.host_probe && !res.host_differs && strstr(res.host_note, "not compared"));
+    gs_gate_result_free(&res);
+    /* A run without a probe (an older capture): not compared. */
+    gs_timeline_meta_set(head[2].tl, "host.probe.threads", "6");
+    gs_run bare;
+    memset(&bare, 0, sizeof bare);
+    bare.tl = pipeline(6, 2);
+    GS_REQUIRE(bare.tl && gs_analyze(&bare.an, bare.tl, NULL, &err) == GS_OK);
+    pb[0] = &bare;
+    gs_gate_result_init(&res, "paired");
+    GS_CHECK_OK(gs_gate_paired(&res, pb, N, ph, N, &l));
+    GS_CHECK(!res.host_probe && strstr(res.host_note, "no host probe"));
+    gs_gate_result_free(&res);
+    gs_analysis_destroy(bare.an);
+    gs_timeline_destroy(bare.tl);
+    for (int i = 0; i < N; i++) {
+        gs_analysis_destroy(base[i].an);
+        gs_analysis_destroy(head[i].an);
+        gs_timeline_destroy(base[i].tl);
+        gs_timeline_destroy(head[i].tl);
+    }
+}
+
 GS_TEST(diag_mann_whitney)
 {
     double x[] = {1, 2, 3}, y_lo[] = {0, 0.5, 0.7}, y_hi[] = {4, 5, 6}, u;
