@@ -651,11 +651,14 @@ for s in glob.glob(root + "/**/spans.csv", recursive=True):
         u = 100 * json.load(open(d + "/summary.json"))["util"]
     except (OSError, ValueError, KeyError):
         continue
-    runs.append((int(m["clock.anchor.realtime_ns"]) / 60e9, os.path.basename(d), u, sy))
+    pv = [float(m[k]) for k in ("host.probe.before_msteps", "host.probe.after_msteps")
+          if m.get(k, "").replace(".", "", 1).isdigit()]
+    runs.append((int(m["clock.anchor.realtime_ns"]) / 60e9, os.path.basename(d), u, sy,
+                 st.mean(pv) if pv else None))
 if len(runs) >= 3:
     runs.sort()
     t0 = runs[0][0]
-    xs = [(t - t0, s) for t, _, _, s in runs if s]
+    xs = [(t - t0, s) for t, _, _, s, _ in runs if s]
     slope = None
     if len(xs) >= 3:
         mx, my = st.mean(x for x, _ in xs), st.mean(y for _, y in xs)
@@ -665,6 +668,23 @@ if len(runs) >= 3:
           "%s%%/min of its mean (least squares); bases: %s" % (
               len(runs), want, "%+.1f" % (100 * slope) if slope is not None else "-",
               ", ".join("%s %.1f%% (%.2f cs) at %.1f min" % (n, u, s or 0, t - t0)
-                        for t, n, u, s in runs if n.startswith("base-"))))
-    print("all: " + ", ".join("%s %.1f%%" % (n, u) for t, n, u, s in runs))
+                        for t, n, u, s, _ in runs if n.startswith("base-"))))
+    print("all: " + ", ".join("%s %.1f%%" % (n, u) for t, n, u, s, _ in runs))
+    # The host-speed probe (common/hostprobe.h, captures from round 3
+    # session 15 on): does a run's probe track its synthesis speed?  Pearson
+    # r of log probe against log synthesis CPU per partition and against util.
+    pr = [(n, u, s, p) for t, n, u, s, p in runs if p and s]
+    if len(pr) >= 3:
+        def pearson(a, b):
+            ma, mb = st.mean(a), st.mean(b)
+            sa = sum((x - ma) ** 2 for x in a) ** 0.5
+            sb = sum((y - mb) ** 2 for y in b) ** 0.5
+            return sum((x - ma) * (y - mb) for x, y in zip(a, b)) / (sa * sb) if sa > 0 and sb > 0 else float("nan")
+        import math
+        lp = [math.log(p) for _, _, _, p in pr]
+        print("host probe (Msteps/s, mean of before/after) against synthesis: r(log probe, log synthesis cs) = %.2f, "
+              "r(log probe, util) = %.2f over %d runs; probe %.0f-%.0f, synthesis %.2f-%.2f cs" % (
+                  pearson(lp, [math.log(s) for _, _, s, _ in pr]), pearson(lp, [u for _, u, _, _ in pr]), len(pr),
+                  min(p for *_, p in pr), max(p for *_, p in pr), min(s for _, _, s, _ in pr),
+                  max(s for _, _, s, _ in pr)))
 PY
