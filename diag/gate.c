@@ -318,6 +318,18 @@ gs_status gs_gate_write_junit(const gs_gate_result *res, const char *path, gs_er
     return gs_out_close(&o, 1, err);
 }
 
+/* ,"key":value of gate.json. */
+static void put_str(FILE *f, const char *key, const char *v)
+{
+    fprintf(f, ",\"%s\":", key);
+    gs_json_str(f, v);
+}
+static void put_num(FILE *f, const char *key, double v)
+{
+    fprintf(f, ",\"%s\":", key);
+    gs_json_num(f, v);
+}
+
 gs_status gs_gate_write_json(const gs_gate_result *res, const char *path, gs_err *err)
 {
     gs_outfile o;
@@ -330,35 +342,25 @@ gs_status gs_gate_write_json(const gs_gate_result *res, const char *path, gs_err
         const gs_gate_check *c = &res->checks[i];
         fputs(i ? ",\n{\"name\":" : "\n{\"name\":", o.f);
         gs_json_str(o.f, c->name);
-        fputs(",\"op\":", o.f);
-        gs_json_str(o.f, c->op);
-        fputs(",\"value\":", o.f);
-        gs_json_num(o.f, c->value);
-        fputs(",\"limit\":", o.f);
-        gs_json_num(o.f, c->limit);
-        fputs(",\"unit\":", o.f);
-        gs_json_str(o.f, c->unit);
-        fprintf(o.f, ",\"pass\":%s,\"detail\":", c->pass ? "true" : "false");
-        gs_json_str(o.f, c->detail);
+        put_str(o.f, "op", c->op);
+        put_num(o.f, "value", c->value);
+        put_num(o.f, "limit", c->limit);
+        put_str(o.f, "unit", c->unit);
+        fprintf(o.f, ",\"pass\":%s", c->pass ? "true" : "false");
+        put_str(o.f, "detail", c->detail);
         fputc('}', o.f);
     }
     fputc(']', o.f);
     if (!strcmp(res->mode, "paired")) {
-        fputs(",\n\"host_speed\":{\"compared\":", o.f);
-        fputs(res->host_probe ? "true" : "false", o.f);
+        fprintf(o.f, ",\n\"host_speed\":{\"compared\":%s", res->host_probe ? "true" : "false");
         if (res->host_probe) {
-            fputs(",\"base_msteps\":", o.f);
-            gs_json_num(o.f, res->host_base);
-            fputs(",\"head_msteps\":", o.f);
-            gs_json_num(o.f, res->host_head);
-            fputs(",\"head_over_base\":", o.f);
-            gs_json_num(o.f, res->host_ratio);
-            fputs(",\"p\":", o.f);
-            gs_json_num(o.f, res->host_p);
+            const struct { const char *key; double v; } nums[] = {
+                { "base_msteps", res->host_base }, { "head_msteps", res->host_head },
+                { "head_over_base", res->host_ratio }, { "p", res->host_p } };
+            for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) put_num(o.f, nums[i].key, nums[i].v);
             fprintf(o.f, ",\"differs\":%s", res->host_differs ? "true" : "false");
         }
-        fputs(",\"note\":", o.f);
-        gs_json_str(o.f, res->host_note);
+        put_str(o.f, "note", res->host_note);
         fputc('}', o.f);
     }
     fputs("}\n", o.f);

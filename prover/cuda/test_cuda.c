@@ -619,37 +619,21 @@ GS_TEST(cuda_msm_prepared_vs_cpu)
             }
         }
     }
-    /* G2 over the same API: t = 1, skip 0 and 5, random and 0/1-heavy scalars. */
-    for (int kind = 0; kind <= 7; kind += 7) {
-        for (int skip = 0; skip <= 5; skip += 5) {
-            size_t n = 4096 + (size_t)skip;
-            if (n > nmax) n = nmax;
-            tcu_make_scalars(sc, n, kind);
-            CU_OK(gs_cu_upload(d, ds, sc, n * sizeof *sc, 0, &e));
-            CU_OK(gs_cu_msm_prepare(d, ds, n, 0, 1, 1, NULL, NULL, &e));
-            /* G1 on a G2 preparation is refused. */
-            gs_err_clear(&e);
-            GS_CHECK_EQ_INT(gs_cu_msm_g1_prepared(d, 0, d1, n, 0, &e), GS_ERR_STATE);
-            CU_OK(gs_cu_msm_g2_prepared(d, 2, dq, 4096, (size_t)skip, &e));
-            CU_OK(gs_cu_msm_fetch(d, 2, &e));
-            CU_OK(gs_cu_sync(d, &e));
-            CU_OK(gs_cu_msm_g2_result(d, 2, &got2, &e));
-            GS_REQUIRE(gs_msm_g2(&want2, q, sc + skip, n - (size_t)skip, NULL) == GS_OK);
-            GS_CHECK_MSG(gs_g2_eq(&got2, &want2), "prepared G2 MSM kind %d skip %d differs", kind,
-                         skip);
-        }
-    }
-    /* G2 with precomputed copies (gs_cu_g2_precompute; B2's plans in the
-     * prove): t < nwin (two groups), t = nwin (one set of buckets, c = 20
-     * t = 13: the plan of 2^20 B2 points), with skip 0 and 5. */
-    static const struct { unsigned c, t; } plans2[] = { { 9, 4 }, { 12, 16 }, { 20, 13 } };
+    /* G2 over the same API: t = 1 (automatic window, no copies), then with
+     * precomputed copies (gs_cu_g2_precompute; B2's plans in the prove):
+     * t < nwin (two groups), t = nwin (one set of buckets, c = 20 t = 13:
+     * the plan of 2^20 B2 points); skip 0 and 5, random and 0/1-heavy
+     * scalars. */
+    static const struct { unsigned c, t; } plans2[] = { { 0, 1 }, { 9, 4 }, { 12, 16 }, { 20, 13 } };
     for (size_t pl = 0; pl < sizeof plans2 / sizeof plans2[0]; pl++) {
         unsigned c = plans2[pl].c, t = plans2[pl].t;
         gs_cu_free(d, dq2);
         dq2 = NULL;
-        CU_OK(gs_cu_alloc(d, &dq2, (size_t)t * 4096 * 192, &e));
-        CU_OK(gs_cu_g2_upload(d, dq2, q, NULL, 4096, &e));
-        CU_OK(gs_cu_g2_precompute(d, dq2, 4096, 4096, c, t, &e));
+        if (t > 1) {
+            CU_OK(gs_cu_alloc(d, &dq2, (size_t)t * 4096 * 192, &e));
+            CU_OK(gs_cu_g2_upload(d, dq2, q, NULL, 4096, &e));
+            CU_OK(gs_cu_g2_precompute(d, dq2, 4096, 4096, c, t, &e));
+        }
         for (int kind = 0; kind <= 7; kind += 7) {
             for (int skip = 0; skip <= 5; skip += 5) {
                 size_t n = 4096 + (size_t)skip;
@@ -657,7 +641,12 @@ GS_TEST(cuda_msm_prepared_vs_cpu)
                 tcu_make_scalars(sc, n, kind);
                 CU_OK(gs_cu_upload(d, ds, sc, n * sizeof *sc, 0, &e));
                 CU_OK(gs_cu_msm_prepare(d, ds, n, (int)c, t, 1, NULL, NULL, &e));
-                CU_OK(gs_cu_msm_g2_prepared(d, 2, dq2, 4096, (size_t)skip, &e));
+                if (t == 1) {
+                    /* G1 on a G2 preparation is refused. */
+                    gs_err_clear(&e);
+                    GS_CHECK_EQ_INT(gs_cu_msm_g1_prepared(d, 0, d1, n, 0, &e), GS_ERR_STATE);
+                }
+                CU_OK(gs_cu_msm_g2_prepared(d, 2, t > 1 ? dq2 : dq, 4096, (size_t)skip, &e));
                 CU_OK(gs_cu_msm_fetch(d, 2, &e));
                 CU_OK(gs_cu_sync(d, &e));
                 CU_OK(gs_cu_msm_g2_result(d, 2, &got2, &e));
