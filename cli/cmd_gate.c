@@ -125,9 +125,11 @@ static const gs_cli_spec gate_spec = {
              "  Checks a run against utilization limits (a SCENARIO.ini is run first) and\n"
              "  exits 0 when every check holds, 1 when any fails (2: bad input).  Writes\n"
              "  gate.junit.xml and gate.json.  Paired mode compares N base and M head runs\n"
-             "  (one-sided Mann-Whitney U test plus a practical-significance floor).  With\n"
-             "  --slurm the two scenarios are run N times each as one Slurm job array, base and\n"
-             "  head tasks interleaved on the same partition, then compared the same way.\n",
+             "  (one-sided Mann-Whitney U test plus a practical-significance floor), and notes\n"
+             "  when the runs' host-speed probes put base and head hosts more than 15% apart\n"
+             "  (a note, never a failure).  With --slurm the two scenarios are run N times each\n"
+             "  as one Slurm job array, base and head tasks interleaved on the same partition,\n"
+             "  then compared the same way.\n",
     .opts = gate_opts,
     .positional = take_run,
     .bad = "unknown option '%s' (--help for usage)",
