@@ -7,6 +7,8 @@
  *   host.mem_bytes    physical memory
  *   host.cpu_mhz      the first CPU's clock from /proc/cpuinfo ("unknown" if absent)
  *   host.kernel       uname release
+ *   run.peak_rss_kib  the process's peak resident set when the engine is
+ *                     gone (gs_machine_peak_rss_meta)
  *
  * and a sampler thread that records the process's CPU use as the counter
  * `process_cpu` (cores busy, averaged over each 100 ms interval:
@@ -44,6 +46,23 @@ void gs_machine_meta(gs_timeline *tl)
     struct utsname u;
     if (uname(&u) == 0)
         gs_timeline_meta_set(tl, "host.kernel", u.release);
+}
+
+void gs_machine_peak_rss_meta(gs_timeline *tl)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+            break;
+    fclose(f);
+    if (kib >= 0) {
+        snprintf(line, sizeof line, "%ld", kib);
+        gs_timeline_meta_set(tl, "run.peak_rss_kib", line);
+    }
 }
 
 struct gs_cpu_sampler {

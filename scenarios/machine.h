@@ -10,6 +10,11 @@
 
 /* Sets host.cores, host.mem_bytes, host.cpu_mhz, host.kernel on tl. */
 void gs_machine_meta(gs_timeline *tl);
+/* Sets run.peak_rss_kib on tl: this process's peak resident set since its
+ * exec (VmHWM of /proc/self/status), left unset where it cannot be read.
+ * Unlike the ru_maxrss a parent gets from wait4, it does not count the
+ * pages the process shared with its parent between fork and exec. */
+void gs_machine_peak_rss_meta(gs_timeline *tl);
 
 typedef struct gs_cpu_sampler gs_cpu_sampler;
 /* Starts sampling the process CPU into counter `process_cpu` on lane

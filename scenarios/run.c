@@ -773,6 +773,8 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     }
     gs_cpu_sampler_stop(sampler);
     sampler = NULL;
+    if (!work)
+        gs_machine_peak_rss_meta(tl);
     if (st == GS_OK && !work)
         probe_meta(tl, s, "after");
     if (st != GS_OK)
