@@ -170,7 +170,15 @@ gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_e
         if (cfg->g2_on_device && gs_model_find(m, gs_vocab_name(GS_V_MSM_B2), GS_WHERE_DEVICE) < 0)
             return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict",
                           "engine.g2 = device needs the device stage msm_b2, which capture %s lacks "
-                          "(it ran the G2 MSM on the CPU)", capture);
+                          "(it ran the G2 MSM on the CPU); lend it with --borrow CAPTURE2, a capture of the "
+                          "same device that ran engine.g2 = device", capture);
+        if (!cfg->g2_on_device && gs_model_find(m, gs_vocab_name(GS_V_MSM_B2), GS_WHERE_CPU) < 0)
+            return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict",
+                          "engine.g2 = cpu needs the CPU G2 MSM (stage msm_b2 on the host), which capture %s "
+                          "lacks (it ran the G2 MSM on the device); lend it with --borrow CAPTURE2 (a capture "
+                          "of this host that ran engine.g2 = cpu) or with a machine profile of this host "
+                          "(gapscope calibrate times the CPU G2 MSM; --profile FILE, or machine-profile.json "
+                          "beside the capture)", capture);
         if (!cfg->g2_on_device &&
             (st = need_v(m, capture, GS_V_MSM_B2, GS_WHERE_CPU, "engine.g2 = cpu (the CPU G2 MSM)", k, l, err)) != GS_OK)
             return st;

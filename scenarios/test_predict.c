@@ -342,11 +342,44 @@ static void refused(const char *capture, const char *set, const char *want, cons
     GS_CHECK_MSG(!exists(dir), "%s: a refused prediction left %s", capture, dir);
 }
 
+/* A directory X whose spans are X.spans.csv beside it (the older captures
+ * in traces/) is the capture X.spans.csv, with X/'s scenario; with or
+ * without a trailing slash; a directory with neither says so. */
+GS_TEST(predict_capture_dir_with_its_spans_beside)
+{
+    static const char *const forms[] = {"traces/h200-backlog-prep-inline", "traces/h200-backlog-prep-inline/"};
+    for (size_t i = 0; i < 2; i++) {
+        char p[700];
+        snprintf(p, sizeof p, "%s/%s", root(), forms[i]);
+        gs_capture c;
+        gs_err err;
+        gs_err_clear(&err);
+        GS_REQUIRE(gs_capture_resolve(&c, p, &err) == GS_OK);
+        size_t n = strlen(c.spans), m = strlen(c.scenario);
+        const char *want_s = "traces/h200-backlog-prep-inline.spans.csv";
+        const char *want_i = "traces/h200-backlog-prep-inline/scenario.ini";
+        GS_CHECK_MSG(n >= strlen(want_s) && !strcmp(c.spans + n - strlen(want_s), want_s), "%s: spans %s",
+                     forms[i], c.spans);
+        GS_CHECK_MSG(m >= strlen(want_i) && !strcmp(c.scenario + m - strlen(want_i), want_i), "%s: scenario %s",
+                     forms[i], c.scenario);
+    }
+    char p[700];
+    snprintf(p, sizeof p, "%s/traces/gen", root());
+    gs_capture c;
+    gs_err err;
+    gs_err_clear(&err);
+    GS_CHECK(gs_capture_resolve(&c, p, &err) == GS_ERR_IO);
+    GS_CHECK_MSG(strstr(err.msg, "no spans.csv in this directory (nor a ") != NULL, "%s", err.msg);
+}
+
 GS_TEST(predict_refuses_what_the_capture_cannot_answer)
 {
     /* The G2 MSM moved to a place the capture never ran it. */
     refused("traces/h200-g2cpu", "engine.g2=device", "msm_b2", "bad-g2dev");
     refused("traces/h200-g2dev", "engine.g2=cpu", "msm_b2", "bad-g2cpu");
+    /* ... saying what would make it possible. */
+    refused("traces/h200-g2cpu", "engine.g2=device", "lend it with --borrow CAPTURE2", "bad-g2dev-fix");
+    refused("traces/h200-g2dev", "engine.g2=cpu", "gapscope calibrate times the CPU G2 MSM", "bad-g2cpu-fix");
     /* 2^24 is 4 sizes from the captured 2^20 (the fit allows 2). */
     refused("traces/h200-g2dev", "jobs.size_map=porep_c2:24", "2^24", "bad-size");
     /* A device-only sample has no synthesis to model. */
