@@ -163,7 +163,7 @@ static void host_speed(gs_gate_result *res, const gs_run *const *base, size_t nb
         if (!run_probe(r, &v, &ver, &thr)) {
             snprintf(res->host_note, sizeof res->host_note,
                      "host speed: not compared (%.300s has no host probe: a capture older than the probe, "
-                     "or a modelled run)", r->dir);
+                     "or a modelled run)", r->dir[0] ? r->dir : "a run");
             return;
         }
         if (i == 0) {
@@ -172,7 +172,7 @@ static void host_speed(gs_gate_result *res, const gs_run *const *base, size_t nb
         } else if (ver != v0 || thr != t0) {
             snprintf(res->host_note, sizeof res->host_note,
                      "host speed: not compared (probe version %ld on %ld threads in %.300s, %ld on %ld in the "
-                     "first run)", ver, thr, r->dir, v0, t0);
+                     "first run)", ver, thr, r->dir[0] ? r->dir : "a run", v0, t0);
             return;
         }
         if (i < nb) b[i] = v;
