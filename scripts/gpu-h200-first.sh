@@ -15,7 +15,8 @@
 #     medians of 5 (~60 s), and the NTT sweep 2^20..2^27 ABAB (~30 s), into
 #     $OUT/i33/;
 #  3. with 130 s left, one 2^26 prove pair (B2 copies or not), medians of 3.
-# On any other card it stops at once: the H100 tables of these are in
+# At most 7 files come back (the device returns 8). On any other card it
+# stops at once: the H100 tables of these are in
 # bench/RESULTS.md (round 3 sessions 14 and 15).
 set -u
 B=${1:?usage: gpu-h200-first.sh BIN_DIR}
@@ -23,7 +24,7 @@ OUT=${OUT:-/tmp/h200-first-out}
 LIMIT=${LIMIT:-570}
 mkdir -p "$OUT/i31" "$OUT/i33"
 G=$B/gapscope
-nvidia-smi -L | tee "$OUT/i33/gpu.txt"
+nvidia-smi -L
 if ! nvidia-smi -L | grep -q H200; then
     echo "not an H200: nothing to do here"
     exit 0
