@@ -364,6 +364,17 @@ static void env_section(gs_doc *d, const gs_run *r)
         const char *cells[2] = {keys[i], v ? v : "(not recorded)"};
         gs_doc_row(d, cells);
     }
+    /* Where the run recorded them: the host-speed probe before and after
+     * (common/hostprobe.h; a paired gate compares hosts by it) and the
+     * process's peak memory. */
+    static const char *const opt[] = {"host.probe.threads", "host.probe.before_msteps", "host.probe.after_msteps",
+                                      "run.peak_rss_kib"};
+    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++) {
+        const char *v = gs_timeline_meta_get(r->tl, opt[i]);
+        const char *cells[2] = {opt[i], v};
+        if (v)
+            gs_doc_row(d, cells);
+    }
     for (size_t i = 0; i < gs_timeline_meta_count(r->tl); i++) {
         const char *k, *v;
         gs_timeline_meta_at(r->tl, i, &k, &v);
