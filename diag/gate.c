@@ -162,8 +162,8 @@ static void host_speed(gs_gate_result *res, const gs_run *const *base, size_t nb
         long ver, thr;
         if (!run_probe(r, &v, &ver, &thr)) {
             snprintf(res->host_note, sizeof res->host_note,
-                     "host speed: not compared (%.300s has no host probe: a capture older than the probe, "
-                     "or a modelled run)", r->dir[0] ? r->dir : "a run");
+                     "host speed: not compared (%.300s has no host probe: a capture older than the probe, an "
+                     "attach or import capture, or a modelled run)", r->dir[0] ? r->dir : "a run");
             return;
         }
         if (i == 0) {
