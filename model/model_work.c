@@ -111,15 +111,17 @@ void gs_model_work_destroy(gs_work_model *wm)
         free(wm->ctx);
 }
 
-/* One required stage at one size: present and within the fit's range. */
+/* One required stage at one size: present and within the fit's range.
+ * fix (may be NULL): what would lend a missing stage, said after the
+ * refusal. */
 static gs_status need(const gs_model *m, const char *capture, const char *name, gs_model_where where,
-                      const char *why, int kind, uint32_t log, gs_err *err)
+                      const char *why, const char *fix, int kind, uint32_t log, gs_err *err)
 {
     int si = gs_model_find(m, name, where);
     if (si < 0)
         return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict",
-                      "%s needs stage %s (%s), which capture %s lacks", why, name,
-                      gs_model_where_name(where), capture);
+                      "%s needs stage %s (%s), which capture %s lacks%s%s", why, name,
+                      gs_model_where_name(where), capture, fix ? "; " : "", fix ? fix : "");
     double s;
     gs_err e2;
     gs_err_clear(&e2);
@@ -130,9 +132,9 @@ static gs_status need(const gs_model *m, const char *capture, const char *name, 
 
 /* need() for an engine step or backend stage of the span vocabulary. */
 static gs_status need_v(const gs_model *m, const char *capture, gs_vocab v, gs_model_where where,
-                        const char *why, int kind, uint32_t log, gs_err *err)
+                        const char *why, const char *fix, int kind, uint32_t log, gs_err *err)
 {
-    return need(m, capture, gs_vocab_name(v), where, why, kind, log, err);
+    return need(m, capture, gs_vocab_name(v), where, why, fix, kind, log, err);
 }
 
 gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_engine_config *cfg,
@@ -148,13 +150,13 @@ gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_e
     for (int i = 0; i < n_sizes; i++) {
         int k = kinds[i];
         uint32_t l = logs[i];
-        if ((st = need_v(m, capture, GS_V_SYNTH, GS_WHERE_CPU, "synthesis", k, l, err)) != GS_OK ||
-            (st = need_v(m, capture, GS_V_HOST_PREP, GS_WHERE_CPU, "the GPU worker's host prep", k, l, err)) != GS_OK)
+        if ((st = need_v(m, capture, GS_V_SYNTH, GS_WHERE_CPU, "synthesis", NULL, k, l, err)) != GS_OK ||
+            (st = need_v(m, capture, GS_V_HOST_PREP, GS_WHERE_CPU, "the GPU worker's host prep", NULL, k, l, err)) != GS_OK)
             return st;
         for (int d = 0; d < gs_model_device_order(m, cfg->g2_on_device, idx, 32); d++) {
             gs_model_where w;
             const char *name = gs_model_stage_at(m, idx[d], &w);
-            if ((st = need(m, capture, name, GS_WHERE_DEVICE, "the prove", k, l, err)) != GS_OK)
+            if ((st = need(m, capture, name, GS_WHERE_DEVICE, "the prove", NULL, k, l, err)) != GS_OK)
                 return st;
         }
         /* The prove's device schedule at this size and staging. */
@@ -172,21 +174,18 @@ gs_status gs_model_work_check(const gs_model *m, const char *capture, const gs_e
                           "engine.g2 = device needs the device stage msm_b2, which capture %s lacks "
                           "(it ran the G2 MSM on the CPU); lend it with --borrow CAPTURE2, a capture of the "
                           "same device that ran engine.g2 = device", capture);
-        if (!cfg->g2_on_device && gs_model_find(m, gs_vocab_name(GS_V_MSM_B2), GS_WHERE_CPU) < 0)
-            return GS_ERR(err, GS_ERR_UNSUPPORTED, "predict",
-                          "engine.g2 = cpu needs the CPU G2 MSM (stage msm_b2 on the host), which capture %s "
-                          "lacks (it ran the G2 MSM on the device); lend it with --borrow CAPTURE2 (a capture "
-                          "of this host that ran engine.g2 = cpu) or with a machine profile of this host "
-                          "(gapscope calibrate times the CPU G2 MSM; --profile FILE, or machine-profile.json "
-                          "beside the capture)", capture);
         if (!cfg->g2_on_device &&
-            (st = need_v(m, capture, GS_V_MSM_B2, GS_WHERE_CPU, "engine.g2 = cpu (the CPU G2 MSM)", k, l, err)) != GS_OK)
+            (st = need_v(m, capture, GS_V_MSM_B2, GS_WHERE_CPU, "engine.g2 = cpu (the CPU G2 MSM)",
+                         "lend it with --borrow CAPTURE2 (a capture of this host that ran engine.g2 = cpu) or "
+                         "with a machine profile of this host (gapscope calibrate times the CPU G2 MSM; "
+                         "--profile FILE, or machine-profile.json beside the capture)",
+                         k, l, err)) != GS_OK)
             return st;
         if (cfg->trim != GS_TRIM_OFF &&
-            (st = need_v(m, capture, GS_V_MALLOC_TRIM, GS_WHERE_CPU, "engine.trim (malloc_trim)", k, l, err)) != GS_OK)
+            (st = need_v(m, capture, GS_V_MALLOC_TRIM, GS_WHERE_CPU, "engine.trim (malloc_trim)", NULL, k, l, err)) != GS_OK)
             return st;
         if (cfg->verify != GS_VERIFY_OFF &&
-            (st = need_v(m, capture, GS_V_VERIFY, GS_WHERE_CPU, "engine.verify", k, l, err)) != GS_OK)
+            (st = need_v(m, capture, GS_V_VERIFY, GS_WHERE_CPU, "engine.verify", NULL, k, l, err)) != GS_OK)
             return st;
     }
     /* A real malloc_trim on a fragmented heap costs what that heap makes it

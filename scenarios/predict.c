@@ -53,27 +53,21 @@ gs_status gs_capture_resolve(gs_capture *c, const char *path, gs_err *err)
 {
     memset(c, 0, sizeof *c);
     char dir[GS_SCN_PATH_MAX] = "";
-    char beside[GS_SCN_PATH_MAX] = "";
     if (is_dir(path)) {
-        /* X/ whose spans are X.spans.csv beside it (traces/README.md):
-         * the same capture as naming X.spans.csv. */
-        size_t n = strlen(path);
+        size_t n = strlen(path);   /* without trailing slashes */
         while (n > 1 && path[n - 1] == '/')
             n--;
-        if (n + 11 < sizeof beside)
-            snprintf(beside, sizeof beside, "%.*s.spans.csv", (int)n, path);
-    }
-    if (is_dir(path) && !(beside[0] && is_file(beside))) {
         snprintf(c->spans, sizeof c->spans, "%s/spans.csv", path);
-        snprintf(dir, sizeof dir, "%s", path);
-        if (!is_file(c->spans))
-            return gs_err_set(err, GS_ERR_IO, "predict", path,
-                              "not a capture: no spans.csv in this directory (nor a %s beside it)", beside);
-    } else if (is_dir(path)) {
-        snprintf(c->spans, sizeof c->spans, "%s/spans.csv", path);
-        if (!is_file(c->spans))
-            snprintf(c->spans, sizeof c->spans, "%s", beside);
-        snprintf(dir, sizeof dir, "%.*s", (int)(strlen(beside) - strlen(".spans.csv")), beside);
+        snprintf(dir, sizeof dir, "%.*s", (int)n, path);
+        if (!is_file(c->spans)) {
+            /* X/ whose spans are X.spans.csv beside it (traces/README.md):
+             * the same capture as naming X.spans.csv. */
+            snprintf(c->spans, sizeof c->spans, "%.*s.spans.csv", (int)n, path);
+            if (n + 11 >= sizeof c->spans || !is_file(c->spans))
+                return gs_err_set(err, GS_ERR_IO, "predict", path,
+                                  "not a capture: no spans.csv in this directory (nor a %s beside it)",
+                                  c->spans);
+        }
     } else if (is_file(path)) {
         snprintf(c->spans, sizeof c->spans, "%s", path);
         size_t n = strlen(path);

@@ -616,7 +616,7 @@ fi
 # 1.31 to 0.99 cs) a prediction from base-1 misses zero-effect changes by
 # the drift; the interval (host spread) is what covers it.
 python3 - "$B1" "$D" <<'PY'
-import csv, glob, json, os, statistics as st, sys
+import csv, glob, json, math, os, statistics as st, sys
 def meta_and_synth(d):
     meta, sy = {}, []
     with open(d + "/spans.csv") as f:
@@ -680,7 +680,6 @@ if len(runs) >= 3:
             sa = sum((x - ma) ** 2 for x in a) ** 0.5
             sb = sum((y - mb) ** 2 for y in b) ** 0.5
             return sum((x - ma) * (y - mb) for x, y in zip(a, b)) / (sa * sb) if sa > 0 and sb > 0 else float("nan")
-        import math
         lp = [math.log(p) for _, _, _, p in pr]
         print("host probe (Msteps/s, mean of before/after) against synthesis: r(log probe, log synthesis cs) = %.2f, "
               "r(log probe, util) = %.2f over %d runs; probe %.0f-%.0f, synthesis %.2f-%.2f cs" % (
