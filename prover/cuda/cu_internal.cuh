@@ -63,6 +63,7 @@ struct cu_msm_scratch {
  * halves (prover/curve/glv.h), nwin windows of each, both halves of a
  * window in its group; j = 1 marks the half over phi(P) (cu_msm.cuh). */
 #define GS_CU_MSM_MAXLVL 8
+#define GS_CU_MSM_BATR 10       /* batch-affine rounds at most (msm_bat; then XYZZ levels) */
 struct cu_msm_plan {
     size_t n;
     unsigned c, nwin, t, ngrp, jshift;
@@ -74,6 +75,8 @@ struct cu_msm_plan {
     uint32_t L, T;                /* reduction segment length, segments per group */
     int maxlvl;                   /* accumulation levels the scratch has room for */
     size_t psz;                   /* XYZZ point bytes of the curve (G1 or G2) */
+    unsigned bat;                 /* level 1 by the batch-affine tree (G1, msm_bat) */
+    uint64_t blist[2];            /* its list buffers' points (largest group / 2, / 4, + keys) */
 };
 
 /* Scalars prepared by gs_cu_msm_prepare, for every MSM run on them until
@@ -87,6 +90,7 @@ struct cu_msm_prep {
     int sel;                      /* half of keys/vals that holds the sorted entries */
     int flat;                     /* level 1 by flat S1-entry chunks (else per bucket) */
     int ba;                       /* flat level 1 by batch-affine pairs (G1, msm_ba) */
+    int bat_rounds;               /* the batch-affine tree's rounds (plan's bat), 1 .. GS_CU_MSM_BATR */
 };
 
 struct gs_cu_dev {

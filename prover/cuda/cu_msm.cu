@@ -173,6 +173,7 @@ static unsigned glv_window(size_t n)
  * no phi here, and its level 1 is another kernel). */
 static int glv_on(int g2) { return !g2 && gs_cu_knob(GS_CU_K_MSM_GLV) == 1; }
 static int ba_on(int g2) { return !g2 && gs_cu_knob(GS_CU_K_MSM_BA) == 1; }
+static int bat_on(int g2) { return !g2 && gs_cu_knob(GS_CU_K_MSM_BAT) == 1; }
 
 /* The plan of an MSM of n scalars (window: 0 automatic, or the knob
  * msm_c where set; t copies).  With
@@ -221,6 +222,16 @@ static int plan_msm(msm_plan *p, size_t n, int window, unsigned t, int g2)
     }
     if (p->maxlvl > GS_CU_MSM_MAXLVL) return 0;
     p->psz = g2 ? sizeof(cu_g2_xyzz) : sizeof(cu_g1_xyzz);
+    p->bat = bat_on(g2);
+    if (p->bat) {
+        /* The tree's rounds (at most GS_CU_MSM_BATR, then the XYZZ levels)
+         * must leave level 1 no more partials than t1max: s1log rounds or
+         * fewer. */
+        if (p->s1log > GS_CU_MSM_BATR) p->bat = 0;
+        uint64_t grp = (uint64_t)p->t * n << p->glv;
+        p->blist[0] = grp / 2 + p->B + 2;
+        p->blist[1] = grp / 4 + p->B + 2;
+    }
     return 1;
 }
 
@@ -650,6 +661,9 @@ struct msm_bufs {
     uint32_t *idx_big, *idx_one, *keys[2], *vals[2], *bstart, *bend, *chunks, *counts;
     uint32_t *coff[GS_CU_MSM_MAXLVL + 1];
     char *part[2], *seg[2];
+    uint32_t *boff[GS_CU_MSM_BATR + 1]; /* msm_bat: round r's offsets (r < its rounds) */
+    char *blist[2];
+    uint32_t *bkey[2];
 };
 
 static size_t carve(msm_bufs *b, char *base, const msm_plan *p)
@@ -680,6 +694,19 @@ static size_t carve(msm_bufs *b, char *base, const msm_plan *p)
     CARVE(b->part[1], char, p->t2max * psz);
     CARVE(b->seg[0], char, (size_t)p->ngrp * p->T * psz);
     CARVE(b->seg[1], char, (size_t)p->ngrp * p->T * psz);
+    for (int r = 0; r <= GS_CU_MSM_BATR; r++) {
+        if (p->bat && r >= 1 && r < GS_CU_MSM_BATR) CARVE(b->boff[r], uint32_t, p->K + 1);
+        else b->boff[r] = NULL;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (p->bat) {
+            CARVE(b->blist[i], char, p->blist[i] * 96);
+            CARVE(b->bkey[i], uint32_t, p->blist[i]);
+        } else {
+            b->blist[i] = NULL;
+            b->bkey[i] = NULL;
+        }
+    }
 #undef CARVE
     return off;
 }
@@ -823,10 +850,30 @@ extern "C" gs_status gs_cu_msm_prepare(gs_cu_dev *d, const gs_scalar *scalars, s
         CU_LAUNCHED("k_bounds");
 
         /* 3. level offsets: level 1 from the bucket sizes, then as many
-         * levels as the largest bucket needs. */
+         * levels as the largest bucket needs.  msm_bat: the tree's rounds
+         * first (ceil log2 of the largest bucket, 1 .. GS_CU_MSM_BATR),
+         * round r's offsets the scan of ceil(m / 2^r), level 1 the last
+         * round's. */
         pr->flat = accum_flat();
-        pr->ba = pr->flat && ba_on(g2);
-        if (pr->flat)
+        pr->ba = pr->flat && ba_on(g2) && !p.bat;
+        pr->bat_rounds = 0;
+        if (p.bat) {
+            k_chunks1<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c, 0);
+            CU_LAUNCHED("k_chunks1");
+            tb = d->msm.cub_bytes;
+            CU_TRY(cub::DeviceReduce::Max(d->msm.cub_temp, tb, b.chunks, b.counts + 2, (int)(p.K + 1), s));
+            if ((st = read_counts(d, b.counts + 2, 1, err)) != GS_OK) return st;
+            int R = 1;
+            while (R < GS_CU_MSM_BATR && ((uint64_t)1 << R) < d->cnt_host[0]) R++;
+            pr->bat_rounds = R;
+            for (int r = 1; r < R; r++) {
+                k_chunks1<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c, (unsigned)r);
+                CU_LAUNCHED("k_chunks1");
+                tb = d->msm.cub_bytes;
+                CU_TRY(cub::DeviceScan::ExclusiveSum(d->msm.cub_temp, tb, b.chunks, b.boff[r], (int)(p.K + 1), s));
+            }
+            k_chunks1<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c, (unsigned)R);
+        } else if (pr->flat)
             k_chunks_flat<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c, p.s1log);
         else
             k_chunks1<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c, p.s1log);
@@ -907,7 +954,7 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
     if (pr->n_big > 0) {
         /* 4. accumulation, level 1 from the sorted entries, then the levels. */
         const bool glv = p.glv != 0;
-        if (pr->flat) {
+        if (pr->flat || pr->bat_rounds > 0) {
             uint32_t ntot = pr->n_big * p.nwin << p.glv;
             unsigned nb1 = nblk((ntot + (1u << p.s1log) - 1) >> p.s1log, 128);
             if constexpr (sizeof(F) == sizeof(cu_fp2)) {
@@ -917,6 +964,27 @@ static gs_status msm_prepared(gs_cu_dev *d, int slot, const void *pts_v, size_t 
                 k<<<nb1, 128, 0, s>>>((X *)b.part[0], b.coff[0], b.bstart, b.keys[pr->sel],
                                       b.vals[pr->sel], ntot, p.c, pts, stride, (uint32_t)skip,
                                       p.jshift, p.s1log);
+            } else if (pr->bat_rounds > 0) {
+                cu_msm_bat_in in;
+                memset(&in, 0, sizeof in);
+                in.keys = b.keys[pr->sel];
+                in.vals = b.vals[pr->sel];
+                in.bstart = b.bstart;
+                in.bend = b.bend;
+                in.nb = pr->n_big;
+                in.pts = pts;
+                in.stride = stride;
+                in.skip = (uint32_t)skip;
+                in.rounds = pr->bat_rounds;
+                for (int r = 1; r < pr->bat_rounds; r++) in.off[r] = b.boff[r];
+                in.off[pr->bat_rounds] = b.coff[0];
+                for (int i = 0; i < 2; i++) {
+                    in.list[i] = b.blist[i];
+                    in.lkey[i] = b.bkey[i];
+                }
+                in.part = b.part[0];
+                gs_status st = cu_msm_bat_launch(d, p, in, err);
+                if (st != GS_OK) return st;
             } else if (pr->ba) {
                 gs_status st = cu_msm_ba_launch(d, p, b.part[0], b.coff[0], b.bstart, b.keys[pr->sel],
                                                 b.vals[pr->sel], ntot, pts, stride, (uint32_t)skip, err);

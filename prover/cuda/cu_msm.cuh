@@ -103,4 +103,25 @@ gs_status cu_msm_ba_launch(gs_cu_dev *d, const cu_msm_plan &p, void *part, const
                            const uint32_t *bstart, const uint32_t *keys, const uint32_t *vals,
                            uint32_t ntot, const void *pts, size_t stride, uint32_t skip, gs_err *err);
 
+
+/* The batch-affine tree's inputs (the knob msm_bat, cu_msm_ba.cu): the
+ * prepared entries (nb big scalars; keys, vals sorted per group, runs
+ * [bstart[k], bend[k])), the points, and the rounds' offsets off[1 ..
+ * rounds] (off[rounds] = coff[0], level 1's partial offsets), two list
+ * buffers (96-byte affine points) with their keys, and the XYZZ partials
+ * the last round writes (part, at off[rounds][k] + ...). */
+struct cu_msm_bat_in {
+    const uint32_t *keys, *vals, *bstart, *bend;
+    uint32_t nb;
+    const void *pts;
+    size_t stride;
+    uint32_t skip;
+    int rounds;
+    const uint32_t *off[GS_CU_MSM_BATR + 1];
+    void *list[2];
+    uint32_t *lkey[2];
+    void *part;
+};
+/* Enqueues the rounds of every group on d->stream. */
+gs_status cu_msm_bat_launch(gs_cu_dev *d, const cu_msm_plan &p, const cu_msm_bat_in &in, gs_err *err);
 #endif

@@ -41,6 +41,8 @@
  * (lambda = (y_b - y_a) / (x_b - x_a), or 3 x^2 / 2y for a doubling;
  * x3 = lambda^2 - x_a - x_b, y3 = lambda (x_a - x3) - y_a).
  */
+#include <string.h>
+
 #include "cu_msm.cuh"
 
 /* The field of the flat kernel's default variant (FV 23: the dedicated
@@ -349,5 +351,271 @@ gs_status cu_msm_ba_launch(gs_cu_dev *d, const cu_msm_plan &p, void *part, const
         k_accum_ba<3><<<(unsigned)blocks, 128, 0, d->stream>>>((cu_xyzz<FF> *)part, coff, bstart, in, ntot,
                                                                p.s1log, nchunks, (FF *)d->msm.ba);
     CU_LAUNCHED("k_accum_ba");
+    return GS_OK;
+}
+
+/*
+ * ---- The batch-affine tree (the knob msm_bat; docs/gpu.md) ----------------
+ *
+ * Level 1 without XYZZ additions: each bucket's run of sorted entries is
+ * halved in affine coordinates, round after round, until one point per
+ * bucket is left (or prepare's cap on rounds, after which the XYZZ levels
+ * sum what remains).  Round r reads the list of round r (round 0: the sorted
+ * entries themselves, through entry_point, with sign, copy, phi and skip)
+ * and writes the list of round r + 1: in a key's run of m items, item 2j is
+ * added to item 2j + 1 (the pair), an odd last item is copied.  Key k's run
+ * in list r is [off_r[k], off_r[k + 1]) with off_r the exclusive scan of
+ * ceil(m0 / 2^r) (prepare: m0 the bucket's entries, 0 for digit 0), so the
+ * item from the pair led by run index l goes to off_(r+1)[k] + l / 2.  Lists
+ * are one group's (positions less off_r[group's first key]); the last
+ * round writes XYZZ partials at off_R[k] (= coff[0]) for level N and the
+ * bucket reduction.
+ *
+ * One inversion per block: a thread takes 2^SLOG consecutive items and the
+ * pairs they lead (Montgomery's trick over its own denominators, prefix
+ * products in local memory), the block's 128 thread products go up a
+ * product tree in shared memory, thread 0 inverts the root, and the
+ * inverses come down the tree (inv(L) = inv(LR) R, inv(R) = inv(LR) L):
+ * per pair ~1 multiplication forward, 2 backward and 3 for the affine sum,
+ * plus ~570 per block for the inversion (0.3-1 per pair at 16 items per
+ * thread).  Cases per pair as in k_accum_ba (pair_case): an item at
+ * infinity or skipped (x = y = 0) passes the other one through, opposite
+ * points give infinity (0, 0), equal ones double.
+ */
+struct bat_args {
+    /* round 0: the group's sorted entries [e0, e0 + n0) */
+    const uint32_t *keys, *vals, *bstart, *bend;
+    const AFF *pts;
+    size_t stride;
+    uint32_t skip, e0, n0;
+    unsigned jshift;
+    bool glv;
+    /* later rounds: the group's list and its keys */
+    const AFF *lin;
+    const uint32_t *lkin, *off_in;
+    /* out: the next list, or (last round) the XYZZ partials */
+    AFF *lout;
+    uint32_t *lkout;
+    const uint32_t *off_out;
+    cu_xyzz<FF> *part;
+    uint32_t kbeg, kend, dmask;
+};
+
+/* Item p of the round's input: its key, run index l and run length m;
+ * false for an item of a digit-0 key (round 0; no output). */
+template <bool R0>
+static __device__ __forceinline__ bool bat_item(const bat_args &a, uint32_t p, uint32_t base_in, uint32_t &key,
+                                                uint32_t &l, uint32_t &m)
+{
+    if constexpr (R0) {
+        uint32_t e = a.e0 + p;
+        key = a.keys[e];
+        if ((key & a.dmask) == 0) return false;
+        uint32_t st = a.bstart[key];
+        m = a.bend[key] - st;
+        l = e - st;
+    } else {
+        key = a.lkin[p];
+        uint32_t st = a.off_in[key];
+        m = a.off_in[key + 1] - st;
+        l = p - (st - base_in);
+    }
+    return true;
+}
+
+/* Item p's point, reduced and signed; (0, 0) for a skipped scalar.  X_ONLY:
+ * x alone (y left untouched). */
+template <bool R0, bool X_ONLY = false>
+static __device__ __forceinline__ void bat_point(AFF &q, const bat_args &a, uint32_t p)
+{
+    if constexpr (R0) {
+        uint32_t v = a.vals[a.e0 + p];
+        bool phi;
+        const AFF *pp = entry_point(a.pts, v, a.stride, a.skip, a.jshift, a.glv, phi);
+        if (!pp) {
+            fe_zero(q.x);
+            fe_zero(q.y);
+            return;
+        }
+        fe_load(q.x, &pp->x);
+        if (phi) glv_phi_x(q.x);
+        if (!X_ONLY) load_y(q.y, pp, (v >> 31) != 0);
+    } else {
+        fe_load(q.x, &a.lin[p].x);
+        if (!X_ONLY) fe_load(q.y, &a.lin[p].y);
+    }
+}
+template <bool R0> static __device__ __forceinline__ void bat_y(AFF &q, const bat_args &a, uint32_t p)
+{
+    if constexpr (R0) {
+        uint32_t v = a.vals[a.e0 + p];
+        bool phi;
+        const AFF *pp = entry_point(a.pts, v, a.stride, a.skip, a.jshift, a.glv, phi);
+        if (!pp) fe_zero(q.y);
+        else load_y(q.y, pp, (v >> 31) != 0);
+    } else {
+        fe_load(q.y, &a.lin[p].y);
+    }
+}
+
+template <bool LAST>
+static __device__ __forceinline__ void bat_out(const bat_args &a, uint32_t key, uint32_t l, uint32_t base_out,
+                                               const AFF &s)
+{
+    if constexpr (LAST) {
+        cu_xyzz<FF> x;
+        if (aff_is_inf(s)) {
+            xyzz_set_inf(x);
+        } else {
+            x.X = s.x;
+            x.Y = s.y;
+            fe_one(x.ZZ);
+            fe_one(x.ZZZ);
+        }
+        xyzz_store(&a.part[a.off_out[key] + (l >> 1)], x);
+    } else {
+        uint32_t o = a.off_out[key] - base_out + (l >> 1);
+        fe_store(&a.lout[o].x, s.x);
+        fe_store(&a.lout[o].y, s.y);
+        a.lkout[o] = key;
+    }
+}
+
+template <int SLOG, bool R0, bool LAST>
+__global__ void __launch_bounds__(128) k_bat_round(bat_args a)
+{
+    constexpr int S = 1 << SLOG, NP = S / 2;
+    __shared__ FF tr[256];
+    const uint32_t base_in = R0 ? 0 : a.off_in[a.kbeg];
+    const uint32_t cnt = R0 ? a.n0 : a.off_in[a.kend] - base_in;
+    const uint32_t base_out = LAST ? 0 : a.off_out[a.kbeg];
+    const uint32_t p0 = (blockIdx.x * blockDim.x + threadIdx.x) << SLOG;
+    const uint32_t p1 = min(p0 + S, cnt);
+    FF pref[NP];
+    FF prod;
+    fe_one(prod);
+    int np = 0;
+    /* 1. forward: the denominators of the pairs this thread leads. */
+    for (uint32_t p = p0; p < p1; p++) {
+        uint32_t key, l, m;
+        if (!bat_item<R0>(a, p, base_in, key, l, m) || (l & 1) || l + 1 >= m) continue;
+        AFF x, y;
+        bat_point<R0, true>(x, a, p);
+        bat_point<R0, true>(y, a, p + 1);
+        bool need_y = pair_needs_y(x.x, y.x);
+        if (need_y) {
+            bat_y<R0>(x, a, p);
+            bat_y<R0>(y, a, p + 1);
+        }
+        FF den;
+        int cs = pair_case(den, x.x, y.x, x.y, y.y, need_y);
+        if (cs != PAIR_ADD && cs != PAIR_DBL) continue;
+        pref[np++] = prod;
+        OPS::mul(prod, prod, den);
+    }
+    /* 2. the block's product tree, one inversion, the inverses back down. */
+    const int t = threadIdx.x;
+    tr[128 + t] = prod;
+    for (int h = 64; h >= 1; h >>= 1) {
+        __syncthreads();
+        if (t < h) OPS::mul(tr[h + t], tr[2 * (h + t)], tr[2 * (h + t) + 1]);
+    }
+    __syncthreads();
+    if (t == 0) tr[1] = inv_lz(tr[1]);
+    for (int h = 1; h < 128; h <<= 1) {
+        __syncthreads();
+        if (t < h) {
+            const int i = h + t;
+            FF inv = tr[i], lo = tr[2 * i], hi = tr[2 * i + 1];
+            OPS::mul(tr[2 * i], inv, hi);
+            OPS::mul(tr[2 * i + 1], inv, lo);
+        }
+    }
+    __syncthreads();
+    FF inv = tr[128 + t];
+    /* 3. backward: each pair's sum with its inverse denominator, and the
+     * runs' odd last items, into the next list. */
+    for (uint32_t p = p1; p-- > p0;) {
+        uint32_t key, l, m;
+        if (!bat_item<R0>(a, p, base_in, key, l, m) || (l & 1)) continue;
+        AFF x, s;
+        bat_point<R0>(x, a, p);
+        if (l + 1 >= m) {
+            bat_out<LAST>(a, key, l, base_out, x);
+            continue;
+        }
+        AFF y;
+        bat_point<R0>(y, a, p + 1);
+        FF den;
+        int cs = pair_case(den, x.x, y.x, x.y, y.y, pair_needs_y(x.x, y.x));
+        if (cs == PAIR_ONE) {
+            s = aff_is_inf(x) ? y : x;
+        } else if (cs == PAIR_INF) {
+            fe_zero(s.x);
+            fe_zero(s.y);
+        } else {
+            FF invd;
+            OPS::mul(invd, inv, pref[--np]);
+            OPS::mul(inv, inv, den);
+            s = pair_sum(x, y, invd, cs == PAIR_DBL);
+        }
+        bat_out<LAST>(a, key, l, base_out, s);
+    }
+}
+
+template <int SLOG>
+static void bat_launch(unsigned blocks, cudaStream_t s, const bat_args &a, bool r0, bool last)
+{
+    if (r0 && last) k_bat_round<SLOG, true, true><<<blocks, 128, 0, s>>>(a);
+    else if (r0) k_bat_round<SLOG, true, false><<<blocks, 128, 0, s>>>(a);
+    else if (last) k_bat_round<SLOG, false, true><<<blocks, 128, 0, s>>>(a);
+    else k_bat_round<SLOG, false, false><<<blocks, 128, 0, s>>>(a);
+}
+
+gs_status cu_msm_bat_launch(gs_cu_dev *d, const cu_msm_plan &p, const cu_msm_bat_in &in, gs_err *err)
+{
+    int slog = 4;
+    int v = gs_cu_knob(GS_CU_K_MSM_BAT_S);
+    if (v == 8) slog = 3;
+    else if (v == 32) slog = 5;
+    const uint32_t nk = p.B + 1;
+    for (unsigned g = 0; g < p.ngrp; g++) {
+        unsigned w0 = g * p.t, w1 = w0 + p.t < p.nwin ? w0 + p.t : p.nwin;
+        bat_args a;
+        memset(&a, 0, sizeof a);
+        a.keys = in.keys;
+        a.vals = in.vals;
+        a.bstart = in.bstart;
+        a.bend = in.bend;
+        a.pts = (const AFF *)in.pts;
+        a.stride = in.stride;
+        a.skip = in.skip;
+        a.e0 = (uint32_t)((size_t)w0 * in.nb << p.glv);
+        a.n0 = (uint32_t)((size_t)(w1 - w0) * in.nb << p.glv);
+        a.jshift = p.jshift;
+        a.glv = p.glv != 0;
+        a.kbeg = g << p.c;
+        a.kend = (g + 1) << p.c;
+        a.dmask = (1u << p.c) - 1;
+        a.part = (cu_xyzz<FF> *)in.part;
+        if (a.n0 == 0) continue;
+        for (int r = 0; r < in.rounds; r++) {
+            const bool r0 = r == 0, last = r == in.rounds - 1;
+            a.off_in = r0 ? NULL : in.off[r];
+            a.lin = r0 ? NULL : (const AFF *)in.list[(r - 1) & 1];
+            a.lkin = r0 ? NULL : in.lkey[(r - 1) & 1];
+            a.off_out = in.off[r + 1];
+            a.lout = (AFF *)in.list[r & 1];
+            a.lkout = in.lkey[r & 1];
+            uint64_t items = r0 ? a.n0 : ((uint64_t)a.n0 >> r) + (nk < a.n0 ? nk : a.n0) + 1;
+            if (items > a.n0) items = a.n0;
+            uint64_t thr = (items + (1u << slog) - 1) >> slog;
+            unsigned blocks = (unsigned)((thr + 127) / 128);
+            if (slog == 3) bat_launch<3>(blocks, d->stream, a, r0, last);
+            else if (slog == 5) bat_launch<5>(blocks, d->stream, a, r0, last);
+            else bat_launch<4>(blocks, d->stream, a, r0, last);
+            CU_LAUNCHED("k_bat_round");
+        }
+    }
     return GS_OK;
 }

@@ -9,6 +9,10 @@
  *            both register budgets (msm_minb 2, 3), copies (one and several
  *            bucket sets), 61 distinct points (P + P and P - P pairs),
  *            points at infinity; and with GLV plans (the combination);
+ *   msm_bat  level 1 by the batch-affine tree, 8, 16 and 32 items per
+ *            thread, the cases of msm_ba (all-equal scalars: one bucket
+ *            of every entry, past the tree's cap of rounds into the XYZZ
+ *            levels), forced windows up to 20, with GLV plans;
  *   h_first  the witness MSMs after the H chain;
  *   msm_seg  the bucket reduction's segment (16 .. 1024 buckets per
  *            thread, also past the bucket count), at the planned windows
@@ -191,6 +195,30 @@ GS_TEST(cuda_msm_combo_vs_cpu)
     if (tcu_need_device()) ba_vs_cpu(1);
 }
 
+/* The batch-affine tree: 8, 16 and 32 items per thread on the light
+ * cases and the prepared MSMs (copies, skips), forced windows up to 20,
+ * then the large cases at 16 and with GLV plans. */
+GS_TEST(cuda_msm_bat_vs_cpu)
+{
+    if (!tcu_need_device()) return;
+    static const int per[] = { 8, 16, 32 };
+    static const tcu_msm_case forced[] = { { 20000, 0, 20 }, { 20000, 2, 16 }, { 5000, 7, 6 } };
+    int bat = knob_put(GS_CU_K_MSM_BAT, 1), bs = gs_cu_knob(GS_CU_K_MSM_BAT_S);
+    for (size_t i = 0; i < NCASES(per); i++) {
+        gs_cu_knob_set(GS_CU_K_MSM_BAT_S, per[i]);
+        g1_all(1);
+        prepared_all();
+        tcu_msm_vs_cpu(&tcu_g1_oracle, forced, NCASES(forced), 4093, inf_at, 2, 20000);
+    }
+    gs_cu_knob_set(GS_CU_K_MSM_BAT_S, bs);
+    g1_all(0);
+    int g = knob_put(GS_CU_K_MSM_GLV, 1);
+    g1_all(1);
+    prepared_all();
+    gs_cu_knob_set(GS_CU_K_MSM_GLV, g);
+    gs_cu_knob_set(GS_CU_K_MSM_BAT, bat);
+}
+
 /* The bucket reduction's segments, each on the light G1 cases, forced
  * windows up to 20 and G2; the prepared MSMs (copies, skips) at two. */
 GS_TEST(cuda_msm_seg_vs_cpu)
@@ -258,7 +286,7 @@ GS_TEST(cuda_msm_fmul_vs_cpu)
 
 /* The levers' settings for whole proofs, by the test that runs them
  * (lever: 0 h_first, 1 msm_ba, 2 msm_glv, 3 both, 4 msm_seg and msm_win,
- * 5 msm_kmul, 6 msm_fmul):
+ * 5 msm_kmul, 6 msm_fmul, 7 msm_bat):
  * knob ids and values (-1 ends). */
 static const struct {
     int lever;
@@ -280,6 +308,9 @@ static const struct {
     { 6, "msm_fmul 1, msm_minb 2", { GS_CU_K_MSM_FMUL, GS_CU_K_MSM_MINB, -1 }, { 1, 2 } },
     { 6, "msm_fmul 2", { GS_CU_K_MSM_FMUL, -1 }, { 2 } },
     { 6, "msm_fmul 2, msm_minb 2", { GS_CU_K_MSM_FMUL, GS_CU_K_MSM_MINB, -1 }, { 2, 2 } },
+    { 7, "msm_bat", { GS_CU_K_MSM_BAT, -1 }, { 1 } },
+    { 7, "msm_bat, 8 items per thread, msm_glv", { GS_CU_K_MSM_BAT, GS_CU_K_MSM_BAT_S, GS_CU_K_MSM_GLV },
+      { 1, 8, 1 } },
 };
 
 /* Witness kinds beyond the consistent one: 1 edge values (0, 1, r - 1 every
@@ -409,6 +440,11 @@ GS_TEST(cuda_prove_fmul_vs_cpu)
     if (tcu_need_device()) prove_lever_vs_cpu(6);
 }
 
+GS_TEST(cuda_prove_bat_vs_cpu)
+{
+    if (tcu_need_device()) prove_lever_vs_cpu(7);
+}
+
 #else /* !GS_HAVE_CUDA */
 
 GS_TEST(cuda_msm_glv_vs_cpu) { tcu_need_device(); }
@@ -424,5 +460,7 @@ GS_TEST(cuda_msm_kmul_vs_cpu) { tcu_need_device(); }
 GS_TEST(cuda_prove_kmul_vs_cpu) { tcu_need_device(); }
 GS_TEST(cuda_msm_fmul_vs_cpu) { tcu_need_device(); }
 GS_TEST(cuda_prove_fmul_vs_cpu) { tcu_need_device(); }
+GS_TEST(cuda_msm_bat_vs_cpu) { tcu_need_device(); }
+GS_TEST(cuda_prove_bat_vs_cpu) { tcu_need_device(); }
 
 #endif
