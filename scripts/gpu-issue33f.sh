@@ -11,7 +11,8 @@
 #     GLV) and cuda_prove_bat_vs_cpu (proofs equal to the CPU's, verified);
 #     the session-15 G2 loop (cuda_msm_prepared) too;
 #  2. G1 MSM 2^20..2^24 without copies, default against msm_bat=1, ABAB in
-#     one process, medians of 5; then 8 and 32 items per thread and GLV;
+#     one process, medians of 5; then 16 and 64 items per thread, Fermat's
+#     inversion (msm_bat=2) and GLV;
 #  3. if msm_bat passed: the 2^24 prove (G2 on the device) ABAB, and the
 #     2^26 MSM pair.
 set -u
@@ -28,7 +29,7 @@ GS_REQUIRE_GPU=1 GS_BIN=$G timeout 200 "$T" --only cuda_msm_bat_vs_cpu --only cu
     --only cuda_msm_prepared > "$OUT/tests.txt" 2>&1 && OK=1
 grep -E "passed|failed|FAIL|differs" "$OUT/tests.txt" | head -12
 timeout 150 "$G" cuda-bench --msm 20:24 --reps 5 \
-    --sets "default;msm_bat=1;default;msm_bat=1;msm_bat=1,msm_bat_s=8;msm_bat=1,msm_bat_s=32;msm_glv=1;msm_glv=1,msm_bat=1" \
+    --sets "default;msm_bat=1;default;msm_bat=1;msm_bat=1,msm_bat_s=16;msm_bat=1,msm_bat_s=64;msm_bat=2;msm_glv=1;msm_glv=1,msm_bat=1" \
     > "$OUT/msm.txt" 2>&1
 grep -E "2\^2[24]|msm.*24" "$OUT/msm.txt" | head -40
 if [ $OK = 1 ]; then

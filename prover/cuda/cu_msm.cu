@@ -173,7 +173,7 @@ static unsigned glv_window(size_t n)
  * no phi here, and its level 1 is another kernel). */
 static int glv_on(int g2) { return !g2 && gs_cu_knob(GS_CU_K_MSM_GLV) == 1; }
 static int ba_on(int g2) { return !g2 && gs_cu_knob(GS_CU_K_MSM_BA) == 1; }
-static int bat_on(int g2) { return !g2 && gs_cu_knob(GS_CU_K_MSM_BAT) == 1; }
+static int bat_on(int g2) { return !g2 && gs_cu_knob(GS_CU_K_MSM_BAT) >= 1; }
 
 /* The plan of an MSM of n scalars (window: 0 automatic, or the knob
  * msm_c where set; t copies).  With

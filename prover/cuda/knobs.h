@@ -89,11 +89,12 @@ extern "C" {
     X(MSM_BA, "msm_ba", "GS_CU_MSM_BA", 0, 0, 1, "0", NULL,                                         \
       "G1 MSM level 1: each chunk's same-bucket entry pairs added in affine, one inversion per chunk " \
       "(Montgomery's trick), before the XYZZ additions (1); chunk size msm_s1; per MSM")              \
-    X(MSM_BAT, "msm_bat", "GS_CU_MSM_BAT", 0, 0, 1, "0", NULL,                                       \
-      "G1 MSM level 1 by a batch-affine tree (1): each bucket's entries halved pairwise in affine "   \
-      "coordinates, round after round, one inversion per block of 128 threads; per MSM")             \
-    X(MSM_BAT_S, "msm_bat_s", "GS_CU_MSM_BAT_S", GS_CU_KF_POW2, 8, 32, "16", NULL,                  \
-      "msm_bat: items per thread of a round (8, 16, 32); per MSM")                                  \
+    X(MSM_BAT, "msm_bat", "GS_CU_MSM_BAT", 0, 0, 2, "0", NULL,                                       \
+      "G1 MSM level 1 by a batch-affine tree: each bucket's entries halved pairwise in affine "       \
+      "coordinates, round after round, one inversion per block of 128 threads, by the binary "       \
+      "extended Euclid (1) or Fermat (2); per MSM")                                                  \
+    X(MSM_BAT_S, "msm_bat_s", "GS_CU_MSM_BAT_S", GS_CU_KF_POW2, 8, 64, "32", NULL,                  \
+      "msm_bat: items per thread of a round (8 .. 64); per MSM")                                    \
     X(MSM_KMUL, "msm_kmul", "GS_CU_MSM_KMUL", 0, 0, 1, "0", NULL,                                   \
       "G1 MSM level 1 (plans without GLV): the madd's multiplications by one level of Karatsuba on " \
       "six-word halves and a separate reduction (252 products instead of 288, cu_field_kara.cuh; 1); " \

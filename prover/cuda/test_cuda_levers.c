@@ -9,8 +9,8 @@
  *            both register budgets (msm_minb 2, 3), copies (one and several
  *            bucket sets), 61 distinct points (P + P and P - P pairs),
  *            points at infinity; and with GLV plans (the combination);
- *   msm_bat  level 1 by the batch-affine tree, 8, 16 and 32 items per
- *            thread, the cases of msm_ba (all-equal scalars: one bucket
+ *   msm_bat  level 1 by the batch-affine tree, 8 .. 64 items per thread,
+ *            both inversions (binary Euclid, Fermat), the cases of msm_ba (all-equal scalars: one bucket
  *            of every entry, past the tree's cap of rounds into the XYZZ
  *            levels), forced windows up to 20, with GLV plans;
  *   h_first  the witness MSMs after the H chain;
@@ -201,7 +201,7 @@ GS_TEST(cuda_msm_combo_vs_cpu)
 GS_TEST(cuda_msm_bat_vs_cpu)
 {
     if (!tcu_need_device()) return;
-    static const int per[] = { 8, 16, 32 };
+    static const int per[] = { 8, 16, 32, 64 };
     static const tcu_msm_case forced[] = { { 20000, 0, 20 }, { 20000, 2, 16 }, { 5000, 7, 6 } };
     int bat = knob_put(GS_CU_K_MSM_BAT, 1), bs = gs_cu_knob(GS_CU_K_MSM_BAT_S);
     for (size_t i = 0; i < NCASES(per); i++) {
@@ -212,6 +212,9 @@ GS_TEST(cuda_msm_bat_vs_cpu)
     }
     gs_cu_knob_set(GS_CU_K_MSM_BAT_S, bs);
     g1_all(0);
+    gs_cu_knob_set(GS_CU_K_MSM_BAT, 2); /* Fermat's inversion */
+    g1_all(1);
+    gs_cu_knob_set(GS_CU_K_MSM_BAT, 1);
     int g = knob_put(GS_CU_K_MSM_GLV, 1);
     g1_all(1);
     prepared_all();
