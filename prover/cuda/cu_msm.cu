@@ -788,6 +788,7 @@ extern "C" gs_status gs_cu_msm_prepare(gs_cu_dev *d, const gs_scalar *scalars, s
     pr->p = p;
     pr->n_big = pr->n_one = 0;
     pr->levels = 0;
+    pr->bat_rounds = 0;
     pr->sel = 0;
     if (n == 0) {
         pr->p.n = 0;

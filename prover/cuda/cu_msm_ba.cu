@@ -205,6 +205,7 @@ static __device__ __noinline__ FF inv_bin(FF a)
         x2.l[i] = 0;
     }
     x1.l[0] = 1;
+    if (fe_is_zero(u)) return u; /* no inverse (never asked): no endless halving of 0 */
     while (!is_one(u) && !is_one(v)) {
         while ((u.l[0] & 1) == 0) {
             shr1(u, 0);
