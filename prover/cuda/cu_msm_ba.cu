@@ -239,8 +239,9 @@ static __device__ __noinline__ FF inv_bin(FF a)
         }
     }
     FF r = is_one(u) ? x1 : x2, r3;
-    const uint32_t R3[12] = { 0xc8bd97a7u, 0x87bc10b0u, 0xb6d83a27u, 0x54e61e5cu, 0x0c0587aau, 0x548aef0au,
-                              0x88284c92u, 0x8753d5d1u, 0x36b189a3u, 0x0d944da8u, 0x0ddfad2fu, 0x00000000u };
+    /* R^3 mod p, R = 2^384 (cu_fp_cfg's one() is R mod p). */
+    const uint32_t R3[12] = { 0xd94ca1e0u, 0xed48ac6bu, 0x03a7adf8u, 0x315f831eu, 0x615e29ddu, 0x9a53352au,
+                              0x921e1761u, 0x34c04e5eu, 0x65724728u, 0x2512d435u, 0x91755d4du, 0x0aa63460u };
 #pragma unroll
     for (int i = 0; i < 12; i++) r3.l[i] = R3[i];
     OPS::mul(r, r, r3);
