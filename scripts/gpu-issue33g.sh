@@ -8,7 +8,9 @@
 #  2. Nsight Compute on the first three rounds of the tree (group 0) and on
 #     the flat XYZZ level 1, one 2^22 MSM each (speed of light, occupancy,
 #     memory, warp stalls) into ncu-bat.txt / ncu-flat.txt;
-#  3. G1 MSM 2^22..2^24, default against msm_bat=1, ABAB, medians of 5.
+#  3. G1 MSM 2^22..2^24, default against msm_bat=1 (slabs of groups), ABAB,
+#     medians of 5, then one group a launch (msm_bat_g=1), 16 items a
+#     thread and Fermat's inversion; 2^26 default against msm_bat=1.
 set -u
 B=${1:?usage: gpu-issue33g.sh BIN_DIR}
 OUT=${OUT:-/tmp/issue33g-out}
@@ -27,6 +29,8 @@ timeout 60 "$NCU" --kernel-name regex:k_accum_flat --launch-count 1 $SECS \
     "$G" cuda-bench --msm 22:22 --reps 1 > "$OUT/ncu-flat.txt" 2>&1
 grep -E "k_bat_round|k_accum_flat|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Registers Per" \
     "$OUT/ncu-bat.txt" "$OUT/ncu-flat.txt" | head -40
-timeout 120 "$G" cuda-bench --msm 22:24 --reps 5 --sets "default;msm_bat=1;default;msm_bat=1;msm_bat=2" \
+timeout 120 "$G" cuda-bench --msm 22:24 --reps 5 --sets "default;msm_bat=1;default;msm_bat=1;msm_bat=1,msm_bat_g=1;msm_bat=1,msm_bat_s=16;msm_bat=2" \
     > "$OUT/msm.txt" 2>&1
 grep -E "msm_g1" "$OUT/msm.txt" | head -20
+timeout 90 "$G" cuda-bench --msm 26:26 --reps 3 --sets "default;msm_bat=1" > "$OUT/msm26.txt" 2>&1
+grep -E "msm_g1" "$OUT/msm26.txt"

@@ -76,7 +76,8 @@ struct cu_msm_plan {
     int maxlvl;                   /* accumulation levels the scratch has room for */
     size_t psz;                   /* XYZZ point bytes of the curve (G1 or G2) */
     unsigned bat;                 /* level 1 by the batch-affine tree (G1, msm_bat) */
-    uint64_t blist[2];            /* its list buffers' points (largest group / 2, / 4, + keys) */
+    unsigned bslab;               /* its groups per launch (a slab) */
+    uint64_t blist[2];            /* its list buffers' points (a slab's entries / 2, / 4, + keys) */
 };
 
 /* Scalars prepared by gs_cu_msm_prepare, for every MSM run on them until

@@ -228,9 +228,24 @@ static int plan_msm(msm_plan *p, size_t n, int window, unsigned t, int g2)
          * must leave level 1 no more partials than t1max: s1log rounds or
          * fewer. */
         if (p->s1log > GS_CU_MSM_BATR) p->bat = 0;
-        uint64_t grp = (uint64_t)p->t * n << p->glv;
-        p->blist[0] = grp / 2 + p->B + 2;
-        p->blist[1] = grp / 4 + p->B + 2;
+        /* A round runs over a slab of bslab groups at once (a round of
+         * one group at a time left most of the GPU waiting on a few
+         * blocks' inversions once the lists were short: 2026-12-07);
+         * the slab's lists, 100 bytes an item, at most 16 GiB unless
+         * msm_bat_g says how many groups. */
+        uint64_t grp = (uint64_t)p->t * n << p->glv, per = (grp / 2 + grp / 4 + 2 * (p->B + 2)) * 100;
+        int g = gs_cu_knob(GS_CU_K_MSM_BAT_G);
+        unsigned slabs;
+        if (g != GS_CU_AUTO) {
+            p->bslab = (unsigned)g < p->ngrp ? (unsigned)g : p->ngrp;
+        } else {
+            uint64_t fit = ((uint64_t)16 << 30) / (per ? per : 1);
+            if (fit < 1) fit = 1;
+            slabs = (unsigned)((p->ngrp + fit - 1) / fit);
+            p->bslab = (p->ngrp + slabs - 1) / slabs;
+        }
+        p->blist[0] = p->bslab * (grp / 2 + p->B + 2);
+        p->blist[1] = p->bslab * (grp / 4 + p->B + 2);
     }
     return 1;
 }

@@ -670,9 +670,11 @@ gs_status cu_msm_bat_launch(gs_cu_dev *d, const cu_msm_plan &p, const cu_msm_bat
     int v = gs_cu_knob(GS_CU_K_MSM_BAT_S);
     while ((1 << slog) < v && slog < 6) slog++;
     while ((1 << slog) > v && slog > 3) slog--;
-    const uint32_t nk = p.B + 1;
-    for (unsigned g = 0; g < p.ngrp; g++) {
-        unsigned w0 = g * p.t, w1 = w0 + p.t < p.nwin ? w0 + p.t : p.nwin;
+    for (unsigned g = 0; g < p.ngrp; g += p.bslab) {
+        /* A slab: groups g .. g1 - 1, their entries contiguous. */
+        const unsigned g1 = g + p.bslab < p.ngrp ? g + p.bslab : p.ngrp;
+        const uint32_t nk = (g1 - g) * (p.B + 1);
+        unsigned w0 = g * p.t, w1 = g1 * p.t < p.nwin ? g1 * p.t : p.nwin;
         bat_args a;
         memset(&a, 0, sizeof a);
         a.keys = in.keys;
@@ -687,7 +689,7 @@ gs_status cu_msm_bat_launch(gs_cu_dev *d, const cu_msm_plan &p, const cu_msm_bat
         a.jshift = p.jshift;
         a.glv = p.glv != 0;
         a.kbeg = g << p.c;
-        a.kend = (g + 1) << p.c;
+        a.kend = g1 << p.c;
         a.dmask = (1u << p.c) - 1;
         a.part = (cu_xyzz<FF> *)in.part;
         a.fermat = gs_cu_knob(GS_CU_K_MSM_BAT) == 2;

@@ -95,6 +95,9 @@ extern "C" {
       "extended Euclid (1) or Fermat (2); per MSM")                                                  \
     X(MSM_BAT_S, "msm_bat_s", "GS_CU_MSM_BAT_S", GS_CU_KF_POW2, 8, 64, "32", NULL,                  \
       "msm_bat: items per thread of a round (8 .. 64); per MSM")                                    \
+    X(MSM_BAT_G, "msm_bat_g", "GS_CU_MSM_BAT_G", GS_CU_KF_AUTO, 1, 64, "auto", NULL,                \
+      "msm_bat: groups (bucket sets) whose rounds run in one launch; auto: all whose lists fit "      \
+      "16 GiB, in equal slabs; per MSM")                                                            \
     X(MSM_KMUL, "msm_kmul", "GS_CU_MSM_KMUL", 0, 0, 1, "0", NULL,                                   \
       "G1 MSM level 1 (plans without GLV): the madd's multiplications by one level of Karatsuba on " \
       "six-word halves and a separate reduction (252 products instead of 288, cu_field_kara.cuh; 1); " \
