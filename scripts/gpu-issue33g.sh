@@ -5,12 +5,13 @@
 #   OUT=dir scripts/gpu-issue33g.sh BIN_DIR
 #
 #  1. cuda_msm_bat_vs_cpu and cuda_prove_bat_vs_cpu against the CPU backend;
-#  2. Nsight Compute on the first three rounds of the tree (group 0) and on
+#  2. Nsight Compute on the first two rounds of the split tree (msm_bat=3:
+#     forward, inversions, backward) and on
 #     the flat XYZZ level 1, one 2^22 MSM each (speed of light, occupancy,
 #     memory, warp stalls) into ncu-bat.txt / ncu-flat.txt;
 #  3. G1 MSM 2^22..2^24, default against msm_bat=1 (slabs of groups), ABAB,
-#     medians of 5, then one group a launch (msm_bat_g=1), 16 items a
-#     thread and Fermat's inversion; 2^26 default against msm_bat=1.
+#     medians of 5, the split round (msm_bat=3), one group a launch
+#     (msm_bat_g=1) and Fermat's inversion; 2^26 default, 1 and 3.
 set -u
 B=${1:?usage: gpu-issue33g.sh BIN_DIR}
 OUT=${OUT:-/tmp/issue33g-out}
@@ -23,14 +24,14 @@ GS_REQUIRE_GPU=1 GS_BIN=$G timeout 150 "$T" --only cuda_msm_bat_vs_cpu --only cu
     > "$OUT/tests.txt" 2>&1
 grep -E "passed|failed|FAIL|differs" "$OUT/tests.txt" | head -8
 SECS="--section SpeedOfLight --section Occupancy --section MemoryWorkloadAnalysis --section LaunchStats --section WarpStateStats"
-timeout 100 "$NCU" --kernel-name regex:k_bat_round --launch-count 3 $SECS \
-    "$G" cuda-bench --msm 22:22 --reps 1 --msm-bat 1 > "$OUT/ncu-bat.txt" 2>&1
+timeout 100 "$NCU" --kernel-name regex:k_bat --launch-count 6 $SECS \
+    "$G" cuda-bench --msm 22:22 --reps 1 --msm-bat 3 > "$OUT/ncu-bat.txt" 2>&1
 timeout 60 "$NCU" --kernel-name regex:k_accum_flat --launch-count 1 $SECS \
     "$G" cuda-bench --msm 22:22 --reps 1 > "$OUT/ncu-flat.txt" 2>&1
-grep -E "k_bat_round|k_accum_flat|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Registers Per" \
+grep -E "k_bat_|k_accum_flat|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Registers Per" \
     "$OUT/ncu-bat.txt" "$OUT/ncu-flat.txt" | head -40
-timeout 120 "$G" cuda-bench --msm 22:24 --reps 5 --sets "default;msm_bat=1;default;msm_bat=1;msm_bat=1,msm_bat_g=1;msm_bat=1,msm_bat_s=16;msm_bat=2" \
+timeout 120 "$G" cuda-bench --msm 22:24 --reps 5 --sets "default;msm_bat=1;msm_bat=3;default;msm_bat=1;msm_bat=3;msm_bat=1,msm_bat_g=1;msm_bat=2" \
     > "$OUT/msm.txt" 2>&1
-grep -E "msm_g1" "$OUT/msm.txt" | head -20
-timeout 90 "$G" cuda-bench --msm 26:26 --reps 3 --sets "default;msm_bat=1" > "$OUT/msm26.txt" 2>&1
+grep -E "msm_g1" "$OUT/msm.txt" | head -30
+timeout 90 "$G" cuda-bench --msm 26:26 --reps 3 --sets "default;msm_bat=1;msm_bat=3" > "$OUT/msm26.txt" 2>&1
 grep -E "msm_g1" "$OUT/msm26.txt"

@@ -573,21 +573,15 @@ static __device__ __forceinline__ void bat_out(const bat_args &a, uint32_t key, 
     }
 }
 
-template <int SLOG, bool R0, bool LAST>
-__global__ void __launch_bounds__(128) k_bat_round(bat_args a)
+/* Forward over items [p0, p1): the denominators of the pairs this thread
+ * leads, their exclusive prefix products handed to put(j, product) in
+ * order; returns the pairs' count, prod their product. */
+template <bool R0, class PUT>
+static __device__ __forceinline__ int bat_fwd(const bat_args &a, uint32_t p0, uint32_t p1, uint32_t base_in,
+                                              FF &prod, PUT put)
 {
-    constexpr int S = 1 << SLOG, NP = S / 2;
-    __shared__ FF tr[256];
-    const uint32_t base_in = R0 ? 0 : a.off_in[a.kbeg];
-    const uint32_t cnt = R0 ? a.n0 : a.off_in[a.kend] - base_in;
-    const uint32_t base_out = LAST ? 0 : a.off_out[a.kbeg];
-    const uint32_t p0 = (blockIdx.x * blockDim.x + threadIdx.x) << SLOG;
-    const uint32_t p1 = min(p0 + S, cnt);
-    FF pref[NP];
-    FF prod;
-    fe_one(prod);
     int np = 0;
-    /* 1. forward: the denominators of the pairs this thread leads. */
+    fe_one(prod);
     for (uint32_t p = p0; p < p1; p++) {
         uint32_t key, l, m;
         if (!bat_item<R0>(a, p, base_in, key, l, m) || (l & 1) || l + 1 >= m) continue;
@@ -602,31 +596,19 @@ __global__ void __launch_bounds__(128) k_bat_round(bat_args a)
         FF den;
         int cs = pair_case(den, x.x, y.x, x.y, y.y, need_y);
         if (cs != PAIR_ADD && cs != PAIR_DBL) continue;
-        pref[np++] = prod;
+        put(np++, prod);
         OPS::mul(prod, prod, den);
     }
-    /* 2. the block's product tree, one inversion, the inverses back down. */
-    const int t = threadIdx.x;
-    tr[128 + t] = prod;
-    for (int h = 64; h >= 1; h >>= 1) {
-        __syncthreads();
-        if (t < h) OPS::mul(tr[h + t], tr[2 * (h + t)], tr[2 * (h + t) + 1]);
-    }
-    __syncthreads();
-    if (t == 0) tr[1] = a.fermat ? inv_lz(tr[1]) : inv_bin(tr[1]);
-    for (int h = 1; h < 128; h <<= 1) {
-        __syncthreads();
-        if (t < h) {
-            const int i = h + t;
-            FF inv = tr[i], lo = tr[2 * i], hi = tr[2 * i + 1];
-            OPS::mul(tr[2 * i], inv, hi);
-            OPS::mul(tr[2 * i + 1], inv, lo);
-        }
-    }
-    __syncthreads();
-    FF inv = tr[128 + t];
-    /* 3. backward: each pair's sum with its inverse denominator, and the
-     * runs' odd last items, into the next list. */
+    return np;
+}
+
+/* Backward over the same items: each pair's sum (inverse denominator from
+ * inv, the inverse of all np denominators, and get(j), the prefix product
+ * before pair j), and the runs' odd last items, into the next list. */
+template <bool R0, bool LAST, class GET>
+static __device__ __forceinline__ void bat_bwd(const bat_args &a, uint32_t p0, uint32_t p1, uint32_t base_in,
+                                               uint32_t base_out, FF inv, int np, GET get)
+{
     for (uint32_t p = p1; p-- > p0;) {
         uint32_t key, l, m;
         if (!bat_item<R0>(a, p, base_in, key, l, m) || (l & 1)) continue;
@@ -647,7 +629,7 @@ __global__ void __launch_bounds__(128) k_bat_round(bat_args a)
             fe_zero(s.y);
         } else {
             FF invd;
-            OPS::mul(invd, inv, pref[--np]);
+            OPS::mul(invd, inv, get(--np));
             OPS::mul(inv, inv, den);
             s = pair_sum(x, y, invd, cs == PAIR_DBL);
         }
@@ -655,9 +637,131 @@ __global__ void __launch_bounds__(128) k_bat_round(bat_args a)
     }
 }
 
-template <int SLOG>
-static void bat_launch(unsigned blocks, cudaStream_t s, const bat_args &a, bool r0, bool last)
+/* The block's product tree over tr[128 + t] (128 threads): up leaves the
+ * root in tr[1]; down, with tr[1] replaced by its inverse, leaves each
+ * leaf's inverse in tr[128 + t].  Both end synchronised. */
+static __device__ __forceinline__ void tree_up(FF *tr, int t)
 {
+    for (int h = 64; h >= 1; h >>= 1) {
+        __syncthreads();
+        if (t < h) OPS::mul(tr[h + t], tr[2 * (h + t)], tr[2 * (h + t) + 1]);
+    }
+    __syncthreads();
+}
+static __device__ __forceinline__ void tree_down(FF *tr, int t)
+{
+    for (int h = 1; h < 128; h <<= 1) {
+        __syncthreads();
+        if (t < h) {
+            const int i = h + t;
+            FF inv = tr[i], lo = tr[2 * i], hi = tr[2 * i + 1];
+            OPS::mul(tr[2 * i], inv, hi);
+            OPS::mul(tr[2 * i + 1], inv, lo);
+        }
+    }
+    __syncthreads();
+}
+
+/* The round's bounds for this thread. */
+template <int SLOG, bool R0, bool LAST>
+static __device__ __forceinline__ void bat_bounds(const bat_args &a, uint32_t &base_in, uint32_t &base_out,
+                                                  uint32_t &p0, uint32_t &p1)
+{
+    base_in = R0 ? 0 : a.off_in[a.kbeg];
+    const uint32_t cnt = R0 ? a.n0 : a.off_in[a.kend] - base_in;
+    base_out = LAST ? 0 : a.off_out[a.kbeg];
+    p0 = (blockIdx.x * blockDim.x + threadIdx.x) << SLOG;
+    p1 = min(p0 + (1u << SLOG), cnt);
+}
+
+/* One round in one kernel (msm_bat 1, 2): thread 0 inverts the block's
+ * product while the block waits. */
+template <int SLOG, bool R0, bool LAST>
+__global__ void __launch_bounds__(128) k_bat_round(bat_args a)
+{
+    __shared__ FF tr[256];
+    uint32_t base_in, base_out, p0, p1;
+    bat_bounds<SLOG, R0, LAST>(a, base_in, base_out, p0, p1);
+    FF pref[1 << (SLOG - 1)];
+    FF prod;
+    int np = bat_fwd<R0>(a, p0, p1, base_in, prod, [&](int j, const FF &v) { pref[j] = v; });
+    const int t = threadIdx.x;
+    tr[128 + t] = prod;
+    tree_up(tr, t);
+    if (t == 0) tr[1] = a.fermat ? inv_lz(tr[1]) : inv_bin(tr[1]);
+    tree_down(tr, t);
+    bat_bwd<R0, LAST>(a, p0, p1, base_in, base_out, tr[128 + t], np, [&](int j) { return pref[j]; });
+}
+
+/* One round in three kernels (msm_bat 3): the forward pass stores its
+ * prefix products (pg, column j * nthr + thread), the thread's product
+ * (tp) and pair count (tn) and the block's root (br); k_bat_inv inverts
+ * every block's root, one thread each, so no block waits on one thread;
+ * the backward pass rebuilds the block's tree from tp, puts the root's
+ * inverse in and goes down it. */
+struct bat_split {
+    FF *pg, *tp, *br;
+    uint32_t *tn;
+    uint32_t nthr;
+};
+template <int SLOG, bool R0>
+__global__ void __launch_bounds__(128) k_bat_fwd(bat_args a, bat_split sp)
+{
+    __shared__ FF tr[256];
+    uint32_t base_in, base_out, p0, p1;
+    bat_bounds<SLOG, R0, true>(a, base_in, base_out, p0, p1);
+    const uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+    FF prod;
+    int np = bat_fwd<R0>(a, p0, p1, base_in, prod,
+                         [&](int j, const FF &v) { fe_store(&sp.pg[(size_t)j * sp.nthr + tid], v); });
+    fe_store(&sp.tp[tid], prod);
+    sp.tn[tid] = (uint32_t)np;
+    const int t = threadIdx.x;
+    tr[128 + t] = prod;
+    tree_up(tr, t);
+    if (t == 0) fe_store(&sp.br[blockIdx.x], tr[1]);
+}
+__global__ void k_bat_inv(FF *br, uint32_t nb)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nb) return;
+    FF v;
+    fe_load(v, &br[i]);
+    fe_store(&br[i], inv_bin(v));
+}
+template <int SLOG, bool R0, bool LAST>
+__global__ void __launch_bounds__(128) k_bat_bwd(bat_args a, bat_split sp)
+{
+    __shared__ FF tr[256];
+    uint32_t base_in, base_out, p0, p1;
+    bat_bounds<SLOG, R0, LAST>(a, base_in, base_out, p0, p1);
+    const uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+    const int t = threadIdx.x;
+    fe_load(tr[128 + t], &sp.tp[tid]);
+    tree_up(tr, t);
+    if (t == 0) fe_load(tr[1], &sp.br[blockIdx.x]);
+    tree_down(tr, t);
+    bat_bwd<R0, LAST>(a, p0, p1, base_in, base_out, tr[128 + t], (int)sp.tn[tid], [&](int j) {
+        FF v;
+        fe_load(v, &sp.pg[(size_t)j * sp.nthr + tid]);
+        return v;
+    });
+}
+
+template <int SLOG>
+static void bat_launch(unsigned blocks, cudaStream_t s, const bat_args &a, bool r0, bool last,
+                       const bat_split *sp)
+{
+    if (sp) {
+        if (r0) k_bat_fwd<SLOG, true><<<blocks, 128, 0, s>>>(a, *sp);
+        else k_bat_fwd<SLOG, false><<<blocks, 128, 0, s>>>(a, *sp);
+        k_bat_inv<<<(blocks + 127) / 128, 128, 0, s>>>(sp->br, blocks);
+        if (r0 && last) k_bat_bwd<SLOG, true, true><<<blocks, 128, 0, s>>>(a, *sp);
+        else if (r0) k_bat_bwd<SLOG, true, false><<<blocks, 128, 0, s>>>(a, *sp);
+        else if (last) k_bat_bwd<SLOG, false, true><<<blocks, 128, 0, s>>>(a, *sp);
+        else k_bat_bwd<SLOG, false, false><<<blocks, 128, 0, s>>>(a, *sp);
+        return;
+    }
     if (r0 && last) k_bat_round<SLOG, true, true><<<blocks, 128, 0, s>>>(a);
     else if (r0) k_bat_round<SLOG, true, false><<<blocks, 128, 0, s>>>(a);
     else if (last) k_bat_round<SLOG, false, true><<<blocks, 128, 0, s>>>(a);
@@ -670,6 +774,38 @@ gs_status cu_msm_bat_launch(gs_cu_dev *d, const cu_msm_plan &p, const cu_msm_bat
     int v = gs_cu_knob(GS_CU_K_MSM_BAT_S);
     while ((1 << slog) < v && slog < 6) slog++;
     while ((1 << slog) > v && slog > 3) slog--;
+    /* msm_bat 3: the split round's scratch (d->msm.ba, grown as needed):
+     * prefix products of up to 2^(slog-1) pairs per thread, the threads'
+     * products and counts, the blocks' roots, for the largest round. */
+    const bool split = gs_cu_knob(GS_CU_K_MSM_BAT) == 3;
+    bat_split sp;
+    memset(&sp, 0, sizeof sp);
+    if (split) {
+        uint64_t most = 0;
+        for (unsigned g = 0; g < p.ngrp; g += p.bslab) {
+            const unsigned g1 = g + p.bslab < p.ngrp ? g + p.bslab : p.ngrp;
+            unsigned w0 = g * p.t, w1 = g1 * p.t < p.nwin ? g1 * p.t : p.nwin;
+            uint64_t n0 = (uint64_t)(w1 - w0) * in.nb << p.glv;
+            if (n0 > most) most = n0;
+        }
+        const uint64_t thr = ((most + (1u << slog) - 1) >> slog) + 128, blk = thr / 128 + 1;
+        const size_t need = (size_t)(thr << (slog - 1)) * sizeof(FF) + thr * (sizeof(FF) + 4) + blk * sizeof(FF) + 1024;
+        if (need > d->msm.ba_bytes) {
+            for (int i = 0; i < 2; i++) CU_TRY(cudaStreamSynchronize(d->streams[i]));
+            cudaError_t e = cu_region_renew(&d->msm.ba, &d->msm.ba_bytes, need);
+            if (e != cudaSuccess)
+                return GS_ERR(err, GS_ERR_NOMEM, "msm", "batch-affine tree scratch of %zu MiB: %s", need >> 20,
+                              cudaGetErrorString(e));
+        }
+        char *base = (char *)d->msm.ba;
+        sp.pg = (FF *)base;
+        base += (size_t)(thr << (slog - 1)) * sizeof(FF);
+        sp.tp = (FF *)base;
+        base += thr * sizeof(FF);
+        sp.br = (FF *)base;
+        base += blk * sizeof(FF);
+        sp.tn = (uint32_t *)base;
+    }
     for (unsigned g = 0; g < p.ngrp; g += p.bslab) {
         /* A slab: groups g .. g1 - 1, their entries contiguous. */
         const unsigned g1 = g + p.bslab < p.ngrp ? g + p.bslab : p.ngrp;
@@ -706,10 +842,12 @@ gs_status cu_msm_bat_launch(gs_cu_dev *d, const cu_msm_plan &p, const cu_msm_bat
             if (items > a.n0) items = a.n0;
             uint64_t thr = (items + (1u << slog) - 1) >> slog;
             unsigned blocks = (unsigned)((thr + 127) / 128);
-            if (slog == 3) bat_launch<3>(blocks, d->stream, a, r0, last);
-            else if (slog == 5) bat_launch<5>(blocks, d->stream, a, r0, last);
-            else if (slog == 6) bat_launch<6>(blocks, d->stream, a, r0, last);
-            else bat_launch<4>(blocks, d->stream, a, r0, last);
+            sp.nthr = blocks * 128;
+            const bat_split *spp = split ? &sp : NULL;
+            if (slog == 3) bat_launch<3>(blocks, d->stream, a, r0, last, spp);
+            else if (slog == 5) bat_launch<5>(blocks, d->stream, a, r0, last, spp);
+            else if (slog == 6) bat_launch<6>(blocks, d->stream, a, r0, last, spp);
+            else bat_launch<4>(blocks, d->stream, a, r0, last, spp);
             CU_LAUNCHED("k_bat_round");
         }
     }

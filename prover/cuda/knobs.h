@@ -89,10 +89,11 @@ extern "C" {
     X(MSM_BA, "msm_ba", "GS_CU_MSM_BA", 0, 0, 1, "0", NULL,                                         \
       "G1 MSM level 1: each chunk's same-bucket entry pairs added in affine, one inversion per chunk " \
       "(Montgomery's trick), before the XYZZ additions (1); chunk size msm_s1; per MSM")              \
-    X(MSM_BAT, "msm_bat", "GS_CU_MSM_BAT", 0, 0, 2, "0", NULL,                                       \
+    X(MSM_BAT, "msm_bat", "GS_CU_MSM_BAT", 0, 0, 3, "0", NULL,                                       \
       "G1 MSM level 1 by a batch-affine tree: each bucket's entries halved pairwise in affine "       \
       "coordinates, round after round, one inversion per block of 128 threads, by the binary "       \
-      "extended Euclid (1) or Fermat (2); per MSM")                                                  \
+      "extended Euclid in the round's kernel (1), Fermat there (2), or the round split in three "    \
+      "kernels, every block's inversion in a kernel of its own (3); per MSM")                       \
     X(MSM_BAT_S, "msm_bat_s", "GS_CU_MSM_BAT_S", GS_CU_KF_POW2, 8, 64, "32", NULL,                  \
       "msm_bat: items per thread of a round (8 .. 64); per MSM")                                    \
     X(MSM_BAT_G, "msm_bat_g", "GS_CU_MSM_BAT_G", GS_CU_KF_AUTO, 1, 64, "auto", NULL,                \

@@ -10,7 +10,8 @@
  *            bucket sets), 61 distinct points (P + P and P - P pairs),
  *            points at infinity; and with GLV plans (the combination);
  *   msm_bat  level 1 by the batch-affine tree, 8 .. 64 items per thread,
- *            both inversions (binary Euclid, Fermat), the cases of msm_ba (all-equal scalars: one bucket
+ *            both inversions (binary Euclid, Fermat), the round in one
+ *            kernel and in three (3), slabs of groups and one group, the cases of msm_ba (all-equal scalars: one bucket
  *            of every entry, past the tree's cap of rounds into the XYZZ
  *            levels), forced windows up to 20, with GLV plans;
  *   h_first  the witness MSMs after the H chain;
@@ -215,10 +216,21 @@ GS_TEST(cuda_msm_bat_vs_cpu)
     gs_cu_knob_set(GS_CU_K_MSM_BAT, 2); /* Fermat's inversion */
     g1_all(1);
     gs_cu_knob_set(GS_CU_K_MSM_BAT, 1);
+    gs_cu_knob_set(GS_CU_K_MSM_BAT_G, 1); /* a group per launch */
+    g1_all(1);
+    prepared_all();
+    gs_cu_knob_set(GS_CU_K_MSM_BAT_G, GS_CU_AUTO);
     int g = knob_put(GS_CU_K_MSM_GLV, 1);
     g1_all(1);
     prepared_all();
     gs_cu_knob_set(GS_CU_K_MSM_GLV, g);
+    gs_cu_knob_set(GS_CU_K_MSM_BAT, 3); /* the round in three kernels */
+    for (size_t i = 0; i < NCASES(per); i++) {
+        gs_cu_knob_set(GS_CU_K_MSM_BAT_S, per[i]);
+        g1_all(1);
+        prepared_all();
+    }
+    gs_cu_knob_set(GS_CU_K_MSM_BAT_S, bs);
     gs_cu_knob_set(GS_CU_K_MSM_BAT, bat);
 }
 
@@ -314,6 +326,7 @@ static const struct {
     { 7, "msm_bat", { GS_CU_K_MSM_BAT, -1 }, { 1 } },
     { 7, "msm_bat, 8 items per thread, msm_glv", { GS_CU_K_MSM_BAT, GS_CU_K_MSM_BAT_S, GS_CU_K_MSM_GLV },
       { 1, 8, 1 } },
+    { 7, "msm_bat 3 (the split round)", { GS_CU_K_MSM_BAT, -1 }, { 3 } },
 };
 
 /* Witness kinds beyond the consistent one: 1 edge values (0, 1, r - 1 every
