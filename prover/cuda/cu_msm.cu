@@ -38,7 +38,11 @@
  *     balanced.  (GS_CU_MSM_FLAT=0: level 1 cut per bucket instead, one
  *     thread per chunk of at most S1 entries of one bucket.  The knob
  *     msm_ba: G1's level 1 adds each chunk's same-bucket entry pairs in
- *     affine first, cu_msm_ba.cu, the same partials out.)
+ *     affine first, cu_msm_ba.cu, the same partials out.  The knob
+ *     msm_bat: G1's level 1 by a tree of affine rounds, each bucket's run
+ *     halved per round, cu_msm_ba.cu; prepare computes the rounds' offsets
+ *     and level 1's partials are the last round's, one per bucket unless
+ *     the bucket outgrew the rounds.)
  *  5. bucket reduction: group sum = sum_b b * B_b.  Thread (g, j) takes
  *     buckets [jL + 1, (j+1)L], computes the running sums
  *     R = sum B_b, T = sum (b - jL) B_b, and returns T + jL * R; groups of
