@@ -21,10 +21,10 @@ G=$B/gapscope
 T=$B/test/all
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 nvidia-smi -L
-GS_REQUIRE_GPU=1 GS_BIN=$G timeout 120 "$T" --only cuda_msm_bat_vs_cpu --only cuda_prove_bat_vs_cpu \
+GS_REQUIRE_GPU=1 GS_BIN=$G timeout 100 "$T" --only cuda_msm_bat_vs_cpu --only cuda_prove_bat_vs_cpu \
     > "$OUT/tests.txt" 2>&1
 grep -E "passed|failed|FAIL|differs" "$OUT/tests.txt" | head -8
-timeout 100 "$G" cuda-bench --msm 22:24 --reps 5 --sets "default;msm_bat=1;msm_bat=3;default;msm_bat=1;msm_bat=3;msm_bat=1,msm_bat_g=1;msm_bat=2" \
+timeout 80 "$G" cuda-bench --msm 22:24 --reps 5 --sets "default;msm_bat=1;msm_bat=3;default;msm_bat=1;msm_bat=3" \
     > "$OUT/msm.txt" 2>&1
 grep -E "msm_g1" "$OUT/msm.txt" | head -30
 SECS="--section SpeedOfLight --section Occupancy --section MemoryWorkloadAnalysis --section LaunchStats --section WarpStateStats"
