@@ -228,9 +228,9 @@ static int plan_msm(msm_plan *p, size_t n, int window, unsigned t, int g2)
     p->psz = g2 ? sizeof(cu_g2_xyzz) : sizeof(cu_g1_xyzz);
     p->bat = bat_on(g2);
     if (p->bat) {
-        /* The tree's rounds (at most GS_CU_MSM_BATR, then the XYZZ levels)
-         * must leave level 1 no more partials than t1max: s1log rounds or
-         * fewer. */
+        /* Level 1's partials after the rounds, ntot / 2^rounds + a key
+         * each at most, must fit t1max (ntot / 2^s1log + a key each): so
+         * the cap on rounds, GS_CU_MSM_BATR, may not be below s1log. */
         if (p->s1log > GS_CU_MSM_BATR) p->bat = 0;
         /* A round runs over a slab of bslab groups at once (a round of
          * one group at a time left most of the GPU waiting on a few
@@ -239,13 +239,12 @@ static int plan_msm(msm_plan *p, size_t n, int window, unsigned t, int g2)
          * msm_bat_g says how many groups. */
         uint64_t grp = (uint64_t)p->t * n << p->glv, per = (grp / 2 + grp / 4 + 2 * (p->B + 2)) * 100;
         int g = gs_cu_knob(GS_CU_K_MSM_BAT_G);
-        unsigned slabs;
         if (g != GS_CU_AUTO) {
             p->bslab = (unsigned)g < p->ngrp ? (unsigned)g : p->ngrp;
         } else {
             uint64_t fit = ((uint64_t)16 << 30) / (per ? per : 1);
             if (fit < 1) fit = 1;
-            slabs = (unsigned)((p->ngrp + fit - 1) / fit);
+            unsigned slabs = (unsigned)((p->ngrp + fit - 1) / fit);
             p->bslab = (p->ngrp + slabs - 1) / slabs;
         }
         p->blist[0] = p->bslab * (grp / 2 + p->B + 2);
