@@ -237,7 +237,9 @@ static int plan_msm(msm_plan *p, size_t n, int window, unsigned t, int g2)
          * blocks' inversions once the lists were short: 2026-12-07);
          * the slab's lists, 100 bytes an item, at most 16 GiB unless
          * msm_bat_g says how many groups. */
-        uint64_t grp = (uint64_t)p->t * n << p->glv, per = (grp / 2 + grp / 4 + 2 * (p->B + 2)) * 100;
+        const uint64_t grp = (uint64_t)p->t * n << p->glv;
+        const uint64_t items[2] = { grp / 2 + p->B + 2, grp / 4 + p->B + 2 }; /* a group's, per list */
+        const uint64_t per = (items[0] + items[1]) * 100;
         int g = gs_cu_knob(GS_CU_K_MSM_BAT_G);
         if (g != GS_CU_AUTO) {
             p->bslab = (unsigned)g < p->ngrp ? (unsigned)g : p->ngrp;
@@ -247,8 +249,8 @@ static int plan_msm(msm_plan *p, size_t n, int window, unsigned t, int g2)
             unsigned slabs = (unsigned)((p->ngrp + fit - 1) / fit);
             p->bslab = (p->ngrp + slabs - 1) / slabs;
         }
-        p->blist[0] = p->bslab * (grp / 2 + p->B + 2);
-        p->blist[1] = p->bslab * (grp / 4 + p->B + 2);
+        p->blist[0] = p->bslab * items[0];
+        p->blist[1] = p->bslab * items[1];
     }
     return 1;
 }
@@ -876,34 +878,41 @@ extern "C" gs_status gs_cu_msm_prepare(gs_cu_dev *d, const gs_scalar *scalars, s
         pr->flat = accum_flat();
         pr->ba = pr->flat && ba_on(g2) && !p.bat;
         pr->bat_rounds = 0;
+        uint64_t bound;
         if (p.bat) {
+            /* The largest bucket sets the rounds; level 1's largest count
+             * is then ceil(it / 2^R), no second reduction needed. */
             k_chunks1<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c, 0);
             CU_LAUNCHED("k_chunks1");
             tb = d->msm.cub_bytes;
             CU_TRY(cub::DeviceReduce::Max(d->msm.cub_temp, tb, b.chunks, b.counts + 2, (int)(p.K + 1), s));
             if ((st = read_counts(d, b.counts + 2, 1, err)) != GS_OK) return st;
+            const uint64_t most = d->cnt_host[0];
             int R = 1;
-            while (R < GS_CU_MSM_BATR && ((uint64_t)1 << R) < d->cnt_host[0]) R++;
+            while (R < GS_CU_MSM_BATR && ((uint64_t)1 << R) < most) R++;
             pr->bat_rounds = R;
-            for (int r = 1; r < R; r++) {
+            for (int r = 1; r <= R; r++) {
                 k_chunks1<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c, (unsigned)r);
                 CU_LAUNCHED("k_chunks1");
                 tb = d->msm.cub_bytes;
-                CU_TRY(cub::DeviceScan::ExclusiveSum(d->msm.cub_temp, tb, b.chunks, b.boff[r], (int)(p.K + 1), s));
+                CU_TRY(cub::DeviceScan::ExclusiveSum(d->msm.cub_temp, tb, b.chunks, r < R ? b.boff[r] : b.coff[0],
+                                                     (int)(p.K + 1), s));
             }
-            k_chunks1<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c, (unsigned)R);
-        } else if (pr->flat)
-            k_chunks_flat<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c, p.s1log);
-        else
-            k_chunks1<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c, p.s1log);
-        CU_LAUNCHED("k_chunks1");
-        tb = d->msm.cub_bytes;
-        CU_TRY(cub::DeviceReduce::Max(d->msm.cub_temp, tb, b.chunks, b.counts + 2, (int)(p.K + 1), s));
-        tb = d->msm.cub_bytes;
-        CU_TRY(cub::DeviceScan::ExclusiveSum(d->msm.cub_temp, tb, b.chunks, b.coff[0],
-                                             (int)(p.K + 1), s));
-        if ((st = read_counts(d, b.counts + 2, 1, err)) != GS_OK) return st;
-        uint64_t bound = d->cnt_host[0];
+            bound = (most + ((uint64_t)1 << R) - 1) >> R;
+        } else {
+            if (pr->flat)
+                k_chunks_flat<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c, p.s1log);
+            else
+                k_chunks1<<<nblk(p.K + 1, 256), 256, 0, s>>>(b.chunks, b.bstart, b.bend, p.K, p.c, p.s1log);
+            CU_LAUNCHED("k_chunks1");
+            tb = d->msm.cub_bytes;
+            CU_TRY(cub::DeviceReduce::Max(d->msm.cub_temp, tb, b.chunks, b.counts + 2, (int)(p.K + 1), s));
+            tb = d->msm.cub_bytes;
+            CU_TRY(cub::DeviceScan::ExclusiveSum(d->msm.cub_temp, tb, b.chunks, b.coff[0],
+                                                 (int)(p.K + 1), s));
+            if ((st = read_counts(d, b.counts + 2, 1, err)) != GS_OK) return st;
+            bound = d->cnt_host[0];
+        }
         int levels = 0;
         while (bound > 1) {
             bound = (bound + MSM_S2 - 1) / MSM_S2;

@@ -517,13 +517,21 @@ static __device__ __forceinline__ bool bat_item(const bat_args &a, uint32_t p, u
 
 /* Item p's point, reduced and signed; (0, 0) for a skipped scalar.  X_ONLY:
  * x alone (y left untouched). */
+/* Round 0's item p: where its point lives (NULL: a skipped scalar), phi
+ * and its sign. */
+static __device__ __forceinline__ const AFF *bat_entry(const bat_args &a, uint32_t p, bool &phi, bool &neg)
+{
+    uint32_t v = a.vals[a.e0 + p];
+    neg = (v >> 31) != 0;
+    return entry_point(a.pts, v, a.stride, a.skip, a.jshift, a.glv, phi);
+}
+
 template <bool R0, bool X_ONLY = false>
 static __device__ __forceinline__ void bat_point(AFF &q, const bat_args &a, uint32_t p)
 {
     if constexpr (R0) {
-        uint32_t v = a.vals[a.e0 + p];
-        bool phi;
-        const AFF *pp = entry_point(a.pts, v, a.stride, a.skip, a.jshift, a.glv, phi);
+        bool phi, neg;
+        const AFF *pp = bat_entry(a, p, phi, neg);
         if (!pp) {
             fe_zero(q.x);
             fe_zero(q.y);
@@ -531,7 +539,7 @@ static __device__ __forceinline__ void bat_point(AFF &q, const bat_args &a, uint
         }
         fe_load(q.x, &pp->x);
         if (phi) glv_phi_x(q.x);
-        if (!X_ONLY) load_y(q.y, pp, (v >> 31) != 0);
+        if (!X_ONLY) load_y(q.y, pp, neg);
     } else {
         fe_load(q.x, &a.lin[p].x);
         if (!X_ONLY) fe_load(q.y, &a.lin[p].y);
@@ -540,11 +548,10 @@ static __device__ __forceinline__ void bat_point(AFF &q, const bat_args &a, uint
 template <bool R0> static __device__ __forceinline__ void bat_y(AFF &q, const bat_args &a, uint32_t p)
 {
     if constexpr (R0) {
-        uint32_t v = a.vals[a.e0 + p];
-        bool phi;
-        const AFF *pp = entry_point(a.pts, v, a.stride, a.skip, a.jshift, a.glv, phi);
+        bool phi, neg;
+        const AFF *pp = bat_entry(a, p, phi, neg);
         if (!pp) fe_zero(q.y);
-        else load_y(q.y, pp, (v >> 31) != 0);
+        else load_y(q.y, pp, neg);
     } else {
         fe_load(q.y, &a.lin[p].y);
     }
@@ -781,10 +788,10 @@ static void bat_launch(unsigned blocks, cudaStream_t s, const bat_args &a, bool 
 
 gs_status cu_msm_bat_launch(gs_cu_dev *d, const cu_msm_plan &p, const cu_msm_bat_in &in, gs_err *err)
 {
-    int slog = 4;
-    int v = gs_cu_knob(GS_CU_K_MSM_BAT_S);
-    while ((1 << slog) < v && slog < 6) slog++;
-    while ((1 << slog) > v && slog > 3) slog--;
+    /* msm_bat_s: a power of two, 8 .. 64 (knobs.h). */
+    const int v = gs_cu_knob(GS_CU_K_MSM_BAT_S);
+    int slog = 3;
+    while (slog < 6 && (1 << slog) < v) slog++;
     /* msm_bat 3: the split round's scratch (d->msm.ba, grown as needed):
      * prefix products of up to 2^(slog-1) pairs per thread, the threads'
      * products and counts, the blocks' roots, for the largest round. */
@@ -792,13 +799,10 @@ gs_status cu_msm_bat_launch(gs_cu_dev *d, const cu_msm_plan &p, const cu_msm_bat
     bat_split sp;
     memset(&sp, 0, sizeof sp);
     if (split) {
-        uint64_t most = 0;
-        for (unsigned g = 0; g < p.ngrp; g += p.bslab) {
-            const unsigned g1 = g + p.bslab < p.ngrp ? g + p.bslab : p.ngrp;
-            unsigned w0 = g * p.t, w1 = g1 * p.t < p.nwin ? g1 * p.t : p.nwin;
-            uint64_t n0 = (uint64_t)(w1 - w0) * in.nb << p.glv;
-            if (n0 > most) most = n0;
-        }
+        /* The first slab has the most entries (the others as many groups
+         * or fewer, the last group the fewest windows). */
+        const unsigned w1 = p.bslab * p.t < p.nwin ? p.bslab * p.t : p.nwin;
+        const uint64_t most = (uint64_t)w1 * in.nb << p.glv;
         const uint64_t thr = ((most + (1u << slog) - 1) >> slog) + 128, blk = thr / 128 + 1;
         const size_t need = (size_t)(thr << (slog - 1)) * sizeof(FF) + thr * (sizeof(FF) + 4) + blk * sizeof(FF) + 1024;
         if (need > d->msm.ba_bytes) {
