@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "cu_msm.cuh"
+#include "../field/fp_divsteps.h"
 
 /* The field of the flat kernel's default variant (FV 23: the dedicated
  * squaring; lazy multiplications out of line). */
@@ -194,6 +195,18 @@ static __device__ __forceinline__ bool is_one(const FF &x)
     for (int i = 1; i < 12; i++) acc |= x.l[i];
     return acc == 0;
 }
+/* x R^2 mod p (reduced) for x < 2p: (aR)^-1 -> a^-1 R, by one Montgomery
+ * multiplication by R^3 mod p (R = 2^384; consts.h's GS_FPC_R3). */
+static __device__ __forceinline__ FF to_mont2(FF x)
+{
+    const uint64_t r3w[6] = GS_FPC_R3;
+    FF r3;
+#pragma unroll
+    for (int i = 0; i < 12; i++) r3.l[i] = (uint32_t)(r3w[i >> 1] >> (32 * (i & 1)));
+    OPS::mul(x, x, r3);
+    fe_reduce(x, x);
+    return x;
+}
 static __device__ __noinline__ FF inv_bin(FF a)
 {
     FF u, v, x1, x2;
@@ -238,15 +251,19 @@ static __device__ __noinline__ FF inv_bin(FF a)
             fe_sub(x2, x2, x1);
         }
     }
-    FF r = is_one(u) ? x1 : x2, r3;
-    /* R^3 mod p, R = 2^384 (cu_fp_cfg's one() is R mod p). */
-    const uint32_t R3[12] = { 0xd94ca1e0u, 0xed48ac6bu, 0x03a7adf8u, 0x315f831eu, 0x615e29ddu, 0x9a53352au,
-                              0x921e1761u, 0x34c04e5eu, 0x65724728u, 0x2512d435u, 0x91755d4du, 0x0aa63460u };
-#pragma unroll
-    for (int i = 0; i < 12; i++) r3.l[i] = R3[i];
-    OPS::mul(r, r, r3);
-    fe_reduce(r, r);
-    return r;
+    return to_mont2(is_one(u) ? x1 : x2);
+}
+
+/* The same inverse by divsteps (prover/field/fp_divsteps.h: ~25 batches
+ * of 29 steps on the low word, each batch's matrix applied to the whole
+ * numbers; a fraction of inv_bin's latency, which is what a block or a
+ * round waits on).  Result reduced. */
+static __device__ __noinline__ FF inv_ds(FF a)
+{
+    FF u, r;
+    fe_reduce(u, a);
+    gs_fp_inv_divsteps(r.l, u.l); /* 0 for 0 (never asked) */
+    return to_mont2(r);
 }
 
 /* The thread's bucket accumulator in shared memory, 16-byte word w of
@@ -490,8 +507,15 @@ struct bat_args {
     const uint32_t *off_out;
     cu_xyzz<FF> *part;
     uint32_t kbeg, kend, dmask;
-    bool fermat; /* msm_bat = 2: the block's inversion by inv_lz (A/B) */
+    int inv; /* the block's inversion: BAT_INV_DS (divsteps), BAT_INV_BIN (msm_bat_inv = 1), or
+              * BAT_INV_FERMAT (msm_bat = 2; A/B) */
 };
+
+enum { BAT_INV_DS, BAT_INV_BIN, BAT_INV_FERMAT };
+static __device__ __forceinline__ FF bat_inv(FF x, int how)
+{
+    return how == BAT_INV_FERMAT ? inv_lz(x) : how == BAT_INV_BIN ? inv_bin(x) : inv_ds(x);
+}
 
 /* Item p of the round's input: its key, run index l and run length m;
  * false for an item of a digit-0 key (round 0; no output). */
@@ -580,18 +604,37 @@ static __device__ __forceinline__ void bat_out(const bat_args &a, uint32_t key, 
     }
 }
 
-/* Forward over items [p0, p1): the denominators of the pairs this thread
- * leads, their exclusive prefix products handed to put(j, product) in
- * order; returns the pairs' count, prod their product. */
-template <bool R0, class PUT>
-static __device__ __forceinline__ int bat_fwd(const bat_args &a, uint32_t p0, uint32_t p1, uint32_t base_in,
-                                              FF &prod, PUT put)
+/* The items of [p0, p1) that lead (a pair, or a run's odd last item), as
+ * offsets from p0 in order; returns their count.  Both passes go over
+ * this list, so every lane of a warp takes one each trip (walking the
+ * items, the lanes whose item followed its leader sat out each pair's
+ * multiplications: 16 of 32 lanes busy, Nsight Compute 2026-12-07). */
+template <int SLOG, bool R0>
+static __device__ __forceinline__ int bat_leads(const bat_args &a, uint32_t p0, uint32_t p1, uint32_t base_in,
+                                                uint8_t (&lead)[1 << SLOG])
+{
+    int nl = 0;
+    for (uint32_t p = p0; p < p1; p++) {
+        uint32_t key, l, m;
+        if (bat_item<R0>(a, p, base_in, key, l, m) && !(l & 1)) lead[nl++] = (uint8_t)(p - p0);
+    }
+    return nl;
+}
+
+/* Forward over the leading items: the denominators of the pairs this
+ * thread leads, their exclusive prefix products handed to put(j, product)
+ * in order; returns the pairs' count, prod their product. */
+template <int SLOG, bool R0, class PUT>
+static __device__ __forceinline__ int bat_fwd(const bat_args &a, uint32_t p0, const uint8_t (&lead)[1 << SLOG],
+                                              int nl, uint32_t base_in, FF &prod, PUT put)
 {
     int np = 0;
     fe_one(prod);
-    for (uint32_t p = p0; p < p1; p++) {
+    for (int j = 0; j < nl; j++) {
+        const uint32_t p = p0 + lead[j];
         uint32_t key, l, m;
-        if (!bat_item<R0>(a, p, base_in, key, l, m) || (l & 1) || l + 1 >= m) continue;
+        bat_item<R0>(a, p, base_in, key, l, m);
+        if (l + 1 >= m) continue;
         AFF x, y;
         bat_point<R0, true>(x, a, p);
         bat_point<R0, true>(y, a, p + 1);
@@ -609,23 +652,15 @@ static __device__ __forceinline__ int bat_fwd(const bat_args &a, uint32_t p0, ui
     return np;
 }
 
-/* Backward over the same items: each pair's sum (inverse denominator from
- * inv, the inverse of all np denominators, and get(j), the prefix product
- * before pair j), and the runs' odd last items, into the next list.  The
- * items that lead (a pair or a run's odd last item) are listed first and
- * the work goes over that list, so every lane of a warp takes one each trip
- * (walking the items, the lanes whose item followed its leader sat out each
- * pair's multiplications: 16 of 32 lanes busy, Nsight Compute 2026-12-07). */
+/* Backward over the same leading items, last first: each pair's sum
+ * (inverse denominator from inv, the inverse of all np denominators, and
+ * get(j), the prefix product before pair j), and the runs' odd last items,
+ * into the next list. */
 template <int SLOG, bool R0, bool LAST, class GET>
-static __device__ __forceinline__ void bat_bwd(const bat_args &a, uint32_t p0, uint32_t p1, uint32_t base_in,
-                                               uint32_t base_out, FF inv, int np, GET get)
+static __device__ __forceinline__ void bat_bwd(const bat_args &a, uint32_t p0, const uint8_t (&lead)[1 << SLOG],
+                                               int nl, uint32_t base_in, uint32_t base_out, FF inv, int np,
+                                               GET get)
 {
-    uint8_t lead[1 << SLOG];
-    int nl = 0;
-    for (uint32_t p = p0; p < p1; p++) {
-        uint32_t key, l, m;
-        if (bat_item<R0>(a, p, base_in, key, l, m) && !(l & 1)) lead[nl++] = (uint8_t)(p - p0);
-    }
     for (int j = nl; j-- > 0;) {
         const uint32_t p = p0 + lead[j];
         uint32_t key, l, m;
@@ -702,13 +737,15 @@ __global__ void __launch_bounds__(128) k_bat_round(bat_args a)
     bat_bounds<SLOG, R0, LAST>(a, base_in, base_out, p0, p1);
     FF pref[1 << (SLOG - 1)];
     FF prod;
-    int np = bat_fwd<R0>(a, p0, p1, base_in, prod, [&](int j, const FF &v) { pref[j] = v; });
+    uint8_t lead[1 << SLOG];
+    const int nl = bat_leads<SLOG, R0>(a, p0, p1, base_in, lead);
+    int np = bat_fwd<SLOG, R0>(a, p0, lead, nl, base_in, prod, [&](int j, const FF &v) { pref[j] = v; });
     const int t = threadIdx.x;
     tr[128 + t] = prod;
     tree_up(tr, t);
-    if (t == 0) tr[1] = a.fermat ? inv_lz(tr[1]) : inv_bin(tr[1]);
+    if (t == 0) tr[1] = bat_inv(tr[1], a.inv);
     tree_down(tr, t);
-    bat_bwd<SLOG, R0, LAST>(a, p0, p1, base_in, base_out, tr[128 + t], np, [&](int j) { return pref[j]; });
+    bat_bwd<SLOG, R0, LAST>(a, p0, lead, nl, base_in, base_out, tr[128 + t], np, [&](int j) { return pref[j]; });
 }
 
 /* One round in three kernels (msm_bat 3): the forward pass stores its
@@ -730,8 +767,10 @@ __global__ void __launch_bounds__(128) k_bat_fwd(bat_args a, bat_split sp)
     bat_bounds<SLOG, R0, true>(a, base_in, base_out, p0, p1);
     const uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
     FF prod;
-    int np = bat_fwd<R0>(a, p0, p1, base_in, prod,
-                         [&](int j, const FF &v) { fe_store(&sp.pg[(size_t)j * sp.nthr + tid], v); });
+    uint8_t lead[1 << SLOG];
+    const int nl = bat_leads<SLOG, R0>(a, p0, p1, base_in, lead);
+    int np = bat_fwd<SLOG, R0>(a, p0, lead, nl, base_in, prod,
+                               [&](int j, const FF &v) { fe_store(&sp.pg[(size_t)j * sp.nthr + tid], v); });
     fe_store(&sp.tp[tid], prod);
     sp.tn[tid] = (uint32_t)np;
     const int t = threadIdx.x;
@@ -739,13 +778,13 @@ __global__ void __launch_bounds__(128) k_bat_fwd(bat_args a, bat_split sp)
     tree_up(tr, t);
     if (t == 0) fe_store(&sp.br[blockIdx.x], tr[1]);
 }
-__global__ void k_bat_inv(FF *br, uint32_t nb)
+__global__ void k_bat_inv(FF *br, uint32_t nb, int inv)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= nb) return;
     FF v;
     fe_load(v, &br[i]);
-    fe_store(&br[i], inv_bin(v));
+    fe_store(&br[i], bat_inv(v, inv));
 }
 template <int SLOG, bool R0, bool LAST>
 __global__ void __launch_bounds__(128) k_bat_bwd(bat_args a, bat_split sp)
@@ -759,7 +798,9 @@ __global__ void __launch_bounds__(128) k_bat_bwd(bat_args a, bat_split sp)
     tree_up(tr, t);
     if (t == 0) fe_load(tr[1], &sp.br[blockIdx.x]);
     tree_down(tr, t);
-    bat_bwd<SLOG, R0, LAST>(a, p0, p1, base_in, base_out, tr[128 + t], (int)sp.tn[tid], [&](int j) {
+    uint8_t lead[1 << SLOG];
+    const int nl = bat_leads<SLOG, R0>(a, p0, p1, base_in, lead);
+    bat_bwd<SLOG, R0, LAST>(a, p0, lead, nl, base_in, base_out, tr[128 + t], (int)sp.tn[tid], [&](int j) {
         FF v;
         fe_load(v, &sp.pg[(size_t)j * sp.nthr + tid]);
         return v;
@@ -773,7 +814,7 @@ static void bat_launch(unsigned blocks, cudaStream_t s, const bat_args &a, bool 
     if (sp) {
         if (r0) k_bat_fwd<SLOG, true><<<blocks, 128, 0, s>>>(a, *sp);
         else k_bat_fwd<SLOG, false><<<blocks, 128, 0, s>>>(a, *sp);
-        k_bat_inv<<<(blocks + 127) / 128, 128, 0, s>>>(sp->br, blocks);
+        k_bat_inv<<<(blocks + 127) / 128, 128, 0, s>>>(sp->br, blocks, a.inv);
         if (r0 && last) k_bat_bwd<SLOG, true, true><<<blocks, 128, 0, s>>>(a, *sp);
         else if (r0) k_bat_bwd<SLOG, true, false><<<blocks, 128, 0, s>>>(a, *sp);
         else if (last) k_bat_bwd<SLOG, false, true><<<blocks, 128, 0, s>>>(a, *sp);
@@ -843,7 +884,8 @@ gs_status cu_msm_bat_launch(gs_cu_dev *d, const cu_msm_plan &p, const cu_msm_bat
         a.kend = g1 << p.c;
         a.dmask = (1u << p.c) - 1;
         a.part = (cu_xyzz<FF> *)in.part;
-        a.fermat = gs_cu_knob(GS_CU_K_MSM_BAT) == 2;
+        a.inv = gs_cu_knob(GS_CU_K_MSM_BAT) == 2 ? BAT_INV_FERMAT
+                : gs_cu_knob(GS_CU_K_MSM_BAT_INV) == 1 ? BAT_INV_BIN : BAT_INV_DS;
         if (a.n0 == 0) continue;
         for (int r = 0; r < in.rounds; r++) {
             const bool r0 = r == 0, last = r == in.rounds - 1;

@@ -91,14 +91,17 @@ extern "C" {
       "(Montgomery's trick), before the XYZZ additions (1); chunk size msm_s1; per MSM")              \
     X(MSM_BAT, "msm_bat", "GS_CU_MSM_BAT", 0, 0, 3, "0", NULL,                                       \
       "G1 MSM level 1 by a batch-affine tree: each bucket's entries halved pairwise in affine "       \
-      "coordinates, round after round, one inversion per block of 128 threads, by the binary "       \
-      "extended Euclid in the round's kernel (1), Fermat there (2), or the round split in three "    \
+      "coordinates, round after round, one inversion per block of 128 threads, by divsteps "         \
+      "(msm_bat_inv) in the round's kernel (1), Fermat there (2), or the round split in three "      \
       "kernels, every block's inversion in a kernel of its own (3); per MSM")                       \
     X(MSM_BAT_S, "msm_bat_s", "GS_CU_MSM_BAT_S", GS_CU_KF_POW2, 8, 64, "32", NULL,                  \
       "msm_bat: items per thread of a round (8 .. 64); per MSM")                                    \
     X(MSM_BAT_G, "msm_bat_g", "GS_CU_MSM_BAT_G", GS_CU_KF_AUTO, 1, 64, "auto", NULL,                \
       "msm_bat: groups (bucket sets) whose rounds run in one launch; auto: all whose lists fit "      \
       "16 GiB, in equal slabs; per MSM")                                                            \
+    X(MSM_BAT_INV, "msm_bat_inv", "GS_CU_MSM_BAT_INV", 0, 0, 1, "0", NULL,                          \
+      "msm_bat 1 and 3: the block's inversion by divsteps (0) or by the binary extended Euclid, "     \
+      "the earlier form (1); per MSM")                                                              \
     X(MSM_KMUL, "msm_kmul", "GS_CU_MSM_KMUL", 0, 0, 1, "0", NULL,                                   \
       "G1 MSM level 1 (plans without GLV): the madd's multiplications by one level of Karatsuba on " \
       "six-word halves and a separate reduction (252 products instead of 288, cu_field_kara.cuh; 1); " \

@@ -216,6 +216,9 @@ GS_TEST(cuda_msm_bat_vs_cpu)
     gs_cu_knob_set(GS_CU_K_MSM_BAT, 2); /* Fermat's inversion */
     g1_all(1);
     gs_cu_knob_set(GS_CU_K_MSM_BAT, 1);
+    int inv = knob_put(GS_CU_K_MSM_BAT_INV, 1); /* the binary extended Euclid */
+    g1_all(1);
+    gs_cu_knob_set(GS_CU_K_MSM_BAT_INV, inv);
     gs_cu_knob_set(GS_CU_K_MSM_BAT_G, 1); /* a group per launch */
     g1_all(1);
     prepared_all();

@@ -37,6 +37,7 @@ static const struct { gs_cu_knob_id k; int v; } was[] = {
     {GS_CU_K_MSM_BAT, 0},            /* issue 33: off until measured */
     {GS_CU_K_MSM_BAT_S, 32},
     {GS_CU_K_MSM_BAT_G, GS_CU_AUTO}, /* as many as 16 GiB of lists hold */
+    {GS_CU_K_MSM_BAT_INV, 0},        /* divsteps (round 3 session 17) */
     {GS_CU_K_MSM_KMUL, 0},           /* issue 33: off until measured */
     {GS_CU_K_MSM_FMUL, 0},           /* issue 33: off until measured */
     {GS_CU_K_KEY_COPIES, 16},

@@ -6,6 +6,7 @@
  */
 #include "field.h"
 #include "field_inline.h"
+#include "fp_divsteps.h"
 
 #include <string.h>
 
@@ -95,6 +96,103 @@ GS_TEST(field_fp_batch_inv)
         GS_CHECK(gs_fp_eq(&t, &b[i]));
     }
     gs_fp_batch_inv_var(b, 0);
+}
+
+/* The divsteps inversion (fp_divsteps.h, the GPU tree's) on plain limbs
+ * against gs_fp_inv: random elements, their unreduced twins a + p (the
+ * lazy values a kernel hands it), the largest input 2^383 - 1, the edges
+ * 1, 2, p - 1, p - 2, and 0 and p (no inverse: 0 returned, out zeroed). */
+static void fp_plain32(uint32_t out[12], const gs_fp *a)
+{
+    uint64_t w[GS_FP_LIMBS];
+    gs_fp_to_plain(w, a);
+    for (int i = 0; i < 12; i++) out[i] = (uint32_t)(w[i >> 1] >> (32 * (i & 1)));
+}
+/* a (12 limbs, < 2^383) mod p as an element. */
+static void ds_elem(gs_fp *x, const uint32_t a[12])
+{
+    uint32_t w[12];
+    uint64_t q[GS_FP_LIMBS];
+    memcpy(w, a, sizeof w);
+    for (;;) {
+        for (int i = 0; i < GS_FP_LIMBS; i++) q[i] = (uint64_t)w[2 * i] | (uint64_t)w[2 * i + 1] << 32;
+        if (gs_fp_from_plain(x, q)) return;
+        int64_t c = 0; /* w >= p: w - p */
+        for (int i = 0; i < 12; i++) {
+            c += (int64_t)w[i] - (int64_t)gs_ds_p(i);
+            w[i] = (uint32_t)c;
+            c >>= 32;
+        }
+    }
+}
+static void ds_check(const uint32_t a[12], int invertible)
+{
+    uint32_t r[12];
+    GS_CHECK(gs_fp_inv_divsteps(r, a) == invertible);
+    if (!invertible) {
+        GS_CHECK(gs_ds_is_zero(r));
+        return;
+    }
+    /* r < p, a r = 1, r = gs_fp_inv(a). */
+    uint64_t q[GS_FP_LIMBS];
+    for (int i = 0; i < GS_FP_LIMBS; i++) q[i] = (uint64_t)r[2 * i] | (uint64_t)r[2 * i + 1] << 32;
+    gs_fp x, y, t, one;
+    GS_CHECK(gs_fp_from_plain(&y, q));
+    ds_elem(&x, a);
+    gs_fp_mul(&t, &x, &y);
+    gs_fp_one(&one);
+    GS_CHECK(gs_fp_eq(&t, &one));
+    gs_fp_inv(&t, &x);
+    GS_CHECK(gs_fp_eq(&t, &y));
+}
+GS_TEST(field_fp_inv_divsteps)
+{
+    gs_rng *rng = gs_test_rng();
+    uint32_t a[12], pl[12];
+    for (int i = 0; i < 12; i++) pl[i] = gs_ds_p(i);
+    const int n = iters(20000);
+    for (int k = 0; k < n; k++) {
+        gs_fp x;
+        gs_fp_random(&x, rng);
+        fp_plain32(a, &x);
+        ds_check(a, !gs_fp_is_zero(&x));
+        /* a + p < 2p < 2^383 */
+        uint64_t c = 0;
+        for (int i = 0; i < 12; i++) {
+            c += (uint64_t)a[i] + pl[i];
+            a[i] = (uint32_t)c;
+            c >>= 32;
+        }
+        ds_check(a, !gs_fp_is_zero(&x));
+    }
+    for (int i = 0; i < 12; i++) a[i] = 0xffffffffu;
+    a[11] = 0x7fffffffu; /* 2^383 - 1 */
+    ds_check(a, 1);
+    static const uint32_t small[] = { 1, 2, 3 };
+    for (size_t s = 0; s < sizeof small / sizeof small[0]; s++) {
+        memset(a, 0, sizeof a);
+        a[0] = small[s];
+        ds_check(a, 1);
+        /* p - small */
+        int64_t c = 0;
+        for (int i = 0; i < 12; i++) {
+            c += (int64_t)pl[i] - (i == 0 ? small[s] : 0);
+            a[i] = (uint32_t)c;
+            c >>= 32;
+        }
+        ds_check(a, 1);
+    }
+    memset(a, 0, sizeof a);
+    ds_check(a, 0);
+    ds_check(pl, 0);
+    /* 2p: no inverse either */
+    uint64_t c = 0;
+    for (int i = 0; i < 12; i++) {
+        c += (uint64_t)pl[i] * 2;
+        a[i] = (uint32_t)c;
+        c >>= 32;
+    }
+    ds_check(a, 0);
 }
 
 /* The scratch batch inversions (nonzero inputs) against single inversions. */
