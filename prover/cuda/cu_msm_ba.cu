@@ -7,8 +7,9 @@
  * (bench/RESULTS.md); each sorted entry costs one mixed XYZZ addition,
  * 8M + 2S (~9.7 multiplications).  Two entries of the same bucket can be
  * added in affine coordinates first, (x_b - x_a)^-1 shared with every other
- * pair of the chunk by Montgomery's trick (3M per pair, plus one Fermat
- * inversion, ~540 multiplications, per chunk), then the sum goes into the
+ * pair of the chunk by Montgomery's trick (3M per pair, plus one
+ * inversion per chunk, by divsteps since round 3 session 17, Fermat's
+ * ~540 multiplications before), then the sum goes into the
  * bucket by one mixed addition: per pair 1 + 2 (trick) + 3M + 1S (the affine
  * addition) + 8M + 2S = 13M + 3S (~15.5) instead of 16M + 4S (~19.3), -20%
  * before the inversion's share (~1 per pair with 1024-entry chunks) and
@@ -27,8 +28,8 @@
  *     when one is at infinity (ONE) or they are opposite (INF).  The
  *     product of the denominators before slot i goes to the thread's
  *     scratch column (pref[i nthr + tid], one Fp, lazy).
- *  2. one inversion of the whole product (Fermat, lazy multiplications out
- *     of line).
+ *  2. one inversion of the whole product (divsteps, inv_ds; Fermat's
+ *     until round 3 session 17).
  *  3. backward over the slots: a live pair's inverse denominator is
  *     inv * pref[i], then inv *= d_i; its affine sum (reduced) goes into
  *     its bucket's XYZZ partial by one mixed addition; the entries of a
@@ -363,8 +364,9 @@ __global__ void __launch_bounds__(128, MINB)
             OPS::mul(prod, prod, den);
             any = true;
         }
-        /* 2. one inversion for the chunk. */
-        if (any) fe_store(inv_p, inv_lz(prod));
+        /* 2. one inversion for the chunk (divsteps; Fermat's, ~570 multiplications, until
+         * round 3 session 17). */
+        if (any) fe_store(inv_p, inv_ds(prod));
         /* 3. backwards: pair sums, and every item into its bucket. */
         uint32_t cur = in.keys[end - 1];
         {
@@ -485,8 +487,8 @@ gs_status cu_msm_ba_launch(gs_cu_dev *d, const cu_msm_plan &p, void *part, const
  * product tree in shared memory, thread 0 inverts the root, and the
  * inverses come down the tree (inv(L) = inv(LR) R, inv(R) = inv(LR) L):
  * per pair ~1 multiplication forward, 2 backward and 3 for the affine sum,
- * plus ~570 per block for the inversion (0.3-1 per pair at 16 items per
- * thread).  Cases per pair as in k_accum_ba (pair_case): an item at
+ * plus one inversion per block (divsteps, inv_ds: ~80 us of one thread,
+ * Nsight Compute 2026-12-07; the binary Euclid before it ~500 us).  Cases per pair as in k_accum_ba (pair_case): an item at
  * infinity or skipped (x = y = 0) passes the other one through, opposite
  * points give infinity (0, 0), equal ones double.
  */
