@@ -255,10 +255,11 @@ static __device__ __noinline__ FF inv_bin(FF a)
     return to_mont2(is_one(u) ? x1 : x2);
 }
 
-/* The same inverse by divsteps (prover/field/fp_divsteps.h: ~25 batches
+/* The same inverse by divsteps (prover/field/fp_divsteps.h: ~28 batches
  * of 29 steps on the low word, each batch's matrix applied to the whole
- * numbers; a fraction of inv_bin's latency, which is what a block or a
- * round waits on).  Result reduced. */
+ * numbers; ~80 us of one thread against inv_bin's ~500, Nsight Compute
+ * 2026-12-07, and that latency is what a block or a round waits on).
+ * Result reduced. */
 static __device__ __noinline__ FF inv_ds(FF a)
 {
     FF u, r;
@@ -364,8 +365,8 @@ __global__ void __launch_bounds__(128, MINB)
             OPS::mul(prod, prod, den);
             any = true;
         }
-        /* 2. one inversion for the chunk (divsteps; Fermat's, ~570 multiplications, until
-         * round 3 session 17). */
+        /* 2. one inversion for the chunk (divsteps; Fermat's, ~570
+         * multiplications, until round 3 session 17). */
         if (any) fe_store(inv_p, inv_ds(prod));
         /* 3. backwards: pair sums, and every item into its bucket. */
         uint32_t cur = in.keys[end - 1];
@@ -488,9 +489,10 @@ gs_status cu_msm_ba_launch(gs_cu_dev *d, const cu_msm_plan &p, void *part, const
  * inverses come down the tree (inv(L) = inv(LR) R, inv(R) = inv(LR) L):
  * per pair ~1 multiplication forward, 2 backward and 3 for the affine sum,
  * plus one inversion per block (divsteps, inv_ds: ~80 us of one thread,
- * Nsight Compute 2026-12-07; the binary Euclid before it ~500 us).  Cases per pair as in k_accum_ba (pair_case): an item at
- * infinity or skipped (x = y = 0) passes the other one through, opposite
- * points give infinity (0, 0), equal ones double.
+ * Nsight Compute 2026-12-07; the binary Euclid before it ~500 us).  Cases
+ * per pair as in k_accum_ba (pair_case): an item at infinity or skipped
+ * (x = y = 0) passes the other one through, opposite points give infinity
+ * (0, 0), equal ones double.
  */
 struct bat_args {
     /* round 0: the group's sorted entries [e0, e0 + n0) */

@@ -7,8 +7,9 @@
  * function runs on the host (tests: test_field.c) and in CUDA kernels
  * (prover/cuda/cu_msm_ba.cu's batch-affine tree, where one thread's
  * inversion is what a block, or a round, waits on: its latency is the
- * point, ~25 batches of short dependent steps instead of the binary
- * Euclid's ~1500 passes over 12 words).
+ * point, ~28 batches of short dependent steps (27.7 on average, 29 at most
+ * over 20,000 random inputs) instead of the binary Euclid's ~1500 passes
+ * over 12 words).
  *
  * The divstep on (delta, f, g), f odd:
  *   delta > 0 and g odd:  (1 - delta, g, (g - f) / 2)
