@@ -108,8 +108,10 @@ static const gs_cli_spec predict_spec = {
              "Method: model/MODEL.md.\n"
              "Several captures of one setting (repeats) give the run-to-run spread; the prediction is\n"
              "their mean.  Every prediction carries an interval: the repeats, replicates drawn from\n"
-             "the capture (partition costs, the threads' speeds, the host's) and the model's\n"
-             "reproduction error; summary.json and the report carry it (prediction.*).\n\n",
+             "the capture (partition costs, the threads' speeds, the host's), the model's\n"
+             "reproduction error and, when the machine profile was measured on a moving host,\n"
+             "the run with ideal sharing in place of its curves; summary.json and the report\n"
+             "carry it (prediction.*).\n\n",
     .opts = predict_opts,
     GS_CLI_ARGS(predict_args, capture, 0, GS_PREDICT_MAX_CAPTURES), /* 1..: checked after --what-if help */
     .bad = "unexpected argument '%s' (--help for usage)",
@@ -228,6 +230,10 @@ int gs_scn_cmd_predict(int argc, char **argv)
         printf("interval:  %d capture%s, %d replicates (top cause %s in %.0f%%), host spread %.0f%%, "
                "reproduction residual %.1f points\n", pred.n_captures, pred.n_captures == 1 ? "" : "s",
                pred.n_rep, p.cause, 100 * pred.cause_agree, 100 * pred.host_sd, 100 * pred.residual);
+        if (pred.has_ideal)
+            printf("           the machine profile was measured on a moving host (its vCPU passes differ %.0f%%): "
+                   "with ideal sharing in place of its contention curves %.1f%%, inside the interval\n",
+                   100 * pred.profile_drift, 100 * pred.ideal);
         gs_capture cap;
         int have_cap = gs_capture_resolve(&cap, capture, &err) == GS_OK;
         if (have_cap)

@@ -225,6 +225,15 @@ void gs_model_replicate(gs_model *m, uint64_t r, uint64_t n_reps, const int *thr
 /* The spread (coefficient of variation) of the captured synthesis
  * threads' speeds, 0 when unknown. */
 double gs_model_host_spread(const gs_model *m);
+/* How far the machine profile's two lone passes over the vCPUs differed
+ * (calibrate's drift, 0..1: the host's load moving while it was
+ * measured); -1 without a profile or without its vCPU map. */
+double gs_model_profile_drift(const gs_model *m);
+/* use 0: the contention curves the machine profile gave (the stages the
+ * capture could not time) set aside, ideal sharing in their place; use 1:
+ * put back.  Returns how many curves it switched.  Not thread safe: set
+ * between runs. */
+int gs_model_profile_curves(gs_model *m, int use);
 /* What synthesis CPU costs at `threads` synthesis threads with staging
  * `direct` (1: into the pool's reused buffers; 0: pinned or pageable,
  * into fresh memory), relative to the capture's staging: the machine

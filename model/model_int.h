@@ -94,7 +94,9 @@ typedef struct speed_curve {
     int n_lane;
     double lane_cv;              /* their spread (profile: at T = cores) */
 } speed_curve;
-enum { GS_SPEED_SRC_NONE, GS_SPEED_SRC_CAPTURE, GS_SPEED_SRC_PROFILE };
+/* GS_SPEED_SRC_PROFILE_OFF: a profile's curve set aside (gs_model_profile_curves):
+ * ideal sharing until it is put back. */
+enum { GS_SPEED_SRC_NONE, GS_SPEED_SRC_CAPTURE, GS_SPEED_SRC_PROFILE, GS_SPEED_SRC_PROFILE_OFF };
 
 struct gs_model {
     stage st[MAX_STAGES];

@@ -366,6 +366,24 @@ double gs_model_host_spread(const gs_model *m)
     return c->lane_cv;
 }
 
+double gs_model_profile_drift(const gs_model *m)
+{
+    return m->profile[0] && m->prof_data.n_cpus >= 2 ? m->prof_data.cpu_drift : -1;
+}
+
+int gs_model_profile_curves(gs_model *m, int use)
+{
+    const int from = use ? GS_SPEED_SRC_PROFILE_OFF : GS_SPEED_SRC_PROFILE,
+              to = use ? GS_SPEED_SRC_PROFILE : GS_SPEED_SRC_PROFILE_OFF;
+    int n = 0;
+    for (int k = 0; k < GS_MODEL_SPEED_CLASSES; k++)
+        if (m->speed[k].source == from) {
+            m->speed[k].source = to;
+            n++;
+        }
+    return n;
+}
+
 double gs_model_synth_staging_scale(const gs_model *m, int direct, int threads, int *measured)
 {
     if (measured)

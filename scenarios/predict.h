@@ -45,6 +45,17 @@ typedef struct gs_util_summary gs_util_summary;
 #define GS_PREDICT_NO_EFFECT 0.005
 /* Replicates by default (gapscope predict --reps). */
 #define GS_PREDICT_REPS 5
+/* A machine profile whose two lone passes over the vCPUs differ by this
+ * much or more on average was measured on a moving host: its contention
+ * curves hold the neighbours' load as much as the stages', and the
+ * interval spans the same prediction with ideal sharing in their place.
+ * The committed profiles split there: the steady hosts' 0.7-7.3%
+ * (h100-r3s11 a, b, r3s12 d, e, r3s15 a; their synthesis curves within
+ * 12% of flat), the moving hosts' 10.9-28.6% (r3s10, r3s11 c, r3s12 a-c,
+ * r3s14, r3s4, r3s6, h200-r3s17: curves that rise to 1.39x one thread's
+ * speed or fall to 0.61x where the captures show neither; model/MODEL.md
+ * 7.10). */
+#define GS_PREDICT_PROFILE_MOVING 0.10
 
 /* A prediction's interval (predict_interval.c says how). */
 typedef struct gs_prediction {
@@ -63,6 +74,12 @@ typedef struct gs_prediction {
      * a run of it shows beyond that is the host's run-to-run speed. */
     int has_effect;
     double unchanged, effect;
+    /* The profile's drift (gs_model_profile_drift; -1: none), and with a
+     * moving one (>= GS_PREDICT_PROFILE_MOVING) the prediction with ideal
+     * sharing in its curves' place, which the interval spans too. */
+    double profile_drift;
+    int has_ideal;
+    double ideal;
     char cause[48];
     double share;
 } gs_prediction;

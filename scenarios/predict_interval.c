@@ -20,8 +20,12 @@
  *               (|predicted - captured| with no change; a run of its
  *               own when the scenario was changed, which also gives the
  *               changes' effect on the model: prediction.effect).
- * lo = min(point, repeats, replicates) - residual,
- * hi = max(point, repeats, replicates) + residual, within [0, 1]: about a
+ *   moving profile  when the machine profile was measured on a moving
+ *               host (drift >= GS_PREDICT_PROFILE_MOVING), one run on the
+ *               first capture's model with ideal sharing in place of the
+ *               profile's contention curves (prediction.ideal).
+ * lo = min(point, repeats, replicates, ideal) - residual,
+ * hi = max(point, repeats, replicates, ideal) + residual, within [0, 1]: about a
  * 90% interval, the replicates' extremes being the host's 5th and 95th
  * percentile speeds.
  * The point is the first capture's prediction, or the mean over the
@@ -184,7 +188,22 @@ gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_m
     if (st != GS_OK)
         goto out;
     out->cause_agree = out->n_rep ? (double)same_cause / out->n_rep : 1;
+    /* A profile measured on a moving host: the same run with ideal sharing
+     * in its curves' place. */
+    out->profile_drift = gs_model_profile_drift(m);
+    if (out->profile_drift >= GS_PREDICT_PROFILE_MOVING && gs_model_profile_curves(m, 0) > 0) {
+        st = scratch_run(s, m, tmp, k++, &u, err);
+        gs_model_profile_curves(m, 1);
+        if (st != GS_OK)
+            goto out;
+        out->has_ideal = 1;
+        out->ideal = u.util;
+    }
     double lo = out->point, hi = out->point;
+    if (out->has_ideal) {
+        lo = out->ideal < lo ? out->ideal : lo;
+        hi = out->ideal > hi ? out->ideal : hi;
+    }
     for (int j = 0; j < nc; j++) {
         lo = pred[j] < lo ? pred[j] : lo;
         hi = pred[j] > hi ? pred[j] : hi;
@@ -233,6 +252,10 @@ gs_status gs_prediction_write_meta(const gs_prediction *p, const char *spans_csv
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         snprintf(b, sizeof b, "%.6f", v[i]);
         gs_timeline_meta_set(tl, keys[i], b);
+    }
+    if (p->has_ideal) {
+        snprintf(b, sizeof b, "%.6f", p->ideal);
+        gs_timeline_meta_set(tl, "prediction.ideal", b);
     }
     if (p->has_effect) {
         snprintf(b, sizeof b, "%.6f", p->unchanged);

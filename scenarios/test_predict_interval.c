@@ -258,3 +258,66 @@ GS_TEST(predict_interval_says_when_a_change_moves_nothing)
         return;
     GS_CHECK(!p.has_effect);
 }
+
+/* A machine profile measured on a moving host: a profile whose synthesis
+ * slows to 0.6 of one thread's speed from 8 threads (as the H200 set of
+ * round 3 session 17 measured, where its captures showed no such drop),
+ * with a vCPU map whose lone passes differed 20%: traces/h200-r3's
+ * base-1 at 12 synthesis threads keeps its point, and its interval spans
+ * the same run with ideal sharing in the curve's place (prediction.ideal,
+ * the higher utilization); with passes 2% apart, no such run.  A rule that
+ * ignored the drift, or an ideal run left out of the bounds, fails it. */
+static int profile_with_drift(const char *out, double drift)
+{
+    FILE *g = fopen(out, "w");
+    if (!g)
+        return 0;
+    fprintf(g, "{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cpu\":\"x\",\"cores\":16},\"log\":20,"
+               "\"copy_gbps\":6,\"pin_gbps\":0,\"classes\":{\"synth\":{\"threads\":[1,2,4,6,8,12,16],"
+               "\"speed\":[1,1,1,0.9,0.6,0.6,0.6],\"cpu_s\":[1,1,1,1.1,1.6,1.6,1.6],\"lane_cv\":0.1}},"
+               "\"cpus\":{\"solo\":[");
+    for (int a = 0; a < 2; a++) {
+        for (int c = 0; c < 16; c++)
+            fprintf(g, "%s%g", c ? "," : "", c % 2 ? 1.05 : 0.95);
+        fprintf(g, a ? "],\"drift\":%g}}\n" : "],\"loaded\":[", drift);
+    }
+    return fclose(g) == 0;
+}
+
+GS_TEST(predict_interval_spans_ideal_sharing_for_a_moving_profile)
+{
+    char cap[600], prof[600], dir[600];
+    snprintf(cap, sizeof cap, "%s/traces/h200-r3/base/base-1", root());
+    snprintf(prof, sizeof prof, "%s/moving.json", gs_test_tmpdir());
+    const char *sets[1] = {"engine.synth_threads=12"};
+    gs_prediction p[2];
+    gs_run_result r;
+    static const double drift[2] = {0.20, 0.02};
+    for (int i = 0; i < 2; i++) {
+        GS_REQUIRE(profile_with_drift(prof, drift[i]));
+        snprintf(dir, sizeof dir, "%s/iv-moving-%d", gs_test_tmpdir(), i);
+        gs_predict_opts o = {.capture = cap, .profile = prof, .sets = sets, .n_sets = 1, .reps = 2,
+                             .interval = &p[i], .run = {.out_dir = dir, .quiet = 1, .no_charts = 1}};
+        gs_err err;
+        gs_err_clear(&err);
+        gs_status st = gs_scn_predict(&o, &r, &err);
+        GS_CHECK_MSG(st == GS_OK, "%s", err.msg);
+        if (st != GS_OK)
+            return;
+        GS_CHECK(fabs(p[i].profile_drift - drift[i]) < 1e-9);
+    }
+    GS_CHECK(p[0].has_ideal && !p[1].has_ideal);
+    GS_CHECK_MSG(fabs(p[0].point - p[1].point) < 1e-9, "point %.4f against %.4f", p[0].point, p[1].point);
+    GS_CHECK_MSG(p[0].ideal > p[0].point + 0.02, "ideal %.4f, point %.4f", p[0].ideal, p[0].point);
+    GS_CHECK_MSG(p[0].lo <= p[0].ideal && p[0].ideal <= p[0].hi, "ideal %.4f outside [%.4f, %.4f]", p[0].ideal,
+                 p[0].lo, p[0].hi);
+    /* The ideal run in the run's metadata. */
+    char sp[700];
+    snprintf(sp, sizeof sp, "%s/iv-moving-0/spans.csv", gs_test_tmpdir());
+    gs_timeline *tl = NULL;
+    gs_err err;
+    GS_REQUIRE(gs_timeline_read_csv(&tl, sp, &err) == GS_OK);
+    const char *v = gs_timeline_meta_get(tl, "prediction.ideal");
+    GS_CHECK(v && fabs(atof(v) - p[0].ideal) < 1e-5);
+    gs_timeline_destroy(tl);
+}
