@@ -543,8 +543,6 @@ static __device__ __forceinline__ bool bat_item(const bat_args &a, uint32_t p, u
     return true;
 }
 
-/* Item p's point, reduced and signed; (0, 0) for a skipped scalar.  X_ONLY:
- * x alone (y left untouched). */
 /* Round 0's item p: where its point lives (NULL: a skipped scalar), phi
  * and its sign. */
 static __device__ __forceinline__ const AFF *bat_entry(const bat_args &a, uint32_t p, bool &phi, bool &neg)
@@ -554,6 +552,8 @@ static __device__ __forceinline__ const AFF *bat_entry(const bat_args &a, uint32
     return entry_point(a.pts, v, a.stride, a.skip, a.jshift, a.glv, phi);
 }
 
+/* Item p's point, reduced and signed; (0, 0) for a skipped scalar.  X_ONLY:
+ * x alone (y left untouched). */
 template <bool R0, bool X_ONLY = false>
 static __device__ __forceinline__ void bat_point(AFF &q, const bat_args &a, uint32_t p)
 {

@@ -10,9 +10,10 @@
  *            bucket sets), 61 distinct points (P + P and P - P pairs),
  *            points at infinity; and with GLV plans (the combination);
  *   msm_bat  level 1 by the batch-affine tree, 8 .. 64 items per thread,
- *            both inversions (binary Euclid, Fermat), the round in one
- *            kernel and in three (3), slabs of groups and one group, the cases of msm_ba (all-equal scalars: one bucket
- *            of every entry, past the tree's cap of rounds into the XYZZ
+ *            the three inversions (divsteps, binary Euclid, Fermat), the
+ *            round in one kernel and in three (3), slabs of groups and one
+ *            group, the cases of msm_ba (all-equal scalars: one bucket of
+ *            every entry, past the tree's cap of rounds into the XYZZ
  *            levels), forced windows up to 20, with GLV plans;
  *   h_first  the witness MSMs after the H chain;
  *   msm_seg  the bucket reduction's segment (16 .. 1024 buckets per
@@ -196,9 +197,11 @@ GS_TEST(cuda_msm_combo_vs_cpu)
     if (tcu_need_device()) ba_vs_cpu(1);
 }
 
-/* The batch-affine tree: 8, 16 and 32 items per thread on the light
- * cases and the prepared MSMs (copies, skips), forced windows up to 20,
- * then the large cases at 16 and with GLV plans. */
+/* The batch-affine tree: 8, 16, 32 and 64 items per thread on the light
+ * cases, the prepared MSMs (copies, skips) and forced windows up to 20;
+ * then at the default items per thread the large cases, Fermat's and the
+ * binary Euclid's inversions, a group per launch, GLV plans; then the
+ * split round (msm_bat 3) at every items-per-thread. */
 GS_TEST(cuda_msm_bat_vs_cpu)
 {
     if (!tcu_need_device()) return;

@@ -76,13 +76,19 @@ GS_DS_FN int64_t gs_ds_limb(const uint32_t *x, int i)
     return i == 11 ? (int64_t)(int32_t)x[i] : (int64_t)x[i];
 }
 
-/* out = (u x + v y) / 2^N, exact (the low N bits of u x + v y are 0). */
-GS_DS_FN void gs_ds_apply(uint32_t *out, const uint32_t *x, const uint32_t *y, int32_t u, int32_t v)
+/* out = (u x + v y) / 2^N.  modp 0: exact (the low N bits of u x + v y
+ * are 0; f and g).  modp 1: mod p, by adding the m p (m < 2^N) that clears
+ * the low N bits, |out| < 2p from |x|, |y| < p (d and e). */
+GS_DS_FN void gs_ds_apply(uint32_t *out, const uint32_t *x, const uint32_t *y, int32_t u, int32_t v, int modp)
 {
-    int64_t c = 0;
+    const uint64_t n064 = GS_FPC_N0; /* -p^-1 mod 2^64 */
+    const uint32_t mask = (1u << GS_DS_N) - 1;
+    int64_t c = (int64_t)u * gs_ds_limb(x, 0) + (int64_t)v * gs_ds_limb(y, 0);
+    const uint32_t m = modp ? ((uint32_t)c * (uint32_t)n064) & mask : 0;
     uint32_t lo = 0;
     for (int i = 0; i < 12; i++) {
-        c += (int64_t)u * gs_ds_limb(x, i) + (int64_t)v * gs_ds_limb(y, i);
+        if (i > 0) c += (int64_t)u * gs_ds_limb(x, i) + (int64_t)v * gs_ds_limb(y, i);
+        c += (int64_t)((uint64_t)m * gs_ds_p(i));
         uint32_t w = (uint32_t)c;
         c >>= 32; /* arithmetic: the sign goes on up */
         if (i > 0) out[i - 1] = (lo >> GS_DS_N) | (w << (32 - GS_DS_N));
@@ -91,36 +97,19 @@ GS_DS_FN void gs_ds_apply(uint32_t *out, const uint32_t *x, const uint32_t *y, i
     out[11] = (lo >> GS_DS_N) | ((uint32_t)c << (32 - GS_DS_N));
 }
 
-/* out = (u x + v y) / 2^N mod p, |out| < 2p, from |x|, |y| < p. */
-GS_DS_FN void gs_ds_apply_mod(uint32_t *out, const uint32_t *x, const uint32_t *y, int32_t u, int32_t v)
+/* x += s p (s = 1 or -1), modulo 2^384. */
+GS_DS_FN void gs_ds_add_p(uint32_t *x, int s)
 {
-    const uint64_t n064 = GS_FPC_N0; /* -p^-1 mod 2^64 */
-    const uint32_t mask = (1u << GS_DS_N) - 1;
-    int64_t c = (int64_t)u * gs_ds_limb(x, 0) + (int64_t)v * gs_ds_limb(y, 0);
-    const uint32_t m = ((uint32_t)c * (uint32_t)n064) & mask;
-    uint32_t lo = 0;
-    for (int i = 0; i < 12; i++) {
-        if (i > 0) c += (int64_t)u * gs_ds_limb(x, i) + (int64_t)v * gs_ds_limb(y, i);
-        c += (int64_t)((uint64_t)m * gs_ds_p(i));
-        uint32_t w = (uint32_t)c;
-        c >>= 32;
-        if (i > 0) out[i - 1] = (lo >> GS_DS_N) | (w << (32 - GS_DS_N));
-        lo = w;
-    }
-    out[11] = (lo >> GS_DS_N) | ((uint32_t)c << (32 - GS_DS_N));
-}
-
-/* x +- p into (-p, p) from (-2p, 2p): + p when negative, - p otherwise. */
-GS_DS_FN void gs_ds_fold(uint32_t *x)
-{
-    const int neg = (int32_t)x[11] < 0;
     int64_t c = 0;
     for (int i = 0; i < 12; i++) {
-        c += (int64_t)x[i] + (neg ? (int64_t)gs_ds_p(i) : -(int64_t)gs_ds_p(i));
+        c += (int64_t)x[i] + s * (int64_t)gs_ds_p(i);
         x[i] = (uint32_t)c;
         c >>= 32;
     }
 }
+
+/* x +- p into (-p, p) from (-2p, 2p): + p when negative, - p otherwise. */
+GS_DS_FN void gs_ds_fold(uint32_t *x) { gs_ds_add_p(x, (int32_t)x[11] < 0 ? 1 : -1); }
 
 GS_DS_FN int gs_ds_is_zero(const uint32_t *x)
 {
@@ -177,11 +166,11 @@ GS_DS_FN int gs_fp_inv_divsteps(uint32_t out[12], const uint32_t a[12])
             v *= 2;
             i++;
         }
-        gs_ds_apply(t, f, g, u, v);
-        gs_ds_apply(g, f, g, q, r);
+        gs_ds_apply(t, f, g, u, v, 0);
+        gs_ds_apply(g, f, g, q, r, 0);
         for (int i = 0; i < 12; i++) f[i] = t[i];
-        gs_ds_apply_mod(t, d, e, u, v);
-        gs_ds_apply_mod(e, d, e, q, r);
+        gs_ds_apply(t, d, e, u, v, 1);
+        gs_ds_apply(e, d, e, q, r, 1);
         gs_ds_fold(e);
         gs_ds_fold(t);
         for (int i = 0; i < 12; i++) d[i] = t[i];
@@ -205,14 +194,7 @@ GS_DS_FN int gs_fp_inv_divsteps(uint32_t out[12], const uint32_t a[12])
             c >>= 32;
         }
     }
-    if ((int32_t)d[11] < 0) {
-        int64_t c = 0;
-        for (int i = 0; i < 12; i++) {
-            c += (int64_t)d[i] + gs_ds_p(i);
-            d[i] = (uint32_t)c;
-            c >>= 32;
-        }
-    }
+    if ((int32_t)d[11] < 0) gs_ds_add_p(d, 1);
     for (int i = 0; i < 12; i++) out[i] = d[i];
     return 1;
 }
