@@ -5,6 +5,7 @@ void gs_pshare_init(gs_pshare *s, int cores, const int *pool_width, int n_pools,
 {
     s->cores = cores;
     s->threads = load;
+    s->load = load;
     for (int k = 0; k < GS_PSHARE_MAX_POOLS; k++)
         s->left[k] = k < n_pools && pool_width[k] > 1 ? pool_width[k] - 1 : 0;
 }
@@ -36,5 +37,5 @@ double gs_pshare_runnable(const gs_pshare *s) { return s->threads; }
 double gs_pshare_progress(const gs_pshare *s, double granted, gs_pshare_speed_fn speed, void *ctx, int cls)
 {
     double share = granted * gs_pshare_rate(s);
-    return speed && cls >= 0 ? share * speed(ctx, cls, s->threads) : share;
+    return speed && cls >= 0 ? share * speed(ctx, cls, s->threads - s->load) : share;
 }

@@ -16,8 +16,12 @@
  * Contention, the rule's one extension.  On a real host a core-second buys
  * less work when many threads run (memory bandwidth, SMT siblings, clocks
  * under all-core load).  A task of speed class cls >= 0 progresses
- * speed(cls, T) times its share, T the runnable threads (load included);
- * the CPU it consumes is still its share, k * min(1, C / T).  Without a
+ * speed(cls, W) times its share, W the runnable threads that do work of
+ * their own (the tasks', load excluded: a thread that spins on its device
+ * holds a core but not the memory bandwidth and caches that contention
+ * is made of, and the fit, which runs the rule backwards over a capture's
+ * steps, never sees such a thread); the CPU a task consumes is still its
+ * share, k * min(1, C / T), T with the load.  Without a
  * speed function, or for cls < 0, speed is 1 and progress is the share.
  * The model fits speed per class (model/model_speed.c).
  *
@@ -35,6 +39,7 @@
 typedef struct gs_pshare {
     int cores;                        /* C, >= 1 */
     double threads;                   /* T so far (load included) */
+    double load;                      /* the load's part of T */
     double left[GS_PSHARE_MAX_POOLS]; /* helpers each pool has still to hand out */
 } gs_pshare;
 
@@ -55,7 +60,7 @@ double gs_pshare_runnable(const gs_pshare *s);
  * relative to one thread alone, > 0. */
 typedef double (*gs_pshare_speed_fn)(void *ctx, int cls, double runnable);
 /* Work per second of a task granted `granted` threads, of speed class cls:
- * granted * gs_pshare_rate * speed(ctx, cls, T); speed NULL or cls < 0:
+ * granted * gs_pshare_rate * speed(ctx, cls, T - load); speed NULL or cls < 0:
  * speed 1.  Call after every task is added. */
 double gs_pshare_progress(const gs_pshare *s, double granted, gs_pshare_speed_fn speed, void *ctx, int cls);
 

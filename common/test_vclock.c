@@ -342,6 +342,16 @@ GS_TEST(pshare_contention_progress)
     GS_CHECK(fabs(gs_pshare_progress(&ps, 1, inv_t_minus_1, NULL, -1) - 2.0 / 3.0) < 1e-15);
     GS_CHECK(fabs(gs_pshare_progress(&ps, 1, NULL, NULL, 0) - 2.0 / 3.0) < 1e-15);
     GS_CHECK(fabs(gs_pshare_progress(&ps, 1, inv_t_minus_1, NULL, 1) - 4.0 / 3.0) < 1e-15);
+    /* One thread of load (a worker spinning on its device) and two tasks:
+     * T = 3, each task holds 2/3 of a core, but the contention is read at
+     * the two threads that do work, W = 2: speed 1/(2 - 1), progress 2/3
+     * (at T the task would make 1/3: the fit, which never sees the load,
+     * and the replay would price the same step apart). */
+    gs_pshare_init(&ps, 2, NULL, 0, 1);
+    for (int i = 0; i < 2; i++)
+        gs_pshare_add(&ps, 1, -1);
+    GS_CHECK(gs_pshare_runnable(&ps) == 3.0 && gs_pshare_rate(&ps) == 2.0 / 3.0);
+    GS_CHECK(fabs(gs_pshare_progress(&ps, 1, inv_t_minus_1, NULL, 0) - 2.0 / 3.0) < 1e-15);
 }
 
 GS_TEST(vclock_reports_the_runnable_threads_a_task_ran_with)

@@ -17,7 +17,8 @@
  * fixed host part of a prove; while
  * the stages run the worker counts as gs_model_device_spin() of a busy
  * thread on the modelled CPU (rounded: a worker that spun at least half
- * its time counts as one thread).  Stages are reported with
+ * its time counts as one thread; load: it takes a core from the share,
+ * not a place on the contention curves, pshare.h).  Stages are reported with
  * GS_STAGE_F_MODELLED at their virtual times.
  * prove_finish: the CPU G2 MSM (unless it ran on the device) as CPU work
  * on this device's pool, then the epilogue as one thread of CPU work;

@@ -19,7 +19,10 @@
  *   residual    the model's reproduction error on the first capture
  *               (|predicted - captured| with no change; a run of its
  *               own when the scenario was changed, which also gives the
- *               changes' effect on the model: prediction.effect).
+ *               changes' effect on the model: prediction.effect), or
+ *               with repeats the largest over every capture given (each
+ *               reproduced on its own model: one capture's error is one
+ *               draw of the model's).
  *   moving profile  when the machine profile was measured on a moving
  *               host (drift >= GS_PREDICT_PROFILE_MOVING), one run on the
  *               first capture's model with ideal sharing in place of the
@@ -91,7 +94,8 @@ gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_m
     snprintf(out->cause, sizeof out->cause, "%s", point->cause);
     out->share = point->share;
     /* The captured runs: util of each, synthesis demand of each model. */
-    double cap[GS_PREDICT_MAX_CAPTURES], dem[GS_PREDICT_MAX_CAPTURES], pred[GS_PREDICT_MAX_CAPTURES];
+    double cap[GS_PREDICT_MAX_CAPTURES], dem[GS_PREDICT_MAX_CAPTURES], pred[GS_PREDICT_MAX_CAPTURES],
+        res[GS_PREDICT_MAX_CAPTURES];
     int nc = 1 + o->n_repeats;
     gs_util_summary u;
     gs_capture c;
@@ -129,6 +133,18 @@ gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_m
         }
         if (tmp_tr[0])
             unlink(tmp_tr);
+        tmp_tr[0] = 0;
+        /* Its reproduction (unchanged: the changed run is one already). */
+        res[j] = st == GS_OK ? fabs(pred[j] - cap[j]) : 0;
+        if (st == GS_OK && o->n_sets > 0) {
+            gs_scenario_destroy(sj);
+            sj = NULL;
+            if ((st = gs_predict_scenario(&sj, &c, mj, NULL, 0, tmp_tr, sizeof tmp_tr, 1, err)) == GS_OK &&
+                (st = scratch_run(sj, mj, tmp, k++, &u, err)) == GS_OK)
+                res[j] = fabs(u.util - cap[j]);
+            if (tmp_tr[0])
+                unlink(tmp_tr);
+        }
         gs_scenario_destroy(sj);
         gs_model_destroy(mj);
     }
@@ -174,6 +190,10 @@ gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_m
         if (st != GS_OK)
             goto out;
     }
+    /* One capture's reproduction error is one draw of the model's: with
+     * repeats, the largest over every capture given. */
+    for (int j = 1; j < nc; j++)
+        out->residual = res[j] > out->residual ? res[j] : out->residual;
     /* Replicates. */
     int threads[GS_MODEL_SPEED_CLASSES] = {0};
     threads[GS_SPEED_SYNTH] = s->engine.synth_threads;

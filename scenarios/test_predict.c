@@ -125,6 +125,25 @@ GS_TEST(predict_reproduces_captures)
     }
 }
 
+/* Base-1 of the H200 set of round 3 session 17 (6 synthesis threads, the
+ * GPU worker spinning through each prove) with the machine profile beside
+ * it, whose synthesis curve steps from 0.83 at 6 threads to 0.61 at 8.
+ * The fit prices each synthesis step at the runnable threads of the
+ * capture's steps (6: it never sees the spin); the replay must read the
+ * curve at the same count, not at 7 while a prove runs (pshare.h): read
+ * one thread higher it synthesized 3.8% slower and reproduced 42.1%
+ * against 44.0% captured; read as the fit does, 43.7%. */
+GS_TEST(predict_reproduces_beside_a_spinning_worker_on_a_stepped_curve)
+{
+    const char *cap = "traces/h200-r3s17-base1";
+    gs_util_summary c, p;
+    if (!captured(cap, &c) || !predict(cap, NULL, "repro-s17", &p, NULL))
+        return;
+    GS_CHECK_MSG(fabs(p.util - c.util) <= 0.01, "%s: util predicted %.1f%%, captured %.1f%%", cap, 100 * p.util,
+                 100 * c.util);
+    GS_CHECK_MSG(!strcmp(p.cause, c.cause), "%s: top cause predicted %s, captured %s", cap, p.cause, c.cause);
+}
+
 /* Fitted on traces/h200-g2dev (6 synthesis threads, one GPU worker, trim
  * under the lock), each change captured on the same H200, same build. */
 static const struct {
