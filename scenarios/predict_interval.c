@@ -26,9 +26,10 @@
  *   moving profile  when the machine profile was measured on a moving
  *               host (drift >= GS_PREDICT_PROFILE_MOVING), one run on the
  *               first capture's model with ideal sharing in place of the
- *               profile's contention curves (prediction.ideal).
- * lo = min(point, repeats, replicates, ideal) - residual,
- * hi = max(point, repeats, replicates, ideal) + residual, within [0, 1]: about a
+ *               profile's contention curves (prediction.ideal), and two
+ *               more at the replicates' slowest and fastest host speeds.
+ * lo = min(point, repeats, replicates, ideal runs) - residual,
+ * hi = max(point, repeats, replicates, ideal runs) + residual, within [0, 1]: about a
  * 90% interval, the replicates' extremes being the host's 5th and 95th
  * percentile speeds.
  * The point is the first capture's prediction, or the mean over the
@@ -211,18 +212,30 @@ gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_m
     /* A profile measured on a moving host: the same run with ideal sharing
      * in its curves' place. */
     out->profile_drift = gs_model_profile_drift(m);
+    double ideal_lo = 0, ideal_hi = 0;
     if (out->profile_drift >= GS_PREDICT_PROFILE_MOVING && gs_model_profile_curves(m, 0) > 0) {
         st = scratch_run(s, m, tmp, k++, &u, err);
+        out->ideal = ideal_lo = ideal_hi = u.util;
+        /* And at the replicates' slowest and fastest host speeds: which
+         * curves hold and how fast the host runs are two uncertainties,
+         * crossed at their extremes as the profile's curves are by the
+         * replicates. */
+        for (int e = 0; e < 2 && st == GS_OK && o->reps >= 2; e++) {
+            gs_model_replicate(m, e ? (uint64_t)o->reps : 1, (uint64_t)o->reps, threads, out->host_sd);
+            st = scratch_run(s, m, tmp, k++, &u, err);
+            ideal_lo = u.util < ideal_lo ? u.util : ideal_lo;
+            ideal_hi = u.util > ideal_hi ? u.util : ideal_hi;
+        }
+        gs_model_replicate(m, 0, 0, NULL, 0);
         gs_model_profile_curves(m, 1);
         if (st != GS_OK)
             goto out;
         out->has_ideal = 1;
-        out->ideal = u.util;
     }
     double lo = out->point, hi = out->point;
     if (out->has_ideal) {
-        lo = out->ideal < lo ? out->ideal : lo;
-        hi = out->ideal > hi ? out->ideal : hi;
+        lo = ideal_lo < lo ? ideal_lo : lo;
+        hi = ideal_hi > hi ? ideal_hi : hi;
     }
     for (int j = 0; j < nc; j++) {
         lo = pred[j] < lo ? pred[j] : lo;
