@@ -227,8 +227,14 @@ static const gs_span *find_span(const gs_span *sp, size_t n, gs_vocab name, int3
     return NULL;
 }
 
-/* Processor sharing backwards: fills acts[].inferred (core-seconds). */
-static int infer_cpu(fitctx *c, int cores)
+/* Processor sharing backwards: fills acts[].inferred (core-seconds) and
+ * tload; with m (its speed curves fitted), acts[].spd instead: the speed
+ * each act ran at, its share-weighted mean of gs_model_speed over the
+ * runnable threads it met, which is what the replay's rule integrates
+ * (pshare.h): the curve at the mean T is not the mean of the curve where
+ * it bends (a synthesis step that met 12 threads half its span and 6 the
+ * other half). */
+static int infer_cpu(fitctx *c, int cores, const gs_model *m)
 {
     size_t n = c->n_acts, nt = 2 * n;
     if (!n)
@@ -277,9 +283,12 @@ static int infer_cpu(fitctx *c, int cores)
             act *x = &c->acts[order[q]];
             if (x->t0 > a)
                 break;
-            if (x->t1 >= b) {
+            if (x->t1 >= b && !m) {
                 x->inferred += x->th * share * dt;
                 x->tload += T * dt;
+            } else if (x->t1 >= b) {
+                x->wsh += x->th * share * dt;
+                x->wsp += x->th * share * dt * gs_model_speed(m, x->cls, T);
             }
         }
     }
@@ -349,10 +358,12 @@ static int summarize(gs_model *m, fitctx *c)
                         x->v = a->inferred * x->v; /* x->v held the per-job divisor */
                         s->n_inferred++;
                     }
-                    /* Solo-speed work: the demand at the span's runnable
-                     * threads over the class's slowdown there. */
+                    /* Solo-speed work: the demand times the speed the
+                     * span ran at (infer_cpu's second sweep; the speed at
+                     * its mean T where the sweep has no share). */
                     double secs = (double)(a->t1 - a->t0) * 1e-9;
-                    x->v /= gs_mi_slowdown(m, a->cls, secs > 0 ? a->tload / secs : 1);
+                    x->v *= a->wsh > 0 ? a->wsp / a->wsh
+                                       : 1.0 / gs_mi_slowdown(m, a->cls, secs > 0 ? a->tload / secs : 1);
                     /* And at the host's mean vCPU, where the map says. */
                     x->v *= gs_mi_placement(m, a);
                 }
@@ -666,11 +677,15 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
     if (m->spin > 1)
         m->spin = 1;
     m->spin_fit = m->spin;
-    if (!infer_cpu(&c, m->cores)) {
+    if (!infer_cpu(&c, m->cores, NULL)) {
         st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
         goto fail;
     }
     gs_mi_speed_fit(&c);
+    if (!infer_cpu(&c, m->cores, m)) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
+        goto fail;
+    }
     if (!gs_mi_staging_fit(&c, sp, n) || !summarize(m, &c)) {
         st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
         goto fail;

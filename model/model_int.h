@@ -142,6 +142,7 @@ typedef struct act {
     int measured;
     double cpu;
     double tload;    /* runnable threads x seconds over the span (the inference's T) */
+    double wsh, wsp; /* its share x seconds, and that times the speed there (infer_cpu with a model) */
     int cls, lane;   /* speed class (model_speed.c), the span's lane */
     int stage;       /* its stage's index */
     int vcpu0, vcpu1; /* the vCPU a synthesis started and ended on (args cpu, cpu_end), -1 unknown */
