@@ -228,42 +228,49 @@ static const gs_span *find_span(const gs_span *sp, size_t n, gs_vocab name, int3
 }
 
 /* Processor sharing backwards: fills acts[].inferred (core-seconds) and
- * tload; with m (its speed curves fitted), acts[].spd instead: the speed
- * each act ran at, its share-weighted mean of gs_model_speed over the
- * runnable threads it met, which is what the replay's rule integrates
+ * tload; with m (its speed curves fitted), acts[].wsh and wsp instead, for
+ * the speed each act ran at: its share-weighted mean of gs_model_speed over
+ * the runnable threads it met, which is what the replay's rule integrates
  * (pshare.h): the curve at the mean T is not the mean of the curve where
  * it bends (a synthesis step that met 12 threads half its span and 6 the
- * other half). */
+ * other half).  The first call sorts the sweep's events into c->ev_t and
+ * c->ev_order; the second reuses them. */
 static int infer_cpu(fitctx *c, int cores, const gs_model *m)
 {
     size_t n = c->n_acts, nt = 2 * n;
     if (!n)
         return 1;
-    int64_t *t = malloc(nt * sizeof *t);
-    size_t *order = malloc(n * sizeof *order);
-    if (!t || !order) {
-        free(t);
-        free(order);
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        t[2 * i] = c->acts[i].t0;
-        t[2 * i + 1] = c->acts[i].t1;
-        order[i] = i;
-    }
-    /* Activities by start time (the pool's oldest-first order). */
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && c->acts[order[j]].t0 < c->acts[order[j - 1]].t0; j--) {
-            size_t x = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = x;
+    if (!c->ev_t) {
+        int64_t *t = malloc(nt * sizeof *t);
+        size_t *order = malloc(n * sizeof *order);
+        if (!t || !order) {
+            free(t);
+            free(order);
+            return 0;
         }
-    for (size_t i = 1; i < nt; i++)
-        for (size_t j = i; j > 0 && t[j] < t[j - 1]; j--) {
-            int64_t x = t[j];
-            t[j] = t[j - 1];
-            t[j - 1] = x;
+        for (size_t i = 0; i < n; i++) {
+            t[2 * i] = c->acts[i].t0;
+            t[2 * i + 1] = c->acts[i].t1;
+            order[i] = i;
         }
+        /* Activities by start time (the pool's oldest-first order). */
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0 && c->acts[order[j]].t0 < c->acts[order[j - 1]].t0; j--) {
+                size_t x = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = x;
+            }
+        for (size_t i = 1; i < nt; i++)
+            for (size_t j = i; j > 0 && t[j] < t[j - 1]; j--) {
+                int64_t x = t[j];
+                t[j] = t[j - 1];
+                t[j - 1] = x;
+            }
+        c->ev_t = t;
+        c->ev_order = order;
+    }
+    const int64_t *t = c->ev_t;
+    const size_t *order = c->ev_order;
     const int width[1] = {cores}; /* one pool: the prove pool, as wide as the machine */
     for (size_t k = 0; k + 1 < nt; k++) {
         int64_t a = t[k], b = t[k + 1];
@@ -292,8 +299,6 @@ static int infer_cpu(fitctx *c, int cores, const gs_model *m)
             }
         }
     }
-    free(t);
-    free(order);
     return 1;
 }
 
@@ -729,12 +734,16 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
     sort_stages(m);
     free(c.jobs);
     free(c.acts);
+    free(c.ev_t);
+    free(c.ev_order);
     gs_timeline_destroy(tl);
     *out = m;
     return GS_OK;
 fail:
     free(c.jobs);
     free(c.acts);
+    free(c.ev_t);
+    free(c.ev_order);
     gs_timeline_destroy(tl);
     gs_model_destroy(m);
     return st;

@@ -161,6 +161,8 @@ typedef struct fitctx {
     act *acts;
     size_t n_acts, cap_acts;
     uint32_t default_log;
+    int64_t *ev_t;     /* infer_cpu's sweep: the acts' ends in time order (2 n_acts) */
+    size_t *ev_order;  /* and the acts by start time; built by its first call */
 } fitctx;
 
 /* Fit helpers (model.c). */

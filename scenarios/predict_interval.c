@@ -62,6 +62,22 @@ static gs_status scratch_run(const gs_scenario *s, gs_model *m, const char *tmp,
     return st;
 }
 
+/* Capture c predicted on its model m with no change (run k of the scratch
+ * directory): its utilization in *util. */
+static gs_status reproduce(const gs_capture *c, gs_model *m, const char *tmp, int k, double *util, gs_err *err)
+{
+    gs_scenario *s0 = NULL;
+    char tr[GS_SCN_PATH_MAX] = "";
+    gs_util_summary u;
+    gs_status st = gs_predict_scenario(&s0, c, m, NULL, 0, tr, sizeof tr, 1, err);
+    if (st == GS_OK && (st = scratch_run(s0, m, tmp, k, &u, err)) == GS_OK)
+        *util = u.util;
+    if (tr[0])
+        unlink(tr);
+    gs_scenario_destroy(s0);
+    return st;
+}
+
 /* Mean synthesis demand per partition of model m (core-seconds). */
 static double synth_mean(const gs_model *m)
 {
@@ -134,18 +150,11 @@ gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_m
         }
         if (tmp_tr[0])
             unlink(tmp_tr);
-        tmp_tr[0] = 0;
         /* Its reproduction (unchanged: the changed run is one already). */
-        res[j] = st == GS_OK ? fabs(pred[j] - cap[j]) : 0;
-        if (st == GS_OK && o->n_sets > 0) {
-            gs_scenario_destroy(sj);
-            sj = NULL;
-            if ((st = gs_predict_scenario(&sj, &c, mj, NULL, 0, tmp_tr, sizeof tmp_tr, 1, err)) == GS_OK &&
-                (st = scratch_run(sj, mj, tmp, k++, &u, err)) == GS_OK)
-                res[j] = fabs(u.util - cap[j]);
-            if (tmp_tr[0])
-                unlink(tmp_tr);
-        }
+        double r = st == GS_OK ? pred[j] : cap[j];
+        if (st == GS_OK && o->n_sets > 0)
+            st = reproduce(&c, mj, tmp, k++, &r, err);
+        res[j] = fabs(r - cap[j]);
         gs_scenario_destroy(sj);
         gs_model_destroy(mj);
     }
@@ -175,21 +184,12 @@ gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_m
     if (o->n_sets == 0) {
         out->residual = fabs(point->util - cap[0]);
     } else {
-        gs_scenario *s0 = NULL;
-        char tmp_tr[GS_SCN_PATH_MAX] = "";
-        if ((st = gs_capture_resolve(&c, o->capture, err)) == GS_OK &&
-            (st = gs_predict_scenario(&s0, &c, m, NULL, 0, tmp_tr, sizeof tmp_tr, 1, err)) == GS_OK &&
-            (st = scratch_run(s0, m, tmp, k++, &u, err)) == GS_OK) {
-            out->residual = fabs(u.util - cap[0]);
-            out->has_effect = 1;
-            out->unchanged = u.util;
-            out->effect = point->util - u.util;
-        }
-        if (tmp_tr[0])
-            unlink(tmp_tr);
-        gs_scenario_destroy(s0);
-        if (st != GS_OK)
+        if ((st = gs_capture_resolve(&c, o->capture, err)) != GS_OK ||
+            (st = reproduce(&c, m, tmp, k++, &out->unchanged, err)) != GS_OK)
             goto out;
+        out->residual = fabs(out->unchanged - cap[0]);
+        out->has_effect = 1;
+        out->effect = point->util - out->unchanged;
     }
     /* One capture's reproduction error is one draw of the model's: with
      * repeats, the largest over every capture given. */
