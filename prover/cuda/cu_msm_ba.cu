@@ -257,9 +257,10 @@ static __device__ __noinline__ FF inv_bin(FF a)
 
 /* The same inverse by divsteps (prover/field/fp_divsteps.h: ~28 batches
  * of 29 steps on the low word, each batch's matrix applied to the whole
- * numbers; ~80 us of one thread against inv_bin's ~500, Nsight Compute
- * 2026-12-07, before the even steps were taken at once; that latency is
- * what a block or a round waits on).  Result reduced. */
+ * numbers; ~78 us of one thread against inv_bin's ~509 on an H100,
+ * Nsight Compute, round 3 session 18: taking the even steps at once saved
+ * ~1 us there; that latency is what a block or a round waits on).  Result
+ * reduced. */
 static __device__ __noinline__ FF inv_ds(FF a)
 {
     FF u, r;
