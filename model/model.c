@@ -728,6 +728,7 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
                 "(MODEL.md): the model reproduces the captured contention by construction.\n", k,
              gs_model_meta(m, "host.cores") ? gs_model_meta(m, "host.cores") : gs_model_meta(m, "host.threads"));
     }
+    gs_mi_profile_level(m, &c);
     if (m->spin == 0 && !m->cpu_measured)
         gs_mi_note(m, "%s%s", "GPU workers: no CPU time of prove_start captured; a worker waiting on its device "
                         "is assumed to use no CPU.\n", "");

@@ -229,6 +229,19 @@ double gs_model_host_spread(const gs_model *m);
  * (calibrate's drift, 0..1: the host's load moving while it was
  * measured); -1 without a profile or without its vCPU map. */
 double gs_model_profile_drift(const gs_model *m);
+/* How the host ran in the capture against the machine profile: the
+ * capture's synthesis CPU per partition over the profile's at the same
+ * runnable threads, less 1 (the median over the capture's measured
+ * synthesis steps of the profile's size; +0.2: the capture's host ran 20%
+ * slower).  NAN without a profile, its synthesis class, or measured
+ * synthesis steps of its size.  Beyond GS_MODEL_PROFILE_LEVEL the host's
+ * speed moved between calibrate and the capture (a shared VM's
+ * neighbours), and the model notes it: of the 16 sets of round 3
+ * (bench/RESULTS.md, round 3 session 19) the 7 within 10% had every
+ * thread-count change within 3.2 points, 6 of the 9 beyond had one off by
+ * more than 5. */
+double gs_model_profile_level(const gs_model *m);
+#define GS_MODEL_PROFILE_LEVEL 0.10
 /* use 0: the contention curves the machine profile gave (the stages the
  * capture could not time) set aside, ideal sharing in their place; use 1:
  * put back.  Returns how many curves it switched.  Not thread safe: set

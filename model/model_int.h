@@ -130,6 +130,14 @@ struct gs_model {
      * thread on a vCPU drawn at random (1 = average placement). */
     int placed;
     double place_f;
+    /* The host's speed in the capture against the profile's (profile_level
+     * in model_speed.c): the median over the capture's measured synthesis
+     * steps at the profile's size of their CPU over the profile's CPU per
+     * unit at the same runnable threads, less 1; NAN unknown.  level_n
+     * steps, at level_t runnable threads on average. */
+    double level;
+    int level_n;
+    double level_t, level_cap_s, level_prof_s;
 };
 
 /* A CPU instance's span for the inference. */
@@ -182,6 +190,10 @@ const size_rec *gs_mi_size_find(const gs_model *m, int kind, uint32_t log);
  * instance's demand to one thread's speed. */
 int gs_mi_speed_class(const char *stage_name);
 void gs_mi_speed_fit(fitctx *c);
+/* The profile's level against the capture's (m->level; a note when they
+ * differ by more than GS_MODEL_PROFILE_LEVEL): after summarize, from the
+ * measured synthesis instances at the profile's size. */
+void gs_mi_profile_level(gs_model *m, const fitctx *c);
 double gs_mi_slowdown(const gs_model *m, int cls, double runnable);
 /* A synthesis instance's factor to the host's mean vCPU: its vCPU's speed
  * (the profile's map, at its runnable threads' share of the cores) times

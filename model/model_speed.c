@@ -275,6 +275,98 @@ void gs_mi_speed_fit(fitctx *c)
     }
 }
 
+/* ---- the profile's level against the capture's ------------------------- */
+
+/* The profile's CPU per unit at t runnable threads: linear between its
+ * levels, held flat outside; 0 without. */
+static double profile_cpu_at(const gs_profile_class *c, double t)
+{
+    if (c->n <= 0 || !(c->cpu_s[0] > 0))
+        return 0;
+    if (t <= c->threads[0])
+        return c->cpu_s[0];
+    for (int i = 1; i < c->n; i++)
+        if (t <= c->threads[i]) {
+            double f = (t - c->threads[i - 1]) / (c->threads[i] - c->threads[i - 1]);
+            return c->cpu_s[i - 1] + f * (c->cpu_s[i] - c->cpu_s[i - 1]);
+        }
+    return c->cpu_s[c->n - 1];
+}
+
+void gs_mi_profile_level(gs_model *m, const fitctx *c)
+{
+    m->level = NAN;
+    m->level_n = 0;
+    const gs_profile_class *pc = &m->prof_data.cls[GS_SPEED_SYNTH];
+    if (!m->profile[0] || pc->n <= 0 || !(pc->cpu_s[0] > 0))
+        return;
+    /* Each measured synthesis step of the profile's size (calibrate's unit
+     * is one synthesis of the engine's circuit at 2^log: one partition),
+     * against the profile at the runnable threads it met. */
+    size_t n = 0, cap = 0;
+    double *r = NULL, *cs = NULL, tsum = 0, psum = 0;
+    for (int i = 0; i < m->n; i++) {
+        const stage *s = &m->st[i];
+        if (s->where != GS_WHERE_CPU || s->speed_class != GS_SPEED_SYNTH)
+            continue;
+        for (int j = 0; j < s->n_pt; j++) {
+            const point *p = &s->pt[j];
+            if (p->log != m->prof_data.log)
+                continue;
+            for (size_t k = 0; k < p->n; k++) {
+                const inst *x = &p->in[k];
+                if (x->act < 0)
+                    continue;
+                const act *a = &c->acts[x->act];
+                double secs = (double)(a->t1 - a->t0) * 1e-9, t = secs > 0 ? a->tload / secs : 1;
+                double pcpu = profile_cpu_at(pc, t);
+                if (!a->measured || !(a->cpu > 0) || !(pcpu > 0))
+                    continue;
+                if (n == cap) {
+                    size_t nc = cap ? 2 * cap : 64;
+                    double *g = realloc(r, nc * sizeof *r), *h = g ? realloc(cs, nc * sizeof *cs) : NULL;
+                    if (!h) {
+                        free(g ? g : r);
+                        free(cs);
+                        return;
+                    }
+                    r = g;
+                    cs = h;
+                    cap = nc;
+                }
+                r[n] = a->cpu / pcpu;
+                cs[n++] = a->cpu;
+                tsum += t;
+                psum += pcpu;
+            }
+        }
+    }
+    if (n >= 3) {
+        m->level = gs_median_sort(r, n) - 1;
+        m->level_n = (int)n;
+        m->level_t = tsum / (double)n;
+        m->level_cap_s = gs_median_sort(cs, n);
+        m->level_prof_s = psum / (double)n;
+    }
+    free(r);
+    free(cs);
+    if (n >= 3 && fabs(m->level) > GS_MODEL_PROFILE_LEVEL) {
+        char a[200];
+        snprintf(a, sizeof a, "the capture's %d synthesis steps used %.0f%% %s CPU per partition than the profile "
+                 "at the runnable threads each met (median; %.3f s against %.3f s at %.1f threads)",
+                 m->level_n, 100 * fabs(m->level), m->level > 0 ? "more" : "less", m->level_cap_s,
+                 m->level_prof_s, m->level_t);
+        gs_mi_note(m, "Profile level: %s: the host's speed moved between calibrate and the capture (a shared "
+                      "host's other load), so the profile's curves may hold that move too, and a change of thread "
+                      "counts or of the CPU G2 MSM carries it (of the 16 sets of round 3, 6 of the 9 beyond 10%% "
+                      "had such a change off by more than 5 points, none of the 7 within). Calibrate beside the "
+                      "capture (gapscope calibrate --capture DIR, just before it)%s.\n",
+                   a, "");
+    }
+}
+
+double gs_model_profile_level(const gs_model *m) { return m->profile[0] ? m->level : NAN; }
+
 /* ---- replicates --------------------------------------------------------- */
 
 static uint64_t mix(uint64_t z)

@@ -454,3 +454,66 @@ GS_TEST(profile_lend_scales_an_every_wire_msm_to_b)
     GS_CHECK_MSG(cs[1] > 0 && fabs(cs[0] / cs[1] - share) < 1e-6, "every wire %.3f cs, witness_b %.3f (share %.4f)",
                  cs[0], cs[1], share);
 }
+
+/* The profile's level against the capture's (gs_model_profile_level):
+ * traces/h200-r3s17-base1, whose synthesis ran slower than its profile's
+ * at 6 threads (a host that moved between calibrate and the capture),
+ * reads 10-35% and says so in the notes.  Flat profiles are the oracle of
+ * the median: with CPU per unit X at every T the level is med / X - 1, so
+ * doubling X halves 1 + level, and X = med gives 0 and no note; a profile
+ * timed at another size, or none, gives NAN.  A level read from the
+ * wrong statistic, the wrong size or at the wrong threads fails it. */
+static void flat_profile(const char *path, uint32_t log, const char *threads, double x)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cpu\":\"x\",\"cores\":16},\"log\":%u,"
+               "\"copy_gbps\":6,\"pin_gbps\":0,\"classes\":{\"synth\":{\"threads\":[%s],\"speed\":[1,1],"
+               "\"cpu_s\":[%.17g,%.17g],\"lane_cv\":0}}}\n", log, threads, x, x);
+    fclose(f);
+}
+
+GS_TEST(profile_level_reads_the_host_against_the_capture)
+{
+    char cap[600], prof[600], p1[600], p2[600], p3[600], p18[600];
+    snprintf(cap, sizeof cap, "%s/traces/h200-r3s17-base1/spans.csv", root());
+    snprintf(prof, sizeof prof, "%s/traces/h200-r3s17-base1/machine-profile.json", root());
+    snprintf(p1, sizeof p1, "%s/lv1.json", gs_test_tmpdir());
+    snprintf(p2, sizeof p2, "%s/lv2.json", gs_test_tmpdir());
+    snprintf(p3, sizeof p3, "%s/lv3.json", gs_test_tmpdir());
+    snprintf(p18, sizeof p18, "%s/lv18.json", gs_test_tmpdir());
+    gs_err err;
+    gs_err_clear(&err);
+    gs_model *m = NULL;
+    GS_REQUIRE(gs_model_load_profiled(&m, cap, prof, &err) == GS_OK);
+    double l = gs_model_profile_level(m);
+    GS_CHECK_MSG(l > 0.10 && l < 0.35, "level %g", l);
+    GS_CHECK_MSG(strstr(gs_model_notes(m), "Profile level:") && strstr(gs_model_notes(m), "more CPU per partition"),
+                 "notes: %s", gs_model_notes(m));
+    gs_model_destroy(m);
+    m = NULL;
+    GS_REQUIRE(gs_model_load(&m, cap, &err) == GS_OK);
+    GS_CHECK(isnan(gs_model_profile_level(m)));
+    gs_model_destroy(m);
+    /* Flat at 1 (timed at T = 1 and 2: every step met more threads, held
+     * flat above) and at 2 (timed at 12 and 16: held flat below). */
+    flat_profile(p1, 20, "1,2", 1.0);
+    flat_profile(p2, 20, "12,16", 2.0);
+    gs_model *m1 = NULL, *m2 = NULL, *m3 = NULL;
+    GS_REQUIRE(gs_model_load_profiled(&m1, cap, p1, &err) == GS_OK);
+    GS_REQUIRE(gs_model_load_profiled(&m2, cap, p2, &err) == GS_OK);
+    double l1 = gs_model_profile_level(m1), l2 = gs_model_profile_level(m2);
+    GS_CHECK_MSG(fabs((1 + l1) - 2 * (1 + l2)) < 1e-12 && l1 > 0, "levels %g %g", l1, l2);
+    flat_profile(p3, 20, "1,2", 1 + l1);
+    GS_REQUIRE(gs_model_load_profiled(&m3, cap, p3, &err) == GS_OK);
+    GS_CHECK_MSG(fabs(gs_model_profile_level(m3)) < 1e-12, "level %g", gs_model_profile_level(m3));
+    GS_CHECK_MSG(!strstr(gs_model_notes(m3), "Profile level"), "notes: %s", gs_model_notes(m3));
+    gs_model_destroy(m1);
+    gs_model_destroy(m2);
+    gs_model_destroy(m3);
+    flat_profile(p18, 18, "1,2", 1.0);
+    GS_REQUIRE(gs_model_load_profiled(&m, cap, p18, &err) == GS_OK);
+    GS_CHECK(isnan(gs_model_profile_level(m)));
+    gs_model_destroy(m);
+}

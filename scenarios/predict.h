@@ -78,6 +78,13 @@ typedef struct gs_prediction {
      * moving one (>= GS_PREDICT_PROFILE_MOVING) the prediction with ideal
      * sharing in its curves' place, which the interval spans too. */
     double profile_drift;
+    /* The capture's host against the profile's (gs_model_profile_level;
+     * NAN unknown; prediction.profile_level).  Said, not used: on the one
+     * committed set it would change (h200-r3s3, a profile without the
+     * vCPU map), spanning ideal sharing as for a drift only raised upper
+     * bounds, 86.7 -> 92.9 for base-1, and left its one value outside
+     * (synth4, below) outside. */
+    double profile_level;
     int has_ideal;
     double ideal;
     char cause[48];

@@ -107,6 +107,8 @@ gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_m
     gs_status st = GS_OK;
     int k = 0;
     memset(out, 0, sizeof *out);
+    out->profile_drift = -1;
+    out->profile_level = NAN;
     out->point = point->util;
     snprintf(out->cause, sizeof out->cause, "%s", point->cause);
     out->share = point->share;
@@ -212,6 +214,7 @@ gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_m
     /* A profile measured on a moving host: the same run with ideal sharing
      * in its curves' place. */
     out->profile_drift = gs_model_profile_drift(m);
+    out->profile_level = gs_model_profile_level(m);
     double ideal_lo = 0, ideal_hi = 0;
     if (out->profile_drift >= GS_PREDICT_PROFILE_MOVING && gs_model_profile_curves(m, 0) > 0) {
         st = scratch_run(s, m, tmp, k++, &u, err);
@@ -289,6 +292,10 @@ gs_status gs_prediction_write_meta(const gs_prediction *p, const char *spans_csv
     if (p->has_ideal) {
         snprintf(b, sizeof b, "%.6f", p->ideal);
         gs_timeline_meta_set(tl, "prediction.ideal", b);
+    }
+    if (isfinite(p->profile_level)) {
+        snprintf(b, sizeof b, "%.6f", p->profile_level);
+        gs_timeline_meta_set(tl, "prediction.profile_level", b);
     }
     if (p->has_effect) {
         snprintf(b, sizeof b, "%.6f", p->unchanged);

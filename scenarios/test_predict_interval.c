@@ -265,17 +265,22 @@ GS_TEST(predict_interval_says_when_a_change_moves_nothing)
  * with a vCPU map whose lone passes differed 20%: traces/h200-r3's
  * base-1 at 12 synthesis threads keeps its point, and its interval spans
  * the same run with ideal sharing in the curve's place (prediction.ideal,
- * the higher utilization); with passes 2% apart, no such run.  A rule that
- * ignored the drift, or an ideal run left out of the bounds, fails it. */
-static int profile_with_drift(const char *out, double drift)
+ * the higher utilization); with passes 2% apart, no such run.  With the
+ * passes 2% apart but the profile's CPU per partition a third above the
+ * capture's at its 6 threads (the host moved between calibrate and the
+ * capture, gs_model_profile_level), no such run either (the level is
+ * said, prediction.profile_level, not spanned).  A rule that ignored the
+ * drift, or an ideal run left out of the bounds, fails it.  The capture's synthesis took 0.827 s per partition (median) at
+ * ~5.9 runnable threads: cpu_s x 0.75 puts the profile there. */
+static int profile_with_drift(const char *out, double drift, double cpu)
 {
     FILE *g = fopen(out, "w");
     if (!g)
         return 0;
     fprintf(g, "{\"format\":\"gapscope-profile\",\"version\":1,\"host\":{\"cpu\":\"x\",\"cores\":16},\"log\":20,"
                "\"copy_gbps\":6,\"pin_gbps\":0,\"classes\":{\"synth\":{\"threads\":[1,2,4,6,8,12,16],"
-               "\"speed\":[1,1,1,0.9,0.6,0.6,0.6],\"cpu_s\":[1,1,1,1.1,1.6,1.6,1.6],\"lane_cv\":0.1}},"
-               "\"cpus\":{\"solo\":[");
+               "\"speed\":[1,1,1,0.9,0.6,0.6,0.6],\"cpu_s\":[%g,%g,%g,%g,%g,%g,%g],\"lane_cv\":0.1}},"
+               "\"cpus\":{\"solo\":[", cpu, cpu, cpu, 1.1 * cpu, 1.6 * cpu, 1.6 * cpu, 1.6 * cpu);
     for (int a = 0; a < 2; a++) {
         for (int c = 0; c < 16; c++)
             fprintf(g, "%s%g", c ? "," : "", c % 2 ? 1.05 : 0.95);
@@ -290,11 +295,11 @@ GS_TEST(predict_interval_spans_ideal_sharing_for_a_moving_profile)
     snprintf(cap, sizeof cap, "%s/traces/h200-r3/base/base-1", root());
     snprintf(prof, sizeof prof, "%s/moving.json", gs_test_tmpdir());
     const char *sets[1] = {"engine.synth_threads=12"};
-    gs_prediction p[2];
+    gs_prediction p[3];
     gs_run_result r;
-    static const double drift[2] = {0.20, 0.02};
-    for (int i = 0; i < 2; i++) {
-        GS_REQUIRE(profile_with_drift(prof, drift[i]));
+    static const double drift[3] = {0.20, 0.02, 0.02}, cpu[3] = {0.75, 0.75, 1.0};
+    for (int i = 0; i < 3; i++) {
+        GS_REQUIRE(profile_with_drift(prof, drift[i], cpu[i]));
         snprintf(dir, sizeof dir, "%s/iv-moving-%d", gs_test_tmpdir(), i);
         gs_predict_opts o = {.capture = cap, .profile = prof, .sets = sets, .n_sets = 1, .reps = 2,
                              .interval = &p[i], .run = {.out_dir = dir, .quiet = 1, .no_charts = 1}};
@@ -306,7 +311,10 @@ GS_TEST(predict_interval_spans_ideal_sharing_for_a_moving_profile)
             return;
         GS_CHECK(fabs(p[i].profile_drift - drift[i]) < 1e-9);
     }
-    GS_CHECK(p[0].has_ideal && !p[1].has_ideal);
+    GS_CHECK_MSG(p[0].has_ideal && !p[1].has_ideal && !p[2].has_ideal, "ideal runs %d %d %d", p[0].has_ideal,
+                 p[1].has_ideal, p[2].has_ideal);
+    GS_CHECK_MSG(fabs(p[1].profile_level) < 0.05 && p[2].profile_level < -0.2 && p[2].profile_level > -0.3,
+                 "levels %.3f %.3f", p[1].profile_level, p[2].profile_level);
     GS_CHECK_MSG(fabs(p[0].point - p[1].point) < 1e-9, "point %.4f against %.4f", p[0].point, p[1].point);
     GS_CHECK_MSG(p[0].ideal > p[0].point + 0.02, "ideal %.4f, point %.4f", p[0].ideal, p[0].point);
     GS_CHECK_MSG(p[0].lo <= p[0].ideal && p[0].ideal <= p[0].hi, "ideal %.4f outside [%.4f, %.4f]", p[0].ideal,
@@ -319,5 +327,11 @@ GS_TEST(predict_interval_spans_ideal_sharing_for_a_moving_profile)
     GS_REQUIRE(gs_timeline_read_csv(&tl, sp, &err) == GS_OK);
     const char *v = gs_timeline_meta_get(tl, "prediction.ideal");
     GS_CHECK(v && fabs(atof(v) - p[0].ideal) < 1e-5);
+    gs_timeline_destroy(tl);
+    /* And the level, where the interval's runs are. */
+    snprintf(sp, sizeof sp, "%s/iv-moving-2/spans.csv", gs_test_tmpdir());
+    GS_REQUIRE(gs_timeline_read_csv(&tl, sp, &err) == GS_OK);
+    v = gs_timeline_meta_get(tl, "prediction.profile_level");
+    GS_CHECK_MSG(v && fabs(atof(v) - p[2].profile_level) < 1e-5, "prediction.profile_level %s", v ? v : "(none)");
     gs_timeline_destroy(tl);
 }

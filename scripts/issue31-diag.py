@@ -20,6 +20,12 @@
       its synth steps' cpu_ns) at 4, 6 and 12 threads (synth4, base-1,
       synth12, g2cpu-s12), against calibrate's ladder (the profile's CPU
       per unit at the same T): the ratio of 12 to 6 threads in each.
+  scripts/issue31-diag.py level [--gs BIN]
+      Each set's profile level (predict's prediction.profile_level: the
+      capture's synthesis CPU per partition over the profile's at the same
+      runnable threads, less 1), the profile's drift (its vCPU passes), and
+      the errors of its thread-count changes predicted from base-1 (as
+      `curves` with the raw profile).
   scripts/issue31-diag.py b2pool [--gs BIN]
       Each g2cpu and g2cpu-s12 capture predicted as it ran (its own
       model): util, and the sum of its CPU G2 MSMs' wall times (msm_b2
@@ -238,9 +244,62 @@ def synthcpu(a, sets, tmp):
             fmt(cs[12] / cs[6]) if 12 in cs and 6 in cs else "-", fmt(eng["synth12"] / eng["base-1"])))
 
 
+def meta(spans, key):
+    for line in open(spans):
+        if not line.startswith("#"):
+            break
+        if line.startswith("# meta " + key + "="):
+            return line.split("=", 1)[1].strip()
+    return None
+
+
+def level(a, sets, tmp):
+    jobs = []
+    for root in sets:
+        if not os.path.exists(os.path.join(root, "base/base-1/machine-profile.json")):
+            continue
+        for name, s in CASES:
+            if name == "repro" or runs(root, name):
+                jobs.append((root, name, s))
+
+    def one(j):
+        root, name, s = j
+        out = os.path.join(tmp, "lv", "%s-%s" % (os.path.basename(root), name))
+        return j, out if predict(a.gs, os.path.join(root, "base/base-1"), out, s) else None
+
+    with ThreadPoolExecutor(2) as ex:
+        got = {(j[0], j[1]): o for j, o in ex.map(one, jobs)}
+    print("| set | profile level | profile drift | thread-count changes: error (points) | largest |")
+    print("| --- | --- | --- | --- | --- |")
+    rows = []
+    for root in sets:
+        rep = got.get((root, "repro"))
+        if not rep:
+            continue
+        lv = meta(os.path.join(rep, "spans.csv"), "prediction.profile_level")
+        prof = json.load(open(os.path.join(root, "base/base-1/machine-profile.json")))
+        dr = prof.get("cpus", {}).get("drift")
+        errs = []
+        for name, _ in CASES[1:]:
+            o = got.get((root, name))
+            cap = runs(root, name)
+            if o and cap:
+                errs.append((name, util(o) - statistics.mean(util(c) for c in cap)))
+        big = max((abs(e) for _, e in errs), default=0)
+        rows.append((float(lv) if lv else float("nan"), big))
+        print("| %s | %s | %s | %s | %.1f |" % (os.path.basename(root), "%+.0f%%" % (100 * float(lv)) if lv else "-",
+                                               "%.0f%%" % (100 * dr) if dr is not None else "-",
+                                               ", ".join("%s %+.1f" % e for e in errs) or "-", big))
+    within = [b for l, b in rows if abs(l) <= 0.10]
+    beyond = [b for l, b in rows if abs(l) > 0.10]
+    print("\nlevel within 10%%: %d sets, largest error %.1f, %d with one beyond 5 points; beyond 10%%: %d sets, "
+          "%d with one beyond 5 points" % (len(within), max(within, default=0), sum(b > 5 for b in within),
+                                            len(beyond), sum(b > 5 for b in beyond)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["curves", "b2pool", "synthcpu"])
+    ap.add_argument("what", choices=["curves", "b2pool", "synthcpu", "level"])
     ap.add_argument("--gs", default=os.environ.get("GS", "build-cpu/gapscope"))
     ap.add_argument("--variants", default="raw,fits,flats,fit,flat")
     a = ap.parse_args()
@@ -249,7 +308,7 @@ def main():
     a.gs = os.path.abspath(a.gs)
     with tempfile.TemporaryDirectory(prefix="i31diag-") as tmp:
         sets = unpack_sets(tmp)
-        {"curves": curves, "b2pool": b2pool, "synthcpu": synthcpu}[a.what](a, sets, tmp)
+        {"curves": curves, "b2pool": b2pool, "synthcpu": synthcpu, "level": level}[a.what](a, sets, tmp)
 
 
 if __name__ == "__main__":
