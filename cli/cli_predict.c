@@ -237,7 +237,7 @@ int gs_scn_cmd_predict(int argc, char **argv)
         if (isfinite(pred.profile_level) && fabs(pred.profile_level) > GS_MODEL_PROFILE_LEVEL)
             printf("           the capture's synthesis used %.0f%% %s CPU per partition than the machine profile "
                    "at the same threads: the host's speed moved between calibrate and the capture, and a change "
-                   "of thread counts carries that (calibrate beside the capture)\n",
+                   "of thread counts carries that (calibrate beside the capture; repeats of the base narrow it)\n",
                    100 * fabs(pred.profile_level), pred.profile_level > 0 ? "more" : "less");
         gs_capture cap;
         int have_cap = gs_capture_resolve(&cap, capture, &err) == GS_OK;

@@ -360,7 +360,8 @@ void gs_mi_profile_level(gs_model *m, const fitctx *c)
                       "host's other load), so the profile's curves may hold that move too, and a change of thread "
                       "counts or of the CPU G2 MSM carries it (of the 16 sets of round 3, 6 of the 9 beyond 10%% "
                       "had such a change off by more than 5 points, none of the 7 within). Calibrate beside the "
-                      "capture (gapscope calibrate --capture DIR, just before it)%s.\n",
+                      "capture (gapscope calibrate --capture DIR, just before it) and capture the base more than "
+                      "once (predict C1 C2 C3 judges the mean)%s.\n",
                    a, "");
     }
 }
