@@ -157,9 +157,13 @@ print("host (%s): vCPU passes drift %s; synthesis speed at 2+ threads %s; beside
     "%.2f-%.2f of one thread's" % (min(sp), max(sp)) if sp else "-",
     ", ".join("%.2fx at %g" % (v, t) for t, v in zip(sbs.get("synth", []), sbs.get("slowdown", []))) or "-"))
 PY
+predict repro "$B1"
+# The capture's host against the profile's (predict's prediction.profile_level,
+# model/MODEL.md 5): beyond 10% the host moved between calibrate and base-1.
+lv=$(sed -n 's/^# meta prediction.profile_level=//p' "$T/repro/spans.csv" 2>/dev/null | head -1)
+[ -n "$lv" ] && python3 -c "import sys; v = float(sys.argv[1]); print('base-1 against the profile: synthesis CPU per partition %+.0f%% at the same threads%s\n' % (100 * v, ' (beyond 10%: the host moved between calibrate and the capture)' if abs(v) > 0.10 else ''))" "$lv"
 echo "| case | predicted [interval] cause | effect on base-1's model (points) | captured cause | error (points) | inside | within limit, same cause | captured synthesis (cs/partition) |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
-predict repro "$B1"
 row "reproduce base-1 (limit 3)" "$B1" "$T/repro" 3
 if [ -n "$REP" ]; then
     predict repro-rep "$B1" $REP
