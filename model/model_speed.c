@@ -63,18 +63,23 @@ int gs_mi_speed_class(const char *name)
     return GS_SPEED_OTHER;
 }
 
+/* y at x = t over n >= 1 points (x increasing): linear between them, held
+ * flat outside. */
+static double lerp_held(const double *x, const double *y, int n, double t)
+{
+    if (t <= x[0])
+        return y[0];
+    for (int i = 1; i < n; i++)
+        if (t <= x[i]) {
+            double f = (t - x[i - 1]) / (x[i] - x[i - 1]);
+            return y[i - 1] + f * (y[i] - y[i - 1]);
+        }
+    return y[n - 1];
+}
+
 static double table_at(const speed_curve *c, double t)
 {
-    if (c->n_pts == 0)
-        return 1.0;
-    if (t <= c->pt_t[0])
-        return c->pt_s[0];
-    for (int i = 1; i < c->n_pts; i++)
-        if (t <= c->pt_t[i]) {
-            double f = (t - c->pt_t[i - 1]) / (c->pt_t[i] - c->pt_t[i - 1]);
-            return c->pt_s[i - 1] + f * (c->pt_s[i] - c->pt_s[i - 1]);
-        }
-    return c->pt_s[c->n_pts - 1];
+    return c->n_pts == 0 ? 1.0 : lerp_held(c->pt_t, c->pt_s, c->n_pts, t);
 }
 
 double gs_mi_slowdown(const gs_model *m, int cls, double t)
@@ -281,16 +286,7 @@ void gs_mi_speed_fit(fitctx *c)
  * levels, held flat outside; 0 without. */
 static double profile_cpu_at(const gs_profile_class *c, double t)
 {
-    if (c->n <= 0 || !(c->cpu_s[0] > 0))
-        return 0;
-    if (t <= c->threads[0])
-        return c->cpu_s[0];
-    for (int i = 1; i < c->n; i++)
-        if (t <= c->threads[i]) {
-            double f = (t - c->threads[i - 1]) / (c->threads[i] - c->threads[i - 1]);
-            return c->cpu_s[i - 1] + f * (c->cpu_s[i] - c->cpu_s[i - 1]);
-        }
-    return c->cpu_s[c->n - 1];
+    return c->n <= 0 || !(c->cpu_s[0] > 0) ? 0 : lerp_held(c->threads, c->cpu_s, c->n, t);
 }
 
 void gs_mi_profile_level(gs_model *m, const fitctx *c)
