@@ -234,11 +234,10 @@ int gs_scn_cmd_predict(int argc, char **argv)
             printf("           the machine profile was measured on a moving host (its vCPU passes differ %.0f%%): "
                    "with ideal sharing in place of its contention curves %.1f%%, inside the interval\n",
                    100 * pred.profile_drift, 100 * pred.ideal);
-        if (isfinite(pred.profile_level) && fabs(pred.profile_level) > GS_MODEL_PROFILE_LEVEL)
-            printf("           the capture's synthesis used %.0f%% %s CPU per partition than the machine profile "
-                   "at the same threads: the host's speed moved between calibrate and the capture, and a change "
-                   "of thread counts carries that (calibrate beside the capture; repeats of the base narrow it)\n",
-                   100 * fabs(pred.profile_level), pred.profile_level > 0 ? "more" : "less");
+        char moved[400];
+        gs_prediction_level_text(moved, sizeof moved, &pred);
+        if (moved[0])
+            printf("           %s\n", moved);
         gs_capture cap;
         int have_cap = gs_capture_resolve(&cap, capture, &err) == GS_OK;
         if (have_cap)

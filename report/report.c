@@ -64,6 +64,9 @@ static void summary_section(gs_doc *d, const gs_run *r)
         const char *ch = gs_timeline_meta_get(r->tl, "prediction.change");
         if (ch && ch[0])   /* what the --set changes did on the capture's own model */
             gs_doc_pf(d, "The change: %s.", ch);
+        const char *mv = gs_timeline_meta_get(r->tl, "prediction.profile_moved");
+        if (mv && mv[0])   /* the host's speed in the capture against the machine profile's */
+            gs_doc_pf(d, "Host speed against the machine profile: %s.", mv);
     }
     gs_doc_table(d, 15, h);
     for (size_t i = 0; i < a->n_dev; i++) {

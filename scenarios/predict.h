@@ -122,6 +122,10 @@ gs_status gs_predict_interval(gs_prediction *out, const gs_predict_opts *o, gs_m
  * without an effect): the CLI's "change:" line and, through
  * prediction.change, the report's. */
 void gs_prediction_change_text(char *out, size_t cap, const gs_prediction *p);
+/* The words on the profile's level beyond GS_MODEL_PROFILE_LEVEL ("" when
+ * within or unknown), which predict prints and the report's summary says
+ * (prediction.profile_moved). */
+void gs_prediction_level_text(char *out, size_t cap, const gs_prediction *p);
 /* Adds p as prediction.* metadata to a run directory's spans.csv
  * (prediction.change: gs_prediction_change_text). */
 gs_status gs_prediction_write_meta(const gs_prediction *p, const char *spans_csv, gs_err *err);

@@ -270,6 +270,18 @@ void gs_prediction_change_text(char *out, size_t cap, const gs_prediction *p)
                  100 * p->unchanged);
 }
 
+void gs_prediction_level_text(char *out, size_t cap, const gs_prediction *p)
+{
+    if (!isfinite(p->profile_level) || fabs(p->profile_level) <= GS_MODEL_PROFILE_LEVEL)
+        snprintf(out, cap, "%s", "");
+    else
+        snprintf(out, cap,
+                 "the capture's synthesis used %.0f%% %s CPU per partition than the machine profile at the same "
+                 "threads: the host's speed moved between calibrate and the capture, and a change of thread "
+                 "counts carries that (calibrate beside the capture; repeats of the base narrow it)",
+                 100 * fabs(p->profile_level), p->profile_level > 0 ? "more" : "less");
+}
+
 gs_status gs_prediction_write_meta(const gs_prediction *p, const char *spans_csv, gs_err *err)
 {
     gs_timeline *tl = NULL;
@@ -296,6 +308,10 @@ gs_status gs_prediction_write_meta(const gs_prediction *p, const char *spans_csv
     if (isfinite(p->profile_level)) {
         snprintf(b, sizeof b, "%.6f", p->profile_level);
         gs_timeline_meta_set(tl, "prediction.profile_level", b);
+        char said[400];
+        gs_prediction_level_text(said, sizeof said, p);
+        if (said[0])
+            gs_timeline_meta_set(tl, "prediction.profile_moved", said);
     }
     if (p->has_effect) {
         snprintf(b, sizeof b, "%.6f", p->unchanged);

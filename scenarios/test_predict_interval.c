@@ -333,5 +333,19 @@ GS_TEST(predict_interval_spans_ideal_sharing_for_a_moving_profile)
     GS_REQUIRE(gs_timeline_read_csv(&tl, sp, &err) == GS_OK);
     v = gs_timeline_meta_get(tl, "prediction.profile_level");
     GS_CHECK_MSG(v && fabs(atof(v) - p[2].profile_level) < 1e-5, "prediction.profile_level %s", v ? v : "(none)");
+    GS_CHECK(gs_timeline_meta_get(tl, "prediction.profile_moved") != NULL);
     gs_timeline_destroy(tl);
+    /* ... which the report's summary says; within the level, nothing. */
+    for (int i = 1; i < 3; i++) {
+        snprintf(dir, sizeof dir, "%s/iv-moving-%d", gs_test_tmpdir(), i);
+        gs_run run;
+        GS_REQUIRE(gs_run_load(&run, dir, NULL, &err) == GS_OK);
+        gs_report_opts ro;
+        gs_report_opts_defaults(&ro);
+        ro.charts_note = "not drawn in this test";
+        GS_CHECK(gs_report_write(&run, &ro, &err) == GS_OK);
+        gs_run_free(&run);
+        snprintf(sp, sizeof sp, "%s/report.md", dir);
+        GS_CHECK_MSG(file_has(sp, "Host speed against the machine profile: the capture's synthesis used") == (i == 2), "%s", sp);
+    }
 }
