@@ -133,11 +133,8 @@ struct gs_model {
     /* The host's speed in the capture against the profile's (profile_level
      * in model_speed.c): the median over the capture's measured synthesis
      * steps at the profile's size of their CPU over the profile's CPU per
-     * unit at the same runnable threads, less 1; NAN unknown.  level_n
-     * steps, at level_t runnable threads on average. */
+     * unit at the same runnable threads, less 1; NAN unknown. */
     double level;
-    int level_n;
-    double level_t, level_cap_s, level_prof_s;
 };
 
 /* A CPU instance's span for the inference. */

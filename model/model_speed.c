@@ -292,7 +292,6 @@ static double profile_cpu_at(const gs_profile_class *c, double t)
 void gs_mi_profile_level(gs_model *m, const fitctx *c)
 {
     m->level = NAN;
-    m->level_n = 0;
     const gs_profile_class *pc = &m->prof_data.cls[GS_SPEED_SYNTH];
     if (!m->profile[0] || pc->n <= 0 || !(pc->cpu_s[0] > 0))
         return;
@@ -337,21 +336,19 @@ void gs_mi_profile_level(gs_model *m, const fitctx *c)
             }
         }
     }
-    if (n >= 3) {
+    /* For the note: the capture's median CPU, the profile's mean at the
+     * steps' threads, and those threads' mean. */
+    double cap_s = n >= 3 ? gs_median_sort(cs, n) : 0;
+    if (n >= 3)
         m->level = gs_median_sort(r, n) - 1;
-        m->level_n = (int)n;
-        m->level_t = tsum / (double)n;
-        m->level_cap_s = gs_median_sort(cs, n);
-        m->level_prof_s = psum / (double)n;
-    }
     free(r);
     free(cs);
     if (n >= 3 && fabs(m->level) > GS_MODEL_PROFILE_LEVEL) {
         char a[200];
-        snprintf(a, sizeof a, "the capture's %d synthesis steps used %.0f%% %s CPU per partition than the profile "
+        snprintf(a, sizeof a, "the capture's %zu synthesis steps used %.0f%% %s CPU per partition than the profile "
                  "at the runnable threads each met (median; %.3f s against %.3f s at %.1f threads)",
-                 m->level_n, 100 * fabs(m->level), m->level > 0 ? "more" : "less", m->level_cap_s,
-                 m->level_prof_s, m->level_t);
+                 n, 100 * fabs(m->level), m->level > 0 ? "more" : "less", cap_s, psum / (double)n,
+                 tsum / (double)n);
         gs_mi_note(m, "Profile level: %s: the host's speed moved between calibrate and the capture (a shared "
                       "host's other load), so the profile's curves may hold that move too, and a change of thread "
                       "counts or of the CPU G2 MSM carries it (of the 16 sets of round 3, 6 of the 9 beyond 10%% "
