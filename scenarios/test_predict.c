@@ -125,14 +125,6 @@ GS_TEST(predict_reproduces_captures)
     }
 }
 
-/* Base-1 of the H200 set of round 3 session 17 (6 synthesis threads, the
- * GPU worker spinning through each prove) with the machine profile beside
- * it, whose synthesis curve steps from 0.83 at 6 threads to 0.61 at 8.
- * The fit prices each synthesis step at the runnable threads of the
- * capture's steps (6: it never sees the spin); the replay must read the
- * curve at the same count, not at 7 while a prove runs (pshare.h): read
- * one thread higher it synthesized 3.8% slower and reproduced 42.1%
- * against 44.0% captured; read as the fit does, 43.7%. */
 /* cap (a capture with its machine profile beside it) predicted with no
  * change: within 1 point of its captured utilization, the same top cause. */
 static void reproduces_within_a_point(const char *cap, const char *sub)
@@ -145,6 +137,14 @@ static void reproduces_within_a_point(const char *cap, const char *sub)
     GS_CHECK_MSG(!strcmp(p.cause, c.cause), "%s: top cause predicted %s, captured %s", cap, p.cause, c.cause);
 }
 
+/* Base-1 of the H200 set of round 3 session 17 (6 synthesis threads, the
+ * GPU worker spinning through each prove) with the machine profile beside
+ * it, whose synthesis curve steps from 0.83 at 6 threads to 0.61 at 8.
+ * The fit prices each synthesis step at the runnable threads of the
+ * capture's steps (6: it never sees the spin); the replay must read the
+ * curve at the same count, not at 7 while a prove runs (pshare.h): read
+ * one thread higher it synthesized 3.8% slower and reproduced 42.1%
+ * against 44.0% captured; read as the fit does, 43.9%. */
 GS_TEST(predict_reproduces_beside_a_spinning_worker_on_a_stepped_curve)
 {
     reproduces_within_a_point("traces/h200-r3s17-base1", "repro-s17");
