@@ -38,6 +38,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "../common/grow.h"
+#include "../common/stats.h"
 #include "attrib.h"
 
 #include <stdlib.h>
@@ -353,12 +354,6 @@ static int bp_add(gs_attrib *at, int64_t t)
     return 1;
 }
 
-static int cmp_i64(const void *pa, const void *pb)
-{
-    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-    return (a > b) - (a < b);
-}
-
 int gs_attrib_push_piece(gs_gap_piece **v, size_t *n, size_t *cap, gs_gap_piece p)
 {
     if (p.end_ns <= p.start_ns)
@@ -502,7 +497,7 @@ int gs_attrib_gap(gs_attrib *at, int32_t device, int64_t a, int64_t b,
         if (at->holds[h].end_ns > a && at->holds[h].end_ns < b && !bp_add(at, at->holds[h].end_ns))
             return 0;
     }
-    qsort(at->bp, at->n_bp, sizeof *at->bp, cmp_i64);
+    qsort(at->bp, at->n_bp, sizeof *at->bp, gs_cmp_i64);
     for (size_t k = 0; k + 1 < at->n_bp; k++) {
         int64_t p = at->bp[k], q = at->bp[k + 1];
         if (q <= p)

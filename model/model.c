@@ -104,17 +104,16 @@ uint32_t gs_mi_arg_uint(const char *args, const char *key)
 
 static job_rec *job_find(fitctx *c, int64_t id)
 {
-    for (size_t i = 0; i < c->n_jobs; i++)
-        if (c->jobs[i].id == id)
-            return &c->jobs[i];
-    return NULL;
+    int64_t i;
+    return gs_imap_get(&c->job_ix, id, &i) ? &c->jobs[i] : NULL;
 }
 
 static int job_note(fitctx *c, const gs_span *s)
 {
     if (s->job < 0 || job_find(c, s->job))
         return 1;
-    if (!gs_grow(&c->jobs, &c->cap_jobs, c->n_jobs, sizeof *c->jobs, 64))
+    if (!gs_grow(&c->jobs, &c->cap_jobs, c->n_jobs, sizeof *c->jobs, 64) ||
+        !gs_imap_put(&c->job_ix, s->job, (int64_t)c->n_jobs))
         return 0;
     char kb[32];
     gs_job_kind k;
@@ -218,13 +217,33 @@ static double injected_inside(const gs_span *sp, size_t n, size_t at, int32_t la
     return s;
 }
 
-static const gs_span *find_span(const gs_span *sp, size_t n, gs_vocab name, int32_t job,
-                                int32_t part, int kind)
+/* The three steps of a prove's host tail that the CPU G2 MSM and the
+ * epilogue are priced from, in tail_ix's order. */
+static const gs_vocab tail_steps[3] = {GS_V_PROVE_FINISH, GS_V_EPILOGUE, GS_V_MSM_B2};
+
+static int64_t job_part_key(int32_t job, int32_t part)
+{
+    return (int64_t)((uint64_t)(uint32_t)job << 32 | (uint32_t)part);
+}
+
+/* Indexes each (job, part)'s first tail step of each kind: one pass, where
+ * a search per step over every span made the fit quadratic in the capture's
+ * length.  0 when out of memory. */
+static int index_tails(fitctx *c, const gs_span *sp, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (sp[i].kind == kind && sp[i].job == job && sp[i].part == part && gs_vocab_is(sp[i].name, name))
-            return &sp[i];
-    return NULL;
+        for (int k = 0; sp[i].kind == GS_SPAN_STEP && k < 3; k++)
+            if (gs_vocab_is(sp[i].name, tail_steps[k]) &&
+                !gs_imap_add(&c->tail_ix[k], job_part_key(sp[i].job, sp[i].part), (int64_t)i))
+                return 0;
+    return 1;
+}
+
+/* The (job, part)'s first step named tail_steps[k], or NULL. */
+static const gs_span *find_tail(const fitctx *c, const gs_span *sp, int k, int32_t job, int32_t part)
+{
+    int64_t i;
+    return gs_imap_get(&c->tail_ix[k], job_part_key(job, part), &i) ? &sp[i] : NULL;
 }
 
 /* Processor sharing backwards: fills acts[].inferred (core-seconds) and
@@ -235,6 +254,15 @@ static const gs_span *find_span(const gs_span *sp, size_t n, gs_vocab name, int3
  * it bends (a synthesis step that met 12 threads half its span and 6 the
  * other half).  The first call sorts the sweep's events into c->ev_t and
  * c->ev_order; the second reuses them. */
+static const act *sort_acts; /* cmp_start's acts (qsort has no context argument) */
+
+static int cmp_start(const void *pa, const void *pb)
+{
+    size_t i = *(const size_t *)pa, j = *(const size_t *)pb;
+    int64_t a = sort_acts[i].t0, b = sort_acts[j].t0;
+    return a != b ? (a > b) - (a < b) : (i > j) - (i < j); /* ties in capture order */
+}
+
 static int infer_cpu(fitctx *c, int cores, const gs_model *m)
 {
     size_t n = c->n_acts, nt = 2 * n;
@@ -242,7 +270,7 @@ static int infer_cpu(fitctx *c, int cores, const gs_model *m)
         return 1;
     if (!c->ev_t) {
         int64_t *t = malloc(nt * sizeof *t);
-        size_t *order = malloc(n * sizeof *order);
+        size_t *order = malloc(2 * n * sizeof *order); /* the acts by start, then the sweep's live ones */
         if (!t || !order) {
             free(t);
             free(order);
@@ -254,46 +282,45 @@ static int infer_cpu(fitctx *c, int cores, const gs_model *m)
             order[i] = i;
         }
         /* Activities by start time (the pool's oldest-first order). */
-        for (size_t i = 1; i < n; i++)
-            for (size_t j = i; j > 0 && c->acts[order[j]].t0 < c->acts[order[j - 1]].t0; j--) {
-                size_t x = order[j];
-                order[j] = order[j - 1];
-                order[j - 1] = x;
-            }
-        for (size_t i = 1; i < nt; i++)
-            for (size_t j = i; j > 0 && t[j] < t[j - 1]; j--) {
-                int64_t x = t[j];
-                t[j] = t[j - 1];
-                t[j - 1] = x;
-            }
+        sort_acts = c->acts;
+        qsort(order, n, sizeof *order, cmp_start);
+        qsort(t, nt, sizeof *t, gs_cmp_i64);
         c->ev_t = t;
         c->ev_order = order;
     }
     const int64_t *t = c->ev_t;
     const size_t *order = c->ev_order;
+    /* The acts running through [a, b) are those started by a and ending
+     * after it (an end is an event, so ending after a is ending at b or
+     * later), kept in start order as they come: the sweep walks only them,
+     * not every act started so far. */
+    size_t *live = c->ev_order + n, n_live = 0, next = 0;
     const int width[1] = {cores}; /* one pool: the prove pool, as wide as the machine */
     for (size_t k = 0; k + 1 < nt; k++) {
         int64_t a = t[k], b = t[k + 1];
         if (b <= a)
             continue;
+        size_t keep = 0;
+        for (size_t q = 0; q < n_live; q++)
+            if (c->acts[live[q]].t1 > a)
+                live[keep++] = live[q];
+        n_live = keep;
+        for (; next < n && c->acts[order[next]].t0 <= a; next++)
+            if (c->acts[order[next]].t1 > a)
+                live[n_live++] = order[next];
         gs_pshare ps;
         gs_pshare_init(&ps, cores, width, 1, 0);
-        for (size_t q = 0; q < n; q++) {
-            act *x = &c->acts[order[q]];
-            if (x->t0 > a)
-                break;
-            if (x->t1 >= b)
-                x->th = gs_pshare_add(&ps, x->threads, x->pool ? 0 : -1);
+        for (size_t q = 0; q < n_live; q++) {
+            act *x = &c->acts[live[q]];
+            x->th = gs_pshare_add(&ps, x->threads, x->pool ? 0 : -1);
         }
         double share = gs_pshare_rate(&ps), T = gs_pshare_runnable(&ps), dt = (double)(b - a) * 1e-9;
-        for (size_t q = 0; q < n; q++) {
-            act *x = &c->acts[order[q]];
-            if (x->t0 > a)
-                break;
-            if (x->t1 >= b && !m) {
+        for (size_t q = 0; q < n_live; q++) {
+            act *x = &c->acts[live[q]];
+            if (!m) {
                 x->inferred += x->th * share * dt;
                 x->tload += T * dt;
-            } else if (x->t1 >= b) {
+            } else {
                 x->wsh += x->th * share * dt;
                 x->wsp += x->th * share * dt * gs_model_speed(m, x->cls, T);
             }
@@ -487,6 +514,68 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
     return gs_model_load_profiled(out, spans_csv, NULL, err);
 }
 
+/* The GPU workers' prove_start steps by end time (handoff_release's
+ * index, built by its first call). */
+static const gs_span *sort_spans;
+
+static int cmp_end(const void *pa, const void *pb)
+{
+    size_t i = *(const size_t *)pa, j = *(const size_t *)pb;
+    int64_t a = sort_spans[i].end_ns, b = sort_spans[j].end_ns;
+    return a != b ? (a > b) - (a < b) : (i > j) - (i < j);
+}
+
+/* When the device mutex that w waited on was released: the latest end,
+ * inside w, of another GPU worker's prove_start on the same device; -1
+ * when none, -2 when out of memory.  A binary search over the prove_start
+ * steps by end time, where a scan of every span before w's end made the
+ * fit quadratic in the capture's length. */
+static int64_t handoff_release(fitctx *c, const gs_timeline *tl, const gs_span *sp, size_t n,
+                               const gs_span *w, int device)
+{
+    if (!c->ps_ix) {
+        c->ps_ix = malloc((n ? n : 1) * sizeof *c->ps_ix);
+        if (!c->ps_ix)
+            return -2;
+        for (size_t k = 0; k < n; k++) {
+            const gs_lane_info *lk = gs_timeline_lane(tl, sp[k].lane);
+            if (sp[k].kind == GS_SPAN_STEP && lk && lk->role == GS_ROLE_GPU_WORKER &&
+                gs_vocab_is(sp[k].name, GS_V_PROVE_START))
+                c->ps_ix[c->n_ps++] = k;
+        }
+        sort_spans = sp;
+        qsort(c->ps_ix, c->n_ps, sizeof *c->ps_ix, cmp_end);
+    }
+    size_t lo = 0, hi = c->n_ps;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sp[c->ps_ix[mid]].end_ns < w->start_ns)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t rel = -1;
+    for (size_t q = lo; q < c->n_ps && sp[c->ps_ix[q]].end_ns <= w->end_ns; q++) {
+        const gs_span *p = &sp[c->ps_ix[q]];
+        if (p->lane != w->lane && p->start_ns < w->end_ns && gs_timeline_lane(tl, p->lane)->device == device &&
+            p->end_ns > rel)
+            rel = p->end_ns;
+    }
+    return rel;
+}
+
+static void fitctx_free(fitctx *c)
+{
+    free(c->jobs);
+    free(c->acts);
+    free(c->ev_t);
+    free(c->ev_order);
+    free(c->ps_ix);
+    gs_imap_free(&c->job_ix);
+    for (int k = 0; k < 3; k++)
+        gs_imap_free(&c->tail_ix[k]);
+}
+
 gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const char *profile, gs_err *err)
 {
     *out = NULL;
@@ -527,6 +616,11 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
         goto fail;
     size_t n;
     const gs_span *sp = gs_timeline_spans(tl, &n);
+    if (!gs_imap_init(&c.job_ix, 0) || !gs_imap_init(&c.tail_ix[0], 0) || !gs_imap_init(&c.tail_ix[1], 0) ||
+        !gs_imap_init(&c.tail_ix[2], 0) || !index_tails(&c, sp, n)) {
+        st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
+        goto fail;
+    }
     for (size_t i = 0; i < n; i++)
         if (sp[i].kind == GS_SPAN_MARK && (gs_vocab_is(sp[i].name, GS_V_SUBMIT) || gs_vocab_is(sp[i].name, GS_V_JOB_QUEUED)))
             if (!job_note(&c, &sp[i])) {
@@ -561,13 +655,10 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
             continue;
         }
         if (s->kind == GS_SPAN_LOCK_WAIT && gs_vocab_is(s->name, GS_V_DEVICE_MUTEX) && s->end_ns > s->start_ns) {
-            int64_t rel = -1;
-            for (size_t k = 0; k < n && sp[k].start_ns < s->end_ns; k++) {
-                const gs_lane_info *lk = gs_timeline_lane(tl, sp[k].lane);
-                if (sp[k].kind == GS_SPAN_STEP && sp[k].lane != s->lane && lk && lk->device == li->device &&
-                    lk->role == GS_ROLE_GPU_WORKER && gs_vocab_is(sp[k].name, GS_V_PROVE_START) &&
-                    sp[k].end_ns >= s->start_ns && sp[k].end_ns <= s->end_ns && sp[k].end_ns > rel)
-                    rel = sp[k].end_ns;
+            int64_t rel = handoff_release(&c, tl, sp, n, s, li->device);
+            if (rel == -2) {
+                st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
+                goto fail;
             }
             stage *sg = rel >= 0 ? gs_mi_stage_get(m, "device_mutex_handoff", GS_WHERE_FIXED, 0) : NULL;
             inst *x = sg ? gs_mi_inst_add(sg, kind, log, s->job, s->part) : NULL;
@@ -647,9 +738,9 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
          * the epilogue its wall time, or prove_finish's CPU without a CPU
          * G2 MSM. */
         if (g2cpu || gs_vocab_is(s->name, GS_V_EPILOGUE)) {
-            const gs_span *pf = find_span(sp, n, GS_V_PROVE_FINISH, s->job, s->part, GS_SPAN_STEP);
-            const gs_span *ep = find_span(sp, n, GS_V_EPILOGUE, s->job, s->part, GS_SPAN_STEP);
-            const gs_span *b2 = find_span(sp, n, GS_V_MSM_B2, s->job, s->part, GS_SPAN_STEP);
+            const gs_span *pf = find_tail(&c, sp, 0, s->job, s->part);
+            const gs_span *ep = find_tail(&c, sp, 1, s->job, s->part);
+            const gs_span *b2 = find_tail(&c, sp, 2, s->job, s->part);
             a.flags &= (uint16_t)~GS_SPAN_F_CPU;
             if (pf && (pf->flags & GS_SPAN_F_CPU)) {
                 double epw = ep ? (double)(ep->end_ns - ep->start_ns) * 1e-9 : 0;
@@ -733,18 +824,12 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
         gs_mi_note(m, "%s%s", "GPU workers: no CPU time of prove_start captured; a worker waiting on its device "
                         "is assumed to use no CPU.\n", "");
     sort_stages(m);
-    free(c.jobs);
-    free(c.acts);
-    free(c.ev_t);
-    free(c.ev_order);
+    fitctx_free(&c);
     gs_timeline_destroy(tl);
     *out = m;
     return GS_OK;
 fail:
-    free(c.jobs);
-    free(c.acts);
-    free(c.ev_t);
-    free(c.ev_order);
+    fitctx_free(&c);
     gs_timeline_destroy(tl);
     gs_model_destroy(m);
     return st;

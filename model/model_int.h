@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/imap.h"
 #include "../timeline/timeline.h"
 #include "model.h"
 
@@ -163,11 +164,14 @@ typedef struct fitctx {
     gs_model *m;
     job_rec *jobs;
     size_t n_jobs, cap_jobs;
+    gs_imap job_ix;    /* job id -> its index in jobs */
+    gs_imap tail_ix[3]; /* (job, part) -> its first prove_finish, epilogue, msm_b2 step's span */
     act *acts;
     size_t n_acts, cap_acts;
     uint32_t default_log;
     int64_t *ev_t;     /* infer_cpu's sweep: the acts' ends in time order (2 n_acts) */
     size_t *ev_order;  /* and the acts by start time; built by its first call */
+    size_t *ps_ix, n_ps; /* the GPU workers' prove_start spans by end time (handoff_release) */
 } fitctx;
 
 /* Fit helpers (model.c). */

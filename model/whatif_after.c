@@ -28,20 +28,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/stats.h"
 #include "whatif_int.h"
 
 #define WIN_MAX 4096
 #define REF_MAX 64
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int64_t median(int64_t *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_i64);
+    qsort(v, (size_t)n, sizeof *v, gs_cmp_i64);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

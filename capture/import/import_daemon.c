@@ -72,6 +72,7 @@
 
 #include "../../common/grow.h"
 #include "../../common/hash.h"
+#include "../../common/stats.h"
 #include "imp_internal.h"
 
 #define MS 1000000LL
@@ -629,12 +630,6 @@ static void dlog_free(dlog *d)
 
 /* ---- the timeline ------------------------------------------------------------------- */
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median of (hot_path utc - GPU_START offset): UTC -> timeline ns. */
 static int clock_offset(const dlog *d, int64_t *delta)
 {
@@ -646,7 +641,7 @@ static int clock_offset(const dlog *d, int64_t *delta)
         if (d->p[i].has_hot && d->p[i].start != UNSET)
             v[m++] = d->p[i].hot_utc - d->p[i].start;
     if (m)
-        qsort(v, m, sizeof *v, cmp_i64);
+        qsort(v, m, sizeof *v, gs_cmp_i64);
     if (m)
         *delta = v[m / 2];
     free(v);
