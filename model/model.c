@@ -153,6 +153,26 @@ stage *gs_mi_stage_get(gs_model *m, const char *name, gs_model_where where, int 
     return s;
 }
 
+/* A (job, partition) as one map key. */
+static int64_t job_part_key(int32_t job, int32_t part)
+{
+    return (int64_t)((uint64_t)(uint32_t)job << 32 | (uint32_t)part);
+}
+
+inst *gs_mi_inst_find(const point *p, int64_t job, int32_t part)
+{
+    if (job < 0)
+        return NULL; /* the background instances are each their own */
+    int64_t at;
+    /* A span's job is an int32_t; a point filled by the fit has them in ix. */
+    if (job <= INT32_MAX && p->ix.cap)
+        return gs_imap_get(&p->ix, job_part_key((int32_t)job, part), &at) ? &p->in[at] : NULL;
+    for (size_t q = p->n; q-- > 0;)
+        if (p->in[q].job == job && p->in[q].part == part)
+            return &p->in[q];
+    return NULL;
+}
+
 inst *gs_mi_inst_add(stage *s, int kind, uint32_t log, int64_t job, int32_t part)
 {
     int i = 0;
@@ -167,10 +187,13 @@ inst *gs_mi_inst_add(stage *s, int kind, uint32_t log, int64_t job, int32_t part
         s->n_pt++;
     }
     point *p = &s->pt[i];
-    for (size_t k = p->n; k-- > 0;)
-        if (p->in[k].job == job && p->in[k].part == part && job >= 0)
-            return &p->in[k];
-    if (!gs_grow(&p->in, &p->cap, p->n, sizeof *p->in, 16))
+    inst *have = gs_mi_inst_find(p, job, part);
+    if (have)
+        return have;
+    int keyed = job >= 0 && job <= INT32_MAX;
+    int64_t k = keyed ? job_part_key((int32_t)job, part) : 0;
+    if (!gs_grow(&p->in, &p->cap, p->n, sizeof *p->in, 16) ||
+        (keyed && !p->ix.cap && !gs_imap_init(&p->ix, 0)) || (keyed && !gs_imap_put(&p->ix, k, (int64_t)p->n)))
         return NULL;
     inst *x = &p->in[p->n++];
     *x = (inst){.job = job, .part = part, .act = -1};
@@ -220,11 +243,6 @@ static double injected_inside(const gs_span *sp, size_t n, size_t at, int32_t la
 /* The three steps of a prove's host tail that the CPU G2 MSM and the
  * epilogue are priced from, in tail_ix's order. */
 static const gs_vocab tail_steps[3] = {GS_V_PROVE_FINISH, GS_V_EPILOGUE, GS_V_MSM_B2};
-
-static int64_t job_part_key(int32_t job, int32_t part)
-{
-    return (int64_t)((uint64_t)(uint32_t)job << 32 | (uint32_t)part);
-}
 
 /* Indexes each (job, part)'s first tail step of each kind: one pass, where
  * a search per step over every span made the fit quadratic in the capture's

@@ -36,6 +36,7 @@ typedef struct point {
     uint32_t log;   /* 0: size unknown */
     inst *in;
     size_t n, cap;
+    gs_imap ix;     /* (job, part) -> its index in in, for job >= 0 (the fit's lookups) */
     double *sorted;
     double median, p10, p90, wall_median;
 } point;
@@ -179,6 +180,8 @@ double gs_mi_pct(const double *v, size_t n, double q);
 const char *gs_mi_arg_str(const char *args, const char *key, char *buf, size_t cap);
 uint32_t gs_mi_arg_uint(const char *args, const char *key);
 stage *gs_mi_stage_get(gs_model *m, const char *name, gs_model_where where, int pageable);
+/* The instance of (job, part) at point p (job >= 0), or NULL. */
+inst *gs_mi_inst_find(const point *p, int64_t job, int32_t part);
 inst *gs_mi_inst_add(stage *s, int kind, uint32_t log, int64_t job, int32_t part);
 void gs_mi_note(gs_model *m, const char *fmt, const char *a, const char *b);
 const char *gs_mi_kind_name(int k);

@@ -535,6 +535,7 @@ void gs_mi_profile_unlend(gs_model *m, int k)
     }
     for (int j = 0; j < s->n_pt; j++) {
         free(s->pt[j].in);
+        gs_imap_free(&s->pt[j].ix);
         free(s->pt[j].sorted);
     }
     s->n_pt = 0;

@@ -16,6 +16,7 @@ void gs_model_destroy(gs_model *m)
     for (int i = 0; i < m->n; i++)
         for (int j = 0; j < m->st[i].n_pt; j++) {
             free(m->st[i].pt[j].in);
+            gs_imap_free(&m->st[i].pt[j].ix);
             free(m->st[i].pt[j].sorted);
         }
     for (int i = 0; i < m->n_meta; i++) {
@@ -135,12 +136,11 @@ gs_status gs_model_cost(const gs_model *m, int si, int kind, uint32_t log, int64
     }
     if (s->where == GS_WHERE_CPU)
         scale *= m->scale[s->speed_class];
-    if (job >= 0 && !m->draw)
-        for (size_t k = 0; k < best->n; k++)
-            if (best->in[k].job == job && best->in[k].part == part) {
-                *out = best->in[k].v * scale;
-                return GS_OK;
-            }
+    const inst *x = job >= 0 && !m->draw ? gs_mi_inst_find(best, job, part) : NULL;
+    if (x) {
+        *out = x->v * scale;
+        return GS_OK;
+    }
     uint64_t h = mix64(mix64(mix64(seed ^ (uint64_t)si * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)job) ^
                        (uint64_t)(int64_t)part);
     *out = best->sorted[h % best->n] * scale;
