@@ -101,6 +101,21 @@ static int64_t last_at(const gs_gnode *n, const int64_t *idx, size_t m, int64_t 
     return lo ? idx[lo - 1] : -1;
 }
 
+/* The position in list idx (node indices in start order) of the first node
+ * starting at t or later; m when none. */
+static size_t first_from(const gs_gnode *n, const int64_t *idx, size_t m, int64_t t)
+{
+    size_t lo = 0, hi = m;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (n[idx[mid]].s < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 gs_status gs_graph_build(gs_graph **out, gs_timeline *tl, gs_err *err)
 {
     *out = NULL;
@@ -270,9 +285,12 @@ gs_status gs_graph_build(gs_graph **out, gs_timeline *tl, gs_err *err)
         const gs_span *s = g->box[b];
         int32_t l = s->lane;
         g->box_first[b] = g->box_last[b] = -1;
-        for (size_t q = 0; q < per_n[l]; q++) {
+        /* From the lane's first node starting inside the box to its last:
+         * a node starting after the box's end cannot end inside it. */
+        for (size_t q = first_from(g->n, per[l], per_n[l], s->start_ns);
+             q < per_n[l] && g->n[per[l][q]].s <= s->end_ns; q++) {
             const gs_gnode *o = &g->n[per[l][q]];
-            if (o->s >= s->start_ns && o->e <= s->end_ns) {
+            if (o->e <= s->end_ns) {
                 if (g->box_first[b] < 0)
                     g->box_first[b] = per[l][q];
                 g->box_last[b] = per[l][q];
