@@ -272,13 +272,25 @@ static const gs_span *find_tail(const fitctx *c, const gs_span *sp, int k, int32
  * it bends (a synthesis step that met 12 threads half its span and 6 the
  * other half).  The first call sorts the sweep's events into c->ev_t and
  * c->ev_order; the second reuses them. */
-static const act *sort_acts; /* cmp_start's acts (qsort has no context argument) */
+/* An index ordered by a time: qsort's comparator sees both, so no context
+ * lives outside the call (the fit stays reentrant). */
+typedef struct keyed_ix {
+    int64_t t;
+    size_t i;
+} keyed_ix;
 
-static int cmp_start(const void *pa, const void *pb)
+static int cmp_keyed(const void *pa, const void *pb)
 {
-    size_t i = *(const size_t *)pa, j = *(const size_t *)pb;
-    int64_t a = sort_acts[i].t0, b = sort_acts[j].t0;
-    return a != b ? (a > b) - (a < b) : (i > j) - (i < j); /* ties in capture order */
+    const keyed_ix *a = pa, *b = pb;
+    return a->t != b->t ? (a->t > b->t) - (a->t < b->t) : (a->i > b->i) - (a->i < b->i); /* ties in capture order */
+}
+
+/* Sorts k[0..n) by time and writes its indices, in that order, to out. */
+static void sort_keyed(keyed_ix *k, size_t n, size_t *out)
+{
+    qsort(k, n, sizeof *k, cmp_keyed);
+    for (size_t q = 0; q < n; q++)
+        out[q] = k[q].i;
 }
 
 static int infer_cpu(fitctx *c, int cores, const gs_model *m)
@@ -289,19 +301,21 @@ static int infer_cpu(fitctx *c, int cores, const gs_model *m)
     if (!c->ev_t) {
         int64_t *t = malloc(nt * sizeof *t);
         size_t *order = malloc(2 * n * sizeof *order); /* the acts by start, then the sweep's live ones */
-        if (!t || !order) {
+        keyed_ix *k = malloc(n * sizeof *k);
+        if (!t || !order || !k) {
             free(t);
             free(order);
+            free(k);
             return 0;
         }
         for (size_t i = 0; i < n; i++) {
             t[2 * i] = c->acts[i].t0;
             t[2 * i + 1] = c->acts[i].t1;
-            order[i] = i;
+            k[i] = (keyed_ix){c->acts[i].t0, i};
         }
         /* Activities by start time (the pool's oldest-first order). */
-        sort_acts = c->acts;
-        qsort(order, n, sizeof *order, cmp_start);
+        sort_keyed(k, n, order);
+        free(k);
         qsort(t, nt, sizeof *t, gs_cmp_i64);
         c->ev_t = t;
         c->ev_order = order;
@@ -532,17 +546,6 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
     return gs_model_load_profiled(out, spans_csv, NULL, err);
 }
 
-/* The GPU workers' prove_start steps by end time (handoff_release's
- * index, built by its first call). */
-static const gs_span *sort_spans;
-
-static int cmp_end(const void *pa, const void *pb)
-{
-    size_t i = *(const size_t *)pa, j = *(const size_t *)pb;
-    int64_t a = sort_spans[i].end_ns, b = sort_spans[j].end_ns;
-    return a != b ? (a > b) - (a < b) : (i > j) - (i < j);
-}
-
 /* When the device mutex that w waited on was released: the latest end,
  * inside w, of another GPU worker's prove_start on the same device; -1
  * when none, -2 when out of memory.  A binary search over the prove_start
@@ -552,17 +555,20 @@ static int64_t handoff_release(fitctx *c, const gs_timeline *tl, const gs_span *
                                const gs_span *w, int device)
 {
     if (!c->ps_ix) {
+        keyed_ix *k = malloc((n ? n : 1) * sizeof *k);
         c->ps_ix = malloc((n ? n : 1) * sizeof *c->ps_ix);
-        if (!c->ps_ix)
+        if (!k || !c->ps_ix) {
+            free(k);
             return -2;
-        for (size_t k = 0; k < n; k++) {
-            const gs_lane_info *lk = gs_timeline_lane(tl, sp[k].lane);
-            if (sp[k].kind == GS_SPAN_STEP && lk && lk->role == GS_ROLE_GPU_WORKER &&
-                gs_vocab_is(sp[k].name, GS_V_PROVE_START))
-                c->ps_ix[c->n_ps++] = k;
         }
-        sort_spans = sp;
-        qsort(c->ps_ix, c->n_ps, sizeof *c->ps_ix, cmp_end);
+        for (size_t q = 0; q < n; q++) {
+            const gs_lane_info *lk = gs_timeline_lane(tl, sp[q].lane);
+            if (sp[q].kind == GS_SPAN_STEP && lk && lk->role == GS_ROLE_GPU_WORKER &&
+                gs_vocab_is(sp[q].name, GS_V_PROVE_START))
+                k[c->n_ps++] = (keyed_ix){sp[q].end_ns, q};
+        }
+        sort_keyed(k, c->n_ps, c->ps_ix);
+        free(k);
     }
     size_t lo = 0, hi = c->n_ps;
     while (lo < hi) {
