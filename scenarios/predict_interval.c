@@ -53,7 +53,7 @@ static gs_status scratch_run(const gs_scenario *s, gs_model *m, const char *tmp,
 {
     char dir[GS_SCN_PATH_MAX];
     snprintf(dir, sizeof dir, "%s/run-%d", tmp, k);
-    gs_run_opts ro = {.out_dir = dir, .quiet = 1, .no_charts = 1, .model = m};
+    gs_run_opts ro = {.out_dir = dir, .quiet = 1, .no_charts = 1, .no_trace = 1, .model = m};
     gs_run_result r;
     gs_status st = gs_scn_run(s, &ro, &r, err);
     if (st == GS_OK)

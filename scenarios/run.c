@@ -779,7 +779,10 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
         probe_meta(tl, s, "after");
     if (st != GS_OK)
         goto fail;
-    if ((st = gs_timeline_write_run(tl, res->dir, GS_TRACE_AUTO, NULL, err)) != GS_OK)   /* spans.csv + trace */
+    char csv[GS_SCN_PATH_MAX + 16];
+    snprintf(csv, sizeof csv, "%s/spans.csv", res->dir);
+    if ((st = o->no_trace ? gs_timeline_write_csv(tl, csv, err)                      /* spans.csv only */
+                          : gs_timeline_write_run(tl, res->dir, GS_TRACE_AUTO, NULL, err)) != GS_OK) /* + trace */
         goto fail;
     if (!o->quiet)
         fprintf(stderr, "gapscope: %zu jobs done in %.1f s: %zu completed, %zu failed, %zu verified%s%s%s\n", nr,

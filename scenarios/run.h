@@ -63,6 +63,8 @@ typedef struct gs_run_opts {
     int no_report;           /* skip the rendering (report, charts, data/); the
                                 analysis still runs and writes summary.json */
     int no_charts;           /* analysis and summary.json only (sweeps) */
+    int no_trace;            /* spans.csv without timeline.json (a scratch run
+                                that only its analysis reads) */
     const char *record_path; /* also write the processed arrivals as a trace */
     /* Polled at least every 50 ms when not NULL: a nonzero value (a signal
      * number, gs_scn_interrupt_sig) stops the run cleanly: no more
