@@ -41,11 +41,10 @@
 
 #include "../common/grow.h"
 #include "../common/outfile.h"
-#include "../common/pshare.h"
 #include "../timeline/timeline.h"
 #include "../prover/engine/engine.h"
-#include "model_int.h"
 #include "../common/stats.h"
+#include "model_int.h"
 
 static const char *const where_names[] = {"device", "cpu", "fixed"};
 _Static_assert(sizeof where_names / sizeof where_names[0] == GS_WHERE_COUNT, "where names");
@@ -102,29 +101,6 @@ uint32_t gs_mi_arg_uint(const char *args, const char *key)
     return gs_mi_arg_str(args, key, b, sizeof b) ? (uint32_t)strtoul(b, NULL, 10) : 0;
 }
 
-static job_rec *job_find(fitctx *c, int64_t id)
-{
-    int64_t i;
-    return gs_imap_get(&c->job_ix, id, &i) ? &c->jobs[i] : NULL;
-}
-
-static int job_note(fitctx *c, const gs_span *s)
-{
-    if (s->job < 0 || job_find(c, s->job))
-        return 1;
-    if (!gs_grow(&c->jobs, &c->cap_jobs, c->n_jobs, sizeof *c->jobs, 64) ||
-        !gs_imap_put(&c->job_ix, s->job, (int64_t)c->n_jobs))
-        return 0;
-    char kb[32];
-    gs_job_kind k;
-    job_rec *j = &c->jobs[c->n_jobs++];
-    j->id = s->job;
-    j->kind = gs_mi_arg_str(s->args, "kind", kb, sizeof kb) && gs_job_kind_from_name(&k, kb) ? (int)k : -1;
-    j->log = gs_mi_arg_uint(s->args, "log_constraints");
-    j->parts = gs_mi_arg_uint(s->args, "partitions");
-    return 1;
-}
-
 static int rank_of(const char *name)
 {
     for (size_t i = 0; i < sizeof dev_order / sizeof dev_order[0]; i++)
@@ -153,26 +129,6 @@ stage *gs_mi_stage_get(gs_model *m, const char *name, gs_model_where where, int 
     return s;
 }
 
-/* A (job, partition) as one map key. */
-static int64_t job_part_key(int32_t job, int32_t part)
-{
-    return (int64_t)((uint64_t)(uint32_t)job << 32 | (uint32_t)part);
-}
-
-inst *gs_mi_inst_find(const point *p, int64_t job, int32_t part)
-{
-    if (job < 0)
-        return NULL; /* the background instances are each their own */
-    int64_t at;
-    /* A span's job is an int32_t; a point filled by the fit has them in ix. */
-    if (job <= INT32_MAX && p->ix.cap)
-        return gs_imap_get(&p->ix, job_part_key((int32_t)job, part), &at) ? &p->in[at] : NULL;
-    for (size_t q = p->n; q-- > 0;)
-        if (p->in[q].job == job && p->in[q].part == part)
-            return &p->in[q];
-    return NULL;
-}
-
 inst *gs_mi_inst_add(stage *s, int kind, uint32_t log, int64_t job, int32_t part)
 {
     int i = 0;
@@ -191,7 +147,7 @@ inst *gs_mi_inst_add(stage *s, int kind, uint32_t log, int64_t job, int32_t part
     if (have)
         return have;
     int keyed = job >= 0 && job <= INT32_MAX;
-    int64_t k = keyed ? job_part_key((int32_t)job, part) : 0;
+    int64_t k = keyed ? gs_mi_job_part_key((int32_t)job, part) : 0;
     if (!gs_grow(&p->in, &p->cap, p->n, sizeof *p->in, 16) ||
         (keyed && !p->ix.cap && !gs_imap_init(&p->ix, 0)) || (keyed && !gs_imap_put(&p->ix, k, (int64_t)p->n)))
         return NULL;
@@ -219,7 +175,7 @@ static int act_add(fitctx *c, const gs_span *s, double threads, int pool)
 /* Size of the job of span s: (kind, log); log 0 when unknown. */
 static void size_of(fitctx *c, const gs_span *s, int *kind, uint32_t *log, uint32_t *parts)
 {
-    job_rec *j = s->job >= 0 ? job_find(c, s->job) : NULL;
+    job_rec *j = s->job >= 0 ? gs_mi_job_find(c, s->job) : NULL;
     *kind = j ? j->kind : -1;
     *log = gs_mi_arg_uint(s->args, "log_n");
     if (!*log && j)
@@ -238,127 +194,6 @@ static double injected_inside(const gs_span *sp, size_t n, size_t at, int32_t la
             sp[i].end_ns <= sp[at].end_ns)
             s += (double)(sp[i].end_ns - sp[i].start_ns) * 1e-9;
     return s;
-}
-
-/* The three steps of a prove's host tail that the CPU G2 MSM and the
- * epilogue are priced from, in tail_ix's order. */
-static const gs_vocab tail_steps[3] = {GS_V_PROVE_FINISH, GS_V_EPILOGUE, GS_V_MSM_B2};
-
-/* Indexes each (job, part)'s first tail step of each kind: one pass, where
- * a search per step over every span made the fit quadratic in the capture's
- * length.  0 when out of memory. */
-static int index_tails(fitctx *c, const gs_span *sp, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        for (int k = 0; sp[i].kind == GS_SPAN_STEP && k < 3; k++)
-            if (gs_vocab_is(sp[i].name, tail_steps[k]) &&
-                !gs_imap_add(&c->tail_ix[k], job_part_key(sp[i].job, sp[i].part), (int64_t)i))
-                return 0;
-    return 1;
-}
-
-/* The (job, part)'s first step named tail_steps[k], or NULL. */
-static const gs_span *find_tail(const fitctx *c, const gs_span *sp, int k, int32_t job, int32_t part)
-{
-    int64_t i;
-    return gs_imap_get(&c->tail_ix[k], job_part_key(job, part), &i) ? &sp[i] : NULL;
-}
-
-/* Processor sharing backwards: fills acts[].inferred (core-seconds) and
- * tload; with m (its speed curves fitted), acts[].wsh and wsp instead, for
- * the speed each act ran at: its share-weighted mean of gs_model_speed over
- * the runnable threads it met, which is what the replay's rule integrates
- * (pshare.h): the curve at the mean T is not the mean of the curve where
- * it bends (a synthesis step that met 12 threads half its span and 6 the
- * other half).  The first call sorts the sweep's events into c->ev_t and
- * c->ev_order; the second reuses them. */
-/* An index ordered by a time: qsort's comparator sees both, so no context
- * lives outside the call (the fit stays reentrant). */
-typedef struct keyed_ix {
-    int64_t t;
-    size_t i;
-} keyed_ix;
-
-static int cmp_keyed(const void *pa, const void *pb)
-{
-    const keyed_ix *a = pa, *b = pb;
-    return a->t != b->t ? (a->t > b->t) - (a->t < b->t) : (a->i > b->i) - (a->i < b->i); /* ties in capture order */
-}
-
-/* Sorts k[0..n) by time and writes its indices, in that order, to out. */
-static void sort_keyed(keyed_ix *k, size_t n, size_t *out)
-{
-    qsort(k, n, sizeof *k, cmp_keyed);
-    for (size_t q = 0; q < n; q++)
-        out[q] = k[q].i;
-}
-
-static int infer_cpu(fitctx *c, int cores, const gs_model *m)
-{
-    size_t n = c->n_acts, nt = 2 * n;
-    if (!n)
-        return 1;
-    if (!c->ev_t) {
-        int64_t *t = malloc(nt * sizeof *t);
-        size_t *order = malloc(2 * n * sizeof *order); /* the acts by start, then the sweep's live ones */
-        keyed_ix *k = malloc(n * sizeof *k);
-        if (!t || !order || !k) {
-            free(t);
-            free(order);
-            free(k);
-            return 0;
-        }
-        for (size_t i = 0; i < n; i++) {
-            t[2 * i] = c->acts[i].t0;
-            t[2 * i + 1] = c->acts[i].t1;
-            k[i] = (keyed_ix){c->acts[i].t0, i};
-        }
-        /* Activities by start time (the pool's oldest-first order). */
-        sort_keyed(k, n, order);
-        free(k);
-        qsort(t, nt, sizeof *t, gs_cmp_i64);
-        c->ev_t = t;
-        c->ev_order = order;
-    }
-    const int64_t *t = c->ev_t;
-    const size_t *order = c->ev_order;
-    /* The acts running through [a, b) are those started by a and ending
-     * after it (an end is an event, so ending after a is ending at b or
-     * later), kept in start order as they come: the sweep walks only them,
-     * not every act started so far. */
-    size_t *live = c->ev_order + n, n_live = 0, next = 0;
-    const int width[1] = {cores}; /* one pool: the prove pool, as wide as the machine */
-    for (size_t k = 0; k + 1 < nt; k++) {
-        int64_t a = t[k], b = t[k + 1];
-        if (b <= a)
-            continue;
-        size_t keep = 0;
-        for (size_t q = 0; q < n_live; q++)
-            if (c->acts[live[q]].t1 > a)
-                live[keep++] = live[q];
-        n_live = keep;
-        for (; next < n && c->acts[order[next]].t0 <= a; next++)
-            if (c->acts[order[next]].t1 > a)
-                live[n_live++] = order[next];
-        gs_pshare ps;
-        gs_pshare_init(&ps, cores, width, 1, 0);
-        for (size_t q = 0; q < n_live; q++) {
-            act *x = &c->acts[live[q]];
-            x->th = gs_pshare_add(&ps, x->threads, x->pool ? 0 : -1);
-        }
-        double share = gs_pshare_rate(&ps), T = gs_pshare_runnable(&ps), dt = (double)(b - a) * 1e-9;
-        for (size_t q = 0; q < n_live; q++) {
-            act *x = &c->acts[live[q]];
-            if (!m) {
-                x->inferred += x->th * share * dt;
-                x->tload += T * dt;
-            } else {
-                x->wsh += x->th * share * dt;
-                x->wsp += x->th * share * dt * gs_model_speed(m, x->cls, T);
-            }
-        }
-    }
-    return 1;
 }
 
 void gs_mi_note(gs_model *m, const char *fmt, const char *a, const char *b)
@@ -423,7 +258,7 @@ static int summarize(gs_model *m, fitctx *c)
                         s->n_inferred++;
                     }
                     /* Solo-speed work: the demand times the speed the
-                     * span ran at (infer_cpu's second sweep; the speed at
+                     * span ran at (gs_mi_infer_cpu's second sweep; the speed at
                      * its mean T where the sweep has no share). */
                     double secs = (double)(a->t1 - a->t0) * 1e-9;
                     x->v *= a->wsh > 0 ? a->wsp / a->wsh
@@ -546,60 +381,6 @@ gs_status gs_model_load(gs_model **out, const char *spans_csv, gs_err *err)
     return gs_model_load_profiled(out, spans_csv, NULL, err);
 }
 
-/* When the device mutex that w waited on was released: the latest end,
- * inside w, of another GPU worker's prove_start on the same device; -1
- * when none, -2 when out of memory.  A binary search over the prove_start
- * steps by end time, where a scan of every span before w's end made the
- * fit quadratic in the capture's length. */
-static int64_t handoff_release(fitctx *c, const gs_timeline *tl, const gs_span *sp, size_t n,
-                               const gs_span *w, int device)
-{
-    if (!c->ps_ix) {
-        keyed_ix *k = malloc((n ? n : 1) * sizeof *k);
-        c->ps_ix = malloc((n ? n : 1) * sizeof *c->ps_ix);
-        if (!k || !c->ps_ix) {
-            free(k);
-            return -2;
-        }
-        for (size_t q = 0; q < n; q++) {
-            const gs_lane_info *lk = gs_timeline_lane(tl, sp[q].lane);
-            if (sp[q].kind == GS_SPAN_STEP && lk && lk->role == GS_ROLE_GPU_WORKER &&
-                gs_vocab_is(sp[q].name, GS_V_PROVE_START))
-                k[c->n_ps++] = (keyed_ix){sp[q].end_ns, q};
-        }
-        sort_keyed(k, c->n_ps, c->ps_ix);
-        free(k);
-    }
-    size_t lo = 0, hi = c->n_ps;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sp[c->ps_ix[mid]].end_ns < w->start_ns)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    int64_t rel = -1;
-    for (size_t q = lo; q < c->n_ps && sp[c->ps_ix[q]].end_ns <= w->end_ns; q++) {
-        const gs_span *p = &sp[c->ps_ix[q]];
-        if (p->lane != w->lane && p->start_ns < w->end_ns && gs_timeline_lane(tl, p->lane)->device == device &&
-            p->end_ns > rel)
-            rel = p->end_ns;
-    }
-    return rel;
-}
-
-static void fitctx_free(fitctx *c)
-{
-    free(c->jobs);
-    free(c->acts);
-    free(c->ev_t);
-    free(c->ev_order);
-    free(c->ps_ix);
-    gs_imap_free(&c->job_ix);
-    for (int k = 0; k < 3; k++)
-        gs_imap_free(&c->tail_ix[k]);
-}
-
 gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const char *profile, gs_err *err)
 {
     *out = NULL;
@@ -641,13 +422,13 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
     size_t n;
     const gs_span *sp = gs_timeline_spans(tl, &n);
     if (!gs_imap_init(&c.job_ix, 0) || !gs_imap_init(&c.tail_ix[0], 0) || !gs_imap_init(&c.tail_ix[1], 0) ||
-        !gs_imap_init(&c.tail_ix[2], 0) || !index_tails(&c, sp, n)) {
+        !gs_imap_init(&c.tail_ix[2], 0) || !gs_mi_tails_index(&c, sp, n)) {
         st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
         goto fail;
     }
     for (size_t i = 0; i < n; i++)
         if (sp[i].kind == GS_SPAN_MARK && (gs_vocab_is(sp[i].name, GS_V_SUBMIT) || gs_vocab_is(sp[i].name, GS_V_JOB_QUEUED)))
-            if (!job_note(&c, &sp[i])) {
+            if (!gs_mi_job_note(&c, &sp[i])) {
                 st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
                 goto fail;
             }
@@ -679,7 +460,7 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
             continue;
         }
         if (s->kind == GS_SPAN_LOCK_WAIT && gs_vocab_is(s->name, GS_V_DEVICE_MUTEX) && s->end_ns > s->start_ns) {
-            int64_t rel = handoff_release(&c, tl, sp, n, s, li->device);
+            int64_t rel = gs_mi_handoff_release(&c, tl, sp, n, s, li->device);
             if (rel == -2) {
                 st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
                 goto fail;
@@ -762,9 +543,9 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
          * the epilogue its wall time, or prove_finish's CPU without a CPU
          * G2 MSM. */
         if (g2cpu || gs_vocab_is(s->name, GS_V_EPILOGUE)) {
-            const gs_span *pf = find_tail(&c, sp, 0, s->job, s->part);
-            const gs_span *ep = find_tail(&c, sp, 1, s->job, s->part);
-            const gs_span *b2 = find_tail(&c, sp, 2, s->job, s->part);
+            const gs_span *pf = gs_mi_tail_find(&c, sp, 0, s->job, s->part);
+            const gs_span *ep = gs_mi_tail_find(&c, sp, 1, s->job, s->part);
+            const gs_span *b2 = gs_mi_tail_find(&c, sp, 2, s->job, s->part);
             a.flags &= (uint16_t)~GS_SPAN_F_CPU;
             if (pf && (pf->flags & GS_SPAN_F_CPU)) {
                 double epw = ep ? (double)(ep->end_ns - ep->start_ns) * 1e-9 : 0;
@@ -797,12 +578,12 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
     if (m->spin > 1)
         m->spin = 1;
     m->spin_fit = m->spin;
-    if (!infer_cpu(&c, m->cores, NULL)) {
+    if (!gs_mi_infer_cpu(&c, m->cores, NULL)) {
         st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
         goto fail;
     }
     gs_mi_speed_fit(&c);
-    if (!infer_cpu(&c, m->cores, m)) {
+    if (!gs_mi_infer_cpu(&c, m->cores, m)) {
         st = GS_ERR(err, GS_ERR_NOMEM, "model", "out of memory");
         goto fail;
     }
@@ -848,12 +629,12 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
         gs_mi_note(m, "%s%s", "GPU workers: no CPU time of prove_start captured; a worker waiting on its device "
                         "is assumed to use no CPU.\n", "");
     sort_stages(m);
-    fitctx_free(&c);
+    gs_mi_fitctx_free(&c);
     gs_timeline_destroy(tl);
     *out = m;
     return GS_OK;
 fail:
-    fitctx_free(&c);
+    gs_mi_fitctx_free(&c);
     gs_timeline_destroy(tl);
     gs_model_destroy(m);
     return st;

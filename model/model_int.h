@@ -175,6 +175,33 @@ typedef struct fitctx {
     size_t *ps_ix, n_ps; /* the GPU workers' prove_start spans by end time (handoff_release) */
 } fitctx;
 
+/* The fit's working state (model_fitctx.c).  A (job, partition) as one
+ * map key. */
+static inline int64_t gs_mi_job_part_key(int32_t job, int32_t part)
+{
+    return (int64_t)((uint64_t)(uint32_t)job << 32 | (uint32_t)part);
+}
+/* The job of id (from its submit or job_queued mark), or NULL. */
+job_rec *gs_mi_job_find(fitctx *c, int64_t id);
+/* Notes the job of mark s (kind, size, partitions) once; 0 when out of memory. */
+int gs_mi_job_note(fitctx *c, const gs_span *s);
+/* Indexes each (job, part)'s first prove_finish, epilogue and msm_b2 step
+ * (tail_ix, initialized by the caller); 0 when out of memory. */
+int gs_mi_tails_index(fitctx *c, const gs_span *sp, size_t n);
+/* The (job, part)'s first tail step k (0 prove_finish, 1 epilogue, 2
+ * msm_b2) of the spans sp indexed, or NULL. */
+const gs_span *gs_mi_tail_find(const fitctx *c, const gs_span *sp, int k, int32_t job, int32_t part);
+/* Processor sharing backwards over c->acts on cores (with m: the speed
+ * each act ran at); 0 when out of memory. */
+int gs_mi_infer_cpu(fitctx *c, int cores, const gs_model *m);
+/* When the device mutex that wait w (on device) was released: the latest
+ * end inside w of another GPU worker's prove_start on that device; -1
+ * when none, -2 when out of memory. */
+int64_t gs_mi_handoff_release(fitctx *c, const gs_timeline *tl, const gs_span *sp, size_t n,
+                              const gs_span *w, int device);
+/* Frees what c holds (not c). */
+void gs_mi_fitctx_free(fitctx *c);
+
 /* Fit helpers (model.c). */
 double gs_mi_pct(const double *v, size_t n, double q);
 const char *gs_mi_arg_str(const char *args, const char *key, char *buf, size_t cap);
