@@ -15,6 +15,12 @@ int gs_cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+int gs_cmp_time_ix(const void *pa, const void *pb)
+{
+    const gs_time_ix *a = pa, *b = pb;
+    return a->t != b->t ? (a->t > b->t) - (a->t < b->t) : (a->i > b->i) - (a->i < b->i);
+}
+
 double gs_median_sort(double *v, size_t n)
 {
     if (n == 0)

@@ -86,8 +86,9 @@ void gs_graph_destroy(gs_graph *g)
     free(g);
 }
 
-/* The last node of list idx (node indices, ordered by key) with key <= t. */
-static int64_t last_at(const gs_gnode *n, const int64_t *idx, size_t m, int64_t t, int by_end)
+/* How many nodes of list idx (node indices, ordered by key: start, or
+ * end with by_end) have key <= t: the position of the first after t. */
+static size_t count_at(const gs_gnode *n, const int64_t *idx, size_t m, int64_t t, int by_end)
 {
     size_t lo = 0, hi = m;
     while (lo < hi) {
@@ -98,22 +99,14 @@ static int64_t last_at(const gs_gnode *n, const int64_t *idx, size_t m, int64_t 
         else
             hi = mid;
     }
-    return lo ? idx[lo - 1] : -1;
+    return lo;
 }
 
-/* The position in list idx (node indices in start order) of the first node
- * starting at t or later; m when none. */
-static size_t first_from(const gs_gnode *n, const int64_t *idx, size_t m, int64_t t)
+/* The last node of list idx (node indices, ordered by key) with key <= t. */
+static int64_t last_at(const gs_gnode *n, const int64_t *idx, size_t m, int64_t t, int by_end)
 {
-    size_t lo = 0, hi = m;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (n[idx[mid]].s < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    size_t k = count_at(n, idx, m, t, by_end);
+    return k ? idx[k - 1] : -1;
 }
 
 gs_status gs_graph_build(gs_graph **out, gs_timeline *tl, gs_err *err)
@@ -287,7 +280,7 @@ gs_status gs_graph_build(gs_graph **out, gs_timeline *tl, gs_err *err)
         g->box_first[b] = g->box_last[b] = -1;
         /* From the lane's first node starting inside the box to its last:
          * a node starting after the box's end cannot end inside it. */
-        for (size_t q = first_from(g->n, per[l], per_n[l], s->start_ns);
+        for (size_t q = count_at(g->n, per[l], per_n[l], s->start_ns - 1, 0);
              q < per_n[l] && g->n[per[l][q]].s <= s->end_ns; q++) {
             const gs_gnode *o = &g->n[per[l][q]];
             if (o->e <= s->end_ns) {

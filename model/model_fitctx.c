@@ -78,23 +78,12 @@ const gs_span *gs_mi_tail_find(const fitctx *c, const gs_span *sp, int k, int32_
     return gs_imap_get(&c->tail_ix[k], gs_mi_job_part_key(job, part), &i) ? &sp[i] : NULL;
 }
 
-/* An index ordered by a time: qsort's comparator sees both, so no context
+/* Sorts k[0..n) by time (ties in capture order) and writes its indices,
+ * in that order, to out.  The pairs carry the keys, so no qsort context
  * lives outside the call (the fit stays reentrant). */
-typedef struct keyed_ix {
-    int64_t t;
-    size_t i;
-} keyed_ix;
-
-static int cmp_keyed(const void *pa, const void *pb)
+static void sort_keyed(gs_time_ix *k, size_t n, size_t *out)
 {
-    const keyed_ix *a = pa, *b = pb;
-    return a->t != b->t ? (a->t > b->t) - (a->t < b->t) : (a->i > b->i) - (a->i < b->i); /* ties in capture order */
-}
-
-/* Sorts k[0..n) by time and writes its indices, in that order, to out. */
-static void sort_keyed(keyed_ix *k, size_t n, size_t *out)
-{
-    qsort(k, n, sizeof *k, cmp_keyed);
+    qsort(k, n, sizeof *k, gs_cmp_time_ix);
     for (size_t q = 0; q < n; q++)
         out[q] = k[q].i;
 }
@@ -115,7 +104,7 @@ int gs_mi_infer_cpu(fitctx *c, int cores, const gs_model *m)
     if (!c->ev_t) {
         int64_t *t = malloc(nt * sizeof *t);
         size_t *order = malloc(2 * n * sizeof *order); /* the acts by start, then the sweep's live ones */
-        keyed_ix *k = malloc(n * sizeof *k);
+        gs_time_ix *k = malloc(n * sizeof *k);
         if (!t || !order || !k) {
             free(t);
             free(order);
@@ -125,7 +114,7 @@ int gs_mi_infer_cpu(fitctx *c, int cores, const gs_model *m)
         for (size_t i = 0; i < n; i++) {
             t[2 * i] = c->acts[i].t0;
             t[2 * i + 1] = c->acts[i].t1;
-            k[i] = (keyed_ix){c->acts[i].t0, i};
+            k[i] = (gs_time_ix){c->acts[i].t0, i};
         }
         /* Activities by start time (the pool's oldest-first order). */
         sort_keyed(k, n, order);
@@ -184,7 +173,7 @@ int64_t gs_mi_handoff_release(fitctx *c, const gs_timeline *tl, const gs_span *s
                                const gs_span *w, int device)
 {
     if (!c->ps_ix) {
-        keyed_ix *k = malloc((n ? n : 1) * sizeof *k);
+        gs_time_ix *k = malloc((n ? n : 1) * sizeof *k);
         c->ps_ix = malloc((n ? n : 1) * sizeof *c->ps_ix);
         if (!k || !c->ps_ix) {
             free(k);
@@ -194,7 +183,7 @@ int64_t gs_mi_handoff_release(fitctx *c, const gs_timeline *tl, const gs_span *s
             const gs_lane_info *lk = gs_timeline_lane(tl, sp[q].lane);
             if (sp[q].kind == GS_SPAN_STEP && lk && lk->role == GS_ROLE_GPU_WORKER &&
                 gs_vocab_is(sp[q].name, GS_V_PROVE_START))
-                k[c->n_ps++] = (keyed_ix){sp[q].end_ns, q};
+                k[c->n_ps++] = (gs_time_ix){sp[q].end_ns, q};
         }
         sort_keyed(k, c->n_ps, c->ps_ix);
         free(k);

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "model_int.h"
+#include "../common/grow.h"
 #include "../common/stats.h"
 
 /* The step each class but the last stands for; its name is the class's. */
@@ -298,7 +299,7 @@ void gs_mi_profile_level(gs_model *m, const fitctx *c)
     /* Each measured synthesis step of the profile's size (calibrate's unit
      * is one synthesis of the engine's circuit at 2^log: one partition),
      * against the profile at the runnable threads it met. */
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap_r = 0, cap_cs = 0;
     double *r = NULL, *cs = NULL, tsum = 0, psum = 0;
     for (int i = 0; i < m->n; i++) {
         const stage *s = &m->st[i];
@@ -317,17 +318,10 @@ void gs_mi_profile_level(gs_model *m, const fitctx *c)
                 double pcpu = profile_cpu_at(pc, t);
                 if (!a->measured || !(a->cpu > 0) || !(pcpu > 0))
                     continue;
-                if (n == cap) {
-                    size_t nc = cap ? 2 * cap : 64;
-                    double *g = realloc(r, nc * sizeof *r), *h = g ? realloc(cs, nc * sizeof *cs) : NULL;
-                    if (!h) {
-                        free(g ? g : r);
-                        free(cs);
-                        return;
-                    }
-                    r = g;
-                    cs = h;
-                    cap = nc;
+                if (!gs_grow(&r, &cap_r, n, sizeof *r, 64) || !gs_grow(&cs, &cap_cs, n, sizeof *cs, 64)) {
+                    free(r);
+                    free(cs);
+                    return;
                 }
                 r[n] = a->cpu / pcpu;
                 cs[n++] = a->cpu;

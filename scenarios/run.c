@@ -780,7 +780,7 @@ gs_status gs_scn_run(const gs_scenario *s, const gs_run_opts *o, gs_run_result *
     if (st != GS_OK)
         goto fail;
     char csv[GS_SCN_PATH_MAX + 16];
-    snprintf(csv, sizeof csv, "%s/spans.csv", res->dir);
+    path_in(csv, sizeof csv, res->dir, "spans.csv");
     if ((st = o->no_trace ? gs_timeline_write_csv(tl, csv, err)                      /* spans.csv only */
                           : gs_timeline_write_run(tl, res->dir, GS_TRACE_AUTO, NULL, err)) != GS_OK) /* + trace */
         goto fail;

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/stats.h"
 #include "wake_int.h"
 
 #define GIL_MERGE_NS 2000000
@@ -252,22 +253,9 @@ static void sampler_waits(gs_attach_raw *c, struct gs_attach_wraw *w)
 
 /* ---- step 5 ----------------------------------------------------------------------- */
 
-typedef struct end_ref {
-    int64_t e;
-    size_t i;
-} end_ref;
-
-static int cmp_end(const void *pa, const void *pb)
-{
-    const end_ref *a = pa, *b = pb;
-    if (a->e != b->e)
-        return a->e < b->e ? -1 : 1;
-    return (a->i > b->i) - (a->i < b->i);
-}
-
 static int pair_by_address(struct gs_attach_wraw *w)
 {
-    end_ref *ord = malloc((w->waits.n + 1) * sizeof *ord);
+    gs_time_ix *ord = malloc((w->waits.n + 1) * sizeof *ord);
     if (!ord)
         return 0;
     for (size_t i = 0; i < w->wakes.n; i++) {
@@ -275,8 +263,8 @@ static int pair_by_address(struct gs_attach_wraw *w)
         w->wakes.v[i].cap = k > 0 ? k : k == -2 ? INT32_MAX : 1;
     }
     for (size_t i = 0; i < w->waits.n; i++)
-        ord[i] = (end_ref){w->waits.v[i].e, i};
-    qsort(ord, w->waits.n, sizeof *ord, cmp_end);
+        ord[i] = (gs_time_ix){w->waits.v[i].e, i};
+    qsort(ord, w->waits.n, sizeof *ord, gs_cmp_time_ix);
     for (size_t j = 0; j < w->waits.n; j++) {
         gs_aw_wait *v = &w->waits.v[ord[j].i];
         if (v->result != 0 || v->kind == GS_AW_OFFCPU)
