@@ -486,6 +486,9 @@ if [ "$OWN" = 1 ]; then
             k=${s%%=*}
             v=$(sed -n "s/^# meta scenario\.$k=//p" "$B1/spans.csv" | head -1)
             back+=(--set "$k=$v")
+            # The G2 MSM put back on the device needs a device msm_b2 the
+            # CPU-G2 run lacks: base-1 lends it.
+            [ "$k=$v" = engine.g2=device ] && back+=(--borrow "$B1")
         done
         REPS=0 predict "own-$name" "$run" "${PROF[@]}"
         REPS=0 predict "back-$name" "$run" "${PROF[@]}" "${back[@]}"
