@@ -26,6 +26,11 @@
       runnable threads, less 1), the profile's drift (its vCPU passes), and
       the errors of its thread-count changes predicted from base-1 (as
       `curves` with the raw profile).
+  scripts/issue31-diag.py verdicts [--gs BIN]
+      Each set through scripts/eval-issue31.sh with today's binary: its
+      profile level, and the evaluation's verdict (each change within 5
+      points with the captured top cause, and inside the interval, judged
+      with repeats where the set has them), grouped by the level.
   scripts/issue31-diag.py b2pool [--gs BIN]
       Each g2cpu and g2cpu-s12 capture predicted as it ran (its own
       model): util, and the sum of its CPU G2 MSMs' wall times (msm_b2
@@ -297,9 +302,44 @@ def level(a, sets, tmp):
                                             len(beyond), sum(b > 5 for b in beyond)))
 
 
+def verdicts(a, sets, tmp):
+    import re
+
+    def one(root):
+        env = dict(os.environ, GS=a.gs)
+        r = subprocess.run(["bash", "scripts/eval-issue31.sh", root], capture_output=True, text=True, env=env)
+        lv = re.search(r"synthesis CPU per partition ([+-]?\d+)%", r.stdout)
+        vd = re.search(r"^verdict: (\d+) of (\d+) within.*?, (\d+) of \d+ inside the interval(?:; not: (.*))?$",
+                       r.stdout, re.M)
+        return root, (int(lv.group(1)) if lv else None), vd
+
+    with ThreadPoolExecutor(2) as ex:
+        got = list(ex.map(one, sets))
+    print("| set | profile level | within 5 points with the captured cause | inside the interval | not |")
+    print("| --- | --- | --- | --- | --- |")
+    groups = {True: [0, 0, 0, 0], False: [0, 0, 0, 0]}
+    for root, lv, vd in got:
+        if not vd:
+            print("| %s | - | (evaluation failed) | | |" % os.path.basename(root))
+            continue
+        ok, n, ins = int(vd.group(1)), int(vd.group(2)), int(vd.group(3))
+        print("| %s | %s | %d of %d | %d of %d | %s |" % (os.path.basename(root), "%+d%%" % lv if lv is not None
+                                                     else "-", ok, n, ins, n, vd.group(4) or "-"))
+        g = groups[lv is not None and abs(lv) <= 10]
+        g[0] += 1
+        g[1] += ok
+        g[2] += ins
+        g[3] += n
+    for k, name in ((True, "level within 10%"), (False, "beyond 10% (or no profile)")):
+        g = groups[k]
+        print("\n%s: %d sets, %d of %d changes within 5 points with the captured cause, %d of %d inside the interval"
+              % (name, g[0], g[1], g[3], g[2], g[3]), end="")
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["curves", "b2pool", "synthcpu", "level"])
+    ap.add_argument("what", choices=["curves", "b2pool", "synthcpu", "level", "verdicts"])
     ap.add_argument("--gs", default=os.environ.get("GS", "build-cpu/gapscope"))
     ap.add_argument("--variants", default="raw,fits,flats,fit,flat")
     a = ap.parse_args()
@@ -308,7 +348,8 @@ def main():
     a.gs = os.path.abspath(a.gs)
     with tempfile.TemporaryDirectory(prefix="i31diag-") as tmp:
         sets = unpack_sets(tmp)
-        {"curves": curves, "b2pool": b2pool, "synthcpu": synthcpu, "level": level}[a.what](a, sets, tmp)
+        {"curves": curves, "b2pool": b2pool, "synthcpu": synthcpu, "level": level,
+         "verdicts": verdicts}[a.what](a, sets, tmp)
 
 
 if __name__ == "__main__":
