@@ -109,12 +109,25 @@ static int64_t last_at(const gs_gnode *n, const int64_t *idx, size_t m, int64_t 
     return k ? idx[k - 1] : -1;
 }
 
+#define NO_LAUNCHES                                                                                     \
+    "the timeline has no device operation linked to a launching call (corr= or launch_lane=): "        \
+    "a what-if needs an attach or import capture with launches"
+
 gs_status gs_graph_build(gs_graph **out, gs_timeline *tl, gs_err *err)
 {
     *out = NULL;
     size_t ns;
     const gs_span *sp = gs_timeline_spans(tl, &ns);
     size_t nl = gs_timeline_lane_count(tl);
+    /* Refused before anything is built when no device operation names its
+     * launch (an engine capture: its stages carry neither). */
+    int linked = 0;
+    for (size_t i = 0; i < ns && !linked; i++)
+        linked = sp[i].lane >= 0 && (size_t)sp[i].lane < nl && lane_is_device(tl, sp[i].lane) &&
+                 (sp[i].kind == GS_SPAN_KERNEL || sp[i].kind == GS_SPAN_COPY) &&
+                 (arg_i64(sp[i].args, "corr") >= 0 || arg_i64(sp[i].args, "launch_lane") >= 0);
+    if (!linked)
+        return GS_ERR(err, GS_ERR_FORMAT, "graph", NO_LAUNCHES);
     gs_graph *g = calloc(1, sizeof *g);
     lanev *lv = calloc(nl ? nl : 1, sizeof *lv);
     char *leaf = calloc(ns ? ns : 1, 1);
@@ -309,9 +322,7 @@ done:
     }
     if (g->nn == 0 || !g->n_launch) {
         gs_graph_destroy(g);
-        return GS_ERR(err, GS_ERR_FORMAT, "graph",
-                      "the timeline has no device operation linked to a launching call (corr= or launch_lane=): "
-                      "a what-if needs an attach or import capture with launches");
+        return GS_ERR(err, GS_ERR_FORMAT, "graph", NO_LAUNCHES);
     }
     *out = g;
     return GS_OK;
