@@ -568,8 +568,18 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
             x->v = 1.0 / div; /* scaled by the inferred demand in summarize() */
     }
     if (n_dev_inst == 0) {
-        st = gs_err_set(err, GS_ERR_FORMAT, "model", spans_csv,
-                        "no device spans with a known size (need args log_n=, submit marks, or meta model.log_n)");
+        /* A foreign capture (attach, import) has no engine stages to fit:
+         * its what-ifs replay the timeline itself. */
+        const char *src = gs_timeline_meta_get(tl, "source");
+        if (src && (!strcmp(src, "attach") || !strncmp(src, "import", 6)))
+            st = gs_err_set(err, GS_ERR_UNSUPPORTED, "model", spans_csv,
+                            "a capture of a program gapscope did not run (source=%s) has no engine settings to "
+                            "change: predict it with --what-if EDIT (gapscope predict --what-if help lists the edits)",
+                            src);
+        else
+            st = gs_err_set(err, GS_ERR_FORMAT, "model", spans_csv,
+                            "no device spans with a known size (need args log_n=, submit marks, or meta "
+                            "model.log_n)");
         goto fail;
     }
     for (int d = 0; d < 30; d++)

@@ -196,6 +196,11 @@ GS_TEST(predict_cli_interval_and_whatif)
     snprintf(args, sizeof args, "predict '%s/traces/attach-h200/2026-12-04/torch-trim-400' --what-if bogus:x",
              root());
     GS_CHECK_EQ_INT(run_cli(args, out), 2);
+    /* Without --what-if a foreign capture is sent to it, not told it lacks sizes. */
+    snprintf(args, sizeof args, "predict '%s/traces/attach-h200/2026-12-04/torch-trim-400' --out '%s/cli-f'", root(),
+             gs_test_tmpdir());
+    GS_CHECK_EQ_INT(run_cli(args, out), 2);
+    GS_CHECK(file_has(out, "source=attach") && file_has(out, "--what-if EDIT") && !file_has(out, "known size"));
     /* An engine capture has no launch edges: refused with the reason. */
     snprintf(args, sizeof args, "predict '%s/traces/h200-g2dev' --what-if remove:malloc_trim --out '%s/cli-x'",
              root(), gs_test_tmpdir());
