@@ -30,7 +30,8 @@
       Each set through scripts/eval-issue31.sh with today's binary: its
       profile level, and the evaluation's verdict (each change within 5
       points with the captured top cause, and inside the interval, judged
-      with repeats where the set has them), grouped by the level.
+      with repeats where the set has them), grouped by the level (to the
+      percent, as the evaluation prints it).
   scripts/issue31-diag.py b2pool [--gs BIN]
       Each g2cpu and g2cpu-s12 capture predicted as it ran (its own
       model): util, and the sum of its CPU G2 MSMs' wall times (msm_b2
