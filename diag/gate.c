@@ -106,8 +106,7 @@ gs_status gs_gate_evaluate(gs_gate_result *res, const gs_run *r, const gs_gate_l
     /* A foreign timeline (attach, import) has no jobs of gapscope's engine:
      * the failed-jobs check does not apply to it (an engine run without
      * job results still fails the check). */
-    const char *src = r->tl ? gs_timeline_meta_get(r->tl, "source") : NULL;
-    int foreign = src && (!strncmp(src, "attach", 6) || !strncmp(src, "import", 6));
+    int foreign = r->tl && gs_timeline_foreign_source(r->tl);
     if (l->max_failed_jobs >= 0 && st == GS_OK && !(foreign && r->jobs.failed < 0))
         st = add(res, "failed jobs", "<=",
                  r->jobs.failed < 0 ? NAN : (double)(r->jobs.failed + r->jobs.pending),

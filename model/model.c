@@ -570,8 +570,8 @@ gs_status gs_model_load_profiled(gs_model **out, const char *spans_csv, const ch
     if (n_dev_inst == 0) {
         /* A foreign capture (attach, import) has no engine stages to fit:
          * its what-ifs replay the timeline itself. */
-        const char *src = gs_timeline_meta_get(tl, "source");
-        if (src && (!strcmp(src, "attach") || !strncmp(src, "import", 6)))
+        const char *src = gs_timeline_foreign_source(tl);
+        if (src)
             st = gs_err_set(err, GS_ERR_UNSUPPORTED, "model", spans_csv,
                             "a capture of a program gapscope did not run (source=%s) has no engine settings to "
                             "change: predict it with --what-if EDIT (gapscope predict --what-if help lists the edits)",

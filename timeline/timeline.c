@@ -185,6 +185,12 @@ const char *gs_timeline_meta_get(const gs_timeline *tl, const char *key)
     return r;
 }
 
+const char *gs_timeline_foreign_source(const gs_timeline *tl)
+{
+    const char *src = gs_timeline_meta_get(tl, "source");
+    return src && (!strncmp(src, "attach", 6) || !strncmp(src, "import", 6)) ? src : NULL;
+}
+
 size_t gs_timeline_meta_count(const gs_timeline *tl)
 {
     return tl->n_meta;

@@ -128,6 +128,10 @@ void gs_timeline_destroy(gs_timeline *tl);
  * meta_count/meta_at only once capture has stopped. */
 void gs_timeline_meta_set(gs_timeline *tl, const char *key, const char *value);
 const char *gs_timeline_meta_get(const gs_timeline *tl, const char *key);
+/* The source of a timeline of a program gapscope did not run (meta source
+ * beginning attach or import: attach, import:chrome, a merge of them), or
+ * NULL for an engine run. */
+const char *gs_timeline_foreign_source(const gs_timeline *tl);
 size_t gs_timeline_meta_count(const gs_timeline *tl);
 void gs_timeline_meta_at(const gs_timeline *tl, size_t i, const char **key, const char **value);
 
